@@ -1,0 +1,27 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { TenantSchema } from './tenant.entity.js';
+
+/** Environments a key acts in: `live` runs the real engines, `sandbox` the deterministic sandbox provider. */
+export const API_KEY_ENVIRONMENTS = ['live', 'sandbox'] as const;
+/** A key's environment. */
+export type ApiKeyEnvironment = (typeof API_KEY_ENVIRONMENTS)[number];
+
+/** An API key; only its SHA-256 is stored, with a visible prefix so operators can tell keys apart. */
+export const ApiKeySchema = defineEntity({
+  name: 'ApiKey',
+  tableName: 'api_key',
+  properties: {
+    id: p.uuid().primary(),
+    tenant: () => p.manyToOne(TenantSchema).ref(),
+    environment: p.enum(API_KEY_ENVIRONMENTS),
+    /** First characters of the key (`idv_live_1a2b3c4d`), safe to display. */
+    prefix: p.text(),
+    /** Hex SHA-256 of the whole key. */
+    keyHash: p.text().unique(),
+    name: p.text().default(''),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    revokedAt: p.datetime().nullable(),
+  },
+});
+/** An API key row. */
+export type ApiKey = InferEntity<typeof ApiKeySchema>;

@@ -1,0 +1,42 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import type { NodeType } from '../src/domain/types.js';
+import { TenantSchema } from './tenant.entity.js';
+
+/** One node of a workflow as stored. */
+export interface WorkflowNode {
+  type: NodeType;
+  required: boolean;
+  /** `<provider_name>:<job>`. */
+  provider: string;
+}
+
+/** Kinds of subject a workflow verifies. */
+export const WORKFLOW_TYPES = ['user', 'business'] as const;
+/** A workflow's subject kind. */
+export type WorkflowType = (typeof WORKFLOW_TYPES)[number];
+
+/** A verification workflow; built-ins have no tenant and are read-only. */
+export const WorkflowSchema = defineEntity({
+  name: 'Workflow',
+  tableName: 'workflow',
+  properties: {
+    /** Built-in ids are names (`standard_kyc`); custom ids are UUIDs assigned by the server. */
+    id: p.text().primary(),
+    /** Owner; null for built-ins, which every tenant sees. */
+    tenant: () => p.manyToOne(TenantSchema).ref().nullable(),
+    name: p.text(),
+    type: p.enum(WORKFLOW_TYPES),
+    builtIn: p.boolean().default(false),
+    nodes: p.json<WorkflowNode[]>(),
+    complianceLevel: p.text(),
+    /** AML score (0–100) at or above which a session auto-declines. */
+    amlScoreThreshold: p.integer().default(80),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+  },
+});
+/** A workflow row. */
+export type Workflow = InferEntity<typeof WorkflowSchema>;

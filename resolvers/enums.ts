@@ -1,0 +1,29 @@
+import { registerEnumType } from 'type-graphql';
+import { API_KEY_ENVIRONMENTS } from '../entities/api-key.entity.js';
+import { WORKFLOW_TYPES } from '../entities/workflow.entity.js';
+import { NODE_STATUSES, NODE_TYPES, SESSION_STATUSES } from '../src/domain/types.js';
+
+/** Builds a GraphQL enum whose values are the wire strings themselves, so REST and GraphQL agree. */
+function enumOf<const T extends readonly string[]>(values: T): { [K in T[number]]: K } {
+  return Object.fromEntries(values.map((value) => [value, value])) as { [K in T[number]]: K };
+}
+
+/** Node types as a GraphQL enum. */
+export const NodeTypeEnum = enumOf(NODE_TYPES);
+registerEnumType(NodeTypeEnum, { name: 'NodeType', description: 'A step of a verification workflow.' });
+
+/** Node statuses as a GraphQL enum. */
+export const NodeStatusEnum = enumOf(NODE_STATUSES);
+registerEnumType(NodeStatusEnum, { name: 'NodeStatus', description: 'Outcome of one workflow node.' });
+
+/** Session statuses as a GraphQL enum. */
+export const SessionStatusEnum = enumOf(SESSION_STATUSES);
+registerEnumType(SessionStatusEnum, { name: 'SessionStatus', description: 'Where a verification session stands.' });
+
+/** Workflow types as a GraphQL enum. */
+export const WorkflowTypeEnum = enumOf(WORKFLOW_TYPES);
+registerEnumType(WorkflowTypeEnum, { name: 'WorkflowType', description: 'Kind of subject a workflow verifies.' });
+
+/** API key environments as a GraphQL enum. */
+export const EnvironmentEnum = enumOf(API_KEY_ENVIRONMENTS);
+registerEnumType(EnvironmentEnum, { name: 'Environment', description: 'live runs the real engines; sandbox the deterministic sandbox provider.' });

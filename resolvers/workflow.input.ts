@@ -1,0 +1,55 @@
+import { Field, InputType, Int } from 'type-graphql';
+import type { WorkflowType } from '../entities/workflow.entity.js';
+import type { NodeType } from '../src/domain/types.js';
+import { NodeTypeEnum, WorkflowTypeEnum } from './enums.js';
+
+/** One node in a composed workflow. */
+@InputType()
+export class WorkflowNodeInput {
+  @Field(() => NodeTypeEnum)
+  type!: NodeType;
+
+  @Field(() => Boolean)
+  required!: boolean;
+
+  @Field(() => String, { description: '`<provider_name>:<job>`, one of the providers registered for the node type.' })
+  provider!: string;
+}
+
+/** Input of createWorkflow. */
+@InputType()
+export class CreateWorkflowInput {
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => WorkflowTypeEnum, { nullable: true, description: 'Default user.' })
+  type?: WorkflowType;
+
+  @Field(() => [WorkflowNodeInput])
+  nodes!: WorkflowNodeInput[];
+
+  @Field(() => String, { nullable: true, description: 'Default standard.' })
+  complianceLevel?: string;
+
+  @Field(() => Int, { nullable: true, description: 'AML score 0–100 at or above which sessions decline; default 80.' })
+  amlScoreThreshold?: number;
+}
+
+/** Input of updateWorkflow: give at least one field. */
+@InputType()
+export class UpdateWorkflowInput {
+  @Field(() => String, { nullable: true })
+  name?: string;
+
+  @Field(() => WorkflowTypeEnum, { nullable: true })
+  type?: WorkflowType;
+
+  @Field(() => [WorkflowNodeInput], { nullable: true })
+  nodes?: WorkflowNodeInput[];
+
+  @Field(() => String, { nullable: true })
+  complianceLevel?: string;
+
+  @Field(() => Int, { nullable: true })
+  amlScoreThreshold?: number;
+}

@@ -1,0 +1,48 @@
+import { Field, Int, ObjectType } from 'type-graphql';
+import type { WorkflowType } from '../entities/workflow.entity.js';
+import type { NodeType } from '../src/domain/types.js';
+import { NodeTypeEnum, WorkflowTypeEnum } from './enums.js';
+
+/** One node of a workflow. */
+@ObjectType({ description: 'One step of a workflow.' })
+export class WorkflowNodeType {
+  @Field(() => NodeTypeEnum)
+  type!: NodeType;
+
+  @Field(() => Boolean, { description: 'Whether the decision waits for this node and a failure declines.' })
+  required!: boolean;
+
+  @Field(() => String, { description: 'Opaque provider, `<provider_name>:<job>`.' })
+  provider!: string;
+}
+
+/** A verification workflow as clients see it. */
+@ObjectType('Workflow', { description: 'A verification workflow: built-in (read-only) or the tenant\'s own.' })
+export class WorkflowObject {
+  @Field(() => String, { description: 'Built-in name or UUID of a custom workflow.' })
+  id!: string;
+
+  @Field(() => String)
+  name!: string;
+
+  @Field(() => WorkflowTypeEnum)
+  type!: WorkflowType;
+
+  @Field(() => Boolean)
+  builtIn!: boolean;
+
+  @Field(() => [WorkflowNodeType])
+  nodes!: WorkflowNodeType[];
+
+  @Field(() => String, { description: 'Compliance level an approved session of this workflow carries.' })
+  complianceLevel!: string;
+
+  @Field(() => Int, { description: 'AML score (0–100) at or above which a session auto-declines.' })
+  amlScoreThreshold!: number;
+
+  @Field(() => Int, { description: 'Unix time, seconds.' })
+  createdAt!: number;
+
+  @Field(() => Int, { description: 'Unix time, seconds.' })
+  updatedAt!: number;
+}

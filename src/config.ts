@@ -1,0 +1,57 @@
+import { z } from 'zod';
+
+/**
+ * Configuration, read once from the environment and validated at start-up: a bad setting stops
+ * the process with a message naming the variable. `.env.example` documents every variable.
+ */
+const booleanFromEnv = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((value) => value === 'true' || value === '1' || value === 'yes');
+
+const ConfigSchema = z.object({
+  /** TCP port of the HTTP server (REST, GraphQL, WebSocket); 0 picks a free one. */
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** Interface the HTTP server binds to. */
+  HOST: z.string().min(1).default('127.0.0.1'),
+  /** PostgreSQL server URL; when absent the embedded PGlite database is used. */
+  DATABASE_URL: z.string().url().optional(),
+  /** Directory of the embedded database's files; `memory` keeps it in memory (tests). */
+  PGLITE_DATA_DIR: z.string().min(1).default('./.data/pglite'),
+  /** Address clients reach this service at; used to build session URLs. Defaults to http://HOST:PORT. */
+  PUBLIC_URL: z.string().url().optional(),
+  /** Apply pending migrations when the server starts. */
+  MIGRATE_ON_START: booleanFromEnv.default(true),
+  /** Largest accepted request body, in bytes (default 15 MB). */
+  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(15 * 1024 * 1024),
+  /** pino log level. */
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Create a demo tenant and print its key when the database holds no tenant yet. */
+  SEED_DEMO_TENANT: booleanFromEnv.default(true),
+  /** Secret (at least 32 characters) that encrypts signing keys at rest; generated into the data dir when absent in embedded mode. */
+  MASTER_KEY: z.string().min(32).optional(),
+  /** Allow plain-HTTP loopback webhook URLs (development only). */
+  DEV_ALLOW_LOOPBACK_WEBHOOKS: booleanFromEnv.default(false),
+  /** Lifetime of a new session, in seconds (default 7 days). */
+  SESSION_TTL_SECONDS: z.coerce.number().int().min(60).default(7 * 24 * 3600),
+  /** Deepest GraphQL selection accepted. */
+  GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).default(12),
+  /** Most aliases accepted in one GraphQL document. */
+  GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(1).default(30),
+  /** Highest estimated cost (one point per selected field, multiplied by list page sizes) of one GraphQL operation. */
+  GRAPHQL_MAX_COST: z.coerce.number().int().min(10).default(50_000),
+});
+
+/** The validated configuration. */
+export type Config = z.infer<typeof ConfigSchema>;
+
+/** Raised when the environment holds an invalid setting; the message names every bad variable. */
+export class ConfigError extends Error {}
+
+/** Parses and validates configuration from an environment map (process.env by default). */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
+  const parsed = ConfigSchema.safeParse(cleaned);
+  if (parsed.success) return parsed.data;
+  const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`).join('\n');
+  throw new ConfigError(`Invalid configuration:\n${problems}`);
+}

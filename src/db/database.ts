@@ -1,0 +1,45 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded.js';
+import { createOrm, migrate } from './orm.js';
+
+/** An open database: the ORM, the URL other clients (pg-boss) connect to, and how to close it all. */
+export interface Database {
+  orm: MikroORM;
+  url: string;
+  /** True when running on embedded PGlite. */
+  embedded: boolean;
+  close(): Promise<void>;
+}
+
+/** Opens the configured database: `DATABASE_URL` when set, embedded PGlite otherwise; migrates when asked. */
+export async function openDatabase(config: Config, logger: Logger, options: { migrate?: boolean } = {}): Promise<Database> {
+  let embedded: EmbeddedDatabase | undefined;
+  let url = config.DATABASE_URL;
+  if (!url) {
+    embedded = await startEmbeddedDatabase(config.PGLITE_DATA_DIR);
+    url = embedded.url;
+    logger.info({ dataDir: config.PGLITE_DATA_DIR }, 'embedded PostgreSQL (PGlite) started');
+  }
+  const orm = await createOrm({ url, logger });
+  try {
+    if (options.migrate ?? config.MIGRATE_ON_START) {
+      const applied = await migrate(orm);
+      if (applied.length > 0) logger.info({ applied }, 'migrations applied');
+    }
+  } catch (error) {
+    await orm.close(true);
+    await embedded?.close();
+    throw error;
+  }
+  return {
+    orm,
+    url,
+    embedded: embedded !== undefined,
+    async close() {
+      await orm.close(true);
+      await embedded?.close();
+    },
+  };
+}

@@ -1,0 +1,111 @@
+import { GraphQLError } from 'graphql';
+
+/**
+ * The one error catalogue shared by REST and GraphQL. A code maps to an HTTP status and a title;
+ * REST renders RFC 9457 problem details, GraphQL puts the upper-case code in `extensions.code`.
+ */
+export const ERROR_CATALOGUE = {
+  validation_failed: { status: 400, title: 'Validation failed' },
+  malformed_json: { status: 400, title: 'Malformed JSON body' },
+  unauthenticated: { status: 401, title: 'Unauthenticated' },
+  forbidden: { status: 403, title: 'Forbidden' },
+  workflow_read_only: { status: 403, title: 'Built-in workflows are read-only' },
+  not_found: { status: 404, title: 'Not found' },
+  route_not_found: { status: 404, title: 'No such route' },
+  method_not_allowed: { status: 405, title: 'Method not allowed' },
+  conflict: { status: 409, title: 'Conflict' },
+  invalid_transition: { status: 409, title: 'Invalid status transition' },
+  session_not_shareable: { status: 409, title: 'Session cannot be shared' },
+  share_token_redeemed: { status: 409, title: 'Share token already redeemed' },
+  workflow_in_use: { status: 409, title: 'Workflow is used by active sessions' },
+  share_token_expired: { status: 410, title: 'Share token expired' },
+  payload_too_large: { status: 413, title: 'Payload too large' },
+  unsupported_media_type: { status: 415, title: 'Unsupported media type' },
+  document_too_old: { status: 422, title: 'Document too old' },
+  provider_unavailable: { status: 422, title: 'Provider unavailable' },
+  rate_limited: { status: 429, title: 'Too many requests' },
+  query_too_complex: { status: 400, title: 'Query too complex' },
+  internal_error: { status: 500, title: 'Internal error' },
+  service_unavailable: { status: 503, title: 'Service unavailable' },
+} as const satisfies Record<string, { status: number; title: string }>;
+
+/** A code of the catalogue. */
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/** One problem with one input field. */
+export interface FieldError {
+  /** Path of the field in the request, snake_case as the client sent it (e.g. `nodes[1].type`). */
+  field: string;
+  /** Machine-readable reason (`required`, `invalid`, `unknown_value`, ...). */
+  code: string;
+  /** Human-readable explanation. */
+  message: string;
+}
+
+/**
+ * An error a client can cause; carries its catalogue code and, for validation, the field errors.
+ * It is a GraphQLError so that resolvers throw it as is and both transports read the same object.
+ */
+export class ApiError extends GraphQLError {
+  /** HTTP status of the code, from the catalogue. */
+  readonly status: number;
+  constructor(
+    readonly code: ErrorCode,
+    message?: string,
+    readonly fieldErrors: FieldError[] = [],
+    /** Extra headers for REST (e.g. `Retry-After`). */
+    readonly headers: Record<string, string> = {},
+  ) {
+    const status = ERROR_CATALOGUE[code].status;
+    super(message ?? ERROR_CATALOGUE[code].title, {
+      extensions: {
+        code: code.toUpperCase(),
+        http: { status: code === 'unauthenticated' ? 401 : 200 },
+        ...(fieldErrors.length > 0 ? { fieldErrors } : {}),
+      },
+    });
+    this.name = 'ApiError';
+    this.status = status;
+  }
+}
+
+/** Shorthand for a 400 with field errors. */
+export function validationError(fieldErrors: FieldError[], message = 'The request has invalid fields.'): ApiError {
+  return new ApiError('validation_failed', message, fieldErrors);
+}
+
+/** Shorthand for a 404 that does not reveal whether the resource exists for another tenant. */
+export function notFound(what: string): ApiError {
+  return new ApiError('not_found', `${what} not found.`);
+}
+
+/** RFC 9457 problem details body. */
+export interface ProblemDetails {
+  type: string;
+  title: string;
+  status: number;
+  detail: string;
+  code: ErrorCode;
+  errors?: FieldError[];
+  instance?: string;
+}
+
+/** Builds the RFC 9457 body for a catalogue error. */
+export function toProblem(error: ApiError, instance?: string): ProblemDetails {
+  return {
+    type: `https://errors.openkyc.dev/${error.code}`,
+    title: ERROR_CATALOGUE[error.code].title,
+    status: error.status,
+    detail: error.message,
+    code: error.code,
+    ...(error.fieldErrors.length > 0 ? { errors: error.fieldErrors } : {}),
+    ...(instance ? { instance } : {}),
+  };
+}
+
+/** Finds the catalogue code of a GraphQL error's `extensions.code`, if it is one of ours. */
+export function codeFromGraphQL(extensionsCode: unknown): ErrorCode | undefined {
+  if (typeof extensionsCode !== 'string') return undefined;
+  const code = extensionsCode.toLowerCase();
+  return code in ERROR_CATALOGUE ? (code as ErrorCode) : undefined;
+}

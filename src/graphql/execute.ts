@@ -1,0 +1,36 @@
+import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
+import { execute, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
+import { ApiError } from '../errors.js';
+import type { GraphQLContext } from './context.js';
+
+/**
+ * Runs one typed operation in-process against the shared schema; the REST facade's client.
+ * Returns the data, or throws the first error as an ApiError (unknown errors are rethrown as is).
+ */
+export async function runOperation<TData, TVariables>(
+  schema: GraphQLSchema,
+  document: TypedDocumentNode<TData, TVariables>,
+  variables: TVariables,
+  context: GraphQLContext,
+): Promise<TData> {
+  const result = (await execute({
+    schema,
+    document,
+    variableValues: variables as Record<string, unknown>,
+    contextValue: context,
+  })) as ExecutionResult<TData>;
+  if (result.errors?.length) throw firstError(result.errors);
+  if (!result.data) throw new Error('GraphQL operation returned neither data nor errors');
+  return result.data;
+}
+
+/** Unwraps a resolver error to our ApiError where it is one. */
+function firstError(errors: readonly GraphQLError[]): Error {
+  const [error] = errors;
+  const original = error.originalError;
+  if (original instanceof ApiError) return original;
+  if (error instanceof ApiError) return error;
+  // Variable coercion errors carry no original error: the input itself was wrong.
+  if (!original && /^Variable "\$/.test(error.message)) return new ApiError('validation_failed', error.message);
+  return original ?? error;
+}

@@ -1,0 +1,15 @@
+import 'reflect-metadata';
+import type { GraphQLSchema } from 'graphql';
+import { buildSchema } from 'type-graphql';
+import { WorkflowResolver } from '../../resolvers/workflow.resolver.js';
+
+/** Every resolver class; the one list the schema, the REST facade and subscriptions are built from. */
+export const RESOLVERS = [WorkflowResolver] as const;
+
+let cached: Promise<GraphQLSchema> | undefined;
+
+/** Builds the schema once per process (type-graphql metadata is global, so building twice gains nothing). */
+export function getSchema(): Promise<GraphQLSchema> {
+  cached ??= buildSchema({ resolvers: [...RESOLVERS], validate: false });
+  return cached;
+}

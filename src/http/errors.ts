@@ -1,0 +1,45 @@
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { ApiError, toProblem, type ErrorCode } from '../errors.js';
+
+/** Maps an HTTP status fastify chose (bad JSON, body too large) to our catalogue. */
+const CODE_BY_STATUS: Record<number, ErrorCode> = {
+  400: 'validation_failed',
+  401: 'unauthenticated',
+  403: 'forbidden',
+  404: 'not_found',
+  405: 'method_not_allowed',
+  409: 'conflict',
+  413: 'payload_too_large',
+  415: 'unsupported_media_type',
+  429: 'rate_limited',
+};
+
+/** Converts anything thrown while handling a request into a catalogue error. */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const fastifyError = error as Partial<FastifyError>;
+  const status = fastifyError.statusCode;
+  if (status === undefined || status >= 500) return new ApiError('internal_error', 'The server failed to handle the request.');
+  const isJsonProblem = fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || fastifyError instanceof SyntaxError || fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY';
+  if (status === 400 && isJsonProblem) return new ApiError('malformed_json', 'The body is not valid JSON.');
+  if (status === 413) return new ApiError('payload_too_large', fastifyError.message ?? 'The body is too large.');
+  const code = CODE_BY_STATUS[status] ?? 'validation_failed';
+  return new ApiError(code, fastifyError.message);
+}
+
+/** Fastify error handler: RFC 9457 problem details for every error; 5xx are logged with their stack. */
+export function problemErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const apiError = toApiError(error);
+  if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
+  return reply
+    .code(apiError.status)
+    .headers(apiError.headers)
+    .type('application/problem+json')
+    .send(toProblem(apiError, request.url.split('?')[0]));
+}
+
+/** Fastify not-found handler: unknown routes are problem details too. */
+export function problemNotFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const error = new ApiError('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}.`);
+  return reply.code(404).type('application/problem+json').send(toProblem(error, request.url.split('?')[0]));
+}

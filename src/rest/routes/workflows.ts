@@ -1,0 +1,112 @@
+import { z } from 'zod';
+import { WORKFLOW_TYPES } from '../../../entities/workflow.entity.js';
+import { NODE_TYPES } from '../../domain/types.js';
+import {
+  CreateWorkflowDocument,
+  GetWorkflowDocument,
+  ListWorkflowsDocument,
+  UpdateWorkflowDocument,
+  type WorkflowFieldsFragment,
+} from '../../graphql/generated/operations.js';
+import { CreateWorkflowInputSchema, UpdateWorkflowInputSchema } from '../../workflows/workflow.service.js';
+import { defineRoute } from '../route.js';
+
+/** The spec's Workflow JSON. */
+export const WorkflowJson = z.object({
+  workflow_id: z.string(),
+  name: z.string(),
+  type: z.enum(WORKFLOW_TYPES),
+  built_in: z.boolean(),
+  nodes: z.array(z.object({ type: z.enum(NODE_TYPES), required: z.boolean(), provider: z.string() })),
+  compliance_level: z.string(),
+  aml_score_threshold: z.number().int(),
+  created_at: z.number().int(),
+  updated_at: z.number().int(),
+});
+
+/** Shapes a workflow for REST. */
+export function presentWorkflow(workflow: WorkflowFieldsFragment): z.infer<typeof WorkflowJson> {
+  return {
+    workflow_id: workflow.id,
+    name: workflow.name,
+    type: workflow.type,
+    built_in: workflow.builtIn,
+    nodes: workflow.nodes.map((node) => ({ type: node.type, required: node.required, provider: node.provider })),
+    compliance_level: workflow.complianceLevel,
+    aml_score_threshold: workflow.amlScoreThreshold,
+    created_at: workflow.createdAt,
+    updated_at: workflow.updatedAt,
+  };
+}
+
+type CreateBody = z.output<typeof CreateWorkflowInputSchema>;
+type UpdateBody = z.output<typeof UpdateWorkflowInputSchema>;
+
+/** Converts the snake_case body to the GraphQL input. */
+function toGraphQLInput(body: Partial<CreateBody> | UpdateBody) {
+  return {
+    ...(body.name !== undefined ? { name: body.name } : {}),
+    ...(body.type !== undefined ? { type: body.type } : {}),
+    ...(body.nodes !== undefined ? { nodes: body.nodes } : {}),
+    ...(body.compliance_level !== undefined ? { complianceLevel: body.compliance_level } : {}),
+    ...(body.aml_score_threshold !== undefined ? { amlScoreThreshold: body.aml_score_threshold } : {}),
+  };
+}
+
+const WorkflowParams = z.object({ workflow_id: z.string().min(1).max(200) });
+
+/** Workflow routes. */
+export const workflowRoutes = [
+  defineRoute({
+    method: 'GET',
+    path: '/v1/workflows',
+    operationId: 'listWorkflows',
+    summary: 'The 5 built-in workflows plus the calling tenant\'s custom workflows.',
+    tag: 'Workflows',
+    operation: ListWorkflowsDocument,
+    variables: () => ({}),
+    status: 200,
+    present: (data) => ({ workflows: data.workflows.map(presentWorkflow) }),
+    response: z.object({ workflows: z.array(WorkflowJson) }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/workflows/:workflow_id',
+    operationId: 'getWorkflow',
+    summary: 'One workflow visible to the tenant.',
+    tag: 'Workflows',
+    operation: GetWorkflowDocument,
+    params: WorkflowParams,
+    variables: ({ params }) => ({ id: params.workflow_id }),
+    status: 200,
+    present: (data) => presentWorkflow(data.workflow),
+    response: WorkflowJson,
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/v1/workflows',
+    operationId: 'createWorkflow',
+    summary: 'Composes a custom workflow; the server assigns workflow_id.',
+    tag: 'Workflows',
+    operation: CreateWorkflowDocument,
+    body: CreateWorkflowInputSchema,
+    variables: ({ body }) => ({ input: { ...toGraphQLInput(body), name: body.name, nodes: body.nodes } }),
+    status: 201,
+    present: (data) => presentWorkflow(data.createWorkflow),
+    response: WorkflowJson,
+  }),
+  defineRoute({
+    method: 'PATCH',
+    path: '/v1/workflows/:workflow_id',
+    operationId: 'updateWorkflow',
+    summary: 'Renames or changes the nodes of a custom workflow; built-ins answer 403 workflow_read_only.',
+    tag: 'Workflows',
+    operation: UpdateWorkflowDocument,
+    params: WorkflowParams,
+    body: UpdateWorkflowInputSchema,
+    variables: ({ params, body }) => ({ id: params.workflow_id, input: toGraphQLInput(body) }),
+    status: 200,
+    present: (data) => presentWorkflow(data.updateWorkflow),
+    response: WorkflowJson,
+  }),
+];

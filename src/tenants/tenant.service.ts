@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ApiKeySchema, type ApiKeyEnvironment } from '../../entities/api-key.entity.js';
+import { TenantSchema, type Tenant } from '../../entities/tenant.entity.js';
+import { generateApiKey, generateSigningSecret } from '../auth/api-keys.js';
+import { ApiError, notFound } from '../errors.js';
+
+/** A key as returned to the operator at issue time; `key` is never shown again. */
+export interface IssuedApiKey {
+  id: string;
+  tenantId: string;
+  environment: ApiKeyEnvironment;
+  prefix: string;
+  key: string;
+}
+
+/** Creates a tenant (client application) with its callback signing secret. */
+export async function createTenant(em: EntityManager, name: string): Promise<Tenant> {
+  const trimmed = name.trim();
+  if (!trimmed) throw new ApiError('validation_failed', 'A tenant needs a name.', [{ field: 'name', code: 'required', message: 'name is required' }]);
+  const tenant = em.create(TenantSchema, { id: randomUUID(), name: trimmed, callbackSecret: generateSigningSecret(), createdAt: new Date() });
+  await em.flush();
+  return tenant;
+}
+
+/** Issues a new API key for a tenant in one environment; the raw key is returned once. */
+export async function issueApiKey(em: EntityManager, tenantId: string, environment: ApiKeyEnvironment, name = ''): Promise<IssuedApiKey> {
+  const tenant = await em.findOne(TenantSchema, { id: tenantId });
+  if (!tenant) throw notFound('Tenant');
+  const issued = generateApiKey(environment);
+  const row = em.create(ApiKeySchema, {
+    id: randomUUID(),
+    tenant,
+    environment,
+    prefix: issued.prefix,
+    keyHash: issued.hash,
+    name,
+    createdAt: new Date(),
+  });
+  await em.flush();
+  return { id: row.id, tenantId, environment, prefix: issued.prefix, key: issued.raw };
+}
+
+/** Revokes a key by id or visible prefix; later requests with it get 401 at once. */
+export async function revokeApiKey(em: EntityManager, idOrPrefix: string): Promise<{ id: string; prefix: string }> {
+  const isUuid = /^[0-9a-f-]{36}$/i.test(idOrPrefix);
+  const key = await em.findOne(ApiKeySchema, isUuid ? { id: idOrPrefix } : { prefix: idOrPrefix });
+  if (!key) throw notFound('API key');
+  key.revokedAt ??= new Date();
+  await em.flush();
+  return { id: key.id, prefix: key.prefix };
+}
+
+/** One line of the tenant listing. */
+export interface TenantSummary {
+  id: string;
+  name: string;
+  createdAt: Date;
+  keys: { id: string; prefix: string; environment: ApiKeyEnvironment; revoked: boolean }[];
+}
+
+/** Lists tenants with their keys (prefixes only). */
+export async function listTenants(em: EntityManager): Promise<TenantSummary[]> {
+  const tenants = await em.find(TenantSchema, {}, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  const keys = await em.find(ApiKeySchema, { tenant: { $in: tenants.map((tenant) => tenant.id) } }, { orderBy: { createdAt: 'asc' } });
+  return tenants.map((tenant) => ({
+    id: tenant.id,
+    name: tenant.name,
+    createdAt: tenant.createdAt,
+    keys: keys
+      .filter((key) => key.tenant.id === tenant.id)
+      .map((key) => ({ id: key.id, prefix: key.prefix, environment: key.environment, revoked: key.revokedAt != null })),
+  }));
+}
+
+/** Reads a tenant's callback signing secret (admin CLI only). */
+export async function readCallbackSecret(em: EntityManager, tenantId: string): Promise<string> {
+  const tenant = await em.findOne(TenantSchema, { id: tenantId });
+  if (!tenant) throw notFound('Tenant');
+  return tenant.callbackSecret;
+}

@@ -1,0 +1,69 @@
+import type { WorkflowNode, WorkflowType } from '../../entities/workflow.entity.js';
+
+/** A built-in workflow definition; upserted at start so the code stays the single source. */
+export interface BuiltInWorkflow {
+  id: string;
+  name: string;
+  type: WorkflowType;
+  nodes: WorkflowNode[];
+  complianceLevel: string;
+  amlScoreThreshold: number;
+}
+
+/** Default AML score (0–100) at or above which a session auto-declines (spec Limits). */
+export const DEFAULT_AML_SCORE_THRESHOLD = 80;
+
+const DOCUMENT: WorkflowNode = { type: 'document_verification', required: true, provider: 'openkyc:mrz_ocr' };
+const FACE: WorkflowNode = { type: 'biometric_kyc', required: true, provider: 'openkyc:face_match' };
+const AML: WorkflowNode = { type: 'aml_screening', required: true, provider: 'openkyc:aml_screen' };
+const PHONE: WorkflowNode = { type: 'phone_verification', required: true, provider: 'openkyc:sms_otp' };
+const POA: WorkflowNode = { type: 'proof_of_address', required: true, provider: 'openkyc:poa_ocr' };
+const REGISTRY: WorkflowNode = { type: 'business_registry', required: true, provider: 'openkyc:registry_lookup' };
+
+/** The five built-in workflows of the spec, read-only for every tenant. */
+export const BUILT_IN_WORKFLOWS: readonly BuiltInWorkflow[] = [
+  {
+    id: 'standard_kyc',
+    name: 'Standard KYC',
+    type: 'user',
+    nodes: [DOCUMENT, FACE, AML, { ...PHONE, required: false }],
+    complianceLevel: 'standard',
+    amlScoreThreshold: DEFAULT_AML_SCORE_THRESHOLD,
+  },
+  {
+    id: 'enhanced_kyc',
+    name: 'Enhanced KYC',
+    type: 'user',
+    nodes: [DOCUMENT, FACE, AML, PHONE, POA],
+    complianceLevel: 'enhanced',
+    amlScoreThreshold: DEFAULT_AML_SCORE_THRESHOLD,
+  },
+  {
+    id: 'institutional_kyc',
+    name: 'Institutional KYC',
+    type: 'user',
+    nodes: [DOCUMENT, FACE, AML, PHONE, POA],
+    complianceLevel: 'institutional',
+    // Institutions accept less AML risk than the default.
+    amlScoreThreshold: 70,
+  },
+  {
+    id: 'aml_only',
+    name: 'AML screening only',
+    type: 'user',
+    nodes: [AML],
+    complianceLevel: 'basic',
+    amlScoreThreshold: DEFAULT_AML_SCORE_THRESHOLD,
+  },
+  {
+    id: 'kyb',
+    name: 'Know your business',
+    type: 'business',
+    nodes: [REGISTRY, AML, POA],
+    complianceLevel: 'business',
+    amlScoreThreshold: DEFAULT_AML_SCORE_THRESHOLD,
+  },
+];
+
+/** Ids of the built-ins, for the read-only check. */
+export const BUILT_IN_WORKFLOW_IDS: ReadonlySet<string> = new Set(BUILT_IN_WORKFLOWS.map((workflow) => workflow.id));
