@@ -1,0 +1,173 @@
+/**
+ * The `details` shape of each node type's result. Live and sandbox engines both produce these,
+ * so clients parse one shape whichever key they use. Type aliases (not interfaces) so they fit
+ * `NodeResult.details`.
+ */
+
+/** Outcome of one check inside a node; `warning` passes but is listed, `skipped` was not run. */
+export type CheckOutcome = 'passed' | 'failed' | 'review' | 'warning' | 'skipped';
+
+/** Checks of an ID document (spec "ID verification result"). */
+export type DocumentChecks = {
+  /** Security features and tamper analysis. */
+  document_authentic: CheckOutcome;
+  /** MRZ check digits and agreement with the visual zone. */
+  mrz_match: CheckOutcome;
+  /** The document is not expired. */
+  expiry_check: CheckOutcome;
+  /** Chip signature; `skipped` unless NFC was enabled and read. */
+  nfc_signature: CheckOutcome;
+};
+
+/** Details of `document_verification`. */
+export type DocumentVerificationDetails = {
+  /** Machine-readable summary (`clear`, `document_expired`, ...). */
+  result_code: string;
+  /** Same values as the input `id_type`. */
+  document_type: string;
+  /** ISO-2 issuing country. */
+  issuing_country: string;
+  /** Per-check outcomes. */
+  checks: DocumentChecks;
+  /** Fields read from the document; null when unreadable. */
+  extracted: {
+    /** Given name. */
+    first_name: string | null;
+    /** Family name. */
+    last_name: string | null;
+    /** `YYYY-MM-DD`. */
+    date_of_birth: string | null;
+    /** Document number. */
+    document_number: string | null;
+    /** `YYYY-MM-DD`. */
+    expiry_date: string | null;
+  };
+};
+
+/** Details of `biometric_kyc`. */
+export type BiometricKycDetails = {
+  /** Machine-readable summary. */
+  result_code: string;
+  /** Per-check outcomes. */
+  checks: {
+    /** A live person, not a photo of a photo or a mask. */
+    liveness: CheckOutcome;
+    /** The selfie matches the document portrait. */
+    face_match: CheckOutcome;
+  };
+  /** Cosine similarity between selfie and portrait templates, 0 to 1. */
+  similarity: number;
+};
+
+/** Lists an AML screening can cover (spec "POST /v1/aml"). */
+export const AML_LISTS = ['OFAC_SDN', 'EU_CONSOLIDATED', 'UN_SC', 'PEP', 'ADVERSE_MEDIA'] as const;
+/** One AML list id. */
+export type AmlList = (typeof AML_LISTS)[number];
+
+/** One potential match in an AML screening (the spec leaves its shape open). */
+export type AmlHit = {
+  /** List the entry belongs to. */
+  list: string;
+  /** Entry id within that list. */
+  entry_id: string;
+  /** Kind of risk the list represents. */
+  category: 'sanctions' | 'pep' | 'adverse_media';
+  /** The name as the list spells it. */
+  matched_name: string;
+  /** Strength of this match, 0 to 100; the screening score is the highest of these. */
+  score: number;
+};
+
+/** Details of `aml_screening` (spec "AML result"). */
+export type AmlScreeningDetails = {
+  /** Machine-readable summary. */
+  result_code: string;
+  /** 0 to 100; at or above the workflow threshold the session declines. */
+  score: number;
+  /** 1 (low) to 5 (high), derived from `score` by `riskBandForScore`. */
+  risk_band: number;
+  /** Potential matches. */
+  hits: AmlHit[];
+  /** Exactly the lists screened. */
+  checked_lists: string[];
+};
+
+/** Details of `phone_verification`. */
+export type PhoneVerificationDetails = {
+  /** Machine-readable summary. */
+  result_code: string;
+  /** The E.164 number that was verified. */
+  phone: string;
+  /** Per-check outcomes. */
+  checks: {
+    /** The code typed matches the code sent. */
+    code_match: CheckOutcome;
+    /** The line is not a disposable or high-risk number. */
+    line_risk: CheckOutcome;
+  };
+};
+
+/** Details of `proof_of_address` (spec "Proof-of-address result"). */
+export type ProofOfAddressDetails = {
+  /** Machine-readable summary. */
+  result_code: string;
+  /** Fields read from the document. */
+  extracted: {
+    /** Addressee. */
+    name: string;
+    /** Postal address as printed. */
+    address: string;
+    /** Utility, bank or authority that issued the document. */
+    issuer: string;
+    /** `YYYY-MM-DD`. */
+    issued_at: string;
+  };
+  /** Per-check outcomes. */
+  checks: {
+    /** Addressee equals `expected_name`; `skipped` when none was given. */
+    name_match: CheckOutcome;
+    /** The address exists. */
+    geocode: CheckOutcome;
+    /** Issued no more than `max_age_days` ago. */
+    freshness: CheckOutcome;
+    /** Likelihood of editing, 0 (clean) to 1 (certainly edited). */
+    tamper_score: number;
+  };
+};
+
+/** Details of `business_registry`. */
+export type BusinessRegistryDetails = {
+  /** Machine-readable summary. */
+  result_code: string;
+  /** The registry record; null when no company was found. */
+  company: {
+    /** Name as registered. */
+    name: string;
+    /** Registration number. */
+    registration_number: string;
+    /** ISO-2 registry country. */
+    country: string;
+    /** Registry status. */
+    status: 'active' | 'dormant' | 'dissolved';
+    /** `YYYY-MM-DD`. */
+    incorporated_on: string;
+  } | null;
+  /** Per-check outcomes. */
+  checks: {
+    /** A company with this number exists. */
+    registry_found: CheckOutcome;
+    /** The company is active. */
+    company_active: CheckOutcome;
+    /** The declared name equals the registered one. */
+    name_match: CheckOutcome;
+  };
+};
+
+/** Maps an AML score (0–100) to the spec's risk band (1–5), in equal steps of 20. */
+export function riskBandForScore(score: number): 1 | 2 | 3 | 4 | 5 {
+  if (score >= 80) return 5;
+  if (score >= 60) return 4;
+  if (score >= 40) return 3;
+  if (score >= 20) return 2;
+  return 1;
+}

@@ -1,0 +1,53 @@
+/** Sandbox `aml_screening`: outcome chosen by a magic name inside `full_name`. */
+import type { NodeStatus } from '../../domain/types.js';
+import { AML_LISTS, riskBandForScore, type AmlHit, type AmlScreeningDetails } from '../details.js';
+import type { AmlScreeningInput } from '../inputs.js';
+import type { NodeEngine } from '../types.js';
+import { NODE_CATALOGUE } from '../../workflows/node-catalogue.js';
+import { SANDBOX_CATALOGUE } from './catalogue.js';
+import { copyWarnings, resolveOutcome } from './shared.js';
+
+/**
+ * Node status of a screening, the same rule as live: at or above the workflow threshold fails,
+ * any remaining hit asks for review, no hit passes.
+ */
+export function amlStatus(
+  score: number,
+  hitCount: number,
+  threshold: number,
+): Exclude<NodeStatus, 'pending' | 'skipped'> {
+  if (score >= threshold) return 'failed';
+  if (hitCount > 0) return 'review';
+  return 'passed';
+}
+
+/** Creates the sandbox AML engine. */
+export function createSandboxAmlEngine(): NodeEngine<AmlScreeningInput> {
+  const provider = NODE_CATALOGUE.aml_screening.sandboxProvider;
+  return {
+    provider,
+    nodeType: 'aml_screening',
+    async run(input, context) {
+      const outcome = resolveOutcome(SANDBOX_CATALOGUE.aml_screening, input.full_name);
+      const checkedLists = [...new Set(input.lists ?? AML_LISTS)];
+      // A list that was not screened cannot produce a hit, in sandbox as in live.
+      const hits: AmlHit[] = outcome.effect.hits
+        .filter((hit) => checkedLists.includes(hit.list))
+        .map((hit) => ({ ...hit }));
+      const score = Math.max(0, ...hits.map((hit) => hit.score));
+      const details: AmlScreeningDetails = {
+        result_code: hits.length === 0 ? 'clear' : outcome.resultCode,
+        score,
+        risk_band: riskBandForScore(score),
+        hits,
+        checked_lists: checkedLists,
+      };
+      return {
+        status: amlStatus(score, hits.length, context.amlScoreThreshold),
+        provider,
+        warnings: copyWarnings(outcome.warnings),
+        details,
+      };
+    },
+  };
+}

@@ -1,0 +1,43 @@
+/** Sandbox `business_registry`: outcome chosen by the registration number. */
+import type { BusinessRegistryDetails } from '../details.js';
+import type { BusinessRegistryInput } from '../inputs.js';
+import type { NodeEngine } from '../types.js';
+import { NODE_CATALOGUE } from '../../workflows/node-catalogue.js';
+import { SANDBOX_CATALOGUE } from './catalogue.js';
+import { copyWarnings, resolveOutcome } from './shared.js';
+
+/** Incorporation date of every sandbox company; fixed because nothing depends on it. */
+const INCORPORATED_ON = '2015-03-02';
+
+/** Creates the sandbox registry engine. */
+export function createSandboxRegistryEngine(): NodeEngine<BusinessRegistryInput> {
+  const provider = NODE_CATALOGUE.business_registry.sandboxProvider;
+  return {
+    provider,
+    nodeType: 'business_registry',
+    async run(input) {
+      const outcome = resolveOutcome(SANDBOX_CATALOGUE.business_registry, input.registration_number);
+      const { effect } = outcome;
+      const company =
+        effect.companyStatus === null
+          ? null
+          : {
+              name: effect.registeredName ?? input.company_name,
+              registration_number: input.registration_number,
+              country: input.country,
+              status: effect.companyStatus,
+              incorporated_on: INCORPORATED_ON,
+            };
+      const details: BusinessRegistryDetails = {
+        result_code: outcome.resultCode,
+        company,
+        checks: {
+          registry_found: effect.registryFound,
+          company_active: effect.companyActive,
+          name_match: effect.nameMatch,
+        },
+      };
+      return { status: outcome.status, provider, warnings: copyWarnings(outcome.warnings), details };
+    },
+  };
+}

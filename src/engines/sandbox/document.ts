@@ -1,0 +1,77 @@
+/** Sandbox `document_verification`: outcome chosen by the `image_front` token. */
+import type { Warning } from '../../domain/types.js';
+import type { DocumentChecks, DocumentVerificationDetails } from '../details.js';
+import type { DocumentVerificationInput } from '../inputs.js';
+import type { EngineContext, NodeEngine } from '../types.js';
+import { NODE_CATALOGUE } from '../../workflows/node-catalogue.js';
+import { SANDBOX_CATALOGUE, normaliseName } from './catalogue.js';
+import { copyWarnings, isoDay, resolveOutcome, type SandboxEngineOptions } from './shared.js';
+
+/** Placeholder identity when neither the end user nor `expected_details` gave one. */
+const PLACEHOLDER = {
+  first_name: 'Sandbox',
+  last_name: 'User',
+  date_of_birth: '1990-01-01',
+  document_number: 'SBX000000',
+};
+
+/** Creates the sandbox document engine. */
+export function createSandboxDocumentEngine(options: SandboxEngineOptions = {}): NodeEngine<DocumentVerificationInput> {
+  const now = options.now ?? (() => new Date());
+  return {
+    provider: NODE_CATALOGUE.document_verification.sandboxProvider,
+    nodeType: 'document_verification',
+    async run(input, context) {
+      const outcome = resolveOutcome(SANDBOX_CATALOGUE.document_verification, input.image_front);
+      const happyChecks: DocumentChecks = {
+        document_authentic: 'passed',
+        mrz_match: 'passed',
+        expiry_check: 'passed',
+        nfc_signature: input.enable_nfc === true ? 'passed' : 'skipped',
+      };
+      const today = now();
+      const details: DocumentVerificationDetails = {
+        result_code: outcome.resultCode,
+        document_type: input.id_type,
+        issuing_country: input.country,
+        checks: { ...happyChecks, ...outcome.effect.checks },
+        extracted: {
+          // The sandbox "reads" what the end user typed, else what the integrator expected, so
+          // the happy path never raises mismatch warnings by accident.
+          first_name: input.first_name ?? context.expectedDetails?.first_name ?? PLACEHOLDER.first_name,
+          last_name: input.last_name ?? context.expectedDetails?.last_name ?? PLACEHOLDER.last_name,
+          date_of_birth: input.date_of_birth ?? context.expectedDetails?.date_of_birth ?? PLACEHOLDER.date_of_birth,
+          document_number: input.document_number ?? PLACEHOLDER.document_number,
+          expiry_date: isoDay(today, outcome.effect.expired ? -365 : 5 * 365),
+        },
+      };
+      return {
+        status: outcome.status,
+        provider: NODE_CATALOGUE.document_verification.sandboxProvider,
+        warnings: [...copyWarnings(outcome.warnings), ...expectedDetailsWarnings(input, context)],
+        details,
+      };
+    },
+  };
+}
+
+/**
+ * Mismatch warnings between what the end user submitted and the session's `expected_details`.
+ * Only fields present on both sides are compared: a missing field is no evidence either way.
+ */
+export function expectedDetailsWarnings(input: DocumentVerificationInput, context: EngineContext): Warning[] {
+  const expected = context.expectedDetails;
+  if (expected === undefined) return [];
+  const warnings: Warning[] = [];
+  const compare = (field: 'first_name' | 'last_name' | 'date_of_birth' | 'country', code: string, given?: string) => {
+    const wanted = expected[field];
+    if (given === undefined || wanted === undefined) return;
+    if (normaliseName(given) === normaliseName(wanted)) return;
+    warnings.push({ code, field, message: `${field} on the document does not match expected_details.` });
+  };
+  compare('first_name', 'name_mismatch', input.first_name);
+  compare('last_name', 'name_mismatch', input.last_name);
+  compare('date_of_birth', 'date_of_birth_mismatch', input.date_of_birth);
+  compare('country', 'country_mismatch', input.country);
+  return warnings;
+}

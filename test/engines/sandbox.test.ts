@@ -1,0 +1,536 @@
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { decideVerdict } from '../../src/domain/verdict.js';
+import { NODE_TYPES, type NodeResult, type NodeType } from '../../src/domain/types.js';
+import { ApiError } from '../../src/errors.js';
+import { AML_LISTS, riskBandForScore } from '../../src/engines/details.js';
+import type { NodeInputs } from '../../src/engines/inputs.js';
+import {
+  SANDBOX_CATALOGUE,
+  SANDBOX_DOCS_PATH,
+  amlStatus,
+  checkSandboxInput,
+  createSandboxEngines,
+  findSandboxOutcome,
+  normaliseName,
+  renderSandboxDocs,
+  sandboxEngines,
+  type SandboxNodeCatalogue,
+} from '../../src/engines/sandbox/index.js';
+import type { EngineContext } from '../../src/engines/types.js';
+import { BUILT_IN_WORKFLOWS } from '../../src/workflows/built-in.js';
+import { NODE_CATALOGUE } from '../../src/workflows/node-catalogue.js';
+
+/** Operations under test: `engine.run(input, context)` of each sandbox engine, and `renderSandboxDocs()`. */
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const NOW = new Date('2025-06-15T12:00:00Z');
+const engines = createSandboxEngines({ now: () => NOW });
+const CONTEXT: EngineContext = { tenantId: 'tenant-1', sessionId: 'session-1', amlScoreThreshold: 80 };
+const JPEG = 'data:image/jpeg;base64,/9j/4AAQSkZJRg==';
+
+/** A valid happy-path input per node type; each case puts its magic value in the catalogue's field. */
+const BASE_INPUTS: NodeInputs = {
+  document_verification: { country: 'FR', id_type: 'PASSPORT', image_front: JPEG },
+  biometric_kyc: { selfie: JPEG },
+  aml_screening: { full_name: 'Ada Lovelace' },
+  phone_verification: { phone: '+33612345678', code: '000000' },
+  proof_of_address: { document_image: JPEG },
+  business_registry: { company_name: 'Acme SAS', registration_number: '552100554', country: 'FR' },
+};
+
+function inputWith<T extends NodeType>(nodeType: T, fieldValue: string): NodeInputs[T] {
+  const field = SANDBOX_CATALOGUE[nodeType].field;
+  return { ...BASE_INPUTS[nodeType], [field]: fieldValue };
+}
+
+function run<T extends NodeType>(nodeType: T, input: NodeInputs[T], context: EngineContext = CONTEXT) {
+  return engines[nodeType].run(input, context);
+}
+
+const catalogueOf = (nodeType: NodeType) => SANDBOX_CATALOGUE[nodeType] as SandboxNodeCatalogue<unknown>;
+
+/** Every listed value of every node type, plus the value standing for "otherwise". */
+const CATALOGUE_CASES = NODE_TYPES.flatMap((nodeType) => {
+  const node = catalogueOf(nodeType);
+  const listed = node.values.map((entry) => ({
+    nodeType,
+    // Names match by containment, so the magic name is embedded in a longer one.
+    value: node.matching === 'name_contains' ? `Dr ${entry.value} Junior` : entry.value,
+    outcome: entry,
+  }));
+  const otherwiseValue = String((BASE_INPUTS[nodeType] as unknown as Record<string, string>)[node.field]);
+  const fallback = nodeType === 'phone_verification' ? '424242' : otherwiseValue;
+  return [...listed, { nodeType, value: fallback, outcome: node.otherwise }];
+});
+
+describe('sandbox engines', () => {
+  describe('registry', () => {
+    it('given the registry, then it has one engine per node type with the catalogue provider name', () => {
+      expect(Object.keys(sandboxEngines).sort()).toEqual([...NODE_TYPES].sort());
+      for (const nodeType of NODE_TYPES) {
+        expect(sandboxEngines[nodeType].nodeType).toBe(nodeType);
+        expect(sandboxEngines[nodeType].provider).toBe(NODE_CATALOGUE[nodeType].sandboxProvider);
+        expect(sandboxEngines[nodeType].provider).toMatch(/^sandbox:[a-z_]+$/);
+      }
+    });
+
+    it('given the provider names the brief promises, then they are used', () => {
+      expect(
+        Object.values(sandboxEngines)
+          .map((engine) => engine.provider)
+          .sort(),
+      ).toEqual([
+        'sandbox:aml_screen',
+        'sandbox:document',
+        'sandbox:face_match',
+        'sandbox:poa',
+        'sandbox:registry',
+        'sandbox:sms_otp',
+      ]);
+    });
+  });
+
+  describe.each(CATALOGUE_CASES)('given $nodeType with $value', ({ nodeType, value, outcome }) => {
+    it(`when run, then status ${outcome.status}, result_code ${outcome.resultCode} and the catalogue warnings`, async () => {
+      const result = await run(nodeType, inputWith(nodeType, value));
+      expect(result.status).toBe(outcome.status);
+      expect(result.provider).toBe(NODE_CATALOGUE[nodeType].sandboxProvider);
+      expect(result.details.result_code).toBe(outcome.resultCode);
+      expect(result.warnings).toEqual(outcome.warnings);
+    });
+
+    it('when run twice, then the results are identical and JSON-serialisable', async () => {
+      const first = await run(nodeType, inputWith(nodeType, value));
+      const second = await run(nodeType, inputWith(nodeType, value));
+      expect(second).toEqual(first);
+      expect(JSON.parse(JSON.stringify(first))).toEqual(first);
+    });
+  });
+
+  describe.each(NODE_TYPES)('given node type %s', (nodeType) => {
+    it('then the catalogue reaches passed, failed, and review or passed-with-warning', () => {
+      const node = catalogueOf(nodeType);
+      const outcomes = [node.otherwise, ...node.values];
+      expect(outcomes.some((o) => o.status === 'passed' && o.warnings.length === 0)).toBe(true);
+      expect(outcomes.some((o) => o.status === 'failed')).toBe(true);
+      expect(outcomes.some((o) => o.status === 'review' || (o.status === 'passed' && o.warnings.length > 0))).toBe(
+        true,
+      );
+    });
+
+    it('then catalogue values are unique and every description is filled in', () => {
+      const node = catalogueOf(nodeType);
+      const values = node.values.map((entry) => entry.value);
+      expect(new Set(values).size).toBe(values.length);
+      for (const entry of [node.otherwise, ...node.values]) expect(entry.description.length).toBeGreaterThan(10);
+    });
+  });
+
+  describe('unknown tokens', () => {
+    const TOKEN_NODES = NODE_TYPES.filter((nodeType) => catalogueOf(nodeType).matching === 'token');
+
+    it('given the token node types, then they are the four image inputs', () => {
+      expect(TOKEN_NODES).toEqual(['document_verification', 'biometric_kyc', 'proof_of_address']);
+    });
+
+    it.each(TOKEN_NODES)(
+      'given %s with a misspelt token, when run, then it throws validation_failed',
+      async (nodeType) => {
+        const promise = run(nodeType, inputWith(nodeType, 'sandbox:expird'));
+        await expect(promise).rejects.toBeInstanceOf(ApiError);
+        await expect(promise).rejects.toMatchObject({
+          code: 'validation_failed',
+          fieldErrors: [{ field: catalogueOf(nodeType).field, code: 'unknown_sandbox_token' }],
+        });
+      },
+    );
+
+    it.each(TOKEN_NODES)(
+      'given %s with a misspelt token, when checked, then one field error lists the valid tokens',
+      (nodeType) => {
+        const errors = checkSandboxInput(nodeType, inputWith(nodeType, 'sandbox:nope'));
+        expect(errors).toHaveLength(1);
+        expect(errors[0].message).toContain(catalogueOf(nodeType).values[0].value);
+      },
+    );
+
+    it.each(NODE_TYPES)('given %s with its happy input, when checked, then there is no error', (nodeType) => {
+      expect(checkSandboxInput(nodeType, BASE_INPUTS[nodeType])).toEqual([]);
+    });
+
+    it('given a non-object or a missing field, when checked, then validation is left to the schema', () => {
+      expect(checkSandboxInput('biometric_kyc', null)).toEqual([]);
+      expect(checkSandboxInput('biometric_kyc', 'x')).toEqual([]);
+      expect(checkSandboxInput('biometric_kyc', {})).toEqual([]);
+    });
+
+    it('given a sandbox-looking AML name, then it is a plain name, not a refused token', () => {
+      expect(checkSandboxInput('aml_screening', { full_name: 'sandbox:whatever' })).toEqual([]);
+      expect(findSandboxOutcome(SANDBOX_CATALOGUE.aml_screening, 'sandbox:whatever')).toMatchObject({ value: null });
+    });
+  });
+
+  describe('document_verification', () => {
+    it('given a data URI, when run, then the details have the spec shape with NFC skipped', async () => {
+      const result = await run('document_verification', BASE_INPUTS.document_verification);
+      expect(result.details).toEqual({
+        result_code: 'clear',
+        document_type: 'PASSPORT',
+        issuing_country: 'FR',
+        checks: { document_authentic: 'passed', mrz_match: 'passed', expiry_check: 'passed', nfc_signature: 'skipped' },
+        extracted: {
+          first_name: 'Sandbox',
+          last_name: 'User',
+          date_of_birth: '1990-01-01',
+          document_number: 'SBX000000',
+          expiry_date: '2030-06-14',
+        },
+      });
+    });
+
+    it('given enable_nfc, when run, then nfc_signature passed', async () => {
+      const result = await run('document_verification', { ...BASE_INPUTS.document_verification, enable_nfc: true });
+      expect(result.details.checks).toMatchObject({ nfc_signature: 'passed' });
+    });
+
+    it('given sandbox:nfc_invalid with enable_nfc, when run, then the override wins', async () => {
+      const input = { ...inputWith('document_verification', 'sandbox:nfc_invalid'), enable_nfc: true };
+      expect((await run('document_verification', input)).details.checks).toMatchObject({ nfc_signature: 'failed' });
+    });
+
+    it('given sandbox:expired, when run, then the expiry date is in the past and only expiry_check failed', async () => {
+      const result = await run('document_verification', inputWith('document_verification', 'sandbox:expired'));
+      expect(result.details).toMatchObject({
+        checks: { document_authentic: 'passed', mrz_match: 'passed', expiry_check: 'failed' },
+        extracted: { expiry_date: '2024-06-15' },
+      });
+    });
+
+    it('given expected_details and no typed names, when run, then the sandbox reads the expected ones and raises nothing', async () => {
+      const context = {
+        ...CONTEXT,
+        expectedDetails: { first_name: 'Ada', last_name: 'Lovelace', date_of_birth: '1815-12-10' },
+      };
+      const result = await run('document_verification', BASE_INPUTS.document_verification, context);
+      expect(result.warnings).toEqual([]);
+      expect(result.details.extracted).toMatchObject({
+        first_name: 'Ada',
+        last_name: 'Lovelace',
+        date_of_birth: '1815-12-10',
+      });
+    });
+
+    it('given typed details that differ from expected_details, when run, then one warning per differing field', async () => {
+      const context = {
+        ...CONTEXT,
+        expectedDetails: { first_name: 'Ada', last_name: 'Lovelace', date_of_birth: '1815-12-10', country: 'GB' },
+      };
+      const input = {
+        ...BASE_INPUTS.document_verification,
+        first_name: 'ADA',
+        last_name: 'Byron',
+        date_of_birth: '1815-12-11',
+      };
+      const result = await run('document_verification', input, context);
+      expect(result.status).toBe('passed');
+      expect(result.warnings.map((w) => [w.code, w.field])).toEqual([
+        ['name_mismatch', 'last_name'],
+        ['date_of_birth_mismatch', 'date_of_birth'],
+        ['country_mismatch', 'country'],
+      ]);
+    });
+
+    it('given names differing only by accents and case, when run, then no warning', async () => {
+      const context = { ...CONTEXT, expectedDetails: { first_name: 'Zoé', last_name: "O'Brien" } };
+      const input = { ...BASE_INPUTS.document_verification, first_name: 'ZOE', last_name: "o'brien " };
+      expect((await run('document_verification', input, context)).warnings).toEqual([]);
+    });
+
+    it('given a magic warning and a mismatch, when run, then both warnings are listed', async () => {
+      const context = { ...CONTEXT, expectedDetails: { last_name: 'Lovelace' } };
+      const input = { ...inputWith('document_verification', 'sandbox:low_quality'), last_name: 'Byron' };
+      const result = await run('document_verification', input, context);
+      expect(result.warnings.map((w) => w.code)).toEqual(['image_quality_low', 'name_mismatch']);
+    });
+  });
+
+  describe('biometric_kyc', () => {
+    it('given a data URI, when run, then liveness and face match passed with a high similarity', async () => {
+      expect((await run('biometric_kyc', BASE_INPUTS.biometric_kyc)).details).toEqual({
+        result_code: 'clear',
+        checks: { liveness: 'passed', face_match: 'passed' },
+        similarity: 0.94,
+      });
+    });
+
+    it('given sandbox:spoof, when run, then liveness failed', async () => {
+      const result = await run('biometric_kyc', { selfie: 'sandbox:spoof' });
+      expect(result.status).toBe('failed');
+      expect(result.details.checks).toEqual({ liveness: 'failed', face_match: 'passed' });
+    });
+  });
+
+  describe('aml_screening', () => {
+    it('given an ordinary name, when run, then score 0, band 1, no hits, every list checked', async () => {
+      const result = await run('aml_screening', BASE_INPUTS.aml_screening);
+      expect(result.status).toBe('passed');
+      expect(result.details).toEqual({
+        result_code: 'clear',
+        score: 0,
+        risk_band: 1,
+        hits: [],
+        checked_lists: [...AML_LISTS],
+      });
+    });
+
+    it('given Sandbox Sanctioned, when run, then score 95, band 5, one OFAC_SDN hit, failed', async () => {
+      const result = await run('aml_screening', { full_name: 'Sandbox Sanctioned' });
+      expect(result.status).toBe('failed');
+      expect(result.details).toMatchObject({ score: 95, risk_band: 5, result_code: 'sanctions_match' });
+      expect(result.details.hits).toEqual([
+        expect.objectContaining({ list: 'OFAC_SDN', category: 'sanctions', score: 95 }),
+      ]);
+    });
+
+    it('given Sandbox Pep, when run, then score 60, one PEP hit, review', async () => {
+      const result = await run('aml_screening', { full_name: 'Sandbox Pep' });
+      expect(result.status).toBe('review');
+      expect(result.details).toMatchObject({ score: 60, risk_band: 4 });
+      expect(result.details.hits).toEqual([expect.objectContaining({ list: 'PEP', category: 'pep' })]);
+    });
+
+    it('given odd case, accents and spacing, when run, then the magic name still matches', async () => {
+      const result = await run('aml_screening', { full_name: '  sandbox   PÉP ' });
+      expect(result.details.score).toBe(60);
+    });
+
+    it('given lists that leave out the hit list, when run, then the hit is dropped and the result is clear', async () => {
+      const result = await run('aml_screening', { full_name: 'Sandbox Sanctioned', lists: ['PEP', 'UN_SC'] });
+      expect(result.status).toBe('passed');
+      expect(result.details).toEqual({
+        result_code: 'clear',
+        score: 0,
+        risk_band: 1,
+        hits: [],
+        checked_lists: ['PEP', 'UN_SC'],
+      });
+    });
+
+    it('given duplicated lists, when run, then checked_lists names each list once', async () => {
+      const result = await run('aml_screening', { full_name: 'x', lists: ['PEP', 'PEP'] });
+      expect(result.details.checked_lists).toEqual(['PEP']);
+    });
+
+    it.each([
+      { name: 'Sandbox Pep', threshold: 60, status: 'failed' },
+      { name: 'Sandbox Pep', threshold: 61, status: 'review' },
+      { name: 'Sandbox Borderline', threshold: 80, status: 'review' },
+      { name: 'Sandbox Borderline', threshold: 79, status: 'failed' },
+      { name: 'Sandbox Sanctioned', threshold: 95, status: 'failed' },
+      { name: 'Sandbox Sanctioned', threshold: 96, status: 'review' },
+      { name: 'Ada Lovelace', threshold: 0, status: 'failed' },
+    ])(
+      'given $name and a workflow threshold of $threshold, when run, then $status',
+      async ({ name, threshold, status }) => {
+        const result = await run('aml_screening', { full_name: name }, { ...CONTEXT, amlScoreThreshold: threshold });
+        expect(result.status).toBe(status);
+      },
+    );
+
+    it.each([
+      [0, 1],
+      [19, 1],
+      [20, 2],
+      [39, 2],
+      [40, 3],
+      [59, 3],
+      [60, 4],
+      [79, 4],
+      [80, 5],
+      [100, 5],
+    ])('given score %i, then risk band %i', (score, band) => {
+      expect(riskBandForScore(score)).toBe(band);
+    });
+
+    it('given the catalogue status column, then it is what amlStatus gives at the default threshold', () => {
+      for (const entry of [SANDBOX_CATALOGUE.aml_screening.otherwise, ...SANDBOX_CATALOGUE.aml_screening.values]) {
+        const score = Math.max(0, ...entry.effect.hits.map((hit) => hit.score));
+        expect(amlStatus(score, entry.effect.hits.length, 80)).toBe(entry.status);
+      }
+    });
+  });
+
+  describe('phone_verification', () => {
+    it.each([
+      ['000000', 'passed', 'passed'],
+      ['111111', 'failed', 'failed'],
+      ['222222', 'review', 'passed'],
+      ['123456', 'failed', 'failed'],
+    ])('given code %s at confirmation, when run, then %s with code_match %s', async (code, status, codeMatch) => {
+      const result = await run('phone_verification', { phone: '+33612345678', code });
+      expect(result.status).toBe(status);
+      expect(result.details).toMatchObject({ phone: '+33612345678', checks: { code_match: codeMatch } });
+    });
+  });
+
+  describe('proof_of_address', () => {
+    it('given a data URI and an expected name, when run, then the bill is addressed to that name and fresh', async () => {
+      const result = await run('proof_of_address', { document_image: JPEG, expected_name: 'Ada Lovelace' });
+      expect(result).toMatchObject({ status: 'passed', warnings: [] });
+      expect(result.details).toEqual({
+        result_code: 'clear',
+        extracted: {
+          name: 'Ada Lovelace',
+          address: '1 Sandbox Street, 75001 Paris',
+          issuer: 'Sandbox Energy',
+          issued_at: '2025-06-12',
+        },
+        checks: { name_match: 'passed', geocode: 'passed', freshness: 'passed', tamper_score: 0.04 },
+      });
+    });
+
+    it('given no expected name, when run, then name_match is skipped', async () => {
+      expect((await run('proof_of_address', { document_image: JPEG })).details.checks).toMatchObject({
+        name_match: 'skipped',
+      });
+    });
+
+    it('given max_age_days 1, when run on a data URI, then the bill is still fresh', async () => {
+      const result = await run('proof_of_address', { document_image: JPEG, max_age_days: 1 });
+      expect(result.details).toMatchObject({ extracted: { issued_at: '2025-06-14' }, checks: { freshness: 'passed' } });
+    });
+
+    it('given sandbox:name_mismatch, when run, then passed with a name_mismatch warning and another addressee', async () => {
+      const result = await run('proof_of_address', {
+        document_image: 'sandbox:name_mismatch',
+        expected_name: 'Ada Lovelace',
+      });
+      expect(result.status).toBe('passed');
+      expect(result.warnings.map((w) => w.code)).toEqual(['name_mismatch']);
+      expect(result.details).toMatchObject({ extracted: { name: 'Jordan Sample' }, checks: { name_match: 'warning' } });
+    });
+
+    it.each([
+      [undefined, '2025-02-15'],
+      [30, '2025-04-16'],
+    ])(
+      'given sandbox:too_old and max_age_days %s, when run, then issued 30 days past the limit',
+      async (maxAge, issuedAt) => {
+        const result = await run('proof_of_address', { document_image: 'sandbox:too_old', max_age_days: maxAge });
+        expect(result.status).toBe('failed');
+        expect(result.details).toMatchObject({ extracted: { issued_at: issuedAt }, checks: { freshness: 'failed' } });
+      },
+    );
+  });
+
+  describe('business_registry', () => {
+    it('given an ordinary number, when run, then an active company under the declared name', async () => {
+      const result = await run('business_registry', BASE_INPUTS.business_registry);
+      expect(result.details).toEqual({
+        result_code: 'clear',
+        company: {
+          name: 'Acme SAS',
+          registration_number: '552100554',
+          country: 'FR',
+          status: 'active',
+          incorporated_on: '2015-03-02',
+        },
+        checks: { registry_found: 'passed', company_active: 'passed', name_match: 'passed' },
+      });
+    });
+
+    it('given 00000000, when run, then failed with no company', async () => {
+      const result = await run('business_registry', inputWith('business_registry', '00000000'));
+      expect(result.status).toBe('failed');
+      expect(result.details.company).toBeNull();
+    });
+
+    it('given 22222222, when run, then the registered name differs and a warning says so', async () => {
+      const result = await run('business_registry', inputWith('business_registry', '22222222'));
+      expect(result.details.company).toMatchObject({ name: 'Sandbox Holdings Limited' });
+      expect(result.warnings).toEqual([expect.objectContaining({ code: 'name_mismatch', field: 'company_name' })]);
+    });
+  });
+
+  describe('isolation', () => {
+    it('given a result, when its warnings are mutated, then the catalogue is unchanged', async () => {
+      const result = await run('proof_of_address', { document_image: 'sandbox:name_mismatch' });
+      result.warnings[0].message = 'changed';
+      expect(SANDBOX_CATALOGUE.proof_of_address.values[0].warnings[0].message).not.toBe('changed');
+    });
+
+    it('given an AML result, when its hits are mutated, then the catalogue is unchanged', async () => {
+      const result = await run('aml_screening', { full_name: 'Sandbox Pep' });
+      (result.details.hits as Array<{ score: number }>)[0].score = 1;
+      const pep = SANDBOX_CATALOGUE.aml_screening.values.find((entry) => entry.value === 'Sandbox Pep');
+      expect(pep?.effect.hits[0].score).toBe(60);
+    });
+
+    it('given names, then normaliseName folds case, accents and spaces', () => {
+      expect(normaliseName('  Ádá   LOVELACE ')).toBe('ada lovelace');
+    });
+  });
+
+  describe('end to end with the verdict', () => {
+    const workflow = BUILT_IN_WORKFLOWS.find((candidate) => candidate.id === 'standard_kyc');
+    if (workflow === undefined) throw new Error('standard_kyc missing');
+
+    async function decide(overrides: Partial<NodeInputs>) {
+      const inputs: NodeInputs = { ...BASE_INPUTS, ...overrides };
+      const nodeResults: Partial<Record<NodeType, NodeResult>> = {};
+      for (const node of workflow!.nodes) {
+        const produced = await engines[node.type].run(inputs[node.type] as never, CONTEXT);
+        nodeResults[node.type] = { ...produced, required: node.required };
+      }
+      const amlScore = nodeResults.aml_screening?.details.score as number;
+      return decideVerdict({ workflow: workflow!, nodeResults, listHits: [], amlScore, sessionWarnings: [] });
+    }
+
+    it('given happy inputs, when decided, then approved at the standard level', async () => {
+      expect(await decide({})).toMatchObject({ status: 'approved', complianceLevel: 'standard' });
+    });
+
+    it('given an expired document, when decided, then declined gated by the document', async () => {
+      const verdict = await decide({ document_verification: inputWith('document_verification', 'sandbox:expired') });
+      expect(verdict).toMatchObject({ status: 'declined', gatingNode: 'document_verification' });
+    });
+
+    it('given a sanctioned name, when decided, then declined with the AML score reason', async () => {
+      const verdict = await decide({ aml_screening: { full_name: 'Sandbox Sanctioned' } });
+      expect(verdict.status).toBe('declined');
+      expect(verdict.reasons.map((reason) => reason.code)).toContain('aml_score_at_or_above_threshold');
+    });
+
+    it('given a PEP, when decided, then in_review gated by AML', async () => {
+      expect(await decide({ aml_screening: { full_name: 'Sandbox Pep' } })).toMatchObject({
+        status: 'in_review',
+        gatingNode: 'aml_screening',
+      });
+    });
+
+    it('given a wrong code on the optional phone node, when decided, then still approved', async () => {
+      const verdict = await decide({ phone_verification: { phone: '+33612345678', code: '111111' } });
+      expect(verdict.status).toBe('approved');
+      expect(verdict.reasons.map((reason) => reason.code)).toEqual(['optional_node_failed']);
+    });
+  });
+
+  describe('docs/sandbox.md', () => {
+    it('given the catalogue, then the committed docs equal the generated text (run scripts/generate-sandbox-docs.ts)', () => {
+      const committed = readFileSync(resolve(ROOT, SANDBOX_DOCS_PATH), 'utf8');
+      expect(committed).toBe(renderSandboxDocs());
+    });
+
+    it.each(CATALOGUE_CASES.filter((c) => c.outcome !== catalogueOf(c.nodeType).otherwise))(
+      'given $nodeType magic value, then the docs list it with its status',
+      ({ nodeType, outcome }) => {
+        const value = (outcome as { value: string }).value;
+        expect(renderSandboxDocs()).toContain(`| \`${value}\` | \`${outcome.status}\` | \`${outcome.resultCode}\` |`);
+        expect(renderSandboxDocs()).toContain(`## \`${nodeType}\``);
+      },
+    );
+  });
+});
