@@ -1,0 +1,107 @@
+/**
+ * Small string metrics for name matching, written here because no string-similarity
+ * library is a dependency (node_modules only has fast-levenshtein transitively through
+ * eslint, which is a dev tool and not ours to rely on). All return a similarity in 0..1.
+ */
+
+/** Jaro similarity (0..1): shared characters within a sliding window, minus transpositions. */
+export function jaro(a: string, b: string): number {
+  if (a === b) return 1;
+  if (a.length === 0 || b.length === 0) return 0;
+  const window = Math.max(0, Math.floor(Math.max(a.length, b.length) / 2) - 1);
+  const aMatched = new Array<boolean>(a.length).fill(false);
+  const bMatched = new Array<boolean>(b.length).fill(false);
+  let matches = 0;
+  for (let i = 0; i < a.length; i++) {
+    const from = Math.max(0, i - window);
+    const to = Math.min(b.length - 1, i + window);
+    for (let j = from; j <= to; j++) {
+      if (bMatched[j] || a[i] !== b[j]) continue;
+      aMatched[i] = true;
+      bMatched[j] = true;
+      matches++;
+      break;
+    }
+  }
+  if (matches === 0) return 0;
+  let transpositions = 0;
+  let k = 0;
+  for (let i = 0; i < a.length; i++) {
+    if (!aMatched[i]) continue;
+    while (!bMatched[k]) k++;
+    if (a[i] !== b[k]) transpositions++;
+    k++;
+  }
+  const m = matches;
+  return (m / a.length + m / b.length + (m - transpositions / 2) / m) / 3;
+}
+
+/** Winkler's prefix scale: how much each shared leading character (up to 4) lifts a Jaro score. */
+export const WINKLER_PREFIX_SCALE = 0.1;
+/** Jaro score above which the prefix bonus applies (Winkler's original threshold). */
+export const WINKLER_BOOST_THRESHOLD = 0.7;
+
+/** Jaro-Winkler similarity (0..1): Jaro plus a bonus for a shared prefix of up to 4 characters. */
+export function jaroWinkler(a: string, b: string): number {
+  const j = jaro(a, b);
+  if (j <= WINKLER_BOOST_THRESHOLD) return j;
+  let prefix = 0;
+  const limit = Math.min(4, a.length, b.length);
+  while (prefix < limit && a[prefix] === b[prefix]) prefix++;
+  return j + prefix * WINKLER_PREFIX_SCALE * (1 - j);
+}
+
+/** Per-token similarity below which two tokens count as unrelated (0 credit), so weak partial likenesses do not add up. */
+export const TOKEN_MATCH_FLOOR = 0.8;
+/** Credit (0..1) for an initial ("j") against a token starting with that letter ("john"). */
+export const INITIAL_CREDIT = 0.6;
+
+/**
+ * Exponent applied to a fuzzy (non-identical) token's Jaro-Winkler score. Jaro-Winkler alone
+ * does not separate spelling variants (osama/usama 0.87) from different names (john/joan 0.87,
+ * garcia/garza 0.88), so a fuzzy token earns less than its raw score: 0.87³ ≈ 0.65. With it, one
+ * fuzzy token next to an exact one lands around 0.8 (the default decline score) rather than 0.9.
+ */
+export const FUZZY_TOKEN_EXPONENT = 3;
+
+/**
+ * Credit (0..1) for two tokens: 1 if identical, INITIAL_CREDIT for an initial, otherwise
+ * Jaro-Winkler^FUZZY_TOKEN_EXPONENT, or 0 when Jaro-Winkler is below TOKEN_MATCH_FLOOR.
+ */
+export function tokenSimilarity(a: string, b: string): number {
+  if (a === b) return 1;
+  if ((a.length === 1 || b.length === 1) && a[0] === b[0]) return INITIAL_CREDIT;
+  const s = jaroWinkler(a, b);
+  if (s < TOKEN_MATCH_FLOOR) return 0;
+  return s ** FUZZY_TOKEN_EXPONENT;
+}
+
+/**
+ * Order-independent token alignment score (0..1), a "soft Dice" coefficient: tokens are
+ * paired one-to-one greedily by descending tokenSimilarity, and the score is
+ * 2 × Σ(pair similarities) / (|a| + |b|). A missing middle name therefore costs partial
+ * credit ("john smith" vs "john paul smith" = 0.8) and a lone surname stays low
+ * ("smith" vs "john smith" ≈ 0.67), unlike fuzzywuzzy's token-set ratio which gives 1.0 to any
+ * subset and would make every "Smith" a decline-level hit.
+ */
+export function softTokenScore(a: readonly string[], b: readonly string[]): number {
+  if (a.length === 0 || b.length === 0) return 0;
+  const pairs: Array<{ i: number; j: number; s: number }> = [];
+  for (let i = 0; i < a.length; i++) {
+    for (let j = 0; j < b.length; j++) {
+      const s = tokenSimilarity(a[i], b[j]);
+      if (s > 0) pairs.push({ i, j, s });
+    }
+  }
+  pairs.sort((x, y) => y.s - x.s);
+  const usedA = new Set<number>();
+  const usedB = new Set<number>();
+  let sum = 0;
+  for (const { i, j, s } of pairs) {
+    if (usedA.has(i) || usedB.has(j)) continue;
+    usedA.add(i);
+    usedB.add(j);
+    sum += s;
+  }
+  return (2 * sum) / (a.length + b.length);
+}

@@ -1,0 +1,280 @@
+/**
+ * Scoring of one screened person against listed entities, and the screen over a candidate
+ * set. Pure functions over plain SanctionedEntity records: candidate retrieval (pg_trgm over
+ * normalised names, or a full in-memory scan) is the caller's business.
+ *
+ * Score formula (every constant below is in score points, 0–100 scale):
+ *
+ *   score = clamp(round(100 × name_similarity + dob_adjustment + country_adjustment), 0, 100)
+ *
+ * - name_similarity (0..1): best over every (query variant × entity name or alias variant)
+ *   pair of `pairSimilarity` (see there): a soft token alignment that ignores token order,
+ *   plus a compact comparison that ignores spacing ("Abdulrahman" vs "Abdul Rahman").
+ *   A whole-string token-sorted Jaro-Winkler was tried and rejected: its prefix bonus scores
+ *   "john" vs "john smith" at 0.88, i.e. a decline for anyone sharing a first name.
+ * - dob_adjustment, only when both sides have a date of birth: +DOB_EXACT_BONUS for the same
+ *   full date, +DOB_YEAR_BONUS for the same year (the only thing known when the list has a year),
+ *   −DOB_NEAR_PENALTY when the closest years are one apart (lists often hold approximate
+ *   years), −DOB_CONFLICT_PENALTY otherwise. The conflict penalty takes an exact name match
+ *   (100) below the default decline threshold (80) but keeps it as a hit for review.
+ * - country_adjustment, only when both sides have a country: +COUNTRY_MATCH_BONUS when the
+ *   query country is among the entity's countries, −COUNTRY_CONFLICT_PENALTY otherwise (small,
+ *   because nationality, citizenship and residence legitimately differ).
+ */
+import { AML_LISTS, entityId, type AmlList, type SanctionedEntity } from './entity.js';
+import { jaroWinkler, softTokenScore, TOKEN_MATCH_FLOOR, FUZZY_TOKEN_EXPONENT } from './metrics.js';
+import { nameVariants } from './normalize.js';
+
+/** Points added when the query date of birth equals one of the entity's full dates. */
+export const DOB_EXACT_BONUS = 10;
+/** Points added when only the year agrees (or the list only knows the year). */
+export const DOB_YEAR_BONUS = 5;
+/** Points removed when the closest listed year is one year off the query's year. */
+export const DOB_NEAR_PENALTY = 10;
+/** Points removed when every listed date of birth is two or more years off the query's. */
+export const DOB_CONFLICT_PENALTY = 30;
+/** Points added when the query country is one of the entity's countries. */
+export const COUNTRY_MATCH_BONUS = 5;
+/** Points removed when the entity has countries and the query's is not among them. */
+export const COUNTRY_CONFLICT_PENALTY = 5;
+/** Minimum score (points) for a candidate to be reported as a hit; below it the name is considered unrelated. */
+export const MIN_HIT_SCORE = 50;
+/** Minimum name similarity (0..1) for `name` to be listed in matched_fields. */
+export const NAME_FIELD_MIN_SIMILARITY = 0.5;
+/** Shorter/longer length ratio below which compact (space-free) comparison is skipped, so "john" never matches "johnsmith". */
+export const COMPACT_MIN_LENGTH_RATIO = 0.85;
+
+/** The person being screened, as in the `POST /v1/aml` body. */
+export interface AmlQuery {
+  /** Name to screen, any script, any token order. */
+  full_name: string;
+  /** `YYYY-MM-DD` (a bare `YYYY` is accepted and compared by year). */
+  date_of_birth?: string;
+  /** ISO-2 country (nationality or residence), any case. */
+  country?: string;
+}
+
+/** Which parts of the query agreed with the entity. */
+export type MatchedField = 'name' | 'date_of_birth' | 'country';
+
+/** Result of scoring one query against one entity. */
+export interface EntityScore {
+  /** 0–100 integer; see the module comment for the formula. */
+  score: number;
+  /** The entity's name or alias (as listed) that matched best; shown to reviewers. */
+  matched_name: string;
+  /** Query fields that agreed with the entity, in the order name, date_of_birth, country. */
+  matched_fields: MatchedField[];
+  /** Best name similarity, 0..1, before date-of-birth and country adjustments. */
+  name_similarity: number;
+}
+
+/** One reported hit of a screen. */
+export interface AmlHit {
+  /** `SOURCE_LIST:source_id`, stable across imports. */
+  entity_id: string;
+  /** List the entity is on. */
+  source_list: AmlList;
+  /** The publisher's id of the entity. */
+  source_id: string;
+  /** The entity's primary name. */
+  name: string;
+  /** The listed name or alias that matched best. */
+  matched_name: string;
+  /** 0–100 integer score of this hit. */
+  score: number;
+  /** Query fields that agreed. */
+  matched_fields: MatchedField[];
+  /** Sanctions programmes of the entity. */
+  programs: string[];
+  /** Risk topics of the entity. */
+  topics: string[];
+}
+
+/** The AML result minus `aml_id` (which the persistence layer assigns). */
+export interface AmlScreening {
+  /** Highest hit score, 0 when there is no hit; at or above the workflow threshold declines. */
+  score: number;
+  /** 1 (low) to 5 (high), from `riskBand(score)`. */
+  risk_band: number;
+  /** Hits with score ≥ MIN_HIT_SCORE, best first. */
+  hits: AmlHit[];
+  /** Exactly the lists screened. */
+  checked_lists: AmlList[];
+}
+
+/** Normalised forms of one listed name, computed once per entity. */
+interface PreparedName {
+  original: string;
+  variants: Array<{ tokens: string[]; compact: string }>;
+}
+
+/** Cache of prepared names per entity object; entities are treated as immutable once imported. */
+const prepared = new WeakMap<SanctionedEntity, PreparedName[]>();
+
+/** Normalises a name once into the forms pairSimilarity compares. */
+function prepareName(original: string): PreparedName {
+  const variants = nameVariants(original)
+    .map((v) => v.split(' ').filter((t) => t.length > 0))
+    .filter((tokens) => tokens.length > 0)
+    .map((tokens) => ({ tokens, compact: tokens.join('') }));
+  return { original, variants };
+}
+
+/** Primary name and aliases of an entity, prepared and cached. */
+function entityNames(entity: SanctionedEntity): PreparedName[] {
+  const cached = prepared.get(entity);
+  if (cached) return cached;
+  const names = [entity.primary_name, ...entity.aliases].filter((n) => n.trim().length > 0).map(prepareName);
+  prepared.set(entity, names);
+  return names;
+}
+
+/** Similarity of two compact (space-free) forms, or 0 when their lengths differ too much; same credit curve as tokens. */
+function compactSimilarity(a: string, b: string): number {
+  if (a === b) return 1;
+  const ratio = Math.min(a.length, b.length) / Math.max(a.length, b.length);
+  if (ratio < COMPACT_MIN_LENGTH_RATIO) return 0;
+  const s = jaroWinkler(a, b);
+  return s < TOKEN_MATCH_FLOOR ? 0 : s ** FUZZY_TOKEN_EXPONENT;
+}
+
+/** Similarity (0..1) of two prepared name variants: soft token alignment, or compact comparison when spacing differs. */
+function pairSimilarity(a: PreparedName['variants'][number], b: PreparedName['variants'][number]): number {
+  const tokenScore = softTokenScore(a.tokens, b.tokens);
+  // Compact comparison only matters when the spacing differs; with equal token counts the
+  // token alignment already sees everything, and the compact string would add prefix bias.
+  if (a.tokens.length === b.tokens.length) return tokenScore;
+  return Math.max(tokenScore, compactSimilarity(a.compact, b.compact));
+}
+
+/** Best similarity (0..1) of a name against a list of prepared names, and which one matched. */
+function bestNameMatch(query: PreparedName, names: PreparedName[]): { similarity: number; matched: string } {
+  let best = { similarity: 0, matched: names[0]?.original ?? '' };
+  for (const name of names) {
+    for (const qv of query.variants) {
+      for (const cv of name.variants) {
+        const s = pairSimilarity(qv, cv);
+        if (s > best.similarity) best = { similarity: s, matched: name.original };
+      }
+    }
+  }
+  return best;
+}
+
+/** Name similarity (0..1) of two free-form names, as used in scoring; exposed for tests and tuning. */
+export function nameSimilarity(a: string, b: string): number {
+  return bestNameMatch(prepareName(a), [prepareName(b)]).similarity;
+}
+
+/** Year of a `YYYY` or `YYYY-MM-DD` string, or undefined when it is neither. */
+function yearOf(date: string): number | undefined {
+  const m = /^(\d{4})(?:-\d{2}-\d{2})?$/.exec(date.trim());
+  return m ? Number(m[1]) : undefined;
+}
+
+/** Date-of-birth adjustment in points and whether the DOB counts as matched. */
+function dobAdjustment(queryDob: string | undefined, listed: string[]): { points: number; matched: boolean } {
+  if (!queryDob) return { points: 0, matched: false };
+  const queryYear = yearOf(queryDob);
+  const years = listed.map(yearOf).filter((y): y is number => y !== undefined);
+  if (queryYear === undefined || years.length === 0) return { points: 0, matched: false };
+  const isFullDate = queryDob.trim().length === 10;
+  if (isFullDate && listed.some((d) => d.trim() === queryDob.trim())) return { points: DOB_EXACT_BONUS, matched: true };
+  // Same year: the list or the query only knows the year, or the full dates differ within the
+  // year (kept as a partial match: day/month swaps are common data-entry slips).
+  if (years.includes(queryYear)) return { points: DOB_YEAR_BONUS, matched: true };
+  const closest = Math.min(...years.map((y) => Math.abs(y - queryYear)));
+  if (closest <= 1) return { points: -DOB_NEAR_PENALTY, matched: false };
+  return { points: -DOB_CONFLICT_PENALTY, matched: false };
+}
+
+/** Country adjustment in points and whether the country counts as matched. */
+function countryAdjustment(queryCountry: string | undefined, listed: string[]): { points: number; matched: boolean } {
+  if (!queryCountry || listed.length === 0) return { points: 0, matched: false };
+  const wanted = queryCountry.trim().toUpperCase();
+  if (listed.some((c) => c.toUpperCase() === wanted)) return { points: COUNTRY_MATCH_BONUS, matched: true };
+  return { points: -COUNTRY_CONFLICT_PENALTY, matched: false };
+}
+
+/** Scores one query against one entity (formula in the module comment). */
+export function scoreEntity(query: AmlQuery, entity: SanctionedEntity): EntityScore {
+  return scorePrepared(prepareName(query.full_name), query, entity);
+}
+
+/** scoreEntity with the query name already prepared, so screen() normalises it once. */
+function scorePrepared(queryName: PreparedName, query: AmlQuery, entity: SanctionedEntity): EntityScore {
+  const { similarity, matched } = bestNameMatch(queryName, entityNames(entity));
+  const dob = dobAdjustment(query.date_of_birth, entity.dates_of_birth);
+  const country = countryAdjustment(query.country, entity.countries);
+  const raw = 100 * similarity + dob.points + country.points;
+  const matched_fields: MatchedField[] = [];
+  if (similarity >= NAME_FIELD_MIN_SIMILARITY) matched_fields.push('name');
+  if (dob.matched) matched_fields.push('date_of_birth');
+  if (country.matched) matched_fields.push('country');
+  return {
+    score: Math.max(0, Math.min(100, Math.round(raw))),
+    matched_name: matched,
+    matched_fields,
+    name_similarity: similarity,
+  };
+}
+
+/**
+ * Lower score bounds (points) of risk bands 2..5: band 1 is below 50 (no reportable hit),
+ * 2 is 50–64 (weak), 3 is 65–79 (review), 4 is 80–89 (declines by default), 5 is 90–100.
+ */
+export const RISK_BAND_FLOORS = [MIN_HIT_SCORE, 65, 80, 90] as const;
+
+/** Maps a 0–100 score to the spec's 1 (low) to 5 (high) `risk_band`. */
+export function riskBand(score: number): 1 | 2 | 3 | 4 | 5 {
+  if (score >= RISK_BAND_FLOORS[3]) return 5;
+  if (score >= RISK_BAND_FLOORS[2]) return 4;
+  if (score >= RISK_BAND_FLOORS[1]) return 3;
+  if (score >= RISK_BAND_FLOORS[0]) return 2;
+  return 1;
+}
+
+/** Options of screen(). */
+export interface ScreenOptions {
+  /** Minimum score (points) of a reported hit; defaults to MIN_HIT_SCORE. */
+  minScore?: number;
+}
+
+/**
+ * Screens a query against candidate entities restricted to `lists` (default: every list).
+ * Candidates on other lists are ignored; `checked_lists` echoes `lists` (deduplicated, in the
+ * given order) because the spec says it is exactly the lists screened.
+ */
+export function screen(
+  query: AmlQuery,
+  candidates: Iterable<SanctionedEntity>,
+  lists: readonly AmlList[] = AML_LISTS,
+  options: ScreenOptions = {},
+): AmlScreening {
+  const checked = [...new Set(lists)];
+  const wanted = new Set<AmlList>(checked);
+  const minScore = options.minScore ?? MIN_HIT_SCORE;
+  const queryName = prepareName(query.full_name);
+  const hits: AmlHit[] = [];
+  for (const entity of candidates) {
+    if (!wanted.has(entity.source_list)) continue;
+    const s = scorePrepared(queryName, query, entity);
+    if (s.score < minScore) continue;
+    hits.push({
+      entity_id: entityId(entity),
+      source_list: entity.source_list,
+      source_id: entity.source_id,
+      name: entity.primary_name,
+      matched_name: s.matched_name,
+      score: s.score,
+      matched_fields: s.matched_fields,
+      programs: [...entity.programs],
+      topics: [...entity.topics],
+    });
+  }
+  // Ties broken by id so the same data always yields the same order.
+  hits.sort((a, b) => b.score - a.score || a.entity_id.localeCompare(b.entity_id));
+  const score = hits[0]?.score ?? 0;
+  return { score, risk_band: riskBand(score), hits, checked_lists: checked };
+}

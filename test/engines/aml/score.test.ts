@@ -1,0 +1,173 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { AML_LISTS, type SanctionedEntity } from '../../../src/engines/aml/entity.js';
+import { importFile, toArray } from '../../../src/engines/aml/importers/index.js';
+import {
+  DOB_CONFLICT_PENALTY,
+  MIN_HIT_SCORE,
+  nameSimilarity,
+  riskBand,
+  scoreEntity,
+  screen,
+} from '../../../src/engines/aml/score.js';
+
+const DECLINE = 80;
+
+function entity(overrides: Partial<SanctionedEntity>): SanctionedEntity {
+  return {
+    source_list: 'OFAC_SDN',
+    source_id: '1',
+    kind: 'person',
+    primary_name: 'Borislav KRAVETSKY',
+    aliases: ['Boris KRAVETSKI', 'Борислав Кравецкий'],
+    dates_of_birth: ['1968-03-12'],
+    countries: ['RU'],
+    programs: ['SDGT'],
+    topics: ['sanction'],
+    ...overrides,
+  };
+}
+
+describe('scoreEntity', () => {
+  const kravetsky = entity({});
+
+  it.each([
+    // [query, expected score range, matched name]
+    [{ full_name: 'Borislav Kravetsky' }, [100, 100], 'Borislav KRAVETSKY'],
+    [{ full_name: 'KRAVETSKY Borislav' }, [100, 100], 'Borislav KRAVETSKY'],
+    [{ full_name: 'Mr. Borislav Kravetsky' }, [100, 100], 'Borislav KRAVETSKY'],
+    [{ full_name: 'Борислав Кравецкий' }, [100, 100], 'Борислав Кравецкий'],
+    [{ full_name: 'Boris Kravetski' }, [100, 100], 'Boris KRAVETSKI'],
+    [{ full_name: 'Borislav Kravetzky' }, [85, 99], 'Borislav KRAVETSKY'],
+    [{ full_name: 'Borislav Kravetskiy' }, [100, 100], 'Борислав Кравецкий'],
+    [{ full_name: 'Kravetsky' }, [60, 70], 'Borislav KRAVETSKY'],
+    [{ full_name: 'Emma Thompson' }, [0, 10], 'Borislav KRAVETSKY'],
+  ] as const)('%o scores in %o', (query, [lo, hi], matched) => {
+    const s = scoreEntity(query, kravetsky);
+    expect(s.score).toBeGreaterThanOrEqual(lo);
+    expect(s.score).toBeLessThanOrEqual(hi);
+    expect(Number.isInteger(s.score)).toBe(true);
+    expect(s.matched_name).toBe(matched);
+  });
+
+  it('boosts a matching DOB and country, and lists them as matched fields', () => {
+    const s = scoreEntity({ full_name: 'Boris Kravetsky', date_of_birth: '1968-03-12', country: 'ru' }, kravetsky);
+    const plain = scoreEntity({ full_name: 'Boris Kravetsky' }, kravetsky);
+    expect(s.score).toBe(Math.min(100, plain.score + 15));
+    expect(s.matched_fields).toEqual(['name', 'date_of_birth', 'country']);
+  });
+
+  it('gives the same-year boost when only the year matches', () => {
+    const exact = scoreEntity({ full_name: 'Borislav Kravetsky', date_of_birth: '1968-03-12' }, entity({ aliases: [], primary_name: 'Borislav Kravetsky Ivanovich' }));
+    const year = scoreEntity({ full_name: 'Borislav Kravetsky', date_of_birth: '1968-11-01' }, entity({ aliases: [], primary_name: 'Borislav Kravetsky Ivanovich' }));
+    expect(exact.score - year.score).toBe(5);
+    expect(year.matched_fields).toContain('date_of_birth');
+  });
+
+  it('a conflicting DOB takes an exact name match below the decline threshold', () => {
+    const s = scoreEntity({ full_name: 'Borislav Kravetsky', date_of_birth: '1990-01-01' }, kravetsky);
+    expect(s.score).toBe(100 - DOB_CONFLICT_PENALTY);
+    expect(s.score).toBeLessThan(DECLINE);
+    expect(s.score).toBeGreaterThanOrEqual(MIN_HIT_SCORE);
+    expect(s.matched_fields).toEqual(['name']);
+  });
+
+  it('an off-by-one year costs less than a real conflict', () => {
+    const near = scoreEntity({ full_name: 'Borislav Kravetsky', date_of_birth: '1969-03-12' }, kravetsky);
+    expect(near.score).toBe(90);
+  });
+
+  it('a conflicting country costs a little', () => {
+    expect(scoreEntity({ full_name: 'Borislav Kravetsky', country: 'FR' }, kravetsky).score).toBe(95);
+  });
+
+  it('ignores DOB and country when the entity has none', () => {
+    const bare = entity({ dates_of_birth: [], countries: [] });
+    expect(scoreEntity({ full_name: 'Borislav Kravetsky', date_of_birth: '1990-01-01', country: 'FR' }, bare).score).toBe(100);
+  });
+});
+
+describe('nameSimilarity', () => {
+  it.each([
+    ['José Müller', 'Jose Mueller', 1],
+    ['Jose Mueller', 'José Müller', 1],
+    ['Jose Muller', 'José Müller', 1],
+    ['Abdulrahman Yusuf', 'Abdul Rahman Yusuf', 1],
+    ['Wang Xiaoming', '王小明', 1],
+    ['Ioannis Karamolegkos', 'Ιωάννης Καραμολέγκος', 1],
+  ])('%s ≈ %s', (a, b, expected) => {
+    expect(nameSimilarity(a, b)).toBeCloseTo(expected, 5);
+  });
+
+  it('keeps lone shared first names or surnames below the decline threshold', () => {
+    expect(nameSimilarity('John', 'John Smith')).toBeLessThan(0.8);
+    expect(nameSimilarity('Smith', 'John Smith')).toBeLessThan(0.8);
+    expect(nameSimilarity('Maria Garcia', 'Mario Garza')).toBeLessThan(0.8);
+  });
+
+  it('a missing middle name costs partial credit', () => {
+    expect(nameSimilarity('John Smith', 'John Paul Smith')).toBeCloseTo(0.8, 5);
+  });
+});
+
+describe('riskBand', () => {
+  it.each([
+    [0, 1], [49, 1], [50, 2], [64, 2], [65, 3], [79, 3], [80, 4], [89, 4], [90, 5], [100, 5],
+  ])('score %i → band %i', (score, band) => {
+    expect(riskBand(score)).toBe(band);
+  });
+});
+
+describe('screen over the fixtures', () => {
+  let all: SanctionedEntity[] = [];
+  beforeAll(async () => {
+    const files = ['ofac-sdn.xml', 'eu-consolidated.xml', 'un-consolidated.xml', 'opensanctions.jsonl'];
+    for (const f of files) all.push(...(await toArray(importFile(new URL(`../../fixtures/aml/${f}`, import.meta.url).pathname))));
+  });
+
+  it('finds a person on several lists, best first, with hit details', () => {
+    const r = screen({ full_name: 'Anatoliy Zarembin', date_of_birth: '1961-07-04', country: 'RU' }, all);
+    expect(r.checked_lists).toEqual([...AML_LISTS]);
+    expect(r.hits.map((h) => h.entity_id)).toEqual(['EU_CONSOLIDATED:700001', 'EU_CONSOLIDATED:os-fict-003', 'PEP:os-fict-003', 'UN_SC:os-fict-003']);
+    expect(r.score).toBe(r.hits[0].score);
+    expect(r.score).toBeGreaterThanOrEqual(DECLINE);
+    expect(r.risk_band).toBe(riskBand(r.score));
+    expect(r.hits[0]).toMatchObject({
+      source_list: 'EU_CONSOLIDATED',
+      source_id: '700001',
+      name: 'Anatoliy Petrovich Zarembin',
+      matched_fields: ['name', 'date_of_birth', 'country'],
+      programs: ['RUS'],
+      topics: ['sanction'],
+    });
+    for (let i = 1; i < r.hits.length; i++) expect(r.hits[i - 1].score).toBeGreaterThanOrEqual(r.hits[i].score);
+  });
+
+  it('screens only the requested lists and reports exactly those', () => {
+    const r = screen({ full_name: 'Anatoliy Zarembin' }, all, ['PEP', 'PEP']);
+    expect(r.checked_lists).toEqual(['PEP']);
+    expect(r.hits.map((h) => h.source_list)).toEqual(['PEP']);
+  });
+
+  it('matches a transliterated query against an original-script alias', () => {
+    const r = screen({ full_name: 'Dmitriy Sablin' }, all, ['ADVERSE_MEDIA']);
+    expect(r.hits[0]?.source_id).toBe('os-fict-005');
+  });
+
+  it('an unrelated name yields score 0, band 1 and no hits', () => {
+    const r = screen({ full_name: 'Penelope Featherstonehaugh', date_of_birth: '1990-01-01' }, all);
+    expect(r).toEqual({ score: 0, risk_band: 1, hits: [], checked_lists: [...AML_LISTS] });
+  });
+
+  it('a DOB conflict keeps the hit but below the decline threshold', () => {
+    const r = screen({ full_name: 'Pak Chol Min', date_of_birth: '1990-05-05' }, all, ['UN_SC']);
+    expect(r.hits[0]?.source_id).toBe('6900001');
+    expect(r.score).toBeLessThan(DECLINE);
+    expect(r.score).toBeGreaterThanOrEqual(MIN_HIT_SCORE);
+  });
+
+  it('drops hits below the minimum score', () => {
+    const r = screen({ full_name: 'Kravetsky' }, all, ['OFAC_SDN'], { minScore: 90 });
+    expect(r.hits).toEqual([]);
+    expect(r.score).toBe(0);
+  });
+});
