@@ -26,4 +26,7 @@ registerEnumType(WorkflowTypeEnum, { name: 'WorkflowType', description: 'Kind of
 
 /** API key environments as a GraphQL enum. */
 export const EnvironmentEnum = enumOf(API_KEY_ENVIRONMENTS);
-registerEnumType(EnvironmentEnum, { name: 'Environment', description: 'live runs the real engines; sandbox the deterministic sandbox provider.' });
+registerEnumType(EnvironmentEnum, {
+  name: 'Environment',
+  description: 'live runs the real engines; sandbox the deterministic sandbox provider.',
+});

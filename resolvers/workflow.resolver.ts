@@ -40,20 +40,23 @@ function toServiceInput(input: CreateWorkflowInput | UpdateWorkflowInput): Recor
 /** Workflows: the five built-ins plus the tenant's own. */
 @Resolver(() => WorkflowObject)
 export class WorkflowResolver {
-  @Query(() => [WorkflowObject], { description: 'The built-in workflows and the calling tenant\'s custom ones.' })
+  @Query(() => [WorkflowObject], { description: "The built-in workflows and the calling tenant's custom ones." })
   async workflows(@Ctx() context: GraphQLContext): Promise<WorkflowObject[]> {
     const { tenantId } = requirePrincipal(context);
     return (await workflows.listWorkflows(context.em, tenantId)).map(toWorkflowObject);
   }
 
-  @Query(() => WorkflowObject, { description: 'One workflow; NOT_FOUND when it is another tenant\'s.' })
+  @Query(() => WorkflowObject, { description: "One workflow; NOT_FOUND when it is another tenant's." })
   async workflow(@Arg('id', () => String) id: string, @Ctx() context: GraphQLContext): Promise<WorkflowObject> {
     const { tenantId } = requirePrincipal(context);
     return toWorkflowObject(await workflows.getWorkflow(context.em, tenantId, id));
   }
 
   @Mutation(() => WorkflowObject, { description: 'Composes a custom workflow.' })
-  async createWorkflow(@Arg('input', () => CreateWorkflowInput) input: CreateWorkflowInput, @Ctx() context: GraphQLContext): Promise<WorkflowObject> {
+  async createWorkflow(
+    @Arg('input', () => CreateWorkflowInput) input: CreateWorkflowInput,
+    @Ctx() context: GraphQLContext,
+  ): Promise<WorkflowObject> {
     const { tenantId } = requirePrincipal(context);
     return toWorkflowObject(await workflows.createWorkflow(context.em, tenantId, toServiceInput(input)));
   }

@@ -17,7 +17,7 @@ export class WorkflowNodeType {
 }
 
 /** A verification workflow as clients see it. */
-@ObjectType('Workflow', { description: 'A verification workflow: built-in (read-only) or the tenant\'s own.' })
+@ObjectType('Workflow', { description: "A verification workflow: built-in (read-only) or the tenant's own." })
 export class WorkflowObject {
   @Field(() => String, { description: 'Built-in name or UUID of a custom workflow.' })
   id!: string;

@@ -22,7 +22,11 @@ const ConfigSchema = z.object({
   /** Apply pending migrations when the server starts. */
   MIGRATE_ON_START: booleanFromEnv.default(true),
   /** Largest accepted request body, in bytes (default 15 MB). */
-  BODY_LIMIT_BYTES: z.coerce.number().int().min(1024).default(15 * 1024 * 1024),
+  BODY_LIMIT_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(15 * 1024 * 1024),
   /** pino log level. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Create a demo tenant and print its key when the database holds no tenant yet. */
@@ -32,7 +36,11 @@ const ConfigSchema = z.object({
   /** Allow plain-HTTP loopback webhook URLs (development only). */
   DEV_ALLOW_LOOPBACK_WEBHOOKS: booleanFromEnv.default(false),
   /** Lifetime of a new session, in seconds (default 7 days). */
-  SESSION_TTL_SECONDS: z.coerce.number().int().min(60).default(7 * 24 * 3600),
+  SESSION_TTL_SECONDS: z.coerce
+    .number()
+    .int()
+    .min(60)
+    .default(7 * 24 * 3600),
   /** Deepest GraphQL selection accepted. */
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).default(12),
   /** Most aliases accepted in one GraphQL document. */

@@ -51,7 +51,9 @@ export function assertWithinLimits(
   variables: Record<string, unknown> | undefined,
   limits: OperationLimits,
 ): void {
-  const operations = document.definitions.filter((definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION);
+  const operations = document.definitions.filter(
+    (definition): definition is OperationDefinitionNode => definition.kind === Kind.OPERATION_DEFINITION,
+  );
   const operation = operationName ? operations.find((candidate) => candidate.name?.value === operationName) : operations[0];
   if (!operation) return;
   const fragments = new Map(
@@ -61,7 +63,8 @@ export function assertWithinLimits(
   );
   const { depth, aliases } = measure(operation, fragments);
   if (depth > limits.maxDepth) throw new ApiError('query_too_complex', `Query depth ${depth} exceeds the limit of ${limits.maxDepth}.`);
-  if (aliases > limits.maxAliases) throw new ApiError('query_too_complex', `The query uses ${aliases} aliases; the limit is ${limits.maxAliases}.`);
+  if (aliases > limits.maxAliases)
+    throw new ApiError('query_too_complex', `The query uses ${aliases} aliases; the limit is ${limits.maxAliases}.`);
   const cost = getComplexity({
     schema,
     query: document,

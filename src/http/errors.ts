@@ -20,7 +20,10 @@ export function toApiError(error: unknown): ApiError {
   const fastifyError = error as Partial<FastifyError>;
   const status = fastifyError.statusCode;
   if (status === undefined || status >= 500) return new ApiError('internal_error', 'The server failed to handle the request.');
-  const isJsonProblem = fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' || fastifyError instanceof SyntaxError || fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY';
+  const isJsonProblem =
+    fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
+    fastifyError instanceof SyntaxError ||
+    fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY';
   if (status === 400 && isJsonProblem) return new ApiError('malformed_json', 'The body is not valid JSON.');
   if (status === 413) return new ApiError('payload_too_large', fastifyError.message ?? 'The body is too large.');
   const code = CODE_BY_STATUS[status] ?? 'validation_failed';
@@ -41,5 +44,8 @@ export function problemErrorHandler(error: unknown, request: FastifyRequest, rep
 /** Fastify not-found handler: unknown routes are problem details too. */
 export function problemNotFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const error = new ApiError('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}.`);
-  return reply.code(404).type('application/problem+json').send(toProblem(error, request.url.split('?')[0]));
+  return reply
+    .code(404)
+    .type('application/problem+json')
+    .send(toProblem(error, request.url.split('?')[0]));
 }

@@ -49,7 +49,11 @@ type SocketExtra = { apiKey?: string } & Record<PropertyKey, unknown>;
 /** Builds fastify with `/graphql` (Apollo + graphql-ws), the `/v1` REST facade, OpenAPI and health routes. */
 export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
   const { config, logger, orm, schema } = deps;
-  const limits: OperationLimits = { maxDepth: config.GRAPHQL_MAX_DEPTH, maxAliases: config.GRAPHQL_MAX_ALIASES, maxCost: config.GRAPHQL_MAX_COST };
+  const limits: OperationLimits = {
+    maxDepth: config.GRAPHQL_MAX_DEPTH,
+    maxAliases: config.GRAPHQL_MAX_ALIASES,
+    maxCost: config.GRAPHQL_MAX_COST,
+  };
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.BODY_LIMIT_BYTES,
@@ -63,6 +67,8 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
     reply.header('x-request-id', request.id);
   });
   await app.register(cors, { origin: true, exposedHeaders: ['x-request-id', 'retry-after', 'ratelimit', 'ratelimit-policy'] });
+  // Bodies are JSON (spec Conventions): anything else is a 415, not a string to validate.
+  app.removeContentTypeParser('text/plain');
   app.setErrorHandler(problemErrorHandler);
   app.setNotFoundHandler(problemNotFoundHandler);
 
@@ -85,7 +91,10 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
     plugins: [fastifyApolloDrainPlugin(app), limitsPlugin],
     formatError(formatted, error) {
       const code = formatted.extensions?.code;
-      if (code === 'BAD_USER_INPUT') return { ...formatted, extensions: { ...formatted.extensions, code: 'VALIDATION_FAILED' } };
+      // Variable coercion failures (wrong type, unknown enum value) are the client's input.
+      const isCoercionError = typeof formatted.message === 'string' && /^Variable "\$/.test(formatted.message) && !formatted.path;
+      if (code === 'BAD_USER_INPUT' || isCoercionError)
+        return { ...formatted, extensions: { ...formatted.extensions, code: 'VALIDATION_FAILED' } };
       if (code === 'INTERNAL_SERVER_ERROR') {
         logger.error({ err: error }, 'graphql resolver failed');
         return { message: 'Internal error.', path: formatted.path, extensions: { code: 'INTERNAL_ERROR' } };

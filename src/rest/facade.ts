@@ -30,7 +30,9 @@ export function registerRestFacade(
         const context = await createContext(request);
         if (!context.principal) throw new ApiError('unauthenticated', 'A valid x-api-key header is required.');
         if (route.body && request.body === undefined) {
-          throw new ApiError('validation_failed', 'A JSON body is required.', [{ field: '(body)', code: 'required', message: 'send a JSON object with Content-Type: application/json' }]);
+          throw new ApiError('validation_failed', 'A JSON body is required.', [
+            { field: '(body)', code: 'required', message: 'send a JSON object with Content-Type: application/json' },
+          ]);
         }
         const input = {
           params: parsePart(route.params, request.params, ''),

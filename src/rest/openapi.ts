@@ -47,7 +47,10 @@ export function buildOpenApiDocument(routes: readonly RestRoute[], config: Confi
       [successStatus]: route.response
         ? { description: 'Success', content: { 'application/json': { schema: jsonSchema(route.response, 'output') } } }
         : { description: 'Success, no body' },
-      default: { description: 'Problem details (RFC 9457)', content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } } },
+      default: {
+        description: 'Problem details (RFC 9457)',
+        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
+      },
     };
     if (typeof route.status === 'function') {
       responses['201'] = responses[successStatus];
@@ -60,7 +63,9 @@ export function buildOpenApiDocument(routes: readonly RestRoute[], config: Confi
       tags: [route.tag],
       security: [{ apiKey: [] }],
       ...(parameters.length > 0 ? { parameters } : {}),
-      ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } } : {}),
+      ...(route.body
+        ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
+        : {}),
       responses,
     };
   }

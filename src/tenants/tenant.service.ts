@@ -17,8 +17,14 @@ export interface IssuedApiKey {
 /** Creates a tenant (client application) with its callback signing secret. */
 export async function createTenant(em: EntityManager, name: string): Promise<Tenant> {
   const trimmed = name.trim();
-  if (!trimmed) throw new ApiError('validation_failed', 'A tenant needs a name.', [{ field: 'name', code: 'required', message: 'name is required' }]);
-  const tenant = em.create(TenantSchema, { id: randomUUID(), name: trimmed, callbackSecret: generateSigningSecret(), createdAt: new Date() });
+  if (!trimmed)
+    throw new ApiError('validation_failed', 'A tenant needs a name.', [{ field: 'name', code: 'required', message: 'name is required' }]);
+  const tenant = em.create(TenantSchema, {
+    id: randomUUID(),
+    name: trimmed,
+    callbackSecret: generateSigningSecret(),
+    createdAt: new Date(),
+  });
   await em.flush();
   return tenant;
 }

@@ -91,7 +91,11 @@ export async function syncBuiltInWorkflows(em: EntityManager): Promise<void> {
 
 /** Workflows visible to a tenant: the built-ins first (in spec order), then its own by creation. */
 export async function listWorkflows(em: EntityManager, tenantId: string): Promise<Workflow[]> {
-  const rows = await em.find(WorkflowSchema, { $or: [{ tenant: null }, { tenant: tenantId }] }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  const rows = await em.find(
+    WorkflowSchema,
+    { $or: [{ tenant: null }, { tenant: tenantId }] },
+    { orderBy: { createdAt: 'asc', id: 'asc' } },
+  );
   const order = BUILT_IN_WORKFLOWS.map((workflow) => workflow.id);
   const builtIns = rows.filter((row) => row.builtIn).sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
   return [...builtIns, ...rows.filter((row) => !row.builtIn)];
@@ -136,7 +140,9 @@ export async function updateWorkflow(em: EntityManager, tenantId: string, id: st
   }
   const patch = parseOrThrow(UpdateWorkflowInputSchema, input);
   if (Object.keys(patch).length === 0) {
-    throw validationError([{ field: '(body)', code: 'required', message: 'give at least one of name, type, nodes, compliance_level, aml_score_threshold' }]);
+    throw validationError([
+      { field: '(body)', code: 'required', message: 'give at least one of name, type, nodes, compliance_level, aml_score_threshold' },
+    ]);
   }
   if (patch.name !== undefined) workflow.name = patch.name;
   if (patch.type !== undefined) workflow.type = patch.type;

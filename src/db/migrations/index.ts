@@ -1,4 +1,5 @@
 import { Migration20261122000000Foundation } from './Migration20261122000000Foundation.js';
+import { Migration20261122000100CheckRuns } from './Migration20261122000100CheckRuns.js';
 
 /** Every migration in order; listed explicitly so tsx, vitest and a bundle all find the same set. */
-export const MIGRATIONS = [Migration20261122000000Foundation];
+export const MIGRATIONS = [Migration20261122000000Foundation, Migration20261122000100CheckRuns];

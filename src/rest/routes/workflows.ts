@@ -61,7 +61,7 @@ export const workflowRoutes = [
     method: 'GET',
     path: '/v1/workflows',
     operationId: 'listWorkflows',
-    summary: 'The 5 built-in workflows plus the calling tenant\'s custom workflows.',
+    summary: "The 5 built-in workflows plus the calling tenant's custom workflows.",
     tag: 'Workflows',
     operation: ListWorkflowsDocument,
     variables: () => ({}),

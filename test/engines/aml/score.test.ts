@@ -1,14 +1,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AML_LISTS, type SanctionedEntity } from '../../../src/engines/aml/entity.js';
 import { importFile, toArray } from '../../../src/engines/aml/importers/index.js';
-import {
-  DOB_CONFLICT_PENALTY,
-  MIN_HIT_SCORE,
-  nameSimilarity,
-  riskBand,
-  scoreEntity,
-  screen,
-} from '../../../src/engines/aml/score.js';
+import { DOB_CONFLICT_PENALTY, MIN_HIT_SCORE, nameSimilarity, riskBand, scoreEntity, screen } from '../../../src/engines/aml/score.js';
 
 const DECLINE = 80;
 
@@ -57,8 +50,14 @@ describe('scoreEntity', () => {
   });
 
   it('gives the same-year boost when only the year matches', () => {
-    const exact = scoreEntity({ full_name: 'Borislav Kravetsky', date_of_birth: '1968-03-12' }, entity({ aliases: [], primary_name: 'Borislav Kravetsky Ivanovich' }));
-    const year = scoreEntity({ full_name: 'Borislav Kravetsky', date_of_birth: '1968-11-01' }, entity({ aliases: [], primary_name: 'Borislav Kravetsky Ivanovich' }));
+    const exact = scoreEntity(
+      { full_name: 'Borislav Kravetsky', date_of_birth: '1968-03-12' },
+      entity({ aliases: [], primary_name: 'Borislav Kravetsky Ivanovich' }),
+    );
+    const year = scoreEntity(
+      { full_name: 'Borislav Kravetsky', date_of_birth: '1968-11-01' },
+      entity({ aliases: [], primary_name: 'Borislav Kravetsky Ivanovich' }),
+    );
     expect(exact.score - year.score).toBe(5);
     expect(year.matched_fields).toContain('date_of_birth');
   });
@@ -111,14 +110,23 @@ describe('nameSimilarity', () => {
 
 describe('riskBand', () => {
   it.each([
-    [0, 1], [49, 1], [50, 2], [64, 2], [65, 3], [79, 3], [80, 4], [89, 4], [90, 5], [100, 5],
+    [0, 1],
+    [49, 1],
+    [50, 2],
+    [64, 2],
+    [65, 3],
+    [79, 3],
+    [80, 4],
+    [89, 4],
+    [90, 5],
+    [100, 5],
   ])('score %i → band %i', (score, band) => {
     expect(riskBand(score)).toBe(band);
   });
 });
 
 describe('screen over the fixtures', () => {
-  let all: SanctionedEntity[] = [];
+  const all: SanctionedEntity[] = [];
   beforeAll(async () => {
     const files = ['ofac-sdn.xml', 'eu-consolidated.xml', 'un-consolidated.xml', 'opensanctions.jsonl'];
     for (const f of files) all.push(...(await toArray(importFile(new URL(`../../fixtures/aml/${f}`, import.meta.url).pathname))));
@@ -127,7 +135,12 @@ describe('screen over the fixtures', () => {
   it('finds a person on several lists, best first, with hit details', () => {
     const r = screen({ full_name: 'Anatoliy Zarembin', date_of_birth: '1961-07-04', country: 'RU' }, all);
     expect(r.checked_lists).toEqual([...AML_LISTS]);
-    expect(r.hits.map((h) => h.entity_id)).toEqual(['EU_CONSOLIDATED:700001', 'EU_CONSOLIDATED:os-fict-003', 'PEP:os-fict-003', 'UN_SC:os-fict-003']);
+    expect(r.hits.map((h) => h.entity_id)).toEqual([
+      'EU_CONSOLIDATED:700001',
+      'EU_CONSOLIDATED:os-fict-003',
+      'PEP:os-fict-003',
+      'UN_SC:os-fict-003',
+    ]);
     expect(r.score).toBe(r.hits[0].score);
     expect(r.score).toBeGreaterThanOrEqual(DECLINE);
     expect(r.risk_band).toBe(riskBand(r.score));

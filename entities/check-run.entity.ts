@@ -1,0 +1,31 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { TenantSchema } from './tenant.entity.js';
+
+/** Kinds of standalone check. */
+export const CHECK_KINDS = ['id_verification', 'poa', 'aml'] as const;
+/** A standalone check's kind. */
+export type CheckKind = (typeof CHECK_KINDS)[number];
+
+/**
+ * One standalone check (`POST /v1/id-verification`, `/v1/poa`, `/v1/aml`) and its result, kept so
+ * a tenant can audit what was checked. Never holds the submitted images.
+ */
+export const CheckRunSchema = defineEntity({
+  name: 'CheckRun',
+  tableName: 'check_run',
+  properties: {
+    /** The result's id (`verification_id`, `poa_id`, `aml_id`). */
+    id: p.uuid().primary(),
+    tenant: () => p.manyToOne(TenantSchema).ref(),
+    kind: p.enum(CHECK_KINDS),
+    /** Result status as returned (`passed`, `failed`, `review`, ...). */
+    status: p.text(),
+    /** The response body as returned, without images. */
+    result: p.json<Record<string, unknown>>(),
+    /** Caller metadata echoed back, when given. */
+    metadata: p.json<Record<string, unknown>>().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+/** A check run row. */
+export type CheckRun = InferEntity<typeof CheckRunSchema>;

@@ -1,0 +1,101 @@
+/**
+ * Admin CLI: `npm run cli -- <command>`. Talks to the configured database directly (or, in
+ * embedded mode while the server runs, through the server's embedded socket).
+ */
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { API_KEY_ENVIRONMENTS, type ApiKeyEnvironment } from '../entities/api-key.entity.js';
+import { ConfigError, loadConfig } from './config.js';
+import { openDatabase } from './db/database.js';
+import { ApiError } from './errors.js';
+import { createTenant, issueApiKey, listTenants, readCallbackSecret, revokeApiKey } from './tenants/tenant.service.js';
+import { syncBuiltInWorkflows } from './workflows/workflow.service.js';
+
+const USAGE = `Usage: npm run cli -- <command> [options]
+
+Commands:
+  tenant:create <name>                     Create a tenant (client application); prints its id
+  tenant:list                              List tenants and their keys (prefixes only)
+  key:issue <tenant-id> [--env live|sandbox] [--name <label>]
+                                           Issue an API key (shown once); default env sandbox
+  key:revoke <key-id|prefix>               Revoke a key; it answers 401 at once
+  callback-secret <tenant-id>              Print the secret that signs per-session callback events
+  migrate                                  Apply pending migrations
+`;
+
+/** Runs one CLI command; returns the process exit code. */
+export async function runCli(argv: string[]): Promise<number> {
+  const { positionals, values } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: { env: { type: 'string', default: 'sandbox' }, name: { type: 'string', default: '' }, help: { type: 'boolean', short: 'h' } },
+  });
+  const [command, ...rest] = positionals;
+  if (!command || values.help) {
+    console.log(USAGE);
+    return command ? 0 : 1;
+  }
+  const config = loadConfig();
+  const logger = pino({ level: 'warn' });
+  const database = await openDatabase(config, logger, { migrate: command === 'migrate' || config.MIGRATE_ON_START });
+  try {
+    const em = database.orm.em.fork();
+    await syncBuiltInWorkflows(em);
+    switch (command) {
+      case 'migrate':
+        console.log('Migrations are up to date.');
+        return 0;
+      case 'tenant:create': {
+        const tenant = await createTenant(em, rest.join(' '));
+        console.log(JSON.stringify({ tenant_id: tenant.id, name: tenant.name }, null, 2));
+        return 0;
+      }
+      case 'tenant:list':
+        console.log(JSON.stringify(await listTenants(em), null, 2));
+        return 0;
+      case 'key:issue': {
+        const environment = values.env as ApiKeyEnvironment;
+        if (!API_KEY_ENVIRONMENTS.includes(environment))
+          throw new ApiError('validation_failed', `--env must be one of ${API_KEY_ENVIRONMENTS.join(', ')}`);
+        const issued = await issueApiKey(em, requireArg(rest[0], 'tenant-id'), environment, values.name);
+        console.log(
+          JSON.stringify(
+            { key_id: issued.id, tenant_id: issued.tenantId, environment, prefix: issued.prefix, api_key: issued.key },
+            null,
+            2,
+          ),
+        );
+        console.error('The api_key is shown once; store it now.');
+        return 0;
+      }
+      case 'key:revoke':
+        console.log(JSON.stringify({ revoked: await revokeApiKey(em, requireArg(rest[0], 'key-id|prefix')) }, null, 2));
+        return 0;
+      case 'callback-secret':
+        console.log(await readCallbackSecret(em, requireArg(rest[0], 'tenant-id')));
+        return 0;
+      default:
+        console.error(`Unknown command: ${command}\n\n${USAGE}`);
+        return 1;
+    }
+  } finally {
+    await database.close();
+  }
+}
+
+/** A positional argument that must be present. */
+function requireArg(value: string | undefined, name: string): string {
+  if (!value) throw new ApiError('validation_failed', `Missing argument <${name}>.`);
+  return value;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  runCli(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      if (error instanceof ConfigError || error instanceof ApiError) console.error(error.message);
+      else console.error(error);
+      process.exit(1);
+    },
+  );
+}

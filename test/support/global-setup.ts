@@ -1,0 +1,13 @@
+import pino from 'pino';
+import { loadConfig } from '../../src/config.js';
+import { openDatabase } from '../../src/db/database.js';
+
+/**
+ * With DATABASE_URL set, migrate that database once before any test file runs, so parallel
+ * files never race to migrate. Embedded runs need nothing: each file has its own database.
+ */
+export default async function setup(): Promise<void> {
+  if (!process.env.DATABASE_URL) return;
+  const database = await openDatabase(loadConfig({ ...process.env, LOG_LEVEL: 'silent' }), pino({ level: 'silent' }), { migrate: true });
+  await database.close();
+}
