@@ -97,14 +97,8 @@ export function isTerminal(status: SessionStatus): boolean {
 }
 
 /** Finds the table row for a change, so callers can read `reasonRequired` without repeating the rules. */
-export function findTransition(
-  from: SessionStatus,
-  to: SessionStatus,
-  actor: TransitionActor,
-): AllowedTransition | undefined {
-  return ALLOWED_TRANSITIONS.find(
-    (transition) => transition.from === from && transition.to === to && transition.actor === actor,
-  );
+export function findTransition(from: SessionStatus, to: SessionStatus, actor: TransitionActor): AllowedTransition | undefined {
+  return ALLOWED_TRANSITIONS.find((transition) => transition.from === from && transition.to === to && transition.actor === actor);
 }
 
 /** Whether the table allows the change; the reviewer's reason is checked by `assertTransition`. */
@@ -114,9 +108,7 @@ export function canTransition(from: SessionStatus, to: SessionStatus, actor: Tra
 
 /** The transitions leaving a status, optionally for one actor, to tell a caller what it could do instead. */
 export function transitionsFrom(from: SessionStatus, actor?: TransitionActor): readonly AllowedTransition[] {
-  return ALLOWED_TRANSITIONS.filter(
-    (transition) => transition.from === from && (actor === undefined || transition.actor === actor),
-  );
+  return ALLOWED_TRANSITIONS.filter((transition) => transition.from === from && (actor === undefined || transition.actor === actor));
 }
 
 /** Why a change was refused: not in the table, or in the table but missing its mandatory reason. */
@@ -145,12 +137,7 @@ export class InvalidTransitionError extends Error {
   }
 }
 
-function describeRefusal(
-  from: SessionStatus,
-  to: SessionStatus,
-  actor: TransitionActor,
-  rule: InvalidTransitionRule,
-): string {
+function describeRefusal(from: SessionStatus, to: SessionStatus, actor: TransitionActor, rule: InvalidTransitionRule): string {
   if (rule === 'reason_required') {
     return `A ${actor} must give a non-empty reason to move a session from ${from} to ${to}.`;
   }

@@ -63,12 +63,7 @@ export const DECLINE_REASON_CODES: readonly VerdictReasonCode[] = [
   'aml_score_at_or_above_threshold',
 ];
 /** Reason codes that send a session to review once no decline applies. */
-export const REVIEW_REASON_CODES: readonly VerdictReasonCode[] = [
-  'list_review',
-  'node_review',
-  'required_node_skipped',
-  'warning',
-];
+export const REVIEW_REASON_CODES: readonly VerdictReasonCode[] = ['list_review', 'node_review', 'required_node_skipped', 'warning'];
 
 /** One cause found while deciding, so `node_results` and dashboards can show what gated. */
 export interface VerdictReason {

@@ -31,13 +31,10 @@ const isExpectedAllowed = (from: SessionStatus, to: SessionStatus, actor: Transi
 
 /** Every (from, to, actor) triple of the product: 6 × 6 × 4 = 144 cases. */
 const ALL_TRIPLES = SESSION_STATUSES.flatMap((from) =>
-  SESSION_STATUSES.flatMap((to) =>
-    TRANSITION_ACTORS.map((actor) => ({ from, to, actor, allowed: isExpectedAllowed(from, to, actor) })),
-  ),
+  SESSION_STATUSES.flatMap((to) => TRANSITION_ACTORS.map((actor) => ({ from, to, actor, allowed: isExpectedAllowed(from, to, actor) }))),
 );
 
-const reasonFor = (actor: TransitionActor): string | undefined =>
-  actor === 'reviewer' ? 'Documents checked by hand.' : undefined;
+const reasonFor = (actor: TransitionActor): string | undefined => (actor === 'reviewer' ? 'Documents checked by hand.' : undefined);
 
 describe('session state machine', () => {
   it('given the product of statuses and actors, then it has 144 triples of which 8 are allowed', () => {
@@ -154,11 +151,7 @@ describe('session state machine', () => {
 
   describe('helpers', () => {
     it('given in_progress and the decision engine, then transitionsFrom lists its three verdicts', () => {
-      expect(transitionsFrom('in_progress', 'decision_engine').map((t) => t.to)).toEqual([
-        'approved',
-        'declined',
-        'in_review',
-      ]);
+      expect(transitionsFrom('in_progress', 'decision_engine').map((t) => t.to)).toEqual(['approved', 'declined', 'in_review']);
     });
 
     it('given a transition outside the table, then findTransition returns undefined', () => {

@@ -337,21 +337,18 @@ describe('decideVerdict', () => {
       { threshold: 100, score: 100, status: 'declined' },
     ];
 
-    it.each(BOUNDARY)(
-      'given threshold $threshold and score $score, when decided, then $status',
-      ({ threshold, score, status }) => {
-        const workflow = threshold === undefined ? WORKFLOW : { ...WORKFLOW, amlScoreThreshold: threshold };
-        const verdict = decideVerdict(given({ workflow, amlScore: score }));
-        expect(verdict.status).toBe(status);
-        if (status === 'declined') {
-          expect(verdict.reasons[0]).toMatchObject({
-            code: 'aml_score_at_or_above_threshold',
-            nodeType: 'aml_screening',
-          });
-          expect(verdict.reasons[0].message).toContain(String(threshold ?? DEFAULT_AML_SCORE_THRESHOLD));
-        }
-      },
-    );
+    it.each(BOUNDARY)('given threshold $threshold and score $score, when decided, then $status', ({ threshold, score, status }) => {
+      const workflow = threshold === undefined ? WORKFLOW : { ...WORKFLOW, amlScoreThreshold: threshold };
+      const verdict = decideVerdict(given({ workflow, amlScore: score }));
+      expect(verdict.status).toBe(status);
+      if (status === 'declined') {
+        expect(verdict.reasons[0]).toMatchObject({
+          code: 'aml_score_at_or_above_threshold',
+          nodeType: 'aml_screening',
+        });
+        expect(verdict.reasons[0].message).toContain(String(threshold ?? DEFAULT_AML_SCORE_THRESHOLD));
+      }
+    });
 
     it('given no threshold, then the default is the spec value 80', () => {
       expect(DEFAULT_AML_SCORE_THRESHOLD).toBe(80);
@@ -360,9 +357,7 @@ describe('decideVerdict', () => {
     it.each([-1, 101, Number.NaN, Number.POSITIVE_INFINITY])(
       'given a threshold of %s, when decided, then it throws RangeError',
       (threshold) => {
-        expect(() => decideVerdict(given({ workflow: { ...WORKFLOW, amlScoreThreshold: threshold } }))).toThrow(
-          RangeError,
-        );
+        expect(() => decideVerdict(given({ workflow: { ...WORKFLOW, amlScoreThreshold: threshold } }))).toThrow(RangeError);
       },
     );
 
@@ -398,9 +393,7 @@ describe('decideVerdict', () => {
     });
 
     it('given a node warning, then its message carries the warning code and field', () => {
-      const verdict = decideVerdict(
-        given({ nodeResults: withNodes({ document_verification: result('passed', [NAME_WARNING]) }) }),
-      );
+      const verdict = decideVerdict(given({ nodeResults: withNodes({ document_verification: result('passed', [NAME_WARNING]) }) }));
       expect(verdict.reasons[0].message).toContain('name_mismatch');
       expect(verdict.reasons[0].message).toContain('last_name');
     });

@@ -37,8 +37,29 @@ import anyAscii from 'any-ascii';
  * family names or name parts often enough that dropping them would merge different people.
  */
 export const NOISE_TOKENS: ReadonlySet<string> = new Set([
-  'mr', 'mrs', 'ms', 'miss', 'mx', 'dr', 'prof', 'sir', 'dame', 'madam', 'madame', 'mme', 'mlle',
-  'herr', 'frau', 'rev', 'hon', 'jr', 'jnr', 'sr', 'snr', 'ii', 'iii',
+  'mr',
+  'mrs',
+  'ms',
+  'miss',
+  'mx',
+  'dr',
+  'prof',
+  'sir',
+  'dame',
+  'madam',
+  'madame',
+  'mme',
+  'mlle',
+  'herr',
+  'frau',
+  'rev',
+  'hon',
+  'jr',
+  'jnr',
+  'sr',
+  'snr',
+  'ii',
+  'iii',
 ]);
 
 /**

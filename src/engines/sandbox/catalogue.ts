@@ -277,8 +277,7 @@ export const SANDBOX_CATALOGUE: SandboxCatalogue = {
         status: 'review',
         resultCode: 'possible_sanctions_match',
         warnings: NO_WARNINGS,
-        description:
-          'Weak sanctions match scoring just below the default threshold: review at 80, decline at 79 or less.',
+        description: 'Weak sanctions match scoring just below the default threshold: review at 80, decline at 79 or less.',
         effect: {
           hits: [
             {
@@ -298,9 +297,7 @@ export const SANDBOX_CATALOGUE: SandboxCatalogue = {
         warnings: NO_WARNINGS,
         description: 'A politically exposed person: review.',
         effect: {
-          hits: [
-            { list: 'PEP', entry_id: 'sandbox-pep-0001', category: 'pep', matched_name: 'SANDBOX PEP', score: 60 },
-          ],
+          hits: [{ list: 'PEP', entry_id: 'sandbox-pep-0001', category: 'pep', matched_name: 'SANDBOX PEP', score: 60 }],
         },
       },
       {
@@ -371,8 +368,7 @@ export const SANDBOX_CATALOGUE: SandboxCatalogue = {
       status: 'passed',
       resultCode: 'clear',
       warnings: NO_WARNINGS,
-      description:
-        'A recent bill addressed to `expected_name`. `name_match` is `passed` with `expected_name`, else `skipped`.',
+      description: 'A recent bill addressed to `expected_name`. `name_match` is `passed` with `expected_name`, else `skipped`.',
       effect: { addressee: null, nameMatch: 'auto', geocode: 'passed', stale: false, tamperScore: 0.04 },
     },
     values: [
@@ -380,9 +376,7 @@ export const SANDBOX_CATALOGUE: SandboxCatalogue = {
         value: 'sandbox:name_mismatch',
         status: 'passed',
         resultCode: 'clear',
-        warnings: [
-          { code: 'name_mismatch', message: 'The addressee differs from the expected name.', field: 'expected_name' },
-        ],
+        warnings: [{ code: 'name_mismatch', message: 'The addressee differs from the expected name.', field: 'expected_name' }],
         description: 'Addressed to someone else: passed with a warning, so the session goes to review.',
         effect: {
           addressee: 'Jordan Sample',
@@ -526,10 +520,7 @@ export type SandboxLookup<Effect> =
     };
 
 /** Finds the outcome of one field value in one node's catalogue. */
-export function findSandboxOutcome<Effect>(
-  node: SandboxNodeCatalogue<Effect>,
-  fieldValue: string,
-): SandboxLookup<Effect> {
+export function findSandboxOutcome<Effect>(node: SandboxNodeCatalogue<Effect>, fieldValue: string): SandboxLookup<Effect> {
   const found = node.values.find((entry) => matches(node.matching, entry.value, fieldValue));
   if (found !== undefined) return { kind: 'outcome', outcome: found, value: found.value };
   if (node.matching === 'token' && fieldValue.startsWith(SANDBOX_TOKEN_PREFIX)) {

@@ -84,9 +84,17 @@ describe('OFAC sdn.csv', () => {
       dates_of_birth: ['1968-03-12'],
       countries: ['RU'],
     });
-    expect(byId(all, '90002')).toMatchObject({ kind: 'organization', primary_name: 'NORTHWIND MARITIME HOLDINGS LTD.', programs: ['IRAN', 'SDGT'] });
+    expect(byId(all, '90002')).toMatchObject({
+      kind: 'organization',
+      primary_name: 'NORTHWIND MARITIME HOLDINGS LTD.',
+      programs: ['IRAN', 'SDGT'],
+    });
     expect(byId(all, '90004')).toMatchObject({ kind: 'vessel', countries: ['PA'] });
-    expect(byId(all, '90005')).toMatchObject({ primary_name: 'Jörg MÜNSTERBERG', countries: ['DE'], dates_of_birth: ['1959', '1960', '1961'] });
+    expect(byId(all, '90005')).toMatchObject({
+      primary_name: 'Jörg MÜNSTERBERG',
+      countries: ['DE'],
+      dates_of_birth: ['1959', '1960', '1961'],
+    });
   });
 
   it('merges alt.csv aliases when given', async () => {
@@ -133,7 +141,11 @@ describe('UN consolidated XML', () => {
     });
     expect(byId(all, '6900002')).toMatchObject({ dates_of_birth: ['1966', '1968', '1969'], countries: ['IQ', 'SY'] });
     expect(byId(all, '6900003')).toMatchObject({ aliases: [], countries: ['CD'] });
-    expect(byId(all, '6900101')).toMatchObject({ kind: 'organization', aliases: ['CDTC', 'Crimson Dunes General Trading'], countries: ['YE'] });
+    expect(byId(all, '6900101')).toMatchObject({
+      kind: 'organization',
+      aliases: ['CDTC', 'Crimson Dunes General Trading'],
+      countries: ['YE'],
+    });
   });
 });
 
@@ -151,7 +163,11 @@ describe('OpenSanctions JSON lines', () => {
       'os-fict-005:ADVERSE_MEDIA',
       'os-fict-008:PEP',
     ]);
-    expect(all[0]).toMatchObject({ aliases: ['Boris Kravetski', 'Борислав Кравецкий'], dates_of_birth: ['1968-03-12'], countries: ['RU', 'CY'] });
+    expect(all[0]).toMatchObject({
+      aliases: ['Boris Kravetski', 'Борислав Кравецкий'],
+      dates_of_birth: ['1968-03-12'],
+      countries: ['RU', 'CY'],
+    });
     // Month-precision dates keep the year; historical codes ("suhh") are dropped; weakAlias is ignored.
     expect(byId(all, 'os-fict-005')).toMatchObject({ dates_of_birth: ['1983'], countries: ['RU'], aliases: ['Дмитрий Олегович Саблин'] });
   });

@@ -146,8 +146,18 @@ export function unique(values: Iterable<string | undefined>): string[] {
 
 /** English month abbreviations → month number, for "01 Jan 1950" style dates. */
 const MONTHS: Record<string, string> = {
-  jan: '01', feb: '02', mar: '03', apr: '04', may: '05', jun: '06',
-  jul: '07', aug: '08', sep: '09', oct: '10', nov: '11', dec: '12',
+  jan: '01',
+  feb: '02',
+  mar: '03',
+  apr: '04',
+  may: '05',
+  jun: '06',
+  jul: '07',
+  aug: '08',
+  sep: '09',
+  oct: '10',
+  nov: '11',
+  dec: '12',
 };
 
 /** Widest year range (in years) expanded into individual years; wider ranges keep only their ends. */

@@ -146,7 +146,9 @@ export async function* importOfacSdnCsv(source: TextSource, options: OfacCsvOpti
     const kind = ofacKind(nullable(row[2]));
     const remarks = parseRemarks(nullable(row[11]));
     // Multiple programmes are written "SDGT] [IRGC" (the surrounding brackets are implied).
-    const programs = nullable(row[3]).replace(/^\[|\]$/g, '').split(/\]\s*\[/);
+    const programs = nullable(row[3])
+      .replace(/^\[|\]$/g, '')
+      .split(/\]\s*\[/);
     const alt = (options.alt?.get(id) ?? []).map((n) => naturalOrder(n, kind));
     yield {
       source_list: 'OFAC_SDN',
