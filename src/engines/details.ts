@@ -59,10 +59,10 @@ export type BiometricKycDetails = {
   similarity: number;
 };
 
-/** Lists an AML screening can cover (spec "POST /v1/aml"). */
-export const AML_LISTS = ['OFAC_SDN', 'EU_CONSOLIDATED', 'UN_SC', 'PEP', 'ADVERSE_MEDIA'] as const;
-/** One AML list id. */
-export type AmlList = (typeof AML_LISTS)[number];
+// The AML list names and the score → risk band mapping have one home, the AML engine core;
+// re-exported here so sandbox and live engines read them from the same place as the details shape.
+export { AML_LISTS, type AmlList } from './aml/entity.js';
+export { riskBand } from './aml/score.js';
 
 /** One potential match in an AML screening (the spec leaves its shape open). */
 export type AmlHit = {
@@ -84,7 +84,7 @@ export type AmlScreeningDetails = {
   result_code: string;
   /** 0 to 100; at or above the workflow threshold the session declines. */
   score: number;
-  /** 1 (low) to 5 (high), derived from `score` by `riskBandForScore`. */
+  /** 1 (low) to 5 (high), derived from `score` by `riskBand` (src/engines/aml/score.ts). */
   risk_band: number;
   /** Potential matches. */
   hits: AmlHit[];
@@ -133,6 +133,12 @@ export type ProofOfAddressDetails = {
     /** Likelihood of editing, 0 (clean) to 1 (certainly edited). */
     tamper_score: number;
   };
+  /** How `tamper_score` was computed (live engine only): `ela`, `pdf_structure` or `pdf_structure+ela`; see docs/poa.md. */
+  tamper_method?: string;
+  /** Where the text came from (live engine only): `image_ocr`, `pdf_text` or `pdf_scan_ocr`. */
+  text_source?: string;
+  /** Why `geocode` came out as it did (live engine only), e.g. `postcode_valid`, `postcode_missing`. */
+  geocode_reason?: string;
 };
 
 /** Details of `business_registry`. */
@@ -162,12 +168,3 @@ export type BusinessRegistryDetails = {
     name_match: CheckOutcome;
   };
 };
-
-/** Maps an AML score (0–100) to the spec's risk band (1–5), in equal steps of 20. */
-export function riskBandForScore(score: number): 1 | 2 | 3 | 4 | 5 {
-  if (score >= 80) return 5;
-  if (score >= 60) return 4;
-  if (score >= 40) return 3;
-  if (score >= 20) return 2;
-  return 1;
-}

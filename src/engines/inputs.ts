@@ -35,6 +35,8 @@ export interface DocumentVerificationInput {
   last_name?: string;
   /** Date of birth `YYYY-MM-DD`, compared with `expected_details`. */
   date_of_birth?: string;
+  /** Chip data for NFC passive authentication, base64 as read from the chip (EF.SOD, EF.DG1, EF.DG2). */
+  nfc?: { sod: string; dg1: string; dg2?: string };
 }
 
 /** Input of `biometric_kyc`: the selfie compared with the document portrait. */

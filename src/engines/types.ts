@@ -30,4 +30,10 @@ export interface EngineContext {
   };
   /** The AML score threshold of the workflow (0–100); scores at or above it decline. */
   amlScoreThreshold: number;
+  /**
+   * Image bytes (JPEG, PNG or WebP) holding the portrait of the session's ID document, for
+   * `biometric_kyc`: the cropped portrait or the whole document front (the largest face is
+   * used). Absent when the session has no verified document yet.
+   */
+  documentPortrait?: Buffer;
 }

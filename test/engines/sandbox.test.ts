@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { decideVerdict } from '../../src/domain/verdict.js';
 import { NODE_TYPES, type NodeResult, type NodeType } from '../../src/domain/types.js';
 import { ApiError } from '../../src/errors.js';
-import { AML_LISTS, riskBandForScore } from '../../src/engines/details.js';
+import { AML_LISTS, riskBand } from '../../src/engines/details.js';
 import type { NodeInputs } from '../../src/engines/inputs.js';
 import {
   SANDBOX_CATALOGUE,
@@ -82,14 +82,7 @@ describe('sandbox engines', () => {
         Object.values(sandboxEngines)
           .map((engine) => engine.provider)
           .sort(),
-      ).toEqual([
-        'sandbox:aml_screen',
-        'sandbox:document',
-        'sandbox:face_match',
-        'sandbox:poa',
-        'sandbox:registry',
-        'sandbox:sms_otp',
-      ]);
+      ).toEqual(['sandbox:aml_screen', 'sandbox:document', 'sandbox:face_match', 'sandbox:poa', 'sandbox:registry', 'sandbox:sms_otp']);
     });
   });
 
@@ -116,9 +109,7 @@ describe('sandbox engines', () => {
       const outcomes = [node.otherwise, ...node.values];
       expect(outcomes.some((o) => o.status === 'passed' && o.warnings.length === 0)).toBe(true);
       expect(outcomes.some((o) => o.status === 'failed')).toBe(true);
-      expect(outcomes.some((o) => o.status === 'review' || (o.status === 'passed' && o.warnings.length > 0))).toBe(
-        true,
-      );
+      expect(outcomes.some((o) => o.status === 'review' || (o.status === 'passed' && o.warnings.length > 0))).toBe(true);
     });
 
     it('then catalogue values are unique and every description is filled in', () => {
@@ -136,26 +127,20 @@ describe('sandbox engines', () => {
       expect(TOKEN_NODES).toEqual(['document_verification', 'biometric_kyc', 'proof_of_address']);
     });
 
-    it.each(TOKEN_NODES)(
-      'given %s with a misspelt token, when run, then it throws validation_failed',
-      async (nodeType) => {
-        const promise = run(nodeType, inputWith(nodeType, 'sandbox:expird'));
-        await expect(promise).rejects.toBeInstanceOf(ApiError);
-        await expect(promise).rejects.toMatchObject({
-          code: 'validation_failed',
-          fieldErrors: [{ field: catalogueOf(nodeType).field, code: 'unknown_sandbox_token' }],
-        });
-      },
-    );
+    it.each(TOKEN_NODES)('given %s with a misspelt token, when run, then it throws validation_failed', async (nodeType) => {
+      const promise = run(nodeType, inputWith(nodeType, 'sandbox:expird'));
+      await expect(promise).rejects.toBeInstanceOf(ApiError);
+      await expect(promise).rejects.toMatchObject({
+        code: 'validation_failed',
+        fieldErrors: [{ field: catalogueOf(nodeType).field, code: 'unknown_sandbox_token' }],
+      });
+    });
 
-    it.each(TOKEN_NODES)(
-      'given %s with a misspelt token, when checked, then one field error lists the valid tokens',
-      (nodeType) => {
-        const errors = checkSandboxInput(nodeType, inputWith(nodeType, 'sandbox:nope'));
-        expect(errors).toHaveLength(1);
-        expect(errors[0].message).toContain(catalogueOf(nodeType).values[0].value);
-      },
-    );
+    it.each(TOKEN_NODES)('given %s with a misspelt token, when checked, then one field error lists the valid tokens', (nodeType) => {
+      const errors = checkSandboxInput(nodeType, inputWith(nodeType, 'sandbox:nope'));
+      expect(errors).toHaveLength(1);
+      expect(errors[0].message).toContain(catalogueOf(nodeType).values[0].value);
+    });
 
     it.each(NODE_TYPES)('given %s with its happy input, when checked, then there is no error', (nodeType) => {
       expect(checkSandboxInput(nodeType, BASE_INPUTS[nodeType])).toEqual([]);
@@ -290,15 +275,13 @@ describe('sandbox engines', () => {
       const result = await run('aml_screening', { full_name: 'Sandbox Sanctioned' });
       expect(result.status).toBe('failed');
       expect(result.details).toMatchObject({ score: 95, risk_band: 5, result_code: 'sanctions_match' });
-      expect(result.details.hits).toEqual([
-        expect.objectContaining({ list: 'OFAC_SDN', category: 'sanctions', score: 95 }),
-      ]);
+      expect(result.details.hits).toEqual([expect.objectContaining({ list: 'OFAC_SDN', category: 'sanctions', score: 95 })]);
     });
 
     it('given Sandbox Pep, when run, then score 60, one PEP hit, review', async () => {
       const result = await run('aml_screening', { full_name: 'Sandbox Pep' });
       expect(result.status).toBe('review');
-      expect(result.details).toMatchObject({ score: 60, risk_band: 4 });
+      expect(result.details).toMatchObject({ score: 60, risk_band: 2 });
       expect(result.details.hits).toEqual([expect.objectContaining({ list: 'PEP', category: 'pep' })]);
     });
 
@@ -332,27 +315,24 @@ describe('sandbox engines', () => {
       { name: 'Sandbox Sanctioned', threshold: 95, status: 'failed' },
       { name: 'Sandbox Sanctioned', threshold: 96, status: 'review' },
       { name: 'Ada Lovelace', threshold: 0, status: 'failed' },
-    ])(
-      'given $name and a workflow threshold of $threshold, when run, then $status',
-      async ({ name, threshold, status }) => {
-        const result = await run('aml_screening', { full_name: name }, { ...CONTEXT, amlScoreThreshold: threshold });
-        expect(result.status).toBe(status);
-      },
-    );
+    ])('given $name and a workflow threshold of $threshold, when run, then $status', async ({ name, threshold, status }) => {
+      const result = await run('aml_screening', { full_name: name }, { ...CONTEXT, amlScoreThreshold: threshold });
+      expect(result.status).toBe(status);
+    });
 
     it.each([
       [0, 1],
-      [19, 1],
-      [20, 2],
-      [39, 2],
-      [40, 3],
-      [59, 3],
-      [60, 4],
-      [79, 4],
-      [80, 5],
+      [49, 1],
+      [50, 2],
+      [64, 2],
+      [65, 3],
+      [79, 3],
+      [80, 4],
+      [89, 4],
+      [90, 5],
       [100, 5],
     ])('given score %i, then risk band %i', (score, band) => {
-      expect(riskBandForScore(score)).toBe(band);
+      expect(riskBand(score)).toBe(band);
     });
 
     it('given the catalogue status column, then it is what amlStatus gives at the default threshold', () => {
@@ -416,14 +396,11 @@ describe('sandbox engines', () => {
     it.each([
       [undefined, '2025-02-15'],
       [30, '2025-04-16'],
-    ])(
-      'given sandbox:too_old and max_age_days %s, when run, then issued 30 days past the limit',
-      async (maxAge, issuedAt) => {
-        const result = await run('proof_of_address', { document_image: 'sandbox:too_old', max_age_days: maxAge });
-        expect(result.status).toBe('failed');
-        expect(result.details).toMatchObject({ extracted: { issued_at: issuedAt }, checks: { freshness: 'failed' } });
-      },
-    );
+    ])('given sandbox:too_old and max_age_days %s, when run, then issued 30 days past the limit', async (maxAge, issuedAt) => {
+      const result = await run('proof_of_address', { document_image: 'sandbox:too_old', max_age_days: maxAge });
+      expect(result.status).toBe('failed');
+      expect(result.details).toMatchObject({ extracted: { issued_at: issuedAt }, checks: { freshness: 'failed' } });
+    });
   });
 
   describe('business_registry', () => {

@@ -1,6 +1,8 @@
 /** Sandbox `aml_screening`: outcome chosen by a magic name inside `full_name`. */
 import type { NodeStatus } from '../../domain/types.js';
-import { AML_LISTS, riskBandForScore, type AmlHit, type AmlScreeningDetails } from '../details.js';
+import { AML_LISTS } from '../aml/entity.js';
+import { riskBand } from '../aml/score.js';
+import type { AmlHit, AmlScreeningDetails } from '../details.js';
 import type { AmlScreeningInput } from '../inputs.js';
 import type { NodeEngine } from '../types.js';
 import { NODE_CATALOGUE } from '../../workflows/node-catalogue.js';
@@ -11,11 +13,7 @@ import { copyWarnings, resolveOutcome } from './shared.js';
  * Node status of a screening, the same rule as live: at or above the workflow threshold fails,
  * any remaining hit asks for review, no hit passes.
  */
-export function amlStatus(
-  score: number,
-  hitCount: number,
-  threshold: number,
-): Exclude<NodeStatus, 'pending' | 'skipped'> {
+export function amlStatus(score: number, hitCount: number, threshold: number): Exclude<NodeStatus, 'pending' | 'skipped'> {
   if (score >= threshold) return 'failed';
   if (hitCount > 0) return 'review';
   return 'passed';
@@ -31,14 +29,12 @@ export function createSandboxAmlEngine(): NodeEngine<AmlScreeningInput> {
       const outcome = resolveOutcome(SANDBOX_CATALOGUE.aml_screening, input.full_name);
       const checkedLists = [...new Set(input.lists ?? AML_LISTS)];
       // A list that was not screened cannot produce a hit, in sandbox as in live.
-      const hits: AmlHit[] = outcome.effect.hits
-        .filter((hit) => checkedLists.includes(hit.list))
-        .map((hit) => ({ ...hit }));
+      const hits: AmlHit[] = outcome.effect.hits.filter((hit) => checkedLists.includes(hit.list)).map((hit) => ({ ...hit }));
       const score = Math.max(0, ...hits.map((hit) => hit.score));
       const details: AmlScreeningDetails = {
         result_code: hits.length === 0 ? 'clear' : outcome.resultCode,
         score,
-        risk_band: riskBandForScore(score),
+        risk_band: riskBand(score),
         hits,
         checked_lists: checkedLists,
       };

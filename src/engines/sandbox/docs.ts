@@ -2,7 +2,7 @@
 import type { NodeType } from '../../domain/types.js';
 import { NODE_TYPES } from '../../domain/types.js';
 import { NODE_CATALOGUE } from '../../workflows/node-catalogue.js';
-import { riskBandForScore } from '../details.js';
+import { riskBand } from '../aml/score.js';
 import {
   SANDBOX_CATALOGUE,
   SANDBOX_TOKEN_PREFIX,
@@ -23,13 +23,11 @@ const SUMMARISE: { [T in NodeType]: (effect: EffectOf<T>) => string } = {
     const overrides = Object.entries(effect.checks).map(([check, outcome]) => `${check} ${outcome}`);
     return overrides.length === 0 ? 'every check passed' : overrides.join(', ');
   },
-  biometric_kyc: (effect) =>
-    `liveness ${effect.liveness}, face_match ${effect.faceMatch}, similarity ${effect.similarity}`,
+  biometric_kyc: (effect) => `liveness ${effect.liveness}, face_match ${effect.faceMatch}, similarity ${effect.similarity}`,
   aml_screening: (effect) => {
     const score = Math.max(0, ...effect.hits.map((hit) => hit.score));
-    const hits =
-      effect.hits.length === 0 ? 'no hits' : `hit on ${effect.hits.map((hit) => `\`${hit.list}\``).join(', ')}`;
-    return `score ${score}, risk_band ${riskBandForScore(score)}, ${hits}`;
+    const hits = effect.hits.length === 0 ? 'no hits' : `hit on ${effect.hits.map((hit) => `\`${hit.list}\``).join(', ')}`;
+    return `score ${score}, risk_band ${riskBand(score)}, ${hits}`;
   },
   phone_verification: (effect) => `code_match ${effect.codeMatch}, line_risk ${effect.lineRisk}`,
   proof_of_address: (effect) =>

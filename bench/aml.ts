@@ -1,0 +1,238 @@
+/**
+ * AML screening benchmark: `npx tsx bench/aml.ts [--sizes 10000,100000,1000000] [--screens 400]`.
+ *
+ * Loads synthetic listed entities (multi-token names built from syllable tables, aliases,
+ * dates of birth, countries) in growing steps, and after each step times N screens through the
+ * real path (`screenStored`: pg_trgm candidates + TypeScript scoring), half of them names that
+ * are listed (reordered, misspelt or re-cased) and half names that are not. A baseline in the
+ * same run times an exact `where name_normalized = $1` btree lookup on the same table.
+ *
+ * Runs on embedded PGlite (in memory) by default, on DATABASE_URL when set. It EMPTIES the AML
+ * tables: against a server it refuses a database that holds real list imports unless --force.
+ */
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { loadConfig } from '../src/config.js';
+import { openDatabase } from '../src/db/database.js';
+import { AML_LISTS, ENTITY_KINDS, entityId, type SanctionedEntity } from '../src/engines/aml/entity.js';
+import { normalizeName } from '../src/engines/aml/normalize.js';
+import { screenStored, upsertEntities } from '../src/engines/aml/store.js';
+
+const { values } = parseArgs({
+  options: {
+    sizes: { type: 'string', default: '10000,100000,1000000' },
+    screens: { type: 'string', default: '400' },
+    seed: { type: 'string', default: '42' },
+    force: { type: 'boolean', default: false },
+  },
+});
+const SIZES = values.sizes
+  .split(',')
+  .map((s) => Number(s.trim()))
+  .filter((n) => Number.isInteger(n) && n > 0)
+  .sort((a, b) => a - b);
+const SCREENS = Number(values.screens);
+
+/** Deterministic PRNG (mulberry32), so every run screens the same data. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+const random = prng(Number(values.seed));
+const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+const int = (min: number, max: number) => min + Math.floor(random() * (max - min + 1));
+
+// Syllables from several naming traditions, so names look like real list entries and share
+// trigrams the way real names do (the hard case for a trigram index).
+const ONSETS = [
+  '',
+  'b',
+  'ch',
+  'd',
+  'f',
+  'g',
+  'h',
+  'j',
+  'k',
+  'kh',
+  'l',
+  'm',
+  'n',
+  'p',
+  'r',
+  's',
+  'sh',
+  't',
+  'v',
+  'y',
+  'z',
+  'br',
+  'dr',
+  'gr',
+  'kr',
+  'st',
+  'tr',
+];
+const NUCLEI = ['a', 'e', 'i', 'o', 'u', 'ai', 'ei', 'ia', 'ou', 'ya', 'yu', 'ee', 'oo'];
+const CODAS = ['', '', '', 'n', 'r', 'l', 's', 'm', 'k', 'v', 'd', 'sh', 'ng', 'st', 'ff'];
+const SUFFIXES = ['', '', 'ov', 'ova', 'enko', 'ski', 'son', 'ez', 'ian', 'ani', 'awi', 'ush', 'berg', 'ini'];
+const ORG_WORDS = ['Trading', 'Holdings', 'Maritime', 'Exchange', 'Industries', 'Logistics', 'Group', 'Bank', 'Energy', 'Mining'];
+const COUNTRIES = ['RU', 'IR', 'SY', 'KP', 'CU', 'VE', 'AE', 'CY', 'TR', 'CN', 'IQ', 'LB', 'YE', 'SD', 'MM', 'BY', 'DE', 'FR', 'GB', 'US'];
+
+function syllable(): string {
+  return pick(ONSETS) + pick(NUCLEI) + pick(CODAS);
+}
+function word(minSyllables: number, maxSyllables: number, suffix = false): string {
+  let w = '';
+  for (let i = int(minSyllables, maxSyllables); i > 0; i--) w += syllable();
+  if (suffix) w += pick(SUFFIXES);
+  return w.charAt(0).toUpperCase() + w.slice(1);
+}
+function personName(): string[] {
+  const tokens = [word(1, 3)];
+  if (random() < 0.4) tokens.push(word(1, 3));
+  tokens.push(word(2, 3, true));
+  return tokens;
+}
+/** A plausible misspelling: one letter changed, dropped or doubled. */
+function misspell(token: string): string {
+  if (token.length < 4) return token;
+  const at = int(1, token.length - 2);
+  const r = random();
+  if (r < 0.33) return token.slice(0, at) + token.slice(at + 1);
+  if (r < 0.66) return token.slice(0, at) + token[at] + token.slice(at);
+  return token.slice(0, at) + pick(['a', 'e', 'i', 'o', 'u', 'y']) + token.slice(at + 1);
+}
+
+let nextId = 0;
+/** One synthetic entity: 85% persons, the rest organisations, vessels and aircraft. */
+function syntheticEntity(): SanctionedEntity {
+  nextId += 1;
+  const isPerson = random() < 0.85;
+  const tokens = isPerson ? personName() : [word(2, 3), pick(ORG_WORDS), ...(random() < 0.5 ? [pick(['LLC', 'JSC', 'Ltd'])] : [])];
+  const aliases: string[] = [];
+  for (let i = int(0, 2); i > 0; i--) {
+    const r = random();
+    if (r < 0.4) aliases.push([...tokens].reverse().join(' '));
+    else if (r < 0.8) aliases.push(tokens.map((t) => (random() < 0.5 ? misspell(t) : t)).join(' '));
+    else aliases.push(personName().join(' '));
+  }
+  const year = int(1940, 2000);
+  const dob = random() < 0.5 ? `${year}-${String(int(1, 12)).padStart(2, '0')}-${String(int(1, 28)).padStart(2, '0')}` : String(year);
+  return {
+    source_list: AML_LISTS[nextId % AML_LISTS.length] ?? 'OFAC_SDN',
+    source_id: `bench-${nextId}`,
+    kind: isPerson ? 'person' : (pick(ENTITY_KINDS.slice(1, 3)) as SanctionedEntity['kind']),
+    primary_name: tokens.join(' '),
+    aliases,
+    dates_of_birth: isPerson ? [dob] : [],
+    countries: [pick(COUNTRIES), ...(random() < 0.3 ? [pick(COUNTRIES)] : [])],
+    programs: ['BENCH'],
+    topics: ['sanction'],
+  };
+}
+
+/** Keeps a reservoir of generated entities to build "listed" queries from. */
+const sample: SanctionedEntity[] = [];
+function* generate(count: number): Generator<SanctionedEntity> {
+  for (let i = 0; i < count; i++) {
+    const entity = syntheticEntity();
+    if (sample.length < 5000) sample.push(entity);
+    else if (random() < 0.001) sample[int(0, sample.length - 1)] = entity;
+    yield entity;
+  }
+}
+
+/** Half listed names (reordered, misspelt, upper-cased, with DOB), half unlisted names. */
+function queries(count: number): { full_name: string; date_of_birth?: string; expectedId?: string }[] {
+  return Array.from({ length: count }, (_, i) => {
+    if (i % 2 === 1) return { full_name: personName().join(' '), date_of_birth: `${int(1940, 2000)}-0${int(1, 9)}-1${int(0, 9)}` };
+    const entity = pick(sample);
+    const tokens = entity.primary_name.split(' ');
+    const variant = random();
+    let name = entity.primary_name;
+    if (variant < 0.33) name = [...tokens].reverse().join(' ');
+    else if (variant < 0.66) name = tokens.map((t, j) => (j === tokens.length - 1 ? misspell(t) : t)).join(' ');
+    else name = entity.primary_name.toUpperCase();
+    const dob = entity.dates_of_birth[0];
+    return { full_name: name, ...(dob && dob.length === 10 ? { date_of_birth: dob } : {}), expectedId: entityId(entity) };
+  });
+}
+
+/** p-th percentile (0..100) of sorted values, nearest rank. */
+function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return NaN;
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+}
+function stats(ms: number[]): { p50: number; p95: number; p99: number; perSecond: number } {
+  const sorted = [...ms].sort((a, b) => a - b);
+  const total = ms.reduce((a, b) => a + b, 0);
+  return { p50: percentile(sorted, 50), p95: percentile(sorted, 95), p99: percentile(sorted, 99), perSecond: (ms.length / total) * 1000 };
+}
+const fmt = (n: number) => n.toFixed(2).padStart(8);
+
+async function main(): Promise<void> {
+  const target = process.env.DATABASE_URL ? 'PostgreSQL (DATABASE_URL)' : 'embedded PGlite (in memory)';
+  const config = loadConfig({ ...process.env, PGLITE_DATA_DIR: 'memory', LOG_LEVEL: 'silent', MIGRATE_ON_START: 'true' });
+  const database = await openDatabase(config, pino({ level: 'silent' }), { migrate: true });
+  try {
+    const em = database.orm.em.fork();
+    const real = await em.execute<{ n: string }[]>(`select count(*) as n from aml_list_import where checksum <> 'bench'`);
+    if (Number(real[0]?.n ?? 0) > 0 && !values.force) {
+      throw new Error(
+        'This database holds real AML list imports; the benchmark empties the AML tables. Use a scratch database or --force.',
+      );
+    }
+    await em.execute('truncate aml_entity_name, aml_entity, aml_list_import', [], 'run');
+    console.log(`AML screening benchmark on ${target}; ${SCREENS} screens per size (half listed, half unlisted)\n`);
+    console.log('entities   load s  | screen p50    p95      p99   screens/s   recall | exact p50   p95      p99   lookups/s');
+    let loaded = 0;
+    for (const size of SIZES) {
+      const started = performance.now();
+      await upsertEntities(em, generate(size - loaded));
+      loaded = size;
+      await em.execute('analyze aml_entity_name', [], 'run');
+      await em.execute('analyze aml_entity', [], 'run');
+      const loadSeconds = (performance.now() - started) / 1000;
+
+      const batch = queries(SCREENS);
+      // Warm-up, so the first timings do not measure cold caches and JIT.
+      for (const q of batch.slice(0, 20)) await screenStored(em.fork(), q);
+      const screenMs: number[] = [];
+      let found = 0;
+      for (const q of batch) {
+        const t = performance.now();
+        const result = await screenStored(em.fork(), q);
+        screenMs.push(performance.now() - t);
+        if (q.expectedId && result.hits.some((hit) => hit.entity_id === q.expectedId)) found += 1;
+      }
+      const exactMs: number[] = [];
+      for (const q of batch) {
+        const t = performance.now();
+        await em.fork().execute('select entity_id from aml_entity_name where name_normalized = ?', [normalizeName(q.full_name)], 'all');
+        exactMs.push(performance.now() - t);
+      }
+      const s = stats(screenMs);
+      const e = stats(exactMs);
+      const hitRate = found / batch.filter((q) => q.expectedId).length;
+      console.log(
+        `${String(size).padStart(8)} ${loadSeconds.toFixed(1).padStart(8)}  |${fmt(s.p50)}${fmt(s.p95)}${fmt(s.p99)}${s.perSecond.toFixed(0).padStart(10)}${(hitRate * 100).toFixed(0).padStart(9)}% |${fmt(e.p50)}${fmt(e.p95)}${fmt(e.p99)}${e.perSecond.toFixed(0).padStart(10)}`,
+      );
+    }
+    console.log('\nTimes in ms per call, sequential, client-side (driver round trip and TS scoring included).');
+    console.log('recall: share of listed-name queries whose own entity is among the hits.');
+  } finally {
+    await database.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,84 @@
+/**
+ * Live `aml_screening` engine (`openkyc:aml_screen`): screens the node input against the lists
+ * stored in PostgreSQL (store.ts) and reports the same details shape as the sandbox engine.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { AmlHit as DetailsHit, AmlScreeningDetails } from '../details.js';
+import type { AmlScreeningInput } from '../inputs.js';
+import { amlStatus } from '../sandbox/aml.js';
+import type { NodeEngine } from '../types.js';
+import { AML_LISTS, isAmlList, type AmlList } from './entity.js';
+import type { AmlHit } from './score.js';
+import { screenStored } from './store.js';
+
+/** Provider name of the live AML engine (src/workflows/node-catalogue.ts). */
+export const LIVE_AML_PROVIDER = 'openkyc:aml_screen';
+
+/** What the live AML engine needs. */
+export interface LiveAmlEngineDependencies {
+  /**
+   * An EntityManager to read the lists with, one per run. On embedded PGlite a query on a
+   * second connection while a transaction is open deadlocks: call the engine outside any open
+   * transaction, or return the transaction's own EntityManager here.
+   */
+  em(): EntityManager;
+}
+
+/** Risk category of a list, as the details' hits carry it. */
+export function listCategory(list: AmlList): DetailsHit['category'] {
+  if (list === 'PEP') return 'pep';
+  if (list === 'ADVERSE_MEDIA') return 'adverse_media';
+  return 'sanctions';
+}
+
+/** Machine-readable summary from the best hit, with the codes the sandbox uses. */
+function resultCode(best: AmlHit | undefined, threshold: number): string {
+  if (!best) return 'clear';
+  const category = listCategory(best.source_list);
+  if (category === 'pep') return 'pep_match';
+  if (category === 'adverse_media') return 'adverse_media_match';
+  return best.score >= threshold ? 'sanctions_match' : 'possible_sanctions_match';
+}
+
+/**
+ * Creates the live AML engine. Node status: failed at or above the workflow's threshold,
+ * review when there are hits below it, passed without hits (`amlStatus`, shared with sandbox).
+ */
+export function createLiveAmlEngine(dependencies: LiveAmlEngineDependencies): NodeEngine<AmlScreeningInput> {
+  return {
+    provider: LIVE_AML_PROVIDER,
+    nodeType: 'aml_screening',
+    async run(input, context) {
+      // Inputs are validated upstream; unknown list names are ignored rather than screened.
+      const lists: AmlList[] = input.lists ? [...new Set(input.lists.filter(isAmlList))] : [...AML_LISTS];
+      const screening = await screenStored(
+        dependencies.em(),
+        {
+          full_name: input.full_name,
+          ...(input.date_of_birth ? { date_of_birth: input.date_of_birth } : {}),
+          ...(input.country ? { country: input.country } : {}),
+        },
+        lists,
+      );
+      const details: AmlScreeningDetails = {
+        result_code: resultCode(screening.hits[0], context.amlScoreThreshold),
+        score: screening.score,
+        risk_band: screening.risk_band,
+        hits: screening.hits.map((hit) => ({
+          list: hit.source_list,
+          entry_id: hit.source_id,
+          category: listCategory(hit.source_list),
+          matched_name: hit.matched_name,
+          score: hit.score,
+        })),
+        checked_lists: screening.checked_lists,
+      };
+      return {
+        status: amlStatus(screening.score, screening.hits.length, context.amlScoreThreshold),
+        provider: LIVE_AML_PROVIDER,
+        warnings: [],
+        details,
+      };
+    },
+  };
+}

@@ -1,0 +1,249 @@
+/**
+ * The live ID document engine (`openkyc:mrz_ocr`): image quality, MRZ reading and ICAO 9303
+ * check digits, expiry, consistency with the requested country and type, NFC passive
+ * authentication. Result codes are catalogued in docs/id-verification.md; the sandbox engine
+ * (`sandbox/document.ts`) uses the same codes and details shape.
+ */
+import type { NodeResult, NodeStatus, Warning } from '../../domain/types.js';
+import { validationError } from '../../errors.js';
+import { NODE_CATALOGUE } from '../../workflows/node-catalogue.js';
+import type { CheckOutcome, DocumentChecks, DocumentVerificationDetails } from '../details.js';
+import { TWO_SIDED_ID_TYPES, type DocumentVerificationInput } from '../inputs.js';
+import { expectedDetailsWarnings } from '../sandbox/document.js';
+import type { EngineContext, NodeEngine } from '../types.js';
+import { icaoToIso2 } from './countries.js';
+import { assessQuality, decodeDocumentImage, type DocumentImage } from './image.js';
+import { readMrz } from './mrz-reader.js';
+import type { MrzRead } from './mrz-text.js';
+import { verifyPassiveAuthentication } from './nfc.js';
+
+/** Provider name of this engine, as workflows name it. */
+export const MRZ_OCR_PROVIDER = 'openkyc:mrz_ocr';
+
+/**
+ * Every `result_code` this engine returns, first match wins in this order (documented with
+ * meanings in docs/id-verification.md).
+ */
+export const DOCUMENT_RESULT_CODES = [
+  'image_too_small',
+  'image_blurry',
+  'mrz_not_found',
+  'mrz_mismatch',
+  'document_type_mismatch',
+  'country_mismatch',
+  'document_expired',
+  'nfc_signature_invalid',
+  'clear',
+] as const;
+/** One result code of this engine. */
+export type DocumentResultCode = (typeof DOCUMENT_RESULT_CODES)[number];
+
+/** ID types whose documents always carry an MRZ: a photo without one cannot be that document. */
+const MRZ_REQUIRED_TYPES: readonly string[] = ['PASSPORT'];
+
+/** Options of the engine, for tests. */
+export interface DocumentEngineOptions {
+  /** Today, for the expiry check. @default () => new Date() */
+  now?: () => Date;
+  /** Reads an MRZ from a photo. @default the PaddleOCR reader of `mrz-reader.ts` */
+  readMrz?: (bytes: Buffer) => Promise<MrzRead | null>;
+}
+
+/** What a document check produces: the node result's status, warnings and details. */
+export type DocumentOutcome = Omit<NodeResult, 'required' | 'provider'> & { details: DocumentVerificationDetails };
+
+/** `YYMMDD` → `YYYY-MM-DD`; birth dates are never in the future, expiry dates are this century. */
+function mrzDate(value: string | null | undefined, kind: 'birth' | 'expiry', today: Date): string | null {
+  if (!value || !/^\d{6}$/.test(value)) return null;
+  const yy = Number(value.slice(0, 2));
+  const currentYy = today.getUTCFullYear() % 100;
+  const century = kind === 'birth' ? (yy > currentYy ? 1900 : 2000) : 2000;
+  return `${century + yy}-${value.slice(2, 4)}-${value.slice(4, 6)}`;
+}
+
+/** Names in the MRZ use `<` between words. */
+function mrzName(value: string | null | undefined): string | null {
+  if (!value) return null;
+  return value.replace(/</g, ' ').trim() || null;
+}
+
+/** The MRZ's document code agrees with the requested type (only types we know; others pass). */
+function typeMatches(idType: string, documentCode: string | null | undefined): boolean {
+  if (!documentCode) return false;
+  const isPassport = documentCode.startsWith('P');
+  if (idType === 'PASSPORT') return isPassport;
+  if (['NATIONAL_ID', 'RESIDENCE_PERMIT', 'DRIVERS_LICENSE'].includes(idType)) return !isPassport;
+  return true;
+}
+
+/** Which photos to search for the MRZ, in order: cards print it on the back, passports on the data page. */
+function mrzSides(idType: string, front: DocumentImage, back: DocumentImage | null): DocumentImage[] {
+  if (back && TWO_SIDED_ID_TYPES.includes(idType)) return [back, front];
+  return back ? [front, back] : [front];
+}
+
+/** Builds a result; `status` follows from the code (see the catalogue). */
+function outcome(
+  input: DocumentVerificationInput,
+  code: DocumentResultCode,
+  status: NodeStatus,
+  checks: DocumentChecks,
+  extracted: DocumentVerificationDetails['extracted'],
+  warnings: Warning[],
+): DocumentOutcome {
+  return {
+    status,
+    warnings,
+    details: { result_code: code, document_type: input.id_type, issuing_country: input.country, checks, extracted },
+  };
+}
+
+const NOTHING_READ: DocumentVerificationDetails['extracted'] = {
+  first_name: null,
+  last_name: null,
+  date_of_birth: null,
+  document_number: null,
+  expiry_date: null,
+};
+
+/**
+ * Runs the document check. Input problems (missing fields, bad data URIs, undecodable images, a
+ * missing back for two-sided types) are 400s thrown as `ApiError`; everything about the document
+ * itself is a result.
+ */
+export async function verifyDocument(
+  input: DocumentVerificationInput,
+  context: EngineContext | null,
+  options: DocumentEngineOptions = {},
+): Promise<DocumentOutcome> {
+  const today = (options.now ?? (() => new Date()))();
+  const read = options.readMrz ?? readMrz;
+  const twoSided = TWO_SIDED_ID_TYPES.includes(input.id_type);
+  if (twoSided && (input.image_back === undefined || input.image_back === null || input.image_back === '')) {
+    throw validationError([{ field: 'image_back', code: 'required', message: `image_back is required for ${input.id_type}` }]);
+  }
+  const front = await decodeDocumentImage(input.image_front, 'image_front');
+  const back = input.image_back ? await decodeDocumentImage(input.image_back, 'image_back') : null;
+  const nfc = verifyPassiveAuthentication(input.nfc);
+  const warnings: Warning[] = nfc.reason ? [{ code: 'nfc_not_verified', message: nfc.reason, field: 'nfc' }] : [];
+  const skippedChecks: DocumentChecks = {
+    document_authentic: 'skipped',
+    mrz_match: 'skipped',
+    expiry_check: 'skipped',
+    nfc_signature: nfc.outcome,
+  };
+
+  for (const [side, image] of [
+    ['image_front', front],
+    ['image_back', back],
+  ] as const) {
+    if (!image) continue;
+    const quality = await assessQuality(image);
+    if (quality.problem) {
+      warnings.push({
+        code: quality.problem,
+        field: side,
+        message: `${side} is ${quality.problem === 'image_blurry' ? 'too blurry' : 'too small'} to read.`,
+      });
+      return outcome(input, quality.problem, 'failed', { ...skippedChecks, document_authentic: 'failed' }, NOTHING_READ, warnings);
+    }
+  }
+
+  let mrz: MrzRead | null = null;
+  for (const image of mrzSides(input.id_type, front, back)) {
+    const candidate = await read(image.bytes);
+    if (candidate && (!mrz || candidate.result.valid)) mrz = candidate;
+    if (mrz?.result.valid) break;
+  }
+  if (!mrz) {
+    // Many driving licences and older ID cards have no MRZ: that is not evidence of forgery, but
+    // nothing was verified either, so a human decides; a passport always has one.
+    const status: NodeStatus = MRZ_REQUIRED_TYPES.includes(input.id_type) ? 'failed' : 'review';
+    return outcome(input, 'mrz_not_found', status, { ...skippedChecks, mrz_match: 'failed' }, NOTHING_READ, warnings);
+  }
+
+  const fields = mrz.result.fields;
+  const expiryDate = mrzDate(fields.expirationDate, 'expiry', today);
+  const extracted: DocumentVerificationDetails['extracted'] = {
+    first_name: mrzName(fields.firstName),
+    last_name: mrzName(fields.lastName),
+    date_of_birth: mrzDate(fields.birthDate, 'birth', today),
+    document_number: mrz.result.documentNumber ?? fields.documentNumber ?? null,
+    expiry_date: expiryDate,
+  };
+  const mrzMatch: CheckOutcome = mrz.result.valid ? 'passed' : 'failed';
+  const issuingIso2 = fields.issuingState ? icaoToIso2(fields.issuingState) : null;
+  const countryOk = issuingIso2 === input.country;
+  const typeOk = typeMatches(input.id_type, fields.documentCode);
+  const todayIso = today.toISOString().slice(0, 10);
+  const expiryCheck: CheckOutcome = expiryDate === null ? 'skipped' : expiryDate < todayIso ? 'failed' : 'passed';
+  const checks: DocumentChecks = {
+    // No print-feature analysis: "authentic" here means the MRZ is well-formed, its check digits
+    // hold and it names the requested country and type (docs/id-verification.md).
+    document_authentic: countryOk && typeOk && mrzMatch === 'passed' ? 'passed' : 'failed',
+    mrz_match: mrzMatch,
+    expiry_check: expiryCheck,
+    nfc_signature: nfc.outcome,
+  };
+  if (
+    input.document_number &&
+    extracted.document_number &&
+    input.document_number.replace(/\s/g, '').toUpperCase() !== extracted.document_number
+  ) {
+    warnings.push({ code: 'document_number_mismatch', field: 'document_number', message: 'document_number does not match the MRZ.' });
+  }
+  if (context) {
+    warnings.push(
+      ...expectedDetailsWarnings(
+        {
+          ...input,
+          first_name: extracted.first_name ?? undefined,
+          last_name: extracted.last_name ?? undefined,
+          date_of_birth: extracted.date_of_birth ?? undefined,
+        },
+        context,
+      ),
+    );
+  }
+  if (!typeOk)
+    warnings.push({
+      code: 'document_type_mismatch',
+      field: 'id_type',
+      message: `The MRZ document code ${fields.documentCode ?? '?'} is not a ${input.id_type}.`,
+    });
+  if (!countryOk)
+    warnings.push({
+      code: 'country_mismatch',
+      field: 'country',
+      message: `The MRZ issuing state ${fields.issuingState ?? '?'} is not ${input.country}.`,
+    });
+
+  const code: DocumentResultCode =
+    mrzMatch === 'failed'
+      ? 'mrz_mismatch'
+      : !typeOk
+        ? 'document_type_mismatch'
+        : !countryOk
+          ? 'country_mismatch'
+          : expiryCheck === 'failed'
+            ? 'document_expired'
+            : nfc.outcome === 'failed'
+              ? 'nfc_signature_invalid'
+              : 'clear';
+  return outcome(input, code, code === 'clear' ? 'passed' : 'failed', checks, extracted, warnings);
+}
+
+/** Creates the live `document_verification` engine. */
+export function createMrzOcrEngine(options: DocumentEngineOptions = {}): NodeEngine<DocumentVerificationInput> {
+  return {
+    provider: MRZ_OCR_PROVIDER,
+    nodeType: 'document_verification',
+    async run(input, context) {
+      const result = await verifyDocument(input, context, options);
+      return { ...result, provider: NODE_CATALOGUE.document_verification.providers[0] };
+    },
+  };
+}
+
+/** The engine registered in `LIVE_ENGINES`. */
+export const mrzOcrEngine = createMrzOcrEngine();

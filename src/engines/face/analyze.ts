@@ -1,0 +1,191 @@
+/**
+ * Face analysis on still images: decode with sharp, detect with human, describe the face as an
+ * L2-normalised 1024-d embedding, and read the antispoof and liveness scores. Comparison is the
+ * cosine similarity of two embeddings, judged against the thresholds of `thresholds.ts`.
+ */
+import sharp from 'sharp';
+import type { CheckOutcome } from '../details.js';
+import { ApiError } from '../../errors.js';
+import { withHuman, type HumanFace } from './human.js';
+import {
+  FACE_MATCH_PASS_SIMILARITY,
+  FACE_MATCH_REVIEW_SIMILARITY,
+  LIVE_FAIL_BELOW,
+  LIVE_REVIEW_BELOW,
+  REAL_REVIEW_BELOW,
+} from './thresholds.js';
+
+/** Longest image side fed to the detector, in pixels; larger photos are scaled down (faces stay far above the detector's needs). */
+export const MAX_ANALYSIS_SIDE_PX = 1280;
+/** Largest decoded image we accept, in pixels (about 40 megapixels), so a crafted header cannot exhaust memory. */
+export const MAX_INPUT_PIXELS = 40_000_000;
+/** Length of human's faceres embedding. */
+export const EMBEDDING_DIMENSION = 1024;
+
+/** One analysed face. */
+export interface FaceAnalysis {
+  /** How many faces the image holds (at or above the detector's confidence). */
+  faces: number;
+  /** faceres embedding of the chosen face, L2-normalised (length `EMBEDDING_DIMENSION`). */
+  embedding: number[];
+  /** `[x, y, width, height]` of the chosen face, in pixels of the analysed (possibly downscaled) image. */
+  box: [number, number, number, number];
+  /** Detection confidence, 0–1. */
+  score: number;
+  /** Antispoof score, 0 (printed or replayed) to 1 (real); null when the model gave none. */
+  real: number | null;
+  /** Liveness score, 0 (static reproduction) to 1 (live); null when the model gave none. */
+  live: number | null;
+}
+
+/** Options of `analyzeFace`. */
+export interface AnalyzeFaceOptions {
+  /**
+   * Request field the image came from, named in 400 errors.
+   * @default 'image'
+   */
+  field?: string;
+  /**
+   * `only`: exactly one face or a 400 (selfies, list entries: DESIGN.md "Smaller decisions").
+   * `largest`: the largest face wins (ID documents often print a second, smaller "ghost" portrait).
+   * @default 'only'
+   */
+  pick?: 'only' | 'largest';
+}
+
+function imageError(field: string, code: string, message: string): ApiError {
+  return new ApiError('validation_failed', message, [{ field, code, message }]);
+}
+
+/** Decodes any image sharp reads into upright RGB pixels no larger than `MAX_ANALYSIS_SIDE_PX`. */
+async function decodeRgb(bytes: Buffer, field: string): Promise<{ pixels: Uint8Array; width: number; height: number }> {
+  try {
+    const { data, info } = await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS })
+      .rotate() // honour EXIF orientation: phone selfies are often stored sideways
+      .resize({ width: MAX_ANALYSIS_SIDE_PX, height: MAX_ANALYSIS_SIDE_PX, fit: 'inside', withoutEnlargement: true })
+      .removeAlpha()
+      .toColorspace('srgb')
+      .raw()
+      .toBuffer({ resolveWithObject: true });
+    if (info.channels !== 3) throw new Error(`expected 3 channels, got ${info.channels}`);
+    return { pixels: new Uint8Array(data.buffer, data.byteOffset, data.byteLength), width: info.width, height: info.height };
+  } catch {
+    throw imageError(field, 'unreadable_image', `${field} is not an image we can decode`);
+  }
+}
+
+/** Every face human finds in the image, largest first. Throws a 400 naming `field` when the bytes are not an image. */
+export async function detectFaces(bytes: Buffer, field = 'image'): Promise<HumanFace[]> {
+  const { pixels, width, height } = await decodeRgb(bytes, field);
+  const result = await withHuman(async (human) => {
+    const input = human.tf.tensor3d(pixels, [height, width, 3], 'int32');
+    try {
+      return await human.detect(input);
+    } finally {
+      input.dispose();
+    }
+  });
+  if (result.error) throw new Error(`face detection failed: ${result.error}`);
+  return [...result.face].sort((a, b) => b.box[2] * b.box[3] - a.box[2] * a.box[3]);
+}
+
+/** Scales a vector to unit length, so cosine similarity is a dot product. */
+export function l2Normalize(vector: ArrayLike<number>): number[] {
+  let sumOfSquares = 0;
+  for (let i = 0; i < vector.length; i++) sumOfSquares += vector[i] * vector[i];
+  const norm = Math.sqrt(sumOfSquares);
+  if (norm === 0) throw new Error('cannot normalise a zero vector');
+  return Array.from(vector, (value) => value / norm);
+}
+
+/**
+ * Detects and describes the face of an image. Zero faces, or more than one with `pick: 'only'`,
+ * is a 400 `validation_failed` naming the field (`no_face` / `multiple_faces`).
+ */
+export async function analyzeFace(bytes: Buffer, options: AnalyzeFaceOptions = {}): Promise<FaceAnalysis> {
+  const field = options.field ?? 'image';
+  const faces = await detectFaces(bytes, field);
+  if (faces.length === 0) throw imageError(field, 'no_face', `${field} shows no detectable face`);
+  if (faces.length > 1 && (options.pick ?? 'only') === 'only') {
+    throw imageError(field, 'multiple_faces', `${field} shows ${faces.length} faces; exactly one is required`);
+  }
+  const face = faces[0];
+  if (!face.embedding || face.embedding.length !== EMBEDDING_DIMENSION) {
+    // The detector saw a face the description model could not describe (too small or cut off).
+    throw imageError(field, 'no_face', `${field} shows no face clear enough to compare`);
+  }
+  return {
+    faces: faces.length,
+    embedding: l2Normalize(face.embedding),
+    box: [...face.box],
+    score: face.score,
+    real: typeof face.real === 'number' ? face.real : null,
+    live: typeof face.live === 'number' ? face.live : null,
+  };
+}
+
+/** Cosine similarity of two embeddings or templates, −1 to 1 (same length required). */
+export function similarity(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  if (a.length !== b.length) throw new Error(`vectors differ in length: ${a.length} vs ${b.length}`);
+  let dot = 0;
+  let normA = 0;
+  let normB = 0;
+  for (let i = 0; i < a.length; i++) {
+    dot += a[i] * b[i];
+    normA += a[i] * a[i];
+    normB += b[i] * b[i];
+  }
+  if (normA === 0 || normB === 0) return 0;
+  return dot / Math.sqrt(normA * normB);
+}
+
+/** The face-match check for a similarity: passed, review (grey zone) or failed. */
+export function faceMatchOutcome(cosine: number): CheckOutcome {
+  if (cosine >= FACE_MATCH_PASS_SIMILARITY) return 'passed';
+  if (cosine >= FACE_MATCH_REVIEW_SIMILARITY) return 'review';
+  return 'failed';
+}
+
+/**
+ * The liveness check of a selfie from the two presentation-attack models: a very low liveness
+ * score fails; a low liveness or antispoof score asks for review, because both models also
+ * score some genuine but recompressed photos low (docs/face.md). Skipped when neither answered.
+ */
+export function livenessOutcome(analysis: Pick<FaceAnalysis, 'real' | 'live'>): CheckOutcome {
+  if (analysis.live === null && analysis.real === null) return 'skipped';
+  if (analysis.live !== null && analysis.live < LIVE_FAIL_BELOW) return 'failed';
+  if (analysis.live !== null && analysis.live < LIVE_REVIEW_BELOW) return 'review';
+  if (analysis.real !== null && analysis.real < REAL_REVIEW_BELOW) return 'review';
+  return 'passed';
+}
+
+/** Result of comparing a selfie with a document portrait. */
+export interface FaceComparison {
+  /** Cosine similarity of the two embeddings, −1 to 1. */
+  similarity: number;
+  /** `faceMatchOutcome(similarity)`. */
+  faceMatch: CheckOutcome;
+  /** `livenessOutcome` of the selfie (the portrait is a print by nature, so only the selfie is judged). */
+  liveness: CheckOutcome;
+  /** The selfie's analysis. */
+  selfie: FaceAnalysis;
+  /** The portrait's analysis. */
+  portrait: FaceAnalysis;
+}
+
+/**
+ * Compares a selfie (exactly one face, field `selfie`) with a document portrait (the largest
+ * face of the image, so a whole document front with its ghost portrait works too).
+ */
+export async function compareFaces(selfie: Buffer, portrait: Buffer): Promise<FaceComparison> {
+  const selfieFace = await analyzeFace(selfie, { field: 'selfie', pick: 'only' });
+  const portraitFace = await analyzeFace(portrait, { field: 'document_portrait', pick: 'largest' });
+  const cosine = similarity(selfieFace.embedding, portraitFace.embedding);
+  return {
+    similarity: cosine,
+    faceMatch: faceMatchOutcome(cosine),
+    liveness: livenessOutcome(selfieFace),
+    selfie: selfieFace,
+    portrait: portraitFace,
+  };
+}

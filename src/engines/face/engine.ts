@@ -1,0 +1,77 @@
+/**
+ * Live `biometric_kyc` engine (`openkyc:face_match`): the selfie's face against the portrait
+ * of the session's ID document, with the selfie's liveness. Same details shape and result
+ * codes as the sandbox engine (src/engines/sandbox/biometric.ts).
+ */
+import type { NodeResult, NodeStatus } from '../../domain/types.js';
+import { decodeDataUri } from '../data-uri.js';
+import type { BiometricKycDetails, CheckOutcome } from '../details.js';
+import type { BiometricKycInput } from '../inputs.js';
+import type { NodeEngine } from '../types.js';
+import { ApiError } from '../../errors.js';
+import { analyzeFace, faceMatchOutcome, livenessOutcome, similarity, type FaceAnalysis } from './analyze.js';
+
+/** Provider name of the live face engine (src/workflows/node-catalogue.ts). */
+export const LIVE_FACE_PROVIDER = 'openkyc:face_match';
+
+/** Image types a selfie may be sent as. */
+export const SELFIE_MIME_TYPES = ['image/jpeg', 'image/png', 'image/webp'] as const;
+
+/** Node status and result code from the two checks: any failure fails, any doubt is a review. */
+function verdict(faceMatch: CheckOutcome, liveness: CheckOutcome): { status: NodeStatus; resultCode: string } {
+  if (liveness === 'failed') return { status: 'failed', resultCode: 'liveness_failed' };
+  if (faceMatch === 'failed') return { status: 'failed', resultCode: 'face_mismatch' };
+  if (faceMatch === 'review') return { status: 'review', resultCode: 'face_match_inconclusive' };
+  if (liveness === 'review') return { status: 'review', resultCode: 'liveness_inconclusive' };
+  return { status: 'passed', resultCode: 'clear' };
+}
+
+/** Rounds a similarity for the details, clamped to the 0–1 range the details promise. */
+function reportedSimilarity(cosine: number): number {
+  return Math.round(Math.min(1, Math.max(0, cosine)) * 1000) / 1000;
+}
+
+/** A review result for when there is no usable portrait: the selfie cannot be judged automatically. */
+function portraitReview(resultCode: string, message: string): Omit<NodeResult, 'required'> {
+  const details: BiometricKycDetails = { result_code: resultCode, checks: { liveness: 'skipped', face_match: 'skipped' }, similarity: 0 };
+  return { status: 'review', provider: LIVE_FACE_PROVIDER, warnings: [{ code: resultCode, message }], details };
+}
+
+/** The portrait's face, or null when the document image shows none (not the selfie sender's input error). */
+async function portraitFace(portrait: Buffer): Promise<FaceAnalysis | null> {
+  try {
+    return await analyzeFace(portrait, { field: 'document_portrait', pick: 'largest' });
+  } catch (error) {
+    if (error instanceof ApiError) return null;
+    throw error;
+  }
+}
+
+/**
+ * The live face engine. The selfie must show exactly one face (else a 400 on `selfie`). The
+ * document portrait comes from `EngineContext.documentPortrait` (its largest face is used);
+ * without one, or when it shows no face, the node goes to review.
+ */
+export const liveFaceEngine: NodeEngine<BiometricKycInput> = {
+  provider: LIVE_FACE_PROVIDER,
+  nodeType: 'biometric_kyc',
+  async run(input, context) {
+    const selfie = decodeDataUri(input.selfie, 'selfie', SELFIE_MIME_TYPES);
+    const selfieFace = await analyzeFace(selfie.bytes, { field: 'selfie', pick: 'only' });
+    if (!context.documentPortrait)
+      return portraitReview('document_portrait_missing', 'No document portrait to compare the selfie with: verify the ID document first.');
+    const portrait = await portraitFace(context.documentPortrait);
+    if (!portrait)
+      return portraitReview('document_portrait_unusable', 'The ID document shows no face clear enough to compare with the selfie.');
+    const cosine = similarity(selfieFace.embedding, portrait.embedding);
+    const faceMatch = faceMatchOutcome(cosine);
+    const liveness = livenessOutcome(selfieFace);
+    const { status, resultCode } = verdict(faceMatch, liveness);
+    const details: BiometricKycDetails = {
+      result_code: resultCode,
+      checks: { liveness, face_match: faceMatch },
+      similarity: reportedSimilarity(cosine),
+    };
+    return { status, provider: LIVE_FACE_PROVIDER, warnings: [], details };
+  },
+};

@@ -1,0 +1,17 @@
+/** The face engine: analysis and comparison (analyze.ts), cancelable templates (template.ts), the live node engine (engine.ts). */
+export {
+  analyzeFace,
+  compareFaces,
+  detectFaces,
+  faceMatchOutcome,
+  livenessOutcome,
+  similarity,
+  EMBEDDING_DIMENSION,
+  type AnalyzeFaceOptions,
+  type FaceAnalysis,
+  type FaceComparison,
+} from './analyze.js';
+export { closeFaceEngine } from './human.js';
+export { fingerprint, templateBytes, templateFromBytes, toTemplate, TEMPLATE_DIMENSION } from './template.js';
+export { liveFaceEngine, LIVE_FACE_PROVIDER } from './engine.js';
+export * from './thresholds.js';

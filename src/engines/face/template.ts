@@ -1,0 +1,126 @@
+/**
+ * Cancelable face templates (DESIGN.md "Lists"): the embedding passes through a secret,
+ * per-tenant random rotation before it is stored.
+ *
+ * - The rotation is a random orthogonal matrix Q of size 1024×1024 (template dimension =
+ *   embedding dimension = `TEMPLATE_DIMENSION`), built as the product of Householder reflections
+ *   with Gaussian vectors of decreasing length and a sign flip per coordinate (as in Stewart
+ *   1980, "The efficient generation of random orthogonal matrices"). Being orthogonal it keeps cosine similarity exactly (up to float
+ *   rounding), so the face-match thresholds apply to templates unchanged; being random and
+ *   secret, a leaked table of templates cannot be mapped back to the model's embedding space.
+ * - Randomness: AES-256-CTR keystream (node:crypto) keyed by HMAC-SHA256(secret, version
+ *   label), turned into Gaussians by Box–Muller. Same secret, same matrix, on every machine.
+ * - Rotating the tenant secret gives an unrelated matrix: every stored template is revoked.
+ * - Q is kept as its reflection vectors (about d²/2 floats, 2 MB for d = 1024); applying it costs
+ *   about d² multiply-adds. The last few matrices are cached per secret.
+ */
+import { createCipheriv, createHash, createHmac } from 'node:crypto';
+import { EMBEDDING_DIMENSION, l2Normalize } from './analyze.js';
+
+/** Length of a template: equal to the embedding's, since the projection is a square rotation. */
+export const TEMPLATE_DIMENSION = EMBEDDING_DIMENSION;
+/** Label mixed into the HMAC, so a change of construction (v2) yields new matrices rather than silently different ones. */
+const DERIVATION_LABEL = 'openkyc/face-template/v1';
+/** How many tenants' matrices stay in memory. */
+const CACHE_SIZE = 8;
+
+/** A secret rotation: reflection vectors (unit length) and the final sign flips. */
+interface Rotation {
+  /** `reflections[k]` acts on coordinates k..d-1; length d − k. */
+  reflections: Float64Array[];
+  /** ±1 per coordinate, applied last (Stewart's sign correction for a Haar-distributed result). */
+  signs: Float64Array;
+}
+
+const cache = new Map<string, Rotation>();
+
+/** Deterministic standard-normal numbers from a seed: AES-CTR keystream → uniforms → Box–Muller. */
+function gaussianStream(seed: Buffer, count: number): Float64Array {
+  const pairs = Math.ceil(count / 2);
+  const cipher = createCipheriv('aes-256-ctr', seed, Buffer.alloc(16));
+  const bytes = cipher.update(Buffer.alloc(pairs * 8));
+  const out = new Float64Array(pairs * 2);
+  for (let i = 0; i < pairs; i++) {
+    // (x + 0.5) / 2^32 is in (0, 1): never 0, so the logarithm stays finite.
+    const u1 = (bytes.readUInt32LE(i * 8) + 0.5) / 4294967296;
+    const u2 = (bytes.readUInt32LE(i * 8 + 4) + 0.5) / 4294967296;
+    const radius = Math.sqrt(-2 * Math.log(u1));
+    out[2 * i] = radius * Math.cos(2 * Math.PI * u2);
+    out[2 * i + 1] = radius * Math.sin(2 * Math.PI * u2);
+  }
+  return out;
+}
+
+function rotationFor(secret: string | Buffer): Rotation {
+  const seed = createHmac('sha256', secret).update(DERIVATION_LABEL).digest();
+  const key = seed.toString('hex');
+  const cached = cache.get(key);
+  if (cached) return cached;
+  const d = TEMPLATE_DIMENSION;
+  const normals = gaussianStream(seed, (d * (d + 1)) / 2);
+  const reflections: Float64Array[] = [];
+  const signs = new Float64Array(d).fill(1);
+  let offset = 0;
+  for (let k = 0; k < d; k++) {
+    const length = d - k;
+    const v = normals.slice(offset, offset + length);
+    offset += length;
+    let norm = 0;
+    for (let i = 0; i < length; i++) norm += v[i] * v[i];
+    norm = Math.sqrt(norm);
+    // Stewart: reflect x onto ±|x|e1 with the sign of x[0], then flip that coordinate's sign.
+    const sign = v[0] >= 0 ? 1 : -1;
+    signs[k] = -sign;
+    v[0] += sign * norm;
+    let vNorm = 0;
+    for (let i = 0; i < length; i++) vNorm += v[i] * v[i];
+    vNorm = Math.sqrt(vNorm);
+    for (let i = 0; i < length; i++) v[i] /= vNorm;
+    reflections.push(v);
+  }
+  if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+  cache.set(key, { reflections, signs });
+  return { reflections, signs };
+}
+
+/** Applies the rotation: x ← H_{d-1} … H_1 H_0 x, then the sign flips. Orthogonal, so lengths and angles are kept. */
+function rotate(rotation: Rotation, input: ArrayLike<number>): Float64Array {
+  const x = Float64Array.from(input);
+  for (let k = 0; k < rotation.reflections.length; k++) {
+    const v = rotation.reflections[k];
+    let dot = 0;
+    for (let i = 0; i < v.length; i++) dot += v[i] * x[k + i];
+    const twiceDot = 2 * dot;
+    for (let i = 0; i < v.length; i++) x[k + i] -= twiceDot * v[i];
+  }
+  for (let i = 0; i < x.length; i++) x[i] *= rotation.signs[i];
+  return x;
+}
+
+/**
+ * The storable template of an embedding under a tenant's secret: the rotated embedding,
+ * L2-normalised, as float32 (4 KB). Compare templates of one tenant with `similarity`.
+ */
+export function toTemplate(embedding: ArrayLike<number>, secret: string | Buffer): Float32Array {
+  if (embedding.length !== TEMPLATE_DIMENSION) throw new Error(`embedding must have ${TEMPLATE_DIMENSION} values, got ${embedding.length}`);
+  if (secret.length === 0) throw new Error('template secret must not be empty');
+  return Float32Array.from(l2Normalize(rotate(rotationFor(secret), embedding)));
+}
+
+/** The bytes stored for a template: float32 little-endian, whatever the host's byte order. */
+export function templateBytes(template: Float32Array): Buffer {
+  const bytes = Buffer.alloc(template.length * 4);
+  for (let i = 0; i < template.length; i++) bytes.writeFloatLE(template[i], i * 4);
+  return bytes;
+}
+
+/** The template read back from its stored bytes. */
+export function templateFromBytes(bytes: Buffer): Float32Array {
+  if (bytes.length !== TEMPLATE_DIMENSION * 4) throw new Error(`template must be ${TEMPLATE_DIMENSION * 4} bytes, got ${bytes.length}`);
+  return Float32Array.from({ length: TEMPLATE_DIMENSION }, (_, i) => bytes.readFloatLE(i * 4));
+}
+
+/** Face entry fingerprint (DESIGN.md "Smaller decisions"): `sha256:` + hex SHA-256 of the stored template bytes. */
+export function fingerprint(template: Float32Array): string {
+  return `sha256:${createHash('sha256').update(templateBytes(template)).digest('hex')}`;
+}

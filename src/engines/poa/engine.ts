@@ -1,0 +1,220 @@
+/**
+ * The live proof-of-address engine (`openkyc:poa_ocr`): text from the document, fields from the
+ * text, then four checks and a status. Rules (also in docs/poa.md):
+ *
+ * - name_match: `skipped` without `expected_name`; `passed` when the addressee (or a name line
+ *   of the document) is at least `NAME_MATCH_MIN_SIMILARITY` similar to it after the AML name
+ *   normalisation (case, diacritics, titles, token order); otherwise `warning` plus a
+ *   `name_mismatch` warning. Never fails the document (spec: a mismatch is a warning).
+ * - freshness: `passed` when the issue date is at most `max_age_days` days before today (UTC);
+ *   `failed` when strictly more (the standalone endpoint answers 422 `document_too_old`);
+ *   `review` when no issue date was found or it lies more than `FUTURE_TOLERANCE_DAYS` ahead.
+ * - geocode: the offline plausibility check of geocode.ts.
+ * - tamper_score: regional ELA for images and scanned PDFs, structure for PDFs (max of both).
+ *
+ * Status, first rule that applies: freshness failed → `failed` (`document_too_old`);
+ * tamper_score ≥ `TAMPER_FAIL_SCORE` → `failed` (`document_tampered`); tamper_score ≥
+ * `TAMPER_REVIEW_SCORE` → `review` (`tamper_suspected`); freshness review → `review`
+ * (`issue_date_unreadable` / `issue_date_in_future`); geocode review or failed → `review`
+ * (`address_unverifiable`); otherwise `passed` (`clear`), with warnings listed. A warning
+ * leaves the status `passed`; in a session it sends the decision to review.
+ */
+import type { Warning } from '../../domain/types.js';
+import { ApiError } from '../../errors.js';
+import { NODE_CATALOGUE } from '../../workflows/node-catalogue.js';
+import { nameSimilarity } from '../aml/score.js';
+import { decodeDataUri } from '../data-uri.js';
+import type { CheckOutcome, ProofOfAddressDetails } from '../details.js';
+import { POA_DEFAULT_MAX_AGE_DAYS, type ProofOfAddressInput } from '../inputs.js';
+import type { NodeEngine } from '../types.js';
+import { ageInDays } from './dates.js';
+import { extractFields } from './fields.js';
+import { checkAddress, type GeocodeReason } from './geocode.js';
+import { recognizeText } from './ocr.js';
+import { readPdf, UnreadablePdfError } from './pdf.js';
+import { elaTamperScore } from './tamper.js';
+
+/** MIME types a proof-of-address document may have. */
+export const POA_MIME_TYPES = ['image/jpeg', 'image/png', 'application/pdf'] as const;
+/** Lowest name similarity (0–1, AML `nameSimilarity`) for `name_match` to pass. */
+export const NAME_MATCH_MIN_SIMILARITY = 0.85;
+/** Tamper score at or above which the document fails. */
+export const TAMPER_FAIL_SCORE = 0.8;
+/** Tamper score at or above which a human must look. */
+export const TAMPER_REVIEW_SCORE = 0.5;
+/** Days an issue date may lie in the future (time zones, post-dated letters) before it is suspicious. */
+export const FUTURE_TOLERANCE_DAYS = 1;
+/** Fewest letters or digits of text for a document to count as readable. */
+export const MIN_READABLE_CHARS = 15;
+
+/** How the tamper score was computed. */
+export type TamperMethod = 'ela' | 'pdf_structure' | 'pdf_structure+ela';
+
+/** Where the text came from. */
+export type TextSource = 'image_ocr' | 'pdf_text' | 'pdf_scan_ocr';
+
+/** Everything the engine concluded, for the node result and the standalone endpoint. */
+export interface PoaAnalysis {
+  /** `passed`, `review` or `failed`. */
+  status: 'passed' | 'review' | 'failed';
+  /** Non-blocking findings. */
+  warnings: Warning[];
+  /** The node result details. */
+  details: ProofOfAddressDetails;
+  /** Age of the document in days when an issue date was found (for the 422 message). */
+  ageDays?: number;
+  /** The limit applied, in days. */
+  maxAgeDays: number;
+}
+
+/** Options of the engine, for tests. */
+export interface PoaEngineOptions {
+  /** The clock "today" is taken from (UTC calendar day). @default () => new Date() */
+  now?: () => Date;
+}
+
+const unreadable = (message: string) =>
+  new ApiError('validation_failed', message, [{ field: 'document_image', code: 'unreadable', message }]);
+
+/** Text and tamper evidence of a decoded document. */
+async function readDocument(
+  mimeType: string,
+  bytes: Buffer,
+): Promise<{ text: string; source: TextSource; tamperScore: number; tamperMethod: TamperMethod }> {
+  try {
+    if (mimeType !== 'application/pdf') {
+      const [text, tamperScore] = await Promise.all([recognizeText(bytes), elaTamperScore(bytes)]);
+      return { text, source: 'image_ocr', tamperScore, tamperMethod: 'ela' };
+    }
+    const pdf = await readPdf(bytes);
+    if (pdf.scans.length === 0)
+      return { text: pdf.text, source: 'pdf_text', tamperScore: pdf.structureScore, tamperMethod: 'pdf_structure' };
+    const texts: string[] = [];
+    let ela = 0;
+    for (const scan of pdf.scans) {
+      texts.push(await recognizeText(scan));
+      ela = Math.max(ela, await elaTamperScore(scan));
+    }
+    return {
+      text: texts.join('\n\n'),
+      source: 'pdf_scan_ocr',
+      tamperScore: Math.max(pdf.structureScore, ela),
+      tamperMethod: 'pdf_structure+ela',
+    };
+  } catch (error) {
+    if (error instanceof UnreadablePdfError) throw unreadable(`document_image is not a PDF we can read (${error.message}).`);
+    // sharp's decoding errors: the bytes passed the signature check but are not a valid image.
+    if (
+      error instanceof Error &&
+      /Input buffer|corrupt|VipsJpeg|pngload|jpegload|unsupported image format|premature end/i.test(error.message)
+    ) {
+      throw unreadable('document_image could not be decoded as an image.');
+    }
+    throw error;
+  }
+}
+
+const GEOCODE_WARNINGS: Partial<Record<GeocodeReason, string>> = {
+  country_mismatch: 'The address names a country other than the one given.',
+  postcode_missing: "No postcode of the country's format was found in the address.",
+  state_invalid: 'The address has a state code that does not exist.',
+  province_postcode_mismatch: 'The postal code does not belong to the province in the address.',
+  no_address: 'No address was found on the document.',
+};
+
+/** Runs the whole analysis on one input (already validated, or validated here with 400s). */
+export async function analyseProofOfAddress(input: ProofOfAddressInput, options: PoaEngineOptions = {}): Promise<PoaAnalysis> {
+  const now = (options.now ?? (() => new Date()))();
+  const { mimeType, bytes } = decodeDataUri(input.document_image, 'document_image', POA_MIME_TYPES);
+  const maxAgeDays = input.max_age_days ?? POA_DEFAULT_MAX_AGE_DAYS;
+  const country = input.country?.toUpperCase();
+
+  const document = await readDocument(mimeType, bytes);
+  if (document.text.replace(/[^\p{L}\p{N}]/gu, '').length < MIN_READABLE_CHARS) {
+    throw unreadable(
+      document.source === 'pdf_text'
+        ? 'The PDF has no text layer and no embedded page scan we can read (JPEG, or 8-bit grey/RGB bitmap); send a JPEG or PNG photo of the page.'
+        : 'No text could be read from document_image; send a sharper, well-lit JPEG or PNG of the whole page.',
+    );
+  }
+
+  const fields = extractFields(document.text, { country, expectedName: input.expected_name, similarity: nameSimilarity });
+  const warnings: Warning[] = [];
+
+  let nameMatch: CheckOutcome = 'skipped';
+  if (input.expected_name !== undefined) {
+    const similarity = fields.name ? nameSimilarity(input.expected_name, fields.name) : 0;
+    nameMatch = similarity >= NAME_MATCH_MIN_SIMILARITY ? 'passed' : 'warning';
+    if (nameMatch === 'warning') {
+      const message = fields.name
+        ? `The document is addressed to "${fields.name}", not to the expected name.`
+        : 'No addressee name was found on the document.';
+      warnings.push({ code: 'name_mismatch', message, field: 'expected_name' });
+    }
+  }
+
+  let freshness: CheckOutcome = 'review';
+  let ageDays: number | undefined;
+  let freshnessCode = 'issue_date_unreadable';
+  if (fields.issuedAt) {
+    ageDays = ageInDays(fields.issuedAt, now);
+    if (ageDays > maxAgeDays) freshness = 'failed';
+    else if (ageDays < -FUTURE_TOLERANCE_DAYS) freshnessCode = 'issue_date_in_future';
+    else freshness = 'passed';
+  }
+  if (freshness === 'review') {
+    warnings.push({
+      code: freshnessCode,
+      message:
+        freshnessCode === 'issue_date_in_future'
+          ? `The issue date ${fields.issuedAt} is in the future.`
+          : 'No issue date was found on the document.',
+      field: 'document_image',
+    });
+  }
+
+  const geocode = checkAddress(fields.addressLines, country);
+  const geocodeWarning = GEOCODE_WARNINGS[geocode.reason];
+  if (geocodeWarning) warnings.push({ code: 'address_unverifiable', message: geocodeWarning, field: 'document_image' });
+  if (!fields.issuer)
+    warnings.push({
+      code: 'issuer_not_found',
+      message: 'No issuer (utility, bank or authority) was found on the document.',
+      field: 'document_image',
+    });
+
+  const tamperScore = document.tamperScore;
+  let status: PoaAnalysis['status'] = 'passed';
+  let resultCode = 'clear';
+  if (freshness === 'failed') [status, resultCode] = ['failed', 'document_too_old'];
+  else if (tamperScore >= TAMPER_FAIL_SCORE) [status, resultCode] = ['failed', 'document_tampered'];
+  else if (tamperScore >= TAMPER_REVIEW_SCORE) [status, resultCode] = ['review', 'tamper_suspected'];
+  else if (freshness === 'review') [status, resultCode] = ['review', freshnessCode];
+  else if (geocode.outcome === 'review' || geocode.outcome === 'failed') [status, resultCode] = ['review', 'address_unverifiable'];
+
+  const details: ProofOfAddressDetails = {
+    result_code: resultCode,
+    extracted: { name: fields.name, address: fields.addressLines.join(', '), issuer: fields.issuer, issued_at: fields.issuedAt ?? '' },
+    checks: { name_match: nameMatch, geocode: geocode.outcome, freshness, tamper_score: tamperScore },
+    tamper_method: document.tamperMethod,
+    text_source: document.source,
+    geocode_reason: geocode.reason,
+  };
+  return { status, warnings, details, ageDays, maxAgeDays };
+}
+
+/** Creates the live `proof_of_address` engine. */
+export function createLivePoaEngine(options: PoaEngineOptions = {}): NodeEngine<ProofOfAddressInput> {
+  const provider = NODE_CATALOGUE.proof_of_address.providers[0];
+  return {
+    provider,
+    nodeType: 'proof_of_address',
+    async run(input) {
+      const analysis = await analyseProofOfAddress(input, options);
+      return { status: analysis.status, provider, warnings: analysis.warnings, details: analysis.details };
+    },
+  };
+}
+
+/** The live engine on the real clock, as registered in `LIVE_ENGINES`. */
+export const livePoaEngine = createLivePoaEngine();

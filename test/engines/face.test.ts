@@ -1,0 +1,207 @@
+/**
+ * Face engine: analysis, comparison thresholds, 400s for zero or several faces, cancelable
+ * templates, and the live `openkyc:face_match` node engine. Images are crops of the photos
+ * shipped in the human package (test/support/face-samples.ts); the models load once per file.
+ */
+import { createHash } from 'node:crypto';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiError } from '../../src/errors.js';
+import {
+  analyzeFace,
+  closeFaceEngine,
+  compareFaces,
+  fingerprint,
+  similarity,
+  templateBytes,
+  templateFromBytes,
+  toTemplate,
+  type FaceAnalysis,
+} from '../../src/engines/face/index.js';
+import { liveFaceEngine } from '../../src/engines/face/engine.js';
+import { FACE_MATCH_PASS_SIMILARITY, FACE_MATCH_REVIEW_SIMILARITY } from '../../src/engines/face/thresholds.js';
+import { LIVE_ENGINES } from '../../src/engines/registry.js';
+import type { EngineContext } from '../../src/engines/types.js';
+import { faceSample, faceSamplePng } from '../support/face-samples.js';
+
+const CONTEXT: EngineContext = { tenantId: 'tenant-1', sessionId: 'session-1', amlScoreThreshold: 80 };
+
+/** Crops used below: two photos of the same man, and two women (not him). */
+const images: Record<'author1' | 'author2' | 'womanA' | 'womanB', Buffer> = {} as never;
+const faces: Partial<Record<keyof typeof images, FaceAnalysis>> = {};
+const fetchCalls: string[] = [];
+const realFetch = globalThis.fetch;
+
+function dataUri(png: Buffer): string {
+  return `data:image/png;base64,${png.toString('base64')}`;
+}
+
+/** The 400 a call rejects with, for assertions on its field errors. */
+async function rejection(promise: Promise<unknown>): Promise<ApiError> {
+  const error = await promise.then(
+    () => undefined,
+    (reason: unknown) => reason,
+  );
+  expect(error).toBeInstanceOf(ApiError);
+  return error as ApiError;
+}
+
+beforeAll(async () => {
+  // Any network use (a model or wasm fetched from a CDN) would go through fetch: record it.
+  globalThis.fetch = ((input: string | URL | Request) => {
+    fetchCalls.push(String(input));
+    return Promise.reject(new Error('network disabled in tests'));
+  }) as typeof fetch;
+  images.author1 = await faceSamplePng(faceSample('g0_00'));
+  images.author2 = await faceSamplePng(faceSample('g0_01'));
+  images.womanA = await faceSamplePng(faceSample('detect1'));
+  images.womanB = await faceSamplePng(faceSample('detect4'));
+  for (const key of Object.keys(images) as (keyof typeof images)[]) faces[key] = await analyzeFace(images[key]);
+});
+
+afterAll(async () => {
+  globalThis.fetch = realFetch;
+  await closeFaceEngine();
+});
+
+describe('analyzeFace', () => {
+  it('given a one-face photo, when analysed, then it returns one L2-normalised 1024-d embedding with box, score and spoof signals', () => {
+    const face = faces.author1!;
+    expect(face.faces).toBe(1);
+    expect(face.embedding).toHaveLength(1024);
+    expect(Math.hypot(...face.embedding)).toBeCloseTo(1, 6);
+    expect(face.box).toHaveLength(4);
+    expect(face.score).toBeGreaterThan(0.5);
+    expect(face.real).toBeGreaterThanOrEqual(0);
+    expect(face.live).toBeGreaterThanOrEqual(0);
+  });
+
+  it('given the models, when loaded and run, then nothing was fetched from the network', () => {
+    expect(fetchCalls).toEqual([]);
+  });
+
+  it('given an image without a face, when analysed, then it is a 400 naming the field', async () => {
+    const blank = await sharp({ create: { width: 200, height: 200, channels: 3, background: '#7a8a99' } })
+      .png()
+      .toBuffer();
+    const error = await rejection(analyzeFace(blank, { field: 'selfie' }));
+    expect(error.status).toBe(400);
+    expect(error.code).toBe('validation_failed');
+    expect(error.fieldErrors).toEqual([expect.objectContaining({ field: 'selfie', code: 'no_face' })]);
+  });
+
+  it('given two faces side by side, when analysed, then it is a 400 multiple_faces; with pick largest it is accepted', async () => {
+    const pair = await sharp({ create: { width: 320, height: 160, channels: 3, background: '#000000' } })
+      .composite([
+        { input: images.womanA, left: 0, top: 4 },
+        { input: images.womanB, left: 160, top: 4 },
+      ])
+      .png()
+      .toBuffer();
+    const error = await rejection(analyzeFace(pair, { field: 'selfie' }));
+    expect(error.status).toBe(400);
+    expect(error.fieldErrors).toEqual([expect.objectContaining({ field: 'selfie', code: 'multiple_faces' })]);
+    const largest = await analyzeFace(pair, { pick: 'largest' });
+    expect(largest.faces).toBe(2);
+  });
+
+  it('given bytes that are not an image, when analysed, then it is a 400 unreadable_image', async () => {
+    const error = await rejection(analyzeFace(Buffer.from('not an image'), { field: 'selfie' }));
+    expect(error.fieldErrors).toEqual([expect.objectContaining({ field: 'selfie', code: 'unreadable_image' })]);
+  });
+});
+
+describe('similarity and thresholds', () => {
+  it('given two photos of the same person, when compared, then the similarity passes the match threshold', () => {
+    expect(similarity(faces.author1!.embedding, faces.author2!.embedding)).toBeGreaterThanOrEqual(FACE_MATCH_PASS_SIMILARITY);
+  });
+
+  it('given photos of different people, when compared, then the similarity is below the review threshold', () => {
+    expect(similarity(faces.author1!.embedding, faces.womanA!.embedding)).toBeLessThan(FACE_MATCH_REVIEW_SIMILARITY);
+    expect(similarity(faces.author2!.embedding, faces.womanB!.embedding)).toBeLessThan(FACE_MATCH_REVIEW_SIMILARITY);
+  });
+
+  it('given a selfie and a portrait of one person, when compareFaces runs, then face_match passes', async () => {
+    const comparison = await compareFaces(images.author2, images.author1);
+    expect(comparison.faceMatch).toBe('passed');
+    expect(comparison.similarity).toBeCloseTo(similarity(faces.author1!.embedding, faces.author2!.embedding), 6);
+  });
+});
+
+describe('cancelable templates', () => {
+  const secretA = 'tenant-a-secret';
+  const secretB = 'tenant-b-secret';
+
+  it('given one secret, when templates are made, then cosine similarity is preserved and verdicts do not change', () => {
+    const [same1, same2, other] = [faces.author1!, faces.author2!, faces.womanA!].map((face) => toTemplate(face.embedding, secretA));
+    expect(same1).toHaveLength(1024);
+    expect(Math.hypot(...same1)).toBeCloseTo(1, 5);
+    expect(similarity(same1, same2)).toBeCloseTo(similarity(faces.author1!.embedding, faces.author2!.embedding), 5);
+    expect(similarity(same1, other)).toBeCloseTo(similarity(faces.author1!.embedding, faces.womanA!.embedding), 5);
+    expect(similarity(same1, same2)).toBeGreaterThanOrEqual(FACE_MATCH_PASS_SIMILARITY);
+    expect(similarity(same1, other)).toBeLessThan(FACE_MATCH_REVIEW_SIMILARITY);
+  });
+
+  it('given the same secret twice, when a template is made, then it is identical (deterministic)', () => {
+    expect(toTemplate(faces.author1!.embedding, secretA)).toEqual(toTemplate(faces.author1!.embedding, secretA));
+  });
+
+  it('given two secrets, when templates of one face are made, then they are unrelated and do not match each other', () => {
+    const underA = toTemplate(faces.author1!.embedding, secretA);
+    const underB = toTemplate(faces.author1!.embedding, secretB);
+    // For unrelated random rotations of a 1024-d unit vector the cosine is about N(0, 1/1024): |x| < 0.15 is 4.8σ.
+    expect(Math.abs(similarity(underA, underB))).toBeLessThan(0.15);
+    // Nor does a template resemble the raw embedding it came from.
+    expect(Math.abs(similarity(underA, faces.author1!.embedding))).toBeLessThan(0.15);
+    expect(fingerprint(underA)).not.toBe(fingerprint(underB));
+  });
+
+  it('given a template, when fingerprinted and stored, then the fingerprint is sha256 of its float32 LE bytes and the bytes round-trip', () => {
+    const template = toTemplate(faces.womanB!.embedding, secretA);
+    const bytes = templateBytes(template);
+    expect(bytes).toHaveLength(4096);
+    expect(fingerprint(template)).toBe(`sha256:${createHash('sha256').update(bytes).digest('hex')}`);
+    expect(fingerprint(template)).toMatch(/^sha256:[0-9a-f]{64}$/);
+    expect(templateFromBytes(bytes)).toEqual(template);
+  });
+});
+
+describe('live openkyc:face_match engine', () => {
+  it('given the registry, when the provider is looked up, then the live face engine serves biometric_kyc', () => {
+    expect(LIVE_ENGINES['openkyc:face_match']).toBe(liveFaceEngine);
+    expect(liveFaceEngine.nodeType).toBe('biometric_kyc');
+  });
+
+  it('given a selfie of the document holder, when run, then the node passes with the sandbox details shape', async () => {
+    const result = await liveFaceEngine.run({ selfie: dataUri(images.author2) }, { ...CONTEXT, documentPortrait: images.author1 });
+    expect(result).toMatchObject({
+      status: 'passed',
+      provider: 'openkyc:face_match',
+      warnings: [],
+      details: { result_code: 'clear', checks: { liveness: 'passed', face_match: 'passed' } },
+    });
+    expect(result.details.similarity).toBeGreaterThanOrEqual(FACE_MATCH_PASS_SIMILARITY);
+    expect(result.details.similarity).toBeLessThanOrEqual(1);
+  });
+
+  it('given a selfie of someone else, when run, then the node fails with face_mismatch', async () => {
+    const result = await liveFaceEngine.run({ selfie: dataUri(images.womanA) }, { ...CONTEXT, documentPortrait: images.author1 });
+    expect(result).toMatchObject({ status: 'failed', details: { result_code: 'face_mismatch', checks: { face_match: 'failed' } } });
+  });
+
+  it('given no document portrait, when run, then the node goes to review with a warning', async () => {
+    const result = await liveFaceEngine.run({ selfie: dataUri(images.author2) }, CONTEXT);
+    expect(result).toMatchObject({
+      status: 'review',
+      details: { result_code: 'document_portrait_missing', checks: { face_match: 'skipped' } },
+    });
+    expect(result.warnings).toEqual([expect.objectContaining({ code: 'document_portrait_missing' })]);
+  });
+
+  it('given a selfie that is not a data URI, when run, then it is a 400 on selfie', async () => {
+    const error = await rejection(
+      liveFaceEngine.run({ selfie: 'https://example.com/me.jpg' }, { ...CONTEXT, documentPortrait: images.author1 }),
+    );
+    expect(error.fieldErrors).toEqual([expect.objectContaining({ field: 'selfie' })]);
+  });
+});
