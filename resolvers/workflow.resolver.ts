@@ -1,6 +1,6 @@
 import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { Workflow } from '../entities/workflow.entity.js';
-import { requirePrincipal, type GraphQLContext } from '../src/graphql/context.js';
+import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
 import { unixSeconds } from '../src/time.js';
 import * as workflows from '../src/workflows/workflow.service.js';
 import { CreateWorkflowInput, UpdateWorkflowInput } from './workflow.input.js';
@@ -42,13 +42,13 @@ function toServiceInput(input: CreateWorkflowInput | UpdateWorkflowInput): Recor
 export class WorkflowResolver {
   @Query(() => [WorkflowObject], { description: "The built-in workflows and the calling tenant's custom ones." })
   async workflows(@Ctx() context: GraphQLContext): Promise<WorkflowObject[]> {
-    const { tenantId } = requirePrincipal(context);
+    const { tenantId } = requireTenant(context);
     return (await workflows.listWorkflows(context.em, tenantId)).map(toWorkflowObject);
   }
 
   @Query(() => WorkflowObject, { description: "One workflow; NOT_FOUND when it is another tenant's." })
   async workflow(@Arg('id', () => String) id: string, @Ctx() context: GraphQLContext): Promise<WorkflowObject> {
-    const { tenantId } = requirePrincipal(context);
+    const { tenantId } = requireTenant(context);
     return toWorkflowObject(await workflows.getWorkflow(context.em, tenantId, id));
   }
 
@@ -57,7 +57,7 @@ export class WorkflowResolver {
     @Arg('input', () => CreateWorkflowInput) input: CreateWorkflowInput,
     @Ctx() context: GraphQLContext,
   ): Promise<WorkflowObject> {
-    const { tenantId } = requirePrincipal(context);
+    const { tenantId } = requireTenant(context);
     return toWorkflowObject(await workflows.createWorkflow(context.em, tenantId, toServiceInput(input)));
   }
 
@@ -67,7 +67,7 @@ export class WorkflowResolver {
     @Arg('input', () => UpdateWorkflowInput) input: UpdateWorkflowInput,
     @Ctx() context: GraphQLContext,
   ): Promise<WorkflowObject> {
-    const { tenantId } = requirePrincipal(context);
+    const { tenantId } = requireTenant(context);
     return toWorkflowObject(await workflows.updateWorkflow(context.em, tenantId, id, toServiceInput(input)));
   }
 }

@@ -2,7 +2,15 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
+import { installLiveEngines } from './engines/registry.js';
+import { closeMrzReader } from './engines/document/mrz-reader.js';
+import { closeOcrWorker } from './engines/poa/ocr.js';
+import { createServiceSecrets, resolveMasterKey } from './auth/secrets.js';
+import { EventBus } from './events/outbox.js';
 import { getSchema } from './graphql/schema.js';
+import { startJobs, type Jobs } from './jobs/jobs.js';
+import type { Services } from './services.js';
+import { ServiceTokens } from './sessions/service-tokens.js';
 import { buildHttpServer, type HttpServer } from './http/server.js';
 import { seedDemoTenant, type DemoTenant } from './tenants/demo.js';
 import { syncBuiltInWorkflows } from './workflows/workflow.service.js';
@@ -16,6 +24,10 @@ export interface RunningApp {
   orm: MikroORM;
   database: Database;
   http: HttpServer;
+  /** Process-wide services (secrets, service tokens, event bus). */
+  services: Services;
+  /** The job runner, unless JOBS_ENABLED is false. */
+  jobs: Jobs | null;
   /** Set on the first start of an empty database: the demo tenant and its keys (shown once). */
   demo: DemoTenant | null;
   /** Drains HTTP and sockets, then closes the database. Safe to call twice. */
@@ -26,25 +38,35 @@ export interface RunningApp {
 export interface StartOptions {
   /** Logger to use; a pino JSON logger at `LOG_LEVEL` when absent. */
   logger?: Logger;
+  /** Called with every SQL statement the ORM runs (tests count queries with it). */
+  onQuery?: (sql: string) => void;
 }
 
 /** Composition root: opens the database, syncs built-ins, builds the schema and starts listening. */
 export async function startApp(config: Config, options: StartOptions = {}): Promise<RunningApp> {
   const logger = options.logger ?? pino({ level: config.LOG_LEVEL });
-  const database = await openDatabase(config, logger);
+  const database = await openDatabase(config, logger, { onQuery: options.onQuery });
   let http: HttpServer | undefined;
+  let jobs: Jobs | null = null;
   try {
     const { orm } = database;
     await syncBuiltInWorkflows(orm.em.fork());
+    installLiveEngines({ em: () => orm.em.fork() });
     const demo = config.SEED_DEMO_TENANT ? await seedDemoTenant(orm.em.fork()) : null;
+    const secrets = createServiceSecrets(resolveMasterKey(config));
+    const tokens = new ServiceTokens(secrets);
+    await tokens.init(orm.em.fork());
+    const services: Services = { secrets, tokens, bus: new EventBus() };
     const schema = await getSchema();
-    http = await buildHttpServer({ config, logger, orm, schema });
+    jobs = config.JOBS_ENABLED ? await startJobs(database.url, orm, services, logger) : null;
+    http = await buildHttpServer({ config, logger, orm, schema, services });
     await http.app.listen({ port: config.PORT, host: config.HOST });
     const address = http.app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.PORT;
     const url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
     let closing: Promise<void> | undefined;
     const started = http;
+    const startedJobs = jobs;
     return {
       url,
       config,
@@ -52,17 +74,25 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       orm,
       database,
       http: started,
+      services,
+      jobs: startedJobs,
       demo,
       close() {
         closing ??= (async () => {
           await started.close();
+          await startedJobs?.stop();
           await database.close();
+          // The proof-of-address OCR worker thread would keep the process alive.
+          await closeOcrWorker();
+          // The ID document OCR holds ONNX sessions; drop them with the app.
+          await closeMrzReader();
         })();
         return closing;
       },
     };
   } catch (error) {
     await http?.close().catch(() => undefined);
+    await jobs?.stop().catch(() => undefined);
     await database.close().catch(() => undefined);
     throw error;
   }

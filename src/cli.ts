@@ -7,6 +7,7 @@ import pino from 'pino';
 import { API_KEY_ENVIRONMENTS, type ApiKeyEnvironment } from '../entities/api-key.entity.js';
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
+import { importListFile } from './aml/aml-import.js';
 import { ApiError } from './errors.js';
 import { createTenant, issueApiKey, listTenants, readCallbackSecret, revokeApiKey } from './tenants/tenant.service.js';
 import { syncBuiltInWorkflows } from './workflows/workflow.service.js';
@@ -21,6 +22,9 @@ Commands:
   key:revoke <key-id|prefix>               Revoke a key; it answers 401 at once
   callback-secret <tenant-id>              Print the secret that signs per-session callback events
   migrate                                  Apply pending migrations
+  aml:import <file> [--format ofac-sdn-xml|ofac-sdn-csv|eu-xml|un-xml|ftm-jsonl] [--list <LIST>]...
+                                           Import an AML list file, replacing each list it holds
+                                           (or only the --list ones); format detected when omitted
 `;
 
 /** Runs one CLI command; returns the process exit code. */
@@ -28,7 +32,13 @@ export async function runCli(argv: string[]): Promise<number> {
   const { positionals, values } = parseArgs({
     args: argv,
     allowPositionals: true,
-    options: { env: { type: 'string', default: 'sandbox' }, name: { type: 'string', default: '' }, help: { type: 'boolean', short: 'h' } },
+    options: {
+      env: { type: 'string', default: 'sandbox' },
+      name: { type: 'string', default: '' },
+      format: { type: 'string' },
+      list: { type: 'string', multiple: true },
+      help: { type: 'boolean', short: 'h' },
+    },
   });
   const [command, ...rest] = positionals;
   if (!command || values.help) {
@@ -71,6 +81,11 @@ export async function runCli(argv: string[]): Promise<number> {
       case 'key:revoke':
         console.log(JSON.stringify({ revoked: await revokeApiKey(em, requireArg(rest[0], 'key-id|prefix')) }, null, 2));
         return 0;
+      case 'aml:import': {
+        const summary = await importListFile(em, requireArg(rest[0], 'file'), { format: values.format, lists: values.list });
+        console.log(JSON.stringify(summary, null, 2));
+        return 0;
+      }
       case 'callback-secret':
         console.log(await readCallbackSecret(em, requireArg(rest[0], 'tenant-id')));
         return 0;

@@ -35,6 +35,8 @@ const ConfigSchema = z.object({
   MASTER_KEY: z.string().min(32).optional(),
   /** Allow plain-HTTP loopback webhook URLs (development only). */
   DEV_ALLOW_LOOPBACK_WEBHOOKS: booleanFromEnv.default(false),
+  /** Run the background job runner (pg-boss: session expiry sweep) inside this process. */
+  JOBS_ENABLED: booleanFromEnv.default(true),
   /** Lifetime of a new session, in seconds (default 7 days). */
   SESSION_TTL_SECONDS: z.coerce
     .number()

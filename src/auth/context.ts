@@ -3,20 +3,31 @@ import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
 import { ApiKeySchema } from '../../entities/api-key.entity.js';
 import { hashApiKey } from './api-keys.js';
 
-/** Who a request acts for, resolved from its `x-api-key`. */
-export interface Principal {
+/** A request made with a tenant's API key. */
+export interface ApiKeyPrincipal {
+  kind: 'api_key';
   tenantId: string;
   apiKeyId: string;
   environment: ApiKeyEnvironment;
 }
 
+/** A request made by a session's end user with the token of the session URL; it reaches one session only. */
+export interface EndUserPrincipal {
+  kind: 'end_user';
+  /** The raw token, checked against the session id each operation names. */
+  token: string;
+}
+
+/** Who a request acts for. */
+export type Principal = ApiKeyPrincipal | EndUserPrincipal;
+
 /** Upper bound on the length of a key we bother hashing, in characters: longer input is not a key. */
 const MAX_KEY_LENGTH = 200;
 
 /** Resolves a raw key to its principal; null when missing, unknown or revoked (all answered 401). */
-export async function authenticate(em: EntityManager, rawKey: string | undefined | null): Promise<Principal | null> {
+export async function authenticate(em: EntityManager, rawKey: string | undefined | null): Promise<ApiKeyPrincipal | null> {
   if (!rawKey || rawKey.length > MAX_KEY_LENGTH) return null;
   const key = await em.findOne(ApiKeySchema, { keyHash: hashApiKey(rawKey) }, { fields: ['id', 'tenant', 'environment', 'revokedAt'] });
   if (!key || key.revokedAt) return null;
-  return { tenantId: key.tenant.id, apiKeyId: key.id, environment: key.environment };
+  return { kind: 'api_key', tenantId: key.tenant.id, apiKeyId: key.id, environment: key.environment };
 }

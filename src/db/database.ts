@@ -14,7 +14,11 @@ export interface Database {
 }
 
 /** Opens the configured database: `DATABASE_URL` when set, embedded PGlite otherwise; migrates when asked. */
-export async function openDatabase(config: Config, logger: Logger, options: { migrate?: boolean } = {}): Promise<Database> {
+export async function openDatabase(
+  config: Config,
+  logger: Logger,
+  options: { migrate?: boolean; onQuery?: (sql: string) => void } = {},
+): Promise<Database> {
   let embedded: EmbeddedDatabase | undefined;
   let url = config.DATABASE_URL;
   if (!url) {
@@ -22,7 +26,7 @@ export async function openDatabase(config: Config, logger: Logger, options: { mi
     url = embedded.url;
     logger.info({ dataDir: config.PGLITE_DATA_DIR }, 'embedded PostgreSQL (PGlite) started');
   }
-  const orm = await createOrm({ url, logger });
+  const orm = await createOrm({ url, logger, onQuery: options.onQuery });
   try {
     if (options.migrate ?? config.MIGRATE_ON_START) {
       const applied = await migrate(orm);

@@ -15,6 +15,8 @@ export interface OrmOptions {
   poolMax?: number;
   /** Logs slow queries and errors; silent when absent. */
   logger?: Logger;
+  /** Called with every SQL statement the ORM runs (tests count queries with it). */
+  onQuery?: (sql: string) => void;
 }
 
 /** Creates the ORM with every entity and the committed migrations. */
@@ -35,10 +37,24 @@ export async function createOrm(options: OrmOptions): Promise<MikroORM> {
       },
       // Requests fork their own EntityManager; the global one must never hold request state.
       allowGlobalContext: false,
-      debug: false,
-      ...(options.logger ? { logger: (message: string) => options.logger?.debug({ orm: true }, message) } : {}),
+      ...(options.onQuery ? queryListenerOptions(options.onQuery) : { debug: false }),
     }),
   );
+}
+
+/** ORM options that report every query to a listener and log nothing. */
+function queryListenerOptions(onQuery: (sql: string) => void) {
+  return {
+    debug: ['query'] as 'query'[],
+    loggerFactory: () => ({
+      log: () => undefined,
+      error: () => undefined,
+      warn: () => undefined,
+      setDebugMode: () => undefined,
+      isEnabled: (namespace: string) => namespace === 'query',
+      logQuery: (context: { query: string }) => onQuery(context.query),
+    }),
+  };
 }
 
 /** Applies every pending migration; returns the names applied. */

@@ -1,6 +1,11 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
 import type { NodeType } from '../domain/types.js';
 import { ApiError } from '../errors.js';
 import { NODE_CATALOGUE } from '../workflows/node-catalogue.js';
+import { createLiveAmlEngine, LIVE_AML_PROVIDER } from './aml/engine.js';
+import { mrzOcrEngine } from './document/engine.js';
+import { liveFaceEngine } from './face/engine.js';
+import { livePoaEngine } from './poa/engine.js';
 import { sandboxEngines } from './sandbox/index.js';
 import type { EngineMode, NodeEngine } from './types.js';
 
@@ -9,7 +14,32 @@ import type { EngineMode, NodeEngine } from './types.js';
  * one line; a provider missing from this map has no real engine yet, and a live session that
  * needs it is refused with `provider_unavailable` rather than passed.
  */
-export const LIVE_ENGINES: Partial<Record<string, NodeEngine>> = {};
+export const LIVE_ENGINES: Partial<Record<string, NodeEngine>> = {
+  [livePoaEngine.provider]: livePoaEngine,
+  [liveFaceEngine.provider]: liveFaceEngine,
+  [mrzOcrEngine.provider]: mrzOcrEngine as NodeEngine,
+};
+
+/** What live engines that need infrastructure are built with, once the database is open. */
+export interface LiveEngineDependencies {
+  /** A fresh EntityManager (a fork) for one engine run. */
+  em(): EntityManager;
+}
+
+/**
+ * Live engines that need dependencies (a database, ...), by provider: `installLiveEngines` builds
+ * them into LIVE_ENGINES at start-up. Such an engine module registers itself here with one line.
+ */
+export const LIVE_ENGINE_FACTORIES: Partial<Record<string, (dependencies: LiveEngineDependencies) => NodeEngine>> = {
+  [LIVE_AML_PROVIDER]: (dependencies) => createLiveAmlEngine(dependencies),
+};
+
+/** Builds every LIVE_ENGINE_FACTORIES engine into LIVE_ENGINES; the composition root calls it once the database is open. */
+export function installLiveEngines(dependencies: LiveEngineDependencies): void {
+  for (const [provider, factory] of Object.entries(LIVE_ENGINE_FACTORIES)) {
+    if (factory) LIVE_ENGINES[provider] = factory(dependencies);
+  }
+}
 
 /** The engine that runs a workflow node: the sandbox engine for sandbox keys, the live provider otherwise. */
 export function engineFor(mode: EngineMode, nodeType: NodeType, provider: string): NodeEngine {

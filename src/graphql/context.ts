@@ -1,8 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger as Logger } from 'fastify';
-import type { Principal } from '../auth/context.js';
-import { ApiError } from '../errors.js';
+import type { ApiKeyPrincipal, Principal } from '../auth/context.js';
 import type { Config } from '../config.js';
+import { ApiError } from '../errors.js';
+import type { Services } from '../services.js';
+import type { Loaders } from './loaders.js';
 
 /** Per-request state every resolver receives: a forked EntityManager and the authenticated principal. */
 export interface GraphQLContext {
@@ -10,14 +12,24 @@ export interface GraphQLContext {
   requestId: string;
   /** An EntityManager forked for this request alone. */
   em: EntityManager;
-  /** The tenant and key the request acts for; null only while authentication is still pending. */
+  /** The API key or end-user token the request acts for; null when it carried neither. */
   principal: Principal | null;
   config: Config;
   logger: Logger;
+  services: Services;
+  /** DataLoaders created for this request alone. */
+  loaders: Loaders;
+  /** Base URL the client reached us at (`PUBLIC_URL` wins when set), for session links. */
+  baseUrl: string;
 }
 
-/** The principal of an authenticated request; every operation requires one. */
-export function requirePrincipal(context: GraphQLContext): Principal {
+/** The tenant principal of a request made with an API key; end-user tokens cannot call tenant operations. */
+export function requireTenant(context: GraphQLContext): ApiKeyPrincipal {
   if (!context.principal) throw new ApiError('unauthenticated', 'A valid x-api-key is required.');
+  if (context.principal.kind !== 'api_key')
+    throw new ApiError('forbidden', 'This operation needs an API key; a session token only reaches its own verification steps.');
   return context.principal;
 }
+
+/** Same as {@link requireTenant}; kept for resolvers written before end-user tokens existed. */
+export const requirePrincipal = requireTenant;

@@ -1,10 +1,24 @@
 import 'reflect-metadata';
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
+import { AmlResolver } from '../../resolvers/aml.resolver.js';
+import { IdVerificationResolver } from '../../resolvers/id-verification.resolver.js';
+import { ProofOfAddressResolver } from '../../resolvers/poa.resolver.js';
+import { ServiceTokenResolver } from '../../resolvers/service-token.resolver.js';
+import { SessionResolver } from '../../resolvers/session.resolver.js';
+import { VerificationResolver } from '../../resolvers/verification.resolver.js';
 import { WorkflowResolver } from '../../resolvers/workflow.resolver.js';
 
 /** Every resolver class; the one list the schema, the REST facade and subscriptions are built from. */
-export const RESOLVERS = [WorkflowResolver] as const;
+export const RESOLVERS = [
+  WorkflowResolver,
+  AmlResolver,
+  ProofOfAddressResolver,
+  IdVerificationResolver,
+  SessionResolver,
+  VerificationResolver,
+  ServiceTokenResolver,
+] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;
 

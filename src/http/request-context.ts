@@ -2,24 +2,58 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger as Logger } from 'fastify';
-import { authenticate } from '../auth/context.js';
+import { authenticate, type Principal } from '../auth/context.js';
 import type { Config } from '../config.js';
 import type { GraphQLContext } from '../graphql/context.js';
+import { createLoaders } from '../graphql/loaders.js';
+import type { Services } from '../services.js';
 
 /** Builds the per-request GraphQL context from an HTTP request. */
-export type RequestContextFactory = (request: { id?: string; headers: IncomingHttpHeaders; log?: Logger }) => Promise<GraphQLContext>;
+export type RequestContextFactory = (request: {
+  id?: string;
+  headers: IncomingHttpHeaders;
+  log?: Logger;
+  protocol?: string;
+}) => Promise<GraphQLContext>;
 
-/** Reads the API key header (a repeated header is not a key). */
-export function apiKeyFrom(headers: IncomingHttpHeaders): string | undefined {
-  const value = headers['x-api-key'];
-  return typeof value === 'string' ? value : undefined;
+/** Longest end-user token we accept, in characters. */
+const SESSION_TOKEN_MAX_LENGTH = 100;
+
+/** Reads a single-valued header (a repeated header is not a credential). */
+function singleHeader(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
 }
 
-/** Returns a factory that forks an EntityManager and authenticates the request's key. */
-export function contextFactory(orm: MikroORM, config: Config, logger: Logger): RequestContextFactory {
+/** Reads the API key header. */
+export function apiKeyFrom(headers: IncomingHttpHeaders): string | undefined {
+  return singleHeader(headers, 'x-api-key');
+}
+
+/** Resolves who a request acts for: an API key, else an end user's session token, else nobody. */
+export async function resolvePrincipal(context: Pick<GraphQLContext, 'em'>, headers: IncomingHttpHeaders): Promise<Principal | null> {
+  const apiKey = apiKeyFrom(headers);
+  if (apiKey) return authenticate(context.em, apiKey);
+  const sessionToken = singleHeader(headers, 'x-session-token');
+  if (sessionToken && sessionToken.length <= SESSION_TOKEN_MAX_LENGTH) return { kind: 'end_user', token: sessionToken };
+  return null;
+}
+
+/** Returns a factory that forks an EntityManager, creates the loaders and authenticates the request. */
+export function contextFactory(orm: MikroORM, config: Config, logger: Logger, services: Services): RequestContextFactory {
   return async (request) => {
     const em = orm.em.fork();
-    const principal = await authenticate(em, apiKeyFrom(request.headers));
-    return { requestId: request.id ?? randomUUID(), em, principal, config, logger: request.log ?? logger };
+    const principal = await resolvePrincipal({ em }, request.headers);
+    const host = singleHeader(request.headers, 'host') ?? `${config.HOST}:${config.PORT}`;
+    return {
+      requestId: request.id ?? randomUUID(),
+      em,
+      principal,
+      config,
+      logger: request.log ?? logger,
+      services,
+      loaders: createLoaders(em, services.secrets),
+      baseUrl: config.PUBLIC_URL ?? `${request.protocol ?? 'http'}://${host}`,
+    };
   };
 }

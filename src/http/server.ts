@@ -18,6 +18,8 @@ import { buildOpenApiDocument } from '../rest/openapi.js';
 import { REST_ROUTES } from '../rest/routes/index.js';
 import { problemErrorHandler, problemNotFoundHandler } from './errors.js';
 import { contextFactory } from './request-context.js';
+import { createLoaders } from '../graphql/loaders.js';
+import type { Services } from '../services.js';
 
 /** WebSocket close code for a connection without an API key. */
 export const WS_CLOSE_UNAUTHORIZED = 4401;
@@ -34,6 +36,7 @@ export interface HttpServerDeps {
   logger: Logger;
   orm: MikroORM;
   schema: GraphQLSchema;
+  services: Services;
 }
 
 /** The HTTP server with its GraphQL (HTTP and WebSocket) and REST surfaces. */
@@ -48,7 +51,7 @@ type SocketExtra = { apiKey?: string } & Record<PropertyKey, unknown>;
 
 /** Builds fastify with `/graphql` (Apollo + graphql-ws), the `/v1` REST facade, OpenAPI and health routes. */
 export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
-  const { config, logger, orm, schema } = deps;
+  const { config, logger, orm, schema, services } = deps;
   const limits: OperationLimits = {
     maxDepth: config.GRAPHQL_MAX_DEPTH,
     maxAliases: config.GRAPHQL_MAX_ALIASES,
@@ -72,7 +75,7 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
   app.setErrorHandler(problemErrorHandler);
   app.setNotFoundHandler(problemNotFoundHandler);
 
-  const createContext = contextFactory(orm, config, logger);
+  const createContext = contextFactory(orm, config, logger, services);
 
   // --- GraphQL over HTTP
   const limitsPlugin: ApolloServerPlugin<GraphQLContext> = {
@@ -80,6 +83,14 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
       return {
         async didResolveOperation({ document, operationName, request }) {
           assertWithinLimits(schema, document, operationName, request.variables, limits);
+        },
+        async willSendResponse({ response }) {
+          // Apollo answers some input errors (variable coercion) with 500; they are the client's, so 400.
+          if (response.body.kind !== 'single') return;
+          const { errors, data } = response.body.singleResult;
+          if (data === undefined && errors?.length && errors.every((error) => error.extensions?.code === 'VALIDATION_FAILED')) {
+            response.http.status = 400;
+          }
         },
       };
     },
@@ -109,7 +120,8 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
     handler: fastifyApolloHandler(apollo, {
       context: async (request) => {
         const context = await createContext(request);
-        if (!context.principal) throw new ApiError('unauthenticated', 'A valid x-api-key header is required.');
+        if (!context.principal)
+          throw new ApiError('unauthenticated', 'A valid x-api-key header (or, for end-user steps, x-session-token) is required.');
         return context;
       },
     }),
@@ -154,7 +166,17 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
         // Re-check the key per operation so a revoked key stops working on open sockets too.
         const principal = await authenticate(em, ctx.extra.apiKey);
         if (!principal) return [new ApiError('unauthenticated', 'The API key of this connection is no longer valid.')];
-        const contextValue: GraphQLContext = { requestId: randomUUID(), em, principal, config, logger };
+        const host = ctx.extra.request.headers.host ?? `${config.HOST}:${config.PORT}`;
+        const contextValue: GraphQLContext = {
+          requestId: randomUUID(),
+          em,
+          principal,
+          config,
+          logger,
+          services,
+          loaders: createLoaders(em, services.secrets),
+          baseUrl: config.PUBLIC_URL ?? `http://${host}`,
+        };
         return { schema, document, operationName: payload.operationName, variableValues, contextValue };
       },
     },
@@ -165,6 +187,12 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
   registerRestFacade(app, schema, REST_ROUTES, createContext);
   const openApi = buildOpenApiDocument(REST_ROUTES, config);
   app.get('/v1/openapi.json', async () => openApi);
+
+  // --- Public keys that verify service tokens offline
+  app.get('/.well-known/jwks.json', async (_request, reply) => {
+    reply.header('cache-control', 'public, max-age=300');
+    return services.tokens.publicKeys();
+  });
 
   // --- Operations
   app.get('/healthz', async () => ({ status: 'ok' }));

@@ -28,7 +28,8 @@ export function registerRestFacade(
       url: route.path,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const context = await createContext(request);
-        if (!context.principal) throw new ApiError('unauthenticated', 'A valid x-api-key header is required.');
+        // The REST facade is the tenant's API: only API keys, never end-user session tokens.
+        if (context.principal?.kind !== 'api_key') throw new ApiError('unauthenticated', 'A valid x-api-key header is required.');
         if (route.body && request.body === undefined) {
           throw new ApiError('validation_failed', 'A JSON body is required.', [
             { field: '(body)', code: 'required', message: 'send a JSON object with Content-Type: application/json' },

@@ -55,19 +55,21 @@ export interface RestResponse {
 }
 
 /** Starts the service on port 0 against an in-memory PGlite, or DATABASE_URL when set. */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function startTestApp(env: Record<string, string> = {}, options: { onQuery?: (sql: string) => void } = {}): Promise<TestApp> {
   const config = loadConfig({
     ...process.env,
     PORT: '0',
     HOST: '127.0.0.1',
     PGLITE_DATA_DIR: 'memory',
     SEED_DEMO_TENANT: 'false',
+    // Fixed so every test file can read what another wrote to a shared server database.
+    MASTER_KEY: 'test-master-key-not-for-production-0123456789',
     LOG_LEVEL: 'silent',
     // The global setup migrated the shared server database already.
     MIGRATE_ON_START: process.env.DATABASE_URL ? 'false' : 'true',
     ...env,
   });
-  const app = await startApp(config, { logger: pino({ level: 'silent' }) });
+  const app = await startApp(config, { logger: pino({ level: 'silent' }), onQuery: options.onQuery });
   const url = app.url;
   const clients: Client[] = [];
 

@@ -14,6 +14,98 @@ export type Scalars = {
   Boolean: { input: boolean; output: boolean; }
   Int: { input: number; output: number; }
   Float: { input: number; output: number; }
+  /** The `JSONObject` scalar type represents JSON objects as specified by [ECMA-404](http://www.ecma-international.org/publications/files/ECMA-ST/ECMA-404.pdf). */
+  JSONObject: { input: Record<string, unknown>; output: Record<string, unknown>; }
+};
+
+/** One listed entity that resembles the screened person. */
+export type AmlHit = {
+  /** `SOURCE_LIST:source_id`, stable across re-imports of the list. */
+  entityId: Scalars['String']['output'];
+  list: AmlList;
+  /** Query fields that agreed: name, date_of_birth, country. */
+  matchedFields: Array<Scalars['String']['output']>;
+  /** The listed name or alias that matched best. */
+  matchedName: Scalars['String']['output'];
+  /** The entity's primary name. */
+  name: Scalars['String']['output'];
+  /** Sanctions programmes of the entity. */
+  programs: Array<Scalars['String']['output']>;
+  /** 0–100. */
+  score: Scalars['Int']['output'];
+  /** Risk topics of the entity (sanction, role.pep, ...). */
+  topics: Array<Scalars['String']['output']>;
+};
+
+/** A sanctions, PEP or adverse-media list the service screens against. */
+export type AmlList =
+  | 'ADVERSE_MEDIA'
+  | 'EU_CONSOLIDATED'
+  | 'OFAC_SDN'
+  | 'PEP'
+  | 'UN_SC';
+
+/** Outcome of screening one person against sanctions, PEP and adverse-media lists. */
+export type AmlResult = {
+  amlId: Scalars['String']['output'];
+  /** Exactly the lists screened. */
+  checkedLists: Array<AmlList>;
+  /** Potential matches, best first. */
+  hits: Array<AmlHit>;
+  /** 1 (low) to 5 (high). */
+  riskBand: Scalars['Int']['output'];
+  /** 0–100; at or above a workflow's threshold (default 80) a session declines. */
+  score: Scalars['Int']['output'];
+};
+
+export type AmlStepInput = {
+  /** ISO-2. */
+  country?: InputMaybe<Scalars['String']['input']>;
+  /** YYYY-MM-DD. */
+  dateOfBirth?: InputMaybe<Scalars['String']['input']>;
+  fullName: Scalars['String']['input'];
+};
+
+export type BusinessRegistryStepInput = {
+  companyName: Scalars['String']['input'];
+  /** ISO-2. */
+  country: Scalars['String']['input'];
+  registrationNumber: Scalars['String']['input'];
+};
+
+export type CheckProofOfAddressInput = {
+  /** ISO 3166-1 alpha-2 country of the address; used for the address check and date order. */
+  country?: InputMaybe<Scalars['String']['input']>;
+  /** data: URI of a JPEG, PNG or PDF (a sandbox: token with sandbox keys). */
+  documentImage: Scalars['String']['input'];
+  /** Name the document should carry; a different name is a name_mismatch warning. */
+  expectedName?: InputMaybe<Scalars['String']['input']>;
+  /** Documents issued more than this many days ago are refused (DOCUMENT_TOO_OLD); default 90. */
+  maxAgeDays?: InputMaybe<Scalars['Int']['input']>;
+};
+
+export type ContactDetailsInput = {
+  email?: InputMaybe<Scalars['String']['input']>;
+  /** International format; normalised to E.164. */
+  phone?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type CreateSessionInput = {
+  /** Per-session webhook URL. */
+  callback?: InputMaybe<Scalars['String']['input']>;
+  contactDetails?: InputMaybe<ContactDetailsInput>;
+  expectedDetails?: InputMaybe<ExpectedDetailsInput>;
+  /** Opaque JSON echoed back on the decision. */
+  metadata?: InputMaybe<Scalars['JSONObject']['input']>;
+  /** The caller's own user id; idempotency key together with workflowId. */
+  vendorData: Scalars['String']['input'];
+  workflowId: Scalars['String']['input'];
+};
+
+export type CreateSessionPayload = {
+  /** True when an active session with the same workflow and vendor_data was returned instead of a new one. */
+  idempotentReuse: Scalars['Boolean']['output'];
+  session: Session;
 };
 
 export type CreateWorkflowInput = {
@@ -27,11 +119,156 @@ export type CreateWorkflowInput = {
   type?: InputMaybe<WorkflowType>;
 };
 
+/** The verdict: approved carries a compliance level and a service token; declined and in review carry neither. */
+export type Decision = {
+  /** Only when approved. */
+  complianceLevel?: Maybe<Scalars['String']['output']>;
+  /** The metadata given at creation, echoed back. */
+  metadata?: Maybe<Scalars['JSONObject']['output']>;
+  nodeResults: Array<NodeResult>;
+  /** Every cause that declined the session or sent it to review. */
+  reasons: Array<DecisionReason>;
+  /** EdDSA JWT, only when approved; verify with /.well-known/jwks.json. */
+  serviceToken?: Maybe<Scalars['String']['output']>;
+  sessionId: Scalars['String']['output'];
+  status: SessionStatus;
+  vendorData: Scalars['String']['output'];
+  workflowId: Scalars['String']['output'];
+};
+
+export type DecisionReason = {
+  code: Scalars['String']['output'];
+  entryId?: Maybe<Scalars['String']['output']>;
+  listId?: Maybe<Scalars['String']['output']>;
+  message: Scalars['String']['output'];
+  nodeType?: Maybe<NodeType>;
+};
+
+export type DocumentStepInput = {
+  /** Issuing country, ISO-2. */
+  country: Scalars['String']['input'];
+  /** YYYY-MM-DD. */
+  dateOfBirth?: InputMaybe<Scalars['String']['input']>;
+  documentNumber?: InputMaybe<Scalars['String']['input']>;
+  enableNfc?: InputMaybe<Scalars['Boolean']['input']>;
+  firstName?: InputMaybe<Scalars['String']['input']>;
+  /** PASSPORT, DRIVERS_LICENSE, NATIONAL_ID, RESIDENCE_PERMIT, ... */
+  idType: Scalars['String']['input'];
+  /** Required for two-sided documents. */
+  imageBack?: InputMaybe<Scalars['String']['input']>;
+  /** data:image/jpeg;base64,... (sandbox keys also take sandbox:<outcome> tokens). */
+  imageFront: Scalars['String']['input'];
+  lastName?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** live runs the real engines; sandbox the deterministic sandbox provider. */
+export type Environment =
+  | 'live'
+  | 'sandbox';
+
+export type ExpectedDetailsInput = {
+  /** ISO-2. */
+  country?: InputMaybe<Scalars['String']['input']>;
+  /** YYYY-MM-DD. */
+  dateOfBirth?: InputMaybe<Scalars['String']['input']>;
+  firstName?: InputMaybe<Scalars['String']['input']>;
+  lastName?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** Outcome of each check: passed, failed, review or skipped. */
+export type IdVerificationChecks = {
+  /** The MRZ is well-formed, its check digits hold and it names the requested country and type (no print-feature analysis). */
+  documentAuthentic: Scalars['String']['output'];
+  /** The document is not expired. */
+  expiryCheck: Scalars['String']['output'];
+  /** Every ICAO 9303 check digit of the MRZ holds. */
+  mrzMatch: Scalars['String']['output'];
+  /** NFC passive authentication of the chip; skipped unless chip data was sent and verified. */
+  nfcSignature: Scalars['String']['output'];
+};
+
+export type IdVerificationNfcInput = {
+  /** EF.DG1, the MRZ stored on the chip. */
+  dg1: Scalars['String']['input'];
+  /** EF.DG2, the portrait. */
+  dg2?: InputMaybe<Scalars['String']['input']>;
+  /** EF.SOD, the Document Security Object. */
+  sod: Scalars['String']['input'];
+};
+
+/** Outcome of checking one ID document. */
+export type IdVerificationResult = {
+  checks: IdVerificationChecks;
+  /** Same values as idType. */
+  documentType: Scalars['String']['output'];
+  /** ISO 3166-1 alpha-2. */
+  issuingCountry: Scalars['String']['output'];
+  /** The metadata sent with the request, echoed back. */
+  metadata?: Maybe<Scalars['JSONObject']['output']>;
+  /** Machine-readable summary; see docs/id-verification.md for the catalogue. */
+  resultCode: Scalars['String']['output'];
+  /** passed, review or failed. */
+  status: Scalars['String']['output'];
+  verificationId: Scalars['String']['output'];
+  warnings: Array<IdVerificationWarning>;
+};
+
+/** A finding on the document (country_mismatch, image_blurry, nfc_not_verified, ...). */
+export type IdVerificationWarning = {
+  /** Machine-readable code. */
+  code: Scalars['String']['output'];
+  /** The input field the warning is about. */
+  field?: Maybe<Scalars['String']['output']>;
+  message: Scalars['String']['output'];
+};
+
 export type Mutation = {
+  /** Checks a utility bill, bank statement or government letter and stores the result (never the document). DOCUMENT_TOO_OLD when issued more than maxAgeDays days ago. */
+  checkProofOfAddress: ProofOfAddressResult;
+  /** Confirms the one-time code. */
+  confirmPhoneCode: VerificationProgress;
+  /** Starts a session, or returns the active one for the same workflow and vendorData. */
+  createSession: CreateSessionPayload;
   /** Composes a custom workflow. */
   createWorkflow: Workflow;
+  /** Sends a one-time code to the phone (given, or the contact phone of the session). */
+  requestPhoneCode: PhoneCodeRequest;
+  /** Approves or declines an in-review session, with a reason; audited. */
+  reviewSession: Session;
+  /** Revokes one of the tenant's service tokens; emits agent.revoked. */
+  revokeServiceToken: ServiceTokenIntrospection;
+  /** Screens a person against sanctions, PEP and adverse-media lists and stores the result. */
+  screenAml: AmlResult;
+  /** Submits personal data for AML screening. */
+  submitAmlData: VerificationProgress;
+  /** Submits the company to look up in its registry. */
+  submitBusinessRegistry: VerificationProgress;
+  /** Submits the ID document. */
+  submitDocument: VerificationProgress;
+  /** Submits a proof-of-address document. */
+  submitProofOfAddress: VerificationProgress;
+  /** Submits the selfie, matched against the document portrait. */
+  submitSelfie: VerificationProgress;
   /** Renames or changes a custom workflow; WORKFLOW_READ_ONLY for built-ins. */
   updateWorkflow: Workflow;
+  /** Checks one ID document (image quality, MRZ and check digits, expiry, country and type, NFC) and stores the result, never the images. */
+  verifyIdDocument: IdVerificationResult;
+};
+
+
+export type MutationCheckProofOfAddressArgs = {
+  input: CheckProofOfAddressInput;
+};
+
+
+export type MutationConfirmPhoneCodeArgs = {
+  input: PhoneConfirmStepInput;
+  sessionId: Scalars['String']['input'];
+};
+
+
+export type MutationCreateSessionArgs = {
+  input: CreateSessionInput;
 };
 
 
@@ -40,10 +277,91 @@ export type MutationCreateWorkflowArgs = {
 };
 
 
+export type MutationRequestPhoneCodeArgs = {
+  phone?: InputMaybe<Scalars['String']['input']>;
+  sessionId: Scalars['String']['input'];
+};
+
+
+export type MutationReviewSessionArgs = {
+  decision: ReviewDecision;
+  id: Scalars['String']['input'];
+  reason: Scalars['String']['input'];
+};
+
+
+export type MutationRevokeServiceTokenArgs = {
+  reason: Scalars['String']['input'];
+  token: Scalars['String']['input'];
+};
+
+
+export type MutationScreenAmlArgs = {
+  input: ScreenAmlInput;
+};
+
+
+export type MutationSubmitAmlDataArgs = {
+  input: AmlStepInput;
+  sessionId: Scalars['String']['input'];
+};
+
+
+export type MutationSubmitBusinessRegistryArgs = {
+  input: BusinessRegistryStepInput;
+  sessionId: Scalars['String']['input'];
+};
+
+
+export type MutationSubmitDocumentArgs = {
+  input: DocumentStepInput;
+  sessionId: Scalars['String']['input'];
+};
+
+
+export type MutationSubmitProofOfAddressArgs = {
+  input: ProofOfAddressStepInput;
+  sessionId: Scalars['String']['input'];
+};
+
+
+export type MutationSubmitSelfieArgs = {
+  input: SelfieStepInput;
+  sessionId: Scalars['String']['input'];
+};
+
+
 export type MutationUpdateWorkflowArgs = {
   id: Scalars['String']['input'];
   input: UpdateWorkflowInput;
 };
+
+
+export type MutationVerifyIdDocumentArgs = {
+  input: VerifyIdDocumentInput;
+};
+
+/** The result of one workflow node of a session. */
+export type NodeResult = {
+  /** Check-specific details (extracted fields, scores, reason codes). */
+  details: Scalars['JSONObject']['output'];
+  nodeType: NodeType;
+  /** `<provider_name>:<job>` that produced the result. */
+  provider: Scalars['String']['output'];
+  required: Scalars['Boolean']['output'];
+  status: NodeStatus;
+  /** Unix time, seconds. */
+  updatedAt: Scalars['Int']['output'];
+  warnings: Array<Warning>;
+};
+
+/** Outcome of one workflow node. */
+export type NodeStatus =
+  | 'failed'
+  | 'passed'
+  | 'pending'
+  | 'review'
+  | 'skipped';
 
 /** A step of a verification workflow. */
 export type NodeType =
@@ -54,7 +372,91 @@ export type NodeType =
   | 'phone_verification'
   | 'proof_of_address';
 
+export type PageInfo = {
+  endCursor?: Maybe<Scalars['String']['output']>;
+  hasNextPage: Scalars['Boolean']['output'];
+};
+
+export type PhoneCodeRequest = {
+  /** Unix time, seconds; the code is refused after it. */
+  expiresAt: Scalars['Int']['output'];
+  /** The number, masked except its last digits. */
+  sentTo: Scalars['String']['output'];
+};
+
+export type PhoneConfirmStepInput = {
+  /** The 6-digit code. */
+  code: Scalars['String']['input'];
+  /** The number the code went to; defaults to the one it was requested for. */
+  phone?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** Outcome of each check: passed, warning, review, failed or skipped. */
+export type ProofOfAddressChecks = {
+  /** passed, or review when no issue date was found (a document too old is DOCUMENT_TOO_OLD). */
+  freshness: Scalars['String']['output'];
+  /** Offline address plausibility for the country (see docs/poa.md): passed, review, failed or skipped. */
+  geocode: Scalars['String']['output'];
+  /** passed, warning (a different name) or skipped (no expected name). */
+  nameMatch: Scalars['String']['output'];
+  /** 0 (clean) to 1 (certainly edited). */
+  tamperScore: Scalars['Float']['output'];
+};
+
+/** Fields read from the document; empty strings for fields not found. */
+export type ProofOfAddressExtracted = {
+  /** Address lines as printed, joined with ", ". */
+  address: Scalars['String']['output'];
+  /** Issue date YYYY-MM-DD; empty when no date was found. */
+  issuedAt: Scalars['String']['output'];
+  /** Utility, bank or authority that issued the document. */
+  issuer: Scalars['String']['output'];
+  /** Addressee. */
+  name: Scalars['String']['output'];
+};
+
+/** Outcome of checking one utility bill, bank statement or government letter. */
+export type ProofOfAddressResult = {
+  checks: ProofOfAddressChecks;
+  extracted: ProofOfAddressExtracted;
+  poaId: Scalars['String']['output'];
+  /** Machine-readable summary: clear, document_tampered, tamper_suspected, address_unverifiable, issue_date_unreadable, issue_date_in_future. */
+  resultCode: Scalars['String']['output'];
+  /** passed, review or failed. */
+  status: Scalars['String']['output'];
+  /** How tamperScore was computed: ela, pdf_structure or pdf_structure+ela; null for sandbox keys. */
+  tamperMethod?: Maybe<Scalars['String']['output']>;
+  warnings: Array<ProofOfAddressWarning>;
+};
+
+export type ProofOfAddressStepInput = {
+  /** ISO-2. */
+  country?: InputMaybe<Scalars['String']['input']>;
+  /** data:image/jpeg|image/png|application/pdf;base64,... (or a sandbox token). */
+  documentImage: Scalars['String']['input'];
+  expectedName?: InputMaybe<Scalars['String']['input']>;
+  /** Days; default 90. */
+  maxAgeDays?: InputMaybe<Scalars['Int']['input']>;
+};
+
+/** A non-blocking finding (name mismatch, unverifiable address, ...). */
+export type ProofOfAddressWarning = {
+  /** Machine-readable code, e.g. name_mismatch. */
+  code: Scalars['String']['output'];
+  /** The input field the warning is about. */
+  field?: Maybe<Scalars['String']['output']>;
+  message: Scalars['String']['output'];
+};
+
 export type Query = {
+  /** Says whether a service token is valid, expired, revoked or invalid. */
+  introspectServiceToken: ServiceTokenIntrospection;
+  /** One session of the calling tenant; NOT_FOUND otherwise. */
+  session: Session;
+  /** Sessions of the calling tenant and environment, newest first. */
+  sessions: SessionConnection;
+  /** The session's steps and their status. */
+  verificationSteps: VerificationProgress;
   /** One workflow; NOT_FOUND when it is another tenant's. */
   workflow: Workflow;
   /** The built-in workflows and the calling tenant's custom ones. */
@@ -62,8 +464,146 @@ export type Query = {
 };
 
 
+export type QueryIntrospectServiceTokenArgs = {
+  token: Scalars['String']['input'];
+};
+
+
+export type QuerySessionArgs = {
+  id: Scalars['String']['input'];
+};
+
+
+export type QuerySessionsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<SessionFilterInput>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryVerificationStepsArgs = {
+  sessionId: Scalars['String']['input'];
+};
+
+
 export type QueryWorkflowArgs = {
   id: Scalars['String']['input'];
+};
+
+/** What a reviewer decides for an in-review session. */
+export type ReviewDecision =
+  | 'approved'
+  | 'declined';
+
+export type ScreenAmlInput = {
+  /** ISO 3166-1 alpha-2 country (nationality or residence). */
+  country?: InputMaybe<Scalars['String']['input']>;
+  /** Date of birth YYYY-MM-DD; confirms or refutes name matches. */
+  dateOfBirth?: InputMaybe<Scalars['String']['input']>;
+  /** Name to screen, any script and token order. */
+  fullName: Scalars['String']['input'];
+  /** Lists to screen; every list when omitted. */
+  lists?: InputMaybe<Array<AmlList>>;
+};
+
+export type SelfieStepInput = {
+  /** data:image/jpeg;base64,... (or a sandbox token). */
+  selfie: Scalars['String']['input'];
+};
+
+export type ServiceTokenIntrospection = {
+  /** True only when valid: signature verifies, not expired, not revoked. */
+  active: Scalars['Boolean']['output'];
+  complianceLevel?: Maybe<Scalars['String']['output']>;
+  /** Unix time, seconds. */
+  expiresAt?: Maybe<Scalars['Int']['output']>;
+  /** Unix time, seconds. */
+  issuedAt?: Maybe<Scalars['Int']['output']>;
+  jti?: Maybe<Scalars['String']['output']>;
+  /** Unix time, seconds. */
+  revokedAt?: Maybe<Scalars['Int']['output']>;
+  sessionId?: Maybe<Scalars['String']['output']>;
+  /** valid, expired, revoked or invalid. */
+  status: Scalars['String']['output'];
+  tenantId?: Maybe<Scalars['String']['output']>;
+  vendorData?: Maybe<Scalars['String']['output']>;
+  workflowId?: Maybe<Scalars['String']['output']>;
+};
+
+/** A verification session of one end user. */
+export type Session = {
+  callback?: Maybe<Scalars['String']['output']>;
+  /** Compliance level of an approved session. */
+  complianceLevel?: Maybe<Scalars['String']['output']>;
+  contactDetails?: Maybe<Scalars['JSONObject']['output']>;
+  /** Unix time, seconds. */
+  createdAt: Scalars['Int']['output'];
+  /** Unix time, seconds. */
+  decidedAt?: Maybe<Scalars['Int']['output']>;
+  /** The verdict, or the current status and results so far before one. */
+  decision: Decision;
+  environment: Environment;
+  expectedDetails?: Maybe<Scalars['JSONObject']['output']>;
+  /** Unix time, seconds; pending and in-progress sessions expire then. */
+  expiresAt: Scalars['Int']['output'];
+  id: Scalars['String']['output'];
+  metadata?: Maybe<Scalars['JSONObject']['output']>;
+  /** Results so far, one per workflow node. */
+  nodeResults: Array<NodeResult>;
+  /** Every status change: actor, key, time, from, to, reason. */
+  reviewHistory: Array<StatusChange>;
+  status: SessionStatus;
+  /** Unix time, seconds. */
+  updatedAt: Scalars['Int']['output'];
+  /** Address the end user visits; carries a session-scoped token. */
+  url: Scalars['String']['output'];
+  vendorData: Scalars['String']['output'];
+  warnings: Array<Warning>;
+  workflow?: Maybe<Workflow>;
+  workflowId: Scalars['String']['output'];
+};
+
+export type SessionConnection = {
+  edges: Array<SessionEdge>;
+  pageInfo: PageInfo;
+};
+
+export type SessionEdge = {
+  cursor: Scalars['String']['output'];
+  node: Session;
+};
+
+export type SessionFilterInput = {
+  /** Unix seconds, inclusive. */
+  createdAfter?: InputMaybe<Scalars['Int']['input']>;
+  /** Unix seconds, exclusive. */
+  createdBefore?: InputMaybe<Scalars['Int']['input']>;
+  statuses?: InputMaybe<Array<SessionStatus>>;
+  vendorData?: InputMaybe<Scalars['String']['input']>;
+  workflowId?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** Where a verification session stands. */
+export type SessionStatus =
+  | 'approved'
+  | 'declined'
+  | 'expired'
+  | 'in_progress'
+  | 'in_review'
+  | 'pending';
+
+/** One audited status change of a session. */
+export type StatusChange = {
+  /** api, end_user, decision_engine, reviewer, expiry or import. */
+  actor: Scalars['String']['output'];
+  /** Id of the API key that made the change, when a key did. */
+  actorKeyId?: Maybe<Scalars['String']['output']>;
+  /** Unix time, seconds. */
+  at: Scalars['Int']['output'];
+  fromStatus?: Maybe<SessionStatus>;
+  id: Scalars['String']['output'];
+  reason?: Maybe<Scalars['String']['output']>;
+  toStatus: SessionStatus;
 };
 
 export type UpdateWorkflowInput = {
@@ -72,6 +612,45 @@ export type UpdateWorkflowInput = {
   name?: InputMaybe<Scalars['String']['input']>;
   nodes?: InputMaybe<Array<WorkflowNodeInput>>;
   type?: InputMaybe<WorkflowType>;
+};
+
+export type VerificationProgress = {
+  /** Unix time, seconds. */
+  expiresAt: Scalars['Int']['output'];
+  sessionId: Scalars['String']['output'];
+  status: SessionStatus;
+  steps: Array<VerificationStep>;
+};
+
+export type VerificationStep = {
+  description: Scalars['String']['output'];
+  nodeType: NodeType;
+  required: Scalars['Boolean']['output'];
+  status: NodeStatus;
+};
+
+export type VerifyIdDocumentInput = {
+  /** Issuing country, ISO 3166-1 alpha-2. */
+  country: Scalars['String']['input'];
+  /** Read the NFC chip if available (mobile ePassports). */
+  enableNfc?: InputMaybe<Scalars['Boolean']['input']>;
+  /** PASSPORT, DRIVERS_LICENSE, NATIONAL_ID, RESIDENCE_PERMIT; the list is open-ended. */
+  idType: Scalars['String']['input'];
+  /** data: URI of the back; required for DRIVERS_LICENSE, NATIONAL_ID and RESIDENCE_PERMIT. */
+  imageBack?: InputMaybe<Scalars['String']['input']>;
+  /** data: URI of a JPEG or PNG of the front (a sandbox: token with sandbox keys). */
+  imageFront: Scalars['String']['input'];
+  /** Echoed back on the result. */
+  metadata?: InputMaybe<Scalars['JSONObject']['input']>;
+  /** Chip data read by the client, for passive authentication. */
+  nfc?: InputMaybe<IdVerificationNfcInput>;
+};
+
+/** A non-blocking finding (name or details mismatch); it sends the session to review. */
+export type Warning = {
+  code: Scalars['String']['output'];
+  field?: Maybe<Scalars['String']['output']>;
+  message: Scalars['String']['output'];
 };
 
 /** A verification workflow: built-in (read-only) or the tenant's own. */
@@ -113,6 +692,97 @@ export type WorkflowType =
   | 'business'
   | 'user';
 
+export type AmlResultFieldsFragment = { amlId: string, riskBand: number, score: number, checkedLists: Array<AmlList>, hits: Array<{ entityId: string, list: AmlList, matchedName: string, name: string, score: number, matchedFields: Array<string>, programs: Array<string>, topics: Array<string> }> };
+
+export type ScreenAmlMutationVariables = Exact<{
+  input: ScreenAmlInput;
+}>;
+
+
+export type ScreenAmlMutation = { screenAml: { amlId: string, riskBand: number, score: number, checkedLists: Array<AmlList>, hits: Array<{ entityId: string, list: AmlList, matchedName: string, name: string, score: number, matchedFields: Array<string>, programs: Array<string>, topics: Array<string> }> } };
+
+export type IdVerificationResultFieldsFragment = { verificationId: string, status: string, resultCode: string, issuingCountry: string, documentType: string, metadata?: Record<string, unknown> | null, checks: { documentAuthentic: string, mrzMatch: string, expiryCheck: string, nfcSignature: string }, warnings: Array<{ code: string, message: string, field?: string | null }> };
+
+export type VerifyIdDocumentMutationVariables = Exact<{
+  input: VerifyIdDocumentInput;
+}>;
+
+
+export type VerifyIdDocumentMutation = { verifyIdDocument: { verificationId: string, status: string, resultCode: string, issuingCountry: string, documentType: string, metadata?: Record<string, unknown> | null, checks: { documentAuthentic: string, mrzMatch: string, expiryCheck: string, nfcSignature: string }, warnings: Array<{ code: string, message: string, field?: string | null }> } };
+
+export type ProofOfAddressResultFieldsFragment = { poaId: string, status: string, resultCode: string, tamperMethod?: string | null, extracted: { name: string, address: string, issuer: string, issuedAt: string }, checks: { nameMatch: string, geocode: string, freshness: string, tamperScore: number }, warnings: Array<{ code: string, message: string, field?: string | null }> };
+
+export type CheckProofOfAddressMutationVariables = Exact<{
+  input: CheckProofOfAddressInput;
+}>;
+
+
+export type CheckProofOfAddressMutation = { checkProofOfAddress: { poaId: string, status: string, resultCode: string, tamperMethod?: string | null, extracted: { name: string, address: string, issuer: string, issuedAt: string }, checks: { nameMatch: string, geocode: string, freshness: string, tamperScore: number }, warnings: Array<{ code: string, message: string, field?: string | null }> } };
+
+export type NodeResultFieldsFragment = { nodeType: NodeType, status: NodeStatus, required: boolean, provider: string, details: Record<string, unknown>, updatedAt: number, warnings: Array<{ code: string, message: string, field?: string | null }> };
+
+export type SessionFieldsFragment = { id: string, url: string, status: SessionStatus, workflowId: string, vendorData: string, createdAt: number, expiresAt: number };
+
+export type SessionDetailFieldsFragment = { environment: Environment, callback?: string | null, metadata?: Record<string, unknown> | null, contactDetails?: Record<string, unknown> | null, expectedDetails?: Record<string, unknown> | null, updatedAt: number, decidedAt?: number | null, id: string, url: string, status: SessionStatus, workflowId: string, vendorData: string, createdAt: number, expiresAt: number, warnings: Array<{ code: string, message: string, field?: string | null }>, nodeResults: Array<{ nodeType: NodeType, status: NodeStatus, required: boolean, provider: string, details: Record<string, unknown>, updatedAt: number, warnings: Array<{ code: string, message: string, field?: string | null }> }> };
+
+export type DecisionFieldsFragment = { sessionId: string, status: SessionStatus, workflowId: string, vendorData: string, complianceLevel?: string | null, serviceToken?: string | null, metadata?: Record<string, unknown> | null, nodeResults: Array<{ nodeType: NodeType, status: NodeStatus, required: boolean, provider: string, details: Record<string, unknown>, updatedAt: number, warnings: Array<{ code: string, message: string, field?: string | null }> }>, reasons: Array<{ code: string, message: string, nodeType?: NodeType | null, listId?: string | null, entryId?: string | null }> };
+
+export type CreateSessionMutationVariables = Exact<{
+  input: CreateSessionInput;
+}>;
+
+
+export type CreateSessionMutation = { createSession: { idempotentReuse: boolean, session: { id: string, url: string, status: SessionStatus, workflowId: string, vendorData: string, createdAt: number, expiresAt: number } } };
+
+export type GetSessionQueryVariables = Exact<{
+  id: Scalars['String']['input'];
+}>;
+
+
+export type GetSessionQuery = { session: { environment: Environment, callback?: string | null, metadata?: Record<string, unknown> | null, contactDetails?: Record<string, unknown> | null, expectedDetails?: Record<string, unknown> | null, updatedAt: number, decidedAt?: number | null, id: string, url: string, status: SessionStatus, workflowId: string, vendorData: string, createdAt: number, expiresAt: number, warnings: Array<{ code: string, message: string, field?: string | null }>, nodeResults: Array<{ nodeType: NodeType, status: NodeStatus, required: boolean, provider: string, details: Record<string, unknown>, updatedAt: number, warnings: Array<{ code: string, message: string, field?: string | null }> }> } };
+
+export type ListSessionsQueryVariables = Exact<{
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<SessionFilterInput>;
+}>;
+
+
+export type ListSessionsQuery = { sessions: { edges: Array<{ cursor: string, node: { updatedAt: number, decidedAt?: number | null, id: string, url: string, status: SessionStatus, workflowId: string, vendorData: string, createdAt: number, expiresAt: number } }>, pageInfo: { hasNextPage: boolean, endCursor?: string | null } } };
+
+export type GetDecisionQueryVariables = Exact<{
+  id: Scalars['String']['input'];
+}>;
+
+
+export type GetDecisionQuery = { session: { decision: { sessionId: string, status: SessionStatus, workflowId: string, vendorData: string, complianceLevel?: string | null, serviceToken?: string | null, metadata?: Record<string, unknown> | null, nodeResults: Array<{ nodeType: NodeType, status: NodeStatus, required: boolean, provider: string, details: Record<string, unknown>, updatedAt: number, warnings: Array<{ code: string, message: string, field?: string | null }> }>, reasons: Array<{ code: string, message: string, nodeType?: NodeType | null, listId?: string | null, entryId?: string | null }> } } };
+
+export type ReviewSessionMutationVariables = Exact<{
+  id: Scalars['String']['input'];
+  decision: ReviewDecision;
+  reason: Scalars['String']['input'];
+}>;
+
+
+export type ReviewSessionMutation = { reviewSession: { decidedAt?: number | null, id: string, url: string, status: SessionStatus, workflowId: string, vendorData: string, createdAt: number, expiresAt: number, decision: { sessionId: string, status: SessionStatus, workflowId: string, vendorData: string, complianceLevel?: string | null, serviceToken?: string | null, metadata?: Record<string, unknown> | null, nodeResults: Array<{ nodeType: NodeType, status: NodeStatus, required: boolean, provider: string, details: Record<string, unknown>, updatedAt: number, warnings: Array<{ code: string, message: string, field?: string | null }> }>, reasons: Array<{ code: string, message: string, nodeType?: NodeType | null, listId?: string | null, entryId?: string | null }> } } };
+
+export type IntrospectionFieldsFragment = { active: boolean, status: string, jti?: string | null, sessionId?: string | null, tenantId?: string | null, workflowId?: string | null, complianceLevel?: string | null, vendorData?: string | null, issuedAt?: number | null, expiresAt?: number | null, revokedAt?: number | null };
+
+export type IntrospectServiceTokenQueryVariables = Exact<{
+  token: Scalars['String']['input'];
+}>;
+
+
+export type IntrospectServiceTokenQuery = { introspectServiceToken: { active: boolean, status: string, jti?: string | null, sessionId?: string | null, tenantId?: string | null, workflowId?: string | null, complianceLevel?: string | null, vendorData?: string | null, issuedAt?: number | null, expiresAt?: number | null, revokedAt?: number | null } };
+
+export type RevokeServiceTokenMutationVariables = Exact<{
+  token: Scalars['String']['input'];
+  reason: Scalars['String']['input'];
+}>;
+
+
+export type RevokeServiceTokenMutation = { revokeServiceToken: { active: boolean, status: string, jti?: string | null, sessionId?: string | null, tenantId?: string | null, workflowId?: string | null, complianceLevel?: string | null, vendorData?: string | null, issuedAt?: number | null, expiresAt?: number | null, revokedAt?: number | null } };
+
 export type WorkflowFieldsFragment = { id: string, name: string, type: WorkflowType, builtIn: boolean, complianceLevel: string, amlScoreThreshold: number, createdAt: number, updatedAt: number, nodes: Array<{ type: NodeType, required: boolean, provider: string }> };
 
 export type ListWorkflowsQueryVariables = Exact<{ [key: string]: never; }>;
@@ -142,7 +812,25 @@ export type UpdateWorkflowMutationVariables = Exact<{
 
 export type UpdateWorkflowMutation = { updateWorkflow: { id: string, name: string, type: WorkflowType, builtIn: boolean, complianceLevel: string, amlScoreThreshold: number, createdAt: number, updatedAt: number, nodes: Array<{ type: NodeType, required: boolean, provider: string }> } };
 
+export const AmlResultFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AmlResultFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"AmlResult"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"amlId"}},{"kind":"Field","name":{"kind":"Name","value":"riskBand"}},{"kind":"Field","name":{"kind":"Name","value":"hits"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"entityId"}},{"kind":"Field","name":{"kind":"Name","value":"list"}},{"kind":"Field","name":{"kind":"Name","value":"matchedName"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"score"}},{"kind":"Field","name":{"kind":"Name","value":"matchedFields"}},{"kind":"Field","name":{"kind":"Name","value":"programs"}},{"kind":"Field","name":{"kind":"Name","value":"topics"}}]}},{"kind":"Field","name":{"kind":"Name","value":"score"}},{"kind":"Field","name":{"kind":"Name","value":"checkedLists"}}]}}]} as unknown as DocumentNode<AmlResultFieldsFragment, unknown>;
+export const IdVerificationResultFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"IdVerificationResultFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"IdVerificationResult"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"verificationId"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"resultCode"}},{"kind":"Field","name":{"kind":"Name","value":"checks"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"documentAuthentic"}},{"kind":"Field","name":{"kind":"Name","value":"mrzMatch"}},{"kind":"Field","name":{"kind":"Name","value":"expiryCheck"}},{"kind":"Field","name":{"kind":"Name","value":"nfcSignature"}}]}},{"kind":"Field","name":{"kind":"Name","value":"issuingCountry"}},{"kind":"Field","name":{"kind":"Name","value":"documentType"}},{"kind":"Field","name":{"kind":"Name","value":"warnings"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"field"}}]}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}}]}}]} as unknown as DocumentNode<IdVerificationResultFieldsFragment, unknown>;
+export const ProofOfAddressResultFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ProofOfAddressResultFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ProofOfAddressResult"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"poaId"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"resultCode"}},{"kind":"Field","name":{"kind":"Name","value":"extracted"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"address"}},{"kind":"Field","name":{"kind":"Name","value":"issuer"}},{"kind":"Field","name":{"kind":"Name","value":"issuedAt"}}]}},{"kind":"Field","name":{"kind":"Name","value":"checks"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nameMatch"}},{"kind":"Field","name":{"kind":"Name","value":"geocode"}},{"kind":"Field","name":{"kind":"Name","value":"freshness"}},{"kind":"Field","name":{"kind":"Name","value":"tamperScore"}}]}},{"kind":"Field","name":{"kind":"Name","value":"tamperMethod"}},{"kind":"Field","name":{"kind":"Name","value":"warnings"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"field"}}]}}]}}]} as unknown as DocumentNode<ProofOfAddressResultFieldsFragment, unknown>;
+export const SessionFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"SessionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Session"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"vendorData"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"expiresAt"}}]}}]} as unknown as DocumentNode<SessionFieldsFragment, unknown>;
+export const NodeResultFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"NodeResultFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"NodeResult"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodeType"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}},{"kind":"Field","name":{"kind":"Name","value":"warnings"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"field"}}]}},{"kind":"Field","name":{"kind":"Name","value":"details"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<NodeResultFieldsFragment, unknown>;
+export const SessionDetailFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"SessionDetailFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Session"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"SessionFields"}},{"kind":"Field","name":{"kind":"Name","value":"environment"}},{"kind":"Field","name":{"kind":"Name","value":"callback"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}},{"kind":"Field","name":{"kind":"Name","value":"contactDetails"}},{"kind":"Field","name":{"kind":"Name","value":"expectedDetails"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"decidedAt"}},{"kind":"Field","name":{"kind":"Name","value":"warnings"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"field"}}]}},{"kind":"Field","name":{"kind":"Name","value":"nodeResults"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"NodeResultFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"SessionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Session"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"vendorData"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"expiresAt"}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"NodeResultFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"NodeResult"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodeType"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}},{"kind":"Field","name":{"kind":"Name","value":"warnings"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"field"}}]}},{"kind":"Field","name":{"kind":"Name","value":"details"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<SessionDetailFieldsFragment, unknown>;
+export const DecisionFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"DecisionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Decision"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"vendorData"}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"serviceToken"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}},{"kind":"Field","name":{"kind":"Name","value":"nodeResults"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"NodeResultFields"}}]}},{"kind":"Field","name":{"kind":"Name","value":"reasons"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"nodeType"}},{"kind":"Field","name":{"kind":"Name","value":"listId"}},{"kind":"Field","name":{"kind":"Name","value":"entryId"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"NodeResultFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"NodeResult"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodeType"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}},{"kind":"Field","name":{"kind":"Name","value":"warnings"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"field"}}]}},{"kind":"Field","name":{"kind":"Name","value":"details"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<DecisionFieldsFragment, unknown>;
+export const IntrospectionFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"IntrospectionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ServiceTokenIntrospection"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"active"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"jti"}},{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"tenantId"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"vendorData"}},{"kind":"Field","name":{"kind":"Name","value":"issuedAt"}},{"kind":"Field","name":{"kind":"Name","value":"expiresAt"}},{"kind":"Field","name":{"kind":"Name","value":"revokedAt"}}]}}]} as unknown as DocumentNode<IntrospectionFieldsFragment, unknown>;
 export const WorkflowFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Workflow"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}}]}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"amlScoreThreshold"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<WorkflowFieldsFragment, unknown>;
+export const ScreenAmlDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"ScreenAml"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ScreenAmlInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"screenAml"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"AmlResultFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AmlResultFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"AmlResult"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"amlId"}},{"kind":"Field","name":{"kind":"Name","value":"riskBand"}},{"kind":"Field","name":{"kind":"Name","value":"hits"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"entityId"}},{"kind":"Field","name":{"kind":"Name","value":"list"}},{"kind":"Field","name":{"kind":"Name","value":"matchedName"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"score"}},{"kind":"Field","name":{"kind":"Name","value":"matchedFields"}},{"kind":"Field","name":{"kind":"Name","value":"programs"}},{"kind":"Field","name":{"kind":"Name","value":"topics"}}]}},{"kind":"Field","name":{"kind":"Name","value":"score"}},{"kind":"Field","name":{"kind":"Name","value":"checkedLists"}}]}}]} as unknown as DocumentNode<ScreenAmlMutation, ScreenAmlMutationVariables>;
+export const VerifyIdDocumentDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"VerifyIdDocument"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"VerifyIdDocumentInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"verifyIdDocument"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"IdVerificationResultFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"IdVerificationResultFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"IdVerificationResult"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"verificationId"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"resultCode"}},{"kind":"Field","name":{"kind":"Name","value":"checks"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"documentAuthentic"}},{"kind":"Field","name":{"kind":"Name","value":"mrzMatch"}},{"kind":"Field","name":{"kind":"Name","value":"expiryCheck"}},{"kind":"Field","name":{"kind":"Name","value":"nfcSignature"}}]}},{"kind":"Field","name":{"kind":"Name","value":"issuingCountry"}},{"kind":"Field","name":{"kind":"Name","value":"documentType"}},{"kind":"Field","name":{"kind":"Name","value":"warnings"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"field"}}]}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}}]}}]} as unknown as DocumentNode<VerifyIdDocumentMutation, VerifyIdDocumentMutationVariables>;
+export const CheckProofOfAddressDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"CheckProofOfAddress"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"CheckProofOfAddressInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"checkProofOfAddress"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ProofOfAddressResultFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ProofOfAddressResultFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ProofOfAddressResult"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"poaId"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"resultCode"}},{"kind":"Field","name":{"kind":"Name","value":"extracted"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"address"}},{"kind":"Field","name":{"kind":"Name","value":"issuer"}},{"kind":"Field","name":{"kind":"Name","value":"issuedAt"}}]}},{"kind":"Field","name":{"kind":"Name","value":"checks"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nameMatch"}},{"kind":"Field","name":{"kind":"Name","value":"geocode"}},{"kind":"Field","name":{"kind":"Name","value":"freshness"}},{"kind":"Field","name":{"kind":"Name","value":"tamperScore"}}]}},{"kind":"Field","name":{"kind":"Name","value":"tamperMethod"}},{"kind":"Field","name":{"kind":"Name","value":"warnings"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"field"}}]}}]}}]} as unknown as DocumentNode<CheckProofOfAddressMutation, CheckProofOfAddressMutationVariables>;
+export const CreateSessionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"CreateSession"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"CreateSessionInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"createSession"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"idempotentReuse"}},{"kind":"Field","name":{"kind":"Name","value":"session"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"SessionFields"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"SessionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Session"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"vendorData"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"expiresAt"}}]}}]} as unknown as DocumentNode<CreateSessionMutation, CreateSessionMutationVariables>;
+export const GetSessionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"GetSession"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"session"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"SessionDetailFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"SessionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Session"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"vendorData"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"expiresAt"}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"NodeResultFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"NodeResult"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodeType"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}},{"kind":"Field","name":{"kind":"Name","value":"warnings"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"field"}}]}},{"kind":"Field","name":{"kind":"Name","value":"details"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"SessionDetailFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Session"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"SessionFields"}},{"kind":"Field","name":{"kind":"Name","value":"environment"}},{"kind":"Field","name":{"kind":"Name","value":"callback"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}},{"kind":"Field","name":{"kind":"Name","value":"contactDetails"}},{"kind":"Field","name":{"kind":"Name","value":"expectedDetails"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"decidedAt"}},{"kind":"Field","name":{"kind":"Name","value":"warnings"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"field"}}]}},{"kind":"Field","name":{"kind":"Name","value":"nodeResults"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"NodeResultFields"}}]}}]}}]} as unknown as DocumentNode<GetSessionQuery, GetSessionQueryVariables>;
+export const ListSessionsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"ListSessions"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"first"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"after"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"filter"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"SessionFilterInput"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sessions"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"Variable","name":{"kind":"Name","value":"first"}}},{"kind":"Argument","name":{"kind":"Name","value":"after"},"value":{"kind":"Variable","name":{"kind":"Name","value":"after"}}},{"kind":"Argument","name":{"kind":"Name","value":"filter"},"value":{"kind":"Variable","name":{"kind":"Name","value":"filter"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"edges"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"cursor"}},{"kind":"Field","name":{"kind":"Name","value":"node"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"SessionFields"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"decidedAt"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"pageInfo"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"hasNextPage"}},{"kind":"Field","name":{"kind":"Name","value":"endCursor"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"SessionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Session"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"vendorData"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"expiresAt"}}]}}]} as unknown as DocumentNode<ListSessionsQuery, ListSessionsQueryVariables>;
+export const GetDecisionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"GetDecision"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"session"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"decision"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"DecisionFields"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"NodeResultFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"NodeResult"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodeType"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}},{"kind":"Field","name":{"kind":"Name","value":"warnings"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"field"}}]}},{"kind":"Field","name":{"kind":"Name","value":"details"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"DecisionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Decision"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"vendorData"}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"serviceToken"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}},{"kind":"Field","name":{"kind":"Name","value":"nodeResults"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"NodeResultFields"}}]}},{"kind":"Field","name":{"kind":"Name","value":"reasons"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"nodeType"}},{"kind":"Field","name":{"kind":"Name","value":"listId"}},{"kind":"Field","name":{"kind":"Name","value":"entryId"}}]}}]}}]} as unknown as DocumentNode<GetDecisionQuery, GetDecisionQueryVariables>;
+export const ReviewSessionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"ReviewSession"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"decision"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ReviewDecision"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"reason"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"reviewSession"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"decision"},"value":{"kind":"Variable","name":{"kind":"Name","value":"decision"}}},{"kind":"Argument","name":{"kind":"Name","value":"reason"},"value":{"kind":"Variable","name":{"kind":"Name","value":"reason"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"SessionFields"}},{"kind":"Field","name":{"kind":"Name","value":"decidedAt"}},{"kind":"Field","name":{"kind":"Name","value":"decision"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"DecisionFields"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"NodeResultFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"NodeResult"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodeType"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}},{"kind":"Field","name":{"kind":"Name","value":"warnings"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"field"}}]}},{"kind":"Field","name":{"kind":"Name","value":"details"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"SessionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Session"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"vendorData"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"expiresAt"}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"DecisionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Decision"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"vendorData"}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"serviceToken"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}},{"kind":"Field","name":{"kind":"Name","value":"nodeResults"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"NodeResultFields"}}]}},{"kind":"Field","name":{"kind":"Name","value":"reasons"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"nodeType"}},{"kind":"Field","name":{"kind":"Name","value":"listId"}},{"kind":"Field","name":{"kind":"Name","value":"entryId"}}]}}]}}]} as unknown as DocumentNode<ReviewSessionMutation, ReviewSessionMutationVariables>;
+export const IntrospectServiceTokenDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"IntrospectServiceToken"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"token"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"introspectServiceToken"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"token"},"value":{"kind":"Variable","name":{"kind":"Name","value":"token"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"IntrospectionFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"IntrospectionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ServiceTokenIntrospection"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"active"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"jti"}},{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"tenantId"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"vendorData"}},{"kind":"Field","name":{"kind":"Name","value":"issuedAt"}},{"kind":"Field","name":{"kind":"Name","value":"expiresAt"}},{"kind":"Field","name":{"kind":"Name","value":"revokedAt"}}]}}]} as unknown as DocumentNode<IntrospectServiceTokenQuery, IntrospectServiceTokenQueryVariables>;
+export const RevokeServiceTokenDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"RevokeServiceToken"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"token"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"reason"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"revokeServiceToken"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"token"},"value":{"kind":"Variable","name":{"kind":"Name","value":"token"}}},{"kind":"Argument","name":{"kind":"Name","value":"reason"},"value":{"kind":"Variable","name":{"kind":"Name","value":"reason"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"IntrospectionFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"IntrospectionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ServiceTokenIntrospection"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"active"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"jti"}},{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"tenantId"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"vendorData"}},{"kind":"Field","name":{"kind":"Name","value":"issuedAt"}},{"kind":"Field","name":{"kind":"Name","value":"expiresAt"}},{"kind":"Field","name":{"kind":"Name","value":"revokedAt"}}]}}]} as unknown as DocumentNode<RevokeServiceTokenMutation, RevokeServiceTokenMutationVariables>;
 export const ListWorkflowsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"ListWorkflows"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"workflows"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WorkflowFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Workflow"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}}]}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"amlScoreThreshold"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<ListWorkflowsQuery, ListWorkflowsQueryVariables>;
 export const GetWorkflowDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"GetWorkflow"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"workflow"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WorkflowFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Workflow"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}}]}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"amlScoreThreshold"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<GetWorkflowQuery, GetWorkflowQueryVariables>;
 export const CreateWorkflowDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"CreateWorkflow"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"CreateWorkflowInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"createWorkflow"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WorkflowFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Workflow"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}}]}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"amlScoreThreshold"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<CreateWorkflowMutation, CreateWorkflowMutationVariables>;

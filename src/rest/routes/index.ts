@@ -1,5 +1,9 @@
 import type { RestRoute } from '../route.js';
+import { amlRoutes } from './aml.js';
+import { idVerificationRoutes } from './id-verification.js';
+import { poaRoutes } from './poa.js';
+import { sessionRoutes } from './sessions.js';
 import { workflowRoutes } from './workflows.js';
 
 /** The REST facade: every `/v1` route, each naming the GraphQL operation it runs. */
-export const REST_ROUTES: readonly RestRoute[] = [...workflowRoutes];
+export const REST_ROUTES: readonly RestRoute[] = [...workflowRoutes, ...sessionRoutes, ...amlRoutes, ...poaRoutes, ...idVerificationRoutes];

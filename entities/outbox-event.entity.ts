@@ -1,0 +1,28 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+
+/** Event kinds the service emits (the spec names these two). */
+export const EVENT_TYPES = ['session.status_changed', 'agent.revoked'] as const;
+/** An event kind. */
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * The transactional outbox: one row per event, written in the same transaction as the change
+ * that caused it; subscriptions and the webhook emitter read from here.
+ */
+export const OutboxEventSchema = defineEntity({
+  name: 'OutboxEvent',
+  tableName: 'outbox_event',
+  properties: {
+    /** Delivery order across the whole service. */
+    seq: p.bigint('number').primary().autoincrement(),
+    /** Stable id for dedupe (`webhook-id`, subscription event id). */
+    id: p.uuid().unique(),
+    tenantId: p.uuid(),
+    type: p.enum(EVENT_TYPES),
+    sessionId: p.uuid().nullable(),
+    payload: p.json<Record<string, unknown>>(),
+    createdAt: p.datetime(),
+  },
+});
+/** An outbox row. */
+export type OutboxEvent = InferEntity<typeof OutboxEventSchema>;

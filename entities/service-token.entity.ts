@@ -1,0 +1,35 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+
+/** An EdDSA key that signs service tokens; the private half is stored encrypted with the master key. */
+export const SigningKeySchema = defineEntity({
+  name: 'SigningKey',
+  tableName: 'signing_key',
+  properties: {
+    kid: p.text().primary(),
+    algorithm: p.text(),
+    publicJwk: p.json<Record<string, unknown>>(),
+    privateKeyEncrypted: p.text().hidden(),
+    active: p.boolean(),
+    createdAt: p.datetime(),
+  },
+});
+/** A signing key row. */
+export type SigningKey = InferEntity<typeof SigningKeySchema>;
+
+/** A service token issued to an approved session; revocable. The token itself is stored encrypted. */
+export const ServiceTokenSchema = defineEntity({
+  name: 'ServiceToken',
+  tableName: 'service_token',
+  properties: {
+    jti: p.uuid().primary(),
+    sessionId: p.uuid(),
+    tenantId: p.uuid(),
+    tokenEncrypted: p.text().hidden(),
+    issuedAt: p.datetime(),
+    expiresAt: p.datetime(),
+    revokedAt: p.datetime().nullable(),
+    revokedReason: p.text().nullable(),
+  },
+});
+/** A service token row. */
+export type ServiceToken = InferEntity<typeof ServiceTokenSchema>;

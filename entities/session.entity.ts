@@ -1,0 +1,103 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { API_KEY_ENVIRONMENTS } from './api-key.entity.js';
+import { NODE_STATUSES, NODE_TYPES, SESSION_STATUSES, type Warning } from '../src/domain/types.js';
+import { TenantSchema } from './tenant.entity.js';
+import { WorkflowSchema } from './workflow.entity.js';
+
+/** Contact details given at creation to pre-fill OTP steps. */
+export interface ContactDetails {
+  email?: string;
+  /** E.164. */
+  phone?: string;
+}
+
+/** Expected identity given at creation; a difference produces mismatch warnings. */
+export interface ExpectedDetails {
+  first_name?: string;
+  last_name?: string;
+  /** `YYYY-MM-DD`. */
+  date_of_birth?: string;
+  /** ISO-2. */
+  country?: string;
+}
+
+/** Why a decision came out as it did (verdict reasons), kept for the decision endpoint. */
+export interface StoredReason {
+  code: string;
+  message: string;
+  nodeType?: string;
+  listId?: string;
+  entryId?: string;
+}
+
+/** A verification session of one tenant's end user. */
+export const SessionSchema = defineEntity({
+  name: 'Session',
+  tableName: 'session',
+  properties: {
+    id: p.uuid().primary(),
+    tenant: () => p.manyToOne(TenantSchema).ref(),
+    /** Environment of the key that created it: sandbox sessions run the sandbox provider. */
+    environment: p.enum(API_KEY_ENVIRONMENTS),
+    workflow: () => p.manyToOne(WorkflowSchema).ref(),
+    vendorData: p.text(),
+    status: p.enum(SESSION_STATUSES),
+    callback: p.text().nullable(),
+    metadata: p.json<Record<string, unknown>>().nullable(),
+    contactDetails: p.json<ContactDetails>().nullable(),
+    expectedDetails: p.json<ExpectedDetails>().nullable(),
+    warnings: p.json<Warning[]>(),
+    reasons: p.json<StoredReason[]>(),
+    complianceLevel: p.text().nullable(),
+    /** Highest AML score (0–100) seen by the session's screening, when it ran. */
+    amlScore: p.integer().nullable(),
+    /** Share token this session was imported from, when it was. */
+    importedFrom: p.text().nullable(),
+    createdByKeyId: p.uuid().nullable(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+    expiresAt: p.datetime(),
+    decidedAt: p.datetime().nullable(),
+  },
+});
+/** A session row. */
+export type Session = InferEntity<typeof SessionSchema>;
+
+/** The stored result of one workflow node of one session. */
+export const SessionNodeResultSchema = defineEntity({
+  name: 'SessionNodeResult',
+  tableName: 'session_node_result',
+  properties: {
+    sessionId: p.uuid().primary(),
+    nodeType: p.enum(NODE_TYPES).primary(),
+    status: p.enum(NODE_STATUSES),
+    required: p.boolean(),
+    provider: p.text(),
+    warnings: p.json<Warning[]>(),
+    details: p.json<Record<string, unknown>>(),
+    createdAt: p.datetime(),
+    updatedAt: p.datetime(),
+  },
+});
+/** A node result row. */
+export type SessionNodeResult = InferEntity<typeof SessionNodeResultSchema>;
+
+/** One audited status change: who (actor and key), when, from, to, why. */
+export const SessionStatusChangeSchema = defineEntity({
+  name: 'SessionStatusChange',
+  tableName: 'session_status_change',
+  properties: {
+    id: p.uuid().primary(),
+    sessionId: p.uuid(),
+    tenantId: p.uuid(),
+    fromStatus: p.enum(SESSION_STATUSES).nullable(),
+    toStatus: p.enum(SESSION_STATUSES),
+    /** `api` (creation), `end_user`, `decision_engine`, `reviewer`, `expiry`, `import`. */
+    actor: p.text(),
+    actorKeyId: p.uuid().nullable(),
+    reason: p.text().nullable(),
+    createdAt: p.datetime(),
+  },
+});
+/** A status change row. */
+export type SessionStatusChange = InferEntity<typeof SessionStatusChangeSchema>;

@@ -1,0 +1,56 @@
+import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
+import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
+import { verifyIdDocument, type IdVerificationResult } from '../src/id-verification/id-verification.service.js';
+import { VerifyIdDocumentInput } from './id-verification.input.js';
+import { IdVerificationResultObject } from './id-verification.type.js';
+
+/** Shapes the service's snake_case result for GraphQL. */
+export function toIdVerificationResultObject(result: IdVerificationResult): IdVerificationResultObject {
+  return {
+    verificationId: result.verification_id,
+    status: result.status,
+    resultCode: result.result_code,
+    checks: {
+      documentAuthentic: result.checks.document_authentic,
+      mrzMatch: result.checks.mrz_match,
+      expiryCheck: result.checks.expiry_check,
+      nfcSignature: result.checks.nfc_signature,
+    },
+    issuingCountry: result.issuing_country,
+    documentType: result.document_type,
+    warnings: result.warnings.map((warning) => ({
+      code: warning.code,
+      message: warning.message,
+      ...(warning.field !== undefined ? { field: warning.field } : {}),
+    })),
+    ...(result.metadata !== undefined ? { metadata: result.metadata } : {}),
+  };
+}
+
+/** Standalone ID document check. */
+@Resolver(() => IdVerificationResultObject)
+export class IdVerificationResolver {
+  @Mutation(() => IdVerificationResultObject, {
+    description:
+      'Checks one ID document (image quality, MRZ and check digits, expiry, country and type, NFC) and stores the result, never the images.',
+  })
+  async verifyIdDocument(
+    @Arg('input', () => VerifyIdDocumentInput) input: VerifyIdDocumentInput,
+    @Ctx() context: GraphQLContext,
+  ): Promise<IdVerificationResultObject> {
+    const principal = requireTenant(context);
+    // GraphQL null means "not given", as in the REST body.
+    const body = {
+      country: input.country,
+      id_type: input.idType,
+      image_front: input.imageFront,
+      ...(input.imageBack != null ? { image_back: input.imageBack } : {}),
+      ...(input.enableNfc != null ? { enable_nfc: input.enableNfc } : {}),
+      ...(input.nfc != null
+        ? { nfc: { sod: input.nfc.sod, dg1: input.nfc.dg1, ...(input.nfc.dg2 != null ? { dg2: input.nfc.dg2 } : {}) } }
+        : {}),
+      ...(input.metadata != null ? { metadata: input.metadata } : {}),
+    };
+    return toIdVerificationResultObject(await verifyIdDocument(context.em, principal, body));
+  }
+}

@@ -1,0 +1,61 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { Field, ObjectType } from 'type-graphql';
+
+/** Per-check outcomes of an ID document check. */
+@ObjectType('IdVerificationChecks', { description: 'Outcome of each check: passed, failed, review or skipped.' })
+export class IdVerificationChecksObject {
+  @Field(() => String, {
+    description: 'The MRZ is well-formed, its check digits hold and it names the requested country and type (no print-feature analysis).',
+  })
+  documentAuthentic!: string;
+
+  @Field(() => String, { description: 'Every ICAO 9303 check digit of the MRZ holds.' })
+  mrzMatch!: string;
+
+  @Field(() => String, { description: 'The document is not expired.' })
+  expiryCheck!: string;
+
+  @Field(() => String, { description: 'NFC passive authentication of the chip; skipped unless chip data was sent and verified.' })
+  nfcSignature!: string;
+}
+
+/** A non-blocking finding, or the reason behind a failure, on an ID document check. */
+@ObjectType('IdVerificationWarning', { description: 'A finding on the document (country_mismatch, image_blurry, nfc_not_verified, ...).' })
+export class IdVerificationWarningObject {
+  @Field(() => String, { description: 'Machine-readable code.' })
+  code!: string;
+
+  @Field(() => String)
+  message!: string;
+
+  @Field(() => String, { nullable: true, description: 'The input field the warning is about.' })
+  field?: string;
+}
+
+/** The spec's ID verification result. */
+@ObjectType('IdVerificationResult', { description: 'Outcome of checking one ID document.' })
+export class IdVerificationResultObject {
+  @Field(() => String)
+  verificationId!: string;
+
+  @Field(() => String, { description: 'passed, review or failed.' })
+  status!: string;
+
+  @Field(() => String, { description: 'Machine-readable summary; see docs/id-verification.md for the catalogue.' })
+  resultCode!: string;
+
+  @Field(() => IdVerificationChecksObject)
+  checks!: IdVerificationChecksObject;
+
+  @Field(() => String, { description: 'ISO 3166-1 alpha-2.' })
+  issuingCountry!: string;
+
+  @Field(() => String, { description: 'Same values as idType.' })
+  documentType!: string;
+
+  @Field(() => [IdVerificationWarningObject])
+  warnings!: IdVerificationWarningObject[];
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The metadata sent with the request, echoed back.' })
+  metadata?: Record<string, unknown>;
+}

@@ -1,0 +1,45 @@
+import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
+import type { Introspection } from '../src/sessions/service-tokens.js';
+import { ServiceTokenIntrospection } from './session.type.js';
+
+/** Shapes an introspection for GraphQL. */
+function toIntrospection(state: Introspection): ServiceTokenIntrospection {
+  const claims = state.claims;
+  return {
+    active: state.active,
+    status: state.status,
+    jti: claims?.jti ?? null,
+    sessionId: claims?.session_id ?? null,
+    tenantId: claims?.tenant_id ?? null,
+    workflowId: claims?.workflow_id ?? null,
+    complianceLevel: claims?.compliance_level ?? null,
+    vendorData: claims?.vendor_data ?? null,
+    issuedAt: claims?.iat ?? null,
+    expiresAt: claims?.exp ?? null,
+    revokedAt: state.revokedAt,
+  };
+}
+
+/** Service tokens: introspection and revocation (`agent.revoked`). */
+@Resolver()
+export class ServiceTokenResolver {
+  @Query(() => ServiceTokenIntrospection, { description: 'Says whether a service token is valid, expired, revoked or invalid.' })
+  async introspectServiceToken(
+    @Arg('token', () => String) token: string,
+    @Ctx() context: GraphQLContext,
+  ): Promise<ServiceTokenIntrospection> {
+    requireTenant(context);
+    return toIntrospection(await context.services.tokens.introspect(context.em, token));
+  }
+
+  @Mutation(() => ServiceTokenIntrospection, { description: "Revokes one of the tenant's service tokens; emits agent.revoked." })
+  async revokeServiceToken(
+    @Arg('token', () => String) token: string,
+    @Arg('reason', () => String) reason: string,
+    @Ctx() context: GraphQLContext,
+  ): Promise<ServiceTokenIntrospection> {
+    const { tenantId } = requireTenant(context);
+    return toIntrospection(await context.services.tokens.revoke(context.em, context.services.bus, tenantId, token, reason));
+  }
+}

@@ -1,0 +1,165 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { Field, InputType, Int, registerEnumType } from 'type-graphql';
+import type { SessionStatus } from '../src/domain/types.js';
+import { SessionStatusEnum } from './enums.js';
+
+/** Contact details that pre-fill OTP steps. */
+@InputType()
+export class ContactDetailsInput {
+  @Field(() => String, { nullable: true })
+  email?: string;
+
+  @Field(() => String, { nullable: true, description: 'International format; normalised to E.164.' })
+  phone?: string;
+}
+
+/** Expected identity; a difference produces mismatch warnings that send the session to review. */
+@InputType()
+export class ExpectedDetailsInput {
+  @Field(() => String, { nullable: true })
+  firstName?: string;
+
+  @Field(() => String, { nullable: true })
+  lastName?: string;
+
+  @Field(() => String, { nullable: true, description: 'YYYY-MM-DD.' })
+  dateOfBirth?: string;
+
+  @Field(() => String, { nullable: true, description: 'ISO-2.' })
+  country?: string;
+}
+
+/** Input of createSession. */
+@InputType()
+export class CreateSessionInput {
+  @Field(() => String)
+  workflowId!: string;
+
+  @Field(() => String, { description: "The caller's own user id; idempotency key together with workflowId." })
+  vendorData!: string;
+
+  @Field(() => String, { nullable: true, description: 'Per-session webhook URL.' })
+  callback?: string;
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'Opaque JSON echoed back on the decision.' })
+  metadata?: Record<string, unknown>;
+
+  @Field(() => ContactDetailsInput, { nullable: true })
+  contactDetails?: ContactDetailsInput;
+
+  @Field(() => ExpectedDetailsInput, { nullable: true })
+  expectedDetails?: ExpectedDetailsInput;
+}
+
+/** Filters of the session listing. */
+@InputType()
+export class SessionFilterInput {
+  @Field(() => [SessionStatusEnum], { nullable: true })
+  statuses?: SessionStatus[];
+
+  @Field(() => String, { nullable: true })
+  workflowId?: string;
+
+  @Field(() => String, { nullable: true })
+  vendorData?: string;
+
+  @Field(() => Int, { nullable: true, description: 'Unix seconds, inclusive.' })
+  createdAfter?: number;
+
+  @Field(() => Int, { nullable: true, description: 'Unix seconds, exclusive.' })
+  createdBefore?: number;
+}
+
+/** A reviewer's verdict. */
+export const ReviewDecisionEnum = { approved: 'approved', declined: 'declined' } as const;
+registerEnumType(ReviewDecisionEnum, { name: 'ReviewDecision', description: 'What a reviewer decides for an in-review session.' });
+
+/** ID document step. */
+@InputType()
+export class DocumentStepInput {
+  @Field(() => String, { description: 'Issuing country, ISO-2.' })
+  country!: string;
+
+  @Field(() => String, { description: 'PASSPORT, DRIVERS_LICENSE, NATIONAL_ID, RESIDENCE_PERMIT, ...' })
+  idType!: string;
+
+  @Field(() => String, { description: 'data:image/jpeg;base64,... (sandbox keys also take sandbox:<outcome> tokens).' })
+  imageFront!: string;
+
+  @Field(() => String, { nullable: true, description: 'Required for two-sided documents.' })
+  imageBack?: string;
+
+  @Field(() => Boolean, { nullable: true })
+  enableNfc?: boolean;
+
+  @Field(() => String, { nullable: true })
+  documentNumber?: string;
+
+  @Field(() => String, { nullable: true })
+  firstName?: string;
+
+  @Field(() => String, { nullable: true })
+  lastName?: string;
+
+  @Field(() => String, { nullable: true, description: 'YYYY-MM-DD.' })
+  dateOfBirth?: string;
+}
+
+/** Selfie step. */
+@InputType()
+export class SelfieStepInput {
+  @Field(() => String, { description: 'data:image/jpeg;base64,... (or a sandbox token).' })
+  selfie!: string;
+}
+
+/** Personal data for AML screening. */
+@InputType()
+export class AmlStepInput {
+  @Field(() => String)
+  fullName!: string;
+
+  @Field(() => String, { nullable: true, description: 'YYYY-MM-DD.' })
+  dateOfBirth?: string;
+
+  @Field(() => String, { nullable: true, description: 'ISO-2.' })
+  country?: string;
+}
+
+/** Phone code confirmation. */
+@InputType()
+export class PhoneConfirmStepInput {
+  @Field(() => String, { description: 'The 6-digit code.' })
+  code!: string;
+
+  @Field(() => String, { nullable: true, description: 'The number the code went to; defaults to the one it was requested for.' })
+  phone?: string;
+}
+
+/** Proof-of-address step. */
+@InputType()
+export class ProofOfAddressStepInput {
+  @Field(() => String, { description: 'data:image/jpeg|image/png|application/pdf;base64,... (or a sandbox token).' })
+  documentImage!: string;
+
+  @Field(() => String, { nullable: true })
+  expectedName?: string;
+
+  @Field(() => String, { nullable: true, description: 'ISO-2.' })
+  country?: string;
+
+  @Field(() => Int, { nullable: true, description: 'Days; default 90.' })
+  maxAgeDays?: number;
+}
+
+/** Business registry step. */
+@InputType()
+export class BusinessRegistryStepInput {
+  @Field(() => String)
+  companyName!: string;
+
+  @Field(() => String)
+  registrationNumber!: string;
+
+  @Field(() => String, { description: 'ISO-2.' })
+  country!: string;
+}

@@ -1,0 +1,191 @@
+import { Arg, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { Session, SessionNodeResult, SessionStatusChange } from '../entities/session.entity.js';
+import type { NodeType } from '../src/domain/types.js';
+import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
+import * as sessions from '../src/sessions/session.service.js';
+import { unixSeconds } from '../src/time.js';
+import { CreateSessionInput, ReviewDecisionEnum, SessionFilterInput } from './session.input.js';
+import {
+  CreateSessionPayload,
+  DecisionObject,
+  NodeResultObject,
+  SessionConnection,
+  SessionObject,
+  StatusChangeObject,
+} from './session.type.js';
+import { toWorkflowObject } from './workflow.resolver.js';
+import { WorkflowObject } from './workflow.type.js';
+
+/** Shapes a session row for GraphQL. */
+export function toSessionObject(session: Session, context: GraphQLContext): SessionObject {
+  return {
+    id: session.id,
+    url: sessions.sessionUrl(context.config, context.services, context.baseUrl, session.id),
+    status: session.status,
+    workflowId: session.workflow.id,
+    vendorData: session.vendorData,
+    environment: session.environment,
+    callback: session.callback ?? null,
+    metadata: session.metadata ?? null,
+    contactDetails: (session.contactDetails as Record<string, unknown> | null) ?? null,
+    expectedDetails: (session.expectedDetails as Record<string, unknown> | null) ?? null,
+    warnings: session.warnings,
+    createdAt: unixSeconds(session.createdAt),
+    updatedAt: unixSeconds(session.updatedAt),
+    expiresAt: unixSeconds(session.expiresAt),
+    decidedAt: session.decidedAt ? unixSeconds(session.decidedAt) : null,
+    complianceLevel: session.status === 'approved' ? (session.complianceLevel ?? null) : null,
+    tenantId: session.tenant.id,
+    reasons: session.reasons,
+  };
+}
+
+/** Shapes a node result row for GraphQL. */
+export function toNodeResultObject(row: SessionNodeResult): NodeResultObject {
+  return {
+    nodeType: row.nodeType,
+    status: row.status,
+    required: row.required,
+    provider: row.provider,
+    warnings: row.warnings,
+    details: row.details,
+    updatedAt: unixSeconds(row.updatedAt),
+  };
+}
+
+/** Shapes a status change row for GraphQL. */
+function toStatusChangeObject(row: SessionStatusChange): StatusChangeObject {
+  return {
+    id: row.id,
+    fromStatus: row.fromStatus ?? null,
+    toStatus: row.toStatus,
+    actor: row.actor,
+    actorKeyId: row.actorKeyId ?? null,
+    reason: row.reason ?? null,
+    at: unixSeconds(row.createdAt),
+  };
+}
+
+/** Converts a GraphQL input with camelCase keys to the service's snake_case input, dropping nulls. */
+function toCreateInput(input: CreateSessionInput): Record<string, unknown> {
+  const defined = <T extends object>(value: T | undefined | null) =>
+    value ? Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined && field !== null)) : undefined;
+  const expected = defined(input.expectedDetails);
+  return Object.fromEntries(
+    Object.entries({
+      workflow_id: input.workflowId,
+      vendor_data: input.vendorData,
+      callback: input.callback ?? undefined,
+      metadata: input.metadata ?? undefined,
+      contact_details: defined(input.contactDetails),
+      expected_details: expected && {
+        first_name: expected.firstName,
+        last_name: expected.lastName,
+        date_of_birth: expected.dateOfBirth,
+        country: expected.country,
+      },
+    }).filter(([, value]) => value !== undefined),
+  );
+}
+
+/** Sessions: creation, reading, listing, review, and their nested fields through DataLoaders. */
+@Resolver(() => SessionObject)
+export class SessionResolver {
+  @Mutation(() => CreateSessionPayload, {
+    description: 'Starts a session, or returns the active one for the same workflow and vendorData.',
+  })
+  async createSession(
+    @Arg('input', () => CreateSessionInput) input: CreateSessionInput,
+    @Ctx() context: GraphQLContext,
+  ): Promise<CreateSessionPayload> {
+    const principal = requireTenant(context);
+    const result = await sessions.createSession(context.em, context.services, context.config, principal, toCreateInput(input));
+    return { session: toSessionObject(result.session, context), idempotentReuse: result.idempotentReuse };
+  }
+
+  @Query(() => SessionObject, { description: 'One session of the calling tenant; NOT_FOUND otherwise.' })
+  async session(@Arg('id', () => String) id: string, @Ctx() context: GraphQLContext): Promise<SessionObject> {
+    const principal = requireTenant(context);
+    return toSessionObject(await sessions.loadSession(context.em, context.services, principal, id), context);
+  }
+
+  @Query(() => SessionConnection, { description: 'Sessions of the calling tenant and environment, newest first.' })
+  async sessions(
+    @Ctx() context: GraphQLContext,
+    @Arg('first', () => Int, {
+      nullable: true,
+      description: `Page size, 1–${sessions.SESSIONS_PAGE_MAX}; default ${sessions.SESSIONS_PAGE_DEFAULT}.`,
+    })
+    first?: number,
+    @Arg('after', () => String, { nullable: true }) after?: string,
+    @Arg('filter', () => SessionFilterInput, { nullable: true }) filter?: SessionFilterInput,
+  ): Promise<SessionConnection> {
+    const principal = requireTenant(context);
+    const page = await sessions.listSessions(
+      context.em,
+      principal,
+      {
+        statuses: filter?.statuses ?? undefined,
+        workflowId: filter?.workflowId ?? undefined,
+        vendorData: filter?.vendorData ?? undefined,
+        createdAfter: filter?.createdAfter != null ? new Date(filter.createdAfter * 1000) : undefined,
+        createdBefore: filter?.createdBefore != null ? new Date(filter.createdBefore * 1000) : undefined,
+      },
+      { first: first ?? undefined, after: after ?? undefined },
+    );
+    const edges = page.sessions.map((session) => ({ cursor: sessions.encodeCursor(session), node: toSessionObject(session, context) }));
+    return { edges, pageInfo: { hasNextPage: page.hasNextPage, endCursor: edges.at(-1)?.cursor ?? null } };
+  }
+
+  @Mutation(() => SessionObject, { description: 'Approves or declines an in-review session, with a reason; audited.' })
+  async reviewSession(
+    @Arg('id', () => String) id: string,
+    @Arg('decision', () => ReviewDecisionEnum) decision: 'approved' | 'declined',
+    @Arg('reason', () => String) reason: string,
+    @Ctx() context: GraphQLContext,
+  ): Promise<SessionObject> {
+    const principal = requireTenant(context);
+    return toSessionObject(await sessions.reviewSession(context.em, context.services, principal, id, decision, reason), context);
+  }
+
+  @FieldResolver(() => WorkflowObject, { nullable: true })
+  async workflow(@Root() session: SessionObject, @Ctx() context: GraphQLContext): Promise<WorkflowObject | null> {
+    const workflow = await context.loaders.workflowById.load(session.workflowId);
+    return workflow ? toWorkflowObject(workflow) : null;
+  }
+
+  @FieldResolver(() => [NodeResultObject], { description: 'Results so far, one per workflow node.' })
+  async nodeResults(@Root() session: SessionObject, @Ctx() context: GraphQLContext): Promise<NodeResultObject[]> {
+    return (await context.loaders.nodeResultsBySessionId.load(session.id)).map(toNodeResultObject);
+  }
+
+  @FieldResolver(() => [StatusChangeObject], { description: 'Every status change: actor, key, time, from, to, reason.' })
+  async reviewHistory(@Root() session: SessionObject, @Ctx() context: GraphQLContext): Promise<StatusChangeObject[]> {
+    return (await context.loaders.statusChangesBySessionId.load(session.id)).map(toStatusChangeObject);
+  }
+
+  @FieldResolver(() => DecisionObject, { description: 'The verdict, or the current status and results so far before one.' })
+  async decision(@Root() session: SessionObject, @Ctx() context: GraphQLContext): Promise<DecisionObject> {
+    const [rows, token] = await Promise.all([
+      context.loaders.nodeResultsBySessionId.load(session.id),
+      session.status === 'approved' ? context.loaders.serviceTokenBySessionId.load(session.id) : Promise.resolve(null),
+    ]);
+    return buildDecision(session, rows, token);
+  }
+}
+
+/** The decision of a session; compliance level and token only when approved (spec rule 2). */
+export function buildDecision(session: SessionObject, rows: SessionNodeResult[], token: string | null): DecisionObject {
+  const approved = session.status === 'approved';
+  return {
+    sessionId: session.id,
+    status: session.status,
+    workflowId: session.workflowId,
+    vendorData: session.vendorData,
+    complianceLevel: approved ? (session.complianceLevel ?? null) : null,
+    serviceToken: approved ? token : null,
+    nodeResults: rows.map(toNodeResultObject),
+    reasons: session.reasons.map((reason) => ({ ...reason, nodeType: (reason.nodeType as NodeType | undefined) ?? null })),
+    metadata: session.metadata ?? null,
+  };
+}

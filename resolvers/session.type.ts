@@ -1,0 +1,298 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { Field, Int, ObjectType } from 'type-graphql';
+import type { NodeStatus, NodeType, SessionStatus } from '../src/domain/types.js';
+import { EnvironmentEnum, NodeStatusEnum, NodeTypeEnum, SessionStatusEnum } from './enums.js';
+
+/** A non-blocking finding listed beside a result. */
+@ObjectType('Warning', { description: 'A non-blocking finding (name or details mismatch); it sends the session to review.' })
+export class WarningObject {
+  @Field(() => String)
+  code!: string;
+
+  @Field(() => String)
+  message!: string;
+
+  @Field(() => String, { nullable: true })
+  field?: string | null;
+}
+
+/** The result of one workflow node. */
+@ObjectType('NodeResult', { description: 'The result of one workflow node of a session.' })
+export class NodeResultObject {
+  @Field(() => NodeTypeEnum)
+  nodeType!: NodeType;
+
+  @Field(() => NodeStatusEnum)
+  status!: NodeStatus;
+
+  @Field(() => Boolean)
+  required!: boolean;
+
+  @Field(() => String, { description: '`<provider_name>:<job>` that produced the result.' })
+  provider!: string;
+
+  @Field(() => [WarningObject])
+  warnings!: WarningObject[];
+
+  @Field(() => GraphQLJSONObject, { description: 'Check-specific details (extracted fields, scores, reason codes).' })
+  details!: Record<string, unknown>;
+
+  @Field(() => Int, { description: 'Unix time, seconds.' })
+  updatedAt!: number;
+}
+
+/** Why a decision came out as it did. */
+@ObjectType('DecisionReason')
+export class DecisionReasonObject {
+  @Field(() => String)
+  code!: string;
+
+  @Field(() => String)
+  message!: string;
+
+  @Field(() => NodeTypeEnum, { nullable: true })
+  nodeType?: NodeType | null;
+
+  @Field(() => String, { nullable: true })
+  listId?: string | null;
+
+  @Field(() => String, { nullable: true })
+  entryId?: string | null;
+}
+
+/** The verdict of a session (the spec's Decision). */
+@ObjectType('Decision', {
+  description: 'The verdict: approved carries a compliance level and a service token; declined and in review carry neither.',
+})
+export class DecisionObject {
+  @Field(() => String)
+  sessionId!: string;
+
+  @Field(() => SessionStatusEnum)
+  status!: SessionStatus;
+
+  @Field(() => String)
+  workflowId!: string;
+
+  @Field(() => String)
+  vendorData!: string;
+
+  @Field(() => String, { nullable: true, description: 'Only when approved.' })
+  complianceLevel?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'EdDSA JWT, only when approved; verify with /.well-known/jwks.json.' })
+  serviceToken?: string | null;
+
+  @Field(() => [NodeResultObject])
+  nodeResults!: NodeResultObject[];
+
+  @Field(() => [DecisionReasonObject], { description: 'Every cause that declined the session or sent it to review.' })
+  reasons!: DecisionReasonObject[];
+
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'The metadata given at creation, echoed back.' })
+  metadata?: Record<string, unknown> | null;
+}
+
+/** One audited status change. */
+@ObjectType('StatusChange', { description: 'One audited status change of a session.' })
+export class StatusChangeObject {
+  @Field(() => String)
+  id!: string;
+
+  @Field(() => SessionStatusEnum, { nullable: true })
+  fromStatus?: SessionStatus | null;
+
+  @Field(() => SessionStatusEnum)
+  toStatus!: SessionStatus;
+
+  @Field(() => String, { description: 'api, end_user, decision_engine, reviewer, expiry or import.' })
+  actor!: string;
+
+  @Field(() => String, { nullable: true, description: 'Id of the API key that made the change, when a key did.' })
+  actorKeyId?: string | null;
+
+  @Field(() => String, { nullable: true })
+  reason?: string | null;
+
+  @Field(() => Int, { description: 'Unix time, seconds.' })
+  at!: number;
+}
+
+/** A verification session. */
+@ObjectType('Session', { description: 'A verification session of one end user.' })
+export class SessionObject {
+  @Field(() => String)
+  id!: string;
+
+  @Field(() => String, { description: 'Address the end user visits; carries a session-scoped token.' })
+  url!: string;
+
+  @Field(() => SessionStatusEnum)
+  status!: SessionStatus;
+
+  @Field(() => String)
+  workflowId!: string;
+
+  @Field(() => String)
+  vendorData!: string;
+
+  @Field(() => EnvironmentEnum)
+  environment!: 'live' | 'sandbox';
+
+  @Field(() => String, { nullable: true })
+  callback?: string | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true })
+  metadata?: Record<string, unknown> | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true })
+  contactDetails?: Record<string, unknown> | null;
+
+  @Field(() => GraphQLJSONObject, { nullable: true })
+  expectedDetails?: Record<string, unknown> | null;
+
+  @Field(() => [WarningObject])
+  warnings!: WarningObject[];
+
+  @Field(() => Int, { description: 'Unix time, seconds.' })
+  createdAt!: number;
+
+  @Field(() => Int, { description: 'Unix time, seconds.' })
+  updatedAt!: number;
+
+  @Field(() => Int, { description: 'Unix time, seconds; pending and in-progress sessions expire then.' })
+  expiresAt!: number;
+
+  @Field(() => Int, { nullable: true, description: 'Unix time, seconds.' })
+  decidedAt?: number | null;
+
+  @Field(() => String, { nullable: true, description: 'Compliance level of an approved session.' })
+  complianceLevel?: string | null;
+
+  /** Owner, for field resolvers; not exposed. */
+  tenantId!: string;
+
+  /** Verdict reasons, for the decision field; not exposed here. */
+  reasons!: { code: string; message: string; nodeType?: string; listId?: string; entryId?: string }[];
+}
+
+/** The result of createSession. */
+@ObjectType('CreateSessionPayload')
+export class CreateSessionPayload {
+  @Field(() => SessionObject)
+  session!: SessionObject;
+
+  @Field(() => Boolean, {
+    description: 'True when an active session with the same workflow and vendor_data was returned instead of a new one.',
+  })
+  idempotentReuse!: boolean;
+}
+
+/** One edge of the session connection. */
+@ObjectType('SessionEdge')
+export class SessionEdge {
+  @Field(() => String)
+  cursor!: string;
+
+  @Field(() => SessionObject)
+  node!: SessionObject;
+}
+
+/** Relay page info. */
+@ObjectType('PageInfo')
+export class PageInfo {
+  @Field(() => Boolean)
+  hasNextPage!: boolean;
+
+  @Field(() => String, { nullable: true })
+  endCursor?: string | null;
+}
+
+/** A page of sessions, newest first. */
+@ObjectType('SessionConnection')
+export class SessionConnection {
+  @Field(() => [SessionEdge])
+  edges!: SessionEdge[];
+
+  @Field(() => PageInfo)
+  pageInfo!: PageInfo;
+}
+
+/** One step the end user has to complete. */
+@ObjectType('VerificationStep')
+export class VerificationStep {
+  @Field(() => NodeTypeEnum)
+  nodeType!: NodeType;
+
+  @Field(() => Boolean)
+  required!: boolean;
+
+  @Field(() => NodeStatusEnum)
+  status!: NodeStatus;
+
+  @Field(() => String)
+  description!: string;
+}
+
+/** What the end user sees of their session: status and steps, nothing of the verdict's internals. */
+@ObjectType('VerificationProgress')
+export class VerificationProgress {
+  @Field(() => String)
+  sessionId!: string;
+
+  @Field(() => SessionStatusEnum)
+  status!: SessionStatus;
+
+  @Field(() => [VerificationStep])
+  steps!: VerificationStep[];
+
+  @Field(() => Int, { description: 'Unix time, seconds.' })
+  expiresAt!: number;
+}
+
+/** What introspection says of a service token. */
+@ObjectType('ServiceTokenIntrospection')
+export class ServiceTokenIntrospection {
+  @Field(() => Boolean, { description: 'True only when valid: signature verifies, not expired, not revoked.' })
+  active!: boolean;
+
+  @Field(() => String, { description: 'valid, expired, revoked or invalid.' })
+  status!: string;
+
+  @Field(() => String, { nullable: true })
+  jti?: string | null;
+
+  @Field(() => String, { nullable: true })
+  sessionId?: string | null;
+
+  @Field(() => String, { nullable: true })
+  tenantId?: string | null;
+
+  @Field(() => String, { nullable: true })
+  workflowId?: string | null;
+
+  @Field(() => String, { nullable: true })
+  complianceLevel?: string | null;
+
+  @Field(() => String, { nullable: true })
+  vendorData?: string | null;
+
+  @Field(() => Int, { nullable: true, description: 'Unix time, seconds.' })
+  issuedAt?: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'Unix time, seconds.' })
+  expiresAt?: number | null;
+
+  @Field(() => Int, { nullable: true, description: 'Unix time, seconds.' })
+  revokedAt?: number | null;
+}
+
+/** Where a phone code was sent. */
+@ObjectType('PhoneCodeRequest')
+export class PhoneCodeRequest {
+  @Field(() => String, { description: 'The number, masked except its last digits.' })
+  sentTo!: string;
+
+  @Field(() => Int, { description: 'Unix time, seconds; the code is refused after it.' })
+  expiresAt!: number;
+}

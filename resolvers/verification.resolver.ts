@@ -1,0 +1,160 @@
+import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import type { SessionNodeResult } from '../entities/session.entity.js';
+import type { NodeType } from '../src/domain/types.js';
+import { ApiError } from '../src/errors.js';
+import type { GraphQLContext } from '../src/graphql/context.js';
+import * as phone from '../src/sessions/phone-step.js';
+import * as sessions from '../src/sessions/session.service.js';
+import { unixSeconds } from '../src/time.js';
+import { NODE_CATALOGUE } from '../src/workflows/node-catalogue.js';
+import {
+  AmlStepInput,
+  BusinessRegistryStepInput,
+  DocumentStepInput,
+  PhoneConfirmStepInput,
+  ProofOfAddressStepInput,
+  SelfieStepInput,
+} from './session.input.js';
+import { PhoneCodeRequest, VerificationProgress } from './session.type.js';
+
+/** The end user (session token in `x-session-token`) or the tenant (API key) acting on one session. */
+function principalOf(context: GraphQLContext) {
+  if (!context.principal) throw new ApiError('unauthenticated', 'Send the session token (x-session-token) or an API key (x-api-key).');
+  return context.principal;
+}
+
+/** Shapes progress for the end user: statuses of the steps, nothing of the verdict. */
+function toProgress(progress: sessions.SessionProgress): VerificationProgress {
+  return {
+    sessionId: progress.session.id,
+    status: progress.session.status,
+    expiresAt: unixSeconds(progress.session.expiresAt),
+    steps: progress.nodeResults.map((row: SessionNodeResult) => ({
+      nodeType: row.nodeType,
+      required: row.required,
+      status: row.status,
+      description: NODE_CATALOGUE[row.nodeType].description,
+    })),
+  };
+}
+
+/** Drops null and undefined fields, so optional GraphQL fields read as absent. */
+function compact(input: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined && value !== null));
+}
+
+/**
+ * The end user's steps: read what the workflow needs, submit each node's input. Reachable with
+ * the session token of the session URL (only that session) or with the tenant's API key.
+ */
+@Resolver()
+export class VerificationResolver {
+  @Query(() => VerificationProgress, { description: "The session's steps and their status." })
+  async verificationSteps(
+    @Arg('sessionId', () => String) sessionId: string,
+    @Ctx() context: GraphQLContext,
+  ): Promise<VerificationProgress> {
+    const session = await sessions.loadSession(context.em, context.services, principalOf(context), sessionId);
+    return toProgress({ session, nodeResults: await context.loaders.nodeResultsBySessionId.load(session.id) });
+  }
+
+  @Mutation(() => VerificationProgress, { description: 'Submits the ID document.' })
+  async submitDocument(
+    @Arg('sessionId', () => String) sessionId: string,
+    @Arg('input', () => DocumentStepInput) input: DocumentStepInput,
+    @Ctx() context: GraphQLContext,
+  ): Promise<VerificationProgress> {
+    return this.submit(context, sessionId, 'document_verification', {
+      country: input.country,
+      id_type: input.idType,
+      image_front: input.imageFront,
+      image_back: input.imageBack,
+      enable_nfc: input.enableNfc,
+      document_number: input.documentNumber,
+      first_name: input.firstName,
+      last_name: input.lastName,
+      date_of_birth: input.dateOfBirth,
+    });
+  }
+
+  @Mutation(() => VerificationProgress, { description: 'Submits the selfie, matched against the document portrait.' })
+  async submitSelfie(
+    @Arg('sessionId', () => String) sessionId: string,
+    @Arg('input', () => SelfieStepInput) input: SelfieStepInput,
+    @Ctx() context: GraphQLContext,
+  ): Promise<VerificationProgress> {
+    return this.submit(context, sessionId, 'biometric_kyc', { selfie: input.selfie });
+  }
+
+  @Mutation(() => VerificationProgress, { description: 'Submits personal data for AML screening.' })
+  async submitAmlData(
+    @Arg('sessionId', () => String) sessionId: string,
+    @Arg('input', () => AmlStepInput) input: AmlStepInput,
+    @Ctx() context: GraphQLContext,
+  ): Promise<VerificationProgress> {
+    return this.submit(context, sessionId, 'aml_screening', {
+      full_name: input.fullName,
+      date_of_birth: input.dateOfBirth,
+      country: input.country,
+    });
+  }
+
+  @Mutation(() => PhoneCodeRequest, { description: 'Sends a one-time code to the phone (given, or the contact phone of the session).' })
+  async requestPhoneCode(
+    @Arg('sessionId', () => String) sessionId: string,
+    @Ctx() context: GraphQLContext,
+    @Arg('phone', () => String, { nullable: true }) phoneNumber?: string,
+  ): Promise<PhoneCodeRequest> {
+    const sent = await phone.requestPhoneCode(context.em, context.services, principalOf(context), sessionId, phoneNumber ?? undefined);
+    return { sentTo: sent.sentTo, expiresAt: unixSeconds(sent.expiresAt) };
+  }
+
+  @Mutation(() => VerificationProgress, { description: 'Confirms the one-time code.' })
+  async confirmPhoneCode(
+    @Arg('sessionId', () => String) sessionId: string,
+    @Arg('input', () => PhoneConfirmStepInput) input: PhoneConfirmStepInput,
+    @Ctx() context: GraphQLContext,
+  ): Promise<VerificationProgress> {
+    return toProgress(
+      await phone.confirmPhoneCode(context.em, context.services, principalOf(context), sessionId, input.code, input.phone ?? undefined),
+    );
+  }
+
+  @Mutation(() => VerificationProgress, { description: 'Submits a proof-of-address document.' })
+  async submitProofOfAddress(
+    @Arg('sessionId', () => String) sessionId: string,
+    @Arg('input', () => ProofOfAddressStepInput) input: ProofOfAddressStepInput,
+    @Ctx() context: GraphQLContext,
+  ): Promise<VerificationProgress> {
+    return this.submit(context, sessionId, 'proof_of_address', {
+      document_image: input.documentImage,
+      expected_name: input.expectedName,
+      country: input.country,
+      max_age_days: input.maxAgeDays,
+    });
+  }
+
+  @Mutation(() => VerificationProgress, { description: 'Submits the company to look up in its registry.' })
+  async submitBusinessRegistry(
+    @Arg('sessionId', () => String) sessionId: string,
+    @Arg('input', () => BusinessRegistryStepInput) input: BusinessRegistryStepInput,
+    @Ctx() context: GraphQLContext,
+  ): Promise<VerificationProgress> {
+    return this.submit(context, sessionId, 'business_registry', {
+      company_name: input.companyName,
+      registration_number: input.registrationNumber,
+      country: input.country,
+    });
+  }
+
+  private async submit(
+    context: GraphQLContext,
+    sessionId: string,
+    nodeType: NodeType,
+    input: Record<string, unknown>,
+  ): Promise<VerificationProgress> {
+    return toProgress(
+      await sessions.submitNodeInput(context.em, context.services, principalOf(context), sessionId, nodeType, compact(input)),
+    );
+  }
+}

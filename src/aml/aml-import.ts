@@ -1,0 +1,72 @@
+/** List file import as the admin CLI runs it (`aml:import`): format names, validation, checksum. */
+import { open } from 'node:fs/promises';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { isAmlList, type AmlList } from '../engines/aml/entity.js';
+import { DETECT_BYTES, detectFormat, importFile, type ListFormat } from '../engines/aml/importers/index.js';
+import { fileChecksum, importEntities, type ImportSummary } from '../engines/aml/store.js';
+import { validationError } from '../errors.js';
+
+/** `--format` values of `aml:import` and the importer each selects. */
+export const CLI_LIST_FORMATS: Readonly<Record<string, ListFormat>> = {
+  'ofac-sdn-xml': 'ofac_sdn_xml',
+  'ofac-sdn-csv': 'ofac_sdn_csv',
+  'eu-xml': 'eu_consolidated_xml',
+  'un-xml': 'un_consolidated_xml',
+  'ftm-jsonl': 'opensanctions_jsonl',
+};
+
+/** Options of importListFile, as given on the command line. */
+export interface ImportListFileOptions {
+  /** A CLI_LIST_FORMATS key; detected from the file's first bytes when absent. */
+  format?: string;
+  /** Lists to replace (others in the file are skipped); every list the file holds when absent. */
+  lists?: readonly string[];
+}
+
+/** A 400 whose message is the field message, so the CLI prints something useful. */
+function cliError(field: string, code: string, message: string): Error {
+  return validationError([{ field, code, message }], message);
+}
+
+/** Validates the CLI options, streams the file into the store and returns what was replaced. */
+export async function importListFile(
+  em: EntityManager,
+  path: string,
+  options: ImportListFileOptions = {},
+): Promise<ImportSummary & { format: ListFormat }> {
+  const format = options.format === undefined ? undefined : CLI_LIST_FORMATS[options.format];
+  if (options.format !== undefined && !format) {
+    throw cliError('--format', 'unknown_value', `--format must be one of ${Object.keys(CLI_LIST_FORMATS).join(', ')}`);
+  }
+  const lists = options.lists
+    ?.flatMap((value) => value.split(','))
+    .map((value) => value.trim())
+    .filter((value) => value.length > 0);
+  const unknown = lists?.filter((list) => !isAmlList(list)) ?? [];
+  if (unknown.length > 0) {
+    throw cliError('--list', 'unknown_value', `unknown list(s) ${unknown.join(', ')}`);
+  }
+  const resolved = format ?? detectFormat(await readHead(path));
+  if (!resolved) {
+    throw cliError('<file>', 'invalid', `cannot tell the format of ${path}; give --format`);
+  }
+  const checksum = await fileChecksum(path);
+  const summary = await importEntities(em, importFile(path, resolved), {
+    ...(lists && lists.length > 0 ? { lists: lists as AmlList[] } : {}),
+    fileFormat: resolved,
+    checksum,
+  });
+  return { ...summary, format: resolved };
+}
+
+/** The first DETECT_BYTES bytes of a file, for format detection. */
+async function readHead(path: string): Promise<Uint8Array> {
+  const handle = await open(path, 'r');
+  try {
+    const buffer = new Uint8Array(DETECT_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, DETECT_BYTES, 0);
+    return buffer.subarray(0, bytesRead);
+  } finally {
+    await handle.close();
+  }
+}

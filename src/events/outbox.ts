@@ -1,0 +1,82 @@
+import { randomUUID } from 'node:crypto';
+import { EventEmitter } from 'node:events';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { OutboxEventSchema, type EventType, type OutboxEvent } from '../../entities/outbox-event.entity.js';
+
+/** An event to record: what happened, to which tenant, with its payload. */
+export interface NewEvent {
+  tenantId: string;
+  type: EventType;
+  sessionId?: string | null;
+  payload: Record<string, unknown>;
+}
+
+/**
+ * The events one unit of work records. Rows are persisted by the transaction's flush (the
+ * transactional outbox); the batch is published to in-process listeners only after the commit.
+ */
+export class EventBatch {
+  /** Rows recorded so far, in order. */
+  readonly events: OutboxEvent[] = [];
+
+  /** Adds an outbox row to the unit of work of `em` (a transaction's EntityManager). */
+  record(em: EntityManager, event: NewEvent): OutboxEvent {
+    const row = em.create(OutboxEventSchema, {
+      id: randomUUID(),
+      tenantId: event.tenantId,
+      type: event.type,
+      sessionId: event.sessionId ?? null,
+      payload: event.payload,
+      createdAt: new Date(),
+    });
+    this.events.push(row);
+    return row;
+  }
+}
+
+/** A committed event as listeners receive it. */
+export interface PublishedEvent {
+  id: string;
+  seq: number;
+  tenantId: string;
+  type: EventType;
+  sessionId: string | null;
+  payload: Record<string, unknown>;
+  createdAt: Date;
+}
+
+/** In-process fan-out of committed events (subscriptions, the in-process emitter). */
+export class EventBus extends EventEmitter<{ event: [PublishedEvent] }> {
+  constructor() {
+    super();
+    // Every subscription adds a listener; thousands are normal.
+    this.setMaxListeners(0);
+  }
+
+  /** Publishes a committed batch, in order. Call only after the transaction committed. */
+  publish(batch: EventBatch): void {
+    for (const row of batch.events) {
+      this.emit('event', {
+        id: row.id,
+        seq: Number(row.seq),
+        tenantId: row.tenantId,
+        type: row.type,
+        sessionId: row.sessionId ?? null,
+        payload: row.payload,
+        createdAt: row.createdAt,
+      });
+    }
+  }
+}
+
+/** Runs `work` in a transaction with an event batch, then publishes the batch after commit. */
+export async function transactionWithEvents<T>(
+  em: EntityManager,
+  bus: EventBus,
+  work: (tx: EntityManager, events: EventBatch) => Promise<T>,
+): Promise<T> {
+  const batch = new EventBatch();
+  const result = await em.transactional((tx) => work(tx as EntityManager, batch));
+  bus.publish(batch);
+  return result;
+}

@@ -1,0 +1,67 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import DataLoader from 'dataloader';
+import { ServiceTokenSchema } from '../../entities/service-token.entity.js';
+import {
+  SessionNodeResultSchema,
+  SessionStatusChangeSchema,
+  type SessionNodeResult,
+  type SessionStatusChange,
+} from '../../entities/session.entity.js';
+import { WorkflowSchema, type Workflow } from '../../entities/workflow.entity.js';
+import type { ServiceSecrets } from '../auth/secrets.js';
+
+/** The DataLoaders of one request: nested fields load in one query per kind, whatever the page size. */
+export interface Loaders {
+  /** Workflows by id (built-ins and custom alike; callers already scoped the session). */
+  workflowById: DataLoader<string, Workflow | null>;
+  /** Node results of each session, in workflow-independent node type order. */
+  nodeResultsBySessionId: DataLoader<string, SessionNodeResult[]>;
+  /** Status history of each session, oldest first. */
+  statusChangesBySessionId: DataLoader<string, SessionStatusChange[]>;
+  /** The current (unrevoked) service token of each session, decrypted, or null. */
+  serviceTokenBySessionId: DataLoader<string, string | null>;
+}
+
+/** Groups rows by a key, returning one array per requested key in key order. */
+function groupInKeyOrder<T>(keys: readonly string[], rows: T[], keyOf: (row: T) => string): T[][] {
+  const groups = new Map<string, T[]>(keys.map((key) => [key, []]));
+  for (const row of rows) groups.get(keyOf(row))?.push(row);
+  return keys.map((key) => groups.get(key) ?? []);
+}
+
+/** Creates the loaders of one request over its EntityManager. */
+export function createLoaders(em: EntityManager, secrets: ServiceSecrets): Loaders {
+  return {
+    workflowById: new DataLoader(async (ids) => {
+      const rows = await em.find(WorkflowSchema, { id: { $in: [...ids] } });
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      return ids.map((id) => byId.get(id) ?? null);
+    }),
+    nodeResultsBySessionId: new DataLoader(async (sessionIds) => {
+      const rows = await em.find(
+        SessionNodeResultSchema,
+        { sessionId: { $in: [...sessionIds] } },
+        { orderBy: { createdAt: 'asc', nodeType: 'asc' } },
+      );
+      return groupInKeyOrder(sessionIds, rows, (row) => row.sessionId);
+    }),
+    statusChangesBySessionId: new DataLoader(async (sessionIds) => {
+      const rows = await em.find(
+        SessionStatusChangeSchema,
+        { sessionId: { $in: [...sessionIds] } },
+        { orderBy: { createdAt: 'asc', id: 'asc' } },
+      );
+      return groupInKeyOrder(sessionIds, rows, (row) => row.sessionId);
+    }),
+    serviceTokenBySessionId: new DataLoader(async (sessionIds) => {
+      const rows = await em.find(
+        ServiceTokenSchema,
+        { sessionId: { $in: [...sessionIds] }, revokedAt: null },
+        { orderBy: { issuedAt: 'desc' } },
+      );
+      const latest = new Map<string, string>();
+      for (const row of rows) if (!latest.has(row.sessionId)) latest.set(row.sessionId, secrets.decrypt(row.tokenEncrypted));
+      return sessionIds.map((id) => latest.get(id) ?? null);
+    }),
+  };
+}

@@ -1,0 +1,152 @@
+/**
+ * Standalone ID document check (`POST /v1/id-verification`, GraphQL `verifyIdDocument`):
+ * validates the body (spec Errors 7: `country`, `id_type`, `image_front`, and `image_back` for
+ * two-sided types), runs the engine of the key's environment (the live MRZ engine for live keys,
+ * the sandbox engine for sandbox keys, which also accept `sandbox:` tokens), and keeps the result
+ * in `check_run` (kind `id_verification`) without the images.
+ */
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+import { CheckRunSchema } from '../../entities/check-run.entity.js';
+import { TenantSchema } from '../../entities/tenant.entity.js';
+import type { ApiKeyPrincipal } from '../auth/context.js';
+import type { Warning } from '../domain/types.js';
+import { decodeDataUri } from '../engines/data-uri.js';
+import type { DocumentChecks, DocumentVerificationDetails } from '../engines/details.js';
+import { verifyDocument, type DocumentEngineOptions } from '../engines/document/engine.js';
+import { DOCUMENT_IMAGE_TYPES, MAX_DOCUMENT_IMAGE_BYTES } from '../engines/document/image.js';
+import { TWO_SIDED_ID_TYPES, type DocumentVerificationInput } from '../engines/inputs.js';
+import { checkSandboxInput, createSandboxDocumentEngine, SANDBOX_TOKEN_PREFIX } from '../engines/sandbox/index.js';
+import { validationError } from '../errors.js';
+import { parseOrThrow } from '../validation.js';
+
+/** Longest accepted `id_type`, in characters (the list is open-ended, but not unbounded). */
+export const ID_TYPE_MAX_LENGTH = 40;
+
+/** Largest base64 chip data group, in characters (a DG2 portrait is 15–30 KB; EF.SOD a few KB). */
+export const NFC_DATA_GROUP_MAX_CHARS = 200_000;
+
+/** A region code ICU knows (ISO 3166-1 alpha-2), so `ZZ` or `XX` are refused. */
+function isKnownRegion(code: string): boolean {
+  const name = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' }).of(code);
+  return name !== undefined && name !== code;
+}
+
+const Base64 = z
+  .string()
+  .min(1)
+  .max(NFC_DATA_GROUP_MAX_CHARS)
+  .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'must be base64');
+
+/** Body of `POST /v1/id-verification` (snake_case, strict: no coercion, unknown fields refused). */
+export const VerifyIdDocumentInputSchema = z
+  .object({
+    country: z
+      .string()
+      .regex(/^[A-Za-z]{2}$/, 'country must be an ISO 3166-1 alpha-2 code')
+      .transform((value) => value.toUpperCase())
+      .refine(isKnownRegion, 'country must be an ISO 3166-1 alpha-2 code'),
+    id_type: z
+      .string()
+      .max(ID_TYPE_MAX_LENGTH)
+      .regex(/^[A-Z][A-Z0-9_]*$/, 'id_type must be an upper-case word such as PASSPORT, DRIVERS_LICENSE, NATIONAL_ID or RESIDENCE_PERMIT'),
+    image_front: z.string().min(1, 'image_front must not be empty'),
+    image_back: z.string().min(1, 'image_back must not be empty').nullable().optional(),
+    enable_nfc: z.boolean().optional(),
+    nfc: z.object({ sod: Base64, dg1: Base64, dg2: Base64.optional() }).strict().optional(),
+    metadata: z.record(z.string(), z.unknown()).optional(),
+  })
+  .strict();
+
+/** Accepted input of verifyIdDocument. */
+export type VerifyIdDocumentInput = z.input<typeof VerifyIdDocumentInputSchema>;
+
+/** The spec's ID verification result, plus `warnings` and the echoed `metadata`. */
+export interface IdVerificationResult {
+  /** Id of the stored check. */
+  verification_id: string;
+  /** `passed`, `review` or `failed`. */
+  status: 'passed' | 'review' | 'failed';
+  /** Machine-readable summary; catalogue in docs/id-verification.md. */
+  result_code: string;
+  /** Per-check outcomes. */
+  checks: DocumentChecks;
+  /** ISO-2; the requested country (a different MRZ issuing state is `country_mismatch`). */
+  issuing_country: string;
+  /** The requested `id_type`. */
+  document_type: string;
+  /** Non-blocking findings and the reasons behind a failure. */
+  warnings: Warning[];
+  /** The caller's metadata, as sent; absent when none was sent. */
+  metadata?: Record<string, unknown>;
+}
+
+/** Options of the service, for tests. */
+export type IdVerificationServiceOptions = DocumentEngineOptions;
+
+/** Runs the check for the key's environment. */
+async function runEngine(principal: ApiKeyPrincipal, input: DocumentVerificationInput, options: IdVerificationServiceOptions) {
+  if (principal.environment === 'live') return verifyDocument(input, null, options);
+  const tokenErrors = checkSandboxInput('document_verification', input);
+  if (tokenErrors.length > 0) throw validationError(tokenErrors);
+  // Sandbox keys take a token or a real data URI; a malformed URI is the same 400 as with live keys.
+  for (const field of ['image_front', 'image_back'] as const) {
+    const value = input[field];
+    if (typeof value === 'string' && !value.startsWith(SANDBOX_TOKEN_PREFIX))
+      decodeDataUri(value, field, DOCUMENT_IMAGE_TYPES, MAX_DOCUMENT_IMAGE_BYTES);
+  }
+  const result = await createSandboxDocumentEngine(options).run(input, {
+    tenantId: principal.tenantId,
+    sessionId: '',
+    amlScoreThreshold: 0,
+  });
+  return { status: result.status, warnings: result.warnings, details: result.details as DocumentVerificationDetails };
+}
+
+/** Checks one ID document and stores the result (never the images) for the tenant. */
+export async function verifyIdDocument(
+  em: EntityManager,
+  principal: ApiKeyPrincipal,
+  input: unknown,
+  options: IdVerificationServiceOptions = {},
+): Promise<IdVerificationResult> {
+  const data = parseOrThrow(VerifyIdDocumentInputSchema, input);
+  if (TWO_SIDED_ID_TYPES.includes(data.id_type) && (data.image_back === undefined || data.image_back === null)) {
+    throw validationError([
+      { field: 'image_back', code: 'required', message: `image_back is required for ${data.id_type} (a two-sided document)` },
+    ]);
+  }
+  const engineInput: DocumentVerificationInput = {
+    country: data.country,
+    id_type: data.id_type,
+    image_front: data.image_front,
+    ...(data.image_back != null ? { image_back: data.image_back } : {}),
+    ...(data.enable_nfc !== undefined ? { enable_nfc: data.enable_nfc } : {}),
+    ...(data.nfc !== undefined ? { nfc: data.nfc } : {}),
+  };
+  const analysis = await runEngine(principal, engineInput, options);
+  const { details } = analysis;
+  const result: IdVerificationResult = {
+    verification_id: randomUUID(),
+    status: analysis.status as IdVerificationResult['status'],
+    result_code: details.result_code,
+    checks: { ...details.checks },
+    issuing_country: details.issuing_country,
+    document_type: details.document_type,
+    warnings: analysis.warnings.map((warning) => ({ ...warning })),
+    ...(data.metadata !== undefined ? { metadata: data.metadata } : {}),
+  };
+  em.create(CheckRunSchema, {
+    id: result.verification_id,
+    tenant: em.getReference(TenantSchema, principal.tenantId),
+    kind: 'id_verification',
+    status: result.status,
+    // The result only: the images and chip data are never stored.
+    result: { ...result, metadata: undefined },
+    metadata: data.metadata ?? null,
+    createdAt: new Date(),
+  });
+  await em.flush();
+  return result;
+}

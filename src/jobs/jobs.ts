@@ -1,0 +1,40 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { PgBoss } from 'pg-boss';
+import type { Logger } from 'pino';
+import type { Services } from '../services.js';
+import { expireDueSessions } from '../sessions/session.service.js';
+
+/** Queue of the periodic session-expiry sweep. */
+export const SESSION_EXPIRY_QUEUE = 'session-expiry';
+/** How often the sweep runs (cron): every minute, so a session expires at most a minute late (reads expire it at once). */
+export const SESSION_EXPIRY_CRON = '* * * * *';
+/** PostgreSQL schema pg-boss keeps its tables in. */
+export const JOBS_SCHEMA = 'pgboss';
+/** Connections pg-boss may hold, on top of the ORM pool. */
+const JOBS_POOL_MAX = 4;
+
+/** The job runner: pg-boss on the same database as everything else. */
+export interface Jobs {
+  boss: PgBoss;
+  /** Stops workers (waiting for running jobs) and closes pg-boss's pool. */
+  stop(): Promise<void>;
+}
+
+/** Starts pg-boss with the session-expiry schedule and its worker. */
+export async function startJobs(url: string, orm: MikroORM, services: Services, logger: Logger): Promise<Jobs> {
+  const boss = new PgBoss({ connectionString: url, schema: JOBS_SCHEMA, max: JOBS_POOL_MAX });
+  boss.on('error', (error) => logger.error({ err: error }, 'job runner error'));
+  await boss.start();
+  await boss.createQueue(SESSION_EXPIRY_QUEUE);
+  await boss.schedule(SESSION_EXPIRY_QUEUE, SESSION_EXPIRY_CRON);
+  await boss.work(SESSION_EXPIRY_QUEUE, async () => {
+    const expired = await expireDueSessions(orm.em.fork(), services);
+    if (expired > 0) logger.info({ expired }, 'expired sessions past expires_at');
+  });
+  return {
+    boss,
+    async stop() {
+      await boss.stop({ graceful: true, timeout: 10_000 });
+    },
+  };
+}

@@ -1,0 +1,154 @@
+/**
+ * Standalone proof-of-address check (`POST /v1/poa`, GraphQL `checkProofOfAddress`): validates
+ * the body, runs the engine of the key's environment (live OCR engine for live keys, the sandbox
+ * engine for sandbox keys, which also accept `sandbox:` tokens), answers 422 `document_too_old`
+ * for a document issued more than `max_age_days` days ago, and otherwise keeps the result in
+ * `check_run` (kind `poa`) without the document.
+ */
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+import { CheckRunSchema } from '../../entities/check-run.entity.js';
+import { TenantSchema } from '../../entities/tenant.entity.js';
+import type { ApiKeyPrincipal } from '../auth/context.js';
+import type { Warning } from '../domain/types.js';
+import { decodeDataUri } from '../engines/data-uri.js';
+import type { CheckOutcome, ProofOfAddressDetails } from '../engines/details.js';
+import { POA_DEFAULT_MAX_AGE_DAYS, type ProofOfAddressInput } from '../engines/inputs.js';
+import { analyseProofOfAddress, POA_MIME_TYPES, type PoaEngineOptions } from '../engines/poa/engine.js';
+import { ageInDays } from '../engines/poa/dates.js';
+import { checkSandboxInput, createSandboxPoaEngine, SANDBOX_TOKEN_PREFIX } from '../engines/sandbox/index.js';
+import { ApiError, validationError } from '../errors.js';
+import { parseOrThrow } from '../validation.js';
+
+/** Largest accepted `max_age_days`: ten years; an older document proves nothing about today. */
+export const POA_MAX_AGE_DAYS_LIMIT = 3650;
+/** Longest accepted `expected_name`, in characters. */
+export const POA_EXPECTED_NAME_MAX_LENGTH = 300;
+
+/** A region code ICU knows (ISO 3166-1 alpha-2), so `ZZ` or `XX` are refused. */
+function isKnownRegion(code: string): boolean {
+  const name = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' }).of(code);
+  return name !== undefined && name !== code && name !== 'Unknown Region';
+}
+
+/** Body of `POST /v1/poa` (snake_case, strict: no coercion, unknown fields refused). */
+export const CheckProofOfAddressInputSchema = z
+  .object({
+    document_image: z.string().min(1, 'document_image must not be empty'),
+    expected_name: z.string().trim().min(1, 'expected_name must not be empty').max(POA_EXPECTED_NAME_MAX_LENGTH).optional(),
+    country: z
+      .string()
+      .regex(/^[A-Za-z]{2}$/, 'country must be an ISO 3166-1 alpha-2 code')
+      .transform((value) => value.toUpperCase())
+      .refine(isKnownRegion, 'country must be an ISO 3166-1 alpha-2 code')
+      .optional(),
+    max_age_days: z
+      .number()
+      .int('max_age_days must be an integer')
+      .min(1, 'max_age_days must be a positive integer')
+      .max(POA_MAX_AGE_DAYS_LIMIT)
+      .optional(),
+  })
+  .strict();
+
+/** Accepted input of checkProofOfAddress. */
+export type CheckProofOfAddressInput = z.input<typeof CheckProofOfAddressInputSchema>;
+
+/** The spec's proof-of-address result, plus `result_code`, `warnings` and how the checks were made. */
+export interface PoaResult {
+  /** Id of the stored check. */
+  poa_id: string;
+  /** `passed`, `review` or `failed` (a document too old is a 422, not a result). */
+  status: 'passed' | 'review' | 'failed';
+  /** Machine-readable summary (`clear`, `document_tampered`, `address_unverifiable`, ...). */
+  result_code: string;
+  /** Fields read from the document; empty strings for fields not found. */
+  extracted: {
+    /** Addressee. */
+    name: string;
+    /** Address lines joined with ", ". */
+    address: string;
+    /** Utility, bank or authority. */
+    issuer: string;
+    /** `YYYY-MM-DD`, empty when no date was found. */
+    issued_at: string;
+  };
+  /** Per-check outcomes. */
+  checks: {
+    /** `passed`, `warning` or `skipped`. */
+    name_match: CheckOutcome;
+    /** `passed`, `review`, `failed` or `skipped`. */
+    geocode: CheckOutcome;
+    /** `passed` or `review` (a failed freshness is the 422). */
+    freshness: CheckOutcome;
+    /** 0 (clean) to 1 (certainly edited). */
+    tamper_score: number;
+  };
+  /** How `tamper_score` was computed; absent for sandbox results. */
+  tamper_method?: string;
+  /** Non-blocking findings (name mismatch, unverifiable address, ...). */
+  warnings: Warning[];
+}
+
+/** Options of the service, for tests. */
+export type PoaServiceOptions = PoaEngineOptions;
+
+/** Runs the check for the key's environment; returns the status, warnings and details. */
+async function runEngine(principal: ApiKeyPrincipal, input: ProofOfAddressInput, options: PoaServiceOptions) {
+  if (principal.environment === 'live') return analyseProofOfAddress(input, options);
+  const tokenErrors = checkSandboxInput('proof_of_address', input);
+  if (tokenErrors.length > 0) throw validationError(tokenErrors);
+  // Sandbox keys take a token or a real data URI; a malformed URI is the same 400 as with live keys.
+  if (!input.document_image.startsWith(SANDBOX_TOKEN_PREFIX)) decodeDataUri(input.document_image, 'document_image', POA_MIME_TYPES);
+  const result = await createSandboxPoaEngine(options).run(input, { tenantId: principal.tenantId, sessionId: '', amlScoreThreshold: 0 });
+  const details = result.details as ProofOfAddressDetails;
+  const maxAgeDays = input.max_age_days ?? POA_DEFAULT_MAX_AGE_DAYS;
+  const ageDays = ageInDays(details.extracted.issued_at, (options.now ?? (() => new Date()))());
+  return { status: result.status as PoaResult['status'], warnings: result.warnings, details, ageDays, maxAgeDays };
+}
+
+/** Checks one proof-of-address document and stores the result for the tenant. */
+export async function checkProofOfAddress(
+  em: EntityManager,
+  principal: ApiKeyPrincipal,
+  input: unknown,
+  options: PoaServiceOptions = {},
+): Promise<PoaResult> {
+  const data = parseOrThrow(CheckProofOfAddressInputSchema, input);
+  const engineInput: ProofOfAddressInput = {
+    document_image: data.document_image,
+    ...(data.expected_name !== undefined ? { expected_name: data.expected_name } : {}),
+    ...(data.country !== undefined ? { country: data.country } : {}),
+    ...(data.max_age_days !== undefined ? { max_age_days: data.max_age_days } : {}),
+  };
+  const analysis = await runEngine(principal, engineInput, options);
+  const { details } = analysis;
+  if (details.checks.freshness === 'failed') {
+    throw new ApiError(
+      'document_too_old',
+      `The document was issued on ${details.extracted.issued_at}, ${analysis.ageDays ?? '?'} days ago; max_age_days is ${analysis.maxAgeDays}.`,
+    );
+  }
+  const result: PoaResult = {
+    poa_id: randomUUID(),
+    status: analysis.status,
+    result_code: details.result_code,
+    extracted: { ...details.extracted },
+    checks: { ...details.checks },
+    ...(details.tamper_method !== undefined ? { tamper_method: details.tamper_method } : {}),
+    warnings: analysis.warnings.map((warning) => ({ ...warning })),
+  };
+  em.create(CheckRunSchema, {
+    id: result.poa_id,
+    tenant: em.getReference(TenantSchema, principal.tenantId),
+    kind: 'poa',
+    status: result.status,
+    // The result only: the document itself is never stored.
+    result: { ...result },
+    metadata: null,
+    createdAt: new Date(),
+  });
+  await em.flush();
+  return result;
+}

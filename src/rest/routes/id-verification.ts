@@ -1,0 +1,71 @@
+import { z } from 'zod';
+import { VerifyIdDocumentDocument, type IdVerificationResultFieldsFragment } from '../../graphql/generated/operations.js';
+import { VerifyIdDocumentInputSchema } from '../../id-verification/id-verification.service.js';
+import { defineRoute } from '../route.js';
+
+const Outcome = z.enum(['passed', 'failed', 'review', 'warning', 'skipped']);
+
+/** The spec's ID verification result JSON, plus warnings and the echoed metadata. */
+export const IdVerificationResultJson = z.object({
+  verification_id: z.string(),
+  status: z.enum(['passed', 'review', 'failed']),
+  result_code: z.string(),
+  checks: z.object({ document_authentic: Outcome, mrz_match: Outcome, expiry_check: Outcome, nfc_signature: Outcome }),
+  issuing_country: z.string().length(2),
+  document_type: z.string(),
+  warnings: z.array(z.object({ code: z.string(), message: z.string(), field: z.string().optional() })),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+
+type IdVerificationResultBody = z.infer<typeof IdVerificationResultJson>;
+type Check = IdVerificationResultBody['checks']['mrz_match'];
+
+/** Shapes an ID verification result for REST (absent fields left out, not null). */
+export function presentIdVerificationResult(result: IdVerificationResultFieldsFragment): IdVerificationResultBody {
+  return {
+    verification_id: result.verificationId,
+    status: result.status as IdVerificationResultBody['status'],
+    result_code: result.resultCode,
+    checks: {
+      document_authentic: result.checks.documentAuthentic as Check,
+      mrz_match: result.checks.mrzMatch as Check,
+      expiry_check: result.checks.expiryCheck as Check,
+      nfc_signature: result.checks.nfcSignature as Check,
+    },
+    issuing_country: result.issuingCountry,
+    document_type: result.documentType,
+    warnings: result.warnings.map((warning) => ({
+      code: warning.code,
+      message: warning.message,
+      ...(warning.field != null ? { field: warning.field } : {}),
+    })),
+    ...(result.metadata != null ? { metadata: result.metadata } : {}),
+  };
+}
+
+/** ID verification routes. */
+export const idVerificationRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/v1/id-verification',
+    operationId: 'verifyIdDocument',
+    summary: 'Checks one ID document: image quality, MRZ and ICAO check digits, expiry, country and type, optional NFC.',
+    tag: 'ID verification',
+    operation: VerifyIdDocumentDocument,
+    body: VerifyIdDocumentInputSchema,
+    variables: ({ body }) => ({
+      input: {
+        country: body.country,
+        idType: body.id_type,
+        imageFront: body.image_front,
+        ...(body.image_back != null ? { imageBack: body.image_back } : {}),
+        ...(body.enable_nfc !== undefined ? { enableNfc: body.enable_nfc } : {}),
+        ...(body.nfc !== undefined ? { nfc: body.nfc } : {}),
+        ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
+      },
+    }),
+    status: 200,
+    present: (data) => presentIdVerificationResult(data.verifyIdDocument),
+    response: IdVerificationResultJson,
+  }),
+];

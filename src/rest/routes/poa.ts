@@ -1,0 +1,70 @@
+import { z } from 'zod';
+import { CheckProofOfAddressDocument, type ProofOfAddressResultFieldsFragment } from '../../graphql/generated/operations.js';
+import { CheckProofOfAddressInputSchema } from '../../poa/poa.service.js';
+import { defineRoute } from '../route.js';
+
+const Outcome = z.enum(['passed', 'failed', 'review', 'warning', 'skipped']);
+
+/** The spec's proof-of-address result JSON, plus result_code, tamper_method and warnings. */
+export const PoaResultJson = z.object({
+  poa_id: z.string(),
+  status: z.enum(['passed', 'review', 'failed']),
+  result_code: z.string(),
+  extracted: z.object({ name: z.string(), address: z.string(), issuer: z.string(), issued_at: z.string() }),
+  checks: z.object({ name_match: Outcome, geocode: Outcome, freshness: Outcome, tamper_score: z.number().min(0).max(1) }),
+  tamper_method: z.string().optional(),
+  warnings: z.array(z.object({ code: z.string(), message: z.string(), field: z.string().optional() })),
+});
+
+type PoaResultBody = z.infer<typeof PoaResultJson>;
+
+/** Shapes a proof-of-address result for REST (absent fields left out, not null). */
+export function presentPoaResult(result: ProofOfAddressResultFieldsFragment): PoaResultBody {
+  return {
+    poa_id: result.poaId,
+    status: result.status as PoaResultBody['status'],
+    result_code: result.resultCode,
+    extracted: {
+      name: result.extracted.name,
+      address: result.extracted.address,
+      issuer: result.extracted.issuer,
+      issued_at: result.extracted.issuedAt,
+    },
+    checks: {
+      name_match: result.checks.nameMatch as PoaResultBody['checks']['name_match'],
+      geocode: result.checks.geocode as PoaResultBody['checks']['geocode'],
+      freshness: result.checks.freshness as PoaResultBody['checks']['freshness'],
+      tamper_score: result.checks.tamperScore,
+    },
+    ...(result.tamperMethod != null ? { tamper_method: result.tamperMethod } : {}),
+    warnings: result.warnings.map((warning) => ({
+      code: warning.code,
+      message: warning.message,
+      ...(warning.field != null ? { field: warning.field } : {}),
+    })),
+  };
+}
+
+/** Proof-of-address routes. */
+export const poaRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/v1/poa',
+    operationId: 'checkProofOfAddress',
+    summary: 'Checks a utility bill, bank statement or government letter; 422 document_too_old past max_age_days (default 90).',
+    tag: 'Proof of address',
+    operation: CheckProofOfAddressDocument,
+    body: CheckProofOfAddressInputSchema,
+    variables: ({ body }) => ({
+      input: {
+        documentImage: body.document_image,
+        ...(body.expected_name !== undefined ? { expectedName: body.expected_name } : {}),
+        ...(body.country !== undefined ? { country: body.country } : {}),
+        ...(body.max_age_days !== undefined ? { maxAgeDays: body.max_age_days } : {}),
+      },
+    }),
+    status: 200,
+    present: (data) => presentPoaResult(data.checkProofOfAddress),
+    response: PoaResultJson,
+  }),
+];

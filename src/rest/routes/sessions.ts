@@ -1,0 +1,323 @@
+import { z } from 'zod';
+import { NODE_STATUSES, SESSION_STATUSES } from '../../domain/types.js';
+import {
+  CreateSessionDocument,
+  GetDecisionDocument,
+  GetSessionDocument,
+  IntrospectServiceTokenDocument,
+  ListSessionsDocument,
+  ReviewSessionDocument,
+  RevokeServiceTokenDocument,
+  type DecisionFieldsFragment,
+  type IntrospectionFieldsFragment,
+  type NodeResultFieldsFragment,
+  type SessionFieldsFragment,
+} from '../../graphql/generated/operations.js';
+import { SESSIONS_PAGE_DEFAULT, SESSIONS_PAGE_MAX } from '../../sessions/session.service.js';
+import { CreateSessionInputSchema } from '../../sessions/session-input.js';
+import { defineRoute } from '../route.js';
+
+/** Drops null and undefined fields: a field that does not apply is absent, not null. */
+function present<T extends Record<string, unknown>>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== null && field !== undefined)) as Partial<T>;
+}
+
+const WarningJson = z.object({ code: z.string(), message: z.string(), field: z.string().optional() });
+const NodeResultJson = z.object({
+  status: z.enum(NODE_STATUSES),
+  required: z.boolean(),
+  provider: z.string(),
+  warnings: z.array(WarningJson),
+  details: z.record(z.string(), z.unknown()),
+});
+
+/** The spec's Session JSON (creation response). */
+export const SessionJson = z.object({
+  session_id: z.string(),
+  url: z.string(),
+  status: z.enum(SESSION_STATUSES),
+  workflow_id: z.string(),
+  vendor_data: z.string(),
+  created_at: z.number().int(),
+  expires_at: z.number().int(),
+  idempotent_reuse: z.boolean(),
+});
+
+/** Get-session JSON: Session fields plus node results, warnings and metadata. */
+export const SessionDetailJson = SessionJson.omit({ idempotent_reuse: true }).extend({
+  environment: z.enum(['live', 'sandbox']),
+  updated_at: z.number().int(),
+  decided_at: z.number().int().optional(),
+  callback: z.string().optional(),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+  contact_details: z.record(z.string(), z.unknown()).optional(),
+  expected_details: z.record(z.string(), z.unknown()).optional(),
+  warnings: z.array(WarningJson),
+  node_results: z.record(z.string(), NodeResultJson),
+});
+
+/** The spec's Decision JSON. */
+export const DecisionJson = z.object({
+  session_id: z.string(),
+  status: z.enum(SESSION_STATUSES),
+  workflow_id: z.string(),
+  vendor_data: z.string(),
+  compliance_level: z.string().optional(),
+  service_token: z.string().optional(),
+  node_results: z.record(z.string(), NodeResultJson),
+  reasons: z.array(
+    z.object({
+      code: z.string(),
+      message: z.string(),
+      node_type: z.string().optional(),
+      list_id: z.string().optional(),
+      entry_id: z.string().optional(),
+    }),
+  ),
+  metadata: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** Service token introspection JSON (RFC 7662 style: `active` plus the claims). */
+export const IntrospectionJson = z.object({
+  active: z.boolean(),
+  status: z.enum(['valid', 'expired', 'revoked', 'invalid']),
+  jti: z.string().optional(),
+  session_id: z.string().optional(),
+  tenant_id: z.string().optional(),
+  workflow_id: z.string().optional(),
+  compliance_level: z.string().optional(),
+  vendor_data: z.string().optional(),
+  issued_at: z.number().int().optional(),
+  expires_at: z.number().int().optional(),
+  revoked_at: z.number().int().optional(),
+});
+
+/** Warnings as JSON, without absent fields. */
+function presentWarnings(warnings: { code: string; message: string; field?: string | null }[]) {
+  return warnings.map((warning) => present(warning) as z.infer<typeof WarningJson>);
+}
+
+/** Node results keyed by node type, as the spec shows them. */
+function presentNodeResults(rows: NodeResultFieldsFragment[]): Record<string, z.infer<typeof NodeResultJson>> {
+  return Object.fromEntries(
+    rows.map((row) => [
+      row.nodeType,
+      { status: row.status, required: row.required, provider: row.provider, warnings: presentWarnings(row.warnings), details: row.details },
+    ]),
+  );
+}
+
+/** Shapes the session fields common to every session response. */
+function presentSession(session: SessionFieldsFragment) {
+  return {
+    session_id: session.id,
+    url: session.url,
+    status: session.status,
+    workflow_id: session.workflowId,
+    vendor_data: session.vendorData,
+    created_at: session.createdAt,
+    expires_at: session.expiresAt,
+  };
+}
+
+/** Shapes a decision. */
+function presentDecision(decision: DecisionFieldsFragment): z.infer<typeof DecisionJson> {
+  return present({
+    session_id: decision.sessionId,
+    status: decision.status,
+    workflow_id: decision.workflowId,
+    vendor_data: decision.vendorData,
+    compliance_level: decision.complianceLevel,
+    service_token: decision.serviceToken,
+    node_results: presentNodeResults(decision.nodeResults),
+    reasons: decision.reasons.map((reason) =>
+      present({ code: reason.code, message: reason.message, node_type: reason.nodeType, list_id: reason.listId, entry_id: reason.entryId }),
+    ),
+    metadata: decision.metadata,
+  }) as z.infer<typeof DecisionJson>;
+}
+
+/** Shapes an introspection. */
+function presentIntrospection(state: IntrospectionFieldsFragment): z.infer<typeof IntrospectionJson> {
+  return present({
+    active: state.active,
+    status: state.status,
+    jti: state.jti,
+    session_id: state.sessionId,
+    tenant_id: state.tenantId,
+    workflow_id: state.workflowId,
+    compliance_level: state.complianceLevel,
+    vendor_data: state.vendorData,
+    issued_at: state.issuedAt,
+    expires_at: state.expiresAt,
+    revoked_at: state.revokedAt,
+  }) as z.infer<typeof IntrospectionJson>;
+}
+
+const SessionParams = z.object({ session_id: z.string().min(1).max(100) });
+/** Unix seconds in a query string. */
+const UnixQuery = z.coerce.number().int().min(0);
+
+/** Session, decision, review and service-token routes. */
+export const sessionRoutes = [
+  defineRoute({
+    method: 'POST',
+    path: '/v1/sessions',
+    operationId: 'createSession',
+    summary:
+      'Starts a verification session; an active session with the same workflow_id and vendor_data is returned instead (200, idempotent_reuse true).',
+    tag: 'Sessions',
+    operation: CreateSessionDocument,
+    body: CreateSessionInputSchema,
+    variables: ({ body }) => ({
+      input: {
+        workflowId: body.workflow_id,
+        vendorData: body.vendor_data,
+        callback: body.callback,
+        metadata: body.metadata,
+        contactDetails: body.contact_details,
+        expectedDetails: body.expected_details && {
+          firstName: body.expected_details.first_name,
+          lastName: body.expected_details.last_name,
+          dateOfBirth: body.expected_details.date_of_birth,
+          country: body.expected_details.country,
+        },
+      },
+    }),
+    status: (data) => (data.createSession.idempotentReuse ? 200 : 201),
+    present: (data) => ({ ...presentSession(data.createSession.session), idempotent_reuse: data.createSession.idempotentReuse }),
+    response: SessionJson,
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/sessions',
+    operationId: 'listSessions',
+    summary: 'Sessions of the calling tenant and environment, newest first; cursor pagination.',
+    tag: 'Sessions',
+    operation: ListSessionsDocument,
+    query: z
+      .object({
+        status: z
+          .string()
+          .transform((value) => value.split(',').filter(Boolean))
+          .pipe(z.array(z.enum(SESSION_STATUSES)))
+          .optional(),
+        workflow_id: z.string().min(1).optional(),
+        vendor_data: z.string().min(1).optional(),
+        created_after: UnixQuery.optional(),
+        created_before: UnixQuery.optional(),
+        limit: z.coerce.number().int().min(1).max(SESSIONS_PAGE_MAX).default(SESSIONS_PAGE_DEFAULT),
+        cursor: z.string().min(1).optional(),
+      })
+      .strict(),
+    variables: ({ query }) => ({
+      first: query.limit,
+      after: query.cursor,
+      filter: {
+        statuses: query.status,
+        workflowId: query.workflow_id,
+        vendorData: query.vendor_data,
+        createdAfter: query.created_after,
+        createdBefore: query.created_before,
+      },
+    }),
+    status: 200,
+    present: (data) => ({
+      sessions: data.sessions.edges.map((edge) => ({
+        ...presentSession(edge.node),
+        ...present({ decided_at: edge.node.decidedAt }),
+        updated_at: edge.node.updatedAt,
+      })),
+      has_more: data.sessions.pageInfo.hasNextPage,
+      ...present({ next_cursor: data.sessions.pageInfo.hasNextPage ? data.sessions.pageInfo.endCursor : null }),
+    }),
+    response: z.object({
+      sessions: z.array(
+        SessionJson.omit({ idempotent_reuse: true }).extend({ updated_at: z.number().int(), decided_at: z.number().int().optional() }),
+      ),
+      has_more: z.boolean(),
+      next_cursor: z.string().optional(),
+    }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/sessions/:session_id',
+    operationId: 'getSession',
+    summary: "The session's current status, node results, warnings and metadata.",
+    tag: 'Sessions',
+    operation: GetSessionDocument,
+    params: SessionParams,
+    variables: ({ params }) => ({ id: params.session_id }),
+    status: 200,
+    present: ({ session }) => ({
+      ...presentSession(session),
+      environment: session.environment,
+      updated_at: session.updatedAt,
+      ...present({
+        decided_at: session.decidedAt,
+        callback: session.callback,
+        metadata: session.metadata,
+        contact_details: session.contactDetails,
+        expected_details: session.expectedDetails,
+      }),
+      warnings: presentWarnings(session.warnings),
+      node_results: presentNodeResults(session.nodeResults),
+    }),
+    response: SessionDetailJson,
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/sessions/:session_id/decision',
+    operationId: 'getDecision',
+    summary: 'The verdict: approved carries compliance_level and service_token; declined and in_review carry neither.',
+    tag: 'Sessions',
+    operation: GetDecisionDocument,
+    params: SessionParams,
+    variables: ({ params }) => ({ id: params.session_id }),
+    status: 200,
+    present: (data) => presentDecision(data.session.decision),
+    response: DecisionJson,
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/v1/sessions/:session_id/review',
+    operationId: 'reviewSession',
+    summary: 'Approves or declines an in_review session, with a reason; audited with the calling key.',
+    tag: 'Sessions',
+    operation: ReviewSessionDocument,
+    params: SessionParams,
+    body: z
+      .object({ decision: z.enum(['approved', 'declined']), reason: z.string().trim().min(1, 'reason is required').max(2000) })
+      .strict(),
+    variables: ({ params, body }) => ({ id: params.session_id, decision: body.decision, reason: body.reason }),
+    status: 200,
+    present: (data) => presentDecision(data.reviewSession.decision),
+    response: DecisionJson,
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/v1/service-tokens/introspect',
+    operationId: 'introspectServiceToken',
+    summary: 'Says whether a service token is valid, expired, revoked or invalid.',
+    tag: 'Service tokens',
+    operation: IntrospectServiceTokenDocument,
+    body: z.object({ token: z.string().min(1).max(4096) }).strict(),
+    variables: ({ body }) => ({ token: body.token }),
+    status: 200,
+    present: (data) => presentIntrospection(data.introspectServiceToken),
+    response: IntrospectionJson,
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/v1/service-tokens/revoke',
+    operationId: 'revokeServiceToken',
+    summary: "Revokes one of the tenant's service tokens and emits agent.revoked.",
+    tag: 'Service tokens',
+    operation: RevokeServiceTokenDocument,
+    body: z.object({ token: z.string().min(1).max(4096), reason: z.string().trim().min(1, 'reason is required').max(2000) }).strict(),
+    variables: ({ body }) => ({ token: body.token, reason: body.reason }),
+    status: 200,
+    present: (data) => presentIntrospection(data.revokeServiceToken),
+    response: IntrospectionJson,
+  }),
+];

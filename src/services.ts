@@ -1,0 +1,13 @@
+import type { ServiceSecrets } from './auth/secrets.js';
+import type { EventBus } from './events/outbox.js';
+import type { ServiceTokens } from './sessions/service-tokens.js';
+
+/** Process-wide services every request may use; built once by the composition root. */
+export interface Services {
+  /** Keys derived from the master key (encryption at rest, session links). */
+  secrets: ServiceSecrets;
+  /** Service-token signing, introspection and revocation. */
+  tokens: ServiceTokens;
+  /** In-process fan-out of committed events. */
+  bus: EventBus;
+}

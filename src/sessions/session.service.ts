@@ -1,0 +1,458 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import {
+  SessionNodeResultSchema,
+  SessionSchema,
+  SessionStatusChangeSchema,
+  type Session,
+  type SessionNodeResult,
+} from '../../entities/session.entity.js';
+import { TenantSchema } from '../../entities/tenant.entity.js';
+import { WorkflowSchema, type Workflow } from '../../entities/workflow.entity.js';
+import type { ApiKeyPrincipal, Principal } from '../auth/context.js';
+import type { Config } from '../config.js';
+import { assertTransition, InvalidTransitionError, type TransitionActor } from '../domain/session-state.js';
+import { REUSABLE_STATUSES, type ListHit, type NodeResult, type NodeType, type SessionStatus, type Warning } from '../domain/types.js';
+import { decideVerdict } from '../domain/verdict.js';
+import { checkSandboxInput } from '../engines/sandbox/index.js';
+import { engineFor, missingLiveProviders } from '../engines/registry.js';
+import type { EngineContext } from '../engines/types.js';
+import { ApiError, notFound, validationError } from '../errors.js';
+import { transactionWithEvents, type EventBatch } from '../events/outbox.js';
+import type { Services } from '../services.js';
+import { unixSeconds } from '../time.js';
+import { parseOrThrow } from '../validation.js';
+import { findWorkflow } from '../workflows/workflow.service.js';
+import { NODE_INPUT_SCHEMAS } from './node-inputs.js';
+import { CreateSessionInputSchema } from './session-input.js';
+
+/** Who changed a status, for the audit log: the state machine's actors plus creation and import. */
+export type AuditActor = TransitionActor | 'api' | 'import';
+
+/**
+ * Finds list entries that gate a session while it is decided. The lists capability plugs its
+ * gate in here; with none registered, nothing gates.
+ */
+export type ListGate = (em: EntityManager, session: Session, nodeResults: Partial<Record<NodeType, NodeResult>>) => Promise<ListHit[]>;
+
+const listGates: ListGate[] = [];
+
+/** Registers a list gate consulted by every decision. */
+export function registerListGate(gate: ListGate): void {
+  listGates.push(gate);
+}
+
+/** The end-user URL of a session: `{PUBLIC_URL}/verify/{id}?token=…`. */
+export function sessionUrl(config: Config, services: Services, baseUrl: string, sessionId: string): string {
+  const base = (config.PUBLIC_URL ?? baseUrl).replace(/\/$/, '');
+  return `${base}/verify/${sessionId}?token=${services.secrets.sessionLinkToken(sessionId)}`;
+}
+
+/** Records one audited status change and its `session.status_changed` event in the current transaction. */
+function recordStatusChange(
+  tx: EntityManager,
+  events: EventBatch,
+  session: Pick<Session, 'id' | 'workflow' | 'vendorData' | 'environment'> & { tenantId: string },
+  from: SessionStatus | null,
+  to: SessionStatus,
+  actor: AuditActor,
+  actorKeyId: string | null,
+  reason: string | null,
+): void {
+  const at = new Date();
+  tx.create(SessionStatusChangeSchema, {
+    id: randomUUID(),
+    sessionId: session.id,
+    tenantId: session.tenantId,
+    fromStatus: from,
+    toStatus: to,
+    actor,
+    actorKeyId,
+    reason,
+    createdAt: at,
+  });
+  events.record(tx, {
+    tenantId: session.tenantId,
+    type: 'session.status_changed',
+    sessionId: session.id,
+    payload: {
+      session_id: session.id,
+      status: to,
+      previous_status: from,
+      workflow_id: session.workflow.id,
+      vendor_data: session.vendorData,
+      environment: session.environment,
+      actor,
+      ...(reason ? { reason } : {}),
+      changed_at: unixSeconds(at),
+    },
+  });
+}
+
+/** Moves a session to a new status through the state machine, auditing it; throws 409 when not allowed. */
+function transition(
+  tx: EntityManager,
+  events: EventBatch,
+  session: Session,
+  to: SessionStatus,
+  actor: TransitionActor,
+  actorKeyId: string | null,
+  reason: string | null = null,
+): void {
+  try {
+    assertTransition(session.status, to, actor, reason);
+  } catch (error) {
+    if (error instanceof InvalidTransitionError) throw new ApiError('invalid_transition', error.message);
+    throw error;
+  }
+  const from = session.status;
+  session.status = to;
+  session.updatedAt = new Date();
+  recordStatusChange(tx, events, { ...session, tenantId: session.tenant.id }, from, to, actor, actorKeyId, reason);
+}
+
+/** Expires, in the transaction, the pending or in-progress sessions matching `where` whose time is up. */
+async function expireDue(tx: EntityManager, events: EventBatch, where: { sql: string; params: unknown[] }, limit = 1000): Promise<number> {
+  const rows = await tx.execute<{ id: string }[]>(
+    `select id from session
+      where status in ('pending', 'in_progress') and expires_at <= now() and ${where.sql}
+      order by expires_at limit ${limit} for update skip locked`,
+    where.params,
+  );
+  if (rows.length === 0) return 0;
+  const sessions = await tx.find(SessionSchema, { id: { $in: rows.map((row) => row.id) } });
+  for (const session of sessions) transition(tx, events, session, 'expired', 'expiry', null, 'expires_at passed');
+  await tx.flush();
+  return sessions.length;
+}
+
+/** Result of creating a session: the session and whether an active one was returned instead. */
+export interface CreateSessionResult {
+  session: Session;
+  idempotentReuse: boolean;
+}
+
+/**
+ * Starts a session, or returns the active one with the same (tenant, environment, workflow,
+ * vendor_data). Concurrent identical creates race on a partial unique index, so exactly one row
+ * is inserted; sessions past `expires_at` are expired first and never reused.
+ */
+export async function createSession(
+  em: EntityManager,
+  services: Services,
+  config: Config,
+  principal: ApiKeyPrincipal,
+  rawInput: unknown,
+): Promise<CreateSessionResult> {
+  const input = parseOrThrow(CreateSessionInputSchema, rawInput);
+  const workflow = await findWorkflow(em, principal.tenantId, input.workflow_id);
+  if (!workflow)
+    throw validationError([{ field: 'workflow_id', code: 'unknown', message: `workflow ${input.workflow_id} does not exist` }]);
+  if (principal.environment === 'live') {
+    const missing = missingLiveProviders(workflow.nodes);
+    if (missing.length > 0) {
+      throw new ApiError(
+        'provider_unavailable',
+        `This server has no live engine for ${missing.join(', ')}; use a sandbox key or a workflow without these nodes.`,
+      );
+    }
+  }
+  const key = [principal.tenantId, principal.environment, workflow.id, input.vendor_data];
+  return transactionWithEvents(em, services.bus, async (tx, events) => {
+    await expireDue(tx, events, { sql: 'tenant_id = ? and environment = ? and workflow_id = ? and vendor_data = ?', params: key });
+    const id = randomUUID();
+    const inserted = await tx.execute<{ id: string }[]>(
+      `insert into session (id, tenant_id, environment, workflow_id, vendor_data, status, callback, metadata, contact_details, expected_details,
+                            created_by_key_id, created_at, updated_at, expires_at)
+       values (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, now(), now(), now() + make_interval(secs => ?))
+       on conflict (tenant_id, environment, workflow_id, vendor_data) where status in ('pending', 'in_progress', 'in_review') do nothing
+       returning id`,
+      [
+        id,
+        ...key,
+        input.callback ?? null,
+        input.metadata ? JSON.stringify(input.metadata) : null,
+        input.contact_details ? JSON.stringify(input.contact_details) : null,
+        input.expected_details ? JSON.stringify(input.expected_details) : null,
+        principal.apiKeyId,
+        config.SESSION_TTL_SECONDS,
+      ],
+    );
+    if (inserted.length === 0) {
+      const existing = await tx.findOneOrFail(SessionSchema, {
+        tenant: principal.tenantId,
+        environment: principal.environment,
+        workflow: workflow.id,
+        vendorData: input.vendor_data,
+        status: { $in: [...REUSABLE_STATUSES] },
+      });
+      return { session: existing, idempotentReuse: true };
+    }
+    const session = await tx.findOneOrFail(SessionSchema, { id });
+    const now = new Date();
+    for (const node of workflow.nodes) {
+      tx.create(SessionNodeResultSchema, {
+        sessionId: id,
+        nodeType: node.type,
+        status: 'pending',
+        required: node.required,
+        provider: node.provider,
+        warnings: [],
+        details: {},
+        createdAt: now,
+        updatedAt: now,
+      });
+    }
+    recordStatusChange(tx, events, { ...session, tenantId: principal.tenantId }, null, 'pending', 'api', principal.apiKeyId, null);
+    await tx.flush();
+    return { session, idempotentReuse: false };
+  });
+}
+
+/** Loads a session the principal may see, expiring it first when its time is up; 404 otherwise. */
+export async function loadSession(em: EntityManager, services: Services, principal: Principal, sessionId: string): Promise<Session> {
+  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(sessionId)) throw notFound('Session');
+  const session = await em.findOne(SessionSchema, { id: sessionId });
+  if (!session) throw notFound('Session');
+  const visible =
+    principal.kind === 'api_key'
+      ? session.tenant.id === principal.tenantId && session.environment === principal.environment
+      : services.secrets.verifySessionLinkToken(session.id, principal.token);
+  if (!visible) throw notFound('Session');
+  if ((session.status === 'pending' || session.status === 'in_progress') && session.expiresAt.getTime() <= Date.now()) {
+    await transactionWithEvents(em, services.bus, (tx, events) => expireDue(tx, events, { sql: 'id = ?', params: [session.id] }));
+    await em.refresh(session);
+  }
+  return session;
+}
+
+/** Filters of the session listing. */
+export interface SessionFilter {
+  statuses?: SessionStatus[];
+  workflowId?: string;
+  vendorData?: string;
+  /** Inclusive lower bound of `created_at`. */
+  createdAfter?: Date;
+  /** Exclusive upper bound of `created_at`. */
+  createdBefore?: Date;
+}
+
+/** Most sessions one page may hold. */
+export const SESSIONS_PAGE_MAX = 100;
+/** Page size when none is asked for. */
+export const SESSIONS_PAGE_DEFAULT = 20;
+
+/** Opaque cursor: the (created_at, id) of the last row of a page. */
+export function encodeCursor(session: Pick<Session, 'createdAt' | 'id'>): string {
+  return Buffer.from(JSON.stringify([session.createdAt.toISOString(), session.id])).toString('base64url');
+}
+
+/** Reads a cursor back; a malformed one is a 400. */
+function decodeCursor(cursor: string): { createdAt: Date; id: string } {
+  try {
+    const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];
+    const date = new Date(createdAt);
+    if (Number.isNaN(date.getTime()) || typeof id !== 'string') throw new Error('bad cursor');
+    return { createdAt: date, id };
+  } catch {
+    throw validationError([{ field: 'after', code: 'invalid', message: 'after is not a cursor this API returned' }]);
+  }
+}
+
+/** A page of sessions, newest first, with stable ordering by (created_at, id). */
+export async function listSessions(
+  em: EntityManager,
+  principal: ApiKeyPrincipal,
+  filter: SessionFilter,
+  page: { first?: number; after?: string },
+): Promise<{ sessions: Session[]; hasNextPage: boolean }> {
+  const first = page.first ?? SESSIONS_PAGE_DEFAULT;
+  if (!Number.isInteger(first) || first < 1 || first > SESSIONS_PAGE_MAX) {
+    throw validationError([{ field: 'first', code: 'invalid', message: `first must be an integer from 1 to ${SESSIONS_PAGE_MAX}` }]);
+  }
+  const where: Record<string, unknown>[] = [{ tenant: principal.tenantId, environment: principal.environment }];
+  if (filter.statuses?.length) where.push({ status: { $in: filter.statuses } });
+  if (filter.workflowId) where.push({ workflow: filter.workflowId });
+  if (filter.vendorData) where.push({ vendorData: filter.vendorData });
+  if (filter.createdAfter) where.push({ createdAt: { $gte: filter.createdAfter } });
+  if (filter.createdBefore) where.push({ createdAt: { $lt: filter.createdBefore } });
+  if (page.after) {
+    const cursor = decodeCursor(page.after);
+    where.push({ $or: [{ createdAt: { $lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { $lt: cursor.id } }] });
+  }
+  const rows = await em.find(SessionSchema, { $and: where } as never, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: first + 1 });
+  return { sessions: rows.slice(0, first), hasNextPage: rows.length > first };
+}
+
+/** Node results keyed by node type, as the verdict engine reads them. */
+function resultsByType(rows: SessionNodeResult[]): Partial<Record<NodeType, NodeResult>> {
+  return Object.fromEntries(
+    rows.map((row) => [
+      row.nodeType,
+      { status: row.status, required: row.required, provider: row.provider, warnings: row.warnings, details: row.details },
+    ]),
+  );
+}
+
+/** Runs the verdict for a session inside a transaction and applies it when it is decisive. */
+async function decide(tx: EntityManager, events: EventBatch, services: Services, session: Session, workflow: Workflow): Promise<void> {
+  const rows = await tx.find(SessionNodeResultSchema, { sessionId: session.id });
+  const nodeResults = resultsByType(rows);
+  const listHits = (await Promise.all(listGates.map((gate) => gate(tx, session, nodeResults)))).flat();
+  const amlScore =
+    typeof nodeResults.aml_screening?.details?.score === 'number' ? (nodeResults.aml_screening.details.score as number) : null;
+  session.amlScore = amlScore === null ? null : Math.round(amlScore);
+  session.warnings = rows.flatMap((row) => row.warnings);
+  const verdict = decideVerdict({
+    workflow: { nodes: workflow.nodes, complianceLevel: workflow.complianceLevel, amlScoreThreshold: workflow.amlScoreThreshold },
+    nodeResults,
+    listHits,
+    amlScore,
+    sessionWarnings: [],
+  });
+  session.reasons = verdict.reasons;
+  if (verdict.status === null || session.status !== 'in_progress') return;
+  transition(tx, events, session, verdict.status, 'decision_engine', null);
+  session.decidedAt = new Date();
+  if (verdict.status === 'approved') {
+    session.complianceLevel = workflow.complianceLevel;
+    await services.tokens.issue(tx, {
+      session_id: session.id,
+      tenant_id: session.tenant.id,
+      workflow_id: workflow.id,
+      compliance_level: workflow.complianceLevel,
+      vendor_data: session.vendorData,
+    });
+  }
+}
+
+/** Progress of a session as its end user sees it. */
+export interface SessionProgress {
+  session: Session;
+  nodeResults: SessionNodeResult[];
+}
+
+/**
+ * Runs one node of a session on the end user's input: validates it, runs the node's engine
+ * (sandbox or live by the session's environment) outside any transaction, then stores the result
+ * and lets the decision engine decide, under a row lock so concurrent submissions serialise.
+ */
+export async function submitNodeInput(
+  em: EntityManager,
+  services: Services,
+  principal: Principal,
+  sessionId: string,
+  nodeType: NodeType,
+  rawInput: unknown,
+): Promise<SessionProgress> {
+  const session = await loadSession(em, services, principal, sessionId);
+  assertAcceptsInput(session);
+  const workflow = await session.workflow.loadOrFail();
+  const node = workflow.nodes.find((candidate) => candidate.type === nodeType);
+  if (!node)
+    throw validationError([{ field: 'node_type', code: 'not_in_workflow', message: `workflow ${workflow.id} has no ${nodeType} step` }]);
+  const existing = await em.findOne(SessionNodeResultSchema, { sessionId: session.id, nodeType });
+  if (existing && existing.status !== 'pending')
+    throw new ApiError('conflict', `The ${nodeType} step is already complete (${existing.status}).`);
+
+  const input = parseOrThrow(NODE_INPUT_SCHEMAS[nodeType], rawInput);
+  if (session.environment === 'sandbox') {
+    const tokenErrors = checkSandboxInput(nodeType, input);
+    if (tokenErrors.length > 0) throw validationError(tokenErrors);
+  }
+  const engine = engineFor(session.environment, nodeType, node.provider);
+  const context: EngineContext = {
+    tenantId: session.tenant.id,
+    sessionId: session.id,
+    expectedDetails: session.expectedDetails ?? undefined,
+    amlScoreThreshold: workflow.amlScoreThreshold,
+  };
+  const result = await engine.run(input, context);
+
+  return transactionWithEvents(em, services.bus, async (tx, events) => {
+    const locked = await tx.findOneOrFail(SessionSchema, { id: session.id }, { lockMode: 4 /* PESSIMISTIC_WRITE */ });
+    assertAcceptsInput(locked);
+    const row = await tx.findOne(SessionNodeResultSchema, { sessionId: session.id, nodeType });
+    if (row && row.status !== 'pending') throw new ApiError('conflict', `The ${nodeType} step is already complete (${row.status}).`);
+    if (locked.status === 'pending')
+      transition(tx, events, locked, 'in_progress', 'end_user', principal.kind === 'api_key' ? principal.apiKeyId : null);
+    const now = new Date();
+    const stored = { status: result.status, provider: result.provider, warnings: result.warnings, details: result.details, updatedAt: now };
+    if (row) Object.assign(row, stored);
+    else tx.create(SessionNodeResultSchema, { sessionId: session.id, nodeType, required: node.required, createdAt: now, ...stored });
+    await tx.flush();
+    await decide(tx, events, services, locked, workflow);
+    await tx.flush();
+    return {
+      session: locked,
+      nodeResults: await tx.find(SessionNodeResultSchema, { sessionId: session.id }, { orderBy: { createdAt: 'asc', nodeType: 'asc' } }),
+    };
+  });
+}
+
+/** Sessions accept input only while pending or in progress. */
+function assertAcceptsInput(session: Session): void {
+  if (session.status === 'pending' || session.status === 'in_progress') return;
+  throw new ApiError('invalid_transition', `The session is ${session.status} and accepts no more input.`);
+}
+
+/** A reviewer's verdict on an in-review session. */
+export type ReviewDecision = 'approved' | 'declined';
+
+/** Decides an in_review session by hand, with a mandatory reason, audited with the reviewer's key. */
+export async function reviewSession(
+  em: EntityManager,
+  services: Services,
+  principal: ApiKeyPrincipal,
+  sessionId: string,
+  decision: ReviewDecision,
+  reason: string,
+): Promise<Session> {
+  const trimmed = typeof reason === 'string' ? reason.trim() : '';
+  if (!trimmed) throw validationError([{ field: 'reason', code: 'required', message: 'a review needs a reason' }]);
+  if (decision !== 'approved' && decision !== 'declined') {
+    throw validationError([{ field: 'decision', code: 'invalid', message: 'decision must be approved or declined' }]);
+  }
+  await loadSession(em, services, principal, sessionId);
+  return transactionWithEvents(em, services.bus, async (tx, events) => {
+    const session = await tx.findOneOrFail(SessionSchema, { id: sessionId }, { lockMode: 4 /* PESSIMISTIC_WRITE */ });
+    transition(tx, events, session, decision, 'reviewer', principal.apiKeyId, trimmed);
+    session.decidedAt = new Date();
+    if (decision === 'approved') {
+      // Load through the transaction: on PGlite a read on another connection would wait for it forever.
+      const workflow = await tx.findOneOrFail(WorkflowSchema, { id: session.workflow.id });
+      session.complianceLevel = workflow.complianceLevel;
+      await services.tokens.issue(tx, {
+        session_id: session.id,
+        tenant_id: session.tenant.id,
+        workflow_id: workflow.id,
+        compliance_level: workflow.complianceLevel,
+        vendor_data: session.vendorData,
+      });
+    }
+    await tx.flush();
+    return session;
+  });
+}
+
+/** Expires every pending or in-progress session past `expires_at`, in batches; returns how many. */
+export async function expireDueSessions(em: EntityManager, services: Services, batchSize = 500): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const expired = await transactionWithEvents(em.fork(), services.bus, (tx, events) =>
+      expireDue(tx, events, { sql: 'true', params: [] }, batchSize),
+    );
+    total += expired;
+    if (expired < batchSize) return total;
+  }
+}
+
+/** Ensures the tenant exists (used by imports and tests). */
+export async function tenantExists(em: EntityManager, tenantId: string): Promise<boolean> {
+  return (await em.count(TenantSchema, { id: tenantId })) > 0;
+}
+
+/** Session warnings for clients: every node warning, in node order. */
+export function sessionWarnings(nodeResults: SessionNodeResult[]): Warning[] {
+  return nodeResults.flatMap((row) => row.warnings);
+}

@@ -1,0 +1,119 @@
+/**
+ * Proof-of-address fixtures made in the test run: bills as PDFs (pdf-lib) and as images (SVG
+ * text rendered by sharp with the system's DejaVu Sans), so nothing is downloaded or committed.
+ */
+import { PDFDocument, StandardFonts } from 'pdf-lib';
+import sharp from 'sharp';
+
+/** What a fixture bill says. */
+export interface BillText {
+  issuer?: string;
+  name?: string;
+  addressLines?: string[];
+  /** Printed issue date, in whatever format the test wants. */
+  issued?: string;
+}
+
+/** Default bill: a London electricity bill for Jane Doe. */
+export const DEFAULT_BILL: Required<BillText> = {
+  issuer: 'Northwind Energy Ltd',
+  name: 'Jane Doe',
+  addressLines: ['42 Baker Street', 'London NW1 6XE', 'United Kingdom'],
+  issued: '12 March 2026',
+};
+
+/** The bill's lines from top to bottom. */
+export function billLines(bill: BillText = {}): string[] {
+  const b = { ...DEFAULT_BILL, ...bill };
+  return [
+    b.issuer,
+    'Electricity bill',
+    `Statement date: ${b.issued}`,
+    '',
+    b.name,
+    ...b.addressLines,
+    '',
+    'Account number 1234 5678',
+    'Amount due GBP 42.10',
+    'Due date: 30 April 2026',
+  ];
+}
+
+/** `data:` URI of some bytes. */
+export function dataUri(mimeType: string, bytes: Uint8Array): string {
+  return `data:${mimeType};base64,${Buffer.from(bytes).toString('base64')}`;
+}
+
+/** A one-page A4 text PDF of the bill. */
+export async function billPdf(bill: BillText = {}): Promise<Buffer> {
+  const document = await PDFDocument.create();
+  const page = document.addPage([595, 842]);
+  const font = await document.embedFont(StandardFonts.Helvetica);
+  billLines(bill).forEach((line, i) => page.drawText(line, { x: 50, y: 780 - i * 18, size: 12, font }));
+  return Buffer.from(await document.save());
+}
+
+/** A PDF whose only page is an embedded JPEG scan, as a scanner writes it. */
+export async function scannedPdf(jpeg: Buffer): Promise<Buffer> {
+  const document = await PDFDocument.create();
+  const image = await document.embedJpg(jpeg);
+  const page = document.addPage([image.width / 2, image.height / 2]);
+  page.drawImage(image, { x: 0, y: 0, width: image.width / 2, height: image.height / 2 });
+  return Buffer.from(await document.save());
+}
+
+const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+/** Width of a rendered bill, in pixels. */
+export const BILL_WIDTH_PX = 1024;
+/** Line pitch of a rendered bill, in pixels. */
+export const LINE_PX = 48;
+
+/** Renders text lines black on white, 30 px DejaVu Sans, as a PNG. */
+export async function renderLines(lines: readonly string[], width = BILL_WIDTH_PX): Promise<Buffer> {
+  const height = 64 + lines.length * LINE_PX;
+  const text = lines
+    .map(
+      (line, i) => `<text x="40" y="${56 + i * LINE_PX}" font-family="DejaVu Sans" font-size="30" fill="black">${escapeXml(line)}</text>`,
+    )
+    .join('');
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="white"/>${text}</svg>`;
+  return sharp(Buffer.from(svg)).png().toBuffer();
+}
+
+/** The bill rendered as a PNG photo-less scan. */
+export function billPng(bill: BillText = {}): Promise<Buffer> {
+  return renderLines(billLines(bill));
+}
+
+/**
+ * The bill with the addressee's line replaced by `name` pasted from a quality-40 JPEG, on the
+ * 16-pixel grid: the kind of edit regional ELA exists to find.
+ */
+export async function tamperedBillPng(name: string, bill: BillText = {}): Promise<Buffer> {
+  const original = await billPng(bill);
+  const nameLine = billLines(bill).indexOf({ ...DEFAULT_BILL, ...bill }.name);
+  const top = Math.floor((56 + nameLine * LINE_PX - 36) / 16) * 16;
+  const patch = await sharp(
+    Buffer.from(
+      `<svg xmlns="http://www.w3.org/2000/svg" width="480" height="48"><rect width="100%" height="100%" fill="white"/><text x="8" y="36" font-family="DejaVu Sans" font-size="30" fill="black">${escapeXml(name)}</text></svg>`,
+    ),
+  )
+    .jpeg({ quality: 40 })
+    .toBuffer();
+  return sharp(original)
+    .composite([{ input: patch, left: 32, top }])
+    .png()
+    .toBuffer();
+}
+
+/** `YYYY-MM-DD` of the UTC day `days` before today. */
+export function daysAgo(days: number, now = new Date()): string {
+  return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - days)).toISOString().slice(0, 10);
+}
+
+/** "12 March 2026" of an ISO date. */
+export function longDate(iso: string): string {
+  const date = new Date(`${iso}T00:00:00Z`);
+  return `${date.getUTCDate()} ${date.toLocaleString('en-GB', { month: 'long', timeZone: 'UTC' })} ${date.getUTCFullYear()}`;
+}
