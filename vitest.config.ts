@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vitest/config';
 
 const require = createRequire(import.meta.url);
@@ -14,6 +15,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    // Synthetic documents render with vendored fonts only, whatever the machine has installed.
+    env: { FONTCONFIG_FILE: fileURLToPath(new URL('./test/fixtures/fonts/fonts.conf', import.meta.url)) },
     globalSetup: ['test/support/global-setup.ts'],
     pool: 'forks',
     maxWorkers: 2,
