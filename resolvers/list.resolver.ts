@@ -1,0 +1,145 @@
+import { Arg, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
+import type { ListEntry } from '../entities/list.entity.js';
+import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
+import * as lists from '../src/lists/list.service.js';
+import { unixSeconds } from '../src/time.js';
+import { CreateListInput, DocumentListEntryInput, FaceListEntryInput, NameListEntryInput, UpdateListInput } from './list.input.js';
+import { FaceEntryCreatedObject, ListEntryObject, ListEntryPageObject, ListObject } from './list.type.js';
+
+/** Shapes a list and its count for GraphQL. */
+export function toListObject({ list, entries }: lists.ListWithCount): ListObject {
+  return {
+    id: list.id,
+    name: list.name,
+    type: list.type,
+    policy: list.policy,
+    entries,
+    builtIn: list.builtIn,
+    createdAt: unixSeconds(list.createdAt),
+    updatedAt: unixSeconds(list.updatedAt),
+  };
+}
+
+/** Shapes an entry for GraphQL. */
+export function toListEntryObject(entry: ListEntry): ListEntryObject {
+  return {
+    id: entry.id,
+    entryType: entry.entryType,
+    fingerprint: entry.fingerprint,
+    reason: entry.reason ?? null,
+    addedBy: entry.addedBy,
+    addedAt: unixSeconds(entry.addedAt),
+  };
+}
+
+/** Drops nulls GraphQL sends for omitted optional fields, so the service sees them as absent. */
+function definedOnly(input: object): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined && value !== null));
+}
+
+/** Lists and their entries (DESIGN.md "Lists"). */
+@Resolver(() => ListObject)
+export class ListResolver {
+  @Query(() => [ListObject], {
+    description: "The tenant's built-in face, document and name lists and its custom lists, with entry counts.",
+  })
+  async lists(@Ctx() context: GraphQLContext): Promise<ListObject[]> {
+    const { tenantId } = requireTenant(context);
+    return (await lists.listLists(context.em, tenantId)).map(toListObject);
+  }
+
+  @Query(() => ListObject, { description: "One list; NOT_FOUND when it is another tenant's." })
+  async list(@Arg('id', () => String) id: string, @Ctx() context: GraphQLContext): Promise<ListObject> {
+    const { tenantId } = requireTenant(context);
+    return toListObject(await lists.getList(context.em, tenantId, id));
+  }
+
+  @Query(() => ListEntryPageObject, { description: 'A page of entries, oldest first: limit default 50, at most 500.' })
+  async listEntries(
+    @Arg('listId', () => String) listId: string,
+    @Arg('limit', () => Int, { nullable: true }) limit: number | null,
+    @Arg('offset', () => Int, { nullable: true }) offset: number | null,
+    @Ctx() context: GraphQLContext,
+  ): Promise<ListEntryPageObject> {
+    const { tenantId } = requireTenant(context);
+    const page = await lists.listEntries(context.em, tenantId, listId, { limit, offset });
+    return { count: page.count, results: page.entries.map(toListEntryObject) };
+  }
+
+  @Mutation(() => ListObject, { description: 'Creates a custom list.' })
+  async createList(@Arg('input', () => CreateListInput) input: CreateListInput, @Ctx() context: GraphQLContext): Promise<ListObject> {
+    const { tenantId } = requireTenant(context);
+    return toListObject(await lists.createList(context.em, tenantId, definedOnly(input)));
+  }
+
+  @Mutation(() => ListObject, { description: 'Renames, re-policies or retypes a list; built-ins cannot be retyped (FORBIDDEN).' })
+  async updateList(
+    @Arg('id', () => String) id: string,
+    @Arg('input', () => UpdateListInput) input: UpdateListInput,
+    @Ctx() context: GraphQLContext,
+  ): Promise<ListObject> {
+    const { tenantId } = requireTenant(context);
+    return toListObject(await lists.updateList(context.em, tenantId, id, definedOnly(input)));
+  }
+
+  @Mutation(() => Boolean, { description: 'Deletes a custom list and its entries; built-ins are FORBIDDEN.' })
+  async deleteList(@Arg('id', () => String) id: string, @Ctx() context: GraphQLContext): Promise<boolean> {
+    const { tenantId } = requireTenant(context);
+    await lists.deleteList(context.em, tenantId, id);
+    return true;
+  }
+
+  @Mutation(() => FaceEntryCreatedObject, { description: 'Adds a face to a face list; only its template hash is stored, never the image.' })
+  async addFaceListEntry(
+    @Arg('listId', () => String) listId: string,
+    @Arg('input', () => FaceListEntryInput) input: FaceListEntryInput,
+    @Ctx() context: GraphQLContext,
+  ): Promise<FaceEntryCreatedObject> {
+    const principal = requireTenant(context);
+    const { sessionId, ...rest } = definedOnly(input);
+    const created = await lists.addFaceEntry(context.em, context.services, principal, listId, {
+      ...rest,
+      ...(sessionId !== undefined ? { session_id: sessionId } : {}),
+    });
+    return {
+      id: created.entry.id,
+      fingerprint: created.entry.fingerprint,
+      rawImageStored: created.rawImageStored,
+      addedAt: unixSeconds(created.entry.addedAt),
+    };
+  }
+
+  @Mutation(() => ListEntryObject, { description: 'Adds a name (stored as the SHA-256 of its normalised form) to a name list.' })
+  async addNameListEntry(
+    @Arg('listId', () => String) listId: string,
+    @Arg('input', () => NameListEntryInput) input: NameListEntryInput,
+    @Ctx() context: GraphQLContext,
+  ): Promise<ListEntryObject> {
+    const principal = requireTenant(context);
+    return toListEntryObject(await lists.addNameEntry(context.em, principal, listId, definedOnly(input)));
+  }
+
+  @Mutation(() => ListEntryObject, { description: 'Adds a document (SHA-256 of country, type and number) to a document list.' })
+  async addDocumentListEntry(
+    @Arg('listId', () => String) listId: string,
+    @Arg('input', () => DocumentListEntryInput) input: DocumentListEntryInput,
+    @Ctx() context: GraphQLContext,
+  ): Promise<ListEntryObject> {
+    const principal = requireTenant(context);
+    const { idType, documentNumber, ...rest } = definedOnly(input);
+    return toListEntryObject(
+      await lists.addDocumentEntry(context.em, principal, listId, { ...rest, id_type: idType, document_number: documentNumber }),
+    );
+  }
+
+  @Mutation(() => Boolean, { description: 'Removes an entry; it gates nothing from that instant.' })
+  async deleteListEntry(
+    @Arg('listId', () => String) listId: string,
+    @Arg('entryId', () => String) entryId: string,
+    @Ctx() context: GraphQLContext,
+  ): Promise<boolean> {
+    const { tenantId } = requireTenant(context);
+    await lists.deleteEntry(context.em, tenantId, listId, entryId);
+    return true;
+  }
+}

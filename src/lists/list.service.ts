@@ -1,0 +1,396 @@
+/**
+ * Lists and their entries (DESIGN.md "Lists"). Every tenant has three built-in lists (face,
+ * document, name), created on first use; custom lists are created, renamed, re-policied, retyped
+ * while empty, and deleted. Entries carry only fingerprints, plus a cancelable template for faces.
+ */
+import { createHash, randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+import {
+  LIST_POLICIES,
+  LIST_TYPES,
+  ListEntrySchema,
+  ListSchema,
+  type List,
+  type ListEntry,
+  type ListPolicy,
+  type ListType,
+} from '../../entities/list.entity.js';
+import { SessionSchema } from '../../entities/session.entity.js';
+import type { ApiKeyPrincipal } from '../auth/context.js';
+import { sortedTokenKey } from '../engines/aml/normalize.js';
+import { fingerprint as templateFingerprint, templateFromBytes } from '../engines/face/index.js';
+import { ApiError, notFound, validationError } from '../errors.js';
+import type { Services } from '../services.js';
+import { parseOrThrow } from '../validation.js';
+import { faceTemplateKey, templateOfImage } from './face-templates.js';
+import { templateColumns } from './face-index.js';
+
+/** Entries one page holds when no `limit` is given. */
+export const LIST_ENTRIES_PAGE_DEFAULT = 50;
+/** Most entries one page may hold. */
+export const LIST_ENTRIES_PAGE_MAX = 500;
+
+/**
+ * The built-in lists every tenant has, and their default policies: a listed face or document is
+ * a known fraudster and declines; a listed name is often a namesake, so it goes to a reviewer.
+ */
+export const BUILT_IN_LISTS: readonly { type: ListType; name: string; policy: ListPolicy }[] = [
+  { type: 'face', name: 'Blocked faces', policy: 'auto_decline' },
+  { type: 'document', name: 'Blocked documents', policy: 'auto_decline' },
+  { type: 'name', name: 'Watched names', policy: 'review' },
+];
+
+/** Default policy of a new custom list, by type (the same as the built-in of that type). */
+const DEFAULT_POLICY: Record<ListType, ListPolicy> = { face: 'auto_decline', document: 'auto_decline', name: 'review' };
+
+/** A list with its entry count, as the API shows it. */
+export interface ListWithCount {
+  list: List;
+  /** Number of entries. */
+  entries: number;
+}
+
+/** Input of createList. */
+export const CreateListInputSchema = z
+  .object({
+    name: z.string().trim().min(1).max(200),
+    type: z.enum(LIST_TYPES),
+    policy: z.enum(LIST_POLICIES).optional(),
+  })
+  .strict();
+
+/** Input of updateList: at least one field. */
+export const UpdateListInputSchema = z
+  .object({
+    name: z.string().trim().min(1).max(200).optional(),
+    type: z.enum(LIST_TYPES).optional(),
+    policy: z.enum(LIST_POLICIES).optional(),
+  })
+  .strict()
+  .refine((input) => Object.keys(input).length > 0, { message: 'give at least one of name, type, policy' });
+
+/** Free-text reason of an entry. */
+const Reason = z.string().max(1000).optional();
+
+/** Input of a face entry: an image, or a session whose selfie template is taken. */
+export const FaceEntryInputSchema = z
+  .object({
+    image: z.string().min(1).optional(),
+    reason: Reason,
+    session_id: z.string().min(1).max(100).optional(),
+  })
+  .strict()
+  .refine((input) => input.image !== undefined || input.session_id !== undefined, {
+    message: 'give image, or session_id of a session with a selfie',
+    path: ['image'],
+  });
+
+/** Input of a name entry. */
+export const NameEntryInputSchema = z
+  .object({
+    name: z
+      .string()
+      .max(500)
+      .refine((name) => sortedTokenKey(name).length > 0, { message: 'name has no letters or digits' }),
+    reason: Reason,
+  })
+  .strict();
+
+/** Input of a document entry: the fields that identify one document. */
+export const DocumentEntryInputSchema = z
+  .object({
+    country: z.string().regex(/^[A-Za-z]{2}$/, 'country must be ISO 3166-1 alpha-2'),
+    id_type: z.string().min(1).max(50),
+    document_number: z
+      .string()
+      .max(100)
+      .refine((value) => normaliseDocumentNumber(value).length > 0, { message: 'document_number has no letters or digits' }),
+    reason: Reason,
+  })
+  .strict();
+
+/** Paging of entries. */
+const PageSchema = z
+  .object({
+    limit: z.number().int().min(1).max(LIST_ENTRIES_PAGE_MAX).default(LIST_ENTRIES_PAGE_DEFAULT),
+    offset: z.number().int().min(0).default(0),
+  })
+  .strict();
+
+const sha256 = (text: string) => `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
+
+/** Document numbers are compared without case, spaces or punctuation ("AB 12-345" = "ab12345"). */
+function normaliseDocumentNumber(number: string): string {
+  return number
+    .normalize('NFKD')
+    .replace(/[^A-Za-z0-9]/g, '')
+    .toUpperCase();
+}
+
+/** Fingerprint of a document entry: SHA-256 of `COUNTRY|TYPE|NUMBER`, each normalised. */
+export function documentFingerprint(country: string, idType: string, documentNumber: string): string {
+  return sha256(`${country.trim().toUpperCase()}|${idType.trim().toUpperCase()}|${normaliseDocumentNumber(documentNumber)}`);
+}
+
+/**
+ * Fingerprint of a name entry: SHA-256 of the AML normalisation with tokens sorted, so case,
+ * accents, titles and word order do not matter ("Dr. José García" = "garcia jose"). Only the
+ * hash is stored: a list of names is personal data the tenant need not keep in clear here.
+ */
+export function nameFingerprint(name: string): string {
+  return sha256(`name|${sortedTokenKey(name)}`);
+}
+
+/** A uuid, or a 404: a malformed id names nothing the caller owns. */
+function assertUuid(id: string, what: string): void {
+  if (!z.uuid().safeParse(id).success) throw notFound(what);
+}
+
+/** Creates the tenant's built-in lists that do not exist yet (race-safe). */
+export async function ensureBuiltInLists(em: EntityManager, tenantId: string): Promise<void> {
+  for (const builtIn of BUILT_IN_LISTS) {
+    await em.execute(
+      `insert into list (id, tenant_id, name, type, policy, built_in) values (?, ?, ?, ?, ?, true)
+       on conflict (tenant_id, type) where built_in do nothing`,
+      [randomUUID(), tenantId, builtIn.name, builtIn.type, builtIn.policy],
+      'run',
+    );
+  }
+}
+
+/** Entry counts of some lists. */
+async function entryCounts(em: EntityManager, listIds: string[]): Promise<Map<string, number>> {
+  if (listIds.length === 0) return new Map();
+  const rows = await em.execute<{ list_id: string; entries: string | number }[]>(
+    'select list_id, count(*) as entries from list_entry where list_id in (?) group by list_id',
+    [listIds],
+    'all',
+  );
+  return new Map(rows.map((row) => [row.list_id, Number(row.entries)]));
+}
+
+/** Every list of the tenant (built-ins first), with entry counts. */
+export async function listLists(em: EntityManager, tenantId: string): Promise<ListWithCount[]> {
+  const existing = await em.count(ListSchema, { tenant: tenantId, builtIn: true });
+  if (existing < BUILT_IN_LISTS.length) await ensureBuiltInLists(em, tenantId);
+  const lists = await em.find(ListSchema, { tenant: tenantId }, { orderBy: { builtIn: 'desc', createdAt: 'asc', id: 'asc' } });
+  const counts = await entryCounts(
+    em,
+    lists.map((list) => list.id),
+  );
+  return lists.map((list) => ({ list, entries: counts.get(list.id) ?? 0 }));
+}
+
+/** One list of the tenant; 404 when it is another tenant's or does not exist. */
+export async function findList(em: EntityManager, tenantId: string, listId: string): Promise<List> {
+  assertUuid(listId, 'List');
+  const list = await em.findOne(ListSchema, { id: listId, tenant: tenantId });
+  if (!list) throw notFound('List');
+  return list;
+}
+
+/** One list with its entry count. */
+export async function getList(em: EntityManager, tenantId: string, listId: string): Promise<ListWithCount> {
+  const list = await findList(em, tenantId, listId);
+  return { list, entries: (await entryCounts(em, [list.id])).get(list.id) ?? 0 };
+}
+
+/** Creates a custom list. */
+export async function createList(em: EntityManager, tenantId: string, rawInput: unknown): Promise<ListWithCount> {
+  const input = parseOrThrow(CreateListInputSchema, rawInput);
+  const list = em.create(ListSchema, {
+    id: randomUUID(),
+    tenant: tenantId,
+    name: input.name,
+    type: input.type,
+    policy: input.policy ?? DEFAULT_POLICY[input.type],
+    builtIn: false,
+  });
+  await em.flush();
+  return { list, entries: 0 };
+}
+
+/**
+ * Renames, re-policies or retypes a list. Built-ins may be renamed and re-policied but never
+ * retyped (403); a custom list may change type only while empty (409), since its entries would
+ * no longer mean anything.
+ */
+export async function updateList(em: EntityManager, tenantId: string, listId: string, rawInput: unknown): Promise<ListWithCount> {
+  const input = parseOrThrow(UpdateListInputSchema, rawInput);
+  const list = await findList(em, tenantId, listId);
+  const entries = (await entryCounts(em, [list.id])).get(list.id) ?? 0;
+  if (input.type !== undefined && input.type !== list.type) {
+    if (list.builtIn) throw new ApiError('forbidden', 'Built-in lists cannot change type.');
+    if (entries > 0) throw new ApiError('conflict', 'Only an empty list can change type.');
+    list.type = input.type;
+  }
+  if (input.name !== undefined) list.name = input.name;
+  if (input.policy !== undefined) list.policy = input.policy;
+  await em.flush();
+  return { list, entries };
+}
+
+/** Deletes a custom list and its entries; built-ins are refused (403). */
+export async function deleteList(em: EntityManager, tenantId: string, listId: string): Promise<void> {
+  const list = await findList(em, tenantId, listId);
+  if (list.builtIn) throw new ApiError('forbidden', 'Built-in lists cannot be deleted.');
+  await em.execute('delete from list where id = ?', [list.id], 'run');
+}
+
+/** A page of a list's entries, oldest first, with the list's total. */
+export async function listEntries(
+  em: EntityManager,
+  tenantId: string,
+  listId: string,
+  page: { limit?: number | null; offset?: number | null },
+): Promise<{ count: number; entries: ListEntry[] }> {
+  const { limit, offset } = parseOrThrow(PageSchema, {
+    ...(page.limit != null ? { limit: page.limit } : {}),
+    ...(page.offset != null ? { offset: page.offset } : {}),
+  });
+  const list = await findList(em, tenantId, listId);
+  const [entries, count] = await em.findAndCount(
+    ListEntrySchema,
+    { list: list.id },
+    { orderBy: { addedAt: 'asc', id: 'asc' }, limit, offset },
+  );
+  return { count, entries };
+}
+
+/** Refuses an entry whose type differs from the list's (a face into a name list): 400. */
+function assertListType(list: List, entryType: ListType): void {
+  if (list.type === entryType) return;
+  const message = `list ${list.id} holds ${list.type} entries, not ${entryType} entries`;
+  throw validationError([{ field: 'list_id', code: 'type_mismatch', message }], message);
+}
+
+/** Who added an entry, for the audit column. */
+function addedBy(principal: ApiKeyPrincipal): string {
+  return `api_key:${principal.apiKeyId}`;
+}
+
+/** Inserts a name or document entry. */
+async function insertEntry(
+  em: EntityManager,
+  list: List,
+  principal: ApiKeyPrincipal,
+  fingerprint: string,
+  reason: string | undefined,
+): Promise<ListEntry> {
+  const entry = em.create(ListEntrySchema, {
+    id: randomUUID(),
+    list: list.id,
+    tenantId: principal.tenantId,
+    entryType: list.type,
+    fingerprint,
+    keyVersion: null,
+    reason: reason ?? null,
+    addedBy: addedBy(principal),
+    sessionId: null,
+    addedAt: new Date(),
+  });
+  await em.flush();
+  return entry;
+}
+
+/** Adds a name to a name list. */
+export async function addNameEntry(em: EntityManager, principal: ApiKeyPrincipal, listId: string, rawInput: unknown): Promise<ListEntry> {
+  const input = parseOrThrow(NameEntryInputSchema, rawInput);
+  const list = await findList(em, principal.tenantId, listId);
+  assertListType(list, 'name');
+  return insertEntry(em, list, principal, nameFingerprint(input.name), input.reason);
+}
+
+/** Adds a document to a document list. */
+export async function addDocumentEntry(
+  em: EntityManager,
+  principal: ApiKeyPrincipal,
+  listId: string,
+  rawInput: unknown,
+): Promise<ListEntry> {
+  const input = parseOrThrow(DocumentEntryInputSchema, rawInput);
+  const list = await findList(em, principal.tenantId, listId);
+  assertListType(list, 'document');
+  return insertEntry(em, list, principal, documentFingerprint(input.country, input.id_type, input.document_number), input.reason);
+}
+
+/** The result of adding a face (spec "Face entry creation result"). */
+export interface FaceEntryCreated {
+  entry: ListEntry;
+  /** Always false: only the template and its fingerprint are kept. */
+  rawImageStored: false;
+}
+
+/**
+ * Adds a face to a face list: from `image` (exactly one face, else 400), or, with only
+ * `session_id`, from that session's selfie template. The image is decoded, described and dropped
+ * in memory; only the projected template and its fingerprint are stored.
+ */
+export async function addFaceEntry(
+  em: EntityManager,
+  services: Services,
+  principal: ApiKeyPrincipal,
+  listId: string,
+  rawInput: unknown,
+): Promise<FaceEntryCreated> {
+  const input = parseOrThrow(FaceEntryInputSchema, rawInput);
+  const list = await findList(em, principal.tenantId, listId);
+  assertListType(list, 'face');
+  if (input.session_id !== undefined) {
+    assertUuid(input.session_id, 'Session');
+    const session = await em.findOne(SessionSchema, { id: input.session_id, tenant: principal.tenantId }, { fields: ['id'] });
+    if (!session) throw notFound('Session');
+  }
+  let template: Float32Array;
+  let keyVersion: number;
+  if (input.image !== undefined) {
+    ({ template, keyVersion } = await templateOfImage(em, services, principal.tenantId, input.image, 'image'));
+  } else {
+    const key = await faceTemplateKey(em, services, principal.tenantId);
+    const [row] = await em.execute<{ template: Buffer }[]>(
+      `select template from session_list_subject where session_id = ? and kind = 'face' and key_version = ? and template is not null`,
+      [input.session_id, key.version],
+      'all',
+    );
+    if (!row) {
+      const message = 'the session has no selfie with a detectable face; send image instead';
+      throw validationError([{ field: 'session_id', code: 'no_face_template', message }], message);
+    }
+    template = templateFromBytes(row.template);
+    keyVersion = key.version;
+  }
+  const id = randomUUID();
+  const columns = await templateColumns(em, template);
+  await em.execute(
+    `insert into list_entry (id, list_id, tenant_id, entry_type, fingerprint, template, ${columns.embedding === null ? '' : 'embedding, '}key_version, reason, added_by, session_id, added_at)
+     values (?, ?, ?, 'face', ?, ?, ${columns.embedding === null ? '' : '?::vector, '}?, ?, ?, ?, now())`,
+    [
+      id,
+      list.id,
+      principal.tenantId,
+      templateFingerprint(template),
+      columns.template,
+      ...(columns.embedding === null ? [] : [columns.embedding]),
+      keyVersion,
+      input.reason ?? null,
+      addedBy(principal),
+      input.session_id ?? null,
+    ],
+    'run',
+  );
+  const entry = await em.findOneOrFail(ListEntrySchema, { id });
+  return { entry, rawImageStored: false };
+}
+
+/** Deletes an entry of a list; from the commit on, it gates nothing (gates read the table, nothing is cached). */
+export async function deleteEntry(em: EntityManager, tenantId: string, listId: string, entryId: string): Promise<void> {
+  const list = await findList(em, tenantId, listId);
+  assertUuid(entryId, 'List entry');
+  const deleted = await em.execute<{ id: string }[]>(
+    'delete from list_entry where id = ? and list_id = ? returning id',
+    [entryId, list.id],
+    'all',
+  );
+  if (deleted.length === 0) throw notFound('List entry');
+}
