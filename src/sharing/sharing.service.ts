@@ -1,0 +1,266 @@
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+import { SessionNodeResultSchema, SessionSchema, type Session, type StoredReason } from '../../entities/session.entity.js';
+import { LedgerEntrySchema, ShareTokenSchema, type LedgerBeneficiary } from '../../entities/share-token.entity.js';
+import type { ApiKeyPrincipal } from '../auth/context.js';
+import type { Config } from '../config.js';
+import { SHAREABLE_STATUSES, type SessionStatus } from '../domain/types.js';
+import { ApiError, notFound, validationError } from '../errors.js';
+import { transactionWithEvents } from '../events/outbox.js';
+import type { Services } from '../services.js';
+import { loadSession, recordStatusChange, tenantExists } from '../sessions/session.service.js';
+import { VENDOR_DATA_MAX_LENGTH } from '../sessions/session-input.js';
+import { parseOrThrow } from '../validation.js';
+import { findWorkflow } from '../workflows/workflow.service.js';
+
+/** Lifetime of a share token when `expires_in` is omitted, in seconds (spec Limits). */
+export const SHARE_TOKEN_EXPIRES_IN_DEFAULT_SECONDS = 3600;
+/** Longest lifetime a share token may be given, in seconds (30 days): a share is a hand-off, not a standing grant. */
+export const SHARE_TOKEN_EXPIRES_IN_MAX_SECONDS = 30 * 24 * 3600;
+/** Visible prefix of share tokens, so a leaked one is recognisable in logs and secret scanners. */
+export const SHARE_TOKEN_PREFIX = 'shr_';
+/** Longest string we bother hashing as a share token, in characters. */
+const SHARE_TOKEN_MAX_LENGTH = 200;
+/** Fee of one import to each beneficiary, in micro-USD (0.15 USD; spec Limits). */
+export const IMPORT_FEE_MICROS = 150_000;
+/** Currency of import fees. */
+export const IMPORT_FEE_CURRENCY = 'USD';
+/** The two fee entries every import writes (spec Limits: 0.15 USD to the service, 0.15 USD to the originating tenant). */
+const IMPORT_FEES: readonly { beneficiary: LedgerBeneficiary; amountMicros: number }[] = [
+  { beneficiary: 'service', amountMicros: IMPORT_FEE_MICROS },
+  { beneficiary: 'originating_tenant', amountMicros: IMPORT_FEE_MICROS },
+];
+
+/** Body of `POST /v1/sessions/{session_id}/share` (snake_case, as the spec writes it). */
+export const ShareSessionInputSchema = z
+  .object({
+    partner_application_id: z.uuid(),
+    expires_in: z.number().int().min(1).max(SHARE_TOKEN_EXPIRES_IN_MAX_SECONDS).optional(),
+  })
+  .strict();
+
+/** Body of `POST /v1/sessions/import-shared`; `trust_review` must be a real boolean (no coercion). */
+export const ImportSharedSessionInputSchema = z
+  .object({
+    share_token: z.string().min(1).max(SHARE_TOKEN_MAX_LENGTH),
+    trust_review: z.boolean(),
+    workflow_id: z.string().trim().min(1).max(200),
+    vendor_data: z.string().trim().min(1).max(VENDOR_DATA_MAX_LENGTH).optional(),
+  })
+  .strict();
+
+/** The SHA-256 (hex) under which a share token is stored and looked up. */
+export function hashShareToken(token: string): string {
+  return createHash('sha256').update(token, 'utf8').digest('hex');
+}
+
+/** A freshly minted share token: the opaque value (shown once) and when it stops working. */
+export interface MintedShareToken {
+  /** The token id, stored on imported sessions and ledger entries (never the token itself). */
+  id: string;
+  token: string;
+  expiresAt: Date;
+}
+
+/**
+ * Mints a one-shot share token for one of the caller's sessions, addressed to one partner
+ * application. Only approved, declined and in_review sessions share (spec rule 1); the token is
+ * scoped to the session's environment, so only a key of that environment can import it.
+ */
+export async function shareSession(
+  em: EntityManager,
+  services: Services,
+  principal: ApiKeyPrincipal,
+  sessionId: string,
+  rawInput: unknown,
+): Promise<MintedShareToken> {
+  const input = parseOrThrow(ShareSessionInputSchema, rawInput);
+  const session = await loadSession(em, services, principal, sessionId);
+  if (!SHAREABLE_STATUSES.includes(session.status)) {
+    throw new ApiError(
+      'session_not_shareable',
+      `The session is ${session.status}; only approved, declined or in_review sessions can be shared.`,
+    );
+  }
+  const partnerId = input.partner_application_id.toLowerCase();
+  if (!(await tenantExists(em, partnerId))) {
+    throw validationError([{ field: 'partner_application_id', code: 'unknown', message: 'no application has this id' }]);
+  }
+  const token = `${SHARE_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
+  const now = new Date();
+  const expiresAt = new Date(now.getTime() + (input.expires_in ?? SHARE_TOKEN_EXPIRES_IN_DEFAULT_SECONDS) * 1000);
+  const row = em.create(ShareTokenSchema, {
+    id: randomUUID(),
+    tokenHash: hashShareToken(token),
+    tenantId: principal.tenantId,
+    environment: session.environment,
+    sessionId: session.id,
+    partnerApplicationId: partnerId,
+    createdByKeyId: principal.apiKeyId,
+    createdAt: now,
+    expiresAt,
+    redeemedAt: null,
+    redeemedSessionId: null,
+    redeemedByKeyId: null,
+  });
+  await em.flush();
+  return { id: row.id, token, expiresAt };
+}
+
+/** What an import answers: the new session and, only when it is approved, its level and own service token. */
+export interface ImportedSession {
+  session: Session;
+  /** The share token that was redeemed, as the caller sent it (spec: Imported session). */
+  importedFrom: string;
+  /** Only when approved. */
+  complianceLevel: string | null;
+  /** The new session's own service token; only when approved. */
+  serviceToken: string | null;
+}
+
+/** Reasons copied to the copy, without ids of the originating tenant's lists and entries. */
+function copiedReasons(reasons: StoredReason[]): StoredReason[] {
+  return reasons.map(({ code, message, nodeType }) => ({ code, message, ...(nodeType ? { nodeType } : {}) }));
+}
+
+/**
+ * Redeems a share token and clones the verification into the caller's application: a new
+ * session of the caller's workflow with the original's node results, the original's status when
+ * `trust_review` is true and `in_review` otherwise, its own service token when approved, and the
+ * two import fees on the ledger, all in one transaction.
+ *
+ * Redemption is a conditional UPDATE (`redeemed_at is null and expires_at > now()`): concurrent
+ * imports of one token queue on the row lock and exactly one finds it unredeemed. Any later
+ * failure in the transaction rolls the redemption back, so a rejected import never burns a token.
+ */
+export async function importSharedSession(
+  em: EntityManager,
+  services: Services,
+  config: Config,
+  principal: ApiKeyPrincipal,
+  rawInput: unknown,
+): Promise<ImportedSession> {
+  const input = parseOrThrow(ImportSharedSessionInputSchema, rawInput);
+  const workflow = await findWorkflow(em, principal.tenantId, input.workflow_id);
+  if (!workflow) {
+    throw validationError([{ field: 'workflow_id', code: 'unknown', message: `workflow ${input.workflow_id} does not exist` }]);
+  }
+  const tokenHash = hashShareToken(input.share_token);
+
+  return transactionWithEvents(em, services.bus, async (tx, events) => {
+    const token = await tx.findOne(ShareTokenSchema, { tokenHash });
+    // Another application's token, or one of the other environment, is as unknown as a wrong one.
+    if (!token || token.partnerApplicationId !== principal.tenantId || token.environment !== principal.environment) {
+      throw notFound('Share token');
+    }
+    const redeemed = await tx.execute<{ id: string }[]>(
+      `update share_token set redeemed_at = now(), redeemed_by_key_id = ?
+        where id = ? and redeemed_at is null and expires_at > now() returning id`,
+      [principal.apiKeyId, token.id],
+    );
+    if (redeemed.length === 0) {
+      const [current] = await tx.execute<{ redeemed_at: Date | null }[]>(`select redeemed_at from share_token where id = ?`, [token.id]);
+      if (current?.redeemed_at) throw new ApiError('share_token_redeemed', 'This share token was already imported by your application.');
+      throw new ApiError('share_token_expired', 'This share token has expired; ask the originating application for a new one.');
+    }
+
+    const original = await tx.findOne(SessionSchema, { id: token.sessionId });
+    if (!original) throw notFound('Share token');
+    if (!SHAREABLE_STATUSES.includes(original.status)) {
+      throw new ApiError('session_not_shareable', `The shared session is ${original.status} and can no longer be imported.`);
+    }
+    const status: SessionStatus = input.trust_review ? original.status : 'in_review';
+    const approved = status === 'approved';
+    const complianceLevel = approved ? (original.complianceLevel ?? workflow.complianceLevel) : null;
+    const vendorData = input.vendor_data ?? `imported:${token.id}`;
+    const reasons = copiedReasons(original.reasons);
+    if (!input.trust_review) {
+      reasons.push({ code: 'imported_for_review', message: `Imported without trusting the originating review (was ${original.status}).` });
+    }
+
+    const id = randomUUID();
+    const inserted = await tx.execute<{ id: string }[]>(
+      `insert into session (id, tenant_id, environment, workflow_id, vendor_data, status, warnings, reasons, compliance_level, aml_score,
+                            imported_from, created_by_key_id, created_at, updated_at, expires_at, decided_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now(), now(), now() + make_interval(secs => ?), now())
+       on conflict (tenant_id, environment, workflow_id, vendor_data) where status in ('pending', 'in_progress', 'in_review') do nothing
+       returning id`,
+      [
+        id,
+        principal.tenantId,
+        principal.environment,
+        workflow.id,
+        vendorData,
+        status,
+        JSON.stringify(original.warnings),
+        JSON.stringify(reasons),
+        complianceLevel,
+        original.amlScore ?? null,
+        token.id,
+        principal.apiKeyId,
+        config.SESSION_TTL_SECONDS,
+      ],
+    );
+    if (inserted.length === 0) {
+      // Rolls the redemption back with the rest: the partner can retry with another vendor_data.
+      throw new ApiError(
+        'conflict',
+        `An active session of workflow ${workflow.id} with vendor_data ${vendorData} exists; import with another vendor_data.`,
+      );
+    }
+    await tx.execute(`update share_token set redeemed_session_id = ? where id = ?`, [id, token.id]);
+    const session = await tx.findOneOrFail(SessionSchema, { id });
+
+    const now = new Date();
+    for (const row of await tx.find(SessionNodeResultSchema, { sessionId: original.id })) {
+      tx.create(SessionNodeResultSchema, {
+        sessionId: id,
+        nodeType: row.nodeType,
+        status: row.status,
+        required: row.required,
+        provider: row.provider,
+        warnings: row.warnings,
+        details: row.details,
+        createdAt: now,
+        updatedAt: now,
+      });
+    }
+    recordStatusChange(
+      tx,
+      events,
+      { ...session, tenantId: principal.tenantId },
+      null,
+      status,
+      'import',
+      principal.apiKeyId,
+      `imported from share token ${token.id} (trust_review ${input.trust_review})`,
+    );
+    const serviceToken = approved
+      ? await services.tokens.issue(tx, {
+          session_id: id,
+          tenant_id: principal.tenantId,
+          workflow_id: workflow.id,
+          compliance_level: complianceLevel!,
+          vendor_data: vendorData,
+        })
+      : null;
+    for (const fee of IMPORT_FEES) {
+      tx.create(LedgerEntrySchema, {
+        id: randomUUID(),
+        environment: principal.environment,
+        shareTokenId: token.id,
+        originalSessionId: original.id,
+        importedSessionId: id,
+        payerTenantId: principal.tenantId,
+        originatingTenantId: token.tenantId,
+        beneficiary: fee.beneficiary,
+        amountMicros: fee.amountMicros,
+        currency: IMPORT_FEE_CURRENCY,
+        createdAt: now,
+      });
+    }
+    await tx.flush();
+    return { session, importedFrom: input.share_token, complianceLevel, serviceToken };
+  });
+}
