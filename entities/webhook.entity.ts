@@ -1,0 +1,104 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { TenantSchema } from './tenant.entity.js';
+
+/** Webhook payload versions a destination can choose (DESIGN.md "Events and webhooks"). */
+export const WEBHOOK_VERSIONS = ['v1', 'v2', 'v3'] as const;
+/** A payload version. */
+export type WebhookVersion = (typeof WEBHOOK_VERSIONS)[number];
+
+/** Where a delivery stands: `pending` will be tried (again), `succeeded` got a 2xx, `failed` used up the schedule, `dead` can never be delivered (destination gone, inactive or answered 410, URL refused). */
+export const WEBHOOK_DELIVERY_STATUSES = ['pending', 'succeeded', 'failed', 'dead'] as const;
+/** A delivery status. */
+export type WebhookDeliveryStatus = (typeof WEBHOOK_DELIVERY_STATUSES)[number];
+
+/** Outcome of one HTTP attempt. */
+export const WEBHOOK_ATTEMPT_STATUSES = ['succeeded', 'failed'] as const;
+/** An attempt outcome. */
+export type WebhookAttemptStatus = (typeof WEBHOOK_ATTEMPT_STATUSES)[number];
+
+/** An endpoint a tenant registered to receive events. The secret is stored encrypted because signing needs it back. */
+export const WebhookDestinationSchema = defineEntity({
+  name: 'WebhookDestination',
+  tableName: 'webhook_destination',
+  properties: {
+    id: p.uuid().primary(),
+    tenant: () => p.manyToOne(TenantSchema).ref(),
+    url: p.text(),
+    version: p.enum(WEBHOOK_VERSIONS),
+    /** Event kinds received; null receives every kind. */
+    events: p.json<string[]>().nullable(),
+    active: p.boolean().default(true),
+    /** `whsec_…` sealed with `services.secrets.encrypt`. */
+    secretEncrypted: p.text().hidden(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+  },
+});
+/** A destination row. */
+export type WebhookDestination = InferEntity<typeof WebhookDestinationSchema>;
+
+/**
+ * One message to one target (a destination or a session's callback URL). Its id is the
+ * Standard Webhooks `webhook-id`, so it stays the same across retries and replays.
+ */
+export const WebhookDeliverySchema = defineEntity({
+  name: 'WebhookDelivery',
+  tableName: 'webhook_delivery',
+  properties: {
+    id: p.uuid().primary(),
+    tenantId: p.uuid(),
+    /** The outbox event delivered; null for test events. */
+    eventId: p.uuid().nullable(),
+    eventType: p.text(),
+    sessionId: p.uuid().nullable(),
+    /** The destination; null for a session callback. */
+    destinationId: p.uuid().nullable(),
+    /** The session's `callback` URL when this is a callback delivery. */
+    callbackUrl: p.text().nullable(),
+    /** Destination id or `callback`: with the event id, it makes fan-out idempotent. */
+    target: p.text(),
+    /** The exact JSON body sent (fixed at fan-out so every attempt signs the same bytes). */
+    body: p.text().lazy(),
+    status: p.enum(WEBHOOK_DELIVERY_STATUSES),
+    /** Attempts made in total. */
+    attemptCount: p.integer().default(0),
+    /** Attempts made since creation or the last replay: the position in the retry schedule. */
+    schedulePosition: p.integer().default(0),
+    nextAttemptAt: p.datetime().nullable(),
+    lastStatusCode: p.integer().nullable(),
+    lastError: p.text().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p
+      .datetime()
+      .onCreate(() => new Date())
+      .onUpdate(() => new Date()),
+  },
+});
+/** A delivery row. */
+export type WebhookDelivery = InferEntity<typeof WebhookDeliverySchema>;
+
+/** One HTTP try of a delivery: outcome, response code, duration and when the next try is due. */
+export const WebhookAttemptSchema = defineEntity({
+  name: 'WebhookAttempt',
+  tableName: 'webhook_attempt',
+  properties: {
+    id: p.uuid().primary(),
+    deliveryId: p.uuid(),
+    tenantId: p.uuid(),
+    attemptedAt: p.datetime(),
+    status: p.enum(WEBHOOK_ATTEMPT_STATUSES),
+    /** HTTP status of the response; null when no response came (refused, timeout, network). */
+    statusCode: p.integer().nullable(),
+    durationMs: p.integer(),
+    error: p.text().nullable(),
+    /** The first bytes of the response body (capped), for debugging the receiver. */
+    responseBody: p.text().nullable(),
+    /** When the delivery is tried next; null when this was the last try. */
+    nextAttemptAt: p.datetime().nullable(),
+  },
+});
+/** An attempt row. */
+export type WebhookAttempt = InferEntity<typeof WebhookAttemptSchema>;

@@ -1,0 +1,196 @@
+import DataLoader from 'dataloader';
+import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { WebhookAttempt, WebhookDelivery, WebhookDeliveryStatus, WebhookDestination } from '../entities/webhook.entity.js';
+import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
+import { unixSeconds } from '../src/time.js';
+import * as webhooks from '../src/webhooks/webhook.service.js';
+import { CreateWebhookDestinationInput, UpdateWebhookDestinationInput } from './webhook.input.js';
+import {
+  WebhookAttemptObject,
+  WebhookDeliveryObject,
+  WebhookDeliveryPage,
+  WebhookDeliveryStatusEnum,
+  WebhookDestinationObject,
+  WebhookDestinationSecretPayload,
+} from './webhook.type.js';
+
+/** Shapes a destination row for GraphQL (never the secret). */
+export function toDestinationObject(destination: WebhookDestination): WebhookDestinationObject {
+  return {
+    id: destination.id,
+    url: destination.url,
+    version: destination.version,
+    events: destination.events ?? null,
+    active: destination.active,
+    createdAt: unixSeconds(destination.createdAt),
+    updatedAt: unixSeconds(destination.updatedAt),
+  };
+}
+
+/** Shapes a delivery row for GraphQL. */
+export function toDeliveryObject(delivery: WebhookDelivery): WebhookDeliveryObject {
+  return {
+    id: delivery.id,
+    eventId: delivery.eventId ?? null,
+    eventType: delivery.eventType,
+    sessionId: delivery.sessionId ?? null,
+    destinationId: delivery.destinationId ?? null,
+    callbackUrl: delivery.callbackUrl ?? null,
+    status: delivery.status,
+    attemptCount: delivery.attemptCount,
+    nextAttemptAt: delivery.status === 'pending' && delivery.nextAttemptAt ? unixSeconds(delivery.nextAttemptAt) : null,
+    lastStatusCode: delivery.lastStatusCode ?? null,
+    createdAt: unixSeconds(delivery.createdAt),
+    updatedAt: unixSeconds(delivery.updatedAt),
+  };
+}
+
+/** Shapes an attempt row for GraphQL. */
+export function toAttemptObject(attempt: WebhookAttempt): WebhookAttemptObject {
+  return {
+    id: attempt.id,
+    deliveryId: attempt.deliveryId,
+    attemptedAt: unixSeconds(attempt.attemptedAt),
+    status: attempt.status,
+    responseStatusCode: attempt.statusCode ?? null,
+    durationMs: attempt.durationMs,
+    error: attempt.error ?? null,
+    responseBody: attempt.responseBody ?? null,
+    nextAttemptAt: attempt.nextAttemptAt ? unixSeconds(attempt.nextAttemptAt) : null,
+  };
+}
+
+/** Per-request loader of attempts by delivery id, so a page of deliveries loads its attempts in one query. */
+const attemptLoaders = new WeakMap<GraphQLContext, DataLoader<string, WebhookAttempt[]>>();
+function attemptsByDeliveryIdLoader(context: GraphQLContext): DataLoader<string, WebhookAttempt[]> {
+  let loader = attemptLoaders.get(context);
+  if (!loader) {
+    loader = new DataLoader(async (ids) => {
+      const byDelivery = await webhooks.attemptsByDeliveryIds(context.em, ids);
+      return ids.map((id) => byDelivery.get(id) ?? []);
+    });
+    attemptLoaders.set(context, loader);
+  }
+  return loader;
+}
+
+/** The GraphQL update input as the service's snake_case input; null means "not given" except for `events`. */
+function toUpdateServiceInput(input: UpdateWebhookDestinationInput): Record<string, unknown> {
+  return {
+    ...(input.url != null ? { url: input.url } : {}),
+    ...(input.version != null ? { version: input.version } : {}),
+    ...(input.events !== undefined ? { events: input.events } : {}),
+    ...(input.active != null ? { active: input.active } : {}),
+    ...(input.rotateSecret != null ? { rotate_secret: input.rotateSecret } : {}),
+  };
+}
+
+/** Webhook destinations, their deliveries and attempts, replay and test messages. */
+@Resolver(() => WebhookDeliveryObject)
+export class WebhookResolver {
+  @Query(() => [WebhookDestinationObject], { description: "The tenant's webhook destinations, oldest first; secrets are never listed." })
+  async webhookDestinations(@Ctx() context: GraphQLContext): Promise<WebhookDestinationObject[]> {
+    const { tenantId } = requireTenant(context);
+    return (await webhooks.listDestinations(context.em, tenantId)).map(toDestinationObject);
+  }
+
+  @Query(() => WebhookDestinationObject, { description: "One destination; NOT_FOUND when it is another tenant's." })
+  async webhookDestination(@Arg('id', () => ID) id: string, @Ctx() context: GraphQLContext): Promise<WebhookDestinationObject> {
+    const { tenantId } = requireTenant(context);
+    return toDestinationObject(await webhooks.getDestination(context.em, tenantId, id));
+  }
+
+  @Mutation(() => WebhookDestinationSecretPayload, { description: 'Registers a destination (active); the secret is shown only now.' })
+  async createWebhookDestination(
+    @Arg('input', () => CreateWebhookDestinationInput) input: CreateWebhookDestinationInput,
+    @Ctx() context: GraphQLContext,
+  ): Promise<WebhookDestinationSecretPayload> {
+    const { tenantId } = requireTenant(context);
+    const serviceInput = {
+      url: input.url,
+      ...(input.version != null ? { version: input.version } : {}),
+      ...(input.events != null ? { events: input.events } : {}),
+    };
+    const result = await webhooks.createDestination(
+      context.em,
+      context.services.secrets,
+      context.config.DEV_ALLOW_LOOPBACK_WEBHOOKS,
+      tenantId,
+      serviceInput,
+    );
+    return { destination: toDestinationObject(result.destination), secret: result.secret };
+  }
+
+  @Mutation(() => WebhookDestinationSecretPayload, {
+    description: 'Changes a destination; `rotateSecret` returns a new secret, the old one signs nothing.',
+  })
+  async updateWebhookDestination(
+    @Arg('id', () => ID) id: string,
+    @Arg('input', () => UpdateWebhookDestinationInput) input: UpdateWebhookDestinationInput,
+    @Ctx() context: GraphQLContext,
+  ): Promise<WebhookDestinationSecretPayload> {
+    const { tenantId } = requireTenant(context);
+    const result = await webhooks.updateDestination(
+      context.em,
+      context.services.secrets,
+      context.config.DEV_ALLOW_LOOPBACK_WEBHOOKS,
+      tenantId,
+      id,
+      toUpdateServiceInput(input),
+    );
+    return { destination: toDestinationObject(result.destination), secret: result.secret };
+  }
+
+  @Mutation(() => Boolean, { description: 'Deletes a destination and its delivery history.' })
+  async deleteWebhookDestination(@Arg('id', () => ID) id: string, @Ctx() context: GraphQLContext): Promise<boolean> {
+    const { tenantId } = requireTenant(context);
+    await webhooks.deleteDestination(context.em, tenantId, id);
+    return true;
+  }
+
+  @Query(() => WebhookDeliveryPage, { description: "The tenant's deliveries, newest first, by destination, session or status." })
+  async webhookDeliveries(
+    @Ctx() context: GraphQLContext,
+    @Arg('destinationId', () => ID, { nullable: true }) destinationId?: string | null,
+    @Arg('sessionId', () => String, { nullable: true }) sessionId?: string | null,
+    @Arg('status', () => WebhookDeliveryStatusEnum, { nullable: true }) status?: WebhookDeliveryStatus | null,
+    @Arg('limit', () => Int, { nullable: true, description: 'Default 20, at most 100.' }) limit?: number | null,
+    @Arg('cursor', () => String, { nullable: true }) cursor?: string | null,
+  ): Promise<WebhookDeliveryPage> {
+    const { tenantId } = requireTenant(context);
+    const page = await webhooks.listDeliveries(context.em, tenantId, { destinationId, sessionId, status, limit, cursor });
+    return { deliveries: page.deliveries.map(toDeliveryObject), nextCursor: page.nextCursor };
+  }
+
+  @Query(() => WebhookDeliveryObject, { description: "One delivery; NOT_FOUND when it is another tenant's." })
+  async webhookDelivery(@Arg('id', () => ID) id: string, @Ctx() context: GraphQLContext): Promise<WebhookDeliveryObject> {
+    const { tenantId } = requireTenant(context);
+    return toDeliveryObject(await webhooks.getDelivery(context.em, tenantId, id));
+  }
+
+  @Mutation(() => WebhookDeliveryObject, { description: 'Sends a delivery again now, same webhook-id and body, restarting its schedule.' })
+  async replayWebhookDelivery(@Arg('id', () => ID) id: string, @Ctx() context: GraphQLContext): Promise<WebhookDeliveryObject> {
+    const { tenantId } = requireTenant(context);
+    return toDeliveryObject(await webhooks.replayDelivery(context.em, tenantId, id));
+  }
+
+  @Mutation(() => WebhookDeliveryObject, { description: 'Queues a `webhook.test` message to an active destination.' })
+  async sendTestWebhook(
+    @Arg('destinationId', () => ID) destinationId: string,
+    @Ctx() context: GraphQLContext,
+  ): Promise<WebhookDeliveryObject> {
+    const { tenantId } = requireTenant(context);
+    return toDeliveryObject(await webhooks.sendTestEvent(context.em, tenantId, destinationId));
+  }
+
+  @Mutation(() => String, { description: 'Replaces the secret that signs per-session callback deliveries; returned only now.' })
+  async rotateCallbackSecret(@Ctx() context: GraphQLContext): Promise<string> {
+    const { tenantId } = requireTenant(context);
+    return webhooks.rotateCallbackSecret(context.em, tenantId);
+  }
+
+  @FieldResolver(() => [WebhookAttemptObject], { description: 'Every HTTP try, oldest first.' })
+  async attempts(@Root() delivery: WebhookDeliveryObject, @Ctx() context: GraphQLContext): Promise<WebhookAttemptObject[]> {
+    return (await attemptsByDeliveryIdLoader(context).load(delivery.id)).map(toAttemptObject);
+  }
+}

@@ -1,0 +1,49 @@
+/**
+ * `npm run emitter`: runs the webhook emitter alone (set EMITTER_IN_PROCESS=false on the servers
+ * then). With DATABASE_URL it uses that server; without, it connects to the embedded database of
+ * a running `npm start` (through its socket) or opens ./.data/pglite itself. SIGTERM and SIGINT
+ * finish in-flight attempts, record them, and exit.
+ */
+import pino from 'pino';
+import { createServiceSecrets, resolveMasterKey } from './auth/secrets.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { startEmbeddedDatabase } from './db/embedded.js';
+import { startEmitter } from './webhooks/run.js';
+
+let config: Config;
+let masterKey: string;
+try {
+  config = loadConfig();
+  masterKey = resolveMasterKey(config);
+} catch (error) {
+  if (error instanceof ConfigError) {
+    console.error(error.message);
+    process.exit(1);
+  }
+  throw error;
+}
+
+const logger = pino({ level: config.LOG_LEVEL });
+const embedded = config.DATABASE_URL ? null : await startEmbeddedDatabase(config.PGLITE_DATA_DIR);
+const url = config.DATABASE_URL ?? embedded!.url;
+const running = await startEmitter({ url, config, secrets: createServiceSecrets(masterKey), logger });
+logger.info({ embedded: embedded !== null }, 'webhook emitter started');
+
+let stopping = false;
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'webhook emitter stopping');
+    running
+      .stop()
+      .then(() => embedded?.close())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: error }, 'emitter shutdown failed');
+          process.exit(1);
+        },
+      );
+  });
+}

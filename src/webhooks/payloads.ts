@@ -1,0 +1,61 @@
+import type { WebhookVersion } from '../../entities/webhook.entity.js';
+import { unixSeconds } from '../time.js';
+
+/** Event kind of the message `POST …/test` sends; never recorded in the outbox. */
+export const TEST_EVENT_TYPE = 'webhook.test';
+
+/** An outbox event as the emitter turns it into bodies. */
+export interface EventForDelivery {
+  id: string;
+  type: string;
+  tenantId: string;
+  sessionId: string | null;
+  payload: Record<string, unknown>;
+  createdAt: Date;
+}
+
+/** The spec's Decision JSON, as the v3 payload carries it (absent fields left out). */
+export type DecisionJson = Record<string, unknown>;
+
+/** The fields v2 carries for a status change, in the order DESIGN.md lists them. */
+const V2_STATUS_FIELDS = ['session_id', 'status', 'previous_status', 'workflow_id', 'vendor_data'] as const;
+
+/**
+ * The JSON body of an event in one payload version (DESIGN.md "Events and webhooks"):
+ * v3 `{type, timestamp, data}` with the full decision for status changes; v2 flat
+ * `{event, created_at, session_id, status, previous_status, workflow_id, vendor_data}`;
+ * v1 `{event, session_id, status}`. Timestamps are Unix seconds like the rest of the API.
+ */
+export function buildWebhookBody(version: WebhookVersion, event: EventForDelivery, decision: DecisionJson | null): string {
+  const createdAt = unixSeconds(event.createdAt);
+  const payload = event.payload;
+  if (version === 'v3') {
+    const data = decision ? { ...payload, decision } : payload;
+    return JSON.stringify({ type: event.type, timestamp: createdAt, data });
+  }
+  if (version === 'v2') {
+    if (event.type !== 'session.status_changed') return JSON.stringify({ event: event.type, created_at: createdAt, ...payload });
+    const flat: Record<string, unknown> = { event: event.type, created_at: createdAt };
+    for (const field of V2_STATUS_FIELDS) flat[field] = payload[field] ?? null;
+    return JSON.stringify(flat);
+  }
+  const v1: Record<string, unknown> = { event: event.type, session_id: payload.session_id ?? event.sessionId };
+  if (payload.status !== undefined) v1.status = payload.status;
+  return JSON.stringify(v1);
+}
+
+/** The body of a test message to a destination, in its version. */
+export function buildTestBody(version: WebhookVersion, destinationId: string, now: Date): string {
+  return buildWebhookBody(
+    version,
+    {
+      id: destinationId,
+      type: TEST_EVENT_TYPE,
+      tenantId: '',
+      sessionId: null,
+      payload: { destination_id: destinationId, test: true },
+      createdAt: now,
+    },
+    null,
+  );
+}

@@ -1,0 +1,53 @@
+import type { Logger } from 'pino';
+import type { ServiceSecrets } from '../auth/secrets.js';
+import type { Config } from '../config.js';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { createOrm } from '../db/orm.js';
+import type { EventBus } from '../events/outbox.js';
+import { WebhookEmitter } from './emitter.js';
+
+/** Connections the emitter's own pool may hold (claims, fan-out, result writes). */
+export const EMITTER_POOL_MAX = 4;
+
+/** A running emitter with its own database pool. */
+export interface RunningEmitter {
+  emitter: WebhookEmitter;
+  /** Finishes in-flight attempts, writes them, and closes the pool. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts an emitter on its own pool against `url` (the server's database, or the embedded
+ * database's socket), so its queries never share a connection with a request's transaction.
+ * In-process on embedded PGlite, pass the app's ORM instead: PGlite's socket interleaves the
+ * messages of concurrent connections, so embedded mode keeps to one connection (src/db/database.ts).
+ */
+export async function startEmitter(options: {
+  url: string;
+  config: Config;
+  secrets: ServiceSecrets;
+  logger: Logger;
+  bus?: EventBus;
+  /** An ORM to share (embedded in-process); the emitter then neither creates nor closes one. */
+  sharedOrm?: MikroORM;
+}): Promise<RunningEmitter> {
+  const orm = options.sharedOrm ?? (await createOrm({ url: options.url, poolMax: EMITTER_POOL_MAX, logger: options.logger }));
+  const emitter = new WebhookEmitter({
+    orm,
+    secrets: options.secrets,
+    logger: options.logger,
+    allowLoopback: options.config.DEV_ALLOW_LOOPBACK_WEBHOOKS,
+    retryScheduleSeconds: options.config.WEBHOOK_RETRY_SCHEDULE_SECONDS,
+    claimLeaseSeconds: options.config.WEBHOOK_CLAIM_LEASE_SECONDS,
+    pollIntervalMs: options.config.EMITTER_POLL_INTERVAL_MS,
+    bus: options.bus,
+  });
+  emitter.start();
+  return {
+    emitter,
+    async stop() {
+      await emitter.stop();
+      if (!options.sharedOrm) await orm.close(true);
+    },
+  };
+}

@@ -1,0 +1,294 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { z } from 'zod';
+import { EVENT_TYPES } from '../../entities/outbox-event.entity.js';
+import { TenantSchema } from '../../entities/tenant.entity.js';
+import {
+  WEBHOOK_DELIVERY_STATUSES,
+  WEBHOOK_VERSIONS,
+  WebhookAttemptSchema,
+  WebhookDeliverySchema,
+  WebhookDestinationSchema,
+  type WebhookAttempt,
+  type WebhookDelivery,
+  type WebhookDeliveryStatus,
+  type WebhookDestination,
+} from '../../entities/webhook.entity.js';
+import { generateSigningSecret } from '../auth/api-keys.js';
+import type { ServiceSecrets } from '../auth/secrets.js';
+import { ApiError, notFound } from '../errors.js';
+import { parseOrThrow } from '../validation.js';
+import { wakeLocalEmitters } from './emitter.js';
+import { buildTestBody, TEST_EVENT_TYPE } from './payloads.js';
+import { webhookUrlProblem } from './ssrf.js';
+
+/** Longest destination URL accepted, in characters. */
+export const WEBHOOK_URL_MAX_LENGTH = 2048;
+/** Most deliveries one page lists. */
+export const DELIVERIES_PAGE_MAX = 100;
+/** Deliveries per page when the caller gives no limit. */
+export const DELIVERIES_PAGE_DEFAULT = 20;
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** True for a well-formed UUID; anything else is answered 404 before it reaches a uuid column. */
+function isUuid(value: string): boolean {
+  return UUID_PATTERN.test(value);
+}
+
+/** The url field, checked for scheme and address class (see {@link webhookUrlProblem}). */
+function urlField(allowLoopback: boolean) {
+  return z
+    .string()
+    .min(1, 'url must not be empty')
+    .max(WEBHOOK_URL_MAX_LENGTH)
+    .superRefine((url, ctx) => {
+      const problem = webhookUrlProblem(url, allowLoopback);
+      if (problem) ctx.addIssue({ code: 'custom', message: problem });
+    });
+}
+
+/** A subscription: one or more known event kinds, each once. */
+const EventsField = z
+  .array(z.enum(EVENT_TYPES, { message: `events must be among: ${EVENT_TYPES.join(', ')}` }))
+  .min(1, 'events must name at least one event kind; omit it to receive all')
+  .transform((events) => [...new Set(events)]);
+
+/** Input of createWebhookDestination (snake_case as clients write it). */
+export function createDestinationInputSchema(allowLoopback: boolean) {
+  return z
+    .object({
+      url: urlField(allowLoopback),
+      version: z.enum(WEBHOOK_VERSIONS).default('v3'),
+      events: EventsField.optional(),
+    })
+    .strict();
+}
+
+/** Input of updateWebhookDestination: every field optional, at least one given; `events: null` subscribes to all. */
+export function updateDestinationInputSchema(allowLoopback: boolean) {
+  return z
+    .object({
+      url: urlField(allowLoopback).optional(),
+      version: z.enum(WEBHOOK_VERSIONS).optional(),
+      events: EventsField.nullable().optional(),
+      active: z.boolean().optional(),
+      rotate_secret: z.boolean().optional(),
+    })
+    .strict()
+    .refine((input) => Object.keys(input).length > 0, { message: 'give at least one field to change' });
+}
+
+/** A destination with the secret that is shown only now (creation, rotation). */
+export interface DestinationWithSecret {
+  destination: WebhookDestination;
+  /** `whsec_…`; null when the secret did not change. */
+  secret: string | null;
+}
+
+/** Loads a destination of the tenant; another tenant's (or a malformed id) is a 404. */
+export async function getDestination(em: EntityManager, tenantId: string, id: string): Promise<WebhookDestination> {
+  const destination = isUuid(id) ? await em.findOne(WebhookDestinationSchema, { id, tenant: tenantId }) : null;
+  if (!destination) throw notFound('Webhook destination');
+  return destination;
+}
+
+/** The tenant's destinations, oldest first. */
+export async function listDestinations(em: EntityManager, tenantId: string): Promise<WebhookDestination[]> {
+  return em.find(WebhookDestinationSchema, { tenant: tenantId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+}
+
+/** Registers a destination; active at creation; the secret is returned once. */
+export async function createDestination(
+  em: EntityManager,
+  secrets: ServiceSecrets,
+  allowLoopback: boolean,
+  tenantId: string,
+  input: unknown,
+): Promise<DestinationWithSecret> {
+  const parsed = parseOrThrow(createDestinationInputSchema(allowLoopback), input);
+  const secret = generateSigningSecret();
+  const destination = em.create(WebhookDestinationSchema, {
+    id: randomUUID(),
+    tenant: tenantId,
+    url: parsed.url,
+    version: parsed.version,
+    events: parsed.events ?? null,
+    active: true,
+    secretEncrypted: secrets.encrypt(secret),
+    createdAt: new Date(),
+    updatedAt: new Date(),
+  });
+  await em.flush();
+  return { destination, secret };
+}
+
+/** Changes a destination; `rotate_secret: true` returns a new secret and the old one signs nothing from now on. */
+export async function updateDestination(
+  em: EntityManager,
+  secrets: ServiceSecrets,
+  allowLoopback: boolean,
+  tenantId: string,
+  id: string,
+  input: unknown,
+): Promise<DestinationWithSecret> {
+  const destination = await getDestination(em, tenantId, id);
+  const parsed = parseOrThrow(updateDestinationInputSchema(allowLoopback), input);
+  if (parsed.url !== undefined) destination.url = parsed.url;
+  if (parsed.version !== undefined) destination.version = parsed.version;
+  if (parsed.events !== undefined) destination.events = parsed.events;
+  if (parsed.active !== undefined) destination.active = parsed.active;
+  let secret: string | null = null;
+  // The emitter decrypts the secret at every attempt, so retries of older messages are signed with the new one too.
+  if (parsed.rotate_secret) {
+    secret = generateSigningSecret();
+    destination.secretEncrypted = secrets.encrypt(secret);
+  }
+  destination.updatedAt = new Date();
+  await em.flush();
+  return { destination, secret };
+}
+
+/** Deletes a destination and its delivery history. */
+export async function deleteDestination(em: EntityManager, tenantId: string, id: string): Promise<void> {
+  const destination = await getDestination(em, tenantId, id);
+  await em.nativeDelete(WebhookDestinationSchema, { id: destination.id });
+}
+
+/** Which deliveries to list. */
+export interface DeliveryFilter {
+  destinationId?: string | null;
+  sessionId?: string | null;
+  status?: WebhookDeliveryStatus | null;
+  /** Page size; default 20, at most 100. */
+  limit?: number | null;
+  /** Opaque cursor from the previous page's `nextCursor`. */
+  cursor?: string | null;
+}
+
+/** A page of deliveries, newest first. */
+export interface DeliveryPage {
+  deliveries: WebhookDelivery[];
+  /** Pass as `cursor` for the next page; null on the last page. */
+  nextCursor: string | null;
+}
+
+/** Encodes a keyset position (created_at, id). */
+function encodeDeliveryCursor(delivery: Pick<WebhookDelivery, 'createdAt' | 'id'>): string {
+  return Buffer.from(`${delivery.createdAt.getTime()}:${delivery.id}`).toString('base64url');
+}
+
+/** Decodes a cursor; a malformed one is a 400. */
+function decodeDeliveryCursor(cursor: string): { createdAt: Date; id: string } {
+  const [millis, id] = Buffer.from(cursor, 'base64url').toString('utf8').split(':');
+  if (!millis || !/^\d+$/.test(millis) || !id || !isUuid(id))
+    throw new ApiError('validation_failed', 'The cursor is not one this API returned.', [
+      { field: 'cursor', code: 'invalid', message: 'cursor is malformed' },
+    ]);
+  return { createdAt: new Date(Number(millis)), id };
+}
+
+/** Lists the tenant's deliveries, newest first, by destination, session or status. */
+export async function listDeliveries(em: EntityManager, tenantId: string, filter: DeliveryFilter): Promise<DeliveryPage> {
+  const limit = filter.limit ?? DELIVERIES_PAGE_DEFAULT;
+  if (!Number.isInteger(limit) || limit < 1 || limit > DELIVERIES_PAGE_MAX)
+    throw new ApiError('validation_failed', 'limit is out of range.', [
+      { field: 'limit', code: 'invalid', message: `limit must be between 1 and ${DELIVERIES_PAGE_MAX}` },
+    ]);
+  if (filter.destinationId) await getDestination(em, tenantId, filter.destinationId);
+  if (filter.sessionId && !isUuid(filter.sessionId)) return { deliveries: [], nextCursor: null };
+  if (filter.status && !(WEBHOOK_DELIVERY_STATUSES as readonly string[]).includes(filter.status))
+    throw new ApiError('validation_failed', 'Unknown status.', [{ field: 'status', code: 'invalid', message: 'unknown delivery status' }]);
+  const where: Record<string, unknown> = { tenantId };
+  if (filter.destinationId) where.destinationId = filter.destinationId;
+  if (filter.sessionId) where.sessionId = filter.sessionId;
+  if (filter.status) where.status = filter.status;
+  if (filter.cursor) {
+    const after = decodeDeliveryCursor(filter.cursor);
+    where.$or = [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, id: { $lt: after.id } }];
+  }
+  const rows = await em.find(WebhookDeliverySchema, where, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: limit + 1 });
+  const deliveries = rows.slice(0, limit);
+  const last = deliveries.at(-1);
+  return { deliveries, nextCursor: rows.length > limit && last ? encodeDeliveryCursor(last) : null };
+}
+
+/** One delivery of the tenant; another tenant's is a 404. */
+export async function getDelivery(em: EntityManager, tenantId: string, id: string): Promise<WebhookDelivery> {
+  const delivery = isUuid(id) ? await em.findOne(WebhookDeliverySchema, { id, tenantId }) : null;
+  if (!delivery) throw notFound('Webhook delivery');
+  return delivery;
+}
+
+/** Every attempt of a delivery, oldest first. */
+export async function listAttempts(em: EntityManager, tenantId: string, deliveryId: string): Promise<WebhookAttempt[]> {
+  const delivery = await getDelivery(em, tenantId, deliveryId);
+  return em.find(WebhookAttemptSchema, { deliveryId: delivery.id }, { orderBy: { attemptedAt: 'asc', id: 'asc' } });
+}
+
+/** Attempts of several deliveries in one query (DataLoader batch), keyed by delivery id. */
+export async function attemptsByDeliveryIds(em: EntityManager, deliveryIds: readonly string[]): Promise<Map<string, WebhookAttempt[]>> {
+  const rows = await em.find(
+    WebhookAttemptSchema,
+    { deliveryId: { $in: [...deliveryIds] } },
+    { orderBy: { attemptedAt: 'asc', id: 'asc' } },
+  );
+  const byDelivery = new Map<string, WebhookAttempt[]>(deliveryIds.map((id) => [id, []]));
+  for (const row of rows) byDelivery.get(row.deliveryId)?.push(row);
+  return byDelivery;
+}
+
+/**
+ * Sends a delivery again, at once, with the same `webhook-id` and body, restarting its retry
+ * schedule. A destination that is inactive cannot receive: 409.
+ */
+export async function replayDelivery(em: EntityManager, tenantId: string, id: string): Promise<WebhookDelivery> {
+  const delivery = await getDelivery(em, tenantId, id);
+  if (delivery.destinationId) {
+    const destination = await em.findOne(WebhookDestinationSchema, { id: delivery.destinationId });
+    if (!destination?.active) throw new ApiError('conflict', 'The destination is inactive; activate it before replaying.');
+  }
+  delivery.status = 'pending';
+  delivery.schedulePosition = 0;
+  delivery.nextAttemptAt = new Date();
+  delivery.updatedAt = new Date();
+  await em.flush();
+  wakeLocalEmitters();
+  return delivery;
+}
+
+/** Queues a `webhook.test` message to one active destination, in its payload version. */
+export async function sendTestEvent(em: EntityManager, tenantId: string, destinationId: string): Promise<WebhookDelivery> {
+  const destination = await getDestination(em, tenantId, destinationId);
+  if (!destination.active) throw new ApiError('conflict', 'The destination is inactive; activate it before testing.');
+  const now = new Date();
+  const delivery = em.create(WebhookDeliverySchema, {
+    id: randomUUID(),
+    tenantId,
+    eventId: null,
+    eventType: TEST_EVENT_TYPE,
+    sessionId: null,
+    destinationId: destination.id,
+    callbackUrl: null,
+    target: destination.id,
+    body: buildTestBody(destination.version, destination.id, now),
+    status: 'pending',
+    attemptCount: 0,
+    schedulePosition: 0,
+    nextAttemptAt: now,
+    createdAt: now,
+    updatedAt: now,
+  });
+  await em.flush();
+  wakeLocalEmitters();
+  return delivery;
+}
+
+/** Replaces the tenant's callback secret (signs per-session `callback` deliveries); returned once. */
+export async function rotateCallbackSecret(em: EntityManager, tenantId: string): Promise<string> {
+  const tenant = await em.findOne(TenantSchema, { id: tenantId });
+  if (!tenant) throw notFound('Tenant');
+  tenant.callbackSecret = generateSigningSecret();
+  await em.flush();
+  return tenant.callbackSecret;
+}
