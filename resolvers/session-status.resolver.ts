@@ -1,0 +1,44 @@
+import { Arg, Resolver, Root, Subscription } from 'type-graphql';
+import type { SessionStatusEvent } from '../src/events/live-status.js';
+import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
+import { SessionStatusEventObject, SessionStatusSubscriptionFilter } from './session-status.type.js';
+
+/** Shapes a hub event for GraphQL (drops the routing fields tenantId and seq). */
+function toEventObject(event: SessionStatusEvent): SessionStatusEventObject {
+  return {
+    id: event.id,
+    sessionId: event.sessionId,
+    workflowId: event.workflowId,
+    vendorData: event.vendorData,
+    environment: event.environment,
+    status: event.status,
+    previousStatus: event.previousStatus,
+    actor: event.actor,
+    reason: event.reason,
+    changedAt: event.changedAt,
+  };
+}
+
+/** Live status: committed session status changes of the calling tenant and environment, over graphql-ws. */
+@Resolver()
+export class SessionStatusResolver {
+  @Subscription(() => SessionStatusEventObject, {
+    description:
+      "Every committed status change of the key's tenant and environment (creation included), in commit order, optionally filtered.",
+    subscribe: ({ args, context }) => {
+      const principal = requireTenant(context as GraphQLContext);
+      const filter = (args.filter ?? {}) as SessionStatusSubscriptionFilter;
+      return (context as GraphQLContext).services.live.subscribe(
+        { tenantId: principal.tenantId, environment: principal.environment },
+        { sessionId: filter.sessionId, workflowId: filter.workflowId, vendorData: filter.vendorData, statuses: filter.statuses },
+      );
+    },
+  })
+  sessionStatusChanged(
+    @Root() event: SessionStatusEvent,
+    // Declared for the schema; the subscribe function above applies it.
+    @Arg('filter', () => SessionStatusSubscriptionFilter, { nullable: true }) _filter?: SessionStatusSubscriptionFilter,
+  ): SessionStatusEventObject {
+    return toEventObject(event);
+  }
+}

@@ -1,0 +1,234 @@
+import { EventEmitter } from 'node:events';
+import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
+import type { SessionStatus } from '../domain/types.js';
+import type { PublishedEvent } from './outbox.js';
+
+/** One committed session status change as subscribers receive it. */
+export interface SessionStatusEvent {
+  /** The outbox event id: the same on every instance, so clients dedupe with it. */
+  id: string;
+  /** Outbox sequence number: commit order across the service. */
+  seq: number;
+  tenantId: string;
+  environment: ApiKeyEnvironment;
+  sessionId: string;
+  workflowId: string;
+  vendorData: string;
+  /** The status the session moved to. */
+  status: SessionStatus;
+  /** The status it left; null when the session was created. */
+  previousStatus: SessionStatus | null;
+  /** Who made the change (api, end_user, decision_engine, reviewer, expiry, import). */
+  actor: string;
+  /** A reviewer's reason, when one was given. */
+  reason: string | null;
+  /** When the change happened, Unix seconds. */
+  changedAt: number;
+}
+
+/** What a subscriber asked for; absent fields do not filter. */
+export interface SessionStatusFilter {
+  sessionId?: string | null;
+  workflowId?: string | null;
+  vendorData?: string | null;
+  /** Only these new statuses; empty or absent means all. */
+  statuses?: readonly SessionStatus[] | null;
+}
+
+/** Whose events a subscriber may see: one tenant, one environment (a sandbox key sees sandbox sessions only). */
+export interface SubscriberScope {
+  tenantId: string;
+  environment: ApiKeyEnvironment;
+}
+
+/** Most events a subscriber may have waiting before it is cut off as too slow. */
+export const SUBSCRIBER_QUEUE_MAX_EVENTS = 1000;
+
+/** Ends a subscription whose consumer fell more than {@link SUBSCRIBER_QUEUE_MAX_EVENTS} events behind. */
+export class SubscriberTooSlowError extends Error {
+  constructor() {
+    super(
+      `More than ${SUBSCRIBER_QUEUE_MAX_EVENTS} status changes were waiting for this subscription; subscribe again and re-read the sessions.`,
+    );
+  }
+}
+
+/** Converts a committed outbox event to a status event; null for other event types or a malformed payload. */
+export function toSessionStatusEvent(event: PublishedEvent): SessionStatusEvent | null {
+  if (event.type !== 'session.status_changed') return null;
+  const payload = event.payload as Record<string, unknown>;
+  const environment = payload.environment;
+  if (environment !== 'live' && environment !== 'sandbox') return null;
+  if (typeof payload.session_id !== 'string' || typeof payload.status !== 'string') return null;
+  return {
+    id: event.id,
+    seq: event.seq,
+    tenantId: event.tenantId,
+    environment,
+    sessionId: payload.session_id,
+    workflowId: String(payload.workflow_id ?? ''),
+    vendorData: String(payload.vendor_data ?? ''),
+    status: payload.status as SessionStatus,
+    previousStatus: (payload.previous_status as SessionStatus | null | undefined) ?? null,
+    actor: String(payload.actor ?? ''),
+    reason: typeof payload.reason === 'string' ? payload.reason : null,
+    changedAt: typeof payload.changed_at === 'number' ? payload.changed_at : Math.floor(event.createdAt.getTime() / 1000),
+  };
+}
+
+/** True when `event` passes every filter the subscriber set. */
+export function matchesFilter(event: SessionStatusEvent, filter: SessionStatusFilter): boolean {
+  if (filter.sessionId && filter.sessionId !== event.sessionId) return false;
+  if (filter.workflowId && filter.workflowId !== event.workflowId) return false;
+  if (filter.vendorData != null && filter.vendorData !== event.vendorData) return false;
+  if (filter.statuses && filter.statuses.length > 0 && !filter.statuses.includes(event.status)) return false;
+  return true;
+}
+
+/** The key subscribers are grouped under, so a publish only visits the subscribers of that tenant and environment. */
+function scopeKey(scope: SubscriberScope): string {
+  return `${scope.tenantId}:${scope.environment}`;
+}
+
+/**
+ * One subscription's events: registered with the hub at once (no change is missed between
+ * subscribing and the first read), queued up to a bound, and unregistered by `return()` —
+ * which graphql-ws calls on `complete` and when the socket closes.
+ */
+class SubscriberQueue implements AsyncIterableIterator<SessionStatusEvent> {
+  private readonly queued: SessionStatusEvent[] = [];
+  private waiting: { resolve: (result: IteratorResult<SessionStatusEvent>) => void; reject: (error: Error) => void } | null = null;
+  private failure: Error | null = null;
+  private done = false;
+
+  constructor(
+    readonly filter: SessionStatusFilter,
+    private readonly unregister: (queue: SubscriberQueue) => void,
+  ) {}
+
+  /** Hands an event to the waiting reader, or queues it; cuts the subscription off when the queue is full. */
+  offer(event: SessionStatusEvent): void {
+    if (this.done || !matchesFilter(event, this.filter)) return;
+    if (this.waiting) {
+      const { resolve } = this.waiting;
+      this.waiting = null;
+      resolve({ value: event, done: false });
+      return;
+    }
+    if (this.queued.length >= SUBSCRIBER_QUEUE_MAX_EVENTS) {
+      // Dropping silently would show the console a wrong status; ending lets the client resync.
+      this.failure = new SubscriberTooSlowError();
+      this.finish();
+      return;
+    }
+    this.queued.push(event);
+  }
+
+  next(): Promise<IteratorResult<SessionStatusEvent>> {
+    const event = this.queued.shift();
+    if (event) return Promise.resolve({ value: event, done: false });
+    if (this.failure) {
+      const failure = this.failure;
+      this.failure = null;
+      return Promise.reject(failure);
+    }
+    if (this.done) return Promise.resolve({ value: undefined, done: true });
+    return new Promise((resolve, reject) => {
+      this.waiting = { resolve, reject };
+    });
+  }
+
+  return(): Promise<IteratorResult<SessionStatusEvent>> {
+    this.queued.length = 0;
+    this.failure = null;
+    this.finish();
+    return Promise.resolve({ value: undefined, done: true });
+  }
+
+  throw(error?: unknown): Promise<IteratorResult<SessionStatusEvent>> {
+    this.queued.length = 0;
+    this.finish();
+    return Promise.reject(error instanceof Error ? error : new Error(String(error)));
+  }
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  /** Unregisters once and releases a pending reader. */
+  private finish(): void {
+    if (this.done) return;
+    this.done = true;
+    this.unregister(this);
+    if (!this.waiting) return;
+    const { resolve, reject } = this.waiting;
+    this.waiting = null;
+    if (this.failure) {
+      // The reader is already waiting: it gets the failure now instead of on its next read.
+      const failure = this.failure;
+      this.failure = null;
+      reject(failure);
+      return;
+    }
+    resolve({ value: undefined, done: true });
+  }
+}
+
+/**
+ * Routes committed status changes to the subscriptions of this process, grouped by tenant and
+ * environment. It is fed by the fan-out (local commits and, with a PostgreSQL server, other
+ * instances' commits) and read by the `sessionStatusChanged` subscription. Emits `subscribers`
+ * with the new total whenever a subscription starts or ends (metrics, tests).
+ */
+export class LiveStatusHub extends EventEmitter<{ subscribers: [number] }> {
+  private readonly byScope = new Map<string, Set<SubscriberQueue>>();
+  private count = 0;
+
+  /** Open subscriptions in this process. */
+  get subscriberCount(): number {
+    return this.count;
+  }
+
+  /** Delivers one event to the matching subscriptions of its tenant and environment. */
+  publish(event: SessionStatusEvent): void {
+    const queues = this.byScope.get(scopeKey(event));
+    if (!queues) return;
+    for (const queue of queues) queue.offer(event);
+  }
+
+  /** Opens a subscription limited to `scope`; iterate it, and call `return()` to end it. */
+  subscribe(scope: SubscriberScope, filter: SessionStatusFilter = {}): AsyncIterableIterator<SessionStatusEvent> {
+    const key = scopeKey(scope);
+    const queue = new SubscriberQueue(filter, (ended) => {
+      const queues = this.byScope.get(key);
+      if (!queues?.delete(ended)) return;
+      if (queues.size === 0) this.byScope.delete(key);
+      this.count -= 1;
+      this.emit('subscribers', this.count);
+    });
+    let queues = this.byScope.get(key);
+    if (!queues) {
+      queues = new Set();
+      this.byScope.set(key, queues);
+    }
+    queues.add(queue);
+    this.count += 1;
+    this.emit('subscribers', this.count);
+    return queue;
+  }
+}
+
+/**
+ * type-graphql refuses to build subscriptions without a `pubSub`, even when each one brings its
+ * own `subscribe` function as ours do (they read the per-app {@link LiveStatusHub} from the
+ * context, so two apps in one process never share subscribers). This one fails loudly if a
+ * topic-based `@Subscription` is ever added by mistake.
+ */
+export const SUBSCRIBE_FUNCTIONS_ONLY = {
+  publish(): void {
+    throw new Error('Publish committed events on the EventBus; subscriptions read them from services.live.');
+  },
+  subscribe(): AsyncIterable<unknown> {
+    throw new Error('Give @Subscription a subscribe function reading context.services.live; topics are not supported.');
+  },
+};
