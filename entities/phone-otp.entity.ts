@@ -1,0 +1,38 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+
+/**
+ * Life of a one-time code: `active` until confirmed (`verified`), replaced by a newer code
+ * (`superseded`) or killed by too many wrong attempts (`exhausted`). Expiry is read from
+ * `expiresAt`, not stored as a status.
+ */
+export const PHONE_OTP_STATUSES = ['active', 'superseded', 'verified', 'exhausted'] as const;
+/** A one-time code's state. */
+export type PhoneOtpStatus = (typeof PHONE_OTP_STATUSES)[number];
+
+/**
+ * One SMS one-time code sent for a session's `phone_verification` step. Only a keyed digest of
+ * the code is stored; rows also count sends for rate limiting.
+ */
+export const PhoneOtpSchema = defineEntity({
+  name: 'PhoneOtp',
+  tableName: 'phone_otp',
+  properties: {
+    id: p.uuid().primary(),
+    tenantId: p.uuid(),
+    sessionId: p.uuid(),
+    /** E.164 number the code was sent to. */
+    phone: p.text(),
+    /** `ServiceSecrets.oneTimeCodeDigest(id, code)`; never the code itself. */
+    codeDigest: p.text(),
+    /** Wrong confirmations so far. */
+    attempts: p.integer(),
+    status: p.enum(PHONE_OTP_STATUSES),
+    createdAt: p.datetime(),
+    /** After this instant the code is refused. */
+    expiresAt: p.datetime(),
+    /** When the code was confirmed, exhausted or superseded. */
+    closedAt: p.datetime().nullable(),
+  },
+});
+/** A phone one-time code row. */
+export type PhoneOtp = InferEntity<typeof PhoneOtpSchema>;

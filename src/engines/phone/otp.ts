@@ -1,0 +1,226 @@
+/**
+ * SMS one-time codes of `phone_verification`: issue (rate limited, stored as a keyed digest, sent
+ * after commit) and check (expiry, attempt limit). Each step runs in its own short transaction on
+ * its own EntityManager, so it must be called with no other transaction open (PGlite: one
+ * connection; a second one would wait forever).
+ */
+import { randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
+import { LockMode } from '@mikro-orm/core';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import { PhoneOtpSchema, type PhoneOtp } from '../../../entities/phone-otp.entity.js';
+import { SessionSchema } from '../../../entities/session.entity.js';
+import type { ServiceSecrets } from '../../auth/secrets.js';
+import { ApiError, validationError } from '../../errors.js';
+import type { E164, SmsProvider } from './sms.js';
+
+/** How long a code stays valid, in seconds (10 minutes). */
+export const OTP_TTL_SECONDS = 10 * 60;
+/** Wrong confirmations a code survives; the last one kills it and fails the step. */
+export const OTP_MAX_ATTEMPTS = 5;
+/** Digits in a code. */
+export const OTP_DIGITS = 6;
+
+/** Send limits, checked before every new code. Windows and intervals in seconds. */
+export const OTP_RATE_LIMITS = {
+  /** Shortest wait between two codes of one session. */
+  sessionMinIntervalSeconds: 30,
+  /** Codes one session may get per window. */
+  sessionMaxPerWindow: 3,
+  /** Window of `sessionMaxPerWindow`. */
+  sessionWindowSeconds: 10 * 60,
+  /** Codes one number may get per window across every session and tenant (SMS pumping, harassment). */
+  phoneMaxPerWindow: 5,
+  /** Window of `phoneMaxPerWindow`. */
+  phoneWindowSeconds: 60 * 60,
+} as const;
+
+/** What the code service needs. */
+export interface OtpDependencies {
+  /** A fresh EntityManager per call; used for one short transaction. */
+  em(): EntityManager;
+  /** Derives the key the code digests are made with. */
+  secrets: ServiceSecrets;
+  /** Delivers the message. */
+  sms: SmsProvider;
+  /** Records gateway failures (never the code). */
+  logger?: Logger;
+}
+
+/** Who a code is for. */
+export interface OtpRecipient {
+  tenantId: string;
+  sessionId: string;
+  /** E.164. */
+  phone: E164;
+}
+
+/** Outcome of a confirmation that ends the step (a wrong code below the limit throws instead). */
+export type OtpCheck = { outcome: 'verified' } | { outcome: 'exhausted' };
+
+/** Six random digits from the CSPRNG, zero-padded. */
+export function generateCode(): string {
+  return randomInt(0, 10 ** OTP_DIGITS)
+    .toString()
+    .padStart(OTP_DIGITS, '0');
+}
+
+/** The SMS text; short enough for one GSM-7 segment. */
+export function otpMessage(code: string): string {
+  return `Your verification code is ${code}. It expires in ${OTP_TTL_SECONDS / 60} minutes. Never share it.`;
+}
+
+/** 429 with `Retry-After` (seconds) and the draft RateLimit headers naming the limit that fired. */
+function rateLimited(retryAfterSeconds: number, policy: string, quota: number, windowSeconds: number, message: string): ApiError {
+  const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+  const error = new ApiError('rate_limited', `${message} Retry in ${seconds} s.`, [], {
+    'Retry-After': String(seconds),
+    RateLimit: `"${policy}";r=0;t=${seconds}`,
+    'RateLimit-Policy': `"${policy}";q=${quota};w=${windowSeconds}`,
+  });
+  // GraphQL clients cannot always read headers; the same number is in the error.
+  error.extensions.retryAfterSeconds = seconds;
+  return error;
+}
+
+/** Throws `rate_limited` when a new code for this session and number would exceed a limit. */
+async function assertWithinSendLimits(tx: EntityManager, recipient: OtpRecipient, now: Date): Promise<void> {
+  const limits = OTP_RATE_LIMITS;
+  const nowMs = now.getTime();
+  const sessionRows = await tx.find(
+    PhoneOtpSchema,
+    { sessionId: recipient.sessionId, createdAt: { $gt: new Date(nowMs - limits.sessionWindowSeconds * 1000) } },
+    { orderBy: { createdAt: 'asc' }, fields: ['createdAt'] },
+  );
+  const latest = sessionRows.at(-1);
+  if (latest) {
+    const waitSeconds = limits.sessionMinIntervalSeconds - (nowMs - latest.createdAt.getTime()) / 1000;
+    if (waitSeconds > 0)
+      throw rateLimited(waitSeconds, 'otp_interval', 1, limits.sessionMinIntervalSeconds, 'A code was sent moments ago.');
+  }
+  if (sessionRows.length >= limits.sessionMaxPerWindow) {
+    const oldest = sessionRows[sessionRows.length - limits.sessionMaxPerWindow]!;
+    const waitSeconds = (oldest.createdAt.getTime() + limits.sessionWindowSeconds * 1000 - nowMs) / 1000;
+    throw rateLimited(
+      waitSeconds,
+      'otp_session',
+      limits.sessionMaxPerWindow,
+      limits.sessionWindowSeconds,
+      'Too many codes for this session.',
+    );
+  }
+  const phoneRows = await tx.find(
+    PhoneOtpSchema,
+    { phone: recipient.phone, createdAt: { $gt: new Date(nowMs - limits.phoneWindowSeconds * 1000) } },
+    { orderBy: { createdAt: 'asc' }, fields: ['createdAt'] },
+  );
+  if (phoneRows.length >= limits.phoneMaxPerWindow) {
+    const oldest = phoneRows[phoneRows.length - limits.phoneMaxPerWindow]!;
+    const waitSeconds = (oldest.createdAt.getTime() + limits.phoneWindowSeconds * 1000 - nowMs) / 1000;
+    throw rateLimited(waitSeconds, 'otp_phone', limits.phoneMaxPerWindow, limits.phoneWindowSeconds, 'Too many codes for this number.');
+  }
+}
+
+/**
+ * Issues a code: checks the send limits, supersedes the session's previous code, stores the new
+ * one as a digest, commits, then sends the SMS. When the provider fails the row is removed (it
+ * neither works nor counts against the limits) and the caller gets 503 `service_unavailable`.
+ */
+export async function issueOtp(dependencies: OtpDependencies, recipient: OtpRecipient): Promise<{ expiresAt: Date }> {
+  const code = generateCode();
+  const id = randomUUID();
+  const now = new Date();
+  const expiresAt = new Date(now.getTime() + OTP_TTL_SECONDS * 1000);
+  await dependencies.em().transactional(async (tx) => {
+    // Serialises requests of one session (row lock) and of one number (advisory lock), so
+    // concurrent requests cannot all pass the limit check.
+    await tx.findOneOrFail(SessionSchema, { id: recipient.sessionId }, { lockMode: LockMode.PESSIMISTIC_WRITE, fields: ['id'] });
+    await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`phone_otp:${recipient.phone}`], 'all');
+    await assertWithinSendLimits(tx, recipient, now);
+    await tx.nativeUpdate(PhoneOtpSchema, { sessionId: recipient.sessionId, status: 'active' }, { status: 'superseded', closedAt: now });
+    tx.create(PhoneOtpSchema, {
+      id,
+      tenantId: recipient.tenantId,
+      sessionId: recipient.sessionId,
+      phone: recipient.phone,
+      codeDigest: dependencies.secrets.oneTimeCodeDigest(id, code),
+      attempts: 0,
+      status: 'active',
+      createdAt: now,
+      expiresAt,
+      closedAt: null,
+    });
+  });
+  try {
+    await dependencies.sms.send(recipient.phone, otpMessage(code));
+  } catch (error) {
+    dependencies.logger?.warn({ err: error, sessionId: recipient.sessionId }, 'SMS provider failed to send a one-time code');
+    await dependencies.em().nativeDelete(PhoneOtpSchema, { id });
+    throw new ApiError('service_unavailable', 'The code could not be sent; try again shortly.');
+  }
+  return { expiresAt };
+}
+
+/** Constant-time comparison of a typed code with a row's digest. */
+function codeMatches(secrets: ServiceSecrets, row: PhoneOtp, code: string): boolean {
+  const expected = Buffer.from(row.codeDigest);
+  const given = Buffer.from(secrets.oneTimeCodeDigest(row.id, code));
+  return expected.length === given.length && timingSafeEqual(expected, given);
+}
+
+/** What one confirmation did to the stored code, decided inside the transaction. */
+type Attempt = OtpCheck | { outcome: 'none' } | { outcome: 'expired' } | { outcome: 'mismatch'; attemptsRemaining: number };
+
+/**
+ * Checks a typed code against the session's live code for that number. The right code →
+ * `verified`; the wrong code on the last allowed attempt → `exhausted` (the step fails). Below
+ * the limit a wrong code throws 422 `otp_invalid` with the attempts left (the step stays
+ * pending); an expired code throws 422 `otp_expired`; no code for the number throws 400.
+ * The attempt is committed before anything is thrown.
+ */
+export async function checkOtp(
+  dependencies: Pick<OtpDependencies, 'em' | 'secrets'>,
+  recipient: OtpRecipient,
+  code: string,
+): Promise<OtpCheck> {
+  const now = new Date();
+  const attempt = await dependencies.em().transactional(async (tx): Promise<Attempt> => {
+    const row = await tx.findOne(
+      PhoneOtpSchema,
+      { sessionId: recipient.sessionId, status: 'active' },
+      { lockMode: LockMode.PESSIMISTIC_WRITE },
+    );
+    if (!row || row.phone !== recipient.phone) return { outcome: 'none' };
+    if (row.expiresAt.getTime() <= now.getTime()) return { outcome: 'expired' };
+    if (codeMatches(dependencies.secrets, row, code)) {
+      row.status = 'verified';
+      row.closedAt = now;
+      return { outcome: 'verified' };
+    }
+    row.attempts += 1;
+    if (row.attempts >= OTP_MAX_ATTEMPTS) {
+      row.status = 'exhausted';
+      row.closedAt = now;
+      return { outcome: 'exhausted' };
+    }
+    return { outcome: 'mismatch', attemptsRemaining: OTP_MAX_ATTEMPTS - row.attempts };
+  });
+  switch (attempt.outcome) {
+    case 'verified':
+    case 'exhausted':
+      return attempt;
+    case 'none':
+      throw validationError([
+        { field: 'code', code: 'not_requested', message: 'no code is pending for this number; request one first (requestPhoneCode)' },
+      ]);
+    case 'expired':
+      throw new ApiError('otp_expired', 'The code has expired; request a new one.');
+    case 'mismatch': {
+      const error = new ApiError('otp_invalid', `Wrong code; ${attempt.attemptsRemaining} attempt(s) left.`, [
+        { field: 'code', code: 'mismatch', message: `wrong code; ${attempt.attemptsRemaining} attempt(s) left` },
+      ]);
+      error.extensions.attemptsRemaining = attempt.attemptsRemaining;
+      throw error;
+    }
+  }
+}
