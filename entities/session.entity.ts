@@ -101,3 +101,17 @@ export const SessionStatusChangeSchema = defineEntity({
 });
 /** A status change row. */
 export type SessionStatusChange = InferEntity<typeof SessionStatusChangeSchema>;
+
+/** The document portrait's face embedding between the document and selfie steps (encrypted; never the image). */
+export const SessionPortraitSchema = defineEntity({
+  name: 'SessionPortrait',
+  tableName: 'session_portrait',
+  properties: {
+    sessionId: p.uuid().primary(),
+    /** JSON array of the L2-normalised embedding, sealed with the service's encryption key. */
+    embeddingEncrypted: p.text().hidden(),
+    createdAt: p.datetime(),
+  },
+});
+/** A portrait row. */
+export type SessionPortrait = InferEntity<typeof SessionPortraitSchema>;

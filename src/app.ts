@@ -3,12 +3,16 @@ import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
 import { installLiveEngines } from './engines/registry.js';
+import { installListGate } from './lists/gate.js';
 import { closeMrzReader } from './engines/document/mrz-reader.js';
 import { closeOcrWorker } from './engines/poa/ocr.js';
 import { createServiceSecrets, resolveMasterKey } from './auth/secrets.js';
+import { startEventFanout, type EventFanout } from './events/fanout.js';
+import { LiveStatusHub } from './events/live-status.js';
 import { EventBus } from './events/outbox.js';
 import { getSchema } from './graphql/schema.js';
 import { startJobs, type Jobs } from './jobs/jobs.js';
+import { startEmitter, type RunningEmitter } from './webhooks/run.js';
 import type { Services } from './services.js';
 import { ServiceTokens } from './sessions/service-tokens.js';
 import { buildHttpServer, type HttpServer } from './http/server.js';
@@ -28,6 +32,8 @@ export interface RunningApp {
   services: Services;
   /** The job runner, unless JOBS_ENABLED is false. */
   jobs: Jobs | null;
+  /** The in-process webhook emitter, unless EMITTER_IN_PROCESS is false (then `npm run emitter` runs it). */
+  emitter: RunningEmitter | null;
   /** Set on the first start of an empty database: the demo tenant and its keys (shown once). */
   demo: DemoTenant | null;
   /** Drains HTTP and sockets, then closes the database. Safe to call twice. */
@@ -48,17 +54,37 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   const database = await openDatabase(config, logger, { onQuery: options.onQuery });
   let http: HttpServer | undefined;
   let jobs: Jobs | null = null;
+  let emitter: RunningEmitter | null = null;
+  let fanout: EventFanout | undefined;
   try {
     const { orm } = database;
     await syncBuiltInWorkflows(orm.em.fork());
-    installLiveEngines({ em: () => orm.em.fork() });
     const demo = config.SEED_DEMO_TENANT ? await seedDemoTenant(orm.em.fork()) : null;
     const secrets = createServiceSecrets(resolveMasterKey(config));
+    installLiveEngines({ em: () => orm.em.fork(), secrets, config, logger });
+    installListGate();
     const tokens = new ServiceTokens(secrets);
     await tokens.init(orm.em.fork());
-    const services: Services = { secrets, tokens, bus: new EventBus() };
+    const services: Services = { secrets, tokens, bus: new EventBus(), live: new LiveStatusHub() };
+    // Subscriptions see other instances' commits through LISTEN/NOTIFY on a server; embedded, in-process only.
+    fanout = await startEventFanout({
+      bus: services.bus,
+      hub: services.live,
+      databaseUrl: database.embedded ? null : database.url,
+      logger,
+    });
     const schema = await getSchema();
-    jobs = config.JOBS_ENABLED ? await startJobs(database.url, orm, services, logger) : null;
+    jobs = config.JOBS_ENABLED ? await startJobs(database, services, logger) : null;
+    emitter = config.EMITTER_IN_PROCESS
+      ? await startEmitter({
+          url: database.url,
+          config,
+          secrets,
+          logger,
+          bus: services.bus,
+          sharedOrm: database.embedded ? orm : undefined,
+        })
+      : null;
     http = await buildHttpServer({ config, logger, orm, schema, services });
     await http.app.listen({ port: config.PORT, host: config.HOST });
     const address = http.app.server.address();
@@ -67,6 +93,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     let closing: Promise<void> | undefined;
     const started = http;
     const startedJobs = jobs;
+    const startedEmitter = emitter;
+    const startedFanout = fanout;
     return {
       url,
       config,
@@ -76,11 +104,14 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       http: started,
       services,
       jobs: startedJobs,
+      emitter: startedEmitter,
       demo,
       close() {
         closing ??= (async () => {
           await started.close();
+          await startedFanout.stop();
           await startedJobs?.stop();
+          await startedEmitter?.stop();
           await database.close();
           // The proof-of-address OCR worker thread would keep the process alive.
           await closeOcrWorker();
@@ -92,7 +123,9 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     };
   } catch (error) {
     await http?.close().catch(() => undefined);
+    await fanout?.stop().catch(() => undefined);
     await jobs?.stop().catch(() => undefined);
+    await emitter?.stop().catch(() => undefined);
     await database.close().catch(() => undefined);
     throw error;
   }

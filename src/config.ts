@@ -35,6 +35,18 @@ const ConfigSchema = z.object({
   MASTER_KEY: z.string().min(32).optional(),
   /** Allow plain-HTTP loopback webhook URLs (development only). */
   DEV_ALLOW_LOOPBACK_WEBHOOKS: booleanFromEnv.default(false),
+  /** Run the webhook emitter (outbox fan-out and signed deliveries) inside the server; `npm run emitter` runs it alone. */
+  EMITTER_IN_PROCESS: booleanFromEnv.default(true),
+  /** Webhook retry schedule: delays in seconds (decimals allowed) before each attempt, the first normally 0; ±20% jitter is added. */
+  WEBHOOK_RETRY_SCHEDULE_SECONDS: z
+    .string()
+    .regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, 'a comma-separated list of seconds, e.g. 0,5,300')
+    .default('0,5,300,1800,7200,18000,36000,50400,72000,86400')
+    .transform((value) => value.split(',').map((part) => Number(part.trim()))),
+  /** How long a claimed webhook delivery stays reserved for the emitter that claimed it, in seconds; after that (a crashed emitter) another may send it. */
+  WEBHOOK_CLAIM_LEASE_SECONDS: z.coerce.number().min(0.1).default(60),
+  /** How often the emitter looks for new events and due retries when nothing wakes it, in milliseconds. */
+  EMITTER_POLL_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),
   /** Run the background job runner (pg-boss: session expiry sweep) inside this process. */
   JOBS_ENABLED: booleanFromEnv.default(true),
   /** Lifetime of a new session, in seconds (default 7 days). */
@@ -49,6 +61,12 @@ const ConfigSchema = z.object({
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(1).default(30),
   /** Highest estimated cost (one point per selected field, multiplied by list page sizes) of one GraphQL operation. */
   GRAPHQL_MAX_COST: z.coerce.number().int().min(10).default(50_000),
+  /** How phone one-time codes are delivered: `log` writes them to the log (development only), `http` posts them to an SMS gateway. */
+  SMS_PROVIDER: z.enum(['log', 'http']).default('log'),
+  /** SMS gateway endpoint that receives `POST {"to","text"}` JSON; required when SMS_PROVIDER is `http`. */
+  SMS_GATEWAY_URL: z.string().url().optional(),
+  /** Bearer token sent to the SMS gateway in `Authorization`, when the gateway wants one. */
+  SMS_GATEWAY_TOKEN: z.string().min(1).optional(),
 });
 
 /** The validated configuration. */
@@ -61,7 +79,12 @@ export class ConfigError extends Error {}
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
   const parsed = ConfigSchema.safeParse(cleaned);
-  if (parsed.success) return parsed.data;
+  if (parsed.success) {
+    // A gateway provider without an address would fail on the first code; stop at start-up instead.
+    if (parsed.data.SMS_PROVIDER === 'http' && !parsed.data.SMS_GATEWAY_URL)
+      throw new ConfigError('Invalid configuration:\n  SMS_GATEWAY_URL: required when SMS_PROVIDER is http');
+    return parsed.data;
+  }
   const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`).join('\n');
   throw new ConfigError(`Invalid configuration:\n${problems}`);
 }

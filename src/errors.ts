@@ -22,6 +22,8 @@ export const ERROR_CATALOGUE = {
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   document_too_old: { status: 422, title: 'Document too old' },
+  otp_invalid: { status: 422, title: 'Wrong one-time code' },
+  otp_expired: { status: 422, title: 'One-time code expired' },
   provider_unavailable: { status: 422, title: 'Provider unavailable' },
   rate_limited: { status: 429, title: 'Too many requests' },
   query_too_complex: { status: 400, title: 'Query too complex' },
@@ -60,7 +62,13 @@ export class ApiError extends GraphQLError {
     super(message ?? ERROR_CATALOGUE[code].title, {
       extensions: {
         code: code.toUpperCase(),
-        http: { status: code === 'unauthenticated' ? 401 : 200 },
+        // Apollo copies `http.headers` onto the GraphQL HTTP response, so Retry-After reaches both transports.
+        http: {
+          status: code === 'unauthenticated' ? 401 : 200,
+          ...(Object.keys(headers).length > 0
+            ? { headers: new Map(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value])) }
+            : {}),
+        },
         ...(fieldErrors.length > 0 ? { fieldErrors } : {}),
       },
     });
@@ -101,11 +109,4 @@ export function toProblem(error: ApiError, instance?: string): ProblemDetails {
     ...(error.fieldErrors.length > 0 ? { errors: error.fieldErrors } : {}),
     ...(instance ? { instance } : {}),
   };
-}
-
-/** Finds the catalogue code of a GraphQL error's `extensions.code`, if it is one of ours. */
-export function codeFromGraphQL(extensionsCode: unknown): ErrorCode | undefined {
-  if (typeof extensionsCode !== 'string') return undefined;
-  const code = extensionsCode.toLowerCase();
-  return code in ERROR_CATALOGUE ? (code as ErrorCode) : undefined;
 }

@@ -1,4 +1,5 @@
 import type { ServiceSecrets } from './auth/secrets.js';
+import type { LiveStatusHub } from './events/live-status.js';
 import type { EventBus } from './events/outbox.js';
 import type { ServiceTokens } from './sessions/service-tokens.js';
 
@@ -10,4 +11,6 @@ export interface Services {
   tokens: ServiceTokens;
   /** In-process fan-out of committed events. */
   bus: EventBus;
+  /** Committed status changes of this and (with PostgreSQL) every other instance, for subscriptions. */
+  live: LiveStatusHub;
 }

@@ -1,4 +1,4 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
 
 /** Characters of the random part of a key: 32 bytes in base64url. */
@@ -23,13 +23,6 @@ export function generateApiKey(environment: ApiKeyEnvironment): IssuedKey {
 /** Hex SHA-256 of a key; keys have 256 bits of entropy, so a fast hash is the right tool. */
 export function hashApiKey(raw: string): string {
   return createHash('sha256').update(raw, 'utf8').digest('hex');
-}
-
-/** Constant-time comparison of two hex digests. */
-export function sameDigest(a: string, b: string): boolean {
-  const left = Buffer.from(a, 'hex');
-  const right = Buffer.from(b, 'hex');
-  return left.length === right.length && timingSafeEqual(left, right);
 }
 
 /** Generates a Standard Webhooks signing secret: `whsec_` + base64 of 32 random bytes. */

@@ -22,6 +22,11 @@ export interface ServiceSecrets {
   sessionLinkToken(sessionId: string): string;
   /** Constant-time check of an end-user token against a session id. */
   verifySessionLinkToken(sessionId: string, token: string): boolean;
+  /**
+   * Keyed digest (HMAC-SHA256, base64url) of a one-time code bound to the row that stores it, so
+   * a leaked table reveals no code and a digest cannot be moved to another row.
+   */
+  oneTimeCodeDigest(boundTo: string, code: string): string;
 }
 
 /** Builds the derived keys from a master key of at least 32 characters. */
@@ -29,6 +34,7 @@ export function createServiceSecrets(masterKey: string): ServiceSecrets {
   const derive = (purpose: string) => Buffer.from(hkdfSync('sha256', masterKey, 'openkyc', purpose, DERIVED_KEY_BYTES));
   const encryptionKey = derive('secrets-at-rest/v1');
   const linkKey = derive('session-link/v1');
+  const oneTimeCodeKey = derive('one-time-code/v1');
   const link = (sessionId: string) => createHmac('sha256', linkKey).update(sessionId).digest('base64url');
   return {
     encrypt(plaintext) {
@@ -49,6 +55,9 @@ export function createServiceSecrets(masterKey: string): ServiceSecrets {
       const expected = Buffer.from(link(sessionId));
       const given = Buffer.from(token);
       return expected.length === given.length && timingSafeEqual(expected, given);
+    },
+    oneTimeCodeDigest(boundTo, code) {
+      return createHmac('sha256', oneTimeCodeKey).update(`${boundTo}\0${code}`).digest('base64url');
     },
   };
 }

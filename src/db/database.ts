@@ -26,7 +26,10 @@ export async function openDatabase(
     url = embedded.url;
     logger.info({ dataDir: config.PGLITE_DATA_DIR }, 'embedded PostgreSQL (PGlite) started');
   }
-  const orm = await createOrm({ url, logger, onQuery: options.onQuery });
+  // PGlite runs one statement at a time and its socket interleaves the extended-protocol messages
+  // of concurrent connections (seen: "unnamed prepared statement does not exist"), so embedded
+  // mode funnels everything (ORM and jobs) through one connection.
+  const orm = await createOrm({ url, logger, onQuery: options.onQuery, poolMax: embedded ? 1 : undefined });
   try {
     if (options.migrate ?? config.MIGRATE_ON_START) {
       const applied = await migrate(orm);

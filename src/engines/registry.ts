@@ -1,9 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from 'pino';
+import type { ServiceSecrets } from '../auth/secrets.js';
+import type { Config } from '../config.js';
 import type { NodeType } from '../domain/types.js';
 import { ApiError } from '../errors.js';
 import { NODE_CATALOGUE } from '../workflows/node-catalogue.js';
 import { createLiveAmlEngine, LIVE_AML_PROVIDER } from './aml/engine.js';
 import { mrzOcrEngine } from './document/engine.js';
+import { livePhoneEngineFactory, LIVE_PHONE_PROVIDER } from './phone/engine.js';
 import { liveFaceEngine } from './face/engine.js';
 import { livePoaEngine } from './poa/engine.js';
 import { sandboxEngines } from './sandbox/index.js';
@@ -24,6 +28,12 @@ export const LIVE_ENGINES: Partial<Record<string, NodeEngine>> = {
 export interface LiveEngineDependencies {
   /** A fresh EntityManager (a fork) for one engine run. */
   em(): EntityManager;
+  /** Keys derived from the master key (e.g. one-time code digests). */
+  secrets: ServiceSecrets;
+  /** The validated configuration (e.g. the SMS provider). */
+  config: Config;
+  /** The service logger. */
+  logger: Logger;
 }
 
 /**
@@ -32,6 +42,7 @@ export interface LiveEngineDependencies {
  */
 export const LIVE_ENGINE_FACTORIES: Partial<Record<string, (dependencies: LiveEngineDependencies) => NodeEngine>> = {
   [LIVE_AML_PROVIDER]: (dependencies) => createLiveAmlEngine(dependencies),
+  [LIVE_PHONE_PROVIDER]: (dependencies) => livePhoneEngineFactory(dependencies),
 };
 
 /** Builds every LIVE_ENGINE_FACTORIES engine into LIVE_ENGINES; the composition root calls it once the database is open. */

@@ -36,4 +36,6 @@ export interface EngineContext {
    * used). Absent when the session has no verified document yet.
    */
   documentPortrait?: Buffer;
+  /** L2-normalised face embedding of the document portrait, kept from the document step (preferred over `documentPortrait`). */
+  documentPortraitEmbedding?: number[];
 }

@@ -1,12 +1,17 @@
 import 'reflect-metadata';
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
+import { SUBSCRIBE_FUNCTIONS_ONLY } from '../events/live-status.js';
 import { AmlResolver } from '../../resolvers/aml.resolver.js';
 import { IdVerificationResolver } from '../../resolvers/id-verification.resolver.js';
+import { ListResolver } from '../../resolvers/list.resolver.js';
 import { ProofOfAddressResolver } from '../../resolvers/poa.resolver.js';
 import { ServiceTokenResolver } from '../../resolvers/service-token.resolver.js';
 import { SessionResolver } from '../../resolvers/session.resolver.js';
+import { SessionStatusResolver } from '../../resolvers/session-status.resolver.js';
+import { SharingResolver } from '../../resolvers/sharing.resolver.js';
 import { VerificationResolver } from '../../resolvers/verification.resolver.js';
+import { WebhookResolver } from '../../resolvers/webhook.resolver.js';
 import { WorkflowResolver } from '../../resolvers/workflow.resolver.js';
 
 /** Every resolver class; the one list the schema, the REST facade and subscriptions are built from. */
@@ -18,12 +23,16 @@ export const RESOLVERS = [
   SessionResolver,
   VerificationResolver,
   ServiceTokenResolver,
+  SessionStatusResolver,
+  SharingResolver,
+  ListResolver,
+  WebhookResolver,
 ] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;
 
 /** Builds the schema once per process (type-graphql metadata is global, so building twice gains nothing). */
 export function getSchema(): Promise<GraphQLSchema> {
-  cached ??= buildSchema({ resolvers: [...RESOLVERS], validate: false });
+  cached ??= buildSchema({ resolvers: [...RESOLVERS], validate: false, pubSub: SUBSCRIBE_FUNCTIONS_ONLY });
   return cached;
 }

@@ -18,6 +18,7 @@ import { buildOpenApiDocument } from '../rest/openapi.js';
 import { REST_ROUTES } from '../rest/routes/index.js';
 import { problemErrorHandler, problemNotFoundHandler } from './errors.js';
 import { contextFactory } from './request-context.js';
+import { registerVerifyPage } from './verify-page.js';
 import { createLoaders } from '../graphql/loaders.js';
 import type { Services } from '../services.js';
 
@@ -187,6 +188,9 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
   registerRestFacade(app, schema, REST_ROUTES, createContext);
   const openApi = buildOpenApiDocument(REST_ROUTES, config);
   app.get('/v1/openapi.json', async () => openApi);
+
+  // --- The page a session URL opens
+  registerVerifyPage(app, orm, services);
 
   // --- Public keys that verify service tokens offline
   app.get('/.well-known/jwks.json', async (_request, reply) => {

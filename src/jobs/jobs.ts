@@ -1,4 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { Database } from '../db/database.js';
 import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import type { Services } from '../services.js';
@@ -13,6 +14,12 @@ export const JOBS_SCHEMA = 'pgboss';
 /** Connections pg-boss may hold, on top of the ORM pool. */
 const JOBS_POOL_MAX = 4;
 
+/** A pg-boss database adapter over the ORM's own `pg` pool. */
+async function sharedConnectionAdapter(orm: MikroORM): Promise<{ executeSql(text: string, values?: unknown[]): Promise<{ rows: any[] }> }> {
+  const pool = await orm.em.getConnection().getNativeClient();
+  return { executeSql: (text, values) => pool.query(text, values as unknown[] | undefined) };
+}
+
 /** The job runner: pg-boss on the same database as everything else. */
 export interface Jobs {
   boss: PgBoss;
@@ -20,9 +27,15 @@ export interface Jobs {
   stop(): Promise<void>;
 }
 
-/** Starts pg-boss with the session-expiry schedule and its worker. */
-export async function startJobs(url: string, orm: MikroORM, services: Services, logger: Logger): Promise<Jobs> {
-  const boss = new PgBoss({ connectionString: url, schema: JOBS_SCHEMA, max: JOBS_POOL_MAX });
+/**
+ * Starts pg-boss with the session-expiry schedule and its worker. On a server it has a pool of
+ * its own; on embedded PGlite it shares the ORM's single connection (see src/db/database.ts).
+ */
+export async function startJobs(database: Database, services: Services, logger: Logger): Promise<Jobs> {
+  const { orm } = database;
+  const boss = database.embedded
+    ? new PgBoss({ db: await sharedConnectionAdapter(orm), schema: JOBS_SCHEMA })
+    : new PgBoss({ connectionString: database.url, schema: JOBS_SCHEMA, max: JOBS_POOL_MAX });
   boss.on('error', (error) => logger.error({ err: error }, 'job runner error'));
   await boss.start();
   await boss.createQueue(SESSION_EXPIRY_QUEUE);

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SessionNodeResultSchema } from '../../entities/session.entity.js';
 import type { Principal } from '../auth/context.js';
+import { sendsCodes } from '../engines/phone/engine.js';
 import { engineFor } from '../engines/registry.js';
 import { ApiError, validationError } from '../errors.js';
 import type { Services } from '../services.js';
@@ -46,8 +47,11 @@ export async function requestPhoneCode(
     throw validationError([{ field: 'phone', code: 'required', message: 'phone is required (no contact phone was given at creation)' }]);
   const phone = parseOrThrow(PhoneNumber, raw, 'phone');
   // Refuses live sessions whose provider has no engine here, exactly as submissions do.
-  engineFor(session.environment, 'phone_verification', node.provider);
-  const expiresAt = new Date(Date.now() + PHONE_CODE_TTL_SECONDS * 1000);
+  const engine = engineFor(session.environment, 'phone_verification', node.provider);
+  // Live engines send a real code (own transaction: none is open here); the sandbox sends nothing.
+  const expiresAt = sendsCodes(engine)
+    ? (await engine.sendCode({ tenantId: session.tenant.id, sessionId: session.id, phone })).expiresAt
+    : new Date(Date.now() + PHONE_CODE_TTL_SECONDS * 1000);
   if (result) {
     result.details = { ...result.details, phone, code_requested_at: Math.floor(Date.now() / 1000) };
     result.updatedAt = new Date();

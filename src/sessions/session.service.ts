@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   SessionNodeResultSchema,
+  SessionPortraitSchema,
   SessionSchema,
   SessionStatusChangeSchema,
   type Session,
@@ -12,8 +13,10 @@ import { WorkflowSchema, type Workflow } from '../../entities/workflow.entity.js
 import type { ApiKeyPrincipal, Principal } from '../auth/context.js';
 import type { Config } from '../config.js';
 import { assertTransition, InvalidTransitionError, type TransitionActor } from '../domain/session-state.js';
-import { REUSABLE_STATUSES, type ListHit, type NodeResult, type NodeType, type SessionStatus, type Warning } from '../domain/types.js';
+import { REUSABLE_STATUSES, type ListHit, type NodeResult, type NodeType, type SessionStatus } from '../domain/types.js';
 import { decideVerdict } from '../domain/verdict.js';
+import { decodeDataUri } from '../engines/data-uri.js';
+import { analyzeFace } from '../engines/face/analyze.js';
 import { checkSandboxInput } from '../engines/sandbox/index.js';
 import { engineFor, missingLiveProviders } from '../engines/registry.js';
 import type { EngineContext } from '../engines/types.js';
@@ -42,6 +45,26 @@ export function registerListGate(gate: ListGate): void {
   listGates.push(gate);
 }
 
+/**
+ * Keeps, from a node's raw input, what a list gate needs that the node result does not carry (a
+ * selfie's face template, never the image). Runs after the engine, outside any transaction;
+ * returns a step that writes through the decision transaction's `tx`, or nothing.
+ */
+export type NodeInputObserver = (
+  em: EntityManager,
+  services: Services,
+  session: Session,
+  nodeType: NodeType,
+  input: unknown,
+) => Promise<((tx: EntityManager) => Promise<void>) | undefined>;
+
+const inputObservers: NodeInputObserver[] = [];
+
+/** Registers an observer of every node input a session accepts. */
+export function registerNodeInputObserver(observer: NodeInputObserver): void {
+  inputObservers.push(observer);
+}
+
 /** The end-user URL of a session: `{PUBLIC_URL}/verify/{id}?token=…`. */
 export function sessionUrl(config: Config, services: Services, baseUrl: string, sessionId: string): string {
   const base = (config.PUBLIC_URL ?? baseUrl).replace(/\/$/, '');
@@ -49,7 +72,7 @@ export function sessionUrl(config: Config, services: Services, baseUrl: string, 
 }
 
 /** Records one audited status change and its `session.status_changed` event in the current transaction. */
-function recordStatusChange(
+export function recordStatusChange(
   tx: EntityManager,
   events: EventBatch,
   session: Pick<Session, 'id' | 'workflow' | 'vendorData' | 'environment'> & { tenantId: string },
@@ -361,13 +384,21 @@ export async function submitNodeInput(
     if (tokenErrors.length > 0) throw validationError(tokenErrors);
   }
   const engine = engineFor(session.environment, nodeType, node.provider);
+  const live = session.environment === 'live';
   const context: EngineContext = {
     tenantId: session.tenant.id,
     sessionId: session.id,
     expectedDetails: session.expectedDetails ?? undefined,
     amlScoreThreshold: workflow.amlScoreThreshold,
+    documentPortraitEmbedding: live && nodeType === 'biometric_kyc' ? await loadPortrait(em, services, session.id) : undefined,
   };
   const result = await engine.run(input, context);
+  // The selfie step compares against the document portrait: keep its embedding (never the image).
+  const portrait =
+    live && nodeType === 'document_verification' && workflow.nodes.some((candidate) => candidate.type === 'biometric_kyc')
+      ? await portraitEmbedding((input as { image_front: string }).image_front)
+      : null;
+  const observed = await Promise.all(inputObservers.map((observer) => observer(em, services, session, nodeType, input)));
 
   return transactionWithEvents(em, services.bus, async (tx, events) => {
     const locked = await tx.findOneOrFail(SessionSchema, { id: session.id }, { lockMode: 4 /* PESSIMISTIC_WRITE */ });
@@ -380,7 +411,15 @@ export async function submitNodeInput(
     const stored = { status: result.status, provider: result.provider, warnings: result.warnings, details: result.details, updatedAt: now };
     if (row) Object.assign(row, stored);
     else tx.create(SessionNodeResultSchema, { sessionId: session.id, nodeType, required: node.required, createdAt: now, ...stored });
+    if (portrait)
+      tx.create(SessionPortraitSchema, {
+        sessionId: session.id,
+        embeddingEncrypted: services.secrets.encrypt(JSON.stringify(portrait)),
+        createdAt: now,
+      });
+    if (nodeType === 'biometric_kyc') await tx.nativeDelete(SessionPortraitSchema, { sessionId: session.id });
     await tx.flush();
+    for (const step of observed) await step?.(tx);
     await decide(tx, events, services, locked, workflow);
     await tx.flush();
     return {
@@ -388,6 +427,25 @@ export async function submitNodeInput(
       nodeResults: await tx.find(SessionNodeResultSchema, { sessionId: session.id }, { orderBy: { createdAt: 'asc', nodeType: 'asc' } }),
     };
   });
+}
+
+/** The stored document portrait embedding of a session, if the document step kept one. */
+async function loadPortrait(em: EntityManager, services: Services, sessionId: string): Promise<number[] | undefined> {
+  const row = await em.findOne(SessionPortraitSchema, { sessionId });
+  return row ? (JSON.parse(services.secrets.decrypt(row.embeddingEncrypted)) as number[]) : undefined;
+}
+
+/** The face embedding of a document image's largest face, or null when it shows none or is unreadable. */
+async function portraitEmbedding(imageFront: string): Promise<number[] | null> {
+  try {
+    const image = decodeDataUri(imageFront, 'image_front', ['image/jpeg', 'image/png', 'image/webp']);
+    return (await analyzeFace(image.bytes, { field: 'image_front', pick: 'largest' })).embedding;
+  } catch (error) {
+    // The document step already judged the image; a portrait without a face only means the
+    // selfie step will ask for review.
+    if (error instanceof ApiError) return null;
+    throw error;
+  }
 }
 
 /** Sessions accept input only while pending or in progress. */
@@ -450,9 +508,4 @@ export async function expireDueSessions(em: EntityManager, services: Services, b
 /** Ensures the tenant exists (used by imports and tests). */
 export async function tenantExists(em: EntityManager, tenantId: string): Promise<boolean> {
   return (await em.count(TenantSchema, { id: tenantId })) > 0;
-}
-
-/** Session warnings for clients: every node warning, in node order. */
-export function sessionWarnings(nodeResults: SessionNodeResult[]): Warning[] {
-  return nodeResults.flatMap((row) => row.warnings);
 }

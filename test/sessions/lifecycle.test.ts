@@ -127,7 +127,10 @@ describe('session lifecycle', () => {
     it('given 100 sessions, when listing them with every nested field, then the SQL count does not grow with the page', async () => {
       const loaderTenant = await testApp.tenant();
       for (let index = 0; index < 100; index += 1) {
-        await createSession(testApp, loaderTenant.sandboxKey, { workflow_id: index % 2 ? 'standard_kyc' : 'aml_only', vendor_data: `loader-${index}` });
+        await createSession(testApp, loaderTenant.sandboxKey, {
+          workflow_id: index % 2 ? 'standard_kyc' : 'aml_only',
+          vendor_data: `loader-${index}`,
+        });
       }
       const count = async (first: number) => {
         queries.length = 0;

@@ -230,6 +230,19 @@ describe('sessions', () => {
       expect(response.status).toBe(404);
     });
 
+    it('given the session url, when the end user opens it, then a page with the status and steps; a wrong token is a 404 page', async () => {
+      const created = await createSession(testApp, tenant.sandboxKey, { workflow_id: 'aml_only', vendor_data: 'page-visitor' });
+      const page = await fetch(created.body.url);
+      expect(page.status).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      const html = await page.text();
+      expect(html).toContain('Status: <strong>pending</strong>');
+      expect(html).toContain('Sanctions, PEP and adverse-media screening.');
+      const forged = await fetch(created.body.url.replace(/token=.*/, 'token=forged'));
+      expect(forged.status).toBe(404);
+      expect(await forged.text()).not.toContain('pending');
+    });
+
     it('given an id that is not a UUID, when reading, then 404 and no 500', async () => {
       const response = await testApp.rest('GET', '/v1/sessions/not-a-uuid', { key: tenant.sandboxKey });
       expect(response.status).toBe(404);

@@ -67,6 +67,8 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     LOG_LEVEL: 'silent',
     // The global setup migrated the shared server database already.
     MIGRATE_ON_START: process.env.DATABASE_URL ? 'false' : 'true',
+    // Webhook tests opt in: on a shared server database, another file's emitter would otherwise take their deliveries.
+    EMITTER_IN_PROCESS: 'false',
     ...env,
   });
   const app = await startApp(config, { logger: pino({ level: 'silent' }), onQuery: options.onQuery });

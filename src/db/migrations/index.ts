@@ -2,6 +2,11 @@ import { Migration20261122000000Foundation } from './Migration20261122000000Foun
 import { Migration20261122000100CheckRuns } from './Migration20261122000100CheckRuns.js';
 import { Migration20261122000200Sessions } from './Migration20261122000200Sessions.js';
 import { Migration20261122000300AmlEntities } from './Migration20261122000300AmlEntities.js';
+import { Migration20261122000400Lists } from './Migration20261122000400Lists.js';
+import { Migration20261122000500Webhooks } from './Migration20261122000500Webhooks.js';
+import { Migration20261122000600Sharing } from './Migration20261122000600Sharing.js';
+import { Migration20261122000700PhoneOtp } from './Migration20261122000700PhoneOtp.js';
+import { Migration20261122000800SessionPortraits } from './Migration20261122000800SessionPortraits.js';
 
 /** Every migration in order; listed explicitly so tsx, vitest and a bundle all find the same set. */
 export const MIGRATIONS = [
@@ -9,4 +14,9 @@ export const MIGRATIONS = [
   Migration20261122000100CheckRuns,
   Migration20261122000200Sessions,
   Migration20261122000300AmlEntities,
+  Migration20261122000400Lists,
+  Migration20261122000500Webhooks,
+  Migration20261122000600Sharing,
+  Migration20261122000700PhoneOtp,
+  Migration20261122000800SessionPortraits,
 ];

@@ -58,12 +58,16 @@ export const liveFaceEngine: NodeEngine<BiometricKycInput> = {
   async run(input, context) {
     const selfie = decodeDataUri(input.selfie, 'selfie', SELFIE_MIME_TYPES);
     const selfieFace = await analyzeFace(selfie.bytes, { field: 'selfie', pick: 'only' });
-    if (!context.documentPortrait)
+    let portraitEmbedding = context.documentPortraitEmbedding;
+    if (!portraitEmbedding && context.documentPortrait) {
+      const portrait = await portraitFace(context.documentPortrait);
+      if (!portrait)
+        return portraitReview('document_portrait_unusable', 'The ID document shows no face clear enough to compare with the selfie.');
+      portraitEmbedding = portrait.embedding;
+    }
+    if (!portraitEmbedding)
       return portraitReview('document_portrait_missing', 'No document portrait to compare the selfie with: verify the ID document first.');
-    const portrait = await portraitFace(context.documentPortrait);
-    if (!portrait)
-      return portraitReview('document_portrait_unusable', 'The ID document shows no face clear enough to compare with the selfie.');
-    const cosine = similarity(selfieFace.embedding, portrait.embedding);
+    const cosine = similarity(selfieFace.embedding, portraitEmbedding);
     const faceMatch = faceMatchOutcome(cosine);
     const liveness = livenessOutcome(selfieFace);
     const { status, resultCode } = verdict(faceMatch, liveness);

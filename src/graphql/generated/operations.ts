@@ -90,6 +90,13 @@ export type ContactDetailsInput = {
   phone?: InputMaybe<Scalars['String']['input']>;
 };
 
+export type CreateListInput = {
+  name: Scalars['String']['input'];
+  /** Default auto_decline for face and document lists, review for name lists. */
+  policy?: InputMaybe<ListPolicy>;
+  type: ListType;
+};
+
 export type CreateSessionInput = {
   /** Per-session webhook URL. */
   callback?: InputMaybe<Scalars['String']['input']>;
@@ -106,6 +113,15 @@ export type CreateSessionPayload = {
   /** True when an active session with the same workflow and vendor_data was returned instead of a new one. */
   idempotentReuse: Scalars['Boolean']['output'];
   session: Session;
+};
+
+export type CreateWebhookDestinationInput = {
+  /** Event kinds to receive; omit for all. */
+  events?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** HTTPS endpoint (plain HTTP only to loopback when the server allows it for development). */
+  url: Scalars['String']['input'];
+  /** Default v3. */
+  version?: InputMaybe<WebhookVersion>;
 };
 
 export type CreateWorkflowInput = {
@@ -144,6 +160,15 @@ export type DecisionReason = {
   nodeType?: Maybe<NodeType>;
 };
 
+export type DocumentListEntryInput = {
+  /** Issuing country, ISO-2. */
+  country: Scalars['String']['input'];
+  documentNumber: Scalars['String']['input'];
+  /** PASSPORT, DRIVERS_LICENSE, NATIONAL_ID, RESIDENCE_PERMIT, ... */
+  idType: Scalars['String']['input'];
+  reason?: InputMaybe<Scalars['String']['input']>;
+};
+
 export type DocumentStepInput = {
   /** Issuing country, ISO-2. */
   country: Scalars['String']['input'];
@@ -173,6 +198,26 @@ export type ExpectedDetailsInput = {
   dateOfBirth?: InputMaybe<Scalars['String']['input']>;
   firstName?: InputMaybe<Scalars['String']['input']>;
   lastName?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** A face added to a list; only its template hash is kept. */
+export type FaceEntryCreated = {
+  /** Unix seconds. */
+  addedAt: Scalars['Int']['output'];
+  /** `sha256:<hex>` of the stored template. */
+  fingerprint: Scalars['String']['output'];
+  /** Entry UUID. */
+  id: Scalars['String']['output'];
+  /** Always false. */
+  rawImageStored: Scalars['Boolean']['output'];
+};
+
+export type FaceListEntryInput = {
+  /** JPEG, PNG or WebP as a data URI, showing exactly one face. */
+  image?: InputMaybe<Scalars['String']['input']>;
+  reason?: InputMaybe<Scalars['String']['input']>;
+  /** Session the face came from; alone, its selfie template is listed. */
+  sessionId?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** Outcome of each check: passed, failed, review or skipped. */
@@ -222,23 +267,168 @@ export type IdVerificationWarning = {
   message: Scalars['String']['output'];
 };
 
+export type ImportSharedSessionInput = {
+  /** Token from the originating tenant. */
+  shareToken: Scalars['String']['input'];
+  /** true keeps the original status; false sets in_review. */
+  trustReview: Scalars['Boolean']['input'];
+  /** The caller's own user id; default `imported:<share token id>`. */
+  vendorData?: InputMaybe<Scalars['String']['input']>;
+  /** The caller's workflow the new session belongs to. */
+  workflowId: Scalars['String']['input'];
+};
+
+/** A verification imported from a partner: a new session of the caller. */
+export type ImportedSession = {
+  /** Only when approved. */
+  complianceLevel?: Maybe<Scalars['String']['output']>;
+  /** The share token that was redeemed. */
+  importedFrom: Scalars['String']['output'];
+  /** The new session's own service token; only when approved. */
+  serviceToken?: Maybe<Scalars['String']['output']>;
+  /** The new session itself. */
+  session: Session;
+  /** The new session in the importing application. */
+  sessionId: Scalars['String']['output'];
+  /** The original status (trustReview true) or in_review. */
+  status: SessionStatus;
+};
+
+/** Who receives an import fee: the service, or the tenant whose session was imported. */
+export type LedgerBeneficiary =
+  | 'originating_tenant'
+  | 'service';
+
+/** One import fee; every import writes two (service and originating tenant). */
+export type LedgerEntry = {
+  /** Decimal amount, exact (e.g. "0.15"). */
+  amount: Scalars['String']['output'];
+  /** The amount in micro-units of the currency (150000 = 0.15). */
+  amountMicros: Scalars['Int']['output'];
+  beneficiary: LedgerBeneficiary;
+  /** The receiving application, when the beneficiary is a tenant. */
+  beneficiaryApplicationId?: Maybe<Scalars['String']['output']>;
+  /** Unix time, seconds. */
+  createdAt: Scalars['Int']['output'];
+  /** ISO 4217 code. */
+  currency: Scalars['String']['output'];
+  environment: Environment;
+  id: Scalars['String']['output'];
+  /** The importing tenant's new session. */
+  importedSessionId: Scalars['String']['output'];
+  /** The originating tenant's session. */
+  originalSessionId: Scalars['String']['output'];
+  /** The application whose session was imported. */
+  originatingApplicationId: Scalars['String']['output'];
+  /** The importing application, which pays. */
+  payerApplicationId: Scalars['String']['output'];
+  /** The share token whose redemption caused the fee. */
+  shareTokenId: Scalars['String']['output'];
+};
+
+export type LedgerEntryConnection = {
+  edges: Array<LedgerEntryEdge>;
+  pageInfo: PageInfo;
+};
+
+export type LedgerEntryEdge = {
+  cursor: Scalars['String']['output'];
+  node: LedgerEntry;
+};
+
+/** A built-in or custom list whose entries gate future verifications. */
+export type List = {
+  /** Built-in lists cannot be deleted or retyped. */
+  builtIn: Scalars['Boolean']['output'];
+  /** Unix seconds. */
+  createdAt: Scalars['Int']['output'];
+  /** Number of entries. */
+  entries: Scalars['Int']['output'];
+  /** List UUID. */
+  id: Scalars['String']['output'];
+  name: Scalars['String']['output'];
+  policy: ListPolicy;
+  type: ListType;
+  /** Unix seconds. */
+  updatedAt: Scalars['Int']['output'];
+};
+
+/** One entry of a list: a fingerprint, never the raw data. */
+export type ListEntry = {
+  /** Unix seconds. */
+  addedAt: Scalars['Int']['output'];
+  /** Who added it: `api_key:<key id>`. */
+  addedBy: Scalars['String']['output'];
+  entryType: ListType;
+  /** `sha256:<hex>`. */
+  fingerprint: Scalars['String']['output'];
+  /** Entry UUID. */
+  id: Scalars['String']['output'];
+  /** Why the entry was added. */
+  reason?: Maybe<Scalars['String']['output']>;
+};
+
+/** A page of entries and the total count of the list. */
+export type ListEntryPage = {
+  /** Entries in the list, all pages together. */
+  count: Scalars['Int']['output'];
+  results: Array<ListEntry>;
+};
+
+/** What a match does: decline the session, or send it to review. */
+export type ListPolicy =
+  | 'auto_decline'
+  | 'review';
+
+/** What a list holds: document fingerprints, names or face templates. */
+export type ListType =
+  | 'document'
+  | 'face'
+  | 'name';
+
 export type Mutation = {
+  /** Adds a document (SHA-256 of country, type and number) to a document list. */
+  addDocumentListEntry: ListEntry;
+  /** Adds a face to a face list; only its template hash is stored, never the image. */
+  addFaceListEntry: FaceEntryCreated;
+  /** Adds a name (stored as the SHA-256 of its normalised form) to a name list. */
+  addNameListEntry: ListEntry;
   /** Checks a utility bill, bank statement or government letter and stores the result (never the document). DOCUMENT_TOO_OLD when issued more than maxAgeDays days ago. */
   checkProofOfAddress: ProofOfAddressResult;
   /** Confirms the one-time code. */
   confirmPhoneCode: VerificationProgress;
+  /** Creates a custom list. */
+  createList: List;
   /** Starts a session, or returns the active one for the same workflow and vendorData. */
   createSession: CreateSessionPayload;
+  /** Registers a destination (active); the secret is shown only now. */
+  createWebhookDestination: WebhookDestinationSecretPayload;
   /** Composes a custom workflow. */
   createWorkflow: Workflow;
+  /** Deletes a custom list and its entries; built-ins are FORBIDDEN. */
+  deleteList: Scalars['Boolean']['output'];
+  /** Removes an entry; it gates nothing from that instant. */
+  deleteListEntry: Scalars['Boolean']['output'];
+  /** Deletes a destination and its delivery history. */
+  deleteWebhookDestination: Scalars['Boolean']['output'];
+  /** Redeems a share token (once per application) and clones the verification into the caller's application. */
+  importSharedSession: ImportedSession;
+  /** Sends a delivery again now, same webhook-id and body, restarting its schedule. */
+  replayWebhookDelivery: WebhookDelivery;
   /** Sends a one-time code to the phone (given, or the contact phone of the session). */
   requestPhoneCode: PhoneCodeRequest;
   /** Approves or declines an in-review session, with a reason; audited. */
   reviewSession: Session;
   /** Revokes one of the tenant's service tokens; emits agent.revoked. */
   revokeServiceToken: ServiceTokenIntrospection;
+  /** Replaces the secret that signs per-session callback deliveries; returned only now. */
+  rotateCallbackSecret: Scalars['String']['output'];
   /** Screens a person against sanctions, PEP and adverse-media lists and stores the result. */
   screenAml: AmlResult;
+  /** Queues a `webhook.test` message to an active destination. */
+  sendTestWebhook: WebhookDelivery;
+  /** Mints a one-shot share token for an approved, declined or in_review session, addressed to one partner application. */
+  shareSession: ShareToken;
   /** Submits personal data for AML screening. */
   submitAmlData: VerificationProgress;
   /** Submits the company to look up in its registry. */
@@ -249,10 +439,32 @@ export type Mutation = {
   submitProofOfAddress: VerificationProgress;
   /** Submits the selfie, matched against the document portrait. */
   submitSelfie: VerificationProgress;
+  /** Renames, re-policies or retypes a list; built-ins cannot be retyped (FORBIDDEN). */
+  updateList: List;
+  /** Changes a destination; `rotateSecret` returns a new secret, the old one signs nothing. */
+  updateWebhookDestination: WebhookDestinationSecretPayload;
   /** Renames or changes a custom workflow; WORKFLOW_READ_ONLY for built-ins. */
   updateWorkflow: Workflow;
   /** Checks one ID document (image quality, MRZ and check digits, expiry, country and type, NFC) and stores the result, never the images. */
   verifyIdDocument: IdVerificationResult;
+};
+
+
+export type MutationAddDocumentListEntryArgs = {
+  input: DocumentListEntryInput;
+  listId: Scalars['String']['input'];
+};
+
+
+export type MutationAddFaceListEntryArgs = {
+  input: FaceListEntryInput;
+  listId: Scalars['String']['input'];
+};
+
+
+export type MutationAddNameListEntryArgs = {
+  input: NameListEntryInput;
+  listId: Scalars['String']['input'];
 };
 
 
@@ -267,13 +479,49 @@ export type MutationConfirmPhoneCodeArgs = {
 };
 
 
+export type MutationCreateListArgs = {
+  input: CreateListInput;
+};
+
+
 export type MutationCreateSessionArgs = {
   input: CreateSessionInput;
 };
 
 
+export type MutationCreateWebhookDestinationArgs = {
+  input: CreateWebhookDestinationInput;
+};
+
+
 export type MutationCreateWorkflowArgs = {
   input: CreateWorkflowInput;
+};
+
+
+export type MutationDeleteListArgs = {
+  id: Scalars['String']['input'];
+};
+
+
+export type MutationDeleteListEntryArgs = {
+  entryId: Scalars['String']['input'];
+  listId: Scalars['String']['input'];
+};
+
+
+export type MutationDeleteWebhookDestinationArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationImportSharedSessionArgs = {
+  input: ImportSharedSessionInput;
+};
+
+
+export type MutationReplayWebhookDeliveryArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -298,6 +546,18 @@ export type MutationRevokeServiceTokenArgs = {
 
 export type MutationScreenAmlArgs = {
   input: ScreenAmlInput;
+};
+
+
+export type MutationSendTestWebhookArgs = {
+  destinationId: Scalars['ID']['input'];
+};
+
+
+export type MutationShareSessionArgs = {
+  expiresIn?: InputMaybe<Scalars['Int']['input']>;
+  partnerApplicationId: Scalars['String']['input'];
+  sessionId: Scalars['String']['input'];
 };
 
 
@@ -331,6 +591,18 @@ export type MutationSubmitSelfieArgs = {
 };
 
 
+export type MutationUpdateListArgs = {
+  id: Scalars['String']['input'];
+  input: UpdateListInput;
+};
+
+
+export type MutationUpdateWebhookDestinationArgs = {
+  id: Scalars['ID']['input'];
+  input: UpdateWebhookDestinationInput;
+};
+
+
 export type MutationUpdateWorkflowArgs = {
   id: Scalars['String']['input'];
   input: UpdateWorkflowInput;
@@ -339,6 +611,11 @@ export type MutationUpdateWorkflowArgs = {
 
 export type MutationVerifyIdDocumentArgs = {
   input: VerifyIdDocumentInput;
+};
+
+export type NameListEntryInput = {
+  name: Scalars['String']['input'];
+  reason?: InputMaybe<Scalars['String']['input']>;
 };
 
 /** The result of one workflow node of a session. */
@@ -451,12 +728,28 @@ export type ProofOfAddressWarning = {
 export type Query = {
   /** Says whether a service token is valid, expired, revoked or invalid. */
   introspectServiceToken: ServiceTokenIntrospection;
+  /** Import fees the calling tenant pays or earns (both entries of each import), newest first; per environment. */
+  ledgerEntries: LedgerEntryConnection;
+  /** One list; NOT_FOUND when it is another tenant's. */
+  list: List;
+  /** A page of entries, oldest first: limit default 50, at most 500. */
+  listEntries: ListEntryPage;
+  /** The tenant's built-in face, document and name lists and its custom lists, with entry counts. */
+  lists: Array<List>;
   /** One session of the calling tenant; NOT_FOUND otherwise. */
   session: Session;
   /** Sessions of the calling tenant and environment, newest first. */
   sessions: SessionConnection;
   /** The session's steps and their status. */
   verificationSteps: VerificationProgress;
+  /** The tenant's deliveries, newest first, by destination, session or status. */
+  webhookDeliveries: WebhookDeliveryPage;
+  /** One delivery; NOT_FOUND when it is another tenant's. */
+  webhookDelivery: WebhookDelivery;
+  /** One destination; NOT_FOUND when it is another tenant's. */
+  webhookDestination: WebhookDestination;
+  /** The tenant's webhook destinations, oldest first; secrets are never listed. */
+  webhookDestinations: Array<WebhookDestination>;
   /** One workflow; NOT_FOUND when it is another tenant's. */
   workflow: Workflow;
   /** The built-in workflows and the calling tenant's custom ones. */
@@ -466,6 +759,24 @@ export type Query = {
 
 export type QueryIntrospectServiceTokenArgs = {
   token: Scalars['String']['input'];
+};
+
+
+export type QueryLedgerEntriesArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryListArgs = {
+  id: Scalars['String']['input'];
+};
+
+
+export type QueryListEntriesArgs = {
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  listId: Scalars['String']['input'];
+  offset?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -483,6 +794,25 @@ export type QuerySessionsArgs = {
 
 export type QueryVerificationStepsArgs = {
   sessionId: Scalars['String']['input'];
+};
+
+
+export type QueryWebhookDeliveriesArgs = {
+  cursor?: InputMaybe<Scalars['String']['input']>;
+  destinationId?: InputMaybe<Scalars['ID']['input']>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  sessionId?: InputMaybe<Scalars['String']['input']>;
+  status?: InputMaybe<WebhookDeliveryStatus>;
+};
+
+
+export type QueryWebhookDeliveryArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type QueryWebhookDestinationArgs = {
+  id: Scalars['ID']['input'];
 };
 
 
@@ -592,6 +922,47 @@ export type SessionStatus =
   | 'in_review'
   | 'pending';
 
+/** A committed status change of a session. `id` is the same on every instance: dedupe with it. */
+export type SessionStatusEvent = {
+  /** api, end_user, decision_engine, reviewer, expiry or import. */
+  actor: Scalars['String']['output'];
+  /** When the change happened, Unix seconds. */
+  changedAt: Scalars['Int']['output'];
+  environment: Environment;
+  /** Event id (the outbox id, also the webhook-id of the same change). */
+  id: Scalars['String']['output'];
+  /** The status before the change; null when the session was created. */
+  previousStatus?: Maybe<SessionStatus>;
+  /** A reviewer's reason, when given. */
+  reason?: Maybe<Scalars['String']['output']>;
+  sessionId: Scalars['String']['output'];
+  /** The new status. */
+  status: SessionStatus;
+  vendorData: Scalars['String']['output'];
+  workflowId: Scalars['String']['output'];
+};
+
+export type SessionStatusSubscriptionFilter = {
+  /** Only this session. */
+  sessionId?: InputMaybe<Scalars['String']['input']>;
+  /** Only changes to one of these statuses. */
+  statuses?: InputMaybe<Array<SessionStatus>>;
+  /** Only sessions with this vendorData. */
+  vendorData?: InputMaybe<Scalars['String']['input']>;
+  /** Only sessions of this workflow. */
+  workflowId?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** A one-shot token a partner application redeems with importSharedSession. */
+export type ShareToken = {
+  /** Unix time, seconds; the token is refused (410) after it. */
+  expiresAt: Scalars['Int']['output'];
+  /** Id of the token, as ledger entries name it (not a secret). */
+  id: Scalars['String']['output'];
+  /** The opaque token; shown once, stored only as a hash. */
+  shareToken: Scalars['String']['output'];
+};
+
 /** One audited status change of a session. */
 export type StatusChange = {
   /** api, end_user, decision_engine, reviewer, expiry or import. */
@@ -604,6 +975,34 @@ export type StatusChange = {
   id: Scalars['String']['output'];
   reason?: Maybe<Scalars['String']['output']>;
   toStatus: SessionStatus;
+};
+
+export type Subscription = {
+  /** Every committed status change of the key's tenant and environment (creation included), in commit order, optionally filtered. */
+  sessionStatusChanged: SessionStatusEvent;
+};
+
+
+export type SubscriptionSessionStatusChangedArgs = {
+  filter?: InputMaybe<SessionStatusSubscriptionFilter>;
+};
+
+export type UpdateListInput = {
+  name?: InputMaybe<Scalars['String']['input']>;
+  policy?: InputMaybe<ListPolicy>;
+  /** Custom lists only, and only while empty. */
+  type?: InputMaybe<ListType>;
+};
+
+export type UpdateWebhookDestinationInput = {
+  /** Turns the destination on or off without deleting it. */
+  active?: InputMaybe<Scalars['Boolean']['input']>;
+  /** New subscription; an explicit null subscribes to all events. */
+  events?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** true returns a new secret; the old one signs nothing from then on. */
+  rotateSecret?: InputMaybe<Scalars['Boolean']['input']>;
+  url?: InputMaybe<Scalars['String']['input']>;
+  version?: InputMaybe<WebhookVersion>;
 };
 
 export type UpdateWorkflowInput = {
@@ -652,6 +1051,99 @@ export type Warning = {
   field?: Maybe<Scalars['String']['output']>;
   message: Scalars['String']['output'];
 };
+
+/** One HTTP try: outcome, response code, duration and the next try. */
+export type WebhookAttempt = {
+  /** Unix seconds. */
+  attemptedAt: Scalars['Int']['output'];
+  deliveryId: Scalars['String']['output'];
+  /** Milliseconds. */
+  durationMs: Scalars['Int']['output'];
+  /** Why no response came (timeout, network, refused address). */
+  error?: Maybe<Scalars['String']['output']>;
+  id: Scalars['ID']['output'];
+  /** Unix seconds of the next try; null when this was the last. */
+  nextAttemptAt?: Maybe<Scalars['Int']['output']>;
+  /** The first 4 KB of the response body. */
+  responseBody?: Maybe<Scalars['String']['output']>;
+  /** HTTP status; null when no response came. */
+  responseStatusCode?: Maybe<Scalars['Int']['output']>;
+  status: WebhookAttemptStatus;
+};
+
+/** Outcome of one HTTP try. */
+export type WebhookAttemptStatus =
+  | 'failed'
+  | 'succeeded';
+
+/** One event sent to one destination or session callback; its id is the `webhook-id` header. */
+export type WebhookDelivery = {
+  /** HTTP tries made so far. */
+  attemptCount: Scalars['Int']['output'];
+  /** Every HTTP try, oldest first. */
+  attempts: Array<WebhookAttempt>;
+  /** The session callback URL, for callback deliveries. */
+  callbackUrl?: Maybe<Scalars['String']['output']>;
+  /** Unix seconds. */
+  createdAt: Scalars['Int']['output'];
+  /** The destination; null for a session callback. */
+  destinationId?: Maybe<Scalars['String']['output']>;
+  /** The event; null for test messages. */
+  eventId?: Maybe<Scalars['String']['output']>;
+  eventType: Scalars['String']['output'];
+  /** Also the `webhook-id` header, stable across retries and replays. */
+  id: Scalars['ID']['output'];
+  /** HTTP status of the latest try. */
+  lastStatusCode?: Maybe<Scalars['Int']['output']>;
+  /** Unix seconds of the next try while pending. */
+  nextAttemptAt?: Maybe<Scalars['Int']['output']>;
+  sessionId?: Maybe<Scalars['String']['output']>;
+  status: WebhookDeliveryStatus;
+  /** Unix seconds. */
+  updatedAt: Scalars['Int']['output'];
+};
+
+/** Deliveries, newest first. */
+export type WebhookDeliveryPage = {
+  deliveries: Array<WebhookDelivery>;
+  /** Pass as `cursor` for the next page; null on the last page. */
+  nextCursor?: Maybe<Scalars['String']['output']>;
+};
+
+/** pending (will be tried), succeeded (2xx), failed (schedule used up), dead (destination gone, inactive, 410, or address refused). */
+export type WebhookDeliveryStatus =
+  | 'dead'
+  | 'failed'
+  | 'pending'
+  | 'succeeded';
+
+/** An endpoint receiving signed event POSTs. */
+export type WebhookDestination = {
+  active: Scalars['Boolean']['output'];
+  /** Unix seconds. */
+  createdAt: Scalars['Int']['output'];
+  /** Event kinds received; null receives all. */
+  events?: Maybe<Array<Scalars['String']['output']>>;
+  /** The destination uuid. */
+  id: Scalars['ID']['output'];
+  /** Unix seconds. */
+  updatedAt: Scalars['Int']['output'];
+  url: Scalars['String']['output'];
+  version: WebhookVersion;
+};
+
+/** A destination and its signing secret (`whsec_…`), shown only at creation and rotation. */
+export type WebhookDestinationSecretPayload = {
+  destination: WebhookDestination;
+  /** The new secret; null when it did not change. */
+  secret?: Maybe<Scalars['String']['output']>;
+};
+
+/** Webhook payload version: v3 `{type, timestamp, data}` (recommended), v2 flat, v1 minimal. */
+export type WebhookVersion =
+  | 'v1'
+  | 'v2'
+  | 'v3';
 
 /** A verification workflow: built-in (read-only) or the tenant's own. */
 export type Workflow = {
@@ -709,6 +1201,85 @@ export type VerifyIdDocumentMutationVariables = Exact<{
 
 
 export type VerifyIdDocumentMutation = { verifyIdDocument: { verificationId: string, status: string, resultCode: string, issuingCountry: string, documentType: string, metadata?: Record<string, unknown> | null, checks: { documentAuthentic: string, mrzMatch: string, expiryCheck: string, nfcSignature: string }, warnings: Array<{ code: string, message: string, field?: string | null }> } };
+
+export type ListFieldsFragment = { id: string, name: string, type: ListType, policy: ListPolicy, entries: number, builtIn: boolean, createdAt: number, updatedAt: number };
+
+export type ListEntryFieldsFragment = { id: string, entryType: ListType, fingerprint: string, reason?: string | null, addedBy: string, addedAt: number };
+
+export type ListListsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ListListsQuery = { lists: Array<{ id: string, name: string, type: ListType, policy: ListPolicy, entries: number, builtIn: boolean, createdAt: number, updatedAt: number }> };
+
+export type GetListQueryVariables = Exact<{
+  id: Scalars['String']['input'];
+}>;
+
+
+export type GetListQuery = { list: { id: string, name: string, type: ListType, policy: ListPolicy, entries: number, builtIn: boolean, createdAt: number, updatedAt: number } };
+
+export type ListListEntriesQueryVariables = Exact<{
+  listId: Scalars['String']['input'];
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  offset?: InputMaybe<Scalars['Int']['input']>;
+}>;
+
+
+export type ListListEntriesQuery = { listEntries: { count: number, results: Array<{ id: string, entryType: ListType, fingerprint: string, reason?: string | null, addedBy: string, addedAt: number }> } };
+
+export type CreateListMutationVariables = Exact<{
+  input: CreateListInput;
+}>;
+
+
+export type CreateListMutation = { createList: { id: string, name: string, type: ListType, policy: ListPolicy, entries: number, builtIn: boolean, createdAt: number, updatedAt: number } };
+
+export type UpdateListMutationVariables = Exact<{
+  id: Scalars['String']['input'];
+  input: UpdateListInput;
+}>;
+
+
+export type UpdateListMutation = { updateList: { id: string, name: string, type: ListType, policy: ListPolicy, entries: number, builtIn: boolean, createdAt: number, updatedAt: number } };
+
+export type DeleteListMutationVariables = Exact<{
+  id: Scalars['String']['input'];
+}>;
+
+
+export type DeleteListMutation = { deleteList: boolean };
+
+export type AddFaceListEntryMutationVariables = Exact<{
+  listId: Scalars['String']['input'];
+  input: FaceListEntryInput;
+}>;
+
+
+export type AddFaceListEntryMutation = { addFaceListEntry: { id: string, fingerprint: string, rawImageStored: boolean, addedAt: number } };
+
+export type AddNameListEntryMutationVariables = Exact<{
+  listId: Scalars['String']['input'];
+  input: NameListEntryInput;
+}>;
+
+
+export type AddNameListEntryMutation = { addNameListEntry: { id: string, entryType: ListType, fingerprint: string, reason?: string | null, addedBy: string, addedAt: number } };
+
+export type AddDocumentListEntryMutationVariables = Exact<{
+  listId: Scalars['String']['input'];
+  input: DocumentListEntryInput;
+}>;
+
+
+export type AddDocumentListEntryMutation = { addDocumentListEntry: { id: string, entryType: ListType, fingerprint: string, reason?: string | null, addedBy: string, addedAt: number } };
+
+export type DeleteListEntryMutationVariables = Exact<{
+  listId: Scalars['String']['input'];
+  entryId: Scalars['String']['input'];
+}>;
+
+
+export type DeleteListEntryMutation = { deleteListEntry: boolean };
 
 export type ProofOfAddressResultFieldsFragment = { poaId: string, status: string, resultCode: string, tamperMethod?: string | null, extracted: { name: string, address: string, issuer: string, issuedAt: string }, checks: { nameMatch: string, geocode: string, freshness: string, tamperScore: number }, warnings: Array<{ code: string, message: string, field?: string | null }> };
 
@@ -783,6 +1354,116 @@ export type RevokeServiceTokenMutationVariables = Exact<{
 
 export type RevokeServiceTokenMutation = { revokeServiceToken: { active: boolean, status: string, jti?: string | null, sessionId?: string | null, tenantId?: string | null, workflowId?: string | null, complianceLevel?: string | null, vendorData?: string | null, issuedAt?: number | null, expiresAt?: number | null, revokedAt?: number | null } };
 
+export type ShareSessionMutationVariables = Exact<{
+  sessionId: Scalars['String']['input'];
+  partnerApplicationId: Scalars['String']['input'];
+  expiresIn?: InputMaybe<Scalars['Int']['input']>;
+}>;
+
+
+export type ShareSessionMutation = { shareSession: { shareToken: string, expiresAt: number } };
+
+export type ImportSharedSessionMutationVariables = Exact<{
+  input: ImportSharedSessionInput;
+}>;
+
+
+export type ImportSharedSessionMutation = { importSharedSession: { sessionId: string, importedFrom: string, status: SessionStatus, complianceLevel?: string | null, serviceToken?: string | null } };
+
+export type LedgerEntryFieldsFragment = { id: string, environment: Environment, shareTokenId: string, originalSessionId: string, importedSessionId: string, payerApplicationId: string, originatingApplicationId: string, beneficiary: LedgerBeneficiary, beneficiaryApplicationId?: string | null, amount: string, amountMicros: number, currency: string, createdAt: number };
+
+export type ListLedgerEntriesQueryVariables = Exact<{
+  first?: InputMaybe<Scalars['Int']['input']>;
+  after?: InputMaybe<Scalars['String']['input']>;
+}>;
+
+
+export type ListLedgerEntriesQuery = { ledgerEntries: { edges: Array<{ node: { id: string, environment: Environment, shareTokenId: string, originalSessionId: string, importedSessionId: string, payerApplicationId: string, originatingApplicationId: string, beneficiary: LedgerBeneficiary, beneficiaryApplicationId?: string | null, amount: string, amountMicros: number, currency: string, createdAt: number } }>, pageInfo: { hasNextPage: boolean, endCursor?: string | null } } };
+
+export type WebhookDestinationFieldsFragment = { id: string, url: string, version: WebhookVersion, events?: Array<string> | null, active: boolean, createdAt: number, updatedAt: number };
+
+export type WebhookDeliveryFieldsFragment = { id: string, eventId?: string | null, eventType: string, sessionId?: string | null, destinationId?: string | null, callbackUrl?: string | null, status: WebhookDeliveryStatus, attemptCount: number, nextAttemptAt?: number | null, lastStatusCode?: number | null, createdAt: number, updatedAt: number };
+
+export type WebhookAttemptFieldsFragment = { id: string, deliveryId: string, attemptedAt: number, status: WebhookAttemptStatus, responseStatusCode?: number | null, durationMs: number, error?: string | null, responseBody?: string | null, nextAttemptAt?: number | null };
+
+export type ListWebhookDestinationsQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ListWebhookDestinationsQuery = { webhookDestinations: Array<{ id: string, url: string, version: WebhookVersion, events?: Array<string> | null, active: boolean, createdAt: number, updatedAt: number }> };
+
+export type GetWebhookDestinationQueryVariables = Exact<{
+  id: Scalars['ID']['input'];
+}>;
+
+
+export type GetWebhookDestinationQuery = { webhookDestination: { id: string, url: string, version: WebhookVersion, events?: Array<string> | null, active: boolean, createdAt: number, updatedAt: number } };
+
+export type CreateWebhookDestinationMutationVariables = Exact<{
+  input: CreateWebhookDestinationInput;
+}>;
+
+
+export type CreateWebhookDestinationMutation = { createWebhookDestination: { secret?: string | null, destination: { id: string, url: string, version: WebhookVersion, events?: Array<string> | null, active: boolean, createdAt: number, updatedAt: number } } };
+
+export type UpdateWebhookDestinationMutationVariables = Exact<{
+  id: Scalars['ID']['input'];
+  input: UpdateWebhookDestinationInput;
+}>;
+
+
+export type UpdateWebhookDestinationMutation = { updateWebhookDestination: { secret?: string | null, destination: { id: string, url: string, version: WebhookVersion, events?: Array<string> | null, active: boolean, createdAt: number, updatedAt: number } } };
+
+export type DeleteWebhookDestinationMutationVariables = Exact<{
+  id: Scalars['ID']['input'];
+}>;
+
+
+export type DeleteWebhookDestinationMutation = { deleteWebhookDestination: boolean };
+
+export type ListWebhookDeliveriesQueryVariables = Exact<{
+  destinationId?: InputMaybe<Scalars['ID']['input']>;
+  sessionId?: InputMaybe<Scalars['String']['input']>;
+  status?: InputMaybe<WebhookDeliveryStatus>;
+  limit?: InputMaybe<Scalars['Int']['input']>;
+  cursor?: InputMaybe<Scalars['String']['input']>;
+}>;
+
+
+export type ListWebhookDeliveriesQuery = { webhookDeliveries: { nextCursor?: string | null, deliveries: Array<{ id: string, eventId?: string | null, eventType: string, sessionId?: string | null, destinationId?: string | null, callbackUrl?: string | null, status: WebhookDeliveryStatus, attemptCount: number, nextAttemptAt?: number | null, lastStatusCode?: number | null, createdAt: number, updatedAt: number }> } };
+
+export type GetWebhookDeliveryQueryVariables = Exact<{
+  id: Scalars['ID']['input'];
+}>;
+
+
+export type GetWebhookDeliveryQuery = { webhookDelivery: { id: string, eventId?: string | null, eventType: string, sessionId?: string | null, destinationId?: string | null, callbackUrl?: string | null, status: WebhookDeliveryStatus, attemptCount: number, nextAttemptAt?: number | null, lastStatusCode?: number | null, createdAt: number, updatedAt: number } };
+
+export type ListWebhookAttemptsQueryVariables = Exact<{
+  id: Scalars['ID']['input'];
+}>;
+
+
+export type ListWebhookAttemptsQuery = { webhookDelivery: { id: string, attempts: Array<{ id: string, deliveryId: string, attemptedAt: number, status: WebhookAttemptStatus, responseStatusCode?: number | null, durationMs: number, error?: string | null, responseBody?: string | null, nextAttemptAt?: number | null }> } };
+
+export type ReplayWebhookDeliveryMutationVariables = Exact<{
+  id: Scalars['ID']['input'];
+}>;
+
+
+export type ReplayWebhookDeliveryMutation = { replayWebhookDelivery: { id: string, eventId?: string | null, eventType: string, sessionId?: string | null, destinationId?: string | null, callbackUrl?: string | null, status: WebhookDeliveryStatus, attemptCount: number, nextAttemptAt?: number | null, lastStatusCode?: number | null, createdAt: number, updatedAt: number } };
+
+export type SendTestWebhookMutationVariables = Exact<{
+  destinationId: Scalars['ID']['input'];
+}>;
+
+
+export type SendTestWebhookMutation = { sendTestWebhook: { id: string, eventId?: string | null, eventType: string, sessionId?: string | null, destinationId?: string | null, callbackUrl?: string | null, status: WebhookDeliveryStatus, attemptCount: number, nextAttemptAt?: number | null, lastStatusCode?: number | null, createdAt: number, updatedAt: number } };
+
+export type RotateCallbackSecretMutationVariables = Exact<{ [key: string]: never; }>;
+
+
+export type RotateCallbackSecretMutation = { rotateCallbackSecret: string };
+
 export type WorkflowFieldsFragment = { id: string, name: string, type: WorkflowType, builtIn: boolean, complianceLevel: string, amlScoreThreshold: number, createdAt: number, updatedAt: number, nodes: Array<{ type: NodeType, required: boolean, provider: string }> };
 
 export type ListWorkflowsQueryVariables = Exact<{ [key: string]: never; }>;
@@ -814,15 +1495,31 @@ export type UpdateWorkflowMutation = { updateWorkflow: { id: string, name: strin
 
 export const AmlResultFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AmlResultFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"AmlResult"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"amlId"}},{"kind":"Field","name":{"kind":"Name","value":"riskBand"}},{"kind":"Field","name":{"kind":"Name","value":"hits"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"entityId"}},{"kind":"Field","name":{"kind":"Name","value":"list"}},{"kind":"Field","name":{"kind":"Name","value":"matchedName"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"score"}},{"kind":"Field","name":{"kind":"Name","value":"matchedFields"}},{"kind":"Field","name":{"kind":"Name","value":"programs"}},{"kind":"Field","name":{"kind":"Name","value":"topics"}}]}},{"kind":"Field","name":{"kind":"Name","value":"score"}},{"kind":"Field","name":{"kind":"Name","value":"checkedLists"}}]}}]} as unknown as DocumentNode<AmlResultFieldsFragment, unknown>;
 export const IdVerificationResultFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"IdVerificationResultFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"IdVerificationResult"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"verificationId"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"resultCode"}},{"kind":"Field","name":{"kind":"Name","value":"checks"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"documentAuthentic"}},{"kind":"Field","name":{"kind":"Name","value":"mrzMatch"}},{"kind":"Field","name":{"kind":"Name","value":"expiryCheck"}},{"kind":"Field","name":{"kind":"Name","value":"nfcSignature"}}]}},{"kind":"Field","name":{"kind":"Name","value":"issuingCountry"}},{"kind":"Field","name":{"kind":"Name","value":"documentType"}},{"kind":"Field","name":{"kind":"Name","value":"warnings"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"field"}}]}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}}]}}]} as unknown as DocumentNode<IdVerificationResultFieldsFragment, unknown>;
+export const ListFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ListFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"List"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"policy"}},{"kind":"Field","name":{"kind":"Name","value":"entries"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<ListFieldsFragment, unknown>;
+export const ListEntryFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ListEntryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ListEntry"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"entryType"}},{"kind":"Field","name":{"kind":"Name","value":"fingerprint"}},{"kind":"Field","name":{"kind":"Name","value":"reason"}},{"kind":"Field","name":{"kind":"Name","value":"addedBy"}},{"kind":"Field","name":{"kind":"Name","value":"addedAt"}}]}}]} as unknown as DocumentNode<ListEntryFieldsFragment, unknown>;
 export const ProofOfAddressResultFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ProofOfAddressResultFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ProofOfAddressResult"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"poaId"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"resultCode"}},{"kind":"Field","name":{"kind":"Name","value":"extracted"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"address"}},{"kind":"Field","name":{"kind":"Name","value":"issuer"}},{"kind":"Field","name":{"kind":"Name","value":"issuedAt"}}]}},{"kind":"Field","name":{"kind":"Name","value":"checks"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nameMatch"}},{"kind":"Field","name":{"kind":"Name","value":"geocode"}},{"kind":"Field","name":{"kind":"Name","value":"freshness"}},{"kind":"Field","name":{"kind":"Name","value":"tamperScore"}}]}},{"kind":"Field","name":{"kind":"Name","value":"tamperMethod"}},{"kind":"Field","name":{"kind":"Name","value":"warnings"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"field"}}]}}]}}]} as unknown as DocumentNode<ProofOfAddressResultFieldsFragment, unknown>;
 export const SessionFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"SessionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Session"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"vendorData"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"expiresAt"}}]}}]} as unknown as DocumentNode<SessionFieldsFragment, unknown>;
 export const NodeResultFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"NodeResultFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"NodeResult"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodeType"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}},{"kind":"Field","name":{"kind":"Name","value":"warnings"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"field"}}]}},{"kind":"Field","name":{"kind":"Name","value":"details"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<NodeResultFieldsFragment, unknown>;
 export const SessionDetailFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"SessionDetailFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Session"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"SessionFields"}},{"kind":"Field","name":{"kind":"Name","value":"environment"}},{"kind":"Field","name":{"kind":"Name","value":"callback"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}},{"kind":"Field","name":{"kind":"Name","value":"contactDetails"}},{"kind":"Field","name":{"kind":"Name","value":"expectedDetails"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"decidedAt"}},{"kind":"Field","name":{"kind":"Name","value":"warnings"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"field"}}]}},{"kind":"Field","name":{"kind":"Name","value":"nodeResults"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"NodeResultFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"SessionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Session"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"vendorData"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"expiresAt"}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"NodeResultFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"NodeResult"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodeType"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}},{"kind":"Field","name":{"kind":"Name","value":"warnings"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"field"}}]}},{"kind":"Field","name":{"kind":"Name","value":"details"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<SessionDetailFieldsFragment, unknown>;
 export const DecisionFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"DecisionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Decision"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"vendorData"}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"serviceToken"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}},{"kind":"Field","name":{"kind":"Name","value":"nodeResults"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"NodeResultFields"}}]}},{"kind":"Field","name":{"kind":"Name","value":"reasons"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"nodeType"}},{"kind":"Field","name":{"kind":"Name","value":"listId"}},{"kind":"Field","name":{"kind":"Name","value":"entryId"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"NodeResultFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"NodeResult"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodeType"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}},{"kind":"Field","name":{"kind":"Name","value":"warnings"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"field"}}]}},{"kind":"Field","name":{"kind":"Name","value":"details"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<DecisionFieldsFragment, unknown>;
 export const IntrospectionFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"IntrospectionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ServiceTokenIntrospection"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"active"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"jti"}},{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"tenantId"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"vendorData"}},{"kind":"Field","name":{"kind":"Name","value":"issuedAt"}},{"kind":"Field","name":{"kind":"Name","value":"expiresAt"}},{"kind":"Field","name":{"kind":"Name","value":"revokedAt"}}]}}]} as unknown as DocumentNode<IntrospectionFieldsFragment, unknown>;
+export const LedgerEntryFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"LedgerEntryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"LedgerEntry"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"environment"}},{"kind":"Field","name":{"kind":"Name","value":"shareTokenId"}},{"kind":"Field","name":{"kind":"Name","value":"originalSessionId"}},{"kind":"Field","name":{"kind":"Name","value":"importedSessionId"}},{"kind":"Field","name":{"kind":"Name","value":"payerApplicationId"}},{"kind":"Field","name":{"kind":"Name","value":"originatingApplicationId"}},{"kind":"Field","name":{"kind":"Name","value":"beneficiary"}},{"kind":"Field","name":{"kind":"Name","value":"beneficiaryApplicationId"}},{"kind":"Field","name":{"kind":"Name","value":"amount"}},{"kind":"Field","name":{"kind":"Name","value":"amountMicros"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}}]}}]} as unknown as DocumentNode<LedgerEntryFieldsFragment, unknown>;
+export const WebhookDestinationFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WebhookDestinationFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"WebhookDestination"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"events"}},{"kind":"Field","name":{"kind":"Name","value":"active"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<WebhookDestinationFieldsFragment, unknown>;
+export const WebhookDeliveryFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WebhookDeliveryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"WebhookDelivery"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"eventId"}},{"kind":"Field","name":{"kind":"Name","value":"eventType"}},{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"destinationId"}},{"kind":"Field","name":{"kind":"Name","value":"callbackUrl"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"attemptCount"}},{"kind":"Field","name":{"kind":"Name","value":"nextAttemptAt"}},{"kind":"Field","name":{"kind":"Name","value":"lastStatusCode"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<WebhookDeliveryFieldsFragment, unknown>;
+export const WebhookAttemptFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WebhookAttemptFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"WebhookAttempt"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"deliveryId"}},{"kind":"Field","name":{"kind":"Name","value":"attemptedAt"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"responseStatusCode"}},{"kind":"Field","name":{"kind":"Name","value":"durationMs"}},{"kind":"Field","name":{"kind":"Name","value":"error"}},{"kind":"Field","name":{"kind":"Name","value":"responseBody"}},{"kind":"Field","name":{"kind":"Name","value":"nextAttemptAt"}}]}}]} as unknown as DocumentNode<WebhookAttemptFieldsFragment, unknown>;
 export const WorkflowFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Workflow"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}}]}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"amlScoreThreshold"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<WorkflowFieldsFragment, unknown>;
 export const ScreenAmlDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"ScreenAml"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ScreenAmlInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"screenAml"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"AmlResultFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AmlResultFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"AmlResult"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"amlId"}},{"kind":"Field","name":{"kind":"Name","value":"riskBand"}},{"kind":"Field","name":{"kind":"Name","value":"hits"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"entityId"}},{"kind":"Field","name":{"kind":"Name","value":"list"}},{"kind":"Field","name":{"kind":"Name","value":"matchedName"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"score"}},{"kind":"Field","name":{"kind":"Name","value":"matchedFields"}},{"kind":"Field","name":{"kind":"Name","value":"programs"}},{"kind":"Field","name":{"kind":"Name","value":"topics"}}]}},{"kind":"Field","name":{"kind":"Name","value":"score"}},{"kind":"Field","name":{"kind":"Name","value":"checkedLists"}}]}}]} as unknown as DocumentNode<ScreenAmlMutation, ScreenAmlMutationVariables>;
 export const VerifyIdDocumentDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"VerifyIdDocument"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"VerifyIdDocumentInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"verifyIdDocument"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"IdVerificationResultFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"IdVerificationResultFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"IdVerificationResult"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"verificationId"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"resultCode"}},{"kind":"Field","name":{"kind":"Name","value":"checks"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"documentAuthentic"}},{"kind":"Field","name":{"kind":"Name","value":"mrzMatch"}},{"kind":"Field","name":{"kind":"Name","value":"expiryCheck"}},{"kind":"Field","name":{"kind":"Name","value":"nfcSignature"}}]}},{"kind":"Field","name":{"kind":"Name","value":"issuingCountry"}},{"kind":"Field","name":{"kind":"Name","value":"documentType"}},{"kind":"Field","name":{"kind":"Name","value":"warnings"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"field"}}]}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}}]}}]} as unknown as DocumentNode<VerifyIdDocumentMutation, VerifyIdDocumentMutationVariables>;
+export const ListListsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"ListLists"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"lists"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ListFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ListFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"List"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"policy"}},{"kind":"Field","name":{"kind":"Name","value":"entries"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<ListListsQuery, ListListsQueryVariables>;
+export const GetListDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"GetList"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"list"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ListFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ListFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"List"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"policy"}},{"kind":"Field","name":{"kind":"Name","value":"entries"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<GetListQuery, GetListQueryVariables>;
+export const ListListEntriesDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"ListListEntries"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"listId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"limit"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"offset"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"listEntries"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"listId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"listId"}}},{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"Variable","name":{"kind":"Name","value":"limit"}}},{"kind":"Argument","name":{"kind":"Name","value":"offset"},"value":{"kind":"Variable","name":{"kind":"Name","value":"offset"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"count"}},{"kind":"Field","name":{"kind":"Name","value":"results"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ListEntryFields"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ListEntryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ListEntry"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"entryType"}},{"kind":"Field","name":{"kind":"Name","value":"fingerprint"}},{"kind":"Field","name":{"kind":"Name","value":"reason"}},{"kind":"Field","name":{"kind":"Name","value":"addedBy"}},{"kind":"Field","name":{"kind":"Name","value":"addedAt"}}]}}]} as unknown as DocumentNode<ListListEntriesQuery, ListListEntriesQueryVariables>;
+export const CreateListDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"CreateList"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"CreateListInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"createList"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ListFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ListFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"List"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"policy"}},{"kind":"Field","name":{"kind":"Name","value":"entries"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<CreateListMutation, CreateListMutationVariables>;
+export const UpdateListDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"UpdateList"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"UpdateListInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"updateList"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ListFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ListFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"List"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"policy"}},{"kind":"Field","name":{"kind":"Name","value":"entries"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<UpdateListMutation, UpdateListMutationVariables>;
+export const DeleteListDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"DeleteList"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"deleteList"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}]}]}}]} as unknown as DocumentNode<DeleteListMutation, DeleteListMutationVariables>;
+export const AddFaceListEntryDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"AddFaceListEntry"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"listId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"FaceListEntryInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"addFaceListEntry"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"listId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"listId"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"fingerprint"}},{"kind":"Field","name":{"kind":"Name","value":"rawImageStored"}},{"kind":"Field","name":{"kind":"Name","value":"addedAt"}}]}}]}}]} as unknown as DocumentNode<AddFaceListEntryMutation, AddFaceListEntryMutationVariables>;
+export const AddNameListEntryDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"AddNameListEntry"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"listId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"NameListEntryInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"addNameListEntry"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"listId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"listId"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ListEntryFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ListEntryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ListEntry"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"entryType"}},{"kind":"Field","name":{"kind":"Name","value":"fingerprint"}},{"kind":"Field","name":{"kind":"Name","value":"reason"}},{"kind":"Field","name":{"kind":"Name","value":"addedBy"}},{"kind":"Field","name":{"kind":"Name","value":"addedAt"}}]}}]} as unknown as DocumentNode<AddNameListEntryMutation, AddNameListEntryMutationVariables>;
+export const AddDocumentListEntryDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"AddDocumentListEntry"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"listId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"DocumentListEntryInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"addDocumentListEntry"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"listId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"listId"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ListEntryFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ListEntryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ListEntry"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"entryType"}},{"kind":"Field","name":{"kind":"Name","value":"fingerprint"}},{"kind":"Field","name":{"kind":"Name","value":"reason"}},{"kind":"Field","name":{"kind":"Name","value":"addedBy"}},{"kind":"Field","name":{"kind":"Name","value":"addedAt"}}]}}]} as unknown as DocumentNode<AddDocumentListEntryMutation, AddDocumentListEntryMutationVariables>;
+export const DeleteListEntryDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"DeleteListEntry"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"listId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"entryId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"deleteListEntry"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"listId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"listId"}}},{"kind":"Argument","name":{"kind":"Name","value":"entryId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"entryId"}}}]}]}}]} as unknown as DocumentNode<DeleteListEntryMutation, DeleteListEntryMutationVariables>;
 export const CheckProofOfAddressDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"CheckProofOfAddress"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"CheckProofOfAddressInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"checkProofOfAddress"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"ProofOfAddressResultFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"ProofOfAddressResultFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ProofOfAddressResult"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"poaId"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"resultCode"}},{"kind":"Field","name":{"kind":"Name","value":"extracted"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"address"}},{"kind":"Field","name":{"kind":"Name","value":"issuer"}},{"kind":"Field","name":{"kind":"Name","value":"issuedAt"}}]}},{"kind":"Field","name":{"kind":"Name","value":"checks"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nameMatch"}},{"kind":"Field","name":{"kind":"Name","value":"geocode"}},{"kind":"Field","name":{"kind":"Name","value":"freshness"}},{"kind":"Field","name":{"kind":"Name","value":"tamperScore"}}]}},{"kind":"Field","name":{"kind":"Name","value":"tamperMethod"}},{"kind":"Field","name":{"kind":"Name","value":"warnings"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"field"}}]}}]}}]} as unknown as DocumentNode<CheckProofOfAddressMutation, CheckProofOfAddressMutationVariables>;
 export const CreateSessionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"CreateSession"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"CreateSessionInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"createSession"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"idempotentReuse"}},{"kind":"Field","name":{"kind":"Name","value":"session"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"SessionFields"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"SessionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Session"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"vendorData"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"expiresAt"}}]}}]} as unknown as DocumentNode<CreateSessionMutation, CreateSessionMutationVariables>;
 export const GetSessionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"GetSession"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"session"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"SessionDetailFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"SessionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Session"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"vendorData"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"expiresAt"}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"NodeResultFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"NodeResult"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodeType"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}},{"kind":"Field","name":{"kind":"Name","value":"warnings"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"field"}}]}},{"kind":"Field","name":{"kind":"Name","value":"details"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"SessionDetailFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Session"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"SessionFields"}},{"kind":"Field","name":{"kind":"Name","value":"environment"}},{"kind":"Field","name":{"kind":"Name","value":"callback"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}},{"kind":"Field","name":{"kind":"Name","value":"contactDetails"}},{"kind":"Field","name":{"kind":"Name","value":"expectedDetails"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}},{"kind":"Field","name":{"kind":"Name","value":"decidedAt"}},{"kind":"Field","name":{"kind":"Name","value":"warnings"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"field"}}]}},{"kind":"Field","name":{"kind":"Name","value":"nodeResults"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"NodeResultFields"}}]}}]}}]} as unknown as DocumentNode<GetSessionQuery, GetSessionQueryVariables>;
@@ -831,6 +1528,20 @@ export const GetDecisionDocument = {"kind":"Document","definitions":[{"kind":"Op
 export const ReviewSessionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"ReviewSession"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"decision"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ReviewDecision"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"reason"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"reviewSession"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"decision"},"value":{"kind":"Variable","name":{"kind":"Name","value":"decision"}}},{"kind":"Argument","name":{"kind":"Name","value":"reason"},"value":{"kind":"Variable","name":{"kind":"Name","value":"reason"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"SessionFields"}},{"kind":"Field","name":{"kind":"Name","value":"decidedAt"}},{"kind":"Field","name":{"kind":"Name","value":"decision"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"DecisionFields"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"NodeResultFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"NodeResult"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodeType"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}},{"kind":"Field","name":{"kind":"Name","value":"warnings"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"field"}}]}},{"kind":"Field","name":{"kind":"Name","value":"details"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"SessionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Session"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"vendorData"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"expiresAt"}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"DecisionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Decision"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"vendorData"}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"serviceToken"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}},{"kind":"Field","name":{"kind":"Name","value":"nodeResults"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"NodeResultFields"}}]}},{"kind":"Field","name":{"kind":"Name","value":"reasons"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"nodeType"}},{"kind":"Field","name":{"kind":"Name","value":"listId"}},{"kind":"Field","name":{"kind":"Name","value":"entryId"}}]}}]}}]} as unknown as DocumentNode<ReviewSessionMutation, ReviewSessionMutationVariables>;
 export const IntrospectServiceTokenDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"IntrospectServiceToken"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"token"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"introspectServiceToken"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"token"},"value":{"kind":"Variable","name":{"kind":"Name","value":"token"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"IntrospectionFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"IntrospectionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ServiceTokenIntrospection"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"active"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"jti"}},{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"tenantId"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"vendorData"}},{"kind":"Field","name":{"kind":"Name","value":"issuedAt"}},{"kind":"Field","name":{"kind":"Name","value":"expiresAt"}},{"kind":"Field","name":{"kind":"Name","value":"revokedAt"}}]}}]} as unknown as DocumentNode<IntrospectServiceTokenQuery, IntrospectServiceTokenQueryVariables>;
 export const RevokeServiceTokenDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"RevokeServiceToken"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"token"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"reason"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"revokeServiceToken"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"token"},"value":{"kind":"Variable","name":{"kind":"Name","value":"token"}}},{"kind":"Argument","name":{"kind":"Name","value":"reason"},"value":{"kind":"Variable","name":{"kind":"Name","value":"reason"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"IntrospectionFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"IntrospectionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ServiceTokenIntrospection"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"active"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"jti"}},{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"tenantId"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"vendorData"}},{"kind":"Field","name":{"kind":"Name","value":"issuedAt"}},{"kind":"Field","name":{"kind":"Name","value":"expiresAt"}},{"kind":"Field","name":{"kind":"Name","value":"revokedAt"}}]}}]} as unknown as DocumentNode<RevokeServiceTokenMutation, RevokeServiceTokenMutationVariables>;
+export const ShareSessionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"ShareSession"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"sessionId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"partnerApplicationId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"expiresIn"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"shareSession"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"sessionId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"sessionId"}}},{"kind":"Argument","name":{"kind":"Name","value":"partnerApplicationId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"partnerApplicationId"}}},{"kind":"Argument","name":{"kind":"Name","value":"expiresIn"},"value":{"kind":"Variable","name":{"kind":"Name","value":"expiresIn"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"shareToken"}},{"kind":"Field","name":{"kind":"Name","value":"expiresAt"}}]}}]}}]} as unknown as DocumentNode<ShareSessionMutation, ShareSessionMutationVariables>;
+export const ImportSharedSessionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"ImportSharedSession"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ImportSharedSessionInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"importSharedSession"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"importedFrom"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"serviceToken"}}]}}]}}]} as unknown as DocumentNode<ImportSharedSessionMutation, ImportSharedSessionMutationVariables>;
+export const ListLedgerEntriesDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"ListLedgerEntries"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"first"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"after"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"ledgerEntries"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"Variable","name":{"kind":"Name","value":"first"}}},{"kind":"Argument","name":{"kind":"Name","value":"after"},"value":{"kind":"Variable","name":{"kind":"Name","value":"after"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"edges"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"node"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"LedgerEntryFields"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"pageInfo"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"hasNextPage"}},{"kind":"Field","name":{"kind":"Name","value":"endCursor"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"LedgerEntryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"LedgerEntry"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"environment"}},{"kind":"Field","name":{"kind":"Name","value":"shareTokenId"}},{"kind":"Field","name":{"kind":"Name","value":"originalSessionId"}},{"kind":"Field","name":{"kind":"Name","value":"importedSessionId"}},{"kind":"Field","name":{"kind":"Name","value":"payerApplicationId"}},{"kind":"Field","name":{"kind":"Name","value":"originatingApplicationId"}},{"kind":"Field","name":{"kind":"Name","value":"beneficiary"}},{"kind":"Field","name":{"kind":"Name","value":"beneficiaryApplicationId"}},{"kind":"Field","name":{"kind":"Name","value":"amount"}},{"kind":"Field","name":{"kind":"Name","value":"amountMicros"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}}]}}]} as unknown as DocumentNode<ListLedgerEntriesQuery, ListLedgerEntriesQueryVariables>;
+export const ListWebhookDestinationsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"ListWebhookDestinations"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"webhookDestinations"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WebhookDestinationFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WebhookDestinationFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"WebhookDestination"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"events"}},{"kind":"Field","name":{"kind":"Name","value":"active"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<ListWebhookDestinationsQuery, ListWebhookDestinationsQueryVariables>;
+export const GetWebhookDestinationDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"GetWebhookDestination"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"webhookDestination"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WebhookDestinationFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WebhookDestinationFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"WebhookDestination"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"events"}},{"kind":"Field","name":{"kind":"Name","value":"active"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<GetWebhookDestinationQuery, GetWebhookDestinationQueryVariables>;
+export const CreateWebhookDestinationDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"CreateWebhookDestination"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"CreateWebhookDestinationInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"createWebhookDestination"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"destination"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WebhookDestinationFields"}}]}},{"kind":"Field","name":{"kind":"Name","value":"secret"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WebhookDestinationFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"WebhookDestination"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"events"}},{"kind":"Field","name":{"kind":"Name","value":"active"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<CreateWebhookDestinationMutation, CreateWebhookDestinationMutationVariables>;
+export const UpdateWebhookDestinationDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"UpdateWebhookDestination"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"UpdateWebhookDestinationInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"updateWebhookDestination"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"destination"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WebhookDestinationFields"}}]}},{"kind":"Field","name":{"kind":"Name","value":"secret"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WebhookDestinationFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"WebhookDestination"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"events"}},{"kind":"Field","name":{"kind":"Name","value":"active"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<UpdateWebhookDestinationMutation, UpdateWebhookDestinationMutationVariables>;
+export const DeleteWebhookDestinationDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"DeleteWebhookDestination"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"deleteWebhookDestination"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}]}]}}]} as unknown as DocumentNode<DeleteWebhookDestinationMutation, DeleteWebhookDestinationMutationVariables>;
+export const ListWebhookDeliveriesDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"ListWebhookDeliveries"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"destinationId"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"sessionId"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"status"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"WebhookDeliveryStatus"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"limit"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"cursor"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"webhookDeliveries"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"destinationId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"destinationId"}}},{"kind":"Argument","name":{"kind":"Name","value":"sessionId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"sessionId"}}},{"kind":"Argument","name":{"kind":"Name","value":"status"},"value":{"kind":"Variable","name":{"kind":"Name","value":"status"}}},{"kind":"Argument","name":{"kind":"Name","value":"limit"},"value":{"kind":"Variable","name":{"kind":"Name","value":"limit"}}},{"kind":"Argument","name":{"kind":"Name","value":"cursor"},"value":{"kind":"Variable","name":{"kind":"Name","value":"cursor"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"deliveries"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WebhookDeliveryFields"}}]}},{"kind":"Field","name":{"kind":"Name","value":"nextCursor"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WebhookDeliveryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"WebhookDelivery"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"eventId"}},{"kind":"Field","name":{"kind":"Name","value":"eventType"}},{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"destinationId"}},{"kind":"Field","name":{"kind":"Name","value":"callbackUrl"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"attemptCount"}},{"kind":"Field","name":{"kind":"Name","value":"nextAttemptAt"}},{"kind":"Field","name":{"kind":"Name","value":"lastStatusCode"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<ListWebhookDeliveriesQuery, ListWebhookDeliveriesQueryVariables>;
+export const GetWebhookDeliveryDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"GetWebhookDelivery"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"webhookDelivery"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WebhookDeliveryFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WebhookDeliveryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"WebhookDelivery"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"eventId"}},{"kind":"Field","name":{"kind":"Name","value":"eventType"}},{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"destinationId"}},{"kind":"Field","name":{"kind":"Name","value":"callbackUrl"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"attemptCount"}},{"kind":"Field","name":{"kind":"Name","value":"nextAttemptAt"}},{"kind":"Field","name":{"kind":"Name","value":"lastStatusCode"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<GetWebhookDeliveryQuery, GetWebhookDeliveryQueryVariables>;
+export const ListWebhookAttemptsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"ListWebhookAttempts"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"webhookDelivery"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"attempts"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WebhookAttemptFields"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WebhookAttemptFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"WebhookAttempt"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"deliveryId"}},{"kind":"Field","name":{"kind":"Name","value":"attemptedAt"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"responseStatusCode"}},{"kind":"Field","name":{"kind":"Name","value":"durationMs"}},{"kind":"Field","name":{"kind":"Name","value":"error"}},{"kind":"Field","name":{"kind":"Name","value":"responseBody"}},{"kind":"Field","name":{"kind":"Name","value":"nextAttemptAt"}}]}}]} as unknown as DocumentNode<ListWebhookAttemptsQuery, ListWebhookAttemptsQueryVariables>;
+export const ReplayWebhookDeliveryDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"ReplayWebhookDelivery"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"replayWebhookDelivery"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WebhookDeliveryFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WebhookDeliveryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"WebhookDelivery"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"eventId"}},{"kind":"Field","name":{"kind":"Name","value":"eventType"}},{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"destinationId"}},{"kind":"Field","name":{"kind":"Name","value":"callbackUrl"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"attemptCount"}},{"kind":"Field","name":{"kind":"Name","value":"nextAttemptAt"}},{"kind":"Field","name":{"kind":"Name","value":"lastStatusCode"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<ReplayWebhookDeliveryMutation, ReplayWebhookDeliveryMutationVariables>;
+export const SendTestWebhookDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"SendTestWebhook"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"destinationId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sendTestWebhook"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"destinationId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"destinationId"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WebhookDeliveryFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WebhookDeliveryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"WebhookDelivery"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"eventId"}},{"kind":"Field","name":{"kind":"Name","value":"eventType"}},{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"destinationId"}},{"kind":"Field","name":{"kind":"Name","value":"callbackUrl"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"attemptCount"}},{"kind":"Field","name":{"kind":"Name","value":"nextAttemptAt"}},{"kind":"Field","name":{"kind":"Name","value":"lastStatusCode"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<SendTestWebhookMutation, SendTestWebhookMutationVariables>;
+export const RotateCallbackSecretDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"RotateCallbackSecret"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"rotateCallbackSecret"}}]}}]} as unknown as DocumentNode<RotateCallbackSecretMutation, RotateCallbackSecretMutationVariables>;
 export const ListWorkflowsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"ListWorkflows"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"workflows"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WorkflowFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Workflow"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}}]}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"amlScoreThreshold"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<ListWorkflowsQuery, ListWorkflowsQueryVariables>;
 export const GetWorkflowDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"GetWorkflow"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"workflow"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WorkflowFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Workflow"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}}]}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"amlScoreThreshold"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<GetWorkflowQuery, GetWorkflowQueryVariables>;
 export const CreateWorkflowDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"CreateWorkflow"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"CreateWorkflowInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"createWorkflow"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WorkflowFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Workflow"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}}]}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"amlScoreThreshold"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<CreateWorkflowMutation, CreateWorkflowMutationVariables>;

@@ -1,9 +1,21 @@
 import type { RestRoute } from '../route.js';
 import { amlRoutes } from './aml.js';
 import { idVerificationRoutes } from './id-verification.js';
+import { listRoutes } from './lists.js';
 import { poaRoutes } from './poa.js';
 import { sessionRoutes } from './sessions.js';
+import { sharingRoutes } from './sharing.js';
+import { webhookRoutes } from './webhooks.js';
 import { workflowRoutes } from './workflows.js';
 
 /** The REST facade: every `/v1` route, each naming the GraphQL operation it runs. */
-export const REST_ROUTES: readonly RestRoute[] = [...workflowRoutes, ...sessionRoutes, ...amlRoutes, ...poaRoutes, ...idVerificationRoutes];
+export const REST_ROUTES: readonly RestRoute[] = [
+  ...workflowRoutes,
+  ...sessionRoutes,
+  ...sharingRoutes,
+  ...listRoutes,
+  ...amlRoutes,
+  ...poaRoutes,
+  ...idVerificationRoutes,
+  ...webhookRoutes,
+];

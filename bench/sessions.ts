@@ -1,0 +1,114 @@
+/**
+ * `npm run bench:sessions`: REST create-session and get-decision throughput and latency with 50
+ * connections, beside a baseline in the same run: a bare fastify route doing one
+ * `INSERT … RETURNING` with `pg` on the same database. The servers run in a child process
+ * (bench/support/sessions-server.ts), the load generator here. Embedded PGlite by default; the
+ * server at DATABASE_URL when set. Options: --duration <seconds per run> (10), --connections (50).
+ */
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+
+const { values } = parseArgs({ options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' } } });
+const DURATION_SECONDS = Number(values.duration);
+const CONNECTIONS = Number(values.connections);
+/** Sessions created up front for the decision run to read. */
+const DECISION_POOL_SIZE = 500;
+/** Throughput share of the baseline the service should reach. */
+const TARGET_RATIO = 0.5;
+/** p99 the service should stay under, in milliseconds. */
+const TARGET_P99_MS = 50;
+
+interface Figures {
+  name: string;
+  requestsPerSecond: number;
+  p50: number;
+  p99: number;
+  non2xx: number;
+  errors: number;
+}
+
+/** Runs autocannon and keeps the figures we report. */
+async function measure(name: string, options: autocannon.Options): Promise<Figures> {
+  const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_SECONDS, ...options });
+  return {
+    name,
+    requestsPerSecond: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+  };
+}
+
+const child = spawn(process.execPath, ['--import', 'tsx', new URL('./support/sessions-server.ts', import.meta.url).pathname], {
+  stdio: ['ignore', 'pipe', 'inherit'],
+  env: process.env,
+});
+const firstLine = await new Promise<string>((resolve, reject) => {
+  createInterface({ input: child.stdout! }).once('line', resolve);
+  child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
+});
+const server = JSON.parse(firstLine) as { url: string; baselineUrl: string; key: string; embedded: boolean };
+const headers = { 'content-type': 'application/json', 'x-api-key': server.key };
+
+let counter = 0;
+const uniqueBody = () => JSON.stringify({ workflow_id: 'standard_kyc', vendor_data: `bench-${process.pid}-${counter++}` });
+
+const sessionIds: string[] = [];
+for (let index = 0; index < DECISION_POOL_SIZE; index += 1) {
+  const response = await fetch(`${server.url}/v1/sessions`, { method: 'POST', headers, body: uniqueBody() });
+  sessionIds.push(((await response.json()) as { session_id: string }).session_id);
+}
+let next = 0;
+
+// Warm-up so JIT and pools are hot before measuring.
+await autocannon({
+  url: `${server.url}/v1/sessions`,
+  connections: 10,
+  duration: 2,
+  requests: [{ method: 'POST', headers, setupRequest: (request) => ({ ...request, body: uniqueBody() }) }],
+});
+
+const results: Figures[] = [
+  await measure('baseline: INSERT … RETURNING (bare fastify + pg)', {
+    url: server.baselineUrl,
+    requests: [
+      { method: 'POST', headers: { 'content-type': 'application/json' }, setupRequest: (request) => ({ ...request, body: uniqueBody() }) },
+    ],
+  }),
+  await measure('POST /v1/sessions (create)', {
+    url: `${server.url}/v1/sessions`,
+    requests: [{ method: 'POST', headers, setupRequest: (request) => ({ ...request, body: uniqueBody() }) }],
+  }),
+  await measure('GET /v1/sessions/{id}/decision', {
+    url: server.url,
+    requests: [
+      {
+        method: 'GET',
+        headers,
+        setupRequest: (request) => ({ ...request, path: `/v1/sessions/${sessionIds[next++ % sessionIds.length]}/decision` }),
+      },
+    ],
+  }),
+];
+
+const [base] = results;
+const database = server.embedded ? 'embedded PGlite' : 'PostgreSQL server (DATABASE_URL)';
+console.log(`\nbench:sessions — ${database}, ${CONNECTIONS} connections, ${DURATION_SECONDS} s per run, Node ${process.version}\n`);
+console.log('| run | req/s | p50 ms | p99 ms | vs baseline | non-2xx | errors |');
+console.log('|---|---|---|---|---|---|---|');
+for (const figures of results) {
+  const ratio = figures.requestsPerSecond / base.requestsPerSecond;
+  console.log(
+    `| ${figures.name} | ${figures.requestsPerSecond.toFixed(0)} | ${figures.p50} | ${figures.p99} | ${(ratio * 100).toFixed(0)}% | ${figures.non2xx} | ${figures.errors} |`,
+  );
+}
+const targetsMet = results
+  .slice(1)
+  .every((figures) => figures.requestsPerSecond >= base.requestsPerSecond * TARGET_RATIO && figures.p99 < TARGET_P99_MS);
+console.log(`\nTargets (≥ ${TARGET_RATIO * 100}% of baseline throughput, p99 < ${TARGET_P99_MS} ms): ${targetsMet ? 'met' : 'NOT met'}`);
+
+child.kill('SIGTERM');
+await new Promise((resolve) => child.once('exit', resolve));

@@ -1,0 +1,60 @@
+/**
+ * Child process of bench/sessions.ts: starts the service and the baseline route, creates a
+ * tenant, prints `{url, baselineUrl, key}` as one JSON line, then serves until killed. Keeping the
+ * servers apart from the load generator means neither steals the other's CPU.
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify from 'fastify';
+import pg from 'pg';
+import pino from 'pino';
+import { startApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { createTenant, issueApiKey } from '../../src/tenants/tenant.service.js';
+
+const config = loadConfig({
+  ...process.env,
+  PORT: '0',
+  PGLITE_DATA_DIR: 'memory',
+  SEED_DEMO_TENANT: 'false',
+  LOG_LEVEL: 'silent',
+  MASTER_KEY: process.env.MASTER_KEY ?? 'bench-master-key-not-for-production-000000',
+});
+const app = await startApp(config, { logger: pino({ level: 'silent' }) });
+
+// Baseline: the least a create can cost on this database — one INSERT … RETURNING over HTTP,
+// on the same pool as the service's (one connection on PGlite, which runs one statement at a time).
+const pool = app.database.embedded
+  ? await app.orm.em.getConnection().getNativeClient()
+  : new pg.Pool({ connectionString: app.database.url, max: 16 });
+await pool.query(
+  'create table if not exists bench_baseline (id uuid primary key, vendor_data text not null, created_at timestamptz not null default now())',
+);
+const baseline = Fastify();
+baseline.post('/baseline', async (request) => {
+  const { vendor_data: vendorData } = request.body as { vendor_data: string };
+  const { rows } = await pool.query('insert into bench_baseline (id, vendor_data) values ($1, $2) returning id, created_at', [
+    randomUUID(),
+    vendorData,
+  ]);
+  return rows[0];
+});
+await baseline.listen({ port: 0, host: '127.0.0.1' });
+const { port } = baseline.server.address() as { port: number };
+
+const em = app.orm.em.fork();
+const tenant = await createTenant(em, 'bench');
+const { key } = await issueApiKey(em, tenant.id, 'sandbox');
+console.log(JSON.stringify({ url: app.url, baselineUrl: `http://127.0.0.1:${port}/baseline`, key, embedded: app.database.embedded }));
+
+let stopping = false;
+process.on('SIGTERM', () => {
+  if (stopping) return;
+  stopping = true;
+  void (async () => {
+    await pool.query('drop table if exists bench_baseline');
+    if (!app.database.embedded) await (pool as pg.Pool).end();
+    await baseline.close();
+    await app.close();
+    process.exit(0);
+  })();
+});
