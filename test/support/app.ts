@@ -71,7 +71,8 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     EMITTER_IN_PROCESS: 'false',
     ...env,
   });
-  const app = await startApp(config, { logger: pino({ level: 'silent' }), onQuery: options.onQuery });
+  // TEST_LOG_LEVEL=error shows the server's own errors while debugging a test.
+  const app = await startApp(config, { logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), onQuery: options.onQuery });
   const url = app.url;
   const clients: Client[] = [];
 

@@ -270,21 +270,12 @@ export async function findCandidates(
      join aml_entity e on e.id = c.entity_id
      order by c.sim desc, e.id`;
   const rows = await em.transactional(async (tx) => {
-    const [previous] = await tx.execute<{ threshold: string; seqscan: string }[]>(
-      `select current_setting('pg_trgm.similarity_threshold') as threshold, current_setting('enable_seqscan') as seqscan,
-         set_config('pg_trgm.similarity_threshold', ?, true), set_config('enable_seqscan', 'off', true)`,
-      [String(CANDIDATE_MIN_SIMILARITY)],
-      'all',
-    );
-    const found = await tx.execute<EntityRow[]>(sql, [...variants, ...variants, [...lists], limit], 'all');
-    if (previous) {
-      await tx.execute(
-        `select set_config('pg_trgm.similarity_threshold', ?, true), set_config('enable_seqscan', ?, true)`,
-        [previous.threshold, previous.seqscan],
-        'all',
-      );
-    }
-    return found;
+    // Transaction-local settings (is_local = true) end with this transaction, on PGlite too. The
+    // threshold GUC exists only once pg_trgm is loaded in the backend, so it is set, never read.
+    await tx.execute(`select set_config('pg_trgm.similarity_threshold', ?, true), set_config('enable_seqscan', 'off', true)`, [
+      String(CANDIDATE_MIN_SIMILARITY),
+    ]);
+    return tx.execute<EntityRow[]>(sql, [...variants, ...variants, [...lists], limit], 'all');
   });
   return rows.map((row) => ({
     source_list: row.source_list,
