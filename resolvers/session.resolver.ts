@@ -15,6 +15,7 @@ import {
 } from './session.type.js';
 import { toWorkflowObject } from './workflow.resolver.js';
 import { WorkflowObject } from './workflow.type.js';
+import { encodeKeysetCursor } from '../src/pagination.js';
 
 /** Shapes a session row for GraphQL. */
 export function toSessionObject(session: Session, context: GraphQLContext): SessionObject {
@@ -133,7 +134,7 @@ export class SessionResolver {
       },
       { first: first ?? undefined, after: after ?? undefined },
     );
-    const edges = page.sessions.map((session) => ({ cursor: sessions.encodeCursor(session), node: toSessionObject(session, context) }));
+    const edges = page.sessions.map((session) => ({ cursor: encodeKeysetCursor(session), node: toSessionObject(session, context) }));
     return { edges, pageInfo: { hasNextPage: page.hasNextPage, endCursor: edges.at(-1)?.cursor ?? null } };
   }
 

@@ -2,6 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 import { openDatabase, type Database } from './db/database.js';
+import { configureNfcTrust } from './engines/document/nfc.js';
 import { installLiveEngines } from './engines/registry.js';
 import { installListGate } from './lists/gate.js';
 import { closeMrzReader } from './engines/document/mrz-reader.js';
@@ -62,6 +63,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     const demo = config.SEED_DEMO_TENANT ? await seedDemoTenant(orm.em.fork()) : null;
     const secrets = createServiceSecrets(resolveMasterKey(config));
     installLiveEngines({ em: () => orm.em.fork(), secrets, config, logger });
+    configureNfcTrust(config.NFC_CSCA_CERTS_PATH);
     installListGate();
     const tokens = new ServiceTokens(secrets);
     await tokens.init(orm.em.fork());

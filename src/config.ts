@@ -67,6 +67,8 @@ const ConfigSchema = z.object({
   SMS_GATEWAY_URL: z.string().url().optional(),
   /** Bearer token sent to the SMS gateway in `Authorization`, when the gateway wants one. */
   SMS_GATEWAY_TOKEN: z.string().min(1).optional(),
+  /** PEM bundle of CSCA certificates that NFC Document Signer certificates must chain to; without it a valid chip signature is only a `warning`. */
+  NFC_CSCA_CERTS_PATH: z.string().min(1).optional(),
 });
 
 /** The validated configuration. */

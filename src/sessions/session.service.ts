@@ -24,6 +24,7 @@ import { ApiError, notFound, validationError } from '../errors.js';
 import { transactionWithEvents, type EventBatch } from '../events/outbox.js';
 import type { Services } from '../services.js';
 import { unixSeconds } from '../time.js';
+import { assertPageSize, decodeKeysetCursor, olderThan } from '../pagination.js';
 import { parseOrThrow } from '../validation.js';
 import { findWorkflow } from '../workflows/workflow.service.js';
 import { NODE_INPUT_SCHEMAS } from './node-inputs.js';
@@ -187,7 +188,7 @@ export async function createSession(
     const inserted = await tx.execute<{ id: string }[]>(
       `insert into session (id, tenant_id, environment, workflow_id, vendor_data, status, callback, metadata, contact_details, expected_details,
                             created_by_key_id, created_at, updated_at, expires_at)
-       values (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, now(), now(), now() + make_interval(secs => ?))
+       values (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, date_trunc('milliseconds', now()), now(), now() + make_interval(secs => ?))
        on conflict (tenant_id, environment, workflow_id, vendor_data) where status in ('pending', 'in_progress', 'in_review') do nothing
        returning id`,
       [
@@ -265,23 +266,6 @@ export const SESSIONS_PAGE_MAX = 100;
 /** Page size when none is asked for. */
 export const SESSIONS_PAGE_DEFAULT = 20;
 
-/** Opaque cursor: the (created_at, id) of the last row of a page. */
-export function encodeCursor(session: Pick<Session, 'createdAt' | 'id'>): string {
-  return Buffer.from(JSON.stringify([session.createdAt.toISOString(), session.id])).toString('base64url');
-}
-
-/** Reads a cursor back; a malformed one is a 400. */
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  try {
-    const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string];
-    const date = new Date(createdAt);
-    if (Number.isNaN(date.getTime()) || typeof id !== 'string') throw new Error('bad cursor');
-    return { createdAt: date, id };
-  } catch {
-    throw validationError([{ field: 'after', code: 'invalid', message: 'after is not a cursor this API returned' }]);
-  }
-}
-
 /** A page of sessions, newest first, with stable ordering by (created_at, id). */
 export async function listSessions(
   em: EntityManager,
@@ -290,19 +274,14 @@ export async function listSessions(
   page: { first?: number; after?: string },
 ): Promise<{ sessions: Session[]; hasNextPage: boolean }> {
   const first = page.first ?? SESSIONS_PAGE_DEFAULT;
-  if (!Number.isInteger(first) || first < 1 || first > SESSIONS_PAGE_MAX) {
-    throw validationError([{ field: 'first', code: 'invalid', message: `first must be an integer from 1 to ${SESSIONS_PAGE_MAX}` }]);
-  }
+  assertPageSize(first, SESSIONS_PAGE_MAX, 'first');
   const where: Record<string, unknown>[] = [{ tenant: principal.tenantId, environment: principal.environment }];
   if (filter.statuses?.length) where.push({ status: { $in: filter.statuses } });
   if (filter.workflowId) where.push({ workflow: filter.workflowId });
   if (filter.vendorData) where.push({ vendorData: filter.vendorData });
   if (filter.createdAfter) where.push({ createdAt: { $gte: filter.createdAfter } });
   if (filter.createdBefore) where.push({ createdAt: { $lt: filter.createdBefore } });
-  if (page.after) {
-    const cursor = decodeCursor(page.after);
-    where.push({ $or: [{ createdAt: { $lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { $lt: cursor.id } }] });
-  }
+  if (page.after) where.push(olderThan(decodeKeysetCursor(page.after, 'after')));
   const rows = await em.find(SessionSchema, { $and: where } as never, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: first + 1 });
   return { sessions: rows.slice(0, first), hasNextPage: rows.length > first };
 }

@@ -16,6 +16,7 @@ import {
 } from '../../entities/webhook.entity.js';
 import { generateSigningSecret } from '../auth/api-keys.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
+import { assertPageSize, decodeKeysetCursor, encodeKeysetCursor, olderThan } from '../pagination.js';
 import { ApiError, notFound } from '../errors.js';
 import { parseOrThrow } from '../validation.js';
 import { wakeLocalEmitters } from './emitter.js';
@@ -173,28 +174,10 @@ export interface DeliveryPage {
   nextCursor: string | null;
 }
 
-/** Encodes a keyset position (created_at, id). */
-function encodeDeliveryCursor(delivery: Pick<WebhookDelivery, 'createdAt' | 'id'>): string {
-  return Buffer.from(`${delivery.createdAt.getTime()}:${delivery.id}`).toString('base64url');
-}
-
-/** Decodes a cursor; a malformed one is a 400. */
-function decodeDeliveryCursor(cursor: string): { createdAt: Date; id: string } {
-  const [millis, id] = Buffer.from(cursor, 'base64url').toString('utf8').split(':');
-  if (!millis || !/^\d+$/.test(millis) || !id || !isUuid(id))
-    throw new ApiError('validation_failed', 'The cursor is not one this API returned.', [
-      { field: 'cursor', code: 'invalid', message: 'cursor is malformed' },
-    ]);
-  return { createdAt: new Date(Number(millis)), id };
-}
-
 /** Lists the tenant's deliveries, newest first, by destination, session or status. */
 export async function listDeliveries(em: EntityManager, tenantId: string, filter: DeliveryFilter): Promise<DeliveryPage> {
   const limit = filter.limit ?? DELIVERIES_PAGE_DEFAULT;
-  if (!Number.isInteger(limit) || limit < 1 || limit > DELIVERIES_PAGE_MAX)
-    throw new ApiError('validation_failed', 'limit is out of range.', [
-      { field: 'limit', code: 'invalid', message: `limit must be between 1 and ${DELIVERIES_PAGE_MAX}` },
-    ]);
+  assertPageSize(limit, DELIVERIES_PAGE_MAX, 'limit');
   if (filter.destinationId) await getDestination(em, tenantId, filter.destinationId);
   if (filter.sessionId && !isUuid(filter.sessionId)) return { deliveries: [], nextCursor: null };
   if (filter.status && !(WEBHOOK_DELIVERY_STATUSES as readonly string[]).includes(filter.status))
@@ -203,14 +186,11 @@ export async function listDeliveries(em: EntityManager, tenantId: string, filter
   if (filter.destinationId) where.destinationId = filter.destinationId;
   if (filter.sessionId) where.sessionId = filter.sessionId;
   if (filter.status) where.status = filter.status;
-  if (filter.cursor) {
-    const after = decodeDeliveryCursor(filter.cursor);
-    where.$or = [{ createdAt: { $lt: after.createdAt } }, { createdAt: after.createdAt, id: { $lt: after.id } }];
-  }
+  if (filter.cursor) Object.assign(where, olderThan(decodeKeysetCursor(filter.cursor, 'cursor')));
   const rows = await em.find(WebhookDeliverySchema, where, { orderBy: { createdAt: 'desc', id: 'desc' }, limit: limit + 1 });
   const deliveries = rows.slice(0, limit);
   const last = deliveries.at(-1);
-  return { deliveries, nextCursor: rows.length > limit && last ? encodeDeliveryCursor(last) : null };
+  return { deliveries, nextCursor: rows.length > limit && last ? encodeKeysetCursor(last) : null };
 }
 
 /** One delivery of the tenant; another tenant's is a 404. */

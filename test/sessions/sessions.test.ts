@@ -313,6 +313,26 @@ describe('sessions', () => {
       );
     });
 
+    it('given sessions created in the same millisecond, when paging one at a time, then each appears exactly once', async () => {
+      const sameTime = await testApp.tenant();
+      for (const vendor of ['tie-a', 'tie-b', 'tie-c'])
+        await createSession(testApp, sameTime.sandboxKey, { workflow_id: 'aml_only', vendor_data: vendor });
+      await testApp.app.orm.em
+        .fork()
+        .execute(`update session set created_at = date_trunc('milliseconds', now()) where tenant_id = ?`, [sameTime.id]);
+      const seen: string[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < 5; page += 1) {
+        const response = await testApp.rest('GET', `/v1/sessions?limit=1${cursor ? `&cursor=${cursor}` : ''}`, {
+          key: sameTime.sandboxKey,
+        });
+        seen.push(...response.body.sessions.map((session: { vendor_data: string }) => session.vendor_data));
+        if (!response.body.has_more) break;
+        cursor = response.body.next_cursor;
+      }
+      expect(seen.sort()).toEqual(['tie-a', 'tie-b', 'tie-c']);
+    });
+
     it('given bad listing parameters, when listing, then 400', async () => {
       for (const query of ['limit=0', 'limit=101', 'limit=abc', 'status=finished', 'cursor=garbage', 'colour=red']) {
         const response = await testApp.rest('GET', `/v1/sessions?${query}`, { key: listTenant.sandboxKey });

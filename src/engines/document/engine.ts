@@ -15,7 +15,7 @@ import { icaoToIso2 } from './countries.js';
 import { assessQuality, decodeDocumentImage, type DocumentImage } from './image.js';
 import { readMrz } from './mrz-reader.js';
 import type { MrzRead } from './mrz-text.js';
-import { verifyPassiveAuthentication } from './nfc.js';
+import { compareChipMrz, configuredCscaTrust, verifyPassiveAuthentication, type NfcVerification } from './nfc.js';
 
 /** Provider name of this engine, as workflows name it. */
 export const MRZ_OCR_PROVIDER = 'openkyc:mrz_ocr';
@@ -47,6 +47,14 @@ export interface DocumentEngineOptions {
   now?: () => Date;
   /** Reads an MRZ from a photo. @default the PaddleOCR reader of `mrz-reader.ts` */
   readMrz?: (bytes: Buffer) => Promise<MrzRead | null>;
+  /** CSCA certificates for NFC passive authentication. @default those of NFC_CSCA_CERTS_PATH (`configureNfcTrust`) */
+  cscaCertificates?: NonNullable<Parameters<typeof verifyPassiveAuthentication>[1]>['cscaCertificates'];
+}
+
+/** The warning that explains an NFC outcome other than `passed`/`skipped`. */
+function nfcWarnings(nfc: NfcVerification): Warning[] {
+  if (!nfc.reasonCode || !nfc.reason) return [];
+  return [{ code: nfc.reasonCode, message: nfc.reason, field: 'nfc' }];
 }
 
 /** What a document check produces: the node result's status, warnings and details. */
@@ -124,13 +132,18 @@ export async function verifyDocument(
   }
   const front = await decodeDocumentImage(input.image_front, 'image_front');
   const back = input.image_back ? await decodeDocumentImage(input.image_back, 'image_back') : null;
-  const nfc = verifyPassiveAuthentication(input.nfc);
-  const warnings: Warning[] = nfc.reason ? [{ code: 'nfc_not_verified', message: nfc.reason, field: 'nfc' }] : [];
+  // Before OCR, so malformed chip data is a 400 without the cost of reading the photo.
+  const chip = await verifyPassiveAuthentication(input.nfc, {
+    cscaCertificates: options.cscaCertificates ?? configuredCscaTrust(),
+    checkDate: today,
+  });
+  // Until the printed MRZ is read, the chip's own verification stands (early results keep it).
+  const warnings: Warning[] = nfcWarnings(chip);
   const skippedChecks: DocumentChecks = {
     document_authentic: 'skipped',
     mrz_match: 'skipped',
     expiry_check: 'skipped',
-    nfc_signature: nfc.outcome,
+    nfc_signature: chip.outcome,
   };
 
   for (const [side, image] of [
@@ -162,6 +175,9 @@ export async function verifyDocument(
     return outcome(input, 'mrz_not_found', status, { ...skippedChecks, mrz_match: 'failed' }, NOTHING_READ, warnings);
   }
 
+  const nfc = compareChipMrz(chip, mrz.lines);
+  // Only the chip's warning is listed so far; a page that does not belong to the chip replaces it.
+  if (nfc !== chip) warnings.splice(0, warnings.length, ...nfcWarnings(nfc));
   const fields = mrz.result.fields;
   const expiryDate = mrzDate(fields.expirationDate, 'expiry', today);
   const extracted: DocumentVerificationDetails['extracted'] = {
