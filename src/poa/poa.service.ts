@@ -13,7 +13,7 @@ import { TenantSchema } from '../../entities/tenant.entity.js';
 import type { ApiKeyPrincipal } from '../auth/context.js';
 import type { Warning } from '../domain/types.js';
 import { decodeDataUri } from '../engines/data-uri.js';
-import type { CheckOutcome, ProofOfAddressDetails } from '../engines/details.js';
+import type { ProofOfAddressDetails } from '../engines/details.js';
 import { POA_DEFAULT_MAX_AGE_DAYS, type ProofOfAddressInput } from '../engines/inputs.js';
 import { analyseProofOfAddress, POA_MIME_TYPES, type PoaEngineOptions } from '../engines/poa/engine.js';
 import { ageInDays } from '../engines/poa/dates.js';
@@ -55,41 +55,18 @@ export const CheckProofOfAddressInputSchema = z
 /** Accepted input of checkProofOfAddress. */
 export type CheckProofOfAddressInput = z.input<typeof CheckProofOfAddressInputSchema>;
 
-/** The spec's proof-of-address result, plus `result_code`, `warnings` and how the checks were made. */
-export interface PoaResult {
+/**
+ * The spec's proof-of-address result, plus `result_code`, `warnings` and how the checks were made:
+ * the node details' shape (one definition), with the id and status of the stored check.
+ */
+export type PoaResult = Pick<ProofOfAddressDetails, 'result_code' | 'extracted' | 'checks' | 'tamper_method'> & {
   /** Id of the stored check. */
   poa_id: string;
   /** `passed`, `review` or `failed` (a document too old is a 422, not a result). */
   status: 'passed' | 'review' | 'failed';
-  /** Machine-readable summary (`clear`, `document_tampered`, `address_unverifiable`, ...). */
-  result_code: string;
-  /** Fields read from the document; empty strings for fields not found. */
-  extracted: {
-    /** Addressee. */
-    name: string;
-    /** Address lines joined with ", ". */
-    address: string;
-    /** Utility, bank or authority. */
-    issuer: string;
-    /** `YYYY-MM-DD`, empty when no date was found. */
-    issued_at: string;
-  };
-  /** Per-check outcomes. */
-  checks: {
-    /** `passed`, `warning` or `skipped`. */
-    name_match: CheckOutcome;
-    /** `passed`, `review`, `failed` or `skipped`. */
-    geocode: CheckOutcome;
-    /** `passed` or `review` (a failed freshness is the 422). */
-    freshness: CheckOutcome;
-    /** 0 (clean) to 1 (certainly edited). */
-    tamper_score: number;
-  };
-  /** How `tamper_score` was computed; absent for sandbox results. */
-  tamper_method?: string;
   /** Non-blocking findings (name mismatch, unverifiable address, ...). */
   warnings: Warning[];
-}
+};
 
 /** Options of the service, for tests. */
 export type PoaServiceOptions = PoaEngineOptions;
