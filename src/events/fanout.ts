@@ -232,6 +232,7 @@ export async function startEventFanout(options: FanoutOptions): Promise<EventFan
     }
   };
 
+  let notifyChain: Promise<void> = Promise.resolve();
   const onLocal = (event: PublishedEvent): void => {
     deliver(event);
     if (event.type !== 'session.status_changed') return;
@@ -239,10 +240,16 @@ export async function startEventFanout(options: FanoutOptions): Promise<EventFan
       logger.warn({ eventId: event.id }, 'event not announced to other instances: LISTEN connection is down');
       return;
     }
-    // One connection sends every announcement, so other instances receive them in commit order.
-    client.query('select pg_notify($1, $2)', [EVENTS_CHANNEL, announcementOf(instanceId, event)]).catch((error: unknown) => {
-      logger.warn({ err: error, eventId: event.id }, 'could not announce an event to other instances');
-    });
+    // One connection sends every announcement, one after another (pg refuses to queue queries on
+    // a client itself from pg@9), so other instances receive them in commit order.
+    const announcer = client;
+    const announcement = announcementOf(instanceId, event);
+    notifyChain = notifyChain
+      .then(() => announcer.query('select pg_notify($1, $2)', [EVENTS_CHANNEL, announcement]))
+      .then(
+        () => undefined,
+        (error: unknown) => logger.warn({ err: error, eventId: event.id }, 'could not announce an event to other instances'),
+      );
   };
 
   await connect(false);
@@ -256,6 +263,7 @@ export async function startEventFanout(options: FanoutOptions): Promise<EventFan
       if (reconnectTimer) clearTimeout(reconnectTimer);
       const current = client;
       client = null;
+      await notifyChain;
       await current?.end().catch(() => undefined);
     },
   };
