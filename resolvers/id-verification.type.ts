@@ -20,7 +20,9 @@ export class IdVerificationChecksObject {
 }
 
 /** A non-blocking finding, or the reason behind a failure, on an ID document check. */
-@ObjectType('IdVerificationWarning', { description: 'A finding on the document (country_mismatch, image_blurry, nfc_not_verified, ...).' })
+@ObjectType('IdVerificationWarning', {
+  description: 'A finding on the document (country_mismatch, image_blurry, csca_not_configured, ...).',
+})
 export class IdVerificationWarningObject {
   @Field(() => String, { description: 'Machine-readable code.' })
   code!: string;

@@ -74,6 +74,19 @@ export class SessionFilterInput {
 export const ReviewDecisionEnum = { approved: 'approved', declined: 'declined' } as const;
 registerEnumType(ReviewDecisionEnum, { name: 'ReviewDecision', description: 'What a reviewer decides for an in-review session.' });
 
+/** Chip data read by the end user's phone, for NFC passive authentication. */
+@InputType()
+export class NfcChipInput {
+  @Field(() => String, { description: 'EF.SOD, base64.' })
+  sod!: string;
+
+  @Field(() => String, { description: 'EF.DG1 (the MRZ), base64.' })
+  dg1!: string;
+
+  @Field(() => String, { nullable: true, description: 'EF.DG2 (the portrait), base64.' })
+  dg2?: string;
+}
+
 /** ID document step. */
 @InputType()
 export class DocumentStepInput {
@@ -91,6 +104,9 @@ export class DocumentStepInput {
 
   @Field(() => Boolean, { nullable: true })
   enableNfc?: boolean;
+
+  @Field(() => NfcChipInput, { nullable: true, description: 'Chip data; verified (SOD signature, data-group hashes, MRZ) when sent.' })
+  nfc?: NfcChipInput;
 
   @Field(() => String, { nullable: true })
   documentNumber?: string;

@@ -70,6 +70,7 @@ export class VerificationResolver {
       image_front: input.imageFront,
       image_back: input.imageBack,
       enable_nfc: input.enableNfc,
+      nfc: input.nfc ? { sod: input.nfc.sod, dg1: input.nfc.dg1, ...(input.nfc.dg2 ? { dg2: input.nfc.dg2 } : {}) } : undefined,
       document_number: input.documentNumber,
       first_name: input.firstName,
       last_name: input.lastName,

@@ -7,6 +7,8 @@ import { AML_LISTS } from '../engines/aml/entity.js';
 const TEXT_MAX_LENGTH = 300;
 /** Longest image field (data URI or sandbox token), in characters; the body limit caps it too. */
 const IMAGE_MAX_LENGTH = 20 * 1024 * 1024;
+/** Longest base64 EF.SOD or EF.DG1, in characters (a SOD with its certificate is a few KB). */
+const NFC_FIELD_MAX_LENGTH = 64 * 1024;
 
 /** ISO 3166-1 alpha-2 codes Node knows a name for: the offline list we validate countries against. */
 const REGION_NAMES = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });
@@ -48,6 +50,15 @@ export const NODE_INPUT_SCHEMAS = {
       image_front: Image,
       image_back: Image.nullable().optional(),
       enable_nfc: z.boolean().optional(),
+      /** Chip data for NFC passive authentication (base64 EF.SOD, EF.DG1, optional EF.DG2). */
+      nfc: z
+        .object({
+          sod: z.string().min(1).max(NFC_FIELD_MAX_LENGTH),
+          dg1: z.string().min(1).max(NFC_FIELD_MAX_LENGTH),
+          dg2: z.string().min(1).max(IMAGE_MAX_LENGTH).optional(),
+        })
+        .strict()
+        .optional(),
       document_number: Text.optional(),
       first_name: Text.optional(),
       last_name: Text.optional(),

@@ -3,7 +3,8 @@ import { CheckRunSchema } from '../../entities/check-run.entity.js';
 import { closeMrzReader } from '../../src/engines/document/mrz-reader.js';
 import { IdVerificationResultJson } from '../../src/rest/routes/id-verification.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
-import { renderDocument, toDataUri, yymmdd, type SyntheticIdentity } from './support/synthetic-document.js';
+import { buildChip, nfcInput } from './support/chip.js';
+import { mrzLines, renderDocument, toDataUri, yymmdd, type SyntheticIdentity } from './support/synthetic-document.js';
 
 const PATH = '/v1/id-verification';
 
@@ -232,6 +233,29 @@ describe('POST /v1/id-verification', () => {
           expect.objectContaining({ field: 'colour', code: 'unknown_field' }),
         ]),
       );
+    });
+  });
+
+  describe('given a passport photo with chip data (NFC) and no CSCA configured', () => {
+    it('when the chip verifies, then it passes with nfc_signature warning and csca_not_configured', async () => {
+      const chip = await buildChip(mrzLines(PASSPORT));
+      const image = toDataUri(await renderDocument(PASSPORT));
+
+      const response = await verify({ country: 'FR', id_type: 'PASSPORT', image_front: image, nfc: nfcInput(chip) });
+
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ status: 'passed', result_code: 'clear', checks: { nfc_signature: 'warning' } });
+      expect(response.body.warnings).toEqual([expect.objectContaining({ code: 'csca_not_configured', field: 'nfc' })]);
+    });
+
+    it('when the SOD is not an EF.SOD, then 400 on nfc.sod', async () => {
+      const chip = await buildChip(mrzLines(PASSPORT));
+      const nfc = { ...nfcInput(chip), sod: Buffer.from('not a security object').toString('base64') };
+
+      const response = await verify({ country: 'FR', id_type: 'PASSPORT', image_front: images.passport, nfc });
+
+      expect(response.status).toBe(400);
+      expect(response.body.errors).toEqual([expect.objectContaining({ field: 'nfc.sod', code: 'invalid' })]);
     });
   });
 

@@ -2,7 +2,8 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { billPdf, daysAgo, longDate } from '../poa/fixtures.js';
 import { faceSample, faceSamplePng } from '../support/face-samples.js';
-import { renderDocument, toDataUri, yymmdd } from '../id-verification/support/synthetic-document.js';
+import { buildChip, nfcInput } from '../id-verification/support/chip.js';
+import { mrzLines, renderDocument, toDataUri, yymmdd, type SyntheticIdentity } from '../id-verification/support/synthetic-document.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 import { createSession, gql, SUBMIT_AML, SUBMIT_DOCUMENT, SUBMIT_SELFIE } from './support.js';
 
@@ -22,18 +23,21 @@ const LIVE_NODES = [
   { type: 'proof_of_address', required: true, provider: 'openkyc:poa_ocr' },
 ];
 
+/** The holder of every synthetic passport of this file. */
+const HOLDER: SyntheticIdentity = {
+  format: 'TD3',
+  issuingState: 'GBR',
+  lastName: 'LOVELACE',
+  firstName: 'ADA',
+  documentNumber: 'L0V3L4C31',
+  birthDate: '851210',
+  expiryDate: yymmdd(5),
+  sex: 'F',
+};
+
 /** A synthetic GBR passport whose portrait area shows the given face sample. */
 async function passportWithPortrait(sampleName: string): Promise<string> {
-  const page = await renderDocument({
-    format: 'TD3',
-    issuingState: 'GBR',
-    lastName: 'LOVELACE',
-    firstName: 'ADA',
-    documentNumber: 'L0V3L4C31',
-    birthDate: '851210',
-    expiryDate: yymmdd(5),
-    sex: 'F',
-  });
+  const page = await renderDocument(HOLDER);
   const portrait = await sharp(await faceSamplePng(faceSample(sampleName)))
     .resize({ width: 300, height: 380, fit: 'cover' })
     .png()
@@ -122,4 +126,18 @@ describe('a live session on the real engines', () => {
     expect(stranger.node_results.biometric_kyc.details.similarity).toBeLessThan(holder.node_results.biometric_kyc.details.similarity);
     expect(stranger.node_results.biometric_kyc.status).not.toBe('passed');
   }, 240_000);
+
+  it('given the chip data of the passport in the document step, when it runs live, then the SOD signature and hashes are verified (no CSCA configured: a warning, never passed)', async () => {
+    vendor += 1;
+    const created = await createSession(testApp, tenant.liveKey, { workflow_id: workflowId, vendor_data: `live-${vendor}` });
+    const chip = await buildChip(mrzLines(HOLDER));
+    const response = await gql(testApp, { key: tenant.liveKey }, SUBMIT_DOCUMENT, {
+      sessionId: created.body.session_id,
+      input: { country: 'GB', idType: 'PASSPORT', imageFront: await passportWithPortrait('faceid'), enableNfc: true, nfc: nfcInput(chip) },
+    });
+    expect(response.body.errors).toBeUndefined();
+    const detail = await testApp.rest('GET', `/v1/sessions/${created.body.session_id}`, { key: tenant.liveKey });
+    expect(detail.body.node_results.document_verification.details.checks.nfc_signature).toBe('warning');
+    expect(detail.body.warnings.map((warning: { code: string }) => warning.code)).toContain('csca_not_configured');
+  }, 120_000);
 });

@@ -33,11 +33,7 @@ export interface NfcPassiveAuthenticationData {
 
 /** Why passive authentication did not pass; also the warning code the engine lists. */
 export type NfcReasonCode =
-  | 'csca_not_configured'
-  | 'nfc_signature_invalid'
-  | 'nfc_certificate_untrusted'
-  | 'nfc_hash_mismatch'
-  | 'nfc_mrz_mismatch';
+  'csca_not_configured' | 'nfc_signature_invalid' | 'nfc_certificate_untrusted' | 'nfc_hash_mismatch' | 'nfc_mrz_mismatch';
 
 /** Outcome of passive authentication. */
 export interface NfcVerification {
@@ -156,8 +152,8 @@ function decodeDg1Mrz(bytes: Buffer): string {
   if (!outer || outer.idBlock.tagClass !== 2 || outer.idBlock.tagNumber !== 1 || !(outer instanceof asn1js.Constructed))
     badField(field, 'nfc.dg1 is not an EF.DG1 (tag 0x61)');
   const mrz = outer.valueBlock.value.find((element) => element.idBlock.tagClass === 2 && element.idBlock.tagNumber === 31);
-  if (!mrz || !(mrz.valueBlock instanceof asn1js.HexBlock)) badField(field, 'nfc.dg1 holds no MRZ (tag 0x5F1F)');
-  const text = Buffer.from((mrz.valueBlock as unknown as { valueHexView: Uint8Array }).valueHexView).toString('latin1');
+  if (!(mrz instanceof asn1js.Primitive)) badField(field, 'nfc.dg1 holds no MRZ (tag 0x5F1F)');
+  const text = Buffer.from(mrz.valueBlock.valueHexView).toString('latin1');
   if (!/^[A-Z0-9<]+$/.test(text)) badField(field, 'nfc.dg1 holds no MRZ (tag 0x5F1F)');
   return text;
 }
@@ -223,7 +219,11 @@ export async function verifyPassiveAuthentication(
     checkDate,
   }).verify({}, cryptoEngine);
   if (!chain.result)
-    return failed('nfc_certificate_untrusted', `The Document Signer certificate does not chain to a configured CSCA: ${chain.resultMessage}`, chipMrz);
+    return failed(
+      'nfc_certificate_untrusted',
+      `The Document Signer certificate does not chain to a configured CSCA: ${chain.resultMessage}`,
+      chipMrz,
+    );
   return { outcome: 'passed', chipMrz };
 }
 

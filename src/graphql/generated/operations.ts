@@ -184,6 +184,8 @@ export type DocumentStepInput = {
   /** data:image/jpeg;base64,... (sandbox keys also take sandbox:<outcome> tokens). */
   imageFront: Scalars['String']['input'];
   lastName?: InputMaybe<Scalars['String']['input']>;
+  /** Chip data; verified (SOD signature, data-group hashes, MRZ) when sent. */
+  nfc?: InputMaybe<NfcChipInput>;
 };
 
 /** live runs the real engines; sandbox the deterministic sandbox provider. */
@@ -258,7 +260,7 @@ export type IdVerificationResult = {
   warnings: Array<IdVerificationWarning>;
 };
 
-/** A finding on the document (country_mismatch, image_blurry, nfc_not_verified, ...). */
+/** A finding on the document (country_mismatch, image_blurry, csca_not_configured, ...). */
 export type IdVerificationWarning = {
   /** Machine-readable code. */
   code: Scalars['String']['output'];
@@ -616,6 +618,15 @@ export type MutationVerifyIdDocumentArgs = {
 export type NameListEntryInput = {
   name: Scalars['String']['input'];
   reason?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type NfcChipInput = {
+  /** EF.DG1 (the MRZ), base64. */
+  dg1: Scalars['String']['input'];
+  /** EF.DG2 (the portrait), base64. */
+  dg2?: InputMaybe<Scalars['String']['input']>;
+  /** EF.SOD, base64. */
+  sod: Scalars['String']['input'];
 };
 
 /** The result of one workflow node of a session. */
