@@ -8,7 +8,9 @@ import { API_KEY_ENVIRONMENTS, type ApiKeyEnvironment } from '../entities/api-ke
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import { importListFile } from './aml/aml-import.js';
+import { monitorAfterImport } from './aml/monitoring.service.js';
 import { ApiError } from './errors.js';
+import { EventBus } from './events/outbox.js';
 import { createTenant, issueApiKey, listTenants, readCallbackSecret, revokeApiKey } from './tenants/tenant.service.js';
 import { syncBuiltInWorkflows } from './workflows/workflow.service.js';
 
@@ -24,7 +26,8 @@ Commands:
   migrate                                  Apply pending migrations
   aml:import <file> [--format ofac-sdn-xml|ofac-sdn-csv|eu-xml|un-xml|ftm-jsonl] [--list <LIST>]...
                                            Import an AML list file, replacing each list it holds
-                                           (or only the --list ones); format detected when omitted
+                                           (or only the --list ones); format detected when omitted;
+                                           then re-screens approved live sessions (new hit → review)
 `;
 
 /** Runs one CLI command; returns the process exit code. */
@@ -83,7 +86,9 @@ export async function runCli(argv: string[]): Promise<number> {
         return 0;
       case 'aml:import': {
         const summary = await importListFile(em, requireArg(rest[0], 'file'), { format: values.format, lists: values.list });
-        console.log(JSON.stringify(summary, null, 2));
+        // Ongoing monitoring: approved live sessions are screened again against what changed.
+        const monitoring = await monitorAfterImport(database.orm.em.fork(), new EventBus(), summary.lists);
+        console.log(JSON.stringify({ ...summary, monitoring }, null, 2));
         return 0;
       }
       case 'callback-secret':

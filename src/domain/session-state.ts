@@ -5,7 +5,7 @@
 import { SESSION_STATUSES, type SessionStatus } from './types.js';
 
 /** Who causes a status change; each allowed transition belongs to exactly one actor. */
-export const TRANSITION_ACTORS = ['end_user', 'decision_engine', 'reviewer', 'expiry'] as const;
+export const TRANSITION_ACTORS = ['end_user', 'decision_engine', 'reviewer', 'expiry', 'monitoring'] as const;
 /** One of the actors that may change a session's status. */
 export type TransitionActor = (typeof TRANSITION_ACTORS)[number];
 
@@ -80,6 +80,13 @@ export const ALLOWED_TRANSITIONS: readonly AllowedTransition[] = [
     actor: 'expiry',
     reasonRequired: false,
     trigger: 'expires_at passed before every required node had a result.',
+  },
+  {
+    from: 'approved',
+    to: 'in_review',
+    actor: 'monitoring',
+    reasonRequired: true,
+    trigger: 'Ongoing AML monitoring found a hit, after a list import, that the approval did not know of.',
   },
 ];
 

@@ -90,6 +90,8 @@ export type AmlScreeningDetails = {
   hits: AmlHit[];
   /** Exactly the lists screened. */
   checked_lists: string[];
+  /** Who was screened (live engine), kept so ongoing monitoring can screen the subject again after a list import. */
+  subject?: { full_name: string; date_of_birth?: string; country?: string };
 };
 
 /** Details of `phone_verification`. */

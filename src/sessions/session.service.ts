@@ -8,6 +8,7 @@ import {
   type Session,
   type SessionNodeResult,
 } from '../../entities/session.entity.js';
+import { ServiceTokenSchema } from '../../entities/service-token.entity.js';
 import { TenantSchema } from '../../entities/tenant.entity.js';
 import { WorkflowSchema, type Workflow } from '../../entities/workflow.entity.js';
 import type { ApiKeyPrincipal, Principal } from '../auth/context.js';
@@ -21,7 +22,7 @@ import { checkSandboxInput } from '../engines/sandbox/index.js';
 import { engineFor, missingLiveProviders } from '../engines/registry.js';
 import type { EngineContext } from '../engines/types.js';
 import { ApiError, notFound, validationError } from '../errors.js';
-import { transactionWithEvents, type EventBatch } from '../events/outbox.js';
+import { transactionWithEvents, type EventBatch, type EventBus } from '../events/outbox.js';
 import type { Services } from '../services.js';
 import { unixSeconds } from '../time.js';
 import { assertPageSize, decodeKeysetCursor, olderThan } from '../pagination.js';
@@ -469,6 +470,45 @@ export async function reviewSession(
     }
     await tx.flush();
     return session;
+  });
+}
+
+/**
+ * Ongoing monitoring: sends an approved session back to review with a reason and revokes its
+ * service tokens (each revocation emits `agent.revoked`). Returns false when the session is no
+ * longer approved (a reviewer or another run got there first).
+ */
+export async function reopenApprovedSession(
+  em: EntityManager,
+  bus: EventBus,
+  sessionId: string,
+  reason: { code: string; message: string },
+): Promise<boolean> {
+  return transactionWithEvents(em, bus, async (tx, events) => {
+    const session = await tx.findOne(SessionSchema, { id: sessionId }, { lockMode: 4 /* PESSIMISTIC_WRITE */ });
+    if (!session || session.status !== 'approved') return false;
+    transition(tx, events, session, 'in_review', 'monitoring', null, reason.message);
+    session.complianceLevel = null;
+    session.reasons = [...session.reasons, { code: reason.code, message: reason.message, nodeType: 'aml_screening' }];
+    const revokedAt = new Date();
+    for (const token of await tx.find(ServiceTokenSchema, { sessionId, revokedAt: null })) {
+      token.revokedAt = revokedAt;
+      token.revokedReason = reason.message;
+      events.record(tx, {
+        tenantId: session.tenant.id,
+        type: 'agent.revoked',
+        sessionId,
+        payload: {
+          jti: token.jti,
+          session_id: sessionId,
+          vendor_data: session.vendorData,
+          revoked_at: unixSeconds(revokedAt),
+          reason: reason.message,
+        },
+      });
+    }
+    await tx.flush();
+    return true;
   });
 }
 

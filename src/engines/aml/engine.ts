@@ -72,6 +72,11 @@ export function createLiveAmlEngine(dependencies: LiveAmlEngineDependencies): No
           score: hit.score,
         })),
         checked_lists: screening.checked_lists,
+        subject: {
+          full_name: input.full_name,
+          ...(input.date_of_birth ? { date_of_birth: input.date_of_birth } : {}),
+          ...(input.country ? { country: input.country } : {}),
+        },
       };
       return {
         status: amlStatus(screening.score, screening.hits.length, context.amlScoreThreshold),
