@@ -22,7 +22,7 @@ const V2_STATUS_FIELDS = ['session_id', 'status', 'previous_status', 'workflow_i
 
 /**
  * The JSON body of an event in one payload version (DESIGN.md "Events and webhooks"):
- * v3 `{type, timestamp, data}` with the full decision for status changes; v2 flat
+ * v3 `{id, type, timestamp, data}` with the full decision for status changes; v2 flat
  * `{event, created_at, session_id, status, previous_status, workflow_id, vendor_data}`;
  * v1 `{event, session_id, status}`. Timestamps are Unix seconds like the rest of the API.
  */
@@ -31,7 +31,9 @@ export function buildWebhookBody(version: WebhookVersion, event: EventForDeliver
   const payload = event.payload;
   if (version === 'v3') {
     const data = decision ? { ...payload, decision } : payload;
-    return JSON.stringify({ type: event.type, timestamp: createdAt, data });
+    // `id` is the event's own id, the same a graphql-ws subscriber receives: one key to dedupe
+    // across channels (the webhook-id header differs per destination).
+    return JSON.stringify({ id: event.id, type: event.type, timestamp: createdAt, data });
   }
   if (version === 'v2') {
     if (event.type !== 'session.status_changed') return JSON.stringify({ event: event.type, created_at: createdAt, ...payload });
