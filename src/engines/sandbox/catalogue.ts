@@ -329,7 +329,8 @@ export const SANDBOX_CATALOGUE: SandboxCatalogue = {
       status: 'failed',
       resultCode: 'code_mismatch',
       warnings: NO_WARNINGS,
-      description: 'Wrong code, as with a live key (no SMS is sent in sandbox).',
+      description:
+        'Wrong code: fails at once (no SMS is sent in sandbox). A live key answers 422 otp_invalid and keeps the step pending until the fifth wrong code.',
       effect: { codeMatch: 'failed', lineRisk: 'passed' },
     },
     values: [
