@@ -23,7 +23,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { AML_LISTS, entityId, type AmlList, type EntityKind, type SanctionedEntity } from './entity.js';
+import { AML_LISTS, entityId, type AmlList, type SanctionedEntity } from './entity.js';
 import { nameVariants } from './normalize.js';
 import { screen, type AmlQuery, type AmlScreening } from './score.js';
 
@@ -61,19 +61,6 @@ export interface ImportSummary {
   counts: Partial<Record<AmlList, number>>;
   /** Entities of the stream skipped because their list was not among `options.lists`. */
   skipped: number;
-}
-
-/** One stored entity as the candidate query returns it (snake_case columns). */
-interface EntityRow {
-  source_list: AmlList;
-  source_id: string;
-  kind: EntityKind;
-  primary_name: string;
-  aliases: string[];
-  dates_of_birth: string[];
-  countries: string[];
-  programs: string[];
-  topics: string[];
 }
 
 /** Distinct normalised forms of an entity's primary name and aliases, cut to MAX_NORMALIZED_NAME_LENGTH. */
@@ -275,19 +262,10 @@ export async function findCandidates(
     await tx.execute(`select set_config('pg_trgm.similarity_threshold', ?, true), set_config('enable_seqscan', 'off', true)`, [
       String(CANDIDATE_MIN_SIMILARITY),
     ]);
-    return tx.execute<EntityRow[]>(sql, [...variants, ...variants, [...lists], limit], 'all');
+    // The select list is exactly SanctionedEntity's columns, so rows need no reshaping.
+    return tx.execute<SanctionedEntity[]>(sql, [...variants, ...variants, [...lists], limit], 'all');
   });
-  return rows.map((row) => ({
-    source_list: row.source_list,
-    source_id: row.source_id,
-    kind: row.kind,
-    primary_name: row.primary_name,
-    aliases: row.aliases,
-    dates_of_birth: row.dates_of_birth,
-    countries: row.countries,
-    programs: row.programs,
-    topics: row.topics,
-  }));
+  return rows;
 }
 
 /** Screens a query against the stored lists: pg_trgm candidates, then `screen()`. */
