@@ -10,7 +10,9 @@ import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 
-const { values } = parseArgs({ options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' } } });
+const { values } = parseArgs({
+  options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' }, only: { type: 'string' } },
+});
 const DURATION_SECONDS = Number(values.duration);
 const CONNECTIONS = Number(values.connections);
 /** Sessions created up front for the decision run to read. */
@@ -42,10 +44,19 @@ async function measure(name: string, options: autocannon.Options): Promise<Figur
   };
 }
 
-const child = spawn(process.execPath, ['--import', 'tsx', new URL('./support/sessions-server.ts', import.meta.url).pathname], {
-  stdio: ['ignore', 'pipe', 'inherit'],
-  env: process.env,
-});
+const child = spawn(
+  process.execPath,
+  [
+    ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', process.env.BENCH_CPU_PROF] : []),
+    '--import',
+    'tsx',
+    new URL('./support/sessions-server.ts', import.meta.url).pathname,
+  ],
+  {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: process.env,
+  },
+);
 const firstLine = await new Promise<string>((resolve, reject) => {
   createInterface({ input: child.stdout! }).once('line', resolve);
   child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
@@ -71,28 +82,44 @@ await autocannon({
   requests: [{ method: 'POST', headers, setupRequest: (request) => ({ ...request, body: uniqueBody() }) }],
 });
 
-const results: Figures[] = [
-  await measure('baseline: INSERT … RETURNING (bare fastify + pg)', {
-    url: server.baselineUrl,
-    requests: [
-      { method: 'POST', headers: { 'content-type': 'application/json' }, setupRequest: (request) => ({ ...request, body: uniqueBody() }) },
-    ],
-  }),
-  await measure('POST /v1/sessions (create)', {
-    url: `${server.url}/v1/sessions`,
-    requests: [{ method: 'POST', headers, setupRequest: (request) => ({ ...request, body: uniqueBody() }) }],
-  }),
-  await measure('GET /v1/sessions/{id}/decision', {
-    url: server.url,
-    requests: [
-      {
-        method: 'GET',
-        headers,
-        setupRequest: (request) => ({ ...request, path: `/v1/sessions/${sessionIds[next++ % sessionIds.length]}/decision` }),
-      },
-    ],
-  }),
+const runs: [string, autocannon.Options][] = [
+  [
+    'baseline: INSERT … RETURNING (bare fastify + pg)',
+    {
+      url: server.baselineUrl,
+      requests: [
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          setupRequest: (request) => ({ ...request, body: uniqueBody() }),
+        },
+      ],
+    },
+  ],
+  [
+    'POST /v1/sessions (create)',
+    {
+      url: `${server.url}/v1/sessions`,
+      requests: [{ method: 'POST', headers, setupRequest: (request) => ({ ...request, body: uniqueBody() }) }],
+    },
+  ],
+  [
+    'GET /v1/sessions/{id}/decision',
+    {
+      url: server.url,
+      requests: [
+        {
+          method: 'GET',
+          headers,
+          setupRequest: (request) => ({ ...request, path: `/v1/sessions/${sessionIds[next++ % sessionIds.length]}/decision` }),
+        },
+      ],
+    },
+  ],
 ];
+// `--only <text>` measures just the runs whose name contains it (for profiling one path).
+const results: Figures[] = [];
+for (const [name, options] of runs) if (!values.only || name.includes(values.only)) results.push(await measure(name, options));
 
 const [base] = results;
 const database = server.embedded ? 'embedded PGlite' : 'PostgreSQL server (DATABASE_URL)';

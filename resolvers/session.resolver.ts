@@ -1,8 +1,9 @@
 import { Arg, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { Session, SessionNodeResult, SessionStatusChange } from '../entities/session.entity.js';
+import type { SessionStatusChange } from '../entities/session.entity.js';
 import type { NodeType } from '../src/domain/types.js';
 import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
 import * as sessions from '../src/sessions/session.service.js';
+import { sessionRecordOf, type NodeResultRecord, type SessionRecord } from '../src/sessions/session-record.js';
 import { unixSeconds } from '../src/time.js';
 import { CreateSessionInput, ReviewDecisionEnum, SessionFilterInput } from './session.input.js';
 import {
@@ -18,31 +19,31 @@ import { WorkflowObject } from './workflow.type.js';
 import { encodeKeysetCursor } from '../src/pagination.js';
 
 /** Shapes a session row for GraphQL. */
-export function toSessionObject(session: Session, context: GraphQLContext): SessionObject {
+export function toSessionObject(session: SessionRecord, context: GraphQLContext): SessionObject {
   return {
     id: session.id,
     url: sessions.sessionUrl(context.config, context.services, context.baseUrl, session.id),
     status: session.status,
-    workflowId: session.workflow.id,
+    workflowId: session.workflowId,
     vendorData: session.vendorData,
     environment: session.environment,
-    callback: session.callback ?? null,
-    metadata: session.metadata ?? null,
-    contactDetails: (session.contactDetails as Record<string, unknown> | null) ?? null,
-    expectedDetails: (session.expectedDetails as Record<string, unknown> | null) ?? null,
+    callback: session.callback,
+    metadata: session.metadata,
+    contactDetails: session.contactDetails as Record<string, unknown> | null,
+    expectedDetails: session.expectedDetails as Record<string, unknown> | null,
     warnings: session.warnings,
     createdAt: unixSeconds(session.createdAt),
     updatedAt: unixSeconds(session.updatedAt),
     expiresAt: unixSeconds(session.expiresAt),
     decidedAt: session.decidedAt ? unixSeconds(session.decidedAt) : null,
-    complianceLevel: session.status === 'approved' ? (session.complianceLevel ?? null) : null,
-    tenantId: session.tenant.id,
+    complianceLevel: session.status === 'approved' ? session.complianceLevel : null,
+    tenantId: session.tenantId,
     reasons: session.reasons,
   };
 }
 
 /** Shapes a node result row for GraphQL. */
-export function toNodeResultObject(row: SessionNodeResult): NodeResultObject {
+export function toNodeResultObject(row: NodeResultRecord): NodeResultObject {
   return {
     nodeType: row.nodeType,
     status: row.status,
@@ -107,7 +108,9 @@ export class SessionResolver {
   @Query(() => SessionObject, { description: 'One session of the calling tenant; NOT_FOUND otherwise.' })
   async session(@Arg('id', () => String) id: string, @Ctx() context: GraphQLContext): Promise<SessionObject> {
     const principal = requireTenant(context);
-    return toSessionObject(await sessions.loadSession(context.em, context.services, principal, id), context);
+    const { session, nodeResults } = await sessions.readSession(context.em, context.services, principal, id);
+    context.loaders.nodeResultsBySessionId.prime(session.id, nodeResults);
+    return toSessionObject(session, context);
   }
 
   @Query(() => SessionConnection, { description: 'Sessions of the calling tenant and environment, newest first.' })
@@ -134,7 +137,10 @@ export class SessionResolver {
       },
       { first: first ?? undefined, after: after ?? undefined },
     );
-    const edges = page.sessions.map((session) => ({ cursor: encodeKeysetCursor(session), node: toSessionObject(session, context) }));
+    const edges = page.sessions.map((session) => ({
+      cursor: encodeKeysetCursor(session),
+      node: toSessionObject(sessionRecordOf(session), context),
+    }));
     return { edges, pageInfo: { hasNextPage: page.hasNextPage, endCursor: edges.at(-1)?.cursor ?? null } };
   }
 
@@ -146,7 +152,8 @@ export class SessionResolver {
     @Ctx() context: GraphQLContext,
   ): Promise<SessionObject> {
     const principal = requireTenant(context);
-    return toSessionObject(await sessions.reviewSession(context.em, context.services, principal, id, decision, reason), context);
+    const reviewed = await sessions.reviewSession(context.em, context.services, principal, id, decision, reason);
+    return toSessionObject(sessionRecordOf(reviewed), context);
   }
 
   @FieldResolver(() => WorkflowObject, { nullable: true })
@@ -176,7 +183,7 @@ export class SessionResolver {
 }
 
 /** The decision of a session; compliance level and token only when approved (spec rule 2). */
-export function buildDecision(session: SessionObject, rows: SessionNodeResult[], token: string | null): DecisionObject {
+export function buildDecision(session: SessionObject, rows: NodeResultRecord[], token: string | null): DecisionObject {
   const approved = session.status === 'approved';
   return {
     sessionId: session.id,

@@ -6,6 +6,7 @@ import * as sharing from '../src/sharing/sharing.service.js';
 import { unixSeconds } from '../src/time.js';
 import { ImportSharedSessionInput } from './sharing.input.js';
 import { toSessionObject } from './session.resolver.js';
+import { sessionRecordOf } from '../src/sessions/session-record.js';
 import { ImportedSessionObject, LedgerEntryConnection, LedgerEntryObject, ShareTokenObject } from './sharing.type.js';
 import { encodeKeysetCursor } from '../src/pagination.js';
 
@@ -82,7 +83,7 @@ export class SharingResolver {
       status: imported.session.status,
       complianceLevel: imported.complianceLevel,
       serviceToken: imported.serviceToken,
-      session: toSessionObject(imported.session, context),
+      session: toSessionObject(sessionRecordOf(imported.session), context),
     };
   }
 

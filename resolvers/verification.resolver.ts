@@ -1,10 +1,10 @@
 import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
-import type { SessionNodeResult } from '../entities/session.entity.js';
 import type { NodeType } from '../src/domain/types.js';
 import { ApiError } from '../src/errors.js';
 import type { GraphQLContext } from '../src/graphql/context.js';
 import * as phone from '../src/sessions/phone-step.js';
 import * as sessions from '../src/sessions/session.service.js';
+import type { NodeResultRecord } from '../src/sessions/session-record.js';
 import { unixSeconds } from '../src/time.js';
 import { NODE_CATALOGUE } from '../src/workflows/node-catalogue.js';
 import {
@@ -29,7 +29,7 @@ function toProgress(progress: sessions.SessionProgress): VerificationProgress {
     sessionId: progress.session.id,
     status: progress.session.status,
     expiresAt: unixSeconds(progress.session.expiresAt),
-    steps: progress.nodeResults.map((row: SessionNodeResult) => ({
+    steps: progress.nodeResults.map((row: NodeResultRecord) => ({
       nodeType: row.nodeType,
       required: row.required,
       status: row.status,
@@ -54,8 +54,7 @@ export class VerificationResolver {
     @Arg('sessionId', () => String) sessionId: string,
     @Ctx() context: GraphQLContext,
   ): Promise<VerificationProgress> {
-    const session = await sessions.loadSession(context.em, context.services, principalOf(context), sessionId);
-    return toProgress({ session, nodeResults: await context.loaders.nodeResultsBySessionId.load(session.id) });
+    return toProgress(await sessions.readSession(context.em, context.services, principalOf(context), sessionId));
   }
 
   @Mutation(() => VerificationProgress, { description: 'Submits the ID document.' })

@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
-import { ApiKeySchema } from '../../entities/api-key.entity.js';
 import { hashApiKey } from './api-keys.js';
 
 /** A request made with a tenant's API key. */
@@ -27,7 +26,10 @@ const MAX_KEY_LENGTH = 200;
 /** Resolves a raw key to its principal; null when missing, unknown or revoked (all answered 401). */
 export async function authenticate(em: EntityManager, rawKey: string | undefined | null): Promise<ApiKeyPrincipal | null> {
   if (!rawKey || rawKey.length > MAX_KEY_LENGTH) return null;
-  const key = await em.findOne(ApiKeySchema, { keyHash: hashApiKey(rawKey) }, { fields: ['id', 'tenant', 'environment', 'revokedAt'] });
-  if (!key || key.revokedAt) return null;
-  return { kind: 'api_key', tenantId: key.tenant.id, apiKeyId: key.id, environment: key.environment };
+  // Every request runs this: one plain statement, no entity hydration.
+  const [key] = await em.execute<{ id: string; tenant_id: string; environment: ApiKeyEnvironment }[]>(
+    'select id, tenant_id, environment from api_key where key_hash = ? and revoked_at is null',
+    [hashApiKey(rawKey)],
+  );
+  return key ? { kind: 'api_key', tenantId: key.tenant_id, apiKeyId: key.id, environment: key.environment } : null;
 }

@@ -55,8 +55,8 @@ export class EventBus extends EventEmitter<{ event: [PublishedEvent] }> {
 
   /** Publishes a committed batch, in order. Call only after the transaction committed. */
   publish(batch: EventBatch): void {
-    for (const row of batch.events) {
-      this.emit('event', {
+    this.publishEvents(
+      batch.events.map((row) => ({
         id: row.id,
         seq: Number(row.seq),
         tenantId: row.tenantId,
@@ -64,8 +64,13 @@ export class EventBus extends EventEmitter<{ event: [PublishedEvent] }> {
         sessionId: row.sessionId ?? null,
         payload: row.payload,
         createdAt: row.createdAt,
-      });
-    }
+      })),
+    );
+  }
+
+  /** Publishes committed events written without the ORM (the one-statement create path), in order. */
+  publishEvents(events: readonly PublishedEvent[]): void {
+    for (const event of events) this.emit('event', event);
   }
 }
 

@@ -1,21 +1,17 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
 import { ServiceTokenSchema } from '../../entities/service-token.entity.js';
-import {
-  SessionNodeResultSchema,
-  SessionStatusChangeSchema,
-  type SessionNodeResult,
-  type SessionStatusChange,
-} from '../../entities/session.entity.js';
+import { SessionStatusChangeSchema, type SessionStatusChange } from '../../entities/session.entity.js';
 import { WorkflowSchema, type Workflow } from '../../entities/workflow.entity.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
+import { readNodeResults, type NodeResultRecord } from '../sessions/session-record.js';
 
 /** The DataLoaders of one request: nested fields load in one query per kind, whatever the page size. */
 export interface Loaders {
   /** Workflows by id (built-ins and custom alike; callers already scoped the session). */
   workflowById: DataLoader<string, Workflow | null>;
   /** Node results of each session, in workflow-independent node type order. */
-  nodeResultsBySessionId: DataLoader<string, SessionNodeResult[]>;
+  nodeResultsBySessionId: DataLoader<string, NodeResultRecord[]>;
   /** Status history of each session, oldest first. */
   statusChangesBySessionId: DataLoader<string, SessionStatusChange[]>;
   /** The current (unrevoked) service token of each session, decrypted, or null. */
@@ -37,14 +33,7 @@ export function createLoaders(em: EntityManager, secrets: ServiceSecrets): Loade
       const byId = new Map(rows.map((row) => [row.id, row]));
       return ids.map((id) => byId.get(id) ?? null);
     }),
-    nodeResultsBySessionId: new DataLoader(async (sessionIds) => {
-      const rows = await em.find(
-        SessionNodeResultSchema,
-        { sessionId: { $in: [...sessionIds] } },
-        { orderBy: { createdAt: 'asc', nodeType: 'asc' } },
-      );
-      return groupInKeyOrder(sessionIds, rows, (row) => row.sessionId);
-    }),
+    nodeResultsBySessionId: new DataLoader((sessionIds) => readNodeResults(em, sessionIds)),
     statusChangesBySessionId: new DataLoader(async (sessionIds) => {
       const rows = await em.find(
         SessionStatusChangeSchema,

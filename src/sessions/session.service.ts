@@ -14,7 +14,7 @@ import { WorkflowSchema, type Workflow } from '../../entities/workflow.entity.js
 import type { ApiKeyPrincipal, Principal } from '../auth/context.js';
 import type { Config } from '../config.js';
 import { assertTransition, InvalidTransitionError, type TransitionActor } from '../domain/session-state.js';
-import { REUSABLE_STATUSES, type ListHit, type NodeResult, type NodeType, type SessionStatus } from '../domain/types.js';
+import { type ListHit, type NodeResult, type NodeType, type SessionStatus } from '../domain/types.js';
 import { decideVerdict } from '../domain/verdict.js';
 import { decodeDataUri } from '../engines/data-uri.js';
 import { analyzeFace } from '../engines/face/analyze.js';
@@ -27,9 +27,17 @@ import type { Services } from '../services.js';
 import { unixSeconds } from '../time.js';
 import { assertPageSize, decodeKeysetCursor, olderThan } from '../pagination.js';
 import { parseOrThrow } from '../validation.js';
-import { findWorkflow } from '../workflows/workflow.service.js';
 import { NODE_INPUT_SCHEMAS } from './node-inputs.js';
 import { CreateSessionInputSchema } from './session-input.js';
+import {
+  readSessionWithResults,
+  SESSION_COLUMNS,
+  sessionRecordFromRow,
+  type NodeResultRecord,
+  type SessionRecord,
+  type SessionRow,
+  type SessionWithResults,
+} from './session-record.js';
 
 /** Who changed a status, for the audit log: the state machine's actors plus creation and import. */
 export type AuditActor = TransitionActor | 'api' | 'import';
@@ -100,18 +108,37 @@ export function recordStatusChange(
     tenantId: session.tenantId,
     type: 'session.status_changed',
     sessionId: session.id,
-    payload: {
-      session_id: session.id,
-      status: to,
-      previous_status: from,
-      workflow_id: session.workflow.id,
-      vendor_data: session.vendorData,
-      environment: session.environment,
+    payload: statusChangedPayload(
+      { id: session.id, workflowId: session.workflow.id, vendorData: session.vendorData, environment: session.environment },
+      from,
+      to,
       actor,
-      ...(reason ? { reason } : {}),
-      changed_at: unixSeconds(at),
-    },
+      reason,
+      at,
+    ),
   });
+}
+
+/** The payload of a `session.status_changed` event. */
+function statusChangedPayload(
+  session: Pick<SessionRecord, 'id' | 'workflowId' | 'vendorData' | 'environment'>,
+  from: SessionStatus | null,
+  to: SessionStatus,
+  actor: AuditActor,
+  reason: string | null,
+  at: Date,
+): Record<string, unknown> {
+  return {
+    session_id: session.id,
+    status: to,
+    previous_status: from,
+    workflow_id: session.workflowId,
+    vendor_data: session.vendorData,
+    environment: session.environment,
+    actor,
+    ...(reason ? { reason } : {}),
+    changed_at: unixSeconds(at),
+  };
 }
 
 /** Moves a session to a new status through the state machine, auditing it; throws 409 when not allowed. */
@@ -153,14 +180,47 @@ async function expireDue(tx: EntityManager, events: EventBatch, where: { sql: st
 
 /** Result of creating a session: the session and whether an active one was returned instead. */
 export interface CreateSessionResult {
-  session: Session;
+  session: SessionRecord;
   idempotentReuse: boolean;
 }
 
 /**
+ * Inserts a session with its pending node results, its audit row and its `session.status_changed`
+ * outbox event in one statement (atomic, one round trip), unless an active session holds the
+ * (tenant, environment, workflow, vendor_data) slot of the partial unique index: then nothing is
+ * written and no row comes back. Parameters: id, tenant, environment, workflow, vendor_data,
+ * callback, metadata, contact_details, expected_details, key id, TTL seconds, nodes JSON, audit id,
+ * change time, event id, event payload JSON, change time.
+ */
+const INSERT_SESSION_SQL = `
+  with created as (
+    insert into session (id, tenant_id, environment, workflow_id, vendor_data, status, callback, metadata, contact_details,
+                         expected_details, created_by_key_id, created_at, updated_at, expires_at)
+    values (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, date_trunc('milliseconds', now()), now(), now() + make_interval(secs => ?))
+    on conflict (tenant_id, environment, workflow_id, vendor_data) where status in ('pending', 'in_progress', 'in_review') do nothing
+    returning ${SESSION_COLUMNS}, created_by_key_id
+  ), nodes as (
+    insert into session_node_result (session_id, node_type, status, required, provider, warnings, details, created_at, updated_at)
+    select created.id, node.type, 'pending', node.required, node.provider, '[]', '{}', created.created_at, created.created_at
+      from created, jsonb_to_recordset(?::jsonb) as node (type text, required boolean, provider text)
+  ), audit as (
+    insert into session_status_change (id, session_id, tenant_id, from_status, to_status, actor, actor_key_id, reason, created_at)
+    select ?, created.id, created.tenant_id, null, 'pending', 'api', created.created_by_key_id, null, ? from created
+  ), event as (
+    insert into outbox_event (id, tenant_id, type, session_id, payload, created_at)
+    select ?, created.tenant_id, 'session.status_changed', created.id, ?::jsonb, ? from created
+    returning seq
+  )
+  select created.*, (select seq from event) as event_seq from created`;
+
+/** How often a create retries after finding the active session it collided with gone or expired. */
+const CREATE_ATTEMPTS = 3;
+
+/**
  * Starts a session, or returns the active one with the same (tenant, environment, workflow,
  * vendor_data). Concurrent identical creates race on a partial unique index, so exactly one row
- * is inserted; sessions past `expires_at` are expired first and never reused.
+ * is inserted; sessions past `expires_at` are expired first and never reused. A new session is
+ * one statement; only a collision costs more.
  */
 export async function createSession(
   em: EntityManager,
@@ -170,7 +230,7 @@ export async function createSession(
   rawInput: unknown,
 ): Promise<CreateSessionResult> {
   const input = parseOrThrow(CreateSessionInputSchema, rawInput);
-  const workflow = await findWorkflow(em, principal.tenantId, input.workflow_id);
+  const workflow = await findWorkflowForSession(em, principal.tenantId, input.workflow_id);
   if (!workflow)
     throw validationError([{ field: 'workflow_id', code: 'unknown', message: `workflow ${input.workflow_id} does not exist` }]);
   if (principal.environment === 'live') {
@@ -183,67 +243,115 @@ export async function createSession(
     }
   }
   const key = [principal.tenantId, principal.environment, workflow.id, input.vendor_data];
-  return transactionWithEvents(em, services.bus, async (tx, events) => {
-    await expireDue(tx, events, { sql: 'tenant_id = ? and environment = ? and workflow_id = ? and vendor_data = ?', params: key });
+  const nodes = JSON.stringify(workflow.nodes.map((node) => ({ type: node.type, required: node.required, provider: node.provider })));
+  for (let attempt = 1; ; attempt += 1) {
     const id = randomUUID();
-    const inserted = await tx.execute<{ id: string }[]>(
-      `insert into session (id, tenant_id, environment, workflow_id, vendor_data, status, callback, metadata, contact_details, expected_details,
-                            created_by_key_id, created_at, updated_at, expires_at)
-       values (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, date_trunc('milliseconds', now()), now(), now() + make_interval(secs => ?))
-       on conflict (tenant_id, environment, workflow_id, vendor_data) where status in ('pending', 'in_progress', 'in_review') do nothing
-       returning id`,
-      [
-        id,
-        ...key,
-        input.callback ?? null,
-        input.metadata ? JSON.stringify(input.metadata) : null,
-        input.contact_details ? JSON.stringify(input.contact_details) : null,
-        input.expected_details ? JSON.stringify(input.expected_details) : null,
-        principal.apiKeyId,
-        config.SESSION_TTL_SECONDS,
-      ],
+    const changedAt = new Date();
+    const event = {
+      id: randomUUID(),
+      tenantId: principal.tenantId,
+      type: 'session.status_changed' as const,
+      sessionId: id,
+      payload: statusChangedPayload(
+        { id, workflowId: workflow.id, vendorData: input.vendor_data, environment: principal.environment },
+        null,
+        'pending',
+        'api',
+        null,
+        changedAt,
+      ),
+      createdAt: changedAt,
+    };
+    const [row] = await em.execute<(SessionRow & { event_seq: string })[]>(INSERT_SESSION_SQL, [
+      id,
+      ...key,
+      input.callback ?? null,
+      input.metadata ? JSON.stringify(input.metadata) : null,
+      input.contact_details ? JSON.stringify(input.contact_details) : null,
+      input.expected_details ? JSON.stringify(input.expected_details) : null,
+      principal.apiKeyId,
+      config.SESSION_TTL_SECONDS,
+      nodes,
+      randomUUID(),
+      changedAt,
+      event.id,
+      JSON.stringify(event.payload),
+      changedAt,
+    ]);
+    if (row) {
+      services.bus.publishEvents([{ ...event, seq: Number(row.event_seq) }]);
+      return { session: sessionRecordFromRow(row), idempotentReuse: false };
+    }
+    const [active] = await em.execute<SessionRow[]>(
+      `select ${SESSION_COLUMNS} from session
+        where tenant_id = ? and environment = ? and workflow_id = ? and vendor_data = ? and status in ('pending', 'in_progress', 'in_review')`,
+      key,
     );
-    if (inserted.length === 0) {
-      const existing = await tx.findOneOrFail(SessionSchema, {
-        tenant: principal.tenantId,
-        environment: principal.environment,
-        workflow: workflow.id,
-        vendorData: input.vendor_data,
-        status: { $in: [...REUSABLE_STATUSES] },
-      });
-      return { session: existing, idempotentReuse: true };
+    const existing = active ? sessionRecordFromRow(active) : null;
+    const due = existing !== null && existing.status !== 'in_review' && existing.expiresAt.getTime() <= Date.now();
+    if (existing && !due) return { session: existing, idempotentReuse: true };
+    if (attempt >= CREATE_ATTEMPTS) throw new ApiError('conflict', 'The session was changed concurrently; retry the request.');
+    // The active session's time is up (expire it, never reuse it) or it just left the active states: insert again.
+    if (due) {
+      await transactionWithEvents(em, services.bus, (tx, events) =>
+        expireDue(tx, events, { sql: 'tenant_id = ? and environment = ? and workflow_id = ? and vendor_data = ?', params: key }),
+      );
     }
-    const session = await tx.findOneOrFail(SessionSchema, { id });
-    const now = new Date();
-    for (const node of workflow.nodes) {
-      tx.create(SessionNodeResultSchema, {
-        sessionId: id,
-        nodeType: node.type,
-        status: 'pending',
-        required: node.required,
-        provider: node.provider,
-        warnings: [],
-        details: {},
-        createdAt: now,
-        updatedAt: now,
-      });
-    }
-    recordStatusChange(tx, events, { ...session, tenantId: principal.tenantId }, null, 'pending', 'api', principal.apiKeyId, null);
-    await tx.flush();
-    return { session, idempotentReuse: false };
-  });
+  }
 }
+
+/** The nodes a new session needs from its workflow. */
+type SessionWorkflow = Pick<Workflow, 'id' | 'nodes'>;
+
+/** Built-in workflows by id: read-only and synced at start, so this process may keep them. */
+let builtInWorkflows: Map<string, SessionWorkflow> | null = null;
+
+/** The workflow a new session runs: a built-in from memory, a custom one from the database. */
+async function findWorkflowForSession(em: EntityManager, tenantId: string, id: string): Promise<SessionWorkflow | null> {
+  if (!builtInWorkflows) {
+    const rows = await em.execute<SessionWorkflow[]>('select id, nodes from workflow where built_in');
+    builtInWorkflows = new Map(rows.map((row) => [row.id, row]));
+  }
+  const builtIn = builtInWorkflows.get(id);
+  if (builtIn) return builtIn;
+  const [custom] = await em.execute<SessionWorkflow[]>('select id, nodes from workflow where id = ? and tenant_id = ?', [id, tenantId]);
+  return custom ?? null;
+}
+
+/** Reads a session and its node results for presentation, expiring it first when its time is up; 404 otherwise. */
+export async function readSession(
+  em: EntityManager,
+  services: Services,
+  principal: Principal,
+  sessionId: string,
+): Promise<SessionWithResults> {
+  if (!UUID_PATTERN.test(sessionId)) throw notFound('Session');
+  const found = await readSessionWithResults(em, sessionId);
+  if (!found || !isVisible(services, principal, found.session)) throw notFound('Session');
+  const { status, expiresAt } = found.session;
+  if ((status === 'pending' || status === 'in_progress') && expiresAt.getTime() <= Date.now()) {
+    await transactionWithEvents(em, services.bus, (tx, events) => expireDue(tx, events, { sql: 'id = ?', params: [sessionId] }));
+    return (await readSessionWithResults(em, sessionId))!;
+  }
+  return found;
+}
+
+/** Whether a principal may see a session: its tenant's key of the same environment, or its end-user token. */
+function isVisible(services: Services, principal: Principal, session: Pick<SessionRecord, 'id' | 'tenantId' | 'environment'>): boolean {
+  return principal.kind === 'api_key'
+    ? session.tenantId === principal.tenantId && session.environment === principal.environment
+    : services.secrets.verifySessionLinkToken(session.id, principal.token);
+}
+
+/** Shape of a session id; anything else is not found without a query. */
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Loads a session the principal may see, expiring it first when its time is up; 404 otherwise. */
 export async function loadSession(em: EntityManager, services: Services, principal: Principal, sessionId: string): Promise<Session> {
-  if (!/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(sessionId)) throw notFound('Session');
+  if (!UUID_PATTERN.test(sessionId)) throw notFound('Session');
   const session = await em.findOne(SessionSchema, { id: sessionId });
-  if (!session) throw notFound('Session');
-  const visible =
-    principal.kind === 'api_key'
-      ? session.tenant.id === principal.tenantId && session.environment === principal.environment
-      : services.secrets.verifySessionLinkToken(session.id, principal.token);
-  if (!visible) throw notFound('Session');
+  if (!session || !isVisible(services, principal, { id: session.id, tenantId: session.tenant.id, environment: session.environment }))
+    throw notFound('Session');
   if ((session.status === 'pending' || session.status === 'in_progress') && session.expiresAt.getTime() <= Date.now()) {
     await transactionWithEvents(em, services.bus, (tx, events) => expireDue(tx, events, { sql: 'id = ?', params: [session.id] }));
     await em.refresh(session);
@@ -331,8 +439,8 @@ async function decide(tx: EntityManager, events: EventBatch, services: Services,
 
 /** Progress of a session as its end user sees it. */
 export interface SessionProgress {
-  session: Session;
-  nodeResults: SessionNodeResult[];
+  session: Pick<SessionRecord, 'id' | 'status' | 'expiresAt'>;
+  nodeResults: NodeResultRecord[];
 }
 
 /**
