@@ -15,6 +15,7 @@ import { getSchema } from './graphql/schema.js';
 import { startJobs, type Jobs } from './jobs/jobs.js';
 import { startEmitter, type RunningEmitter } from './webhooks/run.js';
 import type { Services } from './services.js';
+import { ApiKeyCache } from './auth/key-cache.js';
 import { ServiceTokens } from './sessions/service-tokens.js';
 import { buildHttpServer, type HttpServer } from './http/server.js';
 import { seedDemoTenant, type DemoTenant } from './tenants/demo.js';
@@ -57,6 +58,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   let jobs: Jobs | null = null;
   let emitter: RunningEmitter | null = null;
   let fanout: EventFanout | undefined;
+  let apiKeys: ApiKeyCache | undefined;
   try {
     const { orm } = database;
     await syncBuiltInWorkflows(orm.em.fork());
@@ -67,7 +69,9 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     installListGate();
     const tokens = new ServiceTokens(secrets);
     await tokens.init(orm.em.fork());
-    const services: Services = { secrets, tokens, bus: new EventBus(), live: new LiveStatusHub() };
+    apiKeys = new ApiKeyCache();
+    await apiKeys.start(orm.em, logger);
+    const services: Services = { secrets, tokens, bus: new EventBus(), live: new LiveStatusHub(), apiKeys };
     // Subscriptions see other instances' commits through LISTEN/NOTIFY on a server; embedded, in-process only.
     fanout = await startEventFanout({
       bus: services.bus,
@@ -97,6 +101,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     const startedJobs = jobs;
     const startedEmitter = emitter;
     const startedFanout = fanout;
+    const startedKeys = apiKeys;
     return {
       url,
       config,
@@ -111,6 +116,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       close() {
         closing ??= (async () => {
           await started.close();
+          startedKeys.stop();
           await startedFanout.stop();
           await startedJobs?.stop();
           await startedEmitter?.stop();
@@ -125,6 +131,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     };
   } catch (error) {
     await http?.close().catch(() => undefined);
+    apiKeys?.stop();
     await fanout?.stop().catch(() => undefined);
     await jobs?.stop().catch(() => undefined);
     await emitter?.stop().catch(() => undefined);

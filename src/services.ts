@@ -1,3 +1,4 @@
+import type { ApiKeyCache } from './auth/key-cache.js';
 import type { ServiceSecrets } from './auth/secrets.js';
 import type { LiveStatusHub } from './events/live-status.js';
 import type { EventBus } from './events/outbox.js';
@@ -13,4 +14,6 @@ export interface Services {
   bus: EventBus;
   /** Committed status changes of this and (with PostgreSQL) every other instance, for subscriptions. */
   live: LiveStatusHub;
+  /** Principals of recently used API keys, dropped on any key change. */
+  apiKeys: ApiKeyCache;
 }

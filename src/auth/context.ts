@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
 import { hashApiKey } from './api-keys.js';
+import type { ApiKeyCache } from './key-cache.js';
 
 /** A request made with a tenant's API key. */
 export interface ApiKeyPrincipal {
@@ -24,12 +25,23 @@ export type Principal = ApiKeyPrincipal | EndUserPrincipal;
 const MAX_KEY_LENGTH = 200;
 
 /** Resolves a raw key to its principal; null when missing, unknown or revoked (all answered 401). */
-export async function authenticate(em: EntityManager, rawKey: string | undefined | null): Promise<ApiKeyPrincipal | null> {
+export async function authenticate(
+  em: EntityManager,
+  rawKey: string | undefined | null,
+  cache?: ApiKeyCache,
+): Promise<ApiKeyPrincipal | null> {
   if (!rawKey || rawKey.length > MAX_KEY_LENGTH) return null;
-  // Every request runs this: one plain statement, no entity hydration.
+  const keyHash = hashApiKey(rawKey);
+  const cached = cache?.get(keyHash);
+  if (cached) return cached;
+  const token = cache?.begin() ?? 0;
+  // One plain statement, no entity hydration: most requests make it unless the cache knows the key.
   const [key] = await em.execute<{ id: string; tenant_id: string; environment: ApiKeyEnvironment }[]>(
     'select id, tenant_id, environment from api_key where key_hash = ? and revoked_at is null',
-    [hashApiKey(rawKey)],
+    [keyHash],
   );
-  return key ? { kind: 'api_key', tenantId: key.tenant_id, apiKeyId: key.id, environment: key.environment } : null;
+  if (!key) return null;
+  const principal: ApiKeyPrincipal = { kind: 'api_key', tenantId: key.tenant_id, apiKeyId: key.id, environment: key.environment };
+  cache?.remember(keyHash, principal, token);
+  return principal;
 }

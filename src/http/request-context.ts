@@ -31,9 +31,12 @@ export function apiKeyFrom(headers: IncomingHttpHeaders): string | undefined {
 }
 
 /** Resolves who a request acts for: an API key, else an end user's session token, else nobody. */
-export async function resolvePrincipal(context: Pick<GraphQLContext, 'em'>, headers: IncomingHttpHeaders): Promise<Principal | null> {
+export async function resolvePrincipal(
+  context: Pick<GraphQLContext, 'em' | 'services'>,
+  headers: IncomingHttpHeaders,
+): Promise<Principal | null> {
   const apiKey = apiKeyFrom(headers);
-  if (apiKey) return authenticate(context.em, apiKey);
+  if (apiKey) return authenticate(context.em, apiKey, context.services.apiKeys);
   const sessionToken = singleHeader(headers, 'x-session-token');
   if (sessionToken && sessionToken.length <= SESSION_TOKEN_MAX_LENGTH) return { kind: 'end_user', token: sessionToken };
   return null;
@@ -43,7 +46,7 @@ export async function resolvePrincipal(context: Pick<GraphQLContext, 'em'>, head
 export function contextFactory(orm: MikroORM, config: Config, logger: Logger, services: Services): RequestContextFactory {
   return async (request) => {
     const em = orm.em.fork();
-    const principal = await resolvePrincipal({ em }, request.headers);
+    const principal = await resolvePrincipal({ em, services }, request.headers);
     const host = singleHeader(request.headers, 'host') ?? `${config.HOST}:${config.PORT}`;
     return {
       requestId: request.id ?? randomUUID(),

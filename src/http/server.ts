@@ -139,7 +139,7 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
           ctx.extra.socket.close(WS_CLOSE_UNAUTHORIZED, 'Unauthorized: x-api-key missing from connection_init');
           return false;
         }
-        const principal = await authenticate(orm.em.fork(), key);
+        const principal = await authenticate(orm.em.fork(), key, services.apiKeys);
         if (!principal) {
           ctx.extra.socket.close(WS_CLOSE_FORBIDDEN, 'Forbidden: unknown or revoked x-api-key');
           return false;
@@ -165,7 +165,7 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
         }
         const em = orm.em.fork();
         // Re-check the key per operation so a revoked key stops working on open sockets too.
-        const principal = await authenticate(em, ctx.extra.apiKey);
+        const principal = await authenticate(em, ctx.extra.apiKey, services.apiKeys);
         if (!principal) return [new ApiError('unauthenticated', 'The API key of this connection is no longer valid.')];
         const host = ctx.extra.request.headers.host ?? `${config.HOST}:${config.PORT}`;
         const contextValue: GraphQLContext = {

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKeySchema, type ApiKeyEnvironment } from '../../entities/api-key.entity.js';
+import { apiKeysChanged } from '../auth/key-cache.js';
 import { TenantSchema, type Tenant } from '../../entities/tenant.entity.js';
 import { generateApiKey, generateSigningSecret } from '../auth/api-keys.js';
 import { ApiError, notFound } from '../errors.js';
@@ -54,6 +55,7 @@ export async function revokeApiKey(em: EntityManager, idOrPrefix: string): Promi
   if (!key) throw notFound('API key');
   key.revokedAt ??= new Date();
   await em.flush();
+  apiKeysChanged();
   return { id: key.id, prefix: key.prefix };
 }
 
