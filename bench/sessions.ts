@@ -29,12 +29,17 @@ interface Figures {
   p99: number;
   non2xx: number;
   errors: number;
+  /** Server process CPU time per request, in microseconds. */
+  cpuMicrosPerRequest: number;
 }
 
 /** Runs autocannon and keeps the figures we report. */
 async function measure(name: string, options: autocannon.Options): Promise<Figures> {
+  const cpuBefore = await serverCpuMicros();
   const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_SECONDS, ...options });
+  const cpuMicros = (await serverCpuMicros()) - cpuBefore;
   return {
+    cpuMicrosPerRequest: cpuMicros / Math.max(1, result.requests.total),
     name,
     requestsPerSecond: result.requests.average,
     p50: result.latency.p50,
@@ -63,6 +68,12 @@ const firstLine = await new Promise<string>((resolve, reject) => {
 });
 const server = JSON.parse(firstLine) as { url: string; baselineUrl: string; key: string; embedded: boolean };
 const headers = { 'content-type': 'application/json', 'x-api-key': server.key };
+
+/** CPU time the server process has used so far, in microseconds. */
+async function serverCpuMicros(): Promise<number> {
+  const response = await fetch(server.baselineUrl.replace(/\/baseline$/, '/cpu'));
+  return ((await response.json()) as { micros: number }).micros;
+}
 
 let counter = 0;
 const uniqueBody = () => JSON.stringify({ workflow_id: 'standard_kyc', vendor_data: `bench-${process.pid}-${counter++}` });
@@ -124,12 +135,12 @@ for (const [name, options] of runs) if (!values.only || name.includes(values.onl
 const [base] = results;
 const database = server.embedded ? 'embedded PGlite' : 'PostgreSQL server (DATABASE_URL)';
 console.log(`\nbench:sessions — ${database}, ${CONNECTIONS} connections, ${DURATION_SECONDS} s per run, Node ${process.version}\n`);
-console.log('| run | req/s | p50 ms | p99 ms | vs baseline | non-2xx | errors |');
-console.log('|---|---|---|---|---|---|---|');
+console.log('| run | req/s | p50 ms | p99 ms | vs baseline | server CPU µs/req | non-2xx | errors |');
+console.log('|---|---|---|---|---|---|---|---|');
 for (const figures of results) {
   const ratio = figures.requestsPerSecond / base.requestsPerSecond;
   console.log(
-    `| ${figures.name} | ${figures.requestsPerSecond.toFixed(0)} | ${figures.p50} | ${figures.p99} | ${(ratio * 100).toFixed(0)}% | ${figures.non2xx} | ${figures.errors} |`,
+    `| ${figures.name} | ${figures.requestsPerSecond.toFixed(0)} | ${figures.p50} | ${figures.p99} | ${(ratio * 100).toFixed(0)}% | ${figures.cpuMicrosPerRequest.toFixed(0)} | ${figures.non2xx} | ${figures.errors} |`,
   );
 }
 const targetsMet = results

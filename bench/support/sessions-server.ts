@@ -38,6 +38,12 @@ baseline.post('/baseline', async (request) => {
   ]);
   return rows[0];
 });
+// CPU time of this process (user + system, microseconds), read by the load generator around each run:
+// a per-request cost that stays meaningful when other work shares the machine.
+baseline.get('/cpu', async () => {
+  const usage = process.cpuUsage();
+  return { micros: usage.user + usage.system };
+});
 await baseline.listen({ port: 0, host: '127.0.0.1' });
 const { port } = baseline.server.address() as { port: number };
 

@@ -1,4 +1,4 @@
-import { createCipheriv, createDecipheriv, createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createHmac, createSecretKey, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Config } from '../config.js';
@@ -31,7 +31,8 @@ export interface ServiceSecrets {
 
 /** Builds the derived keys from a master key of at least 32 characters. */
 export function createServiceSecrets(masterKey: string): ServiceSecrets {
-  const derive = (purpose: string) => Buffer.from(hkdfSync('sha256', masterKey, 'openkyc', purpose, DERIVED_KEY_BYTES));
+  // Key objects made once: building one per HMAC showed in request profiles.
+  const derive = (purpose: string) => createSecretKey(Buffer.from(hkdfSync('sha256', masterKey, 'openkyc', purpose, DERIVED_KEY_BYTES)));
   const encryptionKey = derive('secrets-at-rest/v1');
   const linkKey = derive('session-link/v1');
   const oneTimeCodeKey = derive('one-time-code/v1');

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { hotQuery } from '../db/native.js';
 import type { ContactDetails, ExpectedDetails, Session, StoredReason } from '../../entities/session.entity.js';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
 import type { NodeStatus, NodeType, SessionStatus, Warning } from '../domain/types.js';
@@ -168,14 +169,16 @@ export interface SessionWithResults {
 
 /** Reads one session and its node results in a single statement; null when no such row. */
 export async function readSessionWithResults(em: EntityManager, sessionId: string): Promise<SessionWithResults | null> {
-  const [row] = await em.execute<(SessionRow & { node_results: NodeResultRow[] })[]>(
+  const [row] = await hotQuery<SessionRow & { node_results: NodeResultRow[] }>(
+    em,
+    'session_read',
     `select ${SESSION_COLUMNS},
             coalesce((select json_agg(json_build_object(
                         'session_id', r.session_id, 'node_type', r.node_type, 'status', r.status, 'required', r.required,
                         'provider', r.provider, 'warnings', r.warnings, 'details', r.details, 'updated_at', r.updated_at)
                         order by r.${NODE_RESULT_ORDER.split(', ').join(', r.')})
                         from session_node_result r where r.session_id = session.id), '[]'::json) as node_results
-       from session where id = ?`,
+       from session where id = $1`,
     [sessionId],
   );
   if (!row) return null;

@@ -16,6 +16,7 @@ import type { Config } from '../config.js';
 import { assertTransition, InvalidTransitionError, type TransitionActor } from '../domain/session-state.js';
 import { type ListHit, type NodeResult, type NodeType, type SessionStatus } from '../domain/types.js';
 import { decideVerdict } from '../domain/verdict.js';
+import { hotQuery } from '../db/native.js';
 import { decodeDataUri } from '../engines/data-uri.js';
 import { analyzeFace } from '../engines/face/analyze.js';
 import { checkSandboxInput } from '../engines/sandbox/index.js';
@@ -188,30 +189,35 @@ export interface CreateSessionResult {
  * Inserts a session with its pending node results, its audit row and its `session.status_changed`
  * outbox event in one statement (atomic, one round trip), unless an active session holds the
  * (tenant, environment, workflow, vendor_data) slot of the partial unique index: then nothing is
- * written and no row comes back. Parameters: id, tenant, environment, workflow, vendor_data,
- * callback, metadata, contact_details, expected_details, key id, TTL seconds, nodes JSON, audit id,
- * change time, event id, event payload JSON, change time.
+ * written and no row comes back. Parameters: $1 id, $2 tenant, $3 environment, $4 workflow,
+ * $5 vendor_data, $6 callback, $7 metadata, $8 contact_details, $9 expected_details, $10 key id,
+ * $11 TTL seconds, $12 nodes JSON, $13 audit id, $14 change time, $15 event id, $16 event payload.
  */
 const INSERT_SESSION_SQL = `
   with created as (
     insert into session (id, tenant_id, environment, workflow_id, vendor_data, status, callback, metadata, contact_details,
                          expected_details, created_by_key_id, created_at, updated_at, expires_at)
-    values (?, ?, ?, ?, ?, 'pending', ?, ?, ?, ?, ?, date_trunc('milliseconds', now()), now(), now() + make_interval(secs => ?))
+    values ($1, $2, $3, $4, $5, 'pending', $6, $7::jsonb, $8::jsonb, $9::jsonb, $10,
+            date_trunc('milliseconds', now()), now(), now() + make_interval(secs => $11))
     on conflict (tenant_id, environment, workflow_id, vendor_data) where status in ('pending', 'in_progress', 'in_review') do nothing
     returning ${SESSION_COLUMNS}, created_by_key_id
   ), nodes as (
     insert into session_node_result (session_id, node_type, status, required, provider, warnings, details, created_at, updated_at)
     select created.id, node.type, 'pending', node.required, node.provider, '[]', '{}', created.created_at, created.created_at
-      from created, jsonb_to_recordset(?::jsonb) as node (type text, required boolean, provider text)
+      from created, jsonb_to_recordset($12::jsonb) as node (type text, required boolean, provider text)
   ), audit as (
     insert into session_status_change (id, session_id, tenant_id, from_status, to_status, actor, actor_key_id, reason, created_at)
-    select ?, created.id, created.tenant_id, null, 'pending', 'api', created.created_by_key_id, null, ? from created
+    select $13, created.id, created.tenant_id, null, 'pending', 'api', created.created_by_key_id, null, $14 from created
   ), event as (
     insert into outbox_event (id, tenant_id, type, session_id, payload, created_at)
-    select ?, created.tenant_id, 'session.status_changed', created.id, ?::jsonb, ? from created
+    select $15, created.tenant_id, 'session.status_changed', created.id, $16::jsonb, $14 from created
     returning seq
   )
   select created.*, (select seq from event) as event_seq from created`;
+
+/** The active session holding a (tenant, environment, workflow, vendor_data) slot. */
+const ACTIVE_SESSION_SQL = `select ${SESSION_COLUMNS} from session
+  where tenant_id = $1 and environment = $2 and workflow_id = $3 and vendor_data = $4 and status in ('pending', 'in_progress', 'in_review')`;
 
 /** How often a create retries after finding the active session it collided with gone or expired. */
 const CREATE_ATTEMPTS = 3;
@@ -262,7 +268,7 @@ export async function createSession(
       ),
       createdAt: changedAt,
     };
-    const [row] = await em.execute<(SessionRow & { event_seq: string })[]>(INSERT_SESSION_SQL, [
+    const [row] = await hotQuery<SessionRow & { event_seq: string }>(em, 'session_create', INSERT_SESSION_SQL, [
       id,
       ...key,
       input.callback ?? null,
@@ -276,17 +282,12 @@ export async function createSession(
       changedAt,
       event.id,
       JSON.stringify(event.payload),
-      changedAt,
     ]);
     if (row) {
       services.bus.publishEvents([{ ...event, seq: Number(row.event_seq) }]);
       return { session: sessionRecordFromRow(row), idempotentReuse: false };
     }
-    const [active] = await em.execute<SessionRow[]>(
-      `select ${SESSION_COLUMNS} from session
-        where tenant_id = ? and environment = ? and workflow_id = ? and vendor_data = ? and status in ('pending', 'in_progress', 'in_review')`,
-      key,
-    );
+    const [active] = await hotQuery<SessionRow>(em, 'session_active', ACTIVE_SESSION_SQL, key);
     const existing = active ? sessionRecordFromRow(active) : null;
     const due = existing !== null && existing.status !== 'in_review' && existing.expiresAt.getTime() <= Date.now();
     if (existing && !due) return { session: existing, idempotentReuse: true };
