@@ -14,6 +14,8 @@ export const RECENT_EVENT_IDS_MAX = 10_000;
 export const LISTEN_RECONNECT_MIN_MS = 100;
 /** Longest delay between reconnect attempts, in milliseconds. */
 export const LISTEN_RECONNECT_MAX_MS = 5_000;
+/** Most announcements one NOTIFY statement carries. */
+export const NOTIFY_BATCH_MAX = 200;
 /** Most missed events read back from the outbox after a reconnect. */
 export const CATCH_UP_MAX_EVENTS = 1_000;
 
@@ -232,7 +234,37 @@ export async function startEventFanout(options: FanoutOptions): Promise<EventFan
     }
   };
 
+  /** Announcements waiting for the one in flight; sent together, in order, by the next statement. */
+  let pending: { announcement: string; eventId: string }[] = [];
   let notifyChain: Promise<void> = Promise.resolve();
+  let sending = false;
+
+  /** Sends waiting announcements, up to {@link NOTIFY_BATCH_MAX} per statement, until none wait. */
+  const sendPending = async (): Promise<void> => {
+    // `sending` drops in the same turn as the last emptiness check, so no announcement is stranded.
+    for (;;) {
+      if (pending.length === 0) {
+        sending = false;
+        return;
+      }
+      const announcer = client;
+      const batch = pending.slice(0, NOTIFY_BATCH_MAX);
+      pending = pending.slice(batch.length);
+      if (!announcer) {
+        logger.warn({ eventIds: batch.map((item) => item.eventId) }, 'events not announced to other instances: LISTEN connection is down');
+        continue;
+      }
+      try {
+        await announcer.query(
+          'select pg_notify($1, announcement) from unnest($2::text[]) with ordinality as batch (announcement, position) order by position',
+          [EVENTS_CHANNEL, batch.map((item) => item.announcement)],
+        );
+      } catch (error) {
+        logger.warn({ err: error, eventIds: batch.map((item) => item.eventId) }, 'could not announce events to other instances');
+      }
+    }
+  };
+
   const onLocal = (event: PublishedEvent): void => {
     deliver(event);
     if (event.type !== 'session.status_changed') return;
@@ -240,16 +272,13 @@ export async function startEventFanout(options: FanoutOptions): Promise<EventFan
       logger.warn({ eventId: event.id }, 'event not announced to other instances: LISTEN connection is down');
       return;
     }
-    // One connection sends every announcement, one after another (pg refuses to queue queries on
-    // a client itself from pg@9), so other instances receive them in commit order.
-    const announcer = client;
-    const announcement = announcementOf(instanceId, event);
-    notifyChain = notifyChain
-      .then(() => announcer.query('select pg_notify($1, $2)', [EVENTS_CHANNEL, announcement]))
-      .then(
-        () => undefined,
-        (error: unknown) => logger.warn({ err: error, eventId: event.id }, 'could not announce an event to other instances'),
-      );
+    // One connection sends every announcement, one statement at a time (pg refuses to queue
+    // queries on a client itself from pg@9), so other instances receive them in commit order;
+    // what commits while a statement is in flight goes out together in the next one.
+    pending.push({ announcement: announcementOf(instanceId, event), eventId: event.id });
+    if (sending) return;
+    sending = true;
+    notifyChain = sendPending();
   };
 
   await connect(false);
@@ -261,9 +290,10 @@ export async function startEventFanout(options: FanoutOptions): Promise<EventFan
       stopped = true;
       bus.off('event', onLocal);
       if (reconnectTimer) clearTimeout(reconnectTimer);
+      // Announce what already committed before letting the connection go.
+      await notifyChain;
       const current = client;
       client = null;
-      await notifyChain;
       await current?.end().catch(() => undefined);
     },
   };

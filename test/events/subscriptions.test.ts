@@ -4,6 +4,7 @@ import type { Client } from 'graphql-ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { OutboxEventSchema } from '../../entities/outbox-event.entity.js';
 import { transactionWithEvents } from '../../src/events/outbox.js';
+import { revokeApiKey } from '../../src/tenants/tenant.service.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 import { completeStandardKyc, createSession } from '../sessions/support.js';
 import { recordStatusEvents, transitions, waitForSubscribers } from './support.js';
@@ -182,7 +183,9 @@ describe('sessionStatusChanged subscription', () => {
       const extra = await testApp.issueKey(tenantA.id, 'sandbox');
       const socket = connect(extra.key);
       await new Promise<void>((resolve) => socket.on('connected', () => resolve()));
-      await testApp.app.orm.em.fork().getConnection().execute('update api_key set revoked_at = now() where id = ?', [extra.id]);
+      // Revoked through this server's own path (applies at once); a revocation made elsewhere
+      // reaches the key cache with its next epoch poll (test/foundation/key-cache.test.ts).
+      await revokeApiKey(testApp.app.orm.em.fork(), extra.id);
       const refused = recordStatusEvents(socket);
       await expect(refused.take(1)).rejects.toThrow(/no longer valid/);
       expect(testApp.app.services.live.subscriberCount).toBe(0);
