@@ -21,6 +21,7 @@ import { contextFactory } from './request-context.js';
 import { registerVerifyPage } from './verify-page.js';
 import { createLoaders } from '../graphql/loaders.js';
 import type { Services } from '../services.js';
+import { sharedSubscribe } from '../graphql/shared-subscribe.js';
 
 /** WebSocket close code for a connection without an API key. */
 export const WS_CLOSE_UNAUTHORIZED = 4401;
@@ -133,6 +134,7 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
   const wsServer = useServer<Record<string, unknown>, SocketExtra>(
     {
       schema,
+      subscribe: sharedSubscribe,
       onConnect: async (ctx) => {
         const key = ctx.connectionParams?.['x-api-key'];
         if (typeof key !== 'string' || key.length === 0) {

@@ -178,6 +178,27 @@ describe('sessionStatusChanged subscription', () => {
     });
   });
 
+  describe('given subscribers that share a selection and one that selects less', () => {
+    it('when one status change is published, then each gets exactly its own selection (results are shared only between equal selections)', async () => {
+      const first = connect(tenantA.sandboxKey);
+      const second = connect(tenantA.sandboxKey);
+      const narrow = connect(tenantA.sandboxKey);
+      const full = [recordStatusEvents(first), recordStatusEvents(second)];
+      const statuses: unknown[] = [];
+      narrow.subscribe(
+        { query: 'subscription { sessionStatusChanged { status } }' },
+        { next: (message) => statuses.push(message.data), error: () => undefined, complete: () => undefined },
+      );
+      await waitForSubscribers(testApp.app.services.live, 3);
+
+      const sessionId = await newSession(tenantA.sandboxKey, 'shared-selection');
+      const [[fromFirst], [fromSecond]] = await Promise.all(full.map((subscription) => subscription.take(1)));
+      expect(fromFirst).toMatchObject({ sessionId, status: 'pending', previousStatus: null });
+      expect(fromSecond).toEqual(fromFirst);
+      await expect.poll(() => statuses).toEqual([{ sessionStatusChanged: { status: 'pending' } }]);
+    });
+  });
+
   describe('given a socket whose key is revoked after connection_init', () => {
     it('when the key is revoked before subscribing, then the subscription is refused', async () => {
       const extra = await testApp.issueKey(tenantA.id, 'sandbox');
