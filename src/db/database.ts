@@ -2,7 +2,6 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded.js';
-import { enableNamedStatements } from './native.js';
 import { createOrm, migrate } from './orm.js';
 
 /** An open database: the ORM, the URL other clients (pg-boss) connect to, and how to close it all. */
@@ -41,7 +40,6 @@ export async function openDatabase(
     await embedded?.close();
     throw error;
   }
-  if (!embedded) enableNamedStatements(orm);
   return {
     orm,
     url,
