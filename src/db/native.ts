@@ -12,9 +12,10 @@ interface NativePool {
 }
 
 /**
- * A number per pooled client, made part of statement names: embedded PGlite's socket connections
- * share one backend session, so a client that replaces a closed one must not prepare a name its
- * predecessor already prepared there. On a server each connection has its own names anyway.
+ * A number per pooled client, made part of statement names with the process id: embedded
+ * PGlite's socket connections share one backend session, so neither a client that replaces a
+ * closed one nor another process (the CLI) may prepare a name already prepared there. On a server
+ * each connection has its own names anyway.
  */
 const clientNumbers = new WeakMap<NativeClient, number>();
 let nextClientNumber = 0;
@@ -42,7 +43,7 @@ export async function hotQuery<T>(em: EntityManager, name: string, text: string,
   const pool = (await em.getConnection().getNativeClient()) as unknown as NativePool;
   const client = await pool.connect();
   try {
-    const { rows } = await client.query<T>({ name: `${name}_${clientNumberOf(client)}`, text, values });
+    const { rows } = await client.query<T>({ name: `${name}_${process.pid}_${clientNumberOf(client)}`, text, values });
     client.release();
     return rows;
   } catch (error) {
