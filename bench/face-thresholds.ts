@@ -2,10 +2,13 @@
  * Measures the face engine on the labelled crops of `test/support/face-samples.ts` (photos
  * shipped in the human package) and prints what docs/face.md records: the similarity
  * distributions of same-person and different-person pairs, the error rates at candidate
- * thresholds, and the antispoof/liveness scores of these genuine (not spoofed) photos.
+ * thresholds, and the antispoof/liveness scores of these genuine (not spoofed) photos; then the
+ * same pairs as cancelable templates (256 signed bytes, src/engines/face/template.ts) under
+ * `--secrets` random tenant secrets, which is what the list gate compares.
  *
- * Run: `npx tsx bench/face-thresholds.ts` (about 15 s on 2 cores; no network).
+ * Run: `npx tsx bench/face-thresholds.ts [--secrets 20]` (about 25 s on 2 cores; no network).
  */
+import { parseArgs } from 'node:util';
 import { detectFaces, l2Normalize, similarity } from '../src/engines/face/analyze.js';
 import { closeFaceEngine } from '../src/engines/face/human.js';
 import {
@@ -15,7 +18,11 @@ import {
   LIVE_REVIEW_BELOW,
   REAL_REVIEW_BELOW,
 } from '../src/engines/face/thresholds.js';
+import { toTemplate } from '../src/engines/face/template.js';
 import { FACE_SAMPLES, faceSamplePng, type FaceSample } from '../test/support/face-samples.js';
+
+/** Random tenant secrets the template section averages over. */
+const SECRETS = Number(parseArgs({ options: { secrets: { type: 'string', default: '20' } } }).values.secrets);
 
 interface Described {
   sample: FaceSample;
@@ -89,6 +96,7 @@ async function main(): Promise<void> {
   console.log(
     `  different:   passed ${share(impostor, (v) => v >= FACE_MATCH_PASS_SIMILARITY)}, review ${share(impostor, (v) => v >= FACE_MATCH_REVIEW_SIMILARITY && v < FACE_MATCH_PASS_SIMILARITY)}, failed ${share(impostor, (v) => v < FACE_MATCH_REVIEW_SIMILARITY)}`,
   );
+  templateSection(described);
   const reals = described.flatMap((entry) => (entry.real === null ? [] : [entry.real]));
   const lives = described.flatMap((entry) => (entry.live === null ? [] : [entry.live]));
   console.log('\nantispoof and liveness on these genuine (unspoofed, but screenshot-recompressed) faces:');
@@ -99,6 +107,43 @@ async function main(): Promise<void> {
     `\nreal < ${REAL_REVIEW_BELOW} (review): ${share(reals, (v) => v < REAL_REVIEW_BELOW)}; live < ${LIVE_REVIEW_BELOW} (review): ${share(lives, (v) => v < LIVE_REVIEW_BELOW)}; live < ${LIVE_FAIL_BELOW} (failed): ${share(lives, (v) => v < LIVE_FAIL_BELOW)}`,
   );
   await closeFaceEngine();
+}
+
+/**
+ * The same pairs as templates under `SECRETS` secrets: their distributions, how far the 256-d
+ * projection moves each cosine, and the error rates at the thresholds (the list gate uses the pass one).
+ */
+function templateSection(described: Described[]): void {
+  const genuine: number[] = [];
+  const impostor: number[] = [];
+  const moved: number[] = [];
+  for (let s = 0; s < SECRETS; s++) {
+    const templates = described.map((entry) => toTemplate(entry.embedding, `bench-secret-${s}`));
+    for (let i = 0; i < described.length; i++) {
+      for (let j = i + 1; j < described.length; j++) {
+        const authors = [described[i].sample.identity, described[j].sample.identity].filter((identity) => identity === 'author').length;
+        if (authors === 0) continue;
+        const cosine = similarity(templates[i], templates[j]);
+        (authors === 2 ? genuine : impostor).push(cosine);
+        moved.push(cosine - similarity(described[i].embedding, described[j].embedding));
+      }
+    }
+  }
+  const sd = Math.sqrt(moved.reduce((sum, value) => sum + value * value, 0) / moved.length);
+  const largest = Math.max(...moved.map(Math.abs));
+  console.log(
+    `\ntemplates (256 signed bytes) under ${SECRETS} secrets: template cosine − embedding cosine: sd ${sd.toFixed(3)}, largest ${largest.toFixed(3)}`,
+  );
+  console.log('\n| pairs | n | min | p1 | p5 | p25 | p50 | p75 | p95 | p99 | max |\n|---|---|---|---|---|---|---|---|---|---|---|');
+  console.log(summary('same person (templates)', genuine));
+  console.log(summary('different people (templates)', impostor));
+  console.log('\n| threshold | same person below (false reject) | different people at or above (false accept) |\n|---|---|---|');
+  for (let threshold = 0.4; threshold <= 0.801; threshold += 0.05) {
+    const fa = impostor.filter((v) => v >= threshold).length;
+    console.log(
+      `| ${threshold.toFixed(2)} | ${share(genuine, (v) => v < threshold)} | ${share(impostor, (v) => v >= threshold)} (${fa} of ${impostor.length}) |`,
+    );
+  }
 }
 
 await main();

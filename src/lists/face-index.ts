@@ -1,13 +1,14 @@
 /**
- * Where face templates live and how one is matched (DESIGN.md "Lists"). With pgvector the
- * template is `list_entry.embedding vector(1024)` under a cosine HNSW index; without it the
- * template is `list_entry.template bytea` (float32 little-endian) and a match is an exact scan of
- * the tenant's face entries. Which one is detected from the schema the migration made, once per
- * database driver.
+ * Where face templates live and how one is matched (DESIGN.md "Lists", docs/lists.md "Face
+ * search"). Every face entry keeps its template (256 signed bytes, src/engines/face/template.ts)
+ * in `list_entry.template bytea`. With pgvector the same values are also in
+ * `list_entry.embedding vector(256)` under a cosine HNSW index and a match is an index search;
+ * without it a match is an exact scan of the tenant's templates, 256 bytes a row, computed here.
+ * Which one is detected from the schema the migrations made, once per database driver. Nothing
+ * about entries is cached: every match reads the table through the caller's transaction.
  */
-import { endianness } from 'node:os';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { TEMPLATE_DIMENSION, templateBytes, templateFromBytes } from '../engines/face/index.js';
+import { TEMPLATE_DIMENSION, templateBytes } from '../engines/face/index.js';
 
 /** How face templates are stored and searched on this database. */
 export type FaceIndexMode = 'pgvector' | 'exact';
@@ -18,9 +19,16 @@ interface FaceIndexInfo {
   iterativeScan: boolean;
 }
 
+/**
+ * Candidates the HNSW walk keeps (pgvector's `hnsw.ef_search`, its default): the result is the
+ * best 5, so 40 leaves room for the tenant filter and recall (bench:faces finds every planted
+ * match at 10k and 100k).
+ */
+export const HNSW_EF_SEARCH = 40;
+
 const detected = new WeakMap<object, Promise<FaceIndexInfo>>();
 
-/** Detects, once per database driver, whether `list_entry.embedding` exists (the migration adds it only with pgvector). */
+/** Detects, once per database driver, whether `list_entry.embedding` exists (the migrations add it only with pgvector). */
 function detect(em: EntityManager): Promise<FaceIndexInfo> {
   const driver = em.getDriver();
   let found = detected.get(driver);
@@ -49,19 +57,17 @@ export async function faceIndexMode(em: EntityManager): Promise<FaceIndexMode> {
   return (await detect(em)).mode;
 }
 
-/** pgvector's text form of a vector: `[x1,x2,...]`. */
-export function vectorLiteral(template: Float32Array): string {
-  return `[${Array.from(template).join(',')}]`;
+/** pgvector's text form of a template: `[v1,v2,...]`, its signed byte values (cosine ignores their scale). */
+export function vectorLiteral(template: Int8Array): string {
+  return `[${template.join(',')}]`;
 }
 
-/** The columns a face entry's template is written to, for the detected mode. */
-export async function templateColumns(
-  em: EntityManager,
-  template: Float32Array,
-): Promise<{ template: Buffer | null; embedding: string | null }> {
-  return (await faceIndexMode(em)) === 'pgvector'
-    ? { template: null, embedding: vectorLiteral(template) }
-    : { template: templateBytes(template), embedding: null };
+/** The columns a face entry's template is written to: always the bytes, and the pgvector copy where the database has one. */
+export async function templateColumns(em: EntityManager, template: Int8Array): Promise<{ template: Buffer; embedding: string | null }> {
+  return {
+    template: templateBytes(template),
+    embedding: (await faceIndexMode(em)) === 'pgvector' ? vectorLiteral(template) : null,
+  };
 }
 
 /** One face entry close to a probe. */
@@ -72,73 +78,119 @@ export interface FaceMatch {
   similarity: number;
 }
 
-/** Stored bytes are little-endian float32: on a little-endian host they can be read in place. */
-const LITTLE_ENDIAN_HOST = endianness() === 'LE';
-
-/** A stored template as floats, without copying where the host and alignment allow. */
-function readTemplate(bytes: Buffer): Float32Array {
-  if (LITTLE_ENDIAN_HOST && bytes.byteOffset % 4 === 0 && bytes.length === TEMPLATE_DIMENSION * 4)
-    return new Float32Array(bytes.buffer, bytes.byteOffset, TEMPLATE_DIMENSION);
-  return templateFromBytes(bytes);
-}
-
-/** Dot product of two unit vectors: their cosine similarity. */
-function dot(a: Float32Array, b: Float32Array): number {
-  let sum = 0;
-  for (let i = 0; i < a.length; i++) sum += a[i] * b[i];
-  return sum;
-}
-
 /** Options of {@link matchFaces}. */
 export interface MatchOptions {
   /** Most matches returned. @default 5 */
   limit?: number;
-  /** Forces a search path (the benchmark compares both on one database); detected when absent. */
+  /** Forces a search path (the benchmark and tests compare both on one database); detected when absent. */
   mode?: FaceIndexMode;
 }
 
 /**
  * The tenant's face entries (under key `keyVersion`) whose cosine similarity to `probe` is at
  * least `minSimilarity`, best first, at most `limit`. pgvector: an HNSW nearest-neighbour search
- * (approximate, recall well above 99% at these sizes); otherwise an exact scan.
+ * (approximate; bench:faces measures its recall); otherwise an exact scan.
  */
 export async function matchFaces(
   em: EntityManager,
   tenantId: string,
   keyVersion: number,
-  probe: Float32Array,
+  probe: Int8Array,
   minSimilarity: number,
   options: MatchOptions = {},
 ): Promise<FaceMatch[]> {
   if (probe.length !== TEMPLATE_DIMENSION) throw new Error(`probe must have ${TEMPLATE_DIMENSION} values`);
   const limit = options.limit ?? 5;
   const info = await detect(em);
-  if ((options.mode ?? info.mode) === 'pgvector') {
-    // The tenant filter is applied after the index walk; pgvector 0.8 keeps walking until enough rows pass it.
-    if (info.iterativeScan) await em.execute(`select set_config('hnsw.iterative_scan', 'relaxed_order', true)`, [], 'all');
-    const literal = vectorLiteral(probe);
-    const rows = await em.execute<{ id: string; list_id: string; distance: number }[]>(
-      `select id, list_id, embedding <=> ?::vector as distance
-         from list_entry
-        where tenant_id = ? and entry_type = 'face' and key_version = ? and embedding is not null
-        order by embedding <=> ?::vector
-        limit ?`,
-      [literal, tenantId, keyVersion, literal, limit],
-      'all',
-    );
-    return rows
-      .map((row) => ({ entryId: row.id, listId: row.list_id, similarity: 1 - Number(row.distance) }))
-      .filter((match) => match.similarity >= minSimilarity);
-  }
-  const rows = await em.execute<{ id: string; list_id: string; template: Buffer }[]>(
-    `select id, list_id, template from list_entry
+  const mode = options.mode ?? info.mode;
+  if (mode === 'pgvector' && info.mode !== 'pgvector') throw new Error('this database has no pgvector face index');
+  const query = { tenantId, keyVersion, probe, minSimilarity, limit };
+  return mode === 'pgvector' ? matchByIndex(em, info, query) : matchByScan(em, query);
+}
+
+/** One match request, as {@link matchFaces} received it. */
+interface FaceQuery {
+  tenantId: string;
+  keyVersion: number;
+  probe: Int8Array;
+  minSimilarity: number;
+  limit: number;
+}
+
+/** The HNSW search: nearest `limit` of the tenant's entries by cosine distance, then the threshold. */
+async function matchByIndex(
+  em: EntityManager,
+  info: FaceIndexInfo,
+  { tenantId, keyVersion, probe, minSimilarity, limit }: FaceQuery,
+): Promise<FaceMatch[]> {
+  // The tenant filter is applied after the index walk; pgvector 0.8 keeps walking until enough
+  // rows pass it (relaxed order: the rows are re-sorted below).
+  await em.execute(
+    info.iterativeScan
+      ? `select set_config('hnsw.ef_search', ?, true), set_config('hnsw.iterative_scan', 'relaxed_order', true)`
+      : `select set_config('hnsw.ef_search', ?, true)`,
+    [String(HNSW_EF_SEARCH)],
+    'all',
+  );
+  const literal = vectorLiteral(probe);
+  const rows = await em.execute<{ id: string; list_id: string; distance: number }[]>(
+    `select id, list_id, embedding <=> ?::vector as distance
+       from list_entry
+      where tenant_id = ? and entry_type = 'face' and key_version = ? and embedding is not null
+      order by embedding <=> ?::vector
+      limit ?`,
+    [literal, tenantId, keyVersion, literal, limit],
+    'all',
+  );
+  return rows
+    .map((row) => ({ entryId: row.id, listId: row.list_id, similarity: 1 - Number(row.distance) }))
+    .filter((match) => match.similarity >= minSimilarity)
+    .sort((a, b) => b.similarity - a.similarity);
+}
+
+/**
+ * The exact scan: every template of the tenant, 256 bytes a row, compared here. The cosine of two
+ * integer vectors is computed from integer sums (exact in doubles: at most 256·127² per sum).
+ * The scan reads only ids and bytes (the rows' transfer is most of its time); the few matches'
+ * lists are read after, and an entry deleted in between is dropped, as a deleted entry gates nothing.
+ */
+async function matchByScan(em: EntityManager, { tenantId, keyVersion, probe, minSimilarity, limit }: FaceQuery): Promise<FaceMatch[]> {
+  const rows = await em.execute<{ id: string; template: Buffer }[]>(
+    `select id, template from list_entry
       where tenant_id = ? and entry_type = 'face' and key_version = ? and template is not null`,
     [tenantId, keyVersion],
     'all',
   );
-  return rows
-    .map((row) => ({ entryId: row.id, listId: row.list_id, similarity: dot(probe, readTemplate(row.template)) }))
-    .filter((match) => match.similarity >= minSimilarity)
-    .sort((a, b) => b.similarity - a.similarity)
-    .slice(0, limit);
+  let probeNorm = 0;
+  for (let i = 0; i < TEMPLATE_DIMENSION; i++) probeNorm += probe[i] * probe[i];
+  if (probeNorm === 0) return [];
+  const close: { id: string; similarity: number }[] = [];
+  for (const row of rows) {
+    const bytes = row.template;
+    if (bytes.length !== TEMPLATE_DIMENSION) continue;
+    // Signed bytes read in place: an Int8Array view shares the Buffer's memory.
+    const values = new Int8Array(bytes.buffer, bytes.byteOffset, TEMPLATE_DIMENSION);
+    let dot = 0;
+    let norm = 0;
+    for (let i = 0; i < TEMPLATE_DIMENSION; i++) {
+      const value = values[i];
+      dot += probe[i] * value;
+      norm += value * value;
+    }
+    if (norm === 0) continue;
+    const similarity = dot / Math.sqrt(probeNorm * norm);
+    if (similarity >= minSimilarity) close.push({ id: row.id, similarity });
+  }
+  if (close.length === 0) return [];
+  const best = close.sort((a, b) => b.similarity - a.similarity).slice(0, limit);
+  const lists = await em.execute<{ id: string; list_id: string }[]>(
+    'select id, list_id from list_entry where id in (?)',
+    [best.map((match) => match.id)],
+    'all',
+  );
+  const listOf = new Map(lists.map((row) => [row.id, row.list_id]));
+  return best.flatMap((match) => {
+    const listId = listOf.get(match.id);
+    return listId === undefined ? [] : [{ entryId: match.id, listId, similarity: match.similarity }];
+  });
 }

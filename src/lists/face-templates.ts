@@ -1,7 +1,7 @@
 /**
  * Cancelable face templates per tenant (DESIGN.md "Lists"): each tenant has a random secret,
  * sealed at rest with the service's key, that seeds the orthogonal projection of
- * src/engines/face/template.ts. Rotating the secret bumps its version and revokes every template
+ * src/engines/face/template.ts (256 signed bytes per template). Rotating the secret bumps its version and revokes every template
  * made under the old one. The raw image never leaves this module's callers' memory.
  */
 import { randomBytes } from 'node:crypto';
@@ -81,7 +81,7 @@ export async function templateOfImage(
   tenantId: string,
   image: unknown,
   field: string,
-): Promise<{ template: Float32Array; keyVersion: number }> {
+): Promise<{ template: Int8Array; keyVersion: number }> {
   const { bytes } = decodeDataUri(image, field, SELFIE_MIME_TYPES);
   const face = await analyzeFace(bytes, { field, pick: 'only' });
   const key = await faceTemplateKey(em, services, tenantId);

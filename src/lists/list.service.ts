@@ -342,7 +342,7 @@ export async function addFaceEntry(
     const session = await em.findOne(SessionSchema, { id: input.session_id, tenant: principal.tenantId }, { fields: ['id'] });
     if (!session) throw notFound('Session');
   }
-  let template: Float32Array;
+  let template: Int8Array;
   let keyVersion: number;
   if (input.image !== undefined) {
     ({ template, keyVersion } = await templateOfImage(em, services, principal.tenantId, input.image, 'image'));

@@ -1,9 +1,10 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeFaceEngine } from '../../src/engines/face/index.js';
-import { faceIndexMode } from '../../src/lists/face-index.js';
-import { rotateFaceTemplateKey } from '../../src/lists/face-templates.js';
+import { closeFaceEngine, templateFromBytes } from '../../src/engines/face/index.js';
+import { faceIndexMode, matchFaces, type FaceIndexMode } from '../../src/lists/face-index.js';
+import { rotateFaceTemplateKey, templateOfImage } from '../../src/lists/face-templates.js';
+import { FACE_LIST_MATCH_SIMILARITY } from '../../src/lists/gate.js';
 import { LIST_ENTRIES_PAGE_MAX } from '../../src/lists/list.service.js';
 import { faceSample, faceSamplePng } from '../support/face-samples.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
@@ -32,6 +33,15 @@ afterAll(async () => {
   await testApp?.close();
   await closeFaceEngine();
 });
+
+/** A new tenant, its built-in face list, and one face entry of `image` added over REST. */
+async function tenantWithFace(image: string) {
+  const tenant = await testApp.tenant();
+  const list = await builtIn(tenant, 'face');
+  const added = await testApp.rest('POST', `/v1/lists/${list.uuid}/entries/face`, { key: tenant.sandboxKey, body: { image } });
+  expect(added.status).toBe(201);
+  return { tenant, list, added };
+}
 
 /** The tenant's built-in list of a type, over REST. */
 async function builtIn(tenant: TestTenant, type: 'face' | 'document' | 'name') {
@@ -84,6 +94,42 @@ describe('lists', () => {
     const mode = await faceIndexMode(testApp.app.orm.em.fork());
     expect(mode).toBe(process.env.DATABASE_URL ? 'exact' : 'pgvector');
   });
+
+  it('given a face entry, when matched through the HNSW index and the exact scan, then both find it with one similarity; once deleted neither does', async () => {
+    const { tenant, list, added } = await tenantWithFace(faces.listed);
+    const em = testApp.app.orm.em.fork();
+    const pgvector = (await faceIndexMode(em)) === 'pgvector';
+    const [row] = await em.execute<{ template: Buffer; fingerprint: string; embedding?: string }[]>(
+      `select template, fingerprint${pgvector ? ', embedding::text as embedding' : ''} from list_entry where id = ?`,
+      [added.body.uuid],
+      'all',
+    );
+    // The stored template: 256 signed bytes, fingerprinted by their SHA-256; pgvector's copy holds the same values.
+    expect(row!.template).toHaveLength(256);
+    expect(row!.fingerprint).toBe(`sha256:${createHash('sha256').update(row!.template).digest('hex')}`);
+    expect(added.body.fingerprint).toBe(row!.fingerprint);
+    if (pgvector) expect(JSON.parse(row!.embedding!)).toEqual(Array.from(templateFromBytes(row!.template)));
+
+    const same = await templateOfImage(em, testApp.app.services, tenant.id, faces.samePerson, 'selfie');
+    const other = await templateOfImage(em, testApp.app.services, tenant.id, faces.otherPerson, 'selfie');
+    const paths = pgvector ? (['pgvector', 'exact'] as const) : (['exact'] as const);
+    const match = (mode: FaceIndexMode, probe: Int8Array) =>
+      em.transactional((tx) => matchFaces(tx, tenant.id, same.keyVersion, probe, FACE_LIST_MATCH_SIMILARITY, { mode }));
+    const similarities: number[] = [];
+    for (const path of paths) {
+      const found = await match(path, same.template);
+      expect(found.map((hit) => ({ entryId: hit.entryId, listId: hit.listId }))).toEqual([{ entryId: added.body.uuid, listId: list.uuid }]);
+      similarities.push(found[0]!.similarity);
+      expect(await match(path, other.template)).toEqual([]);
+    }
+    for (const value of similarities) expect(value).toBeCloseTo(similarities[0]!, 5);
+    if (!pgvector) await expect(match('pgvector', same.template)).rejects.toThrow(/no pgvector/);
+
+    expect((await testApp.rest('DELETE', `/v1/lists/${list.uuid}/entries/${added.body.uuid}`, { key: tenant.sandboxKey })).status).toBe(
+      204,
+    );
+    for (const path of paths) expect(await match(path, same.template)).toEqual([]);
+  }, 60_000);
 
   it('given a face added from an image, when the next sandbox session shows the same person, then it declines naming list and entry; after the entry is deleted the next one approves', async () => {
     const tenant = await testApp.tenant();
@@ -375,13 +421,7 @@ describe('lists', () => {
   });
 
   it('given a face entry and a biometric session, when scanning every table, then neither the image bytes nor its base64 are stored anywhere', async () => {
-    const tenant = await testApp.tenant();
-    const list = await builtIn(tenant, 'face');
-    const added = await testApp.rest('POST', `/v1/lists/${list.uuid}/entries/face`, {
-      key: tenant.sandboxKey,
-      body: { image: faces.listed },
-    });
-    expect(added.status).toBe(201);
+    const { tenant } = await tenantWithFace(faces.listed);
     await runSession(tenant, { selfie: faces.listed });
     // A distinctive stretch from the middle of the image, as base64 text and as raw bytes.
     const base64 = faces.listed.slice(faces.listed.length / 2, faces.listed.length / 2 + 48);

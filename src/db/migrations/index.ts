@@ -7,6 +7,7 @@ import { Migration20261122000500Webhooks } from './Migration20261122000500Webhoo
 import { Migration20261122000600Sharing } from './Migration20261122000600Sharing.js';
 import { Migration20261122000700PhoneOtp } from './Migration20261122000700PhoneOtp.js';
 import { Migration20261122000800SessionPortraits } from './Migration20261122000800SessionPortraits.js';
+import { Migration20261122000900FaceTemplates } from './Migration20261122000900FaceTemplates.js';
 import { Migration20261122001100ApiKeyEpoch } from './Migration20261122001100ApiKeyEpoch.js';
 
 /** Every migration in order; listed explicitly so tsx, vitest and a bundle all find the same set. */
@@ -20,5 +21,6 @@ export const MIGRATIONS = [
   Migration20261122000600Sharing,
   Migration20261122000700PhoneOtp,
   Migration20261122000800SessionPortraits,
+  Migration20261122000900FaceTemplates,
   Migration20261122001100ApiKeyEpoch,
 ];

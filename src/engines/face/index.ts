@@ -12,6 +12,14 @@ export {
   type FaceComparison,
 } from './analyze.js';
 export { closeFaceEngine } from './human.js';
-export { fingerprint, templateBytes, templateFromBytes, toTemplate, TEMPLATE_DIMENSION } from './template.js';
+export {
+  fingerprint,
+  projectTemplate,
+  templateBytes,
+  templateFromBytes,
+  toTemplate,
+  TEMPLATE_DIMENSION,
+  TEMPLATE_VALUE_MAX,
+} from './template.js';
 export { liveFaceEngine, LIVE_FACE_PROVIDER } from './engine.js';
 export * from './thresholds.js';

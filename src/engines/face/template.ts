@@ -1,15 +1,20 @@
 /**
  * Cancelable face templates (DESIGN.md "Lists"): the embedding passes through a secret,
- * per-tenant random rotation before it is stored.
+ * per-tenant random projection before it is stored.
  *
- * - The rotation is a random orthogonal matrix Q of size 1024×1024 (template dimension =
- *   embedding dimension = `TEMPLATE_DIMENSION`), built as the product of Householder reflections
- *   with Gaussian vectors of decreasing length and a sign flip per coordinate (as in Stewart
- *   1980, "The efficient generation of random orthogonal matrices"). Being orthogonal it keeps cosine similarity exactly (up to float
- *   rounding), so the face-match thresholds apply to templates unchanged; being random and
- *   secret, a leaked table of templates cannot be mapped back to the model's embedding space.
+ * - The projection is the first `TEMPLATE_DIMENSION` (256) rows of a random orthogonal matrix Q
+ *   of size 1024×1024, built as the product of Householder reflections with Gaussian vectors of
+ *   decreasing length and a sign flip per coordinate (as in Stewart 1980, "The efficient
+ *   generation of random orthogonal matrices"). Orthonormal rows make it a Johnson–Lindenstrauss
+ *   projection: cosine similarity is kept up to a small random error (measured standard deviation
+ *   0.045 on face pairs; the list threshold still holds, docs/face.md "Cancelable templates"),
+ *   and being random and secret, a leaked table of templates cannot be mapped back to the
+ *   model's embedding space; 768 of the 1024 rotated coordinates are never stored at all.
+ * - The 256 values are scaled so the largest is ±127 and rounded to signed bytes: 256 bytes per
+ *   template (v1 stored 1024 float32, 4 KB). Rounding moves a cosine by about 0.001.
  * - Randomness: AES-256-CTR keystream (node:crypto) keyed by HMAC-SHA256(secret, version
- *   label), turned into Gaussians by Box–Muller. Same secret, same matrix, on every machine.
+ *   label), turned into Gaussians by Box–Muller. Same secret, same matrix, on every machine; it
+ *   is the v1 matrix, so a v1 template converts to v2 without the secret (`projectTemplate`).
  * - Rotating the tenant secret gives an unrelated matrix: every stored template is revoked.
  * - Q is kept as its reflection vectors (about d²/2 floats, 2 MB for d = 1024); applying it costs
  *   about d² multiply-adds. The last few matrices are cached per secret.
@@ -17,8 +22,10 @@
 import { createCipheriv, createHash, createHmac } from 'node:crypto';
 import { EMBEDDING_DIMENSION, l2Normalize } from './analyze.js';
 
-/** Length of a template: equal to the embedding's, since the projection is a square rotation. */
-export const TEMPLATE_DIMENSION = EMBEDDING_DIMENSION;
+/** Values in a template (one signed byte each): the first 256 of the 1024 rotated coordinates, the fewest that kept the measured list error rates (docs/face.md). */
+export const TEMPLATE_DIMENSION = 256;
+/** Largest magnitude of a template value: the projected embedding is scaled so its largest coordinate is ±127. */
+export const TEMPLATE_VALUE_MAX = 127;
 /** Label mixed into the HMAC, so a change of construction (v2) yields new matrices rather than silently different ones. */
 const DERIVATION_LABEL = 'openkyc/face-template/v1';
 /** How many tenants' matrices stay in memory. */
@@ -56,7 +63,7 @@ function rotationFor(secret: string | Buffer): Rotation {
   const key = seed.toString('hex');
   const cached = cache.get(key);
   if (cached) return cached;
-  const d = TEMPLATE_DIMENSION;
+  const d = EMBEDDING_DIMENSION;
   const normals = gaussianStream(seed, (d * (d + 1)) / 2);
   const reflections: Float64Array[] = [];
   const signs = new Float64Array(d).fill(1);
@@ -98,29 +105,48 @@ function rotate(rotation: Rotation, input: ArrayLike<number>): Float64Array {
 }
 
 /**
- * The storable template of an embedding under a tenant's secret: the rotated embedding,
- * L2-normalised, as float32 (4 KB). Compare templates of one tenant with `similarity`.
+ * A template from a rotated, L2-normalised embedding (1024 values, which is what a v1 template
+ * stored): its first `TEMPLATE_DIMENSION` values scaled so the largest is ±`TEMPLATE_VALUE_MAX`
+ * and rounded. `toTemplate` goes through it, so a migrated v1 template equals a fresh one.
  */
-export function toTemplate(embedding: ArrayLike<number>, secret: string | Buffer): Float32Array {
-  if (embedding.length !== TEMPLATE_DIMENSION) throw new Error(`embedding must have ${TEMPLATE_DIMENSION} values, got ${embedding.length}`);
+export function projectTemplate(rotated: ArrayLike<number>): Int8Array {
+  if (rotated.length !== EMBEDDING_DIMENSION)
+    throw new Error(`rotated embedding must have ${EMBEDDING_DIMENSION} values, got ${rotated.length}`);
+  let largest = 0;
+  for (let i = 0; i < TEMPLATE_DIMENSION; i++) largest = Math.max(largest, Math.abs(rotated[i]));
+  if (!(largest > 0)) throw new Error('cannot make a template of a zero (or non-finite) projection');
+  const scale = TEMPLATE_VALUE_MAX / largest;
+  const template = new Int8Array(TEMPLATE_DIMENSION);
+  for (let i = 0; i < TEMPLATE_DIMENSION; i++) template[i] = Math.round(rotated[i] * scale);
+  return template;
+}
+
+/**
+ * The storable template of an embedding under a tenant's secret: the secret projection to 256
+ * values as signed bytes (see the module comment). Compare templates of one tenant with
+ * `similarity` (the cosine; the scale of the bytes does not matter).
+ */
+export function toTemplate(embedding: ArrayLike<number>, secret: string | Buffer): Int8Array {
+  if (embedding.length !== EMBEDDING_DIMENSION)
+    throw new Error(`embedding must have ${EMBEDDING_DIMENSION} values, got ${embedding.length}`);
   if (secret.length === 0) throw new Error('template secret must not be empty');
-  return Float32Array.from(l2Normalize(rotate(rotationFor(secret), embedding)));
+  // Float32 first, exactly as v1 stored it, so converting a stored v1 template gives the same bytes.
+  return projectTemplate(Float32Array.from(l2Normalize(rotate(rotationFor(secret), embedding))));
 }
 
-/** The bytes stored for a template: float32 little-endian, whatever the host's byte order. */
-export function templateBytes(template: Float32Array): Buffer {
-  const bytes = Buffer.alloc(template.length * 4);
-  for (let i = 0; i < template.length; i++) bytes.writeFloatLE(template[i], i * 4);
-  return bytes;
+/** The bytes stored for a template: its 256 signed bytes, two's complement (no byte order to settle). */
+export function templateBytes(template: Int8Array): Buffer {
+  if (template.length !== TEMPLATE_DIMENSION) throw new Error(`template must have ${TEMPLATE_DIMENSION} values, got ${template.length}`);
+  return Buffer.from(template.buffer.slice(template.byteOffset, template.byteOffset + template.byteLength));
 }
 
-/** The template read back from its stored bytes. */
-export function templateFromBytes(bytes: Buffer): Float32Array {
-  if (bytes.length !== TEMPLATE_DIMENSION * 4) throw new Error(`template must be ${TEMPLATE_DIMENSION * 4} bytes, got ${bytes.length}`);
-  return Float32Array.from({ length: TEMPLATE_DIMENSION }, (_, i) => bytes.readFloatLE(i * 4));
+/** The template read back from its stored bytes (a copy). */
+export function templateFromBytes(bytes: Uint8Array): Int8Array {
+  if (bytes.length !== TEMPLATE_DIMENSION) throw new Error(`template must be ${TEMPLATE_DIMENSION} bytes, got ${bytes.length}`);
+  return new Int8Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
 }
 
 /** Face entry fingerprint (DESIGN.md "Smaller decisions"): `sha256:` + hex SHA-256 of the stored template bytes. */
-export function fingerprint(template: Float32Array): string {
+export function fingerprint(template: Int8Array): string {
   return `sha256:${createHash('sha256').update(templateBytes(template)).digest('hex')}`;
 }

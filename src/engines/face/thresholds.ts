@@ -1,8 +1,9 @@
 /**
  * Decision thresholds of the face engine, chosen from the same/different similarity
  * distributions measured by `bench/face-thresholds.ts` on the face photos shipped in the
- * human package; the numbers and the reasoning are in docs/face.md. They apply unchanged to
- * cancelable templates, whose projection is orthogonal and so keeps cosine similarity.
+ * human package; the numbers and the reasoning are in docs/face.md. Cancelable templates
+ * (a 256-d random projection) move each cosine a little; measured on templates the pass
+ * threshold still keeps false accepts ≤ 0.1%, so the list gate uses it too (docs/face.md).
  */
 
 /** Cosine similarity at or above which selfie and portrait are the same person (measured false accepts ≤ 0.1%). */

@@ -1,0 +1,103 @@
+import { createHash } from 'node:crypto';
+import { Migration } from '@mikro-orm/migrations';
+import { EMBEDDING_DIMENSION } from '../../engines/face/analyze.js';
+import { projectTemplate, TEMPLATE_DIMENSION } from '../../engines/face/template.js';
+
+/** Rows converted per statement. */
+const BATCH_ROWS = 500;
+
+/** A v1 template (1024 float32, little-endian, 4096 bytes) as its values. */
+function v1Values(bytes: Buffer): Float32Array {
+  return Float32Array.from({ length: EMBEDDING_DIMENSION }, (_, i) => bytes.readFloatLE(i * 4));
+}
+
+/** The v2 bytes of a v1 template and their fingerprint (`sha256:` of the bytes, as src/engines/face/template.ts). */
+function converted(values: ArrayLike<number>): { bytes: Buffer; fingerprint: string } {
+  const bytes = Buffer.from(projectTemplate(values).buffer);
+  return { bytes, fingerprint: `sha256:${createHash('sha256').update(bytes).digest('hex')}` };
+}
+
+/**
+ * Face templates v2 (docs/face.md "Cancelable templates"): 256 signed bytes, the first 256
+ * coordinates of the same secret rotation, instead of 1024 float32. The v1 matrix is kept, so
+ * every stored template converts without the tenant's secret and still matches new ones:
+ * `list_entry` and `session_list_subject` templates are rewritten (face entry fingerprints with
+ * them), pgvector's `embedding vector(1024)` becomes `vector(256)` filled from the bytes under a
+ * new HNSW index, and `template` is now written for every face entry on both kinds of server.
+ */
+export class Migration20261122000900FaceTemplates extends Migration {
+  override name = 'Migration20261122000900FaceTemplates';
+
+  override async up(): Promise<void> {
+    const [vector] = await this.execute(
+      `select exists (select 1 from information_schema.columns
+                       where table_schema = current_schema() and table_name = 'list_entry' and column_name = 'embedding') as has_embedding`,
+    );
+    const pgvector = Boolean(vector?.has_embedding);
+
+    // v1 bytes (4096) in either table; on pgvector servers face entries had only the vector.
+    for (const table of ['list_entry', 'session_list_subject'] as const) {
+      const key = table === 'list_entry' ? 'id::text' : `session_id::text || '/' || node_type || '/' || kind`;
+      let after = '';
+      for (;;) {
+        const rows = await this.execute(
+          `select ${key} as key, template from ${table}
+            where length(template) = ? and ${key} > ? order by ${key} limit ?`,
+          [EMBEDDING_DIMENSION * 4, after, BATCH_ROWS],
+        );
+        if (rows.length === 0) break;
+        after = String(rows.at(-1)!.key);
+        await this.rewrite(
+          table,
+          key,
+          rows.map((row) => ({ key: String(row.key), ...converted(v1Values(row.template as Buffer)) })),
+        );
+      }
+    }
+    if (pgvector) {
+      let after = '00000000-0000-0000-0000-000000000000';
+      for (;;) {
+        const rows = await this.execute(
+          `select id::text as key, embedding::text as embedding from list_entry
+            where embedding is not null and template is null and id > ? order by id limit ?`,
+          [after, BATCH_ROWS],
+        );
+        if (rows.length === 0) break;
+        after = String(rows.at(-1)!.key);
+        await this.rewrite(
+          'list_entry',
+          'id::text',
+          rows.map((row) => ({ key: String(row.key), ...converted(JSON.parse(String(row.embedding)) as number[]) })),
+        );
+      }
+      // The vector copy is rebuilt from the bytes: signed bytes 0–255 → −128…127.
+      await this.execute('drop index if exists list_entry_embedding_hnsw');
+      await this.execute('alter table list_entry drop column embedding');
+      await this.execute(`alter table list_entry add column embedding vector(${TEMPLATE_DIMENSION}) null`);
+      await this.execute(
+        `update list_entry set embedding = (
+           select array_agg(((get_byte(template, i) + 128) % 256) - 128 order by i) from generate_series(0, ${TEMPLATE_DIMENSION - 1}) as i
+         )::real[]::vector
+         where entry_type = 'face' and length(template) = ${TEMPLATE_DIMENSION}`,
+      );
+      await this.execute('create index list_entry_embedding_hnsw on list_entry using hnsw (embedding vector_cosine_ops)');
+    }
+  }
+
+  /** Writes converted templates (and, for face entries, their fingerprints) back by key. */
+  private async rewrite(
+    table: 'list_entry' | 'session_list_subject',
+    key: string,
+    rows: { key: string; bytes: Buffer; fingerprint: string }[],
+  ): Promise<void> {
+    const tuples = rows.map(() => '(?, ?::bytea, ?)').join(', ');
+    const params = rows.flatMap((row) => [row.key, row.bytes, row.fingerprint]);
+    const fingerprint = table === 'list_entry' ? ', fingerprint = v.fingerprint' : '';
+    await this.execute(
+      `update ${table} set template = v.template${fingerprint}
+         from (values ${tuples}) as v (key, template, fingerprint)
+        where ${key} = v.key`,
+      params,
+    );
+  }
+}
