@@ -33,7 +33,8 @@ export type List = InferEntity<typeof ListSchema>;
 
 /**
  * One entry of a list. Face templates are written and read with SQL (src/lists/face-index.ts),
- * since their column is `vector(1024)` or `bytea` by server; the entity never loads them.
+ * since they are 256-byte `bytea` columns with a `vector(256)` copy where the server has pgvector;
+ * the entity never loads them.
  */
 export const ListEntrySchema = defineEntity({
   name: 'ListEntry',
