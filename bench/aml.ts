@@ -5,7 +5,8 @@
  * dates of birth, countries) in growing steps, and after each step times N screens through the
  * real path (`screenStored`: pg_trgm candidates + TypeScript scoring), half of them names that
  * are listed (reordered, misspelt or re-cased) and half names that are not. A baseline in the
- * same run times an exact `where name_normalized = $1` btree lookup on the same table.
+ * same run times an exact `where name_normalized = $1` btree lookup on the same table. A second
+ * recall figure, untimed, screens names with every word misspelt once and twice.
  *
  * Runs on embedded PGlite (in memory) by default, on DATABASE_URL when set. It EMPTIES the AML
  * tables: against a server it refuses a database that holds real list imports unless --force.
@@ -45,8 +46,10 @@ function prng(seed: number): () => number {
   };
 }
 const random = prng(Number(values.seed));
-const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
-const int = (min: number, max: number) => min + Math.floor(random() * (max - min + 1));
+/** A second stream for the harder recall queries, so adding them leaves the data and timed queries as they were. */
+const hardRandom = prng(Number(values.seed) + 1);
+const pick = <T>(items: readonly T[], rand = random): T => items[Math.floor(rand() * items.length)] as T;
+const int = (min: number, max: number, rand = random) => min + Math.floor(rand() * (max - min + 1));
 
 // Syllables from several naming traditions, so names look like real list entries and share
 // trigrams the way real names do (the hard case for a trigram index).
@@ -101,13 +104,13 @@ function personName(): string[] {
   return tokens;
 }
 /** A plausible misspelling: one letter changed, dropped or doubled. */
-function misspell(token: string): string {
+function misspell(token: string, rand = random): string {
   if (token.length < 4) return token;
-  const at = int(1, token.length - 2);
-  const r = random();
+  const at = int(1, token.length - 2, rand);
+  const r = rand();
   if (r < 0.33) return token.slice(0, at) + token.slice(at + 1);
   if (r < 0.66) return token.slice(0, at) + token[at] + token.slice(at);
-  return token.slice(0, at) + pick(['a', 'e', 'i', 'o', 'u', 'y']) + token.slice(at + 1);
+  return token.slice(0, at) + pick(['a', 'e', 'i', 'o', 'u', 'y'], rand) + token.slice(at + 1);
 }
 
 let nextId = 0;
@@ -165,6 +168,23 @@ function queries(count: number): { full_name: string; date_of_birth?: string; ex
   });
 }
 
+/**
+ * Harder listed-name queries for a second recall figure: every word of the entity's primary name
+ * misspelt `edits` times (words under four letters are left as they are), so a change of
+ * candidate retrieval cannot lose fuzzy matches behind the easy queries' 100 %.
+ */
+function hardQueries(count: number, edits: number): { full_name: string; expectedId: string }[] {
+  return Array.from({ length: count }, () => {
+    const entity = pick(sample, hardRandom);
+    const tokens = entity.primary_name.split(' ').map((token) => {
+      let spelt = token;
+      for (let i = 0; i < edits; i++) spelt = misspell(spelt, hardRandom);
+      return spelt;
+    });
+    return { full_name: tokens.join(' '), expectedId: entityId(entity) };
+  });
+}
+
 /** p-th percentile (0..100) of sorted values, nearest rank. */
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
@@ -191,7 +211,9 @@ async function main(): Promise<void> {
     }
     await em.execute('truncate aml_entity_name, aml_entity, aml_list_import', [], 'run');
     console.log(`AML screening benchmark on ${target}; ${SCREENS} screens per size (half listed, half unlisted)\n`);
-    console.log('entities   load s  | screen p50    p95      p99   screens/s   recall | exact p50   p95      p99   lookups/s');
+    console.log(
+      'entities   load s  | screen p50    p95      p99   screens/s   recall | exact p50   p95      p99   lookups/s | recall 1 edit/word  2 edits/word',
+    );
     let loaded = 0;
     for (const size of SIZES) {
       const started = performance.now();
@@ -218,15 +240,27 @@ async function main(): Promise<void> {
         await em.fork().execute('select entity_id from aml_entity_name where name_normalized = ?', [normalizeName(q.full_name)], 'all');
         exactMs.push(performance.now() - t);
       }
+      // Recall on harder spellings, a quarter as many queries per kind (not timed).
+      const hardRecall: number[] = [];
+      for (const edits of [1, 2]) {
+        const hard = hardQueries(Math.max(1, Math.round(SCREENS / 4)), edits);
+        let hardFound = 0;
+        for (const q of hard) {
+          const result = await screenStored(em.fork(), q);
+          if (result.hits.some((hit) => hit.entity_id === q.expectedId)) hardFound += 1;
+        }
+        hardRecall.push(hardFound / hard.length);
+      }
       const s = stats(screenMs);
       const e = stats(exactMs);
       const hitRate = found / batch.filter((q) => q.expectedId).length;
       console.log(
-        `${String(size).padStart(8)} ${loadSeconds.toFixed(1).padStart(8)}  |${fmt(s.p50)}${fmt(s.p95)}${fmt(s.p99)}${s.perSecond.toFixed(0).padStart(10)}${(hitRate * 100).toFixed(0).padStart(9)}% |${fmt(e.p50)}${fmt(e.p95)}${fmt(e.p99)}${e.perSecond.toFixed(0).padStart(10)}`,
+        `${String(size).padStart(8)} ${loadSeconds.toFixed(1).padStart(8)}  |${fmt(s.p50)}${fmt(s.p95)}${fmt(s.p99)}${s.perSecond.toFixed(0).padStart(10)}${(hitRate * 100).toFixed(0).padStart(9)}% |${fmt(e.p50)}${fmt(e.p95)}${fmt(e.p99)}${e.perSecond.toFixed(0).padStart(10)} |${hardRecall.map((r) => `${(r * 100).toFixed(0)}%`.padStart(14)).join('')}`,
       );
     }
     console.log('\nTimes in ms per call, sequential, client-side (driver round trip and TS scoring included).');
     console.log('recall: share of listed-name queries whose own entity is among the hits.');
+    console.log('recall 1 edit/word, 2 edits/word: the same for names with every word misspelt once, twice (not timed).');
   } finally {
     await database.close();
   }
