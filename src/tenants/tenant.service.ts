@@ -48,7 +48,7 @@ export async function issueApiKey(em: EntityManager, tenantId: string, environme
   return { id: row.id, tenantId, environment, prefix: issued.prefix, key: issued.raw };
 }
 
-/** Revokes a key by id or visible prefix; later requests with it get 401 at once. */
+/** Revokes a key by id or visible prefix: 401 from this process's next request, on other servers within one epoch poll. */
 export async function revokeApiKey(em: EntityManager, idOrPrefix: string): Promise<{ id: string; prefix: string }> {
   const isUuid = /^[0-9a-f-]{36}$/i.test(idOrPrefix);
   const key = await em.findOne(ApiKeySchema, isUuid ? { id: idOrPrefix } : { prefix: idOrPrefix });
