@@ -11,6 +11,7 @@ import {
   analyzeFace,
   closeFaceEngine,
   compareFaces,
+  detectionStats,
   fingerprint,
   projectTemplate,
   similarity,
@@ -111,6 +112,26 @@ describe('analyzeFace', () => {
   it('given bytes that are not an image, when analysed, then it is a 400 unreadable_image', async () => {
     const error = await rejection(analyzeFace(Buffer.from('not an image'), { field: 'selfie' }));
     expect(error.fieldErrors).toEqual([expect.objectContaining({ field: 'selfie', code: 'unreadable_image' })]);
+  });
+
+  it('given one image analysed twice (a live selfie step, then the list gate), when analysed again, then detection runs once and the results are equal', async () => {
+    // Bytes no other test analyses, so the first call cannot be a reuse.
+    const photo = await sharp(images.womanA).jpeg({ quality: 93 }).toBuffer();
+    const before = detectionStats();
+    const first = await analyzeFace(photo, { field: 'selfie' });
+    const second = await analyzeFace(photo, { field: 'selfie' });
+    const after = detectionStats();
+    expect(after.run - before.run).toBe(1);
+    expect(after.reused - before.reused).toBe(1);
+    expect(second).toEqual(first);
+  });
+
+  it('given unreadable bytes sent twice with different fields, when analysed, then each error names its own field (failures are not kept)', async () => {
+    const bytes = Buffer.from('still not an image');
+    const asSelfie = await rejection(analyzeFace(bytes, { field: 'selfie' }));
+    const asPortrait = await rejection(analyzeFace(bytes, { field: 'document_portrait' }));
+    expect(asSelfie.fieldErrors).toEqual([expect.objectContaining({ field: 'selfie', code: 'unreadable_image' })]);
+    expect(asPortrait.fieldErrors).toEqual([expect.objectContaining({ field: 'document_portrait', code: 'unreadable_image' })]);
   });
 });
 

@@ -3,6 +3,7 @@
  * L2-normalised 1024-d embedding, and read the antispoof and liveness scores. Comparison is the
  * cosine similarity of two embeddings, judged against the thresholds of `thresholds.ts`.
  */
+import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import type { CheckOutcome } from '../details.js';
 import { ApiError } from '../../errors.js';
@@ -74,8 +75,54 @@ async function decodeRgb(bytes: Buffer, field: string): Promise<{ pixels: Uint8A
   }
 }
 
-/** Every face human finds in the image, largest first. Throws a 400 naming `field` when the bytes are not an image. */
+/**
+ * How long a detection is kept for another analysis of the same image bytes, in milliseconds: a
+ * live session's selfie is analysed by the face engine and again by the list gate's template
+ * observer in the same request. Only results are kept (keyed by SHA-256), never the image.
+ */
+export const DETECTION_REUSE_MS = 60_000;
+/** Most detections kept for reuse at once. */
+export const DETECTION_REUSE_MAX = 16;
+
+/** Recent detections by SHA-256 of the image bytes, oldest first. */
+const recentDetections = new Map<string, { at: number; faces: Promise<HumanFace[]> }>();
+/** Detections run and reused since start, for tests and diagnostics. */
+const detectionCounts = { run: 0, reused: 0 };
+
+/** How many detections ran and how many were served from {@link DETECTION_REUSE_MS} reuse. */
+export function detectionStats(): { run: number; reused: number } {
+  return { ...detectionCounts };
+}
+
+/**
+ * Every face human finds in the image, largest first. Throws a 400 naming `field` when the bytes
+ * are not an image. The same bytes analysed again within {@link DETECTION_REUSE_MS} reuse the result.
+ */
 export async function detectFaces(bytes: Buffer, field = 'image'): Promise<HumanFace[]> {
+  const now = Date.now();
+  for (const [key, entry] of recentDetections) {
+    if (now - entry.at <= DETECTION_REUSE_MS && recentDetections.size < DETECTION_REUSE_MAX) break;
+    recentDetections.delete(key);
+  }
+  const key = createHash('sha256').update(bytes).digest('hex');
+  let entry = recentDetections.get(key);
+  if (entry) {
+    detectionCounts.reused += 1;
+  } else {
+    detectionCounts.run += 1;
+    const created = { at: now, faces: detectUncached(bytes, field) };
+    entry = created;
+    recentDetections.set(key, created);
+    // A failure is not kept: the next call decodes again and names its own field.
+    created.faces.catch(() => {
+      if (recentDetections.get(key) === created) recentDetections.delete(key);
+    });
+  }
+  return [...(await entry.faces)];
+}
+
+/** {@link detectFaces} without reuse. */
+async function detectUncached(bytes: Buffer, field: string): Promise<HumanFace[]> {
   const { pixels, width, height } = await decodeRgb(bytes, field);
   const result = await withHuman(async (human) => {
     const input = human.tf.tensor3d(pixels, [height, width, 3], 'int32');

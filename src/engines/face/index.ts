@@ -3,6 +3,8 @@ export {
   analyzeFace,
   compareFaces,
   detectFaces,
+  detectionStats,
+  DETECTION_REUSE_MS,
   faceMatchOutcome,
   livenessOutcome,
   similarity,
