@@ -66,12 +66,12 @@ const firstLine = await new Promise<string>((resolve, reject) => {
   createInterface({ input: child.stdout! }).once('line', resolve);
   child.once('exit', (code) => reject(new Error(`bench server exited with ${code}`)));
 });
-const server = JSON.parse(firstLine) as { url: string; baselineUrl: string; key: string; embedded: boolean };
+const server = JSON.parse(firstLine) as { url: string; baselineUrl: string; cpuUrl: string; key: string; embedded: boolean };
 const headers = { 'content-type': 'application/json', 'x-api-key': server.key };
 
 /** CPU time the server process has used so far, in microseconds. */
 async function serverCpuMicros(): Promise<number> {
-  const response = await fetch(server.baselineUrl.replace(/\/baseline$/, '/cpu'));
+  const response = await fetch(server.cpuUrl);
   return ((await response.json()) as { micros: number }).micros;
 }
 

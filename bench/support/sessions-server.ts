@@ -1,6 +1,6 @@
 /**
  * Child process of bench/sessions.ts: starts the service and the baseline route, creates a
- * tenant, prints `{url, baselineUrl, key}` as one JSON line, then serves until killed. Keeping the
+ * tenant, prints `{url, baselineUrl, cpuUrl, key, embedded}` as one JSON line, then serves until killed. Keeping the
  * servers apart from the load generator means neither steals the other's CPU.
  */
 import { randomUUID } from 'node:crypto';
@@ -50,7 +50,15 @@ const { port } = baseline.server.address() as { port: number };
 const em = app.orm.em.fork();
 const tenant = await createTenant(em, 'bench');
 const { key } = await issueApiKey(em, tenant.id, 'sandbox');
-console.log(JSON.stringify({ url: app.url, baselineUrl: `http://127.0.0.1:${port}/baseline`, key, embedded: app.database.embedded }));
+console.log(
+  JSON.stringify({
+    url: app.url,
+    baselineUrl: `http://127.0.0.1:${port}/baseline`,
+    cpuUrl: `http://127.0.0.1:${port}/cpu`,
+    key,
+    embedded: app.database.embedded,
+  }),
+);
 
 let stopping = false;
 process.on('SIGTERM', () => {

@@ -1,8 +1,7 @@
 /** List file import as the admin CLI runs it (`aml:import`): format names, validation, checksum. */
-import { open } from 'node:fs/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isAmlList, type AmlList } from '../engines/aml/entity.js';
-import { DETECT_BYTES, detectFormat, importFile, type ListFormat } from '../engines/aml/importers/index.js';
+import { detectFormat, importFile, readHead, type ListFormat } from '../engines/aml/importers/index.js';
 import { fileChecksum, importEntities, type ImportSummary } from '../engines/aml/store.js';
 import { validationError } from '../errors.js';
 
@@ -57,16 +56,4 @@ export async function importListFile(
     checksum,
   });
   return { ...summary, format: resolved };
-}
-
-/** The first DETECT_BYTES bytes of a file, for format detection. */
-async function readHead(path: string): Promise<Uint8Array> {
-  const handle = await open(path, 'r');
-  try {
-    const buffer = new Uint8Array(DETECT_BYTES);
-    const { bytesRead } = await handle.read(buffer, 0, DETECT_BYTES, 0);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await handle.close();
-  }
 }

@@ -33,7 +33,9 @@ export function createLoaders(em: EntityManager, secrets: ServiceSecrets): Loade
       const byId = new Map(rows.map((row) => [row.id, row]));
       return ids.map((id) => byId.get(id) ?? null);
     }),
-    nodeResultsBySessionId: new DataLoader((sessionIds) => readNodeResults(em, sessionIds)),
+    nodeResultsBySessionId: new DataLoader(async (sessionIds) =>
+      groupInKeyOrder(sessionIds, await readNodeResults(em, sessionIds), (row) => row.sessionId),
+    ),
     statusChangesBySessionId: new DataLoader(async (sessionIds) => {
       const rows = await em.find(
         SessionStatusChangeSchema,

@@ -148,17 +148,15 @@ function nodeResultFromRow(row: NodeResultRow): NodeResultRecord {
 /** Order of node results everywhere: creation time, then node type. */
 const NODE_RESULT_ORDER = 'created_at, node_type';
 
-/** Node results of several sessions in one statement, grouped per session id in the order asked. */
-export async function readNodeResults(em: EntityManager, sessionIds: readonly string[]): Promise<NodeResultRecord[][]> {
+/** Node results of several sessions in one statement, in node result order. */
+export async function readNodeResults(em: EntityManager, sessionIds: readonly string[]): Promise<NodeResultRecord[]> {
   if (sessionIds.length === 0) return [];
   const rows = await em.execute<NodeResultRow[]>(
     `select session_id, node_type, status, required, provider, warnings, details, updated_at
        from session_node_result where session_id in (?) order by ${NODE_RESULT_ORDER}`,
     [[...sessionIds]],
   );
-  const groups = new Map<string, NodeResultRecord[]>(sessionIds.map((id) => [id, []]));
-  for (const row of rows) groups.get(row.session_id)?.push(nodeResultFromRow(row));
-  return sessionIds.map((id) => groups.get(id) ?? []);
+  return rows.map(nodeResultFromRow);
 }
 
 /** A session with its node results, read together. */

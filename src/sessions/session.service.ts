@@ -289,7 +289,7 @@ export async function createSession(
     }
     const [active] = await hotQuery<SessionRow>(em, 'session_active', ACTIVE_SESSION_SQL, key);
     const existing = active ? sessionRecordFromRow(active) : null;
-    const due = existing !== null && existing.status !== 'in_review' && existing.expiresAt.getTime() <= Date.now();
+    const due = existing !== null && isPastExpiry(existing);
     if (existing && !due) return { session: existing, idempotentReuse: true };
     if (attempt >= CREATE_ATTEMPTS) throw new ApiError('conflict', 'The session was changed concurrently; retry the request.');
     // The active session's time is up (expire it, never reuse it) or it just left the active states: insert again.
@@ -329,8 +329,7 @@ export async function readSession(
   if (!UUID_PATTERN.test(sessionId)) throw notFound('Session');
   const found = await readSessionWithResults(em, sessionId);
   if (!found || !isVisible(services, principal, found.session)) throw notFound('Session');
-  const { status, expiresAt } = found.session;
-  if ((status === 'pending' || status === 'in_progress') && expiresAt.getTime() <= Date.now()) {
+  if (isPastExpiry(found.session)) {
     await transactionWithEvents(em, services.bus, (tx, events) => expireDue(tx, events, { sql: 'id = ?', params: [sessionId] }));
     return (await readSessionWithResults(em, sessionId))!;
   }
@@ -344,6 +343,11 @@ function isVisible(services: Services, principal: Principal, session: Pick<Sessi
     : services.secrets.verifySessionLinkToken(session.id, principal.token);
 }
 
+/** True when a pending or in-progress session's `expires_at` has passed (it must be expired, never used). */
+function isPastExpiry(session: Pick<SessionRecord, 'status' | 'expiresAt'>): boolean {
+  return (session.status === 'pending' || session.status === 'in_progress') && session.expiresAt.getTime() <= Date.now();
+}
+
 /** Shape of a session id; anything else is not found without a query. */
 const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -353,7 +357,7 @@ export async function loadSession(em: EntityManager, services: Services, princip
   const session = await em.findOne(SessionSchema, { id: sessionId });
   if (!session || !isVisible(services, principal, { id: session.id, tenantId: session.tenant.id, environment: session.environment }))
     throw notFound('Session');
-  if ((session.status === 'pending' || session.status === 'in_progress') && session.expiresAt.getTime() <= Date.now()) {
+  if (isPastExpiry(session)) {
     await transactionWithEvents(em, services.bus, (tx, events) => expireDue(tx, events, { sql: 'id = ?', params: [session.id] }));
     await em.refresh(session);
   }

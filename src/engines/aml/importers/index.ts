@@ -79,7 +79,7 @@ export async function* importSource(source: TextSource, format: ListFormat, opti
 }
 
 /** Reads a file's first DETECT_BYTES bytes for detectFormat. */
-async function readHead(path: string): Promise<Uint8Array> {
+export async function readHead(path: string): Promise<Uint8Array> {
   const handle = await open(path, 'r');
   try {
     const buffer = new Uint8Array(DETECT_BYTES);
