@@ -3,10 +3,11 @@
  *
  * Loads synthetic listed entities (multi-token names built from syllable tables, aliases,
  * dates of birth, countries) in growing steps, and after each step times N screens through the
- * real path (`screenStored`: pg_trgm candidates + TypeScript scoring), half of them names that
- * are listed (reordered, misspelt or re-cased) and half names that are not. A baseline in the
- * same run times an exact `where name_normalized = $1` btree lookup on the same table. A second
- * recall figure, untimed, screens names with every word misspelt once and twice.
+ * server's path (`screenStored` with the in-memory trigram index, then TypeScript scoring) and
+ * through the pg_trgm query alone, half of them names that are listed (reordered, misspelt or
+ * re-cased) and half names that are not. A baseline in the same run times an exact
+ * `where name_normalized = $1` btree lookup on the same table. Untimed: whether the index and
+ * pg_trgm return the same candidates, and recall for names with every word misspelt once and twice.
  *
  * Runs on embedded PGlite (in memory) by default, on DATABASE_URL when set. It EMPTIES the AML
  * tables: against a server it refuses a database that holds real list imports unless --force.
@@ -17,7 +18,9 @@ import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
 import { AML_LISTS, ENTITY_KINDS, entityId, type SanctionedEntity } from '../src/engines/aml/entity.js';
 import { normalizeName } from '../src/engines/aml/normalize.js';
-import { screenStored, upsertEntities } from '../src/engines/aml/store.js';
+import { AmlNameIndex } from '../src/engines/aml/name-index.js';
+import { CANDIDATE_LIMIT, findCandidates, screenStored, upsertEntities } from '../src/engines/aml/store.js';
+import { prng } from '../test/support/prng.js';
 
 const { values } = parseArgs({
   options: {
@@ -34,17 +37,6 @@ const SIZES = values.sizes
   .sort((a, b) => a - b);
 const SCREENS = Number(values.screens);
 
-/** Deterministic PRNG (mulberry32), so every run screens the same data. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 const random = prng(Number(values.seed));
 /** A second stream for the harder recall queries, so adding them leaves the data and timed queries as they were. */
 const hardRandom = prng(Number(values.seed) + 1);
@@ -212,8 +204,9 @@ async function main(): Promise<void> {
     await em.execute('truncate aml_entity_name, aml_entity, aml_list_import', [], 'run');
     console.log(`AML screening benchmark on ${target}; ${SCREENS} screens per size (half listed, half unlisted)\n`);
     console.log(
-      'entities   load s  | screen p50    p95      p99   screens/s   recall | exact p50   p95      p99   lookups/s | recall 1 edit/word  2 edits/word',
+      'entities   load s  build s    MB | index p50   p95      p99  screens/s | pg_trgm p50  p95      p99  screens/s | exact p50   p95      p99 | recall  same | recall 1 edit/word  2 edits/word',
     );
+    const index = new AmlNameIndex(em);
     let loaded = 0;
     for (const size of SIZES) {
       const started = performance.now();
@@ -222,23 +215,42 @@ async function main(): Promise<void> {
       await em.execute('analyze aml_entity_name', [], 'run');
       await em.execute('analyze aml_entity', [], 'run');
       const loadSeconds = (performance.now() - started) / 1000;
+      const buildStarted = performance.now();
+      await index.refresh();
+      const buildSeconds = (performance.now() - buildStarted) / 1000;
+      const built = index.stats();
+      if (!built) throw new Error('the AML name index did not build');
 
       const batch = queries(SCREENS);
-      // Warm-up, so the first timings do not measure cold caches and JIT.
-      for (const q of batch.slice(0, 20)) await screenStored(em.fork(), q);
-      const screenMs: number[] = [];
-      let found = 0;
-      for (const q of batch) {
-        const t = performance.now();
-        const result = await screenStored(em.fork(), q);
-        screenMs.push(performance.now() - t);
-        if (q.expectedId && result.hits.some((hit) => hit.entity_id === q.expectedId)) found += 1;
-      }
+      /** Times every query of the batch through `screenStored`, with the index or with pg_trgm alone. */
+      const timeScreens = async (withIndex: AmlNameIndex | null) => {
+        // Warm-up, so the first timings do not measure cold caches and JIT.
+        for (const q of batch.slice(0, 20)) await screenStored(em.fork(), q, AML_LISTS, withIndex);
+        const ms: number[] = [];
+        let found = 0;
+        for (const q of batch) {
+          const t = performance.now();
+          const result = await screenStored(em.fork(), q, AML_LISTS, withIndex);
+          ms.push(performance.now() - t);
+          if (q.expectedId && result.hits.some((hit) => hit.entity_id === q.expectedId)) found += 1;
+        }
+        return { ms, found };
+      };
+      const indexed = await timeScreens(index);
+      const trgm = await timeScreens(null);
+      if (index.stats()?.epoch !== built.epoch) throw new Error('the index went stale during the run: timings mixed both paths');
       const exactMs: number[] = [];
       for (const q of batch) {
         const t = performance.now();
         await em.fork().execute('select entity_id from aml_entity_name where name_normalized = ?', [normalizeName(q.full_name)], 'all');
         exactMs.push(performance.now() - t);
+      }
+      // Same candidates, in the same order, from the index as from pg_trgm (untimed).
+      let same = 0;
+      for (const q of batch) {
+        const a = await findCandidates(em.fork(), q.full_name, AML_LISTS, CANDIDATE_LIMIT, index);
+        const b = await findCandidates(em.fork(), q.full_name, AML_LISTS, CANDIDATE_LIMIT, null);
+        if (a.map(entityId).join() === b.map(entityId).join()) same += 1;
       }
       // Recall on harder spellings, a quarter as many queries per kind (not timed).
       const hardRecall: number[] = [];
@@ -246,20 +258,25 @@ async function main(): Promise<void> {
         const hard = hardQueries(Math.max(1, Math.round(SCREENS / 4)), edits);
         let hardFound = 0;
         for (const q of hard) {
-          const result = await screenStored(em.fork(), q);
+          const result = await screenStored(em.fork(), q, AML_LISTS, index);
           if (result.hits.some((hit) => hit.entity_id === q.expectedId)) hardFound += 1;
         }
         hardRecall.push(hardFound / hard.length);
       }
-      const s = stats(screenMs);
+      const s = stats(indexed.ms);
+      const g = stats(trgm.ms);
       const e = stats(exactMs);
-      const hitRate = found / batch.filter((q) => q.expectedId).length;
+      const hitRate = indexed.found / batch.filter((q) => q.expectedId).length;
       console.log(
-        `${String(size).padStart(8)} ${loadSeconds.toFixed(1).padStart(8)}  |${fmt(s.p50)}${fmt(s.p95)}${fmt(s.p99)}${s.perSecond.toFixed(0).padStart(10)}${(hitRate * 100).toFixed(0).padStart(9)}% |${fmt(e.p50)}${fmt(e.p95)}${fmt(e.p99)}${e.perSecond.toFixed(0).padStart(10)} |${hardRecall.map((r) => `${(r * 100).toFixed(0)}%`.padStart(14)).join('')}`,
+        `${String(size).padStart(8)} ${loadSeconds.toFixed(1).padStart(8)} ${buildSeconds.toFixed(1).padStart(7)} ${(built.bytes / 2 ** 20).toFixed(0).padStart(5)} |${fmt(s.p50)}${fmt(s.p95)}${fmt(s.p99)}${s.perSecond.toFixed(0).padStart(10)} |${fmt(g.p50)}${fmt(g.p95)}${fmt(g.p99)}${g.perSecond.toFixed(0).padStart(10)} |${fmt(e.p50)}${fmt(e.p95)}${fmt(e.p99)} |${(hitRate * 100).toFixed(0).padStart(6)}%${((same / batch.length) * 100).toFixed(0).padStart(5)}% |${hardRecall.map((r) => `${(r * 100).toFixed(0)}%`.padStart(14)).join('')}`,
       );
     }
+    await index.stop();
     console.log('\nTimes in ms per call, sequential, client-side (driver round trip and TS scoring included).');
+    console.log('index: the server path (in-memory trigram index, then one query for the entities); pg_trgm: the fallback query alone.');
+    console.log('build s, MB: building the in-memory index from the table, and the memory it holds.');
     console.log('recall: share of listed-name queries whose own entity is among the hits.');
+    console.log('same: share of queries for which the index and pg_trgm return the same candidates in the same order.');
     console.log('recall 1 edit/word, 2 edits/word: the same for names with every word misspelt once, twice (not timed).');
   } finally {
     await database.close();

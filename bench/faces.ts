@@ -23,6 +23,7 @@ import { openDatabase, type Database } from '../src/db/database.js';
 import { EMBEDDING_DIMENSION, projectTemplate, templateBytes } from '../src/engines/face/index.js';
 import { FACE_LIST_MATCH_SIMILARITY } from '../src/lists/gate.js';
 import { faceIndexMode, matchFaces, vectorLiteral, type FaceIndexMode } from '../src/lists/face-index.js';
+import { prng } from '../test/support/prng.js';
 
 const { values } = parseArgs({
   options: {
@@ -44,18 +45,6 @@ const BATCH_ROWS = 500;
 const PLANTED = 50;
 /** Entries of the small tenant timed beside the big one. */
 const SMALL_TENANT_ROWS = 200;
-
-/** Deterministic pseudo-random numbers (mulberry32), so every run measures the same data. */
-function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A random unit vector of the embedding dimension: a stand-in for a rotated embedding. */
 function randomUnit(random: () => number): Float64Array {

@@ -39,6 +39,6 @@ export class AmlResolver {
       ...(input.country != null ? { country: input.country } : {}),
       ...(input.lists != null ? { lists: input.lists } : {}),
     };
-    return toAmlResultObject(await screenAml(context.em, tenantId, body));
+    return toAmlResultObject(await screenAml(context.em, tenantId, body, context.services.amlIndex));
   }
 }

@@ -16,6 +16,7 @@ import { startJobs, type Jobs } from './jobs/jobs.js';
 import { startEmitter, type RunningEmitter } from './webhooks/run.js';
 import type { Services } from './services.js';
 import { ApiKeyCache } from './auth/key-cache.js';
+import { AmlNameIndex } from './engines/aml/name-index.js';
 import { ServiceTokens } from './sessions/service-tokens.js';
 import { buildHttpServer, type HttpServer } from './http/server.js';
 import { seedDemoTenant, type DemoTenant } from './tenants/demo.js';
@@ -59,19 +60,23 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   let emitter: RunningEmitter | null = null;
   let fanout: EventFanout | undefined;
   let apiKeys: ApiKeyCache | undefined;
+  let amlIndex: AmlNameIndex | null = null;
   try {
     const { orm } = database;
     await syncBuiltInWorkflows(orm.em.fork());
     const demo = config.SEED_DEMO_TENANT ? await seedDemoTenant(orm.em.fork()) : null;
     const secrets = createServiceSecrets(resolveMasterKey(config));
-    installLiveEngines({ em: () => orm.em.fork(), secrets, config, logger });
+    // Built in the background: screens run pg_trgm until it is ready (same results).
+    amlIndex = config.AML_NAME_INDEX ? new AmlNameIndex(orm.em, logger) : null;
+    void amlIndex?.start();
+    installLiveEngines({ em: () => orm.em.fork(), secrets, config, logger, amlIndex });
     configureNfcTrust(config.NFC_CSCA_CERTS_PATH);
     installListGate();
     const tokens = new ServiceTokens(secrets);
     await tokens.init(orm.em.fork());
     apiKeys = new ApiKeyCache();
     await apiKeys.start(orm.em, logger);
-    const services: Services = { secrets, tokens, bus: new EventBus(), live: new LiveStatusHub(), apiKeys };
+    const services: Services = { secrets, tokens, bus: new EventBus(), live: new LiveStatusHub(), apiKeys, amlIndex };
     // Subscriptions see other instances' commits through LISTEN/NOTIFY on a server; embedded, in-process only.
     fanout = await startEventFanout({
       bus: services.bus,
@@ -102,6 +107,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     const startedEmitter = emitter;
     const startedFanout = fanout;
     const startedKeys = apiKeys;
+    const startedIndex = amlIndex;
     return {
       url,
       config,
@@ -117,6 +123,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
         closing ??= (async () => {
           await started.close();
           startedKeys.stop();
+          await startedIndex?.stop();
           await startedFanout.stop();
           await startedJobs?.stop();
           await startedEmitter?.stop();
@@ -132,6 +139,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   } catch (error) {
     await http?.close().catch(() => undefined);
     apiKeys?.stop();
+    await amlIndex?.stop();
     await fanout?.stop().catch(() => undefined);
     await jobs?.stop().catch(() => undefined);
     await emitter?.stop().catch(() => undefined);

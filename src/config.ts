@@ -35,6 +35,11 @@ const ConfigSchema = z.object({
   MASTER_KEY: z.string().min(32).optional(),
   /** Allow plain-HTTP loopback webhook URLs (development only). */
   DEV_ALLOW_LOOPBACK_WEBHOOKS: booleanFromEnv.default(false),
+  /**
+   * Keep the listed AML names in an in-memory trigram index (~115 bytes per listed name) so screens do
+   * not scan pg_trgm's GIN index; off, every screen runs the pg_trgm query (same results, slower).
+   */
+  AML_NAME_INDEX: booleanFromEnv.default(true),
   /** Run the webhook emitter (outbox fan-out and signed deliveries) inside the server; `npm run emitter` runs it alone. */
   EMITTER_IN_PROCESS: booleanFromEnv.default(true),
   /** Webhook retry schedule: delays in seconds (decimals allowed) before each attempt, the first normally 0; ±20% jitter is added. */

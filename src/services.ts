@@ -2,6 +2,7 @@ import type { ApiKeyCache } from './auth/key-cache.js';
 import type { ServiceSecrets } from './auth/secrets.js';
 import type { LiveStatusHub } from './events/live-status.js';
 import type { EventBus } from './events/outbox.js';
+import type { AmlNameIndex } from './engines/aml/name-index.js';
 import type { ServiceTokens } from './sessions/service-tokens.js';
 
 /** Process-wide services every request may use; built once by the composition root. */
@@ -16,4 +17,6 @@ export interface Services {
   live: LiveStatusHub;
   /** Principals of recently used API keys, dropped on any key change. */
   apiKeys: ApiKeyCache;
+  /** In-memory trigram index of the listed AML names, or null when AML_NAME_INDEX is off (screens use pg_trgm). */
+  amlIndex: AmlNameIndex | null;
 }

@@ -9,6 +9,7 @@ import { CheckRunSchema } from '../../entities/check-run.entity.js';
 import { TenantSchema } from '../../entities/tenant.entity.js';
 import { AML_LISTS, type AmlList } from '../engines/aml/entity.js';
 import type { MatchedField } from '../engines/aml/score.js';
+import type { AmlNameIndex } from '../engines/aml/name-index.js';
 import { screenStored } from '../engines/aml/store.js';
 import { amlStatus } from '../engines/sandbox/aml.js';
 import { parseOrThrow } from '../validation.js';
@@ -77,8 +78,8 @@ export interface AmlResult {
   checked_lists: AmlList[];
 }
 
-/** Screens one person and stores the result for the tenant. */
-export async function screenAml(em: EntityManager, tenantId: string, input: unknown): Promise<AmlResult> {
+/** Screens one person and stores the result for the tenant; `index` is the server's in-memory name index, if any. */
+export async function screenAml(em: EntityManager, tenantId: string, input: unknown, index?: AmlNameIndex | null): Promise<AmlResult> {
   const data = parseOrThrow(ScreenAmlInputSchema, input);
   const lists = data.lists ?? [...AML_LISTS];
   const screening = await screenStored(
@@ -89,6 +90,7 @@ export async function screenAml(em: EntityManager, tenantId: string, input: unkn
       ...(data.country ? { country: data.country } : {}),
     },
     lists,
+    index,
   );
   const result: AmlResult = {
     aml_id: randomUUID(),

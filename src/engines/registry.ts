@@ -6,6 +6,7 @@ import type { NodeType } from '../domain/types.js';
 import { ApiError } from '../errors.js';
 import { NODE_CATALOGUE } from '../workflows/node-catalogue.js';
 import { createLiveAmlEngine, LIVE_AML_PROVIDER } from './aml/engine.js';
+import type { AmlNameIndex } from './aml/name-index.js';
 import { mrzOcrEngine } from './document/engine.js';
 import { livePhoneEngineFactory, LIVE_PHONE_PROVIDER } from './phone/engine.js';
 import { liveFaceEngine } from './face/engine.js';
@@ -34,6 +35,8 @@ export interface LiveEngineDependencies {
   config: Config;
   /** The service logger. */
   logger: Logger;
+  /** In-memory index of the listed AML names, when enabled (AML_NAME_INDEX). */
+  amlIndex?: AmlNameIndex | null;
 }
 
 /**

@@ -7,16 +7,14 @@
  * database on that server (dropped at the end).
  */
 import { createHash, randomUUID } from 'node:crypto';
-import pg from 'pg';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { openDatabase, type Database } from '../../src/db/database.js';
+import type { Database } from '../../src/db/database.js';
 import { projectTemplate, templateFromBytes } from '../../src/engines/face/index.js';
 import { faceIndexMode, matchFaces } from '../../src/lists/face-index.js';
+import { openScratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
 
 let database: Database;
-let scratch: { admin: string; name: string } | undefined;
+let scratch: ScratchDatabase | undefined;
 
 /** A random unit vector of 1024 values: what a v1 template is (a secretly rotated embedding). */
 function v1Template(seed: number): Float32Array {
@@ -36,37 +34,12 @@ function v1Bytes(values: Float32Array): Buffer {
 }
 
 beforeAll(async () => {
-  const { DATABASE_URL: serverUrl, ...env } = process.env;
-  let url: string | undefined;
-  if (serverUrl) {
-    const name = `faces_migration_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-    const admin = new URL(serverUrl);
-    admin.pathname = '/postgres';
-    const client = new pg.Client({ connectionString: admin.toString() });
-    await client.connect();
-    await client.query(`create database ${name}`);
-    await client.end();
-    scratch = { admin: admin.toString(), name };
-    const target = new URL(serverUrl);
-    target.pathname = `/${name}`;
-    url = target.toString();
-  }
-  const config = loadConfig({
-    ...env,
-    ...(url ? { DATABASE_URL: url, MASTER_KEY: 'test-master-key-not-for-production-0123456789' } : { PGLITE_DATA_DIR: 'memory' }),
-    LOG_LEVEL: 'silent',
-  });
-  database = await openDatabase(config, pino({ level: 'silent' }), { migrate: false });
+  scratch = await openScratchDatabase('faces_migration', { migrate: false });
+  database = scratch.database;
 }, 60_000);
 
 afterAll(async () => {
-  await database?.close();
-  if (scratch) {
-    const client = new pg.Client({ connectionString: scratch.admin });
-    await client.connect();
-    await client.query(`drop database if exists ${scratch.name} with (force)`);
-    await client.end();
-  }
+  await scratch?.drop();
 });
 
 describe('face templates v1 → v2 migration', () => {

@@ -1,4 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
+import { epochCounterSql } from './epoch-counter.js';
+
+const counter = epochCounterSql('api_key_epoch', 'api_key', 'update or delete or truncate');
 
 /**
  * A counter bumped by every change to `api_key` (revocation, deletion), whatever makes it: this
@@ -9,24 +12,10 @@ export class Migration20261122001100ApiKeyEpoch extends Migration {
   override name = 'Migration20261122001100ApiKeyEpoch';
 
   override up(): void {
-    this.addSql(`create table api_key_epoch (
-      singleton boolean primary key default true check (singleton),
-      epoch bigint not null
-    );`);
-    this.addSql(`insert into api_key_epoch (singleton, epoch) values (true, 0);`);
-    this.addSql(`create function bump_api_key_epoch() returns trigger language plpgsql as $$
-      begin
-        update api_key_epoch set epoch = epoch + 1;
-        return null;
-      end
-    $$;`);
-    this.addSql(`create trigger api_key_epoch_bump after update or delete or truncate on api_key
-      for each statement execute function bump_api_key_epoch();`);
+    for (const sql of counter.up) this.addSql(sql);
   }
 
   override down(): void {
-    this.addSql(`drop trigger if exists api_key_epoch_bump on api_key;`);
-    this.addSql(`drop function if exists bump_api_key_epoch();`);
-    this.addSql(`drop table if exists api_key_epoch;`);
+    for (const sql of counter.down) this.addSql(sql);
   }
 }

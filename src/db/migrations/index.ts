@@ -9,6 +9,7 @@ import { Migration20261122000700PhoneOtp } from './Migration20261122000700PhoneO
 import { Migration20261122000800SessionPortraits } from './Migration20261122000800SessionPortraits.js';
 import { Migration20261122000900FaceTemplates } from './Migration20261122000900FaceTemplates.js';
 import { Migration20261122001100ApiKeyEpoch } from './Migration20261122001100ApiKeyEpoch.js';
+import { Migration20261122001200AmlNameEpoch } from './Migration20261122001200AmlNameEpoch.js';
 
 /** Every migration in order; listed explicitly so tsx, vitest and a bundle all find the same set. */
 export const MIGRATIONS = [
@@ -23,4 +24,5 @@ export const MIGRATIONS = [
   Migration20261122000800SessionPortraits,
   Migration20261122000900FaceTemplates,
   Migration20261122001100ApiKeyEpoch,
+  Migration20261122001200AmlNameEpoch,
 ];

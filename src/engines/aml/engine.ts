@@ -9,6 +9,7 @@ import { amlStatus } from '../sandbox/aml.js';
 import type { NodeEngine } from '../types.js';
 import { AML_LISTS, isAmlList, type AmlList } from './entity.js';
 import type { AmlHit } from './score.js';
+import type { AmlNameIndex } from './name-index.js';
 import { screenStored } from './store.js';
 
 /** Provider name of the live AML engine (src/workflows/node-catalogue.ts). */
@@ -22,6 +23,8 @@ export interface LiveAmlEngineDependencies {
    * transaction, or return the transaction's own EntityManager here.
    */
   em(): EntityManager;
+  /** In-memory index of the listed names; without it (or while it rebuilds) screens run pg_trgm. */
+  amlIndex?: AmlNameIndex | null;
 }
 
 /** Risk category of a list, as the details' hits carry it. */
@@ -59,6 +62,7 @@ export function createLiveAmlEngine(dependencies: LiveAmlEngineDependencies): No
           ...(input.country ? { country: input.country } : {}),
         },
         lists,
+        dependencies.amlIndex,
       );
       const details: AmlScreeningDetails = {
         result_code: resultCode(screening.hits[0], context.amlScoreThreshold),

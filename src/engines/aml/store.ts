@@ -13,7 +13,9 @@
  * left at PostgreSQL's default 0.3 on purpose: SET is shared by every connection of embedded
  * PGlite, so this module never changes it (a server configured with a higher value loses
  * recall, a lower one only costs time). The best CANDIDATE_LIMIT entities by trigram
- * similarity go to `screen()`, which computes the real score.
+ * similarity go to `screen()`, which computes the real score. Servers compute the same
+ * candidates from an in-memory copy of the names (name-index.ts) and run this query only while
+ * that copy is not current.
  *
  * Works through any MikroORM EntityManager on PostgreSQL 15+ and on PGlite: statements use
  * MikroORM's `?` placeholders with string/number values (arrays travel as JSON text and are
@@ -24,6 +26,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AML_LISTS, entityId, type AmlList, type SanctionedEntity } from './entity.js';
+import type { AmlNameIndex } from './name-index.js';
 import { nameVariants } from './normalize.js';
 import { screen, type AmlQuery, type AmlScreening } from './score.js';
 
@@ -231,17 +234,26 @@ export const CANDIDATE_MIN_SIMILARITY = 0.4;
  * tables of up to ~50k names, which is 5–10 times slower than the GIN index. When `em` is
  * already inside a transaction the settings are restored before returning, so they do not
  * leak into the caller's transaction.
+ *
+ * With `index` (the process's in-memory copy of the names, name-index.ts) the same answer is
+ * computed in memory and only the entities are read; the query above runs when the index cannot
+ * answer (still building, or the lists changed since it was built).
  */
 export async function findCandidates(
   em: EntityManager,
   fullName: string,
   lists: readonly AmlList[] = AML_LISTS,
   limit = CANDIDATE_LIMIT,
+  index?: AmlNameIndex | null,
 ): Promise<SanctionedEntity[]> {
   const variants = nameVariants(fullName)
     .map((v) => v.slice(0, MAX_NORMALIZED_NAME_LENGTH).trim())
     .filter((v) => v.length > 0);
   if (variants.length === 0 || lists.length === 0) return [];
+  if (index) {
+    const indexed = await index.candidates(em, variants, lists, CANDIDATE_MIN_SIMILARITY, limit);
+    if (indexed) return indexed;
+  }
   // One `%` per variant (at most two): OR-ed, they become a BitmapOr over the GIN index.
   const similarity = variants.map(() => 'similarity(n.name_normalized, ?)').join(', ');
   const matches = variants.map(() => 'n.name_normalized % ?').join(' or ');
@@ -268,9 +280,17 @@ export async function findCandidates(
   return rows;
 }
 
-/** Screens a query against the stored lists: pg_trgm candidates, then `screen()`. */
-export async function screenStored(em: EntityManager, query: AmlQuery, lists: readonly AmlList[] = AML_LISTS): Promise<AmlScreening> {
-  const candidates = await findCandidates(em, query.full_name, lists);
+/**
+ * Screens a query against the stored lists: trigram candidates (from `index` when given and
+ * current, else pg_trgm), then `screen()`.
+ */
+export async function screenStored(
+  em: EntityManager,
+  query: AmlQuery,
+  lists: readonly AmlList[] = AML_LISTS,
+  index?: AmlNameIndex | null,
+): Promise<AmlScreening> {
+  const candidates = await findCandidates(em, query.full_name, lists, CANDIDATE_LIMIT, index);
   return screen(query, candidates, lists);
 }
 
