@@ -6,6 +6,7 @@
  * server at DATABASE_URL when set. Options: --duration <seconds per run> (10), --connections (50).
  */
 import { spawn } from 'node:child_process';
+import { readdir, readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
@@ -31,15 +32,21 @@ interface Figures {
   errors: number;
   /** Server process CPU time per request, in microseconds. */
   cpuMicrosPerRequest: number;
+  /** CPU time of the local PostgreSQL processes per request, in microseconds; null when not measurable. */
+  databaseMicrosPerRequest: number | null;
 }
 
 /** Runs autocannon and keeps the figures we report. */
 async function measure(name: string, options: autocannon.Options): Promise<Figures> {
   const cpuBefore = await serverCpuMicros();
+  const databaseBefore = await databaseCpuMicros();
   const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_SECONDS, ...options });
   const cpuMicros = (await serverCpuMicros()) - cpuBefore;
+  const databaseAfter = await databaseCpuMicros();
   return {
     cpuMicrosPerRequest: cpuMicros / Math.max(1, result.requests.total),
+    databaseMicrosPerRequest:
+      databaseBefore === null || databaseAfter === null ? null : (databaseAfter - databaseBefore) / Math.max(1, result.requests.total),
     name,
     requestsPerSecond: result.requests.average,
     p50: result.latency.p50,
@@ -74,6 +81,33 @@ async function serverCpuMicros(): Promise<number> {
   const response = await fetch(server.cpuUrl);
   return ((await response.json()) as { micros: number }).micros;
 }
+
+/**
+ * CPU time (user + system, microseconds) of every `postgres` process on this machine, exited
+ * backends included through the postmaster's reaped-children time: the database's share of a
+ * run when DATABASE_URL points at a local server. Null on PGlite (it runs inside the server
+ * process, whose CPU the other column counts) and where /proc cannot tell.
+ */
+async function databaseCpuMicros(): Promise<number | null> {
+  if (server.embedded || !/@(127\.0\.0\.1|localhost|\[::1\])[:/]/.test(process.env.DATABASE_URL ?? '')) return null;
+  try {
+    let ticks = 0;
+    for (const pid of await readdir('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+      const close = stat.lastIndexOf(')');
+      if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') continue;
+      // Fields after the command: state is field 3; utime, stime, cutime, cstime are fields 14–17.
+      const fields = stat.slice(close + 2).split(' ');
+      ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+    }
+    return ticks > 0 ? (ticks / CLOCK_TICKS_PER_SECOND) * 1e6 : null;
+  } catch {
+    return null;
+  }
+}
+/** Linux's USER_HZ, the unit of /proc/<pid>/stat times (100 on every mainstream kernel). */
+const CLOCK_TICKS_PER_SECOND = 100;
 
 let counter = 0;
 const uniqueBody = () => JSON.stringify({ workflow_id: 'standard_kyc', vendor_data: `bench-${process.pid}-${counter++}` });
@@ -135,12 +169,12 @@ for (const [name, options] of runs) if (!values.only || name.includes(values.onl
 const [base] = results;
 const database = server.embedded ? 'embedded PGlite' : 'PostgreSQL server (DATABASE_URL)';
 console.log(`\nbench:sessions — ${database}, ${CONNECTIONS} connections, ${DURATION_SECONDS} s per run, Node ${process.version}\n`);
-console.log('| run | req/s | p50 ms | p99 ms | vs baseline | server CPU µs/req | non-2xx | errors |');
-console.log('|---|---|---|---|---|---|---|---|');
+console.log('| run | req/s | p50 ms | p99 ms | vs baseline | server CPU µs/req | database CPU µs/req | non-2xx | errors |');
+console.log('|---|---|---|---|---|---|---|---|---|');
 for (const figures of results) {
   const ratio = figures.requestsPerSecond / base.requestsPerSecond;
   console.log(
-    `| ${figures.name} | ${figures.requestsPerSecond.toFixed(0)} | ${figures.p50} | ${figures.p99} | ${(ratio * 100).toFixed(0)}% | ${figures.cpuMicrosPerRequest.toFixed(0)} | ${figures.non2xx} | ${figures.errors} |`,
+    `| ${figures.name} | ${figures.requestsPerSecond.toFixed(0)} | ${figures.p50} | ${figures.p99} | ${(ratio * 100).toFixed(0)}% | ${figures.cpuMicrosPerRequest.toFixed(0)} | ${figures.databaseMicrosPerRequest?.toFixed(0) ?? 'n/a'} | ${figures.non2xx} | ${figures.errors} |`,
   );
 }
 const targetsMet = results

@@ -43,6 +43,11 @@ export interface PublishedEvent {
   sessionId: string | null;
   payload: Record<string, unknown>;
   createdAt: Date;
+  /**
+   * True when the event's transaction also recorded its webhook fan-out as done because it had no
+   * target (no subscribed active destination, no callback): emitters need not look for it.
+   */
+  webhooksDone?: boolean;
 }
 
 /** In-process fan-out of committed events (subscriptions, the in-process emitter). */

@@ -187,7 +187,8 @@ export interface CreateSessionResult {
 
 /**
  * Inserts a session with its pending node results, its audit row and its `session.status_changed`
- * outbox event in one statement (atomic, one round trip), unless an active session holds the
+ * outbox event in one statement (atomic, one round trip), and when that event has no webhook
+ * target, its fan-out marker (`webhook_fanout`, as the emitter would write it), unless an active session holds the
  * (tenant, environment, workflow, vendor_data) slot of the partial unique index: then nothing is
  * written and no row comes back. Parameters: $1 id, $2 tenant, $3 environment, $4 workflow,
  * $5 vendor_data, $6 callback, $7 metadata, $8 contact_details, $9 expected_details, $10 key id,
@@ -212,8 +213,17 @@ const INSERT_SESSION_SQL = `
     insert into outbox_event (id, tenant_id, type, session_id, payload, created_at)
     select $15, created.tenant_id, 'session.status_changed', created.id, $16::jsonb, $14 from created
     returning seq
+  ), webhooks_done as (
+    -- No target for the event (no callback, no active destination subscribed to it): its webhook
+    -- fan-out is done now, in this transaction, and no emitter has to look for it.
+    insert into webhook_fanout (event_seq)
+    select event.seq from event
+    where $6::text is null
+      and not exists (select 1 from webhook_destination d
+                      where d.tenant_id = $2 and d.active and (d.events is null or d.events @> '["session.status_changed"]'))
+    returning event_seq
   )
-  select created.*, (select seq from event) as event_seq from created`;
+  select created.*, (select seq from event) as event_seq, exists (select 1 from webhooks_done) as webhooks_done from created`;
 
 /** The active session holding a (tenant, environment, workflow, vendor_data) slot. */
 const ACTIVE_SESSION_SQL = `select ${SESSION_COLUMNS} from session
@@ -268,7 +278,7 @@ export async function createSession(
       ),
       createdAt: changedAt,
     };
-    const [row] = await hotQuery<SessionRow & { event_seq: string }>(em, 'session_create', INSERT_SESSION_SQL, [
+    const [row] = await hotQuery<SessionRow & { event_seq: string; webhooks_done: boolean }>(em, 'session_create', INSERT_SESSION_SQL, [
       id,
       ...key,
       input.callback ?? null,
@@ -284,7 +294,7 @@ export async function createSession(
       JSON.stringify(event.payload),
     ]);
     if (row) {
-      services.bus.publishEvents([{ ...event, seq: Number(row.event_seq) }]);
+      services.bus.publishEvents([{ ...event, seq: Number(row.event_seq), webhooksDone: row.webhooks_done }]);
       return { session: sessionRecordFromRow(row), idempotentReuse: false };
     }
     const [active] = await hotQuery<SessionRow>(em, 'session_active', ACTIVE_SESSION_SQL, key);

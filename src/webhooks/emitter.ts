@@ -3,7 +3,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { WebhookAttemptStatus, WebhookDeliveryStatus, WebhookVersion } from '../../entities/webhook.entity.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
-import type { EventBus } from '../events/outbox.js';
+import type { EventBus, PublishedEvent } from '../events/outbox.js';
 import { nowSeconds } from '../time.js';
 import { WebhookHttpClient, type SendResult } from './http.js';
 import { buildWebhookBody, type DecisionJson, type EventForDelivery } from './payloads.js';
@@ -119,7 +119,9 @@ export class WebhookEmitter {
   private readonly wakeTimers = new Set<NodeJS.Timeout>();
   private readonly keyCache = new Map<string, Buffer>();
   private lastWatermarkAt = 0;
-  private readonly onBusEvent = () => this.wakeFanOut();
+  private readonly onBusEvent = (event: PublishedEvent) => {
+    if (!event.webhooksDone) this.wakeFanOut();
+  };
 
   constructor(private readonly options: EmitterOptions) {
     this.http = new WebhookHttpClient(options.allowLoopback);

@@ -233,6 +233,58 @@ describe('delivery', () => {
   });
 });
 
+/**
+ * Whether the creation event of a session has its fan-out marker from the create's own
+ * transaction (the marker's `processed_at` default is that transaction's `now()`, as is the
+ * session's `updated_at`): true when the create recorded "no webhook target", false when an
+ * emitter wrote the marker later, null when no marker exists yet.
+ */
+async function doneAtCreate(sessionId: string): Promise<boolean | null> {
+  const [row] = await testApp.app.orm.em.fork().execute<{ same: boolean | null }[]>(
+    `select f.processed_at = s.updated_at as same from outbox_event e join session s on s.id = e.session_id
+     left join webhook_fanout f on f.event_seq = e.seq where e.session_id = ? and e.type = 'session.status_changed'`,
+    [sessionId],
+    'all',
+  );
+  return row!.same;
+}
+
+describe('fan-out of a creation without webhook targets', () => {
+  it('given a tenant without destinations and no callback, when a session is created, then its fan-out is recorded done in the same transaction and no delivery exists', async () => {
+    const tenant = await testApp.tenant();
+    const sessionId = await createSession(tenant);
+    expect(await doneAtCreate(sessionId)).toBe(true);
+    const [row] = await testApp.app.orm.em
+      .fork()
+      .execute<{ n: string }[]>('select count(*) as n from webhook_delivery where session_id = ?', [sessionId]);
+    expect(Number(row!.n)).toBe(0);
+  });
+
+  it('given only an inactive destination or one subscribed to other events, when a session is created, then its fan-out is done at creation too', async () => {
+    const filtered = await tenantWithDestination({ events: ['agent.revoked'] });
+    expect(await doneAtCreate(await createSession(filtered.tenant))).toBe(true);
+    const paused = await tenantWithDestination();
+    const patched = await testApp.rest('PATCH', `/v1/webhook-destinations/${paused.id}`, {
+      key: paused.tenant.sandboxKey,
+      body: { active: false },
+    });
+    expect(patched.status).toBe(200);
+    expect(await doneAtCreate(await createSession(paused.tenant))).toBe(true);
+  });
+
+  it('given a subscribed destination or a callback, when a session is created, then the emitter fans it out and delivers', async () => {
+    const { tenant } = await tenantWithDestination();
+    const toDestination = await createSession(tenant);
+    await receiver.waitFor((all) => all.some((r) => r.body?.data?.session_id === toDestination));
+    expect(await doneAtCreate(toDestination)).toBe(false);
+
+    const bare = await testApp.tenant();
+    const withCallback = await createSession(bare, { callback: `${receiver.url}/callback` });
+    await receiver.waitFor((all) => all.some((r) => r.body?.data?.session_id === withCallback));
+    expect(await doneAtCreate(withCallback)).toBe(false);
+  });
+});
+
 /** The three Standard Webhooks headers of a received request. */
 function headersOf(headers: Record<string, unknown>): Record<string, string> {
   return {
