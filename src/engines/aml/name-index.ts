@@ -35,8 +35,17 @@ const TRIGRAM_CODES = RADIX * RADIX * RADIX;
 const POSITION = new Int8Array(128).fill(-1);
 for (let i = 0; i < ALPHABET.length; i += 1) POSITION[ALPHABET.charCodeAt(i)] = i;
 
-/** Rows read per page while building; bounds the memory of one page of strings, ~3 MB. */
-export const BUILD_PAGE_ROWS = 50_000;
+/**
+ * Rows read per page while building: bounds the memory of one page of strings (~0.6 MB) and, on
+ * embedded PGlite (which runs on the server's thread), how long one page holds up requests.
+ */
+export const BUILD_PAGE_ROWS = 10_000;
+/**
+ * How long screens leave the index alone after a build that produced none (a listed name outside
+ * the alphabet, a database error, writes racing three builds), in milliseconds; meanwhile
+ * screens use pg_trgm without starting a build each.
+ */
+export const BUILD_RETRY_MS = 30_000;
 
 /**
  * Trigram codes (sorted, distinct) of a normalised name as pg_trgm computes them, or null when
@@ -147,8 +156,10 @@ export class AmlNameIndex {
   /** True once stop() ran: no further builds. */
   private stopped = false;
   private lastBuildMs = 0;
-  /** Lookups answered by the index, and lookups handed back to pg_trgm. */
-  private readonly usage = { served: 0, fallbacks: 0 };
+  /** Lookups answered by the index, lookups handed back to pg_trgm, and builds run. */
+  private readonly usage = { served: 0, fallbacks: 0, builds: 0 };
+  /** Time (ms since epoch) before which a screen does not start a build; see BUILD_RETRY_MS. */
+  private retryAt = 0;
   /** Scratch counters, one per name, reused by every lookup (lookups are synchronous). */
   private counts = new Uint16Array(0);
   private touched = new Uint32Array(0);
@@ -191,8 +202,8 @@ export class AmlNameIndex {
     return { names: s.nameEntity.length, entities: s.entityIdOffsets.length - 1, bytes, buildMs: this.lastBuildMs, epoch: s.epoch };
   }
 
-  /** How many lookups the index answered and how many it handed back to pg_trgm, since start. */
-  counters(): { served: number; fallbacks: number } {
+  /** How many lookups the index answered, how many it handed back to pg_trgm, and how many builds ran, since start. */
+  counters(): { served: number; fallbacks: number; builds: number } {
     return { ...this.usage };
   }
 
@@ -219,7 +230,7 @@ export class AmlNameIndex {
     const snapshot = this.snapshot;
     if (!snapshot) {
       this.usage.fallbacks += 1;
-      void this.refresh();
+      if (Date.now() >= this.retryAt) void this.refresh();
       return null;
     }
     const ranked = this.rank(snapshot, variants, lists, threshold, limit);
@@ -321,17 +332,25 @@ export class AmlNameIndex {
     return ranked.slice(0, end);
   }
 
-  /** Builds until a build sees no concurrent change of the names (at most three tries per call). */
+  /**
+   * Builds until a build sees no concurrent change of the names (at most three tries per call);
+   * without an index at the end, screens wait BUILD_RETRY_MS before starting another.
+   */
   private async buildLoop(): Promise<void> {
+    this.retryAt = Date.now() + BUILD_RETRY_MS;
     for (let attempt = 0; attempt < 3 && !this.stopped; attempt += 1) {
       const started = performance.now();
+      this.usage.builds += 1;
       try {
         const snapshot = await this.build();
         if (snapshot === 'changed') continue;
         if (this.stopped) return;
         this.lastBuildMs = performance.now() - started;
         this.snapshot = snapshot;
-        if (snapshot) this.logger?.info({ ...this.stats() }, 'AML name index built');
+        if (snapshot) {
+          this.retryAt = 0;
+          this.logger?.info({ ...this.stats() }, 'AML name index built');
+        }
         return;
       } catch (error) {
         // After stop() the database may be closing under the build; that is not worth a warning.
