@@ -8,7 +8,7 @@ import { API_KEY_ENVIRONMENTS, type ApiKeyEnvironment } from '../entities/api-ke
 import { ConfigError, loadConfig } from './config.js';
 import { openDatabase } from './db/database.js';
 import { importListFile } from './aml/aml-import.js';
-import { monitorAfterImport } from './aml/monitoring.service.js';
+import { rescreenPendingRequests } from './aml/monitoring.service.js';
 import { ApiError } from './errors.js';
 import { EventBus } from './events/outbox.js';
 import { createTenant, issueApiKey, listTenants, readCallbackSecret, revokeApiKey } from './tenants/tenant.service.js';
@@ -86,8 +86,10 @@ export async function runCli(argv: string[]): Promise<number> {
         return 0;
       case 'aml:import': {
         const summary = await importListFile(em, requireArg(rest[0], 'file'), { format: values.format, lists: values.list });
-        // Ongoing monitoring: approved live sessions are screened again against what changed.
-        const monitoring = await monitorAfterImport(database.orm.em.fork(), new EventBus(), summary.lists);
+        // Ongoing monitoring: approved live sessions are screened again against what changed. The
+        // import recorded the request in its own transaction; were this process to die here, the
+        // server's job runner would still do it.
+        const monitoring = await rescreenPendingRequests(database.orm.em.fork(), new EventBus());
         console.log(JSON.stringify({ ...summary, monitoring }, null, 2));
         return 0;
       }

@@ -52,7 +52,7 @@ const ConfigSchema = z.object({
   WEBHOOK_CLAIM_LEASE_SECONDS: z.coerce.number().min(0.1).default(60),
   /** How often the emitter looks for new events and due retries when nothing wakes it, in milliseconds. */
   EMITTER_POLL_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),
-  /** Run the background job runner (pg-boss: session expiry sweep) inside this process. */
+  /** Run the background job runner (pg-boss: session expiry sweep, AML re-screening after list changes) inside this process. */
   JOBS_ENABLED: booleanFromEnv.default(true),
   /** Lifetime of a new session, in seconds (default 7 days). */
   SESSION_TTL_SECONDS: z.coerce

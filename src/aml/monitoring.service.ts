@@ -63,3 +63,49 @@ export async function monitorAfterImport(em: EntityManager, bus: EventBus, impor
     port: sessionMonitoringPort(em, bus),
   });
 }
+
+/**
+ * How long a claimed re-screening request stays with the run that claimed it, in seconds: a run
+ * that crashed (or takes longer) loses it to the next run after this long.
+ */
+export const RESCREEN_CLAIM_LEASE_SECONDS = 600;
+
+/** What one pass over the pending re-screening requests did. */
+export interface PendingRescreenSummary extends RescreenSummary {
+  /** Requests (imports, upserts) handled. */
+  requests: number;
+  /** Lists re-screened: every list those requests changed. */
+  lists: AmlList[];
+}
+
+/**
+ * Works through the re-screening requests that list writes recorded in their own transactions
+ * (`aml_rescreen_request`): claims the pending ones (a lease, so two runs do not take the same
+ * request and a crashed run's requests are taken over), re-screens the approved subjects against
+ * every list they changed, once, and marks them done. Run by the CLI right after an import and
+ * by the job runner every minute; re-screening is idempotent, so a request done twice after a
+ * lease ran out changes nothing twice.
+ */
+export async function rescreenPendingRequests(em: EntityManager, bus: EventBus): Promise<PendingRescreenSummary> {
+  const claimed = await em.fork().execute<{ id: string; lists: string[] }[]>(
+    `update aml_rescreen_request r set claimed_at = now()
+     where r.id in (select id from aml_rescreen_request
+                    where done_at is null and (claimed_at is null or claimed_at < now() - make_interval(secs => ?))
+                    order by requested_at
+                    for update skip locked)
+     returning r.id, r.lists`,
+    [RESCREEN_CLAIM_LEASE_SECONDS],
+    'all',
+  );
+  if (claimed.length === 0) return { requests: 0, lists: [], screened: 0, sentToReview: 0 };
+  const lists = [...new Set(claimed.flatMap((request) => request.lists).filter(isAmlList))];
+  const summary = await monitorAfterImport(em, bus, lists);
+  await em
+    .fork()
+    .execute(
+      'update aml_rescreen_request set done_at = now() where id in (select value::uuid from jsonb_array_elements_text(?::jsonb))',
+      [JSON.stringify(claimed.map((request) => request.id))],
+      'run',
+    );
+  return { requests: claimed.length, lists, ...summary };
+}

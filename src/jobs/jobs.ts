@@ -3,12 +3,17 @@ import type { Database } from '../db/database.js';
 import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import type { Services } from '../services.js';
+import { rescreenPendingRequests } from '../aml/monitoring.service.js';
 import { expireDueSessions } from '../sessions/session.service.js';
 
 /** Queue of the periodic session-expiry sweep. */
 export const SESSION_EXPIRY_QUEUE = 'session-expiry';
 /** How often the sweep runs (cron): every minute, so a session expires at most a minute late (reads expire it at once). */
 export const SESSION_EXPIRY_CRON = '* * * * *';
+/** Queue of ongoing AML monitoring: re-screens approved sessions after list imports. */
+export const AML_RESCREEN_QUEUE = 'aml-rescreen';
+/** How often pending re-screening requests are looked for (cron): every minute, and at once when a job is sent. */
+export const AML_RESCREEN_CRON = '* * * * *';
 /** PostgreSQL schema pg-boss keeps its tables in. */
 export const JOBS_SCHEMA = 'pgboss';
 /** Connections pg-boss may hold, on top of the ORM pool. */
@@ -28,7 +33,7 @@ export interface Jobs {
 }
 
 /**
- * Starts pg-boss with the session-expiry schedule and its worker. On a server it has a pool of
+ * Starts pg-boss with the session-expiry and AML re-screening schedules and their workers. On a server it has a pool of
  * its own; on embedded PGlite it shares the ORM's single connection (see src/db/database.ts).
  */
 export async function startJobs(database: Database, services: Services, logger: Logger): Promise<Jobs> {
@@ -43,6 +48,12 @@ export async function startJobs(database: Database, services: Services, logger: 
   await boss.work(SESSION_EXPIRY_QUEUE, async () => {
     const expired = await expireDueSessions(orm.em.fork(), services);
     if (expired > 0) logger.info({ expired }, 'expired sessions past expires_at');
+  });
+  await boss.createQueue(AML_RESCREEN_QUEUE);
+  await boss.schedule(AML_RESCREEN_QUEUE, AML_RESCREEN_CRON);
+  await boss.work(AML_RESCREEN_QUEUE, async () => {
+    const summary = await rescreenPendingRequests(orm.em.fork(), services.bus);
+    if (summary.requests > 0) logger.info({ ...summary }, 'AML lists changed: approved sessions re-screened');
   });
   return {
     boss,

@@ -1,7 +1,9 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OutboxEventSchema } from '../../entities/outbox-event.entity.js';
-import { monitorAfterImport } from '../../src/aml/monitoring.service.js';
+import { monitorAfterImport, rescreenPendingRequests, RESCREEN_CLAIM_LEASE_SECONDS } from '../../src/aml/monitoring.service.js';
+import { AML_RESCREEN_QUEUE } from '../../src/jobs/jobs.js';
+import type { SanctionedEntity } from '../../src/engines/aml/entity.js';
 import { upsertEntities } from '../../src/engines/aml/store.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 import { createSession, gql, SUBMIT_AML } from '../sessions/support.js';
@@ -49,26 +51,50 @@ describe('ongoing AML monitoring of approved sessions', () => {
     return { sessionId: created.body.session_id as string, token: decision.body.service_token as string };
   }
 
-  it('given an approved live session, when a later import lists its subject, then it goes back to review, its token is revoked and both events are recorded; others stay approved', async () => {
+  /** Waits until `condition` holds (another file's job runner may do the work on a shared database), at most 20 s. */
+  async function waitUntil(condition: () => Promise<boolean>): Promise<void> {
+    const deadline = Date.now() + 20_000;
+    while (!(await condition())) {
+      if (Date.now() > deadline) throw new Error('condition not reached within 20 s');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+
+  /** Waits until a session has the given status. */
+  async function waitForStatus(sessionId: string, status: string): Promise<void> {
+    await waitUntil(
+      async () => (await testApp.rest('GET', `/v1/sessions/${sessionId}/decision`, { key: tenant.liveKey })).body.status === status,
+    );
+  }
+
+  /** A listed OFAC person of that name. */
+  const listedEntity = (name: string): SanctionedEntity => ({
+    source_list: 'OFAC_SDN',
+    source_id: `monitoring-${randomBytes(4).toString('hex')}`,
+    kind: 'person',
+    primary_name: name,
+    aliases: [],
+    dates_of_birth: [],
+    countries: ['GB'],
+    programs: ['TEST'],
+    topics: ['sanction'],
+  });
+
+  it('given an approved live session, when a later list write names its subject, then the write records a re-screening request, and working through the requests sends the session to review, revokes its token and records both events; others stay approved', async () => {
     const listedName = uniqueName();
     const listed = await approvedSession(listedName);
     const untouched = await approvedSession(uniqueName());
 
-    await upsertEntities(testApp.app.orm.em.fork(), [
-      {
-        source_list: 'OFAC_SDN',
-        source_id: `monitoring-${randomBytes(4).toString('hex')}`,
-        kind: 'person',
-        primary_name: listedName,
-        aliases: [],
-        dates_of_birth: [],
-        countries: ['GB'],
-        programs: ['TEST'],
-        topics: ['sanction'],
-      },
-    ]);
-    const summary = await monitorAfterImport(testApp.app.orm.em.fork(), testApp.app.services.bus, ['OFAC_SDN']);
-    expect(summary.sentToReview).toBeGreaterThanOrEqual(1);
+    const em = testApp.app.orm.em.fork();
+    const [before] = await em.execute<{ now: string }[]>('select now()::text as now');
+    await upsertEntities(testApp.app.orm.em.fork(), [listedEntity(listedName)]);
+    const [request] = await em.execute<{ n: string }[]>(
+      `select count(*) as n from aml_rescreen_request where requested_at >= ?::timestamptz and 'OFAC_SDN' = any(lists)`,
+      [before!.now],
+    );
+    expect(Number(request!.n)).toBeGreaterThanOrEqual(1);
+    await rescreenPendingRequests(testApp.app.orm.em.fork(), testApp.app.services.bus);
+    await waitForStatus(listed.sessionId, 'in_review');
 
     const history = await testApp.graphql(HISTORY, { id: listed.sessionId }, tenant.liveKey);
     expect(history.body.data.session.status).toBe('in_review');
@@ -91,6 +117,38 @@ describe('ongoing AML monitoring of approved sessions', () => {
 
     const other = await testApp.rest('GET', `/v1/sessions/${untouched.sessionId}/decision`, { key: tenant.liveKey });
     expect(other.body.status).toBe('approved');
+  });
+
+  it('given a request claimed by a run that died, when its lease has run out, then the next run takes it over; a live claim is left alone', async () => {
+    const em = testApp.app.orm.em.fork();
+    const [abandoned, live] = [randomUUID(), randomUUID()];
+    await em.execute(
+      `insert into aml_rescreen_request (id, lists, requested_at, claimed_at) values
+         (?, '{UN_SC}', now(), now() - make_interval(secs => ?)), (?, '{UN_SC}', now(), now())`,
+      [abandoned, RESCREEN_CLAIM_LEASE_SECONDS + 60, live],
+    );
+    await rescreenPendingRequests(testApp.app.orm.em.fork(), testApp.app.services.bus);
+    const done = async () =>
+      Object.fromEntries(
+        (
+          await em.execute<{ id: string; done: boolean }[]>(
+            'select id, done_at is not null as done from aml_rescreen_request where id in (?, ?)',
+            [abandoned, live],
+          )
+        ).map((row) => [row.id, row.done]),
+      );
+    // On a shared database another file's job runner may be the run that took the abandoned request over.
+    await waitUntil(async () => (await done())[abandoned] === true);
+    expect(await done()).toEqual({ [abandoned]: true, [live]: false });
+    await em.execute('delete from aml_rescreen_request where id = ?', [live]);
+  });
+
+  it('given the job runner, when a list write names an approved subject and the re-screening job runs, then the session goes to review without anyone calling it', async () => {
+    const listedName = uniqueName();
+    const listed = await approvedSession(listedName);
+    await upsertEntities(testApp.app.orm.em.fork(), [listedEntity(listedName)]);
+    await testApp.app.jobs!.boss.send(AML_RESCREEN_QUEUE, {});
+    await waitForStatus(listed.sessionId, 'in_review');
   });
 
   it('given a session already reopened, when monitoring runs again, then nothing changes twice', async () => {

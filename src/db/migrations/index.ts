@@ -10,6 +10,7 @@ import { Migration20261122000800SessionPortraits } from './Migration202611220008
 import { Migration20261122000900FaceTemplates } from './Migration20261122000900FaceTemplates.js';
 import { Migration20261122001100ApiKeyEpoch } from './Migration20261122001100ApiKeyEpoch.js';
 import { Migration20261122001200AmlNameEpoch } from './Migration20261122001200AmlNameEpoch.js';
+import { Migration20261122001300AmlRescreenRequests } from './Migration20261122001300AmlRescreenRequests.js';
 
 /** Every migration in order; listed explicitly so tsx, vitest and a bundle all find the same set. */
 export const MIGRATIONS = [
@@ -25,4 +26,5 @@ export const MIGRATIONS = [
   Migration20261122000900FaceTemplates,
   Migration20261122001100ApiKeyEpoch,
   Migration20261122001200AmlNameEpoch,
+  Migration20261122001300AmlRescreenRequests,
 ];

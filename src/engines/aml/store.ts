@@ -123,6 +123,19 @@ async function insertBatch(em: EntityManager, batch: SanctionedEntity[]): Promis
 }
 
 /**
+ * Records, in the transaction that changed them, that `lists` need their approved subjects
+ * screened again (ongoing monitoring's outbox, worked through by src/aml/monitoring.service.ts).
+ */
+async function requestRescreen(tx: EntityManager, lists: readonly AmlList[]): Promise<void> {
+  if (lists.length === 0) return;
+  await tx.execute(
+    `insert into aml_rescreen_request (id, lists, requested_at) select ?, array(select jsonb_array_elements_text(?::jsonb)), now()`,
+    [randomUUID(), JSON.stringify(lists)],
+    'run',
+  );
+}
+
+/**
  * Merges the GIN index's pending list into the index proper. Batched inserts land in that
  * unsorted list (`fastupdate`), and every `%` query scans it linearly until autovacuum merges
  * it: measured at 10k fresh entities, screens took 50 ms instead of 6 ms.
@@ -134,7 +147,7 @@ async function flushTrigramIndex(em: EntityManager): Promise<void> {
 /**
  * Imports a stream of entities, replacing whole lists atomically: one transaction deletes each
  * replaced list and writes its new entities in IMPORT_BATCH_SIZE batches, then logs the import
- * in `aml_list_import`. Screens running meanwhile see the old list until the commit (on PGlite
+ * in `aml_list_import` and requests the re-screening of the replaced lists (`aml_rescreen_request`). Screens running meanwhile see the old list until the commit (on PGlite
  * they wait for it, since it runs one transaction at a time).
  */
 export async function importEntities(
@@ -176,6 +189,7 @@ export async function importEntities(
         'run',
       );
     }
+    await requestRescreen(tx, replaced);
     await flushTrigramIndex(tx);
     return { lists: replaced, counts, skipped };
   });
@@ -184,7 +198,8 @@ export async function importEntities(
 /**
  * Adds or updates entities without replacing any list (no delete, no import log), in
  * IMPORT_BATCH_SIZE batches inside one transaction. For feeds that deliver changes rather than
- * whole lists, and for loading synthetic data in the benchmark; returns the entities written.
+ * whole lists, and for loading synthetic data in the benchmark; requests the re-screening of the
+ * lists written, like an import; returns the entities written.
  */
 export async function upsertEntities(
   em: EntityManager,
@@ -192,9 +207,11 @@ export async function upsertEntities(
 ): Promise<number> {
   return em.fork().transactional(async (tx) => {
     let written = 0;
+    const lists = new Set<AmlList>();
     let batch: SanctionedEntity[] = [];
     for await (const entity of entities) {
       batch.push(entity);
+      lists.add(entity.source_list);
       written += 1;
       if (batch.length >= IMPORT_BATCH_SIZE) {
         await insertBatch(tx, batch);
@@ -202,6 +219,7 @@ export async function upsertEntities(
       }
     }
     if (batch.length > 0) await insertBatch(tx, batch);
+    await requestRescreen(tx, [...lists]);
     await flushTrigramIndex(tx);
     return written;
   });
