@@ -70,6 +70,9 @@ export async function monitorAfterImport(em: EntityManager, bus: EventBus, impor
  */
 export const RESCREEN_CLAIM_LEASE_SECONDS = 600;
 
+/** How long done re-screening requests are kept (for operators reading what ran), in days. */
+export const RESCREEN_REQUEST_RETENTION_DAYS = 30;
+
 /** What one pass over the pending re-screening requests did. */
 export interface PendingRescreenSummary extends RescreenSummary {
   /** Requests (imports, upserts) handled. */
@@ -84,7 +87,8 @@ export interface PendingRescreenSummary extends RescreenSummary {
  * request and a crashed run's requests are taken over), re-screens the approved subjects against
  * every list they changed, once, and marks them done. Run by the CLI right after an import and
  * by the job runner every minute; re-screening is idempotent, so a request done twice after a
- * lease ran out changes nothing twice.
+ * lease ran out changes nothing twice. Done requests older than RESCREEN_REQUEST_RETENTION_DAYS
+ * are deleted on the way.
  */
 export async function rescreenPendingRequests(em: EntityManager, bus: EventBus): Promise<PendingRescreenSummary> {
   const claimed = await em.fork().execute<{ id: string; lists: string[] }[]>(
@@ -97,6 +101,9 @@ export async function rescreenPendingRequests(em: EntityManager, bus: EventBus):
     [RESCREEN_CLAIM_LEASE_SECONDS],
     'all',
   );
+  await em
+    .fork()
+    .execute('delete from aml_rescreen_request where done_at < now() - make_interval(days => ?)', [RESCREEN_REQUEST_RETENTION_DAYS], 'run');
   if (claimed.length === 0) return { requests: 0, lists: [], screened: 0, sentToReview: 0 };
   const lists = [...new Set(claimed.flatMap((request) => request.lists).filter(isAmlList))];
   const summary = await monitorAfterImport(em, bus, lists);

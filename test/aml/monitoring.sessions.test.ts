@@ -1,7 +1,12 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OutboxEventSchema } from '../../entities/outbox-event.entity.js';
-import { monitorAfterImport, rescreenPendingRequests, RESCREEN_CLAIM_LEASE_SECONDS } from '../../src/aml/monitoring.service.js';
+import {
+  monitorAfterImport,
+  rescreenPendingRequests,
+  RESCREEN_CLAIM_LEASE_SECONDS,
+  RESCREEN_REQUEST_RETENTION_DAYS,
+} from '../../src/aml/monitoring.service.js';
 import { AML_RESCREEN_QUEUE } from '../../src/jobs/jobs.js';
 import type { SanctionedEntity } from '../../src/engines/aml/entity.js';
 import { upsertEntities } from '../../src/engines/aml/store.js';
@@ -141,6 +146,19 @@ describe('ongoing AML monitoring of approved sessions', () => {
     await waitUntil(async () => (await done())[abandoned] === true);
     expect(await done()).toEqual({ [abandoned]: true, [live]: false });
     await em.execute('delete from aml_rescreen_request where id = ?', [live]);
+  });
+
+  it('given done requests older and younger than the retention, when a run passes, then only the old ones are deleted', async () => {
+    const em = testApp.app.orm.em.fork();
+    const [old, recent] = [randomUUID(), randomUUID()];
+    await em.execute(
+      `insert into aml_rescreen_request (id, lists, requested_at, claimed_at, done_at) values
+         (?, '{UN_SC}', now(), now(), now() - make_interval(days => ?)), (?, '{UN_SC}', now(), now(), now() - interval '1 day')`,
+      [old, RESCREEN_REQUEST_RETENTION_DAYS + 1, recent],
+    );
+    await rescreenPendingRequests(testApp.app.orm.em.fork(), testApp.app.services.bus);
+    const left = await em.execute<{ id: string }[]>('select id from aml_rescreen_request where id in (?, ?)', [old, recent]);
+    expect(left.map((row) => row.id)).toEqual([recent]);
   });
 
   it('given the job runner, when a list write names an approved subject and the re-screening job runs, then the session goes to review without anyone calling it', async () => {
