@@ -33,8 +33,9 @@ export interface Jobs {
 }
 
 /**
- * Starts pg-boss with the session-expiry and AML re-screening schedules and their workers. On a server it has a pool of
- * its own; on embedded PGlite it shares the ORM's single connection (see src/db/database.ts).
+ * Starts pg-boss with the session-expiry and AML re-screening schedules and their workers. On a
+ * server it has a pool of its own; on embedded PGlite it shares the ORM's single connection (see
+ * src/db/database.ts).
  */
 export async function startJobs(database: Database, services: Services, logger: Logger): Promise<Jobs> {
   const { orm } = database;

@@ -147,8 +147,9 @@ async function flushTrigramIndex(em: EntityManager): Promise<void> {
 /**
  * Imports a stream of entities, replacing whole lists atomically: one transaction deletes each
  * replaced list and writes its new entities in IMPORT_BATCH_SIZE batches, then logs the import
- * in `aml_list_import` and requests the re-screening of the replaced lists (`aml_rescreen_request`). Screens running meanwhile see the old list until the commit (on PGlite
- * they wait for it, since it runs one transaction at a time).
+ * in `aml_list_import` and requests the re-screening of the replaced lists
+ * (`aml_rescreen_request`). Screens running meanwhile see the old list until the commit (on
+ * PGlite they wait for it, since it runs one transaction at a time).
  */
 export async function importEntities(
   em: EntityManager,
