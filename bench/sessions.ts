@@ -2,8 +2,10 @@
  * `npm run bench:sessions`: REST create-session and get-decision throughput and latency with 50
  * connections, beside a baseline in the same run: a bare fastify route doing one
  * `INSERT … RETURNING` with `pg` on the same database. The servers run in a child process
- * (bench/support/sessions-server.ts), the load generator here. Embedded PGlite by default; the
- * server at DATABASE_URL when set. Options: --duration <seconds per run> (10), --connections (50).
+ * (bench/support/sessions-server.ts), the load generator here. Embedded PGlite by default (data
+ * in a temporary directory on disk, as `npm start` keeps it; BENCH_PGLITE_DIR=memory for memory);
+ * the server at DATABASE_URL when set. Options: --duration <seconds per run> (10), --connections
+ * (50), --only <text of a run's name>.
  */
 import { spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
@@ -167,7 +169,9 @@ const results: Figures[] = [];
 for (const [name, options] of runs) if (!values.only || name.includes(values.only)) results.push(await measure(name, options));
 
 const [base] = results;
-const database = server.embedded ? 'embedded PGlite' : 'PostgreSQL server (DATABASE_URL)';
+const database = server.embedded
+  ? `embedded PGlite (${process.env.BENCH_PGLITE_DIR === 'memory' ? 'in memory' : 'data on disk'})`
+  : 'PostgreSQL server (DATABASE_URL)';
 console.log(`\nbench:sessions — ${database}, ${CONNECTIONS} connections, ${DURATION_SECONDS} s per run, Node ${process.version}\n`);
 console.log('| run | req/s | p50 ms | p99 ms | vs baseline | server CPU µs/req | database CPU µs/req | non-2xx | errors |');
 console.log('|---|---|---|---|---|---|---|---|---|');

@@ -1,9 +1,16 @@
 /**
  * Child process of bench/sessions.ts: starts the service and the baseline route, creates a
- * tenant, prints `{url, baselineUrl, cpuUrl, key, embedded}` as one JSON line, then serves until killed. Keeping the
- * servers apart from the load generator means neither steals the other's CPU.
+ * tenant, prints `{url, baselineUrl, cpuUrl, key, embedded}` as one JSON line, then serves until
+ * killed. Keeping the servers apart from the load generator means neither steals the other's CPU.
+ *
+ * Embedded, the database lives in a fresh temporary directory on disk, as `npm start` keeps it
+ * (removed at the end); BENCH_PGLITE_DIR=memory runs it in memory instead, where PGlite grows each
+ * table file by copying it whole, which stalls requests for tens of milliseconds as tables grow.
  */
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import Fastify from 'fastify';
 import pg from 'pg';
 import pino from 'pino';
@@ -11,10 +18,12 @@ import { startApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createTenant, issueApiKey } from '../../src/tenants/tenant.service.js';
 
+/** The temporary data directory of the embedded database, removed at the end; null when given or unused. */
+const scratchDirectory = process.env.DATABASE_URL || process.env.BENCH_PGLITE_DIR ? null : await mkdtemp(join(tmpdir(), 'bench-sessions-'));
 const config = loadConfig({
   ...process.env,
   PORT: '0',
-  PGLITE_DATA_DIR: 'memory',
+  PGLITE_DATA_DIR: process.env.BENCH_PGLITE_DIR ?? join(scratchDirectory ?? tmpdir(), 'pglite'),
   SEED_DEMO_TENANT: 'false',
   LOG_LEVEL: 'silent',
   MASTER_KEY: process.env.MASTER_KEY ?? 'bench-master-key-not-for-production-000000',
@@ -69,6 +78,7 @@ process.on('SIGTERM', () => {
     if (!app.database.embedded) await (pool as pg.Pool).end();
     await baseline.close();
     await app.close();
+    if (scratchDirectory) await rm(scratchDirectory, { recursive: true, force: true });
     process.exit(0);
   })();
 });

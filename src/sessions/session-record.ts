@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { batcherFor } from '../db/batcher.js';
 import { hotQuery } from '../db/native.js';
 import type { ContactDetails, ExpectedDetails, Session, StoredReason } from '../../entities/session.entity.js';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
@@ -171,16 +172,22 @@ const QUALIFIED_SESSION_COLUMNS = SESSION_COLUMNS.split(',')
   .join(', ');
 
 /**
- * One session with its node results, one row per result (or one row with null result columns
- * when there is none). A plain join: cheaper to run and to read than aggregating JSON.
+ * Sessions (`$1`, an array of ids) with their node results, one row per result (or one row with
+ * null result columns when there is none). A plain join, cheaper to run and to read than
+ * aggregating JSON; written as index lookups per wanted id (unnest, then a lateral join), so the
+ * prepared statement's generic plan never scans the tables.
  */
-const READ_SESSION_SQL = `
+const READ_SESSIONS_SQL = `
   select ${QUALIFIED_SESSION_COLUMNS}, r.session_id as r_session_id, r.node_type as r_node_type, r.status as r_status,
          r.required as r_required, r.provider as r_provider, r.warnings as r_warnings, r.details as r_details,
          r.updated_at as r_updated_at
-    from session s left join session_node_result r on r.session_id = s.id
-   where s.id = $1
-   order by r.created_at, r.node_type`;
+    from unnest($1::uuid[]) as wanted (id)
+    join session s on s.id = wanted.id
+    left join lateral (select * from session_node_result where session_id = s.id) r on true
+   order by s.id, r.created_at, r.node_type`;
+
+/** Reads running at once per process and database, and most sessions one statement reads. */
+const READ_BATCH = { concurrency: 2, max: 64 };
 
 /** A row of {@link READ_SESSION_SQL}: the session, and one node result or nulls. */
 type SessionResultRow = SessionRow & {
@@ -194,13 +201,20 @@ type SessionResultRow = SessionRow & {
   r_updated_at: Date | string;
 };
 
-/** Reads one session and its node results in a single statement; null when no such row. */
-export async function readSessionWithResults(em: EntityManager, sessionId: string): Promise<SessionWithResults | null> {
-  const rows = await hotQuery<SessionResultRow>(em, 'session_read', READ_SESSION_SQL, [sessionId]);
-  if (rows.length === 0) return null;
-  const nodeResults = rows
-    .filter((row): row is SessionResultRow & { r_session_id: string } => row.r_session_id !== null)
-    .map((row) =>
+/** Reads sessions (ids in uuid form) with their node results in one statement; null for each id without a row. */
+async function readSessionsWithResults(em: EntityManager, sessionIds: string[]): Promise<(SessionWithResults | null)[]> {
+  const rows = await hotQuery<SessionResultRow>(em, 'session_read', READ_SESSIONS_SQL, [
+    [...new Set(sessionIds.map((id) => id.toLowerCase()))],
+  ]);
+  const found = new Map<string, SessionWithResults>();
+  for (const row of rows) {
+    let entry = found.get(row.id);
+    if (!entry) {
+      entry = { session: sessionRecordFromRow(row), nodeResults: [] };
+      found.set(row.id, entry);
+    }
+    if (row.r_session_id === null) continue;
+    entry.nodeResults.push(
       nodeResultFromRow({
         session_id: row.r_session_id,
         node_type: row.r_node_type,
@@ -212,5 +226,15 @@ export async function readSessionWithResults(em: EntityManager, sessionId: strin
         updated_at: row.r_updated_at,
       }),
     );
-  return { session: sessionRecordFromRow(rows[0]!), nodeResults };
+  }
+  return sessionIds.map((id) => found.get(id.toLowerCase()) ?? null);
+}
+
+/**
+ * Reads one session and its node results; null when no such row. Reads that arrive while others
+ * run share one statement (src/db/batcher.ts), which still starts after this call, so it sees
+ * every commit made before it. `sessionId` must be a UUID.
+ */
+export function readSessionWithResults(em: EntityManager, sessionId: string): Promise<SessionWithResults | null> {
+  return batcherFor(em, 'session_read', { ...READ_BATCH, run: readSessionsWithResults }).submit(sessionId);
 }

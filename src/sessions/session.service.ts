@@ -17,6 +17,7 @@ import { assertTransition, InvalidTransitionError, type TransitionActor } from '
 import { type ListHit, type NodeResult, type NodeType, type SessionStatus } from '../domain/types.js';
 import { decideVerdict } from '../domain/verdict.js';
 import { hotQuery } from '../db/native.js';
+import { insertSession } from './create-batch.js';
 import { decodeDataUri } from '../engines/data-uri.js';
 import { analyzeFace } from '../engines/face/analyze.js';
 import { checkSandboxInput } from '../engines/sandbox/index.js';
@@ -185,46 +186,6 @@ export interface CreateSessionResult {
   idempotentReuse: boolean;
 }
 
-/**
- * Inserts a session with its pending node results, its audit row and its `session.status_changed`
- * outbox event in one statement (atomic, one round trip), and when that event has no webhook
- * target, its fan-out marker (`webhook_fanout`, as the emitter would write it), unless an active session holds the
- * (tenant, environment, workflow, vendor_data) slot of the partial unique index: then nothing is
- * written and no row comes back. Parameters: $1 id, $2 tenant, $3 environment, $4 workflow,
- * $5 vendor_data, $6 callback, $7 metadata, $8 contact_details, $9 expected_details, $10 key id,
- * $11 TTL seconds, $12 nodes JSON, $13 audit id, $14 change time, $15 event id, $16 event payload.
- */
-const INSERT_SESSION_SQL = `
-  with created as (
-    insert into session (id, tenant_id, environment, workflow_id, vendor_data, status, callback, metadata, contact_details,
-                         expected_details, created_by_key_id, created_at, updated_at, expires_at)
-    values ($1, $2, $3, $4, $5, 'pending', $6, $7::jsonb, $8::jsonb, $9::jsonb, $10,
-            date_trunc('milliseconds', now()), now(), now() + make_interval(secs => $11))
-    on conflict (tenant_id, environment, workflow_id, vendor_data) where status in ('pending', 'in_progress', 'in_review') do nothing
-    returning ${SESSION_COLUMNS}, created_by_key_id
-  ), nodes as (
-    insert into session_node_result (session_id, node_type, status, required, provider, warnings, details, created_at, updated_at)
-    select created.id, node.type, 'pending', node.required, node.provider, '[]', '{}', created.created_at, created.created_at
-      from created, jsonb_to_recordset($12::jsonb) as node (type text, required boolean, provider text)
-  ), audit as (
-    insert into session_status_change (id, session_id, tenant_id, from_status, to_status, actor, actor_key_id, reason, created_at)
-    select $13, created.id, created.tenant_id, null, 'pending', 'api', created.created_by_key_id, null, $14 from created
-  ), event as (
-    insert into outbox_event (id, tenant_id, type, session_id, payload, created_at)
-    select $15, created.tenant_id, 'session.status_changed', created.id, $16::jsonb, $14 from created
-    returning seq
-  ), webhooks_done as (
-    -- No target for the event (no callback, no active destination subscribed to it): its webhook
-    -- fan-out is done now, in this transaction, and no emitter has to look for it.
-    insert into webhook_fanout (event_seq)
-    select event.seq from event
-    where $6::text is null
-      and not exists (select 1 from webhook_destination d
-                      where d.tenant_id = $2 and d.active and (d.events is null or d.events @> '["session.status_changed"]'))
-    returning event_seq
-  )
-  select created.*, (select seq from event) as event_seq, exists (select 1 from webhooks_done) as webhooks_done from created`;
-
 /** The active session holding a (tenant, environment, workflow, vendor_data) slot. */
 const ACTIVE_SESSION_SQL = `select ${SESSION_COLUMNS} from session
   where tenant_id = $1 and environment = $2 and workflow_id = $3 and vendor_data = $4 and status in ('pending', 'in_progress', 'in_review')`;
@@ -236,7 +197,8 @@ const CREATE_ATTEMPTS = 3;
  * Starts a session, or returns the active one with the same (tenant, environment, workflow,
  * vendor_data). Concurrent identical creates race on a partial unique index, so exactly one row
  * is inserted; sessions past `expires_at` are expired first and never reused. A new session is
- * one statement; only a collision costs more.
+ * one statement, shared with the creates that queued meanwhile (create-batch.ts); only a
+ * collision costs more.
  */
 export async function createSession(
   em: EntityManager,
@@ -259,7 +221,7 @@ export async function createSession(
     }
   }
   const key = [principal.tenantId, principal.environment, workflow.id, input.vendor_data];
-  const nodes = JSON.stringify(workflow.nodes.map((node) => ({ type: node.type, required: node.required, provider: node.provider })));
+  const nodes = workflow.nodes.map((node) => ({ type: node.type, required: node.required, provider: node.provider }));
   for (let attempt = 1; ; attempt += 1) {
     const id = randomUUID();
     const changedAt = new Date();
@@ -278,21 +240,24 @@ export async function createSession(
       ),
       createdAt: changedAt,
     };
-    const [row] = await hotQuery<SessionRow & { event_seq: string; webhooks_done: boolean }>(em, 'session_create', INSERT_SESSION_SQL, [
+    const row = await insertSession(em, {
       id,
-      ...key,
-      input.callback ?? null,
-      input.metadata ? JSON.stringify(input.metadata) : null,
-      input.contact_details ? JSON.stringify(input.contact_details) : null,
-      input.expected_details ? JSON.stringify(input.expected_details) : null,
-      principal.apiKeyId,
-      config.SESSION_TTL_SECONDS,
+      tenant_id: principal.tenantId,
+      environment: principal.environment,
+      workflow_id: workflow.id,
+      vendor_data: input.vendor_data,
+      callback: input.callback ?? null,
+      metadata: input.metadata ?? null,
+      contact_details: input.contact_details ?? null,
+      expected_details: input.expected_details ?? null,
+      key_id: principal.apiKeyId,
+      ttl_seconds: config.SESSION_TTL_SECONDS,
       nodes,
-      randomUUID(),
-      changedAt,
-      event.id,
-      JSON.stringify(event.payload),
-    ]);
+      audit_id: randomUUID(),
+      changed_at: changedAt.toISOString(),
+      event_id: event.id,
+      payload: event.payload,
+    });
     if (row) {
       services.bus.publishEvents([{ ...event, seq: Number(row.event_seq), webhooksDone: row.webhooks_done }]);
       return { session: sessionRecordFromRow(row), idempotentReuse: false };
