@@ -23,7 +23,7 @@ const scratchDirectory = process.env.DATABASE_URL || process.env.BENCH_PGLITE_DI
 const config = loadConfig({
   ...process.env,
   PORT: '0',
-  PGLITE_DATA_DIR: process.env.BENCH_PGLITE_DIR ?? join(scratchDirectory ?? tmpdir(), 'pglite'),
+  PGLITE_DATA_DIR: process.env.BENCH_PGLITE_DIR ?? (scratchDirectory ? join(scratchDirectory, 'pglite') : 'memory'),
   SEED_DEMO_TENANT: 'false',
   LOG_LEVEL: 'silent',
   MASTER_KEY: process.env.MASTER_KEY ?? 'bench-master-key-not-for-production-000000',

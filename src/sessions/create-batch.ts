@@ -93,16 +93,20 @@ const INSERT_SESSIONS_SQL = `
   select created.*, event.seq as event_seq, exists (select 1 from webhooks_done w where w.event_seq = event.seq) as webhooks_done
     from created join event on event.session_id = created.id`;
 
-/** Orders a batch by idempotency slot, so that two batches never wait on each other's slots in opposite orders. */
-function slotOrder(a: CreateRow, b: CreateRow): number {
-  const keyA = `${a.tenant_id}\u0000${a.environment}\u0000${a.workflow_id}\u0000${a.vendor_data}`;
-  const keyB = `${b.tenant_id}\u0000${b.environment}\u0000${b.workflow_id}\u0000${b.vendor_data}`;
-  return keyA < keyB ? -1 : keyA > keyB ? 1 : 0;
+/** A create's idempotency slot as one string. */
+function slotOf(row: CreateRow): string {
+  return `${row.tenant_id}\u0000${row.environment}\u0000${row.workflow_id}\u0000${row.vendor_data}`;
 }
 
-/** Writes a group of creates with one statement; null for each create whose slot was taken. */
+/**
+ * Writes a group of creates with one statement; null for each create whose slot was taken. Rows
+ * go in slot order, so that two batches never wait on each other's slots in opposite orders.
+ */
 async function insertSessions(em: EntityManager, rows: CreateRow[]): Promise<(CreatedRow | null)[]> {
-  const ordered = [...rows].sort(slotOrder).map((row, ord) => ({ ...row, ord }));
+  const ordered = rows
+    .map((row) => ({ row, slot: slotOf(row) }))
+    .sort((a, b) => (a.slot < b.slot ? -1 : a.slot > b.slot ? 1 : 0))
+    .map(({ row }, ord) => ({ ...row, ord }));
   const created = await hotQuery<CreatedRow>(em, 'session_create', INSERT_SESSIONS_SQL, [JSON.stringify(ordered)]);
   const byId = new Map(created.map((row) => [row.id, row]));
   return rows.map((row) => byId.get(row.id) ?? null);
