@@ -2,7 +2,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/', '.data/', 'scratch/', 'src/graphql/generated/', 'test/fixtures/', 'coverage/'] },
+  { ignores: ['node_modules/', '.data/', 'scratch/', 'src/graphql/generated/', 'test/fixtures/', 'coverage/', 'dist/'] },
   ...tseslint.configs.recommended,
   {
     rules: {

@@ -111,7 +111,13 @@ const database = await openDatabase(config, logger, { migrate: true });
 const secrets = createServiceSecrets(MASTER_KEY);
 const bus = new EventBus();
 const tenant = await createTenant(database.orm.em.fork(), `bench-${Date.now()}`);
-const { secret } = await createDestination(database.orm.em.fork(), secrets, true, tenant.id, { url: receiverUrl, version: 'v3' });
+const { secret } = await createDestination(
+  database.orm.em.fork(),
+  secrets,
+  true,
+  { tenantId: tenant.id, environment: 'live' },
+  { url: receiverUrl, version: 'v3' },
+);
 await ask(worker, { secret });
 
 console.log(
@@ -163,7 +169,7 @@ const running = await startEmitter({ url: database.url, config, secrets, logger,
   const started = performance.now();
   await transactionWithEvents(database.orm.em.fork(), bus, async (tx, events) => {
     for (let index = 0; index < EVENTS; index++)
-      events.record(tx, { tenantId: tenant.id, type: 'agent.revoked', payload: { jti: `burst-${index}`, index } });
+      events.record(tx, { tenantId: tenant.id, environment: 'live', type: 'agent.revoked', payload: { jti: `burst-${index}`, index } });
   });
   const committed = performance.now();
   const { at, failed } = await waitVerified(worker, EVENTS);
@@ -179,7 +185,7 @@ const running = await startEmitter({ url: database.url, config, secrets, logger,
   const committedAt = new Map<number, number>();
   for (let index = 0; index < LATENCY_EVENTS; index++) {
     await transactionWithEvents(database.orm.em.fork(), bus, async (tx, events) => {
-      events.record(tx, { tenantId: tenant.id, type: 'agent.revoked', payload: { jti: `paced-${index}`, index } });
+      events.record(tx, { tenantId: tenant.id, environment: 'live', type: 'agent.revoked', payload: { jti: `paced-${index}`, index } });
     });
     committedAt.set(index, performance.timeOrigin + performance.now());
     await new Promise((resolve) => setTimeout(resolve, 5));

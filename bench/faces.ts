@@ -80,7 +80,7 @@ async function benchTenant(em: EntityManager): Promise<{ tenantId: string; listI
     'run',
   );
   await em.execute(
-    `insert into list (id, tenant_id, name, type, policy, built_in) values (?, ?, 'bench', 'face', 'auto_decline', false)`,
+    `insert into list (id, tenant_id, environment, name, type, policy, built_in) values (?, ?, 'live', 'bench', 'face', 'auto_decline', false)`,
     [listId, tenantId],
     'run',
   );
@@ -115,10 +115,10 @@ async function insertTemplates(
       const id = randomUUID();
       if (planted.length < PLANTED) planted.push({ id, source });
       params.push(id, tenant.listId, tenant.tenantId, templateBytes(template), ...(withVector ? [vectorLiteral(template)] : []));
-      tuples.push(`(?, ?, ?, 'face', 'sha256:bench', ?, ${withVector ? '?::vector, ' : ''}1, 'bench', now())`);
+      tuples.push(`(?, ?, ?, 'live', 'face', 'sha256:bench', ?, ${withVector ? '?::vector, ' : ''}1, 'bench', now())`);
     }
     await em.execute(
-      `insert into list_entry (id, list_id, tenant_id, entry_type, fingerprint, template, ${withVector ? 'embedding, ' : ''}key_version, added_by, added_at)
+      `insert into list_entry (id, list_id, tenant_id, environment, entry_type, fingerprint, template, ${withVector ? 'embedding, ' : ''}key_version, added_by, added_at)
        values ${tuples.join(',')}`,
       params,
       'run',
@@ -141,12 +141,16 @@ async function timeMatches(
   let found = 0;
   // Warm-up queries load the index (or table) into cache.
   for (const probe of probes.slice(0, 3))
-    await em.transactional((tx) => matchFaces(tx, tenantId, 1, probe.template, FACE_LIST_MATCH_SIMILARITY, { mode }));
+    await em.transactional((tx) =>
+      matchFaces(tx, { tenantId, environment: 'live' }, 1, probe.template, FACE_LIST_MATCH_SIMILARITY, { mode }),
+    );
   for (let q = 0; q < queries; q++) {
     const probe = probes[q % probes.length];
     const started = performance.now();
     // The gate runs inside the decision transaction; so does the benchmark.
-    const matches = await em.transactional((tx) => matchFaces(tx, tenantId, 1, probe.template, FACE_LIST_MATCH_SIMILARITY, { mode }));
+    const matches = await em.transactional((tx) =>
+      matchFaces(tx, { tenantId, environment: 'live' }, 1, probe.template, FACE_LIST_MATCH_SIMILARITY, { mode }),
+    );
     durations.push(performance.now() - started);
     if (matches.some((match) => match.entryId === probe.id)) found += 1;
   }

@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { API_KEY_ENVIRONMENTS } from './api-key.entity.js';
 import { TenantSchema } from './tenant.entity.js';
 
 /** Kinds of standalone check. */
@@ -17,6 +18,8 @@ export const CheckRunSchema = defineEntity({
     /** The result's id (`verification_id`, `poa_id`, `aml_id`). */
     id: p.uuid().primary(),
     tenant: () => p.manyToOne(TenantSchema).ref(),
+    /** Environment of the key that ran the check. */
+    environment: p.enum(API_KEY_ENVIRONMENTS),
     kind: p.enum(CHECK_KINDS),
     /** Result status as returned (`passed`, `failed`, `review`, ...). */
     status: p.text(),

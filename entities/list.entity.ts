@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { API_KEY_ENVIRONMENTS } from './api-key.entity.js';
 import { TenantSchema } from './tenant.entity.js';
 
 /** What a list holds: document fingerprints, name fingerprints or face templates. */
@@ -17,6 +18,8 @@ export const ListSchema = defineEntity({
   properties: {
     id: p.uuid().primary(),
     tenant: () => p.manyToOne(TenantSchema).ref(),
+    /** A key sees only the lists of its own environment; each environment has its own built-ins. */
+    environment: p.enum(API_KEY_ENVIRONMENTS),
     name: p.text(),
     type: p.enum(LIST_TYPES),
     policy: p.enum(LIST_POLICIES),
@@ -44,6 +47,8 @@ export const ListEntrySchema = defineEntity({
     list: () => p.manyToOne(ListSchema).ref(),
     /** Copied from the list so gating filters by tenant without a join. */
     tenantId: p.uuid(),
+    /** Copied from the list, like the tenant, for gating without a join. */
+    environment: p.enum(API_KEY_ENVIRONMENTS),
     entryType: p.enum(LIST_TYPES),
     /** `sha256:<hex>`: of the normalised document or name, or of the stored face template. */
     fingerprint: p.text(),

@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { API_KEY_ENVIRONMENTS } from './api-key.entity.js';
 
 /** Event kinds the service emits (the spec names these two). */
 export const EVENT_TYPES = ['session.status_changed', 'agent.revoked'] as const;
@@ -18,6 +19,8 @@ export const OutboxEventSchema = defineEntity({
     /** Stable id for dedupe (`webhook-id`, subscription event id). */
     id: p.uuid().unique(),
     tenantId: p.uuid(),
+    /** The environment of the object the event is about: only that environment's subscribers and destinations get it. */
+    environment: p.enum(API_KEY_ENVIRONMENTS),
     type: p.enum(EVENT_TYPES),
     sessionId: p.uuid().nullable(),
     payload: p.json<Record<string, unknown>>(),

@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { API_KEY_ENVIRONMENTS } from './api-key.entity.js';
 
 /**
  * Life of a one-time code: `active` until confirmed (`verified`), replaced by a newer code
@@ -19,6 +20,8 @@ export const PhoneOtpSchema = defineEntity({
   properties: {
     id: p.uuid().primary(),
     tenantId: p.uuid(),
+    /** The session's environment: rate limits count per environment. */
+    environment: p.enum(API_KEY_ENVIRONMENTS),
     sessionId: p.uuid(),
     /** E.164 number the code was sent to. */
     phone: p.text(),

@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { API_KEY_ENVIRONMENTS } from './api-key.entity.js';
 
 /** An EdDSA key that signs service tokens; the private half is stored encrypted with the master key. */
 export const SigningKeySchema = defineEntity({
@@ -6,6 +7,8 @@ export const SigningKeySchema = defineEntity({
   tableName: 'signing_key',
   properties: {
     kid: p.text().primary(),
+    /** Environment whose tokens this key signs; null for a legacy key that signed both (retired, still published). */
+    environment: p.enum(API_KEY_ENVIRONMENTS).nullable(),
     algorithm: p.text(),
     publicJwk: p.json<Record<string, unknown>>(),
     privateKeyEncrypted: p.text().hidden(),
@@ -24,6 +27,8 @@ export const ServiceTokenSchema = defineEntity({
     jti: p.uuid().primary(),
     sessionId: p.uuid(),
     tenantId: p.uuid(),
+    /** Environment of the token's session; only keys of this tenant and environment may introspect or revoke it. */
+    environment: p.enum(API_KEY_ENVIRONMENTS),
     tokenEncrypted: p.text().hidden(),
     issuedAt: p.datetime(),
     expiresAt: p.datetime(),

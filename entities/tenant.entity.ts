@@ -7,8 +7,6 @@ export const TenantSchema = defineEntity({
   properties: {
     id: p.uuid().primary(),
     name: p.text(),
-    /** Secret that signs events sent to per-session `callback` URLs (Standard Webhooks `whsec_…`). */
-    callbackSecret: p.text().hidden(),
     createdAt: p.datetime().onCreate(() => new Date()),
   },
 });

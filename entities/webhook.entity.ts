@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { API_KEY_ENVIRONMENTS } from './api-key.entity.js';
 import { TenantSchema } from './tenant.entity.js';
 
 /** Webhook payload versions a destination can choose (DESIGN.md "Events and webhooks"). */
@@ -23,6 +24,8 @@ export const WebhookDestinationSchema = defineEntity({
   properties: {
     id: p.uuid().primary(),
     tenant: () => p.manyToOne(TenantSchema).ref(),
+    /** Receives only events of this environment; managed only by keys of it. */
+    environment: p.enum(API_KEY_ENVIRONMENTS),
     url: p.text(),
     version: p.enum(WEBHOOK_VERSIONS),
     /** Event kinds received; null receives every kind. */
@@ -50,6 +53,8 @@ export const WebhookDeliverySchema = defineEntity({
   properties: {
     id: p.uuid().primary(),
     tenantId: p.uuid(),
+    /** The environment of the event (and of its destination). */
+    environment: p.enum(API_KEY_ENVIRONMENTS),
     /** The outbox event delivered; null for test events. */
     eventId: p.uuid().nullable(),
     eventType: p.text(),
@@ -88,6 +93,8 @@ export const WebhookAttemptSchema = defineEntity({
     id: p.uuid().primary(),
     deliveryId: p.uuid(),
     tenantId: p.uuid(),
+    /** The delivery's environment. */
+    environment: p.enum(API_KEY_ENVIRONMENTS),
     attemptedAt: p.datetime(),
     status: p.enum(WEBHOOK_ATTEMPT_STATUSES),
     /** HTTP status of the response; null when no response came (refused, timeout, network). */

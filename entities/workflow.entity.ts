@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { API_KEY_ENVIRONMENTS } from './api-key.entity.js';
 import type { NodeType } from '../src/domain/types.js';
 import { TenantSchema } from './tenant.entity.js';
 
@@ -24,6 +25,8 @@ export const WorkflowSchema = defineEntity({
     id: p.text().primary(),
     /** Owner; null for built-ins, which every tenant sees. */
     tenant: () => p.manyToOne(TenantSchema).ref().nullable(),
+    /** The owner's environment; null for built-ins, which both environments see. */
+    environment: p.enum(API_KEY_ENVIRONMENTS).nullable(),
     name: p.text(),
     type: p.enum(WORKFLOW_TYPES),
     builtIn: p.boolean().default(false),
@@ -36,6 +39,8 @@ export const WorkflowSchema = defineEntity({
       .datetime()
       .onCreate(() => new Date())
       .onUpdate(() => new Date()),
+    /** When the tenant deleted it; a deleted workflow is hidden but kept for the sessions that ran it. */
+    deletedAt: p.datetime().nullable(),
   },
 });
 /** A workflow row. */

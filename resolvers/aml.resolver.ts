@@ -31,7 +31,7 @@ export class AmlResolver {
     description: 'Screens a person against sanctions, PEP and adverse-media lists and stores the result.',
   })
   async screenAml(@Arg('input', () => ScreenAmlInput) input: ScreenAmlInput, @Ctx() context: GraphQLContext): Promise<AmlResultObject> {
-    const { tenantId } = requirePrincipal(context);
+    const scope = requirePrincipal(context);
     // GraphQL null means "not given", as in the REST body.
     const body = {
       full_name: input.fullName,
@@ -39,6 +39,6 @@ export class AmlResolver {
       ...(input.country != null ? { country: input.country } : {}),
       ...(input.lists != null ? { lists: input.lists } : {}),
     };
-    return toAmlResultObject(await screenAml(context.em, tenantId, body, context.services.amlIndex));
+    return toAmlResultObject(await screenAml(context.em, scope, body, context.services.amlIndex));
   }
 }

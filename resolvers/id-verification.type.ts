@@ -34,6 +34,46 @@ export class IdVerificationWarningObject {
   field?: string;
 }
 
+/** Fields parsed from the document's MRZ. */
+@ObjectType('IdVerificationExtracted', { description: 'Fields parsed from the MRZ; each null when it could not be read.' })
+export class IdVerificationExtractedObject {
+  @Field(() => String, { nullable: true, description: 'Given names, words separated by spaces.' })
+  firstName!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Family name, words separated by spaces.' })
+  lastName!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'YYYY-MM-DD.' })
+  dateOfBirth!: string | null;
+
+  @Field(() => String, { nullable: true })
+  documentNumber!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'YYYY-MM-DD; century chosen as docs/id-verification.md says.' })
+  expiryDate!: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'Nationality as ISO 3166-1 alpha-2; null when the printed code names no country (XXA, UTO).',
+  })
+  nationality!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Nationality code as printed (ICAO alpha-3, e.g. FRA, D, XXA).' })
+  nationalityCode!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Issuing state code as printed (ICAO alpha-3).' })
+  issuingState!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'M, F or X; null when unspecified.' })
+  sex!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'MRZ document code: P, I, ID, A, C, V, ...' })
+  documentCode!: string | null;
+
+  @Field(() => String, { nullable: true, description: 'MRZ layout: TD1, TD2, TD3, MRVA or MRVB.' })
+  mrzFormat!: string | null;
+}
+
 /** The spec's ID verification result. */
 @ObjectType('IdVerificationResult', { description: 'Outcome of checking one ID document.' })
 export class IdVerificationResultObject {
@@ -54,6 +94,9 @@ export class IdVerificationResultObject {
 
   @Field(() => String, { description: 'Same values as idType.' })
   documentType!: string;
+
+  @Field(() => IdVerificationExtractedObject, { description: 'Fields parsed from the MRZ.' })
+  extracted!: IdVerificationExtractedObject;
 
   @Field(() => [IdVerificationWarningObject])
   warnings!: IdVerificationWarningObject[];

@@ -44,14 +44,14 @@ export class ListResolver {
     description: "The tenant's built-in face, document and name lists and its custom lists, with entry counts.",
   })
   async lists(@Ctx() context: GraphQLContext): Promise<ListObject[]> {
-    const { tenantId } = requireTenant(context);
-    return (await lists.listLists(context.em, tenantId)).map(toListObject);
+    const scope = requireTenant(context);
+    return (await lists.listLists(context.em, scope)).map(toListObject);
   }
 
   @Query(() => ListObject, { description: "One list; NOT_FOUND when it is another tenant's." })
   async list(@Arg('id', () => String) id: string, @Ctx() context: GraphQLContext): Promise<ListObject> {
-    const { tenantId } = requireTenant(context);
-    return toListObject(await lists.getList(context.em, tenantId, id));
+    const scope = requireTenant(context);
+    return toListObject(await lists.getList(context.em, scope, id));
   }
 
   @Query(() => ListEntryPageObject, { description: 'A page of entries, oldest first: limit default 50, at most 500.' })
@@ -61,15 +61,15 @@ export class ListResolver {
     @Arg('offset', () => Int, { nullable: true }) offset: number | null,
     @Ctx() context: GraphQLContext,
   ): Promise<ListEntryPageObject> {
-    const { tenantId } = requireTenant(context);
-    const page = await lists.listEntries(context.em, tenantId, listId, { limit, offset });
+    const scope = requireTenant(context);
+    const page = await lists.listEntries(context.em, scope, listId, { limit, offset });
     return { count: page.count, results: page.entries.map(toListEntryObject) };
   }
 
   @Mutation(() => ListObject, { description: 'Creates a custom list.' })
   async createList(@Arg('input', () => CreateListInput) input: CreateListInput, @Ctx() context: GraphQLContext): Promise<ListObject> {
-    const { tenantId } = requireTenant(context);
-    return toListObject(await lists.createList(context.em, tenantId, definedOnly(input)));
+    const scope = requireTenant(context);
+    return toListObject(await lists.createList(context.em, scope, definedOnly(input)));
   }
 
   @Mutation(() => ListObject, { description: 'Renames, re-policies or retypes a list; built-ins cannot be retyped (FORBIDDEN).' })
@@ -78,14 +78,14 @@ export class ListResolver {
     @Arg('input', () => UpdateListInput) input: UpdateListInput,
     @Ctx() context: GraphQLContext,
   ): Promise<ListObject> {
-    const { tenantId } = requireTenant(context);
-    return toListObject(await lists.updateList(context.em, tenantId, id, definedOnly(input)));
+    const scope = requireTenant(context);
+    return toListObject(await lists.updateList(context.em, scope, id, definedOnly(input)));
   }
 
   @Mutation(() => Boolean, { description: 'Deletes a custom list and its entries; built-ins are FORBIDDEN.' })
   async deleteList(@Arg('id', () => String) id: string, @Ctx() context: GraphQLContext): Promise<boolean> {
-    const { tenantId } = requireTenant(context);
-    await lists.deleteList(context.em, tenantId, id);
+    const scope = requireTenant(context);
+    await lists.deleteList(context.em, scope, id);
     return true;
   }
 
@@ -138,8 +138,8 @@ export class ListResolver {
     @Arg('entryId', () => String) entryId: string,
     @Ctx() context: GraphQLContext,
   ): Promise<boolean> {
-    const { tenantId } = requireTenant(context);
-    await lists.deleteEntry(context.em, tenantId, listId, entryId);
+    const scope = requireTenant(context);
+    await lists.deleteEntry(context.em, scope, listId, entryId);
     return true;
   }
 }

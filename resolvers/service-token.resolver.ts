@@ -24,22 +24,27 @@ function toIntrospection(state: Introspection): ServiceTokenIntrospection {
 /** Service tokens: introspection and revocation (`agent.revoked`). */
 @Resolver()
 export class ServiceTokenResolver {
-  @Query(() => ServiceTokenIntrospection, { description: 'Says whether a service token is valid, expired, revoked or invalid.' })
+  @Query(() => ServiceTokenIntrospection, {
+    description:
+      "Says whether one of the tenant's service tokens of the key's environment is valid, expired or revoked; any other token is invalid.",
+  })
   async introspectServiceToken(
     @Arg('token', () => String) token: string,
     @Ctx() context: GraphQLContext,
   ): Promise<ServiceTokenIntrospection> {
-    requireTenant(context);
-    return toIntrospection(await context.services.tokens.introspect(context.em, token));
+    const principal = requireTenant(context);
+    return toIntrospection(await context.services.tokens.introspect(context.em, principal, token));
   }
 
-  @Mutation(() => ServiceTokenIntrospection, { description: "Revokes one of the tenant's service tokens; emits agent.revoked." })
+  @Mutation(() => ServiceTokenIntrospection, {
+    description: "Revokes one of the tenant's service tokens of the key's environment (NOT_FOUND for any other); emits agent.revoked.",
+  })
   async revokeServiceToken(
     @Arg('token', () => String) token: string,
     @Arg('reason', () => String) reason: string,
     @Ctx() context: GraphQLContext,
   ): Promise<ServiceTokenIntrospection> {
-    const { tenantId } = requireTenant(context);
-    return toIntrospection(await context.services.tokens.revoke(context.em, context.services.bus, tenantId, token, reason));
+    const principal = requireTenant(context);
+    return toIntrospection(await context.services.tokens.revoke(context.em, context.services.bus, principal, token, reason));
   }
 }

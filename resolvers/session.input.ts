@@ -2,6 +2,7 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, InputType, Int, registerEnumType } from 'type-graphql';
 import type { SessionStatus } from '../src/domain/types.js';
 import { SessionStatusEnum } from './enums.js';
+import { UnixTimeScalar } from './scalars.js';
 
 /** Contact details that pre-fill OTP steps. */
 @InputType()
@@ -63,10 +64,10 @@ export class SessionFilterInput {
   @Field(() => String, { nullable: true })
   vendorData?: string;
 
-  @Field(() => Int, { nullable: true, description: 'Unix seconds, inclusive.' })
+  @Field(() => UnixTimeScalar, { nullable: true, description: 'Unix seconds (or ISO 8601), inclusive.' })
   createdAfter?: number;
 
-  @Field(() => Int, { nullable: true, description: 'Unix seconds, exclusive.' })
+  @Field(() => UnixTimeScalar, { nullable: true, description: 'Unix seconds (or ISO 8601), exclusive.' })
   createdBefore?: number;
 }
 

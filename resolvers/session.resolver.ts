@@ -14,6 +14,7 @@ import {
   SessionObject,
   StatusChangeObject,
 } from './session.type.js';
+import { dateOfUnixTime } from './scalars.js';
 import { toWorkflowObject } from './workflow.resolver.js';
 import { WorkflowObject } from './workflow.type.js';
 import { encodeKeysetCursor } from '../src/pagination.js';
@@ -132,8 +133,8 @@ export class SessionResolver {
         statuses: filter?.statuses ?? undefined,
         workflowId: filter?.workflowId ?? undefined,
         vendorData: filter?.vendorData ?? undefined,
-        createdAfter: filter?.createdAfter != null ? new Date(filter.createdAfter * 1000) : undefined,
-        createdBefore: filter?.createdBefore != null ? new Date(filter.createdBefore * 1000) : undefined,
+        createdAfter: filter?.createdAfter != null ? dateOfUnixTime(filter.createdAfter) : undefined,
+        createdBefore: filter?.createdBefore != null ? dateOfUnixTime(filter.createdBefore) : undefined,
       },
       { first: first ?? undefined, after: after ?? undefined },
     );

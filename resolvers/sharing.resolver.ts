@@ -47,7 +47,10 @@ export class SharingResolver {
   })
   async shareSession(
     @Arg('sessionId', () => String) sessionId: string,
-    @Arg('partnerApplicationId', () => String, { description: "The partner's application id (UUID)." }) partnerApplicationId: string,
+    @Arg('partnerApplicationId', () => String, {
+      description: "The partner's application id (UUID); never the caller's own (SHARE_TO_SELF).",
+    })
+    partnerApplicationId: string,
     @Ctx() context: GraphQLContext,
     @Arg('expiresIn', () => Int, {
       nullable: true,

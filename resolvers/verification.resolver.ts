@@ -86,7 +86,10 @@ export class VerificationResolver {
     return this.submit(context, sessionId, 'biometric_kyc', { selfie: input.selfie });
   }
 
-  @Mutation(() => VerificationProgress, { description: 'Submits personal data for AML screening.' })
+  @Mutation(() => VerificationProgress, {
+    description:
+      'Submits personal data for AML screening. In a workflow with a document step the identity read from the document is screened and this data is compared with it (a difference is an aml_document_mismatch warning); sent before the document, it waits for it.',
+  })
   async submitAmlData(
     @Arg('sessionId', () => String) sessionId: string,
     @Arg('input', () => AmlStepInput) input: AmlStepInput,

@@ -4,6 +4,7 @@ import type { WebhookAttempt, WebhookDelivery, WebhookDeliveryStatus, WebhookDes
 import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
 import { unixSeconds } from '../src/time.js';
 import * as webhooks from '../src/webhooks/webhook.service.js';
+import { rotateCallbackSecret } from '../src/tenants/callback-secrets.js';
 import { CreateWebhookDestinationInput, UpdateWebhookDestinationInput } from './webhook.input.js';
 import {
   WebhookAttemptObject,
@@ -90,14 +91,14 @@ function toUpdateServiceInput(input: UpdateWebhookDestinationInput): Record<stri
 export class WebhookResolver {
   @Query(() => [WebhookDestinationObject], { description: "The tenant's webhook destinations, oldest first; secrets are never listed." })
   async webhookDestinations(@Ctx() context: GraphQLContext): Promise<WebhookDestinationObject[]> {
-    const { tenantId } = requireTenant(context);
-    return (await webhooks.listDestinations(context.em, tenantId)).map(toDestinationObject);
+    const scope = requireTenant(context);
+    return (await webhooks.listDestinations(context.em, scope)).map(toDestinationObject);
   }
 
   @Query(() => WebhookDestinationObject, { description: "One destination; NOT_FOUND when it is another tenant's." })
   async webhookDestination(@Arg('id', () => ID) id: string, @Ctx() context: GraphQLContext): Promise<WebhookDestinationObject> {
-    const { tenantId } = requireTenant(context);
-    return toDestinationObject(await webhooks.getDestination(context.em, tenantId, id));
+    const scope = requireTenant(context);
+    return toDestinationObject(await webhooks.getDestination(context.em, scope, id));
   }
 
   @Mutation(() => WebhookDestinationSecretPayload, { description: 'Registers a destination (active); the secret is shown only now.' })
@@ -105,7 +106,7 @@ export class WebhookResolver {
     @Arg('input', () => CreateWebhookDestinationInput) input: CreateWebhookDestinationInput,
     @Ctx() context: GraphQLContext,
   ): Promise<WebhookDestinationSecretPayload> {
-    const { tenantId } = requireTenant(context);
+    const scope = requireTenant(context);
     const serviceInput = {
       url: input.url,
       ...(input.version != null ? { version: input.version } : {}),
@@ -115,7 +116,7 @@ export class WebhookResolver {
       context.em,
       context.services.secrets,
       context.config.DEV_ALLOW_LOOPBACK_WEBHOOKS,
-      tenantId,
+      scope,
       serviceInput,
     );
     return { destination: toDestinationObject(result.destination), secret: result.secret };
@@ -129,12 +130,12 @@ export class WebhookResolver {
     @Arg('input', () => UpdateWebhookDestinationInput) input: UpdateWebhookDestinationInput,
     @Ctx() context: GraphQLContext,
   ): Promise<WebhookDestinationSecretPayload> {
-    const { tenantId } = requireTenant(context);
+    const scope = requireTenant(context);
     const result = await webhooks.updateDestination(
       context.em,
       context.services.secrets,
       context.config.DEV_ALLOW_LOOPBACK_WEBHOOKS,
-      tenantId,
+      scope,
       id,
       toUpdateServiceInput(input),
     );
@@ -143,8 +144,8 @@ export class WebhookResolver {
 
   @Mutation(() => Boolean, { description: 'Deletes a destination and its delivery history.' })
   async deleteWebhookDestination(@Arg('id', () => ID) id: string, @Ctx() context: GraphQLContext): Promise<boolean> {
-    const { tenantId } = requireTenant(context);
-    await webhooks.deleteDestination(context.em, tenantId, id);
+    const scope = requireTenant(context);
+    await webhooks.deleteDestination(context.em, scope, id);
     return true;
   }
 
@@ -157,21 +158,21 @@ export class WebhookResolver {
     @Arg('limit', () => Int, { nullable: true, description: 'Default 20, at most 100.' }) limit?: number | null,
     @Arg('cursor', () => String, { nullable: true }) cursor?: string | null,
   ): Promise<WebhookDeliveryPage> {
-    const { tenantId } = requireTenant(context);
-    const page = await webhooks.listDeliveries(context.em, tenantId, { destinationId, sessionId, status, limit, cursor });
+    const scope = requireTenant(context);
+    const page = await webhooks.listDeliveries(context.em, scope, { destinationId, sessionId, status, limit, cursor });
     return { deliveries: page.deliveries.map(toDeliveryObject), nextCursor: page.nextCursor };
   }
 
   @Query(() => WebhookDeliveryObject, { description: "One delivery; NOT_FOUND when it is another tenant's." })
   async webhookDelivery(@Arg('id', () => ID) id: string, @Ctx() context: GraphQLContext): Promise<WebhookDeliveryObject> {
-    const { tenantId } = requireTenant(context);
-    return toDeliveryObject(await webhooks.getDelivery(context.em, tenantId, id));
+    const scope = requireTenant(context);
+    return toDeliveryObject(await webhooks.getDelivery(context.em, scope, id));
   }
 
   @Mutation(() => WebhookDeliveryObject, { description: 'Sends a delivery again now, same webhook-id and body, restarting its schedule.' })
   async replayWebhookDelivery(@Arg('id', () => ID) id: string, @Ctx() context: GraphQLContext): Promise<WebhookDeliveryObject> {
-    const { tenantId } = requireTenant(context);
-    return toDeliveryObject(await webhooks.replayDelivery(context.em, tenantId, id));
+    const scope = requireTenant(context);
+    return toDeliveryObject(await webhooks.replayDelivery(context.em, scope, id));
   }
 
   @Mutation(() => WebhookDeliveryObject, { description: 'Queues a `webhook.test` message to an active destination.' })
@@ -179,14 +180,17 @@ export class WebhookResolver {
     @Arg('destinationId', () => ID) destinationId: string,
     @Ctx() context: GraphQLContext,
   ): Promise<WebhookDeliveryObject> {
-    const { tenantId } = requireTenant(context);
-    return toDeliveryObject(await webhooks.sendTestEvent(context.em, tenantId, destinationId));
+    const scope = requireTenant(context);
+    return toDeliveryObject(await webhooks.sendTestEvent(context.em, context.services.secrets, scope, destinationId));
   }
 
-  @Mutation(() => String, { description: 'Replaces the secret that signs per-session callback deliveries; returned only now.' })
+  @Mutation(() => String, {
+    description:
+      "Replaces the secret that signs per-session callback deliveries of the key's environment (the other keeps its own); returned only now.",
+  })
   async rotateCallbackSecret(@Ctx() context: GraphQLContext): Promise<string> {
-    const { tenantId } = requireTenant(context);
-    return webhooks.rotateCallbackSecret(context.em, tenantId);
+    const { tenantId, environment } = requireTenant(context);
+    return rotateCallbackSecret(context.em, context.services.secrets, tenantId, environment);
   }
 
   @FieldResolver(() => [WebhookAttemptObject], { description: 'Every HTTP try, oldest first.' })

@@ -42,14 +42,14 @@ function toServiceInput(input: CreateWorkflowInput | UpdateWorkflowInput): Recor
 export class WorkflowResolver {
   @Query(() => [WorkflowObject], { description: "The built-in workflows and the calling tenant's custom ones." })
   async workflows(@Ctx() context: GraphQLContext): Promise<WorkflowObject[]> {
-    const { tenantId } = requireTenant(context);
-    return (await workflows.listWorkflows(context.em, tenantId)).map(toWorkflowObject);
+    const scope = requireTenant(context);
+    return (await workflows.listWorkflows(context.em, scope)).map(toWorkflowObject);
   }
 
   @Query(() => WorkflowObject, { description: "One workflow; NOT_FOUND when it is another tenant's." })
   async workflow(@Arg('id', () => String) id: string, @Ctx() context: GraphQLContext): Promise<WorkflowObject> {
-    const { tenantId } = requireTenant(context);
-    return toWorkflowObject(await workflows.getWorkflow(context.em, tenantId, id));
+    const scope = requireTenant(context);
+    return toWorkflowObject(await workflows.getWorkflow(context.em, scope, id));
   }
 
   @Mutation(() => WorkflowObject, { description: 'Composes a custom workflow.' })
@@ -57,8 +57,8 @@ export class WorkflowResolver {
     @Arg('input', () => CreateWorkflowInput) input: CreateWorkflowInput,
     @Ctx() context: GraphQLContext,
   ): Promise<WorkflowObject> {
-    const { tenantId } = requireTenant(context);
-    return toWorkflowObject(await workflows.createWorkflow(context.em, tenantId, toServiceInput(input)));
+    const scope = requireTenant(context);
+    return toWorkflowObject(await workflows.createWorkflow(context.em, scope, toServiceInput(input)));
   }
 
   @Mutation(() => WorkflowObject, { description: 'Renames or changes a custom workflow; WORKFLOW_READ_ONLY for built-ins.' })
@@ -67,7 +67,16 @@ export class WorkflowResolver {
     @Arg('input', () => UpdateWorkflowInput) input: UpdateWorkflowInput,
     @Ctx() context: GraphQLContext,
   ): Promise<WorkflowObject> {
-    const { tenantId } = requireTenant(context);
-    return toWorkflowObject(await workflows.updateWorkflow(context.em, tenantId, id, toServiceInput(input)));
+    const scope = requireTenant(context);
+    return toWorkflowObject(await workflows.updateWorkflow(context.em, scope, id, toServiceInput(input)));
+  }
+
+  @Mutation(() => Boolean, {
+    description: 'Deletes a custom workflow; WORKFLOW_IN_USE while active sessions use it, WORKFLOW_READ_ONLY for built-ins.',
+  })
+  async deleteWorkflow(@Arg('id', () => String) id: string, @Ctx() context: GraphQLContext): Promise<boolean> {
+    const scope = requireTenant(context);
+    await workflows.deleteWorkflow(context.em, scope, id);
+    return true;
   }
 }

@@ -1,13 +1,16 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
+import { loggerOptions, withRedaction } from './logging.js';
 import { openDatabase, type Database } from './db/database.js';
 import { configureNfcTrust } from './engines/document/nfc.js';
 import { installLiveEngines } from './engines/registry.js';
+import { startEngineExecutor, type RunningEngines } from './engines/pool/start.js';
 import { installListGate } from './lists/gate.js';
 import { closeMrzReader } from './engines/document/mrz-reader.js';
 import { closeOcrWorker } from './engines/poa/ocr.js';
 import { createServiceSecrets, resolveMasterKey } from './auth/secrets.js';
+import { sealLegacyPlaintext } from './auth/sealed-columns.js';
 import { startEventFanout, type EventFanout } from './events/fanout.js';
 import { LiveStatusHub } from './events/live-status.js';
 import { EventBus } from './events/outbox.js';
@@ -37,6 +40,8 @@ export interface RunningApp {
   jobs: Jobs | null;
   /** The in-process webhook emitter, unless EMITTER_IN_PROCESS is false (then `npm run emitter` runs it). */
   emitter: RunningEmitter | null;
+  /** Where CPU-bound engine work runs (thread pool, queue of worker processes, or inline). */
+  engines: RunningEngines;
   /** Set on the first start of an empty database: the demo tenant and its keys (shown once). */
   demo: DemoTenant | null;
   /** Drains HTTP and sockets, then closes the database. Safe to call twice. */
@@ -53,7 +58,11 @@ export interface StartOptions {
 
 /** Composition root: opens the database, syncs built-ins, builds the schema and starts listening. */
 export async function startApp(config: Config, options: StartOptions = {}): Promise<RunningApp> {
-  const logger = options.logger ?? pino({ level: config.LOG_LEVEL });
+  // Every log line of the service goes through the redacting serializers, whoever built the logger.
+  const logger = withRedaction(options.logger ?? pino(loggerOptions(config.LOG_LEVEL)));
+  // Before the database: a fresh data directory must get a fresh key, never adopt a stray one
+  // (src/auth/secrets.ts), and a key file others can read stops the start before anything opens.
+  const secrets = createServiceSecrets(resolveMasterKey(config, logger));
   const database = await openDatabase(config, logger, { onQuery: options.onQuery });
   let http: HttpServer | undefined;
   let jobs: Jobs | null = null;
@@ -61,16 +70,18 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   let fanout: EventFanout | undefined;
   let apiKeys: ApiKeyCache | undefined;
   let amlIndex: AmlNameIndex | null = null;
+  let engines: RunningEngines | undefined;
   try {
     const { orm } = database;
     await syncBuiltInWorkflows(orm.em.fork());
+    await sealLegacyPlaintext(orm.em.fork(), secrets, logger);
     const demo = config.SEED_DEMO_TENANT ? await seedDemoTenant(orm.em.fork()) : null;
-    const secrets = createServiceSecrets(resolveMasterKey(config));
     // Built in the background: screens run pg_trgm until it is ready (same results).
     amlIndex = config.AML_NAME_INDEX ? new AmlNameIndex(orm.em, logger) : null;
     void amlIndex?.start();
     installLiveEngines({ em: () => orm.em.fork(), secrets, config, logger, amlIndex });
     configureNfcTrust(config.NFC_CSCA_CERTS_PATH);
+    engines = await startEngineExecutor(config, logger, database.embedded);
     installListGate();
     const tokens = new ServiceTokens(secrets);
     await tokens.init(orm.em.fork());
@@ -108,6 +119,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     const startedFanout = fanout;
     const startedKeys = apiKeys;
     const startedIndex = amlIndex;
+    const startedEngines = engines;
     return {
       url,
       config,
@@ -118,10 +130,13 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       services,
       jobs: startedJobs,
       emitter: startedEmitter,
+      engines: startedEngines,
       demo,
       close() {
         closing ??= (async () => {
           await started.close();
+          // After HTTP: requests in flight finish their engine work first.
+          await startedEngines.close();
           startedKeys.stop();
           await startedIndex?.stop();
           await startedFanout.stop();
@@ -138,6 +153,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     };
   } catch (error) {
     await http?.close().catch(() => undefined);
+    await engines?.close().catch(() => undefined);
     apiKeys?.stop();
     await amlIndex?.stop();
     await fanout?.stop().catch(() => undefined);

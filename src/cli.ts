@@ -1,17 +1,21 @@
 /**
  * Admin CLI: `npm run cli -- <command>`. Talks to the configured database directly (or, in
- * embedded mode while the server runs, through the server's embedded socket).
+ * embedded mode while the server runs, through the server's embedded Unix socket).
  */
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { API_KEY_ENVIRONMENTS, type ApiKeyEnvironment } from '../entities/api-key.entity.js';
 import { ConfigError, loadConfig } from './config.js';
+import { loggerOptions } from './logging.js';
 import { openDatabase } from './db/database.js';
 import { importListFile } from './aml/aml-import.js';
 import { rescreenPendingRequests } from './aml/monitoring.service.js';
 import { ApiError } from './errors.js';
 import { EventBus } from './events/outbox.js';
-import { createTenant, issueApiKey, listTenants, readCallbackSecret, revokeApiKey } from './tenants/tenant.service.js';
+import { createTenant, issueApiKey, listTenants, revokeApiKey } from './tenants/tenant.service.js';
+import { readCallbackSecret } from './tenants/callback-secrets.js';
+import { createServiceSecrets, resolveMasterKey } from './auth/secrets.js';
+import { rotateMasterKey } from './auth/master-key-rotation.js';
 import { syncBuiltInWorkflows } from './workflows/workflow.service.js';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
@@ -22,11 +26,18 @@ Commands:
   key:issue <tenant-id> [--env live|sandbox] [--name <label>]
                                            Issue an API key (shown once); default env sandbox
   key:revoke <key-id|prefix>               Revoke a key; it answers 401 at once
-  callback-secret <tenant-id>              Print the secret that signs per-session callback events
+  callback-secret <tenant-id> [--env live|sandbox]
+                                           Print the secrets that sign per-session callback events
+                                           (each environment has its own; both when --env is omitted)
+  secrets:rotate-master-key                Re-wrap every sealed secret under a new master key in one
+                                           transaction, then swap the key file (embedded); with
+                                           MASTER_KEY set, the new key comes from NEW_MASTER_KEY.
+                                           Stop the server and emitters first.
   migrate                                  Apply pending migrations
-  aml:import <file> [--format ofac-sdn-xml|ofac-sdn-csv|eu-xml|un-xml|ftm-jsonl] [--list <LIST>]...
+  aml:import <file> [<alt.csv> <add.csv>] [--format ofac-sdn-xml|ofac-sdn-csv|eu-xml|un-xml|ftm-jsonl] [--list <LIST>]...
                                            Import an AML list file, replacing each list it holds
                                            (or only the --list ones); format detected when omitted;
+                                           OFAC's alt.csv and add.csv after an sdn.csv are merged;
                                            then re-screens approved live sessions (new hit → review)
 `;
 
@@ -36,7 +47,7 @@ export async function runCli(argv: string[]): Promise<number> {
     args: argv,
     allowPositionals: true,
     options: {
-      env: { type: 'string', default: 'sandbox' },
+      env: { type: 'string' },
       name: { type: 'string', default: '' },
       format: { type: 'string' },
       list: { type: 'string', multiple: true },
@@ -49,9 +60,13 @@ export async function runCli(argv: string[]): Promise<number> {
     return command ? 0 : 1;
   }
   const config = loadConfig();
-  const logger = pino({ level: 'warn' });
+  const logger = pino(loggerOptions('warn'));
+  // Embedded, the key is read before the database opens (a fresh data directory gets a fresh key);
+  // a server needs MASTER_KEY only for the commands that open or seal secrets.
+  const embeddedKey = config.DATABASE_URL ? null : resolveMasterKey(config, logger);
   const database = await openDatabase(config, logger, { migrate: command === 'migrate' || config.MIGRATE_ON_START });
   try {
+    const masterKey = () => embeddedKey ?? resolveMasterKey(config, logger);
     const em = database.orm.em.fork();
     await syncBuiltInWorkflows(em);
     switch (command) {
@@ -67,9 +82,7 @@ export async function runCli(argv: string[]): Promise<number> {
         console.log(JSON.stringify(await listTenants(em), null, 2));
         return 0;
       case 'key:issue': {
-        const environment = values.env as ApiKeyEnvironment;
-        if (!API_KEY_ENVIRONMENTS.includes(environment))
-          throw new ApiError('validation_failed', `--env must be one of ${API_KEY_ENVIRONMENTS.join(', ')}`);
+        const environment = environmentOption(values.env) ?? 'sandbox';
         const issued = await issueApiKey(em, requireArg(rest[0], 'tenant-id'), environment, values.name);
         console.log(
           JSON.stringify(
@@ -85,7 +98,11 @@ export async function runCli(argv: string[]): Promise<number> {
         console.log(JSON.stringify({ revoked: await revokeApiKey(em, requireArg(rest[0], 'key-id|prefix')) }, null, 2));
         return 0;
       case 'aml:import': {
-        const summary = await importListFile(em, requireArg(rest[0], 'file'), { format: values.format, lists: values.list });
+        const summary = await importListFile(em, requireArg(rest[0], 'file'), {
+          format: values.format,
+          lists: values.list,
+          companions: rest.slice(1),
+        });
         // Ongoing monitoring: approved live sessions are screened again against what changed. The
         // import recorded the request in its own transaction; were this process to die here, the
         // server's job runner would still do it.
@@ -93,9 +110,30 @@ export async function runCli(argv: string[]): Promise<number> {
         console.log(JSON.stringify({ ...summary, monitoring }, null, 2));
         return 0;
       }
-      case 'callback-secret':
-        console.log(await readCallbackSecret(em, requireArg(rest[0], 'tenant-id')));
+      case 'callback-secret': {
+        const tenantId = requireArg(rest[0], 'tenant-id');
+        const environment = environmentOption(values.env);
+        const secrets = createServiceSecrets(masterKey());
+        if (environment) console.log(await readCallbackSecret(em, secrets, tenantId, environment));
+        else {
+          const both: Record<string, string> = {};
+          for (const env of API_KEY_ENVIRONMENTS) both[env] = await readCallbackSecret(em, secrets, tenantId, env);
+          console.log(JSON.stringify(both, null, 2));
+        }
         return 0;
+      }
+      case 'secrets:rotate-master-key': {
+        if (database.sharedEmbedded)
+          throw new ApiError(
+            'conflict',
+            'A running server owns this embedded database; stop it (and any emitter) before rotating the master key.',
+          );
+        const rotation = await rotateMasterKey(em, config, masterKey(), process.env.NEW_MASTER_KEY || undefined);
+        console.log(JSON.stringify(rotation, null, 2));
+        if (!rotation.keyFile)
+          console.error('Set MASTER_KEY to the value of NEW_MASTER_KEY on every server and emitter before starting them.');
+        return 0;
+      }
       default:
         console.error(`Unknown command: ${command}\n\n${USAGE}`);
         return 1;
@@ -103,6 +141,14 @@ export async function runCli(argv: string[]): Promise<number> {
   } finally {
     await database.close();
   }
+}
+
+/** The `--env` option checked against the environments; undefined when absent. */
+function environmentOption(value: string | undefined): ApiKeyEnvironment | undefined {
+  if (value === undefined) return undefined;
+  if (!API_KEY_ENVIRONMENTS.includes(value as ApiKeyEnvironment))
+    throw new ApiError('validation_failed', `--env must be one of ${API_KEY_ENVIRONMENTS.join(', ')}`);
+  return value as ApiKeyEnvironment;
 }
 
 /** A positional argument that must be present. */

@@ -8,6 +8,9 @@ const booleanFromEnv = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((value) => value === 'true' || value === '1' || value === 'yes');
 
+/** Longest session lifetime SESSION_TTL_SECONDS may set, in seconds (one year). */
+export const SESSION_TTL_MAX_SECONDS = 365 * 24 * 3600;
+
 const ConfigSchema = z.object({
   /** TCP port of the HTTP server (REST, GraphQL, WebSocket); 0 picks a free one. */
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -31,7 +34,7 @@ const ConfigSchema = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Create a demo tenant and print its key when the database holds no tenant yet. */
   SEED_DEMO_TENANT: booleanFromEnv.default(true),
-  /** Secret (at least 32 characters) that encrypts signing keys at rest; generated into the data dir when absent in embedded mode. */
+  /** Secret (at least 32 characters) that wraps the data keys of every secret sealed at rest; generated into the data dir (`master.key`) when absent in embedded mode. */
   MASTER_KEY: z.string().min(32).optional(),
   /** Allow plain-HTTP loopback webhook URLs (development only). */
   DEV_ALLOW_LOOPBACK_WEBHOOKS: booleanFromEnv.default(false),
@@ -54,18 +57,33 @@ const ConfigSchema = z.object({
   EMITTER_POLL_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),
   /** Run the background job runner (pg-boss: session expiry sweep, AML re-screening after list changes) inside this process. */
   JOBS_ENABLED: booleanFromEnv.default(true),
-  /** Lifetime of a new session, in seconds (default 7 days). */
+  /** Lifetime of a new session, in seconds (default 7 days, at most 1 year so expiry stays a sane date). */
   SESSION_TTL_SECONDS: z.coerce
     .number()
     .int()
     .min(60)
+    .max(SESSION_TTL_MAX_SECONDS)
     .default(7 * 24 * 3600),
+  /**
+   * Longest a database statement of a request may run, in milliseconds, before PostgreSQL cancels it
+   * and the client gets a 503 (0 disables). Applies to a PostgreSQL server; migrations are exempt.
+   */
+  DB_STATEMENT_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(30_000),
+  /**
+   * Longest a request waits for a row or table lock, in milliseconds, before giving up with a 503
+   * (0 disables): nothing waits forever behind a lock someone else holds. PostgreSQL server only.
+   */
+  DB_LOCK_TIMEOUT_MS: z.coerce.number().int().min(0).max(3_600_000).default(5_000),
   /** Deepest GraphQL selection accepted. */
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).default(12),
   /** Most aliases accepted in one GraphQL document. */
   GRAPHQL_MAX_ALIASES: z.coerce.number().int().min(1).default(30),
   /** Highest estimated cost (one point per selected field, multiplied by list page sizes) of one GraphQL operation. */
   GRAPHQL_MAX_COST: z.coerce.number().int().min(10).default(50_000),
+  /** Most operations one graphql-ws socket may have running at once; more are refused with TOO_MANY_SUBSCRIPTIONS. */
+  WS_MAX_SUBSCRIPTIONS_PER_SOCKET: z.coerce.number().int().min(1).max(10_000).default(100),
+  /** Most graphql-ws sockets one tenant may hold open on one server; more are closed with 4430. */
+  WS_MAX_SOCKETS_PER_TENANT: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
   /** How phone one-time codes are delivered: `log` writes them to the log (development only), `http` posts them to an SMS gateway. */
   SMS_PROVIDER: z.enum(['log', 'http']).default('log'),
   /** SMS gateway endpoint that receives `POST {"to","text"}` JSON; required when SMS_PROVIDER is `http`. */
@@ -74,6 +92,26 @@ const ConfigSchema = z.object({
   SMS_GATEWAY_TOKEN: z.string().min(1).optional(),
   /** PEM bundle of CSCA certificates that NFC Document Signer certificates must chain to; without it a valid chip signature is only a `warning`. */
   NFC_CSCA_CERTS_PATH: z.string().min(1).optional(),
+  /**
+   * Where CPU-bound engine work (document, face, proof of address, OCR) runs: `pool` in worker
+   * threads of this process, `queue` in separate `npm run worker` processes fed by a pg-boss queue
+   * (needs DATABASE_URL), `inline` on the API's own event loop (the old path, for comparison only).
+   */
+  ENGINE_EXECUTION: z.enum(['pool', 'queue', 'inline']).default('pool'),
+  /** Worker threads of the engine pool (in the API, and in each `npm run worker` process); default: the machine's cores. */
+  ENGINE_POOL_SIZE: z.coerce.number().int().min(1).optional(),
+  /**
+   * Engine tasks that may wait for a free thread (pool), or that one API server keeps outstanding
+   * on the queue; past it a verification is refused with 503 `engines_busy` and `Retry-After`.
+   */
+  ENGINE_QUEUE_LIMIT: z.coerce.number().int().min(0).default(32),
+  /** Time budget of one engine call, waiting included, in milliseconds; past it the work is aborted and the call answers 503 `engine_timeout`. */
+  ENGINE_TIMEOUT_MS: z.coerce.number().int().min(10).default(60_000),
+  /**
+   * How often (seconds) queue workers look for engine jobs whose worker stopped sending heartbeats
+   * (a crashed or killed process) so another worker retries them.
+   */
+  ENGINE_QUEUE_SUPERVISE_SECONDS: z.coerce.number().int().min(1).default(5),
 });
 
 /** The validated configuration. */
@@ -90,6 +128,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // A gateway provider without an address would fail on the first code; stop at start-up instead.
     if (parsed.data.SMS_PROVIDER === 'http' && !parsed.data.SMS_GATEWAY_URL)
       throw new ConfigError('Invalid configuration:\n  SMS_GATEWAY_URL: required when SMS_PROVIDER is http');
+    // Worker processes reach jobs through a PostgreSQL server; the embedded database is this process's alone.
+    if (parsed.data.ENGINE_EXECUTION === 'queue' && !parsed.data.DATABASE_URL)
+      throw new ConfigError(
+        'Invalid configuration:\n  ENGINE_EXECUTION: queue needs DATABASE_URL (a PostgreSQL server); the embedded database keeps engines in the pool',
+      );
     return parsed.data;
   }
   const problems = parsed.error.issues.map((issue) => `  ${issue.path.join('.')}: ${issue.message}`).join('\n');

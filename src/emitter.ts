@@ -7,6 +7,7 @@
 import pino from 'pino';
 import { createServiceSecrets, resolveMasterKey } from './auth/secrets.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { loggerOptions } from './logging.js';
 import { startEmbeddedDatabase } from './db/embedded.js';
 import { startEmitter } from './webhooks/run.js';
 
@@ -14,7 +15,7 @@ let config: Config;
 let masterKey: string;
 try {
   config = loadConfig();
-  masterKey = resolveMasterKey(config);
+  masterKey = resolveMasterKey(config, pino(loggerOptions(config.LOG_LEVEL)));
 } catch (error) {
   if (error instanceof ConfigError) {
     console.error(error.message);
@@ -23,10 +24,10 @@ try {
   throw error;
 }
 
-const logger = pino({ level: config.LOG_LEVEL });
+const logger = pino(loggerOptions(config.LOG_LEVEL));
 const embedded = config.DATABASE_URL ? null : await startEmbeddedDatabase(config.PGLITE_DATA_DIR);
 const url = config.DATABASE_URL ?? embedded!.url;
-const running = await startEmitter({ url, config, secrets: createServiceSecrets(masterKey), logger });
+const running = await startEmitter({ url, config, secrets: createServiceSecrets(masterKey), logger, sealLegacyPlaintext: true });
 logger.info({ embedded: embedded !== null }, 'webhook emitter started');
 
 let stopping = false;

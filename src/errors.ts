@@ -7,11 +7,11 @@ import { GraphQLError } from 'graphql';
 export const ERROR_CATALOGUE = {
   validation_failed: { status: 400, title: 'Validation failed' },
   malformed_json: { status: 400, title: 'Malformed JSON body' },
+  share_to_self: { status: 400, title: 'A session cannot be shared with its own application' },
   unauthenticated: { status: 401, title: 'Unauthenticated' },
   forbidden: { status: 403, title: 'Forbidden' },
   workflow_read_only: { status: 403, title: 'Built-in workflows are read-only' },
   not_found: { status: 404, title: 'Not found' },
-  route_not_found: { status: 404, title: 'No such route' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
   conflict: { status: 409, title: 'Conflict' },
   invalid_transition: { status: 409, title: 'Invalid status transition' },
@@ -26,9 +26,12 @@ export const ERROR_CATALOGUE = {
   otp_expired: { status: 422, title: 'One-time code expired' },
   provider_unavailable: { status: 422, title: 'Provider unavailable' },
   rate_limited: { status: 429, title: 'Too many requests' },
+  too_many_subscriptions: { status: 429, title: 'Too many operations on one connection' },
   query_too_complex: { status: 400, title: 'Query too complex' },
   internal_error: { status: 500, title: 'Internal error' },
   service_unavailable: { status: 503, title: 'Service unavailable' },
+  engines_busy: { status: 503, title: 'Verification engines busy' },
+  engine_timeout: { status: 503, title: 'Verification took too long' },
 } as const satisfies Record<string, { status: number; title: string }>;
 
 /** A code of the catalogue. */
@@ -85,6 +88,34 @@ export function validationError(fieldErrors: FieldError[], message = 'The reques
 /** Shorthand for a 404 that does not reveal whether the resource exists for another tenant. */
 export function notFound(what: string): ApiError {
   return new ApiError('not_found', `${what} not found.`);
+}
+
+/** Seconds a client is told to wait after the database timed out. */
+const DATABASE_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * PostgreSQL errors a well-formed request can meet under contention, as answers a client can act
+ * on: a statement or lock timeout is a 503 with Retry-After; a deadlock or serialisation failure
+ * (one of two concurrent writes lost) is a 409 conflict. Undefined for anything else.
+ */
+export function fromDatabaseError(error: unknown): ApiError | undefined {
+  for (let current = error, depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
+    switch ((current as { code?: unknown }).code) {
+      case '57014':
+        return new ApiError('service_unavailable', 'The database did not answer in time; retry shortly.', [], {
+          'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS),
+        });
+      case '55P03':
+        return new ApiError('service_unavailable', 'The data is locked by another operation; retry shortly.', [], {
+          'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS),
+        });
+      case '40P01':
+      case '40001':
+        return new ApiError('conflict', 'A concurrent change to the same data won; read it again and retry.');
+    }
+    current = (current as { originalError?: unknown; cause?: unknown }).originalError ?? (current as { cause?: unknown }).cause;
+  }
+  return undefined;
 }
 
 /** RFC 9457 problem details body. */

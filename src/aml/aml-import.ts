@@ -1,7 +1,15 @@
 /** List file import as the admin CLI runs it (`aml:import`): format names, validation, checksum. */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isAmlList, type AmlList } from '../engines/aml/entity.js';
-import { detectFormat, importFile, readHead, type ListFormat } from '../engines/aml/importers/index.js';
+import { createHash } from 'node:crypto';
+import {
+  detectFormat,
+  detectOfacCompanion,
+  importFile,
+  readHead,
+  type ImportOptions,
+  type ListFormat,
+} from '../engines/aml/importers/index.js';
 import { fileChecksum, importEntities, type ImportSummary } from '../engines/aml/store.js';
 import { validationError } from '../errors.js';
 
@@ -20,6 +28,11 @@ export interface ImportListFileOptions {
   format?: string;
   /** Lists to replace (others in the file are skipped); every list the file holds when absent. */
   lists?: readonly string[];
+  /**
+   * Files merged into an OFAC `sdn.csv` import: its `alt.csv` (aliases) and `add.csv` (address
+   * countries), told apart by their content; only with an sdn.csv.
+   */
+  companions?: readonly string[];
 }
 
 /** A 400 whose message is the field message, so the CLI prints something useful. */
@@ -49,8 +62,19 @@ export async function importListFile(
   if (!resolved) {
     throw cliError('<file>', 'invalid', `cannot tell the format of ${path}; give --format`);
   }
-  const checksum = await fileChecksum(path);
-  const summary = await importEntities(em, importFile(path, resolved), {
+  const companions: ImportOptions = {};
+  for (const companion of options.companions ?? []) {
+    const kind = detectOfacCompanion(await readHead(companion));
+    if (resolved !== 'ofac_sdn_csv' || !kind) {
+      throw cliError('<file>', 'invalid', `${companion}: only OFAC's alt.csv and add.csv can be given beside an sdn.csv`);
+    }
+    if (kind === 'ofac_alt_csv') companions.ofacAltCsvPath = companion;
+    else companions.ofacAddCsvPath = companion;
+  }
+  // One checksum for what was imported: the primary file's alone, or the hash of every file's hash.
+  const checksums = [await fileChecksum(path), ...(await Promise.all((options.companions ?? []).map(fileChecksum)))];
+  const checksum = checksums.length === 1 ? checksums[0]! : createHash('sha256').update(checksums.join('\n')).digest('hex');
+  const summary = await importEntities(em, importFile(path, resolved, companions), {
     ...(lists && lists.length > 0 ? { lists: lists as AmlList[] } : {}),
     fileFormat: resolved,
     checksum,

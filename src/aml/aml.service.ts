@@ -7,6 +7,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { CheckRunSchema } from '../../entities/check-run.entity.js';
 import { TenantSchema } from '../../entities/tenant.entity.js';
+import type { TenantScope } from '../auth/context.js';
 import { AML_LISTS, type AmlList } from '../engines/aml/entity.js';
 import type { MatchedField } from '../engines/aml/score.js';
 import type { AmlNameIndex } from '../engines/aml/name-index.js';
@@ -14,6 +15,7 @@ import { screenStored } from '../engines/aml/store.js';
 import { amlStatus } from '../engines/sandbox/aml.js';
 import { parseOrThrow } from '../validation.js';
 import { DEFAULT_AML_SCORE_THRESHOLD } from '../workflows/built-in.js';
+import { CountryCodeAnyCase } from '../sessions/node-inputs.js';
 
 /** Longest accepted `full_name`, in characters; real names are far shorter, and scoring is quadratic in tokens. */
 export const AML_FULL_NAME_MAX_LENGTH = 300;
@@ -32,11 +34,7 @@ export const ScreenAmlInputSchema = z
   .object({
     full_name: z.string().trim().min(1, 'full_name must not be empty').max(AML_FULL_NAME_MAX_LENGTH),
     date_of_birth: IsoDate.optional(),
-    country: z
-      .string()
-      .regex(/^[A-Za-z]{2}$/, 'country must be an ISO 3166-1 alpha-2 code')
-      .transform((value) => value.toUpperCase())
-      .optional(),
+    country: CountryCodeAnyCase.optional(),
     lists: z.array(z.enum(AML_LISTS)).min(1, 'give at least one list, or omit lists to screen every list').optional(),
   })
   .strict();
@@ -78,8 +76,8 @@ export interface AmlResult {
   checked_lists: AmlList[];
 }
 
-/** Screens one person and stores the result for the tenant; `index` is the server's in-memory name index, if any. */
-export async function screenAml(em: EntityManager, tenantId: string, input: unknown, index?: AmlNameIndex | null): Promise<AmlResult> {
+/** Screens one person and stores the result for the tenant's environment; `index` is the server's in-memory name index, if any. */
+export async function screenAml(em: EntityManager, scope: TenantScope, input: unknown, index?: AmlNameIndex | null): Promise<AmlResult> {
   const data = parseOrThrow(ScreenAmlInputSchema, input);
   const lists = data.lists ?? [...AML_LISTS];
   const screening = await screenStored(
@@ -110,7 +108,8 @@ export async function screenAml(em: EntityManager, tenantId: string, input: unkn
   };
   em.create(CheckRunSchema, {
     id: result.aml_id,
-    tenant: em.getReference(TenantSchema, tenantId),
+    tenant: em.getReference(TenantSchema, scope.tenantId),
+    environment: scope.environment,
     kind: 'aml',
     // A standalone check has no workflow: its status is what the default threshold would make of it.
     status: amlStatus(result.score, result.hits.length, DEFAULT_AML_SCORE_THRESHOLD),

@@ -3,12 +3,20 @@ import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
 import { hashApiKey } from './api-keys.js';
 import type { ApiKeyCache } from './key-cache.js';
 
-/** A request made with a tenant's API key. */
-export interface ApiKeyPrincipal {
-  kind: 'api_key';
+/**
+ * Whose objects a request reaches: one tenant in one environment, as Stripe's test and live modes.
+ * Every tenant-owned object is looked up by both; another environment's object is as unknown as
+ * another tenant's.
+ */
+export interface TenantScope {
   tenantId: string;
-  apiKeyId: string;
   environment: ApiKeyEnvironment;
+}
+
+/** A request made with a tenant's API key: it acts in the key's tenant and environment. */
+export interface ApiKeyPrincipal extends TenantScope {
+  kind: 'api_key';
+  apiKeyId: string;
 }
 
 /** A request made by a session's end user with the token of the session URL; it reaches one session only. */

@@ -10,6 +10,8 @@ export interface Database {
   url: string;
   /** True when running on embedded PGlite. */
   embedded: boolean;
+  /** True when another process (a running server) owns the embedded database and we reach it through its socket. */
+  sharedEmbedded: boolean;
   close(): Promise<void>;
 }
 
@@ -29,10 +31,13 @@ export async function openDatabase(
   // PGlite runs one statement at a time and its socket interleaves the extended-protocol messages
   // of concurrent connections (seen: "unnamed prepared statement does not exist"), so embedded
   // mode funnels everything (ORM and jobs) through one connection.
-  const orm = await createOrm({ url, logger, onQuery: options.onQuery, poolMax: embedded ? 1 : undefined });
+  // PGlite runs one transaction at a time in one backend: no lock waits to bound, and its shared
+  // session would carry the settings to every client. The timeouts are for a PostgreSQL server.
+  const timeouts = embedded ? undefined : { statementMs: config.DB_STATEMENT_TIMEOUT_MS, lockMs: config.DB_LOCK_TIMEOUT_MS };
+  const orm = await createOrm({ url, logger, onQuery: options.onQuery, poolMax: embedded ? 1 : undefined, timeouts });
   try {
     if (options.migrate ?? config.MIGRATE_ON_START) {
-      const applied = await migrate(orm);
+      const applied = await migrate(orm, { liftTimeouts: timeouts !== undefined });
       if (applied.length > 0) logger.info({ applied }, 'migrations applied');
     }
   } catch (error) {
@@ -44,6 +49,7 @@ export async function openDatabase(
     orm,
     url,
     embedded: embedded !== undefined,
+    sharedEmbedded: embedded?.shared ?? false,
     async close() {
       await orm.close(true);
       await embedded?.close();

@@ -1,13 +1,15 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { vector } from '@electric-sql/pglite-pgvector';
 import { PGLiteSocketServer } from '@electric-sql/pglite-socket';
+import { DATA_FILE_MODE, ensurePrivateDirectory, restrictTree } from './private-files.js';
 
-/** A running embedded PostgreSQL (PGlite in WASM) reachable by ordinary drivers over loopback. */
+/** A running embedded PostgreSQL (PGlite in WASM) reachable by ordinary drivers over a Unix socket. */
 export interface EmbeddedDatabase {
-  /** `postgres://` URL of the loopback socket server. */
+  /** `postgres://` URL of the socket server (its host is the socket's directory, percent-encoded). */
   url: string;
   /** True when another process owns the data directory and we only connect to its socket. */
   shared: boolean;
@@ -18,10 +20,15 @@ export interface EmbeddedDatabase {
 /** Most connections the socket server accepts at once; the pool and pg-boss stay under it. */
 export const EMBEDDED_MAX_CONNECTIONS = 32;
 
-/** Lock file beside the data directory: `{pid, url}` of the process that owns it. */
+/**
+ * Port in the socket's file name. pg clients connect to `<host>/.s.PGSQL.<port>` when the host is
+ * a directory, so the URL names this port and the directory.
+ */
+const SOCKET_PORT = 5432;
+
+/** Lock file inside the data directory: `{pid, url}` of the process that owns it. */
 function lockPathOf(dataDir: string): string {
-  const absolute = resolve(dataDir);
-  return join(dirname(absolute), `${absolute.split(/[\\/]/).pop()}.lock.json`);
+  return join(resolve(dataDir), 'openkyc.lock.json');
 }
 
 /** True when a process with this pid is alive. */
@@ -44,12 +51,20 @@ function liveOwnerUrl(lockPath: string): string | null {
   }
 }
 
+/** The URL pg, pg-boss and MikroORM all read as "Unix socket `.s.PGSQL.5432` in `directory`". */
+function socketUrl(directory: string): string {
+  return `postgres://postgres@${encodeURIComponent(directory)}:${SOCKET_PORT}/postgres?sslmode=disable`;
+}
+
 /**
- * Starts PGlite with pg_trgm and pgvector and exposes it on a free loopback port, so the same
- * driver code (MikroORM, pg-boss, pg) runs on the embedded database and on a real server.
- * `dataDir` of `memory` keeps everything in memory (tests). PGlite allows one process per data
- * directory: when a live process already owns it (the server, while the CLI runs), we connect to
- * that process's socket instead of opening the files a second time.
+ * Starts PGlite with pg_trgm and pgvector and exposes it on a Unix socket, so the same driver
+ * code (MikroORM, pg-boss, pg) runs on the embedded database and on a real server. PGlite answers
+ * every startup with "authentication ok", so the socket is the only lock: it lives in a fresh
+ * 0700 directory of its own (`mkdtemp`), which only this user (and root) can enter, instead of a
+ * loopback TCP port any local process could reach. `dataDir` of `memory` keeps everything in
+ * memory (tests). PGlite allows one process per data directory: when a live process already owns
+ * it (the server, while the CLI runs), we connect to that process's socket instead of opening the
+ * files a second time.
  */
 export async function startEmbeddedDatabase(dataDir: string): Promise<EmbeddedDatabase> {
   const inMemory = dataDir === 'memory';
@@ -57,20 +72,37 @@ export async function startEmbeddedDatabase(dataDir: string): Promise<EmbeddedDa
   if (lockPath) {
     const ownerUrl = liveOwnerUrl(lockPath);
     if (ownerUrl) return { url: ownerUrl, shared: true, close: async () => undefined };
-    mkdirSync(dataDir, { recursive: true });
+    ensurePrivateDirectory(dataDir);
   }
   const db = await PGlite.create(inMemory ? undefined : dataDir, { extensions: { pg_trgm, vector } });
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: EMBEDDED_MAX_CONNECTIONS });
-  await server.start();
-  const url = `postgres://postgres@${server.getServerConn()}/postgres?sslmode=disable`;
-  if (lockPath) writeFileSync(lockPath, JSON.stringify({ pid: process.pid, url }));
+  if (!inMemory) restrictTree(dataDir);
+  const socketDirectory = mkdtempSync(join(tmpdir(), 'openkyc-pglite-'));
+  const server = new PGLiteSocketServer({
+    db,
+    path: join(socketDirectory, `.s.PGSQL.${SOCKET_PORT}`),
+    maxConnections: EMBEDDED_MAX_CONNECTIONS,
+  });
+  try {
+    await server.start();
+  } catch (error) {
+    await db.close();
+    rmSync(socketDirectory, { recursive: true, force: true });
+    throw error;
+  }
+  const url = socketUrl(socketDirectory);
+  if (lockPath) writeFileSync(lockPath, JSON.stringify({ pid: process.pid, url }), { mode: DATA_FILE_MODE });
   return {
     url,
     shared: false,
     async close() {
       await server.stop();
       await db.close();
-      if (lockPath) rmSync(lockPath, { force: true });
+      rmSync(socketDirectory, { recursive: true, force: true });
+      if (lockPath) {
+        rmSync(lockPath, { force: true });
+        // Files PGlite created while running came out 0666; tighten them before leaving.
+        restrictTree(dataDir);
+      }
     },
   };
 }

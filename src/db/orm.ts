@@ -17,6 +17,8 @@ export interface OrmOptions {
   logger?: Logger;
   /** Called with every SQL statement the ORM runs (tests count queries with it). */
   onQuery?: (sql: string) => void;
+  /** Server-side statement and lock timeouts of every pooled connection, in milliseconds (0 or absent: none). */
+  timeouts?: { statementMs: number; lockMs: number };
 }
 
 /** Creates the ORM with every entity and the committed migrations. */
@@ -27,6 +29,10 @@ export async function createOrm(options: OrmOptions): Promise<MikroORM> {
       entities: ALL_ENTITIES,
       extensions: [Migrator],
       pool: { min: 0, max: options.poolMax ?? DB_POOL_MAX },
+      // Sent as startup parameters of each connection, so no request waits forever on a lock or a runaway query.
+      ...(options.timeouts
+        ? { driverOptions: { statement_timeout: options.timeouts.statementMs, lock_timeout: options.timeouts.lockMs } }
+        : {}),
       migrations: {
         migrationsList: MIGRATIONS.map((migration) => ({ name: migration.name, class: migration })),
         tableName: 'mikro_orm_migrations',
@@ -57,8 +63,18 @@ function queryListenerOptions(onQuery: (sql: string) => void) {
   };
 }
 
-/** Applies every pending migration; returns the names applied. */
-export async function migrate(orm: MikroORM): Promise<string[]> {
-  const applied = await orm.migrator.up();
-  return applied.map((migration) => migration.name);
+/**
+ * Applies every pending migration; returns the names applied. With `liftTimeouts` (connections
+ * that carry request timeouts) they run in one transaction with the timeouts lifted, since a
+ * migration may rightly run long (an index on a big table). Not on a one-connection pool
+ * (embedded PGlite): the migrator's own reads would wait for the transaction's connection.
+ */
+export async function migrate(orm: MikroORM, options: { liftTimeouts?: boolean } = {}): Promise<string[]> {
+  if (!options.liftTimeouts) return (await orm.migrator.up()).map((migration) => migration.name);
+  return orm.em.fork().transactional(async (em) => {
+    await em.execute('set local statement_timeout = 0');
+    await em.execute('set local lock_timeout = 0');
+    const applied = await orm.migrator.up({ transaction: em.getTransactionContext() });
+    return applied.map((migration) => migration.name);
+  });
 }

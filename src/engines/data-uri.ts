@@ -3,6 +3,38 @@ import { ApiError } from '../errors.js';
 /** Largest decoded image or document, in bytes (10 MB); the body limit caps the base64 text too. */
 export const MAX_DECODED_BYTES = 10 * 1024 * 1024;
 
+/**
+ * Most pixels any engine lets sharp decode (40 megapixels: a 12-megapixel phone photo fits three
+ * times over). One cap for documents, selfies, face entries, PoA OCR and ELA, so a small file
+ * declaring 30000×30000 pixels is refused from its header instead of filling memory.
+ */
+export const MAX_INPUT_PIXELS = 40_000_000;
+
+/**
+ * Thrown when sharp cannot decode an image the client sent (corrupt, truncated, over the pixel
+ * cap): the caller answers 400. sharp's own messages vary (even "Unknown error" for a truncated
+ * PNG), so the decoding call sites wrap them instead of callers matching text.
+ */
+export class UndecodableImageError extends Error {
+  override name = 'UndecodableImageError';
+  /** True when the image has more than MAX_INPUT_PIXELS pixels. */
+  readonly overPixelLimit: boolean;
+  constructor(cause: unknown) {
+    const message = cause instanceof Error ? cause.message : String(cause);
+    super(message);
+    this.overPixelLimit = /pixel limit/i.test(message);
+  }
+}
+
+/** Runs a sharp decode of client input, turning any failure into UndecodableImageError. */
+export async function decodingClientImage<T>(decode: () => Promise<T>): Promise<T> {
+  try {
+    return await decode();
+  } catch (error) {
+    throw new UndecodableImageError(error);
+  }
+}
+
 /** A decoded `data:` URI. */
 export interface DecodedDataUri {
   /** MIME type as declared, lower-cased (`image/jpeg`). */

@@ -39,8 +39,20 @@ export type DocumentVerificationDetails = {
     date_of_birth: string | null;
     /** Document number. */
     document_number: string | null;
-    /** `YYYY-MM-DD`. */
+    /** `YYYY-MM-DD`; the century chosen as docs/id-verification.md says. */
     expiry_date: string | null;
+    /** Nationality of the holder, ISO-2 (the MRZ's nationality field); null for codes naming no country. What AML screening narrows by. */
+    nationality: string | null;
+    /** Nationality code as printed in the MRZ (ICAO alpha-3 such as `FRA`, or `D`, `UTO`, `XXA`). */
+    nationality_code: string | null;
+    /** Issuing state code as printed in the MRZ (ICAO alpha-3). */
+    issuing_state: string | null;
+    /** `M`, `F` or `X`; null when unspecified. */
+    sex: string | null;
+    /** MRZ document code: `P`, `I`, `ID`, `A`, `C`, `V`, … */
+    document_code: string | null;
+    /** MRZ layout: `TD1`, `TD2`, `TD3`, `MRVA` or `MRVB`. */
+    mrz_format: string | null;
   };
 };
 
@@ -78,6 +90,15 @@ export type AmlHit = {
   score: number;
 };
 
+/** Whom an AML screening screened: name, and date of birth and country when known. */
+export type AmlSubject = { full_name: string; date_of_birth?: string; country?: string };
+
+/**
+ * Where the screened identity came from: the document read by the workflow's document node, or
+ * the data the end user typed (workflows without a document node). See src/sessions/aml-subject.ts.
+ */
+export type AmlScreenedSource = 'document' | 'submitted_data';
+
 /** Details of `aml_screening` (spec "AML result"). */
 export type AmlScreeningDetails = {
   /** Machine-readable summary. */
@@ -90,8 +111,12 @@ export type AmlScreeningDetails = {
   hits: AmlHit[];
   /** Exactly the lists screened. */
   checked_lists: string[];
-  /** Who was screened (live engine), kept so ongoing monitoring can screen the subject again after a list import. */
-  subject?: { full_name: string; date_of_birth?: string; country?: string };
+  /** Who was screened, kept so ongoing monitoring can screen the same subject again after a list import. */
+  subject?: AmlSubject;
+  /** In a session: where `subject` came from. */
+  screened_source?: AmlScreenedSource;
+  /** In a session screened from the document: what the end user typed, compared with `subject` (differences are warnings). */
+  submitted_data?: AmlSubject;
 };
 
 /** Details of `phone_verification`. */

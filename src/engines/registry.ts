@@ -7,10 +7,9 @@ import { ApiError } from '../errors.js';
 import { NODE_CATALOGUE } from '../workflows/node-catalogue.js';
 import { createLiveAmlEngine, LIVE_AML_PROVIDER } from './aml/engine.js';
 import type { AmlNameIndex } from './aml/name-index.js';
-import { mrzOcrEngine } from './document/engine.js';
+import { CPU_ENGINES } from './cpu-engines.js';
 import { livePhoneEngineFactory, LIVE_PHONE_PROVIDER } from './phone/engine.js';
-import { liveFaceEngine } from './face/engine.js';
-import { livePoaEngine } from './poa/engine.js';
+import { offloaded } from './pool/executor.js';
 import { sandboxEngines } from './sandbox/index.js';
 import type { EngineMode, NodeEngine } from './types.js';
 
@@ -19,11 +18,7 @@ import type { EngineMode, NodeEngine } from './types.js';
  * one line; a provider missing from this map has no real engine yet, and a live session that
  * needs it is refused with `provider_unavailable` rather than passed.
  */
-export const LIVE_ENGINES: Partial<Record<string, NodeEngine>> = {
-  [livePoaEngine.provider]: livePoaEngine,
-  [liveFaceEngine.provider]: liveFaceEngine,
-  [mrzOcrEngine.provider]: mrzOcrEngine as NodeEngine,
-};
+export const LIVE_ENGINES: Partial<Record<string, NodeEngine>> = { ...CPU_ENGINES };
 
 /** What live engines that need infrastructure are built with, once the database is open. */
 export interface LiveEngineDependencies {
@@ -55,7 +50,11 @@ export function installLiveEngines(dependencies: LiveEngineDependencies): void {
   }
 }
 
-/** The engine that runs a workflow node: the sandbox engine for sandbox keys, the live provider otherwise. */
+/**
+ * The engine that runs a workflow node: the sandbox engine for sandbox keys, the live provider
+ * otherwise. A CPU-bound live engine (`CPU_ENGINES`) comes wrapped so that its run goes to the
+ * engine executor (a worker thread or a worker process), off the API's event loop.
+ */
 export function engineFor(mode: EngineMode, nodeType: NodeType, provider: string): NodeEngine {
   if (mode === 'sandbox') return sandboxEngines[nodeType];
   const engine = LIVE_ENGINES[provider];
@@ -65,7 +64,7 @@ export function engineFor(mode: EngineMode, nodeType: NodeType, provider: string
       `Provider ${provider} for ${nodeType} has no live engine on this server; use a sandbox key or another workflow.`,
     );
   }
-  return engine;
+  return CPU_ENGINES[provider] === engine ? offloaded(engine) : engine;
 }
 
 /** True when every node of a workflow can run in the given mode (checked when a session is created). */

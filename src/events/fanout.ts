@@ -28,6 +28,7 @@ interface Announcement {
     id: string;
     seq: number;
     tenantId: string;
+    environment: PublishedEvent['environment'];
     type: PublishedEvent['type'];
     sessionId: string | null;
     payload: Record<string, unknown>;
@@ -76,6 +77,7 @@ interface OutboxRow {
   id: string;
   seq: string;
   tenant_id: string;
+  environment: PublishedEvent['environment'];
   type: PublishedEvent['type'];
   session_id: string | null;
   payload: Record<string, unknown>;
@@ -83,7 +85,7 @@ interface OutboxRow {
 }
 
 /** Columns of {@link OutboxRow}. */
-const OUTBOX_COLUMNS = 'id, seq, tenant_id, type, session_id, payload, created_at';
+const OUTBOX_COLUMNS = 'id, seq, tenant_id, environment, type, session_id, payload, created_at';
 
 /** Converts an outbox row to the event shape listeners use. */
 function fromRow(row: OutboxRow): PublishedEvent {
@@ -91,6 +93,7 @@ function fromRow(row: OutboxRow): PublishedEvent {
     id: row.id,
     seq: Number(row.seq),
     tenantId: row.tenant_id,
+    environment: row.environment,
     type: row.type,
     sessionId: row.session_id,
     payload: row.payload,

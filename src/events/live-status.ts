@@ -1,4 +1,5 @@
 import { EventEmitter } from 'node:events';
+import type { TenantScope } from '../auth/context.js';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
 import type { SessionStatus } from '../domain/types.js';
 import type { PublishedEvent } from './outbox.js';
@@ -36,10 +37,7 @@ export interface SessionStatusFilter {
 }
 
 /** Whose events a subscriber may see: one tenant, one environment (a sandbox key sees sandbox sessions only). */
-export interface SubscriberScope {
-  tenantId: string;
-  environment: ApiKeyEnvironment;
-}
+export type SubscriberScope = TenantScope;
 
 /** Most events a subscriber may have waiting before it is cut off as too slow. */
 export const SUBSCRIBER_QUEUE_MAX_EVENTS = 1000;

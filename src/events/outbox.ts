@@ -1,11 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
 import { OutboxEventSchema, type EventType, type OutboxEvent } from '../../entities/outbox-event.entity.js';
 
-/** An event to record: what happened, to which tenant, with its payload. */
+/** An event to record: what happened, to which tenant and environment, with its payload. */
 export interface NewEvent {
   tenantId: string;
+  /** Only subscribers and webhook destinations of this environment are told. */
+  environment: ApiKeyEnvironment;
   type: EventType;
   sessionId?: string | null;
   payload: Record<string, unknown>;
@@ -24,6 +27,7 @@ export class EventBatch {
     const row = em.create(OutboxEventSchema, {
       id: randomUUID(),
       tenantId: event.tenantId,
+      environment: event.environment,
       type: event.type,
       sessionId: event.sessionId ?? null,
       payload: event.payload,
@@ -39,6 +43,7 @@ export interface PublishedEvent {
   id: string;
   seq: number;
   tenantId: string;
+  environment: ApiKeyEnvironment;
   type: EventType;
   sessionId: string | null;
   payload: Record<string, unknown>;
@@ -65,6 +70,7 @@ export class EventBus extends EventEmitter<{ event: [PublishedEvent] }> {
         id: row.id,
         seq: Number(row.seq),
         tenantId: row.tenantId,
+        environment: row.environment,
         type: row.type,
         sessionId: row.sessionId ?? null,
         payload: row.payload,

@@ -2,6 +2,7 @@ import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { execute, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
 import { ApiError } from '../errors.js';
 import type { GraphQLContext } from './context.js';
+import { assertAcceptableInputs } from './input-limits.js';
 
 /**
  * Runs one typed operation in-process against the shared schema; the REST facade's client.
@@ -13,6 +14,8 @@ export async function runOperation<TData, TVariables>(
   variables: TVariables,
   context: GraphQLContext,
 ): Promise<TData> {
+  // The facade validated its own fields first; this is the same guard GraphQL clients pass.
+  assertAcceptableInputs(schema, document, variables as Record<string, unknown>);
   const result = (await execute({
     schema,
     document,

@@ -19,6 +19,64 @@ export interface OperationLimits {
   maxCost: number;
 }
 
+/**
+ * Deepest selection an introspection-only operation may have: the standard introspection query of
+ * graphql-js (`getIntrospectionQuery()`, what GraphQL Codegen and IDEs send) reaches 14 levels
+ * through its nested `ofType` type references, more than an ordinary query needs.
+ */
+export const INTROSPECTION_MAX_DEPTH = 16;
+/**
+ * Introspection's own cost cap: how many list fields (`types`, `fields`, `args`…) may sit inside
+ * one another. Each multiplies the work by the size of the schema; the standard query nests three
+ * (`types { fields { args } }`), a hostile one `types { fields { type { fields … } } }` more.
+ */
+export const INTROSPECTION_MAX_LIST_NESTING = 3;
+/** Introspection fields that return lists. */
+const INTROSPECTION_LIST_FIELDS = new Set([
+  'types',
+  'fields',
+  'args',
+  'inputFields',
+  'enumValues',
+  'interfaces',
+  'possibleTypes',
+  'directives',
+]);
+
+/** Whether every field the operation selects at its root is an introspection field (`__schema`, `__type`, `__typename`). */
+function isIntrospectionOnly(operation: OperationDefinitionNode, fragments: Map<string, FragmentDefinitionNode>): boolean {
+  const rootFields = (selectionSet: SelectionSetNode, seen: Set<string>): string[] =>
+    selectionSet.selections.flatMap((selection) => {
+      if (selection.kind === Kind.FIELD) return [selection.name.value];
+      if (selection.kind === Kind.INLINE_FRAGMENT) return rootFields(selection.selectionSet, seen);
+      const fragment = fragments.get(selection.name.value);
+      if (!fragment || seen.has(fragment.name.value)) return [];
+      return rootFields(fragment.selectionSet, new Set([...seen, fragment.name.value]));
+    });
+  return operation.operation === 'query' && rootFields(operation.selectionSet, new Set()).every((name) => name.startsWith('__'));
+}
+
+/** Most introspection list fields nested inside one another in an operation, following fragments once each. */
+function listNesting(operation: OperationDefinitionNode, fragments: Map<string, FragmentDefinitionNode>): number {
+  const visit = (selectionSet: SelectionSetNode, nesting: number, seen: Set<string>): number => {
+    let deepest = nesting;
+    for (const selection of selectionSet.selections) {
+      if (selection.kind === Kind.FIELD) {
+        const inner = nesting + (INTROSPECTION_LIST_FIELDS.has(selection.name.value) ? 1 : 0);
+        deepest = Math.max(deepest, selection.selectionSet ? visit(selection.selectionSet, inner, seen) : inner);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        deepest = Math.max(deepest, visit(selection.selectionSet, nesting, seen));
+      } else {
+        const fragment = fragments.get(selection.name.value);
+        if (!fragment || seen.has(fragment.name.value)) continue;
+        deepest = Math.max(deepest, visit(fragment.selectionSet, nesting, new Set([...seen, fragment.name.value])));
+      }
+    }
+    return deepest;
+  };
+  return visit(operation.selectionSet, 0, new Set());
+}
+
 /** Measures depth and alias count of one operation, following fragment spreads once each. */
 function measure(operation: OperationDefinitionNode, fragments: Map<string, FragmentDefinitionNode>): { depth: number; aliases: number } {
   let aliases = 0;
@@ -27,7 +85,10 @@ function measure(operation: OperationDefinitionNode, fragments: Map<string, Frag
     for (const selection of selectionSet.selections) {
       if (selection.kind === Kind.FIELD) {
         if (selection.alias) aliases += 1;
-        if (selection.selectionSet) deepest = Math.max(deepest, visit(selection.selectionSet, depth + 1, seen));
+        // `ofType` wraps one type in another (list, non-null): one-to-one, no fan-out, so it adds no level.
+        // Without this the standard introspection query (depth 15) is refused and GraphiQL cannot load the schema.
+        const step = selection.name.value === 'ofType' ? 0 : 1;
+        if (selection.selectionSet) deepest = Math.max(deepest, visit(selection.selectionSet, depth + step, seen));
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         deepest = Math.max(deepest, visit(selection.selectionSet, depth, seen));
       } else {
@@ -62,6 +123,20 @@ export function assertWithinLimits(
       .map((fragment) => [fragment.name.value, fragment]),
   );
   const { depth, aliases } = measure(operation, fragments);
+  if (isIntrospectionOnly(operation, fragments)) {
+    // Introspection has its own ceilings: deeper, but bounded in the lists it multiplies.
+    const maxDepth = Math.max(limits.maxDepth, INTROSPECTION_MAX_DEPTH);
+    if (depth > maxDepth) throw new ApiError('query_too_complex', `Introspection depth ${depth} exceeds the limit of ${maxDepth}.`);
+    if (aliases > limits.maxAliases)
+      throw new ApiError('query_too_complex', `The query uses ${aliases} aliases; the limit is ${limits.maxAliases}.`);
+    const nesting = listNesting(operation, fragments);
+    if (nesting > INTROSPECTION_MAX_LIST_NESTING)
+      throw new ApiError(
+        'query_too_complex',
+        `Introspection nests ${nesting} lists inside one another; the limit is ${INTROSPECTION_MAX_LIST_NESTING}.`,
+      );
+    return;
+  }
   if (depth > limits.maxDepth) throw new ApiError('query_too_complex', `Query depth ${depth} exceeds the limit of ${limits.maxDepth}.`);
   if (aliases > limits.maxAliases)
     throw new ApiError('query_too_complex', `The query uses ${aliases} aliases; the limit is ${limits.maxAliases}.`);

@@ -1,5 +1,5 @@
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, toProblem, type ErrorCode } from '../errors.js';
+import { ApiError, fromDatabaseError, toProblem, type ErrorCode } from '../errors.js';
 
 /** Maps an HTTP status fastify chose (bad JSON, body too large) to our catalogue. */
 const CODE_BY_STATUS: Record<number, ErrorCode> = {
@@ -14,9 +14,11 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   429: 'rate_limited',
 };
 
-/** Converts anything thrown while handling a request into a catalogue error. */
-export function toApiError(error: unknown): ApiError {
+/** Converts anything thrown while handling a request into a catalogue error; `bodyLimitBytes` is quoted in a 413. */
+export function toApiError(error: unknown, bodyLimitBytes?: number): ApiError {
   if (error instanceof ApiError) return error;
+  const fromDatabase = fromDatabaseError(error);
+  if (fromDatabase) return fromDatabase;
   const fastifyError = error as Partial<FastifyError>;
   const status = fastifyError.statusCode;
   if (status === undefined || status >= 500) return new ApiError('internal_error', 'The server failed to handle the request.');
@@ -25,14 +27,19 @@ export function toApiError(error: unknown): ApiError {
     fastifyError instanceof SyntaxError ||
     fastifyError.code === 'FST_ERR_CTP_INVALID_JSON_BODY';
   if (status === 400 && isJsonProblem) return new ApiError('malformed_json', 'The body is not valid JSON.');
-  if (status === 413) return new ApiError('payload_too_large', fastifyError.message ?? 'The body is too large.');
+  if (status === 413)
+    return new ApiError(
+      'payload_too_large',
+      bodyLimitBytes ? `The body is larger than the limit of ${bodyLimitBytes} bytes.` : 'The body is too large.',
+    );
+  if (status === 415) return new ApiError('unsupported_media_type', 'The body must be JSON: send it with Content-Type: application/json.');
   const code = CODE_BY_STATUS[status] ?? 'validation_failed';
   return new ApiError(code, fastifyError.message);
 }
 
 /** Fastify error handler: RFC 9457 problem details for every error; 5xx are logged with their stack. */
 export function problemErrorHandler(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const apiError = toApiError(error);
+  const apiError = toApiError(error, request.routeOptions?.bodyLimit ?? request.server.initialConfig.bodyLimit);
   if (apiError.status >= 500) request.log.error({ err: error }, 'request failed');
   return reply
     .code(apiError.status)
@@ -41,9 +48,9 @@ export function problemErrorHandler(error: unknown, request: FastifyRequest, rep
     .send(toProblem(apiError, request.url.split('?')[0]));
 }
 
-/** Fastify not-found handler: unknown routes are problem details too. */
+/** Fastify not-found handler: unknown routes are problem details too, with the catalogue's `not_found`. */
 export function problemNotFoundHandler(request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  const error = new ApiError('route_not_found', `No route ${request.method} ${request.url.split('?')[0]}.`);
+  const error = new ApiError('not_found', `No route ${request.method} ${request.url.split('?')[0]}.`);
   return reply
     .code(404)
     .type('application/problem+json')

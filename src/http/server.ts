@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
 import cors from '@fastify/cors';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -10,11 +11,15 @@ import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
 import { authenticate } from '../auth/context.js';
 import type { Config } from '../config.js';
-import { ApiError } from '../errors.js';
+import { checkDatabaseReady } from '../db/readiness.js';
+import { requestSignals } from '../engines/pool/executor.js';
+import { ApiError, fromDatabaseError } from '../errors.js';
 import type { GraphQLContext } from '../graphql/context.js';
+import { assertAcceptableInputs } from '../graphql/input-limits.js';
 import { assertWithinLimits, type OperationLimits } from '../graphql/limits.js';
 import { registerRestFacade } from '../rest/facade.js';
 import { buildOpenApiDocument } from '../rest/openapi.js';
+import { registerExplorer } from './explorer.js';
 import { REST_ROUTES } from '../rest/routes/index.js';
 import { problemErrorHandler, problemNotFoundHandler } from './errors.js';
 import { contextFactory } from './request-context.js';
@@ -27,8 +32,8 @@ import { sharedSubscribe } from '../graphql/shared-subscribe.js';
 export const WS_CLOSE_UNAUTHORIZED = 4401;
 /** WebSocket close code for an unknown or revoked API key. */
 export const WS_CLOSE_FORBIDDEN = 4403;
-/** Longest time `/readyz` waits for the database, in milliseconds. */
-const READINESS_TIMEOUT_MS = 2000;
+/** WebSocket close code for a tenant already holding WS_MAX_SOCKETS_PER_TENANT sockets on this server. */
+export const WS_CLOSE_TOO_MANY_SOCKETS = 4430;
 /** Longest accepted `x-request-id`, in characters. */
 const REQUEST_ID_MAX_LENGTH = 128;
 
@@ -48,8 +53,8 @@ export interface HttpServer {
   close(): Promise<void>;
 }
 
-/** Connection state kept per graphql-ws socket. */
-type SocketExtra = { apiKey?: string } & Record<PropertyKey, unknown>;
+/** Connection state kept per graphql-ws socket: its key, and the tenant whose socket count it holds. */
+type SocketExtra = { apiKey?: string; countedTenantId?: string } & Record<PropertyKey, unknown>;
 
 /** Builds fastify with `/graphql` (Apollo + graphql-ws), the `/v1` REST facade, OpenAPI and health routes. */
 export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
@@ -71,9 +76,28 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
     if (request.id.length > REQUEST_ID_MAX_LENGTH) request.id = randomUUID();
     reply.header('x-request-id', request.id);
   });
+  // Engine work started by this request is abandoned when the client goes away before the answer
+  // (src/engines/pool/executor.ts); `run` keeps the signal in the request's async context. A
+  // pre-handler hook, since body parsing runs in the socket's async context and would lose it.
+  app.addHook('preHandler', (_request, reply, done) => {
+    const disconnected = new AbortController();
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) disconnected.abort(new Error('The client closed the connection before the answer'));
+    });
+    requestSignals.run(disconnected.signal, done);
+  });
   await app.register(cors, { origin: true, exposedHeaders: ['x-request-id', 'retry-after', 'ratelimit', 'ratelimit-policy'] });
   // Bodies are JSON (spec Conventions): anything else is a 415, not a string to validate.
   app.removeContentTypeParser('text/plain');
+  // A compressed body would be read as garbage JSON (or inflate without bound): refuse it plainly.
+  app.addHook('preParsing', async (request) => {
+    const encoding = request.headers['content-encoding'];
+    if (encoding !== undefined && encoding.trim().toLowerCase() !== 'identity')
+      throw new ApiError(
+        'unsupported_media_type',
+        `Content-Encoding ${encoding} is not supported: send the body uncompressed, with Content-Type: application/json.`,
+      );
+  });
   app.setErrorHandler(problemErrorHandler);
   app.setNotFoundHandler(problemNotFoundHandler);
 
@@ -85,6 +109,7 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
       return {
         async didResolveOperation({ document, operationName, request }) {
           assertWithinLimits(schema, document, operationName, request.variables, limits);
+          assertAcceptableInputs(schema, document, request.variables);
         },
         async willSendResponse({ response }) {
           // Apollo answers some input errors (variable coercion) with 500; they are the client's, so 400.
@@ -101,7 +126,8 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
     schema,
     introspection: true,
     includeStacktraceInErrorResponses: false,
-    plugins: [fastifyApolloDrainPlugin(app), limitsPlugin],
+    // Apollo's landing page loads Sandbox from Apollo's CDN; registerExplorer serves GraphiQL instead.
+    plugins: [fastifyApolloDrainPlugin(app), limitsPlugin, ApolloServerPluginLandingPageDisabled()],
     formatError(formatted, error) {
       const code = formatted.extensions?.code;
       // Variable coercion failures (wrong type, unknown enum value) are the client's input.
@@ -109,6 +135,10 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
       if (code === 'BAD_USER_INPUT' || isCoercionError)
         return { ...formatted, extensions: { ...formatted.extensions, code: 'VALIDATION_FAILED' } };
       if (code === 'INTERNAL_SERVER_ERROR') {
+        // Lock and statement timeouts, deadlocks: the same answers REST gives, not an internal error.
+        const fromDatabase = fromDatabaseError(error);
+        if (fromDatabase)
+          return { message: fromDatabase.message, path: formatted.path, extensions: { code: fromDatabase.code.toUpperCase() } };
         logger.error({ err: error }, 'graphql resolver failed');
         return { message: 'Internal error.', path: formatted.path, extensions: { code: 'INTERNAL_ERROR' } };
       }
@@ -129,8 +159,12 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
     }),
   });
 
+  registerExplorer(app);
+
   // --- GraphQL over WebSocket (graphql-ws), same port and path
   const wss = new WebSocketServer({ server: app.server, path: '/graphql' });
+  // Open sockets per tenant on this server, so one tenant cannot hold every connection (audit M11).
+  const socketsPerTenant = new Map<string, number>();
   const wsServer = useServer<Record<string, unknown>, SocketExtra>(
     {
       schema,
@@ -146,10 +180,34 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
           ctx.extra.socket.close(WS_CLOSE_FORBIDDEN, 'Forbidden: unknown or revoked x-api-key');
           return false;
         }
+        const open = socketsPerTenant.get(principal.tenantId) ?? 0;
+        if (open >= config.WS_MAX_SOCKETS_PER_TENANT) {
+          ctx.extra.socket.close(WS_CLOSE_TOO_MANY_SOCKETS, `Too many connections: at most ${config.WS_MAX_SOCKETS_PER_TENANT} per tenant`);
+          return false;
+        }
+        socketsPerTenant.set(principal.tenantId, open + 1);
+        ctx.extra.countedTenantId = principal.tenantId;
         ctx.extra.apiKey = key;
         return true;
       },
+      onClose: (ctx) => {
+        const tenantId = ctx.extra.countedTenantId;
+        if (!tenantId) return;
+        ctx.extra.countedTenantId = undefined;
+        const open = (socketsPerTenant.get(tenantId) ?? 1) - 1;
+        if (open > 0) socketsPerTenant.set(tenantId, open);
+        else socketsPerTenant.delete(tenantId);
+      },
       onSubscribe: async (ctx, _id, payload) => {
+        // graphql-ws lists the new operation in ctx.subscriptions before this hook and removes each when it ends.
+        if (Object.keys(ctx.subscriptions).length > config.WS_MAX_SUBSCRIPTIONS_PER_SOCKET) {
+          return [
+            new ApiError(
+              'too_many_subscriptions',
+              `Too many operations on this connection: at most ${config.WS_MAX_SUBSCRIPTIONS_PER_SOCKET} at once.`,
+            ),
+          ];
+        }
         // Parse, validate and check limits here so every failure reaches the client as an error message.
         let document;
         try {
@@ -162,6 +220,7 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
         const variableValues = payload.variables ?? undefined;
         try {
           assertWithinLimits(schema, document, payload.operationName, variableValues, limits);
+          assertAcceptableInputs(schema, document, variableValues);
         } catch (error) {
           return [error as GraphQLError];
         }
@@ -204,10 +263,7 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     try {
-      await Promise.race([
-        orm.em.fork().getConnection().execute('select 1'),
-        new Promise((_resolve, reject) => setTimeout(() => reject(new Error('database timeout')), READINESS_TIMEOUT_MS).unref()),
-      ]);
+      await checkDatabaseReady(orm);
       return { status: 'ready' };
     } catch (error) {
       logger.warn({ err: error }, 'readiness check failed');

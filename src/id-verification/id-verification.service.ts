@@ -14,24 +14,20 @@ import type { ApiKeyPrincipal } from '../auth/context.js';
 import type { Warning } from '../domain/types.js';
 import { decodeDataUri } from '../engines/data-uri.js';
 import type { DocumentChecks, DocumentVerificationDetails } from '../engines/details.js';
-import { verifyDocument, type DocumentEngineOptions } from '../engines/document/engine.js';
+import type { DocumentEngineOptions } from '../engines/document/engine.js';
 import { DOCUMENT_IMAGE_TYPES, MAX_DOCUMENT_IMAGE_BYTES } from '../engines/document/image.js';
 import { TWO_SIDED_ID_TYPES, type DocumentVerificationInput } from '../engines/inputs.js';
+import { verifyDocumentOffThread } from '../engines/pool/executor.js';
 import { checkSandboxInput, createSandboxDocumentEngine, SANDBOX_TOKEN_PREFIX } from '../engines/sandbox/index.js';
 import { validationError } from '../errors.js';
 import { parseOrThrow } from '../validation.js';
+import { CountryCodeAnyCase } from '../sessions/node-inputs.js';
 
 /** Longest accepted `id_type`, in characters (the list is open-ended, but not unbounded). */
 export const ID_TYPE_MAX_LENGTH = 40;
 
 /** Largest base64 chip data group, in characters (a DG2 portrait is 15–30 KB; EF.SOD a few KB). */
 export const NFC_DATA_GROUP_MAX_CHARS = 200_000;
-
-/** A region code ICU knows (ISO 3166-1 alpha-2), so `ZZ` or `XX` are refused. */
-function isKnownRegion(code: string): boolean {
-  const name = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' }).of(code);
-  return name !== undefined && name !== code;
-}
 
 const Base64 = z
   .string()
@@ -42,11 +38,7 @@ const Base64 = z
 /** Body of `POST /v1/id-verification` (snake_case, strict: no coercion, unknown fields refused). */
 export const VerifyIdDocumentInputSchema = z
   .object({
-    country: z
-      .string()
-      .regex(/^[A-Za-z]{2}$/, 'country must be an ISO 3166-1 alpha-2 code')
-      .transform((value) => value.toUpperCase())
-      .refine(isKnownRegion, 'country must be an ISO 3166-1 alpha-2 code'),
+    country: CountryCodeAnyCase,
     id_type: z
       .string()
       .max(ID_TYPE_MAX_LENGTH)
@@ -76,6 +68,8 @@ export interface IdVerificationResult {
   issuing_country: string;
   /** The requested `id_type`. */
   document_type: string;
+  /** Fields parsed from the MRZ (names, number, dates, nationality, issuing state, sex, document code), so integrators need not retype them; null when unread. */
+  extracted: DocumentVerificationDetails['extracted'];
   /** Non-blocking findings and the reasons behind a failure. */
   warnings: Warning[];
   /** The caller's metadata, as sent; absent when none was sent. */
@@ -87,7 +81,7 @@ export type IdVerificationServiceOptions = DocumentEngineOptions;
 
 /** Runs the check for the key's environment. */
 async function runEngine(principal: ApiKeyPrincipal, input: DocumentVerificationInput, options: IdVerificationServiceOptions) {
-  if (principal.environment === 'live') return verifyDocument(input, null, options);
+  if (principal.environment === 'live') return verifyDocumentOffThread(input, options);
   const tokenErrors = checkSandboxInput('document_verification', input);
   if (tokenErrors.length > 0) throw validationError(tokenErrors);
   // Sandbox keys take a token or a real data URI; a malformed URI is the same 400 as with live keys.
@@ -134,12 +128,14 @@ export async function verifyIdDocument(
     checks: { ...details.checks },
     issuing_country: details.issuing_country,
     document_type: details.document_type,
+    extracted: { ...details.extracted },
     warnings: analysis.warnings.map((warning) => ({ ...warning })),
     ...(data.metadata !== undefined ? { metadata: data.metadata } : {}),
   };
   em.create(CheckRunSchema, {
     id: result.verification_id,
     tenant: em.getReference(TenantSchema, principal.tenantId),
+    environment: principal.environment,
     kind: 'id_verification',
     status: result.status,
     // The result only: the images and chip data are never stored.

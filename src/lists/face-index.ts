@@ -8,6 +8,7 @@
  * about entries is cached: every match reads the table through the caller's transaction.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { TenantScope } from '../auth/context.js';
 import { TEMPLATE_DIMENSION, templateBytes } from '../engines/face/index.js';
 
 /** How face templates are stored and searched on this database. */
@@ -93,7 +94,7 @@ export interface MatchOptions {
  */
 export async function matchFaces(
   em: EntityManager,
-  tenantId: string,
+  scope: TenantScope,
   keyVersion: number,
   probe: Int8Array,
   minSimilarity: number,
@@ -104,13 +105,14 @@ export async function matchFaces(
   const info = await detect(em);
   const mode = options.mode ?? info.mode;
   if (mode === 'pgvector' && info.mode !== 'pgvector') throw new Error('this database has no pgvector face index');
-  const query = { tenantId, keyVersion, probe, minSimilarity, limit };
+  const query = { scope, keyVersion, probe, minSimilarity, limit };
   return mode === 'pgvector' ? matchByIndex(em, info, query) : matchByScan(em, query);
 }
 
 /** One match request, as {@link matchFaces} received it. */
 interface FaceQuery {
-  tenantId: string;
+  /** Whose entries are searched: one tenant's, in one environment. */
+  scope: TenantScope;
   keyVersion: number;
   probe: Int8Array;
   minSimilarity: number;
@@ -121,7 +123,7 @@ interface FaceQuery {
 async function matchByIndex(
   em: EntityManager,
   info: FaceIndexInfo,
-  { tenantId, keyVersion, probe, minSimilarity, limit }: FaceQuery,
+  { scope, keyVersion, probe, minSimilarity, limit }: FaceQuery,
 ): Promise<FaceMatch[]> {
   // The tenant filter is applied after the index walk; pgvector 0.8 keeps walking until enough
   // rows pass it (relaxed order: the rows are re-sorted below).
@@ -136,10 +138,10 @@ async function matchByIndex(
   const rows = await em.execute<{ id: string; list_id: string; distance: number }[]>(
     `select id, list_id, embedding <=> ?::vector as distance
        from list_entry
-      where tenant_id = ? and entry_type = 'face' and key_version = ? and embedding is not null
+      where tenant_id = ? and environment = ? and entry_type = 'face' and key_version = ? and embedding is not null
       order by embedding <=> ?::vector
       limit ?`,
-    [literal, tenantId, keyVersion, literal, limit],
+    [literal, scope.tenantId, scope.environment, keyVersion, literal, limit],
     'all',
   );
   return rows
@@ -154,11 +156,11 @@ async function matchByIndex(
  * The scan reads only ids and bytes (the rows' transfer is most of its time); the few matches'
  * lists are read after, and an entry deleted in between is dropped, as a deleted entry gates nothing.
  */
-async function matchByScan(em: EntityManager, { tenantId, keyVersion, probe, minSimilarity, limit }: FaceQuery): Promise<FaceMatch[]> {
+async function matchByScan(em: EntityManager, { scope, keyVersion, probe, minSimilarity, limit }: FaceQuery): Promise<FaceMatch[]> {
   const rows = await em.execute<{ id: string; template: Buffer }[]>(
     `select id, template from list_entry
-      where tenant_id = ? and entry_type = 'face' and key_version = ? and template is not null`,
-    [tenantId, keyVersion],
+      where tenant_id = ? and environment = ? and entry_type = 'face' and key_version = ? and template is not null`,
+    [scope.tenantId, scope.environment, keyVersion],
     'all',
   );
   let probeNorm = 0;

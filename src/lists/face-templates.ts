@@ -6,7 +6,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { analyzeFace, toTemplate } from '../engines/face/index.js';
+import { toTemplate } from '../engines/face/index.js';
+import { analyzeFaceOffThread } from '../engines/pool/executor.js';
 import { decodeDataUri } from '../engines/data-uri.js';
 import { SELFIE_MIME_TYPES } from '../engines/face/engine.js';
 import type { Services } from '../services.js';
@@ -83,7 +84,7 @@ export async function templateOfImage(
   field: string,
 ): Promise<{ template: Int8Array; keyVersion: number }> {
   const { bytes } = decodeDataUri(image, field, SELFIE_MIME_TYPES);
-  const face = await analyzeFace(bytes, { field, pick: 'only' });
+  const face = await analyzeFaceOffThread(bytes, { field, pick: 'only' });
   const key = await faceTemplateKey(em, services, tenantId);
   return { template: toTemplate(face.embedding, key.secret), keyVersion: key.version };
 }

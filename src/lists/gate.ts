@@ -58,7 +58,7 @@ export async function findListHits(
   session: Session,
   nodeResults: Partial<Record<NodeType, NodeResult>>,
 ): Promise<ListHit[]> {
-  const tenantId = session.tenant.id;
+  const scope = { tenantId: session.tenant.id, environment: session.environment };
   const subjects = await tx.execute<SubjectRow[]>(
     'select node_type, kind, fingerprint, template, key_version from session_list_subject where session_id = ?',
     [session.id],
@@ -74,8 +74,8 @@ export async function findListHits(
   if (probes.length > 0) {
     const rows = await tx.execute<{ id: string; list_id: string; entry_type: string; fingerprint: string }[]>(
       `select id, list_id, entry_type, fingerprint from list_entry
-        where tenant_id = ? and entry_type in ('document', 'name') and fingerprint in (?)`,
-      [tenantId, probes.map((probe) => probe.fingerprint)],
+        where tenant_id = ? and environment = ? and entry_type in ('document', 'name') and fingerprint in (?)`,
+      [scope.tenantId, scope.environment, probes.map((probe) => probe.fingerprint)],
       'all',
     );
     for (const probe of probes) {
@@ -88,13 +88,7 @@ export async function findListHits(
 
   const face = subjects.find((subject) => subject.kind === 'face' && subject.template && subject.key_version !== null);
   if (face?.template) {
-    const faceMatches = await matchFaces(
-      tx,
-      tenantId,
-      Number(face.key_version),
-      templateFromBytes(face.template),
-      FACE_LIST_MATCH_SIMILARITY,
-    );
+    const faceMatches = await matchFaces(tx, scope, Number(face.key_version), templateFromBytes(face.template), FACE_LIST_MATCH_SIMILARITY);
     for (const match of faceMatches) matches.push({ nodeType: face.node_type, entryId: match.entryId, listId: match.listId });
   }
   if (matches.length === 0) return [];

@@ -17,14 +17,15 @@ import {
   type ListType,
 } from '../../entities/list.entity.js';
 import { SessionSchema } from '../../entities/session.entity.js';
-import type { ApiKeyPrincipal } from '../auth/context.js';
-import { sortedTokenKey } from '../engines/aml/normalize.js';
+import type { ApiKeyPrincipal, TenantScope } from '../auth/context.js';
+import { documentNumberKey, sortedTokenKey } from '../engines/aml/normalize.js';
 import { fingerprint as templateFingerprint, templateFromBytes } from '../engines/face/index.js';
 import { ApiError, notFound, validationError } from '../errors.js';
 import type { Services } from '../services.js';
 import { parseOrThrow } from '../validation.js';
 import { faceTemplateKey, templateOfImage } from './face-templates.js';
 import { templateColumns } from './face-index.js';
+import { CountryCodeAnyCase } from '../sessions/node-inputs.js';
 
 /** Entries one page holds when no `limit` is given. */
 export const LIST_ENTRIES_PAGE_DEFAULT = 50;
@@ -100,7 +101,7 @@ export const NameEntryInputSchema = z
 /** Input of a document entry: the fields that identify one document. */
 export const DocumentEntryInputSchema = z
   .object({
-    country: z.string().regex(/^[A-Za-z]{2}$/, 'country must be ISO 3166-1 alpha-2'),
+    country: CountryCodeAnyCase,
     id_type: z.string().min(1).max(50),
     document_number: z
       .string()
@@ -120,13 +121,11 @@ const PageSchema = z
 
 const sha256 = (text: string) => `sha256:${createHash('sha256').update(text, 'utf8').digest('hex')}`;
 
-/** Document numbers are compared without case, spaces or punctuation ("AB 12-345" = "ab12345"). */
-function normaliseDocumentNumber(number: string): string {
-  return number
-    .normalize('NFKD')
-    .replace(/[^A-Za-z0-9]/g, '')
-    .toUpperCase();
-}
+/**
+ * Document numbers are compared without case, spaces, punctuation, invisible characters or
+ * lookalike letters ("AB 12-345" = "ab12345"; a Cyrillic Х is an X), the AML normaliser's rules.
+ */
+const normaliseDocumentNumber = documentNumberKey;
 
 /** Fingerprint of a document entry: SHA-256 of `COUNTRY|TYPE|NUMBER`, each normalised. */
 export function documentFingerprint(country: string, idType: string, documentNumber: string): string {
@@ -147,13 +146,13 @@ function assertUuid(id: string, what: string): void {
   if (!z.uuid().safeParse(id).success) throw notFound(what);
 }
 
-/** Creates the tenant's built-in lists that do not exist yet (race-safe). */
-export async function ensureBuiltInLists(em: EntityManager, tenantId: string): Promise<void> {
+/** Creates the built-in lists of a tenant's environment that do not exist yet (race-safe). */
+export async function ensureBuiltInLists(em: EntityManager, scope: TenantScope): Promise<void> {
   for (const builtIn of BUILT_IN_LISTS) {
     await em.execute(
-      `insert into list (id, tenant_id, name, type, policy, built_in) values (?, ?, ?, ?, ?, true)
-       on conflict (tenant_id, type) where built_in do nothing`,
-      [randomUUID(), tenantId, builtIn.name, builtIn.type, builtIn.policy],
+      `insert into list (id, tenant_id, environment, name, type, policy, built_in) values (?, ?, ?, ?, ?, ?, true)
+       on conflict (tenant_id, environment, type) where built_in do nothing`,
+      [randomUUID(), scope.tenantId, scope.environment, builtIn.name, builtIn.type, builtIn.policy],
       'run',
     );
   }
@@ -170,11 +169,12 @@ async function entryCounts(em: EntityManager, listIds: string[]): Promise<Map<st
   return new Map(rows.map((row) => [row.list_id, Number(row.entries)]));
 }
 
-/** Every list of the tenant (built-ins first), with entry counts. */
-export async function listLists(em: EntityManager, tenantId: string): Promise<ListWithCount[]> {
-  const existing = await em.count(ListSchema, { tenant: tenantId, builtIn: true });
-  if (existing < BUILT_IN_LISTS.length) await ensureBuiltInLists(em, tenantId);
-  const lists = await em.find(ListSchema, { tenant: tenantId }, { orderBy: { builtIn: 'desc', createdAt: 'asc', id: 'asc' } });
+/** Every list of the tenant's environment (built-ins first), with entry counts. */
+export async function listLists(em: EntityManager, scope: TenantScope): Promise<ListWithCount[]> {
+  const owner = { tenant: scope.tenantId, environment: scope.environment };
+  const existing = await em.count(ListSchema, { ...owner, builtIn: true });
+  if (existing < BUILT_IN_LISTS.length) await ensureBuiltInLists(em, scope);
+  const lists = await em.find(ListSchema, owner, { orderBy: { builtIn: 'desc', createdAt: 'asc', id: 'asc' } });
   const counts = await entryCounts(
     em,
     lists.map((list) => list.id),
@@ -182,26 +182,27 @@ export async function listLists(em: EntityManager, tenantId: string): Promise<Li
   return lists.map((list) => ({ list, entries: counts.get(list.id) ?? 0 }));
 }
 
-/** One list of the tenant; 404 when it is another tenant's or does not exist. */
-export async function findList(em: EntityManager, tenantId: string, listId: string): Promise<List> {
+/** One list of the scope; 404 when it is another tenant's or environment's, or does not exist. */
+export async function findList(em: EntityManager, scope: TenantScope, listId: string): Promise<List> {
   assertUuid(listId, 'List');
-  const list = await em.findOne(ListSchema, { id: listId, tenant: tenantId });
+  const list = await em.findOne(ListSchema, { id: listId, tenant: scope.tenantId, environment: scope.environment });
   if (!list) throw notFound('List');
   return list;
 }
 
 /** One list with its entry count. */
-export async function getList(em: EntityManager, tenantId: string, listId: string): Promise<ListWithCount> {
-  const list = await findList(em, tenantId, listId);
+export async function getList(em: EntityManager, scope: TenantScope, listId: string): Promise<ListWithCount> {
+  const list = await findList(em, scope, listId);
   return { list, entries: (await entryCounts(em, [list.id])).get(list.id) ?? 0 };
 }
 
-/** Creates a custom list. */
-export async function createList(em: EntityManager, tenantId: string, rawInput: unknown): Promise<ListWithCount> {
+/** Creates a custom list in the scope's environment. */
+export async function createList(em: EntityManager, scope: TenantScope, rawInput: unknown): Promise<ListWithCount> {
   const input = parseOrThrow(CreateListInputSchema, rawInput);
   const list = em.create(ListSchema, {
     id: randomUUID(),
-    tenant: tenantId,
+    tenant: scope.tenantId,
+    environment: scope.environment,
     name: input.name,
     type: input.type,
     policy: input.policy ?? DEFAULT_POLICY[input.type],
@@ -216,9 +217,9 @@ export async function createList(em: EntityManager, tenantId: string, rawInput: 
  * retyped (403); a custom list may change type only while empty (409), since its entries would
  * no longer mean anything.
  */
-export async function updateList(em: EntityManager, tenantId: string, listId: string, rawInput: unknown): Promise<ListWithCount> {
+export async function updateList(em: EntityManager, scope: TenantScope, listId: string, rawInput: unknown): Promise<ListWithCount> {
   const input = parseOrThrow(UpdateListInputSchema, rawInput);
-  const list = await findList(em, tenantId, listId);
+  const list = await findList(em, scope, listId);
   const entries = (await entryCounts(em, [list.id])).get(list.id) ?? 0;
   if (input.type !== undefined && input.type !== list.type) {
     if (list.builtIn) throw new ApiError('forbidden', 'Built-in lists cannot change type.');
@@ -232,8 +233,8 @@ export async function updateList(em: EntityManager, tenantId: string, listId: st
 }
 
 /** Deletes a custom list and its entries; built-ins are refused (403). */
-export async function deleteList(em: EntityManager, tenantId: string, listId: string): Promise<void> {
-  const list = await findList(em, tenantId, listId);
+export async function deleteList(em: EntityManager, scope: TenantScope, listId: string): Promise<void> {
+  const list = await findList(em, scope, listId);
   if (list.builtIn) throw new ApiError('forbidden', 'Built-in lists cannot be deleted.');
   await em.execute('delete from list where id = ?', [list.id], 'run');
 }
@@ -241,7 +242,7 @@ export async function deleteList(em: EntityManager, tenantId: string, listId: st
 /** A page of a list's entries, oldest first, with the list's total. */
 export async function listEntries(
   em: EntityManager,
-  tenantId: string,
+  scope: TenantScope,
   listId: string,
   page: { limit?: number | null; offset?: number | null },
 ): Promise<{ count: number; entries: ListEntry[] }> {
@@ -249,7 +250,7 @@ export async function listEntries(
     ...(page.limit != null ? { limit: page.limit } : {}),
     ...(page.offset != null ? { offset: page.offset } : {}),
   });
-  const list = await findList(em, tenantId, listId);
+  const list = await findList(em, scope, listId);
   const [entries, count] = await em.findAndCount(
     ListEntrySchema,
     { list: list.id },
@@ -282,6 +283,7 @@ async function insertEntry(
     id: randomUUID(),
     list: list.id,
     tenantId: principal.tenantId,
+    environment: list.environment,
     entryType: list.type,
     fingerprint,
     keyVersion: null,
@@ -297,7 +299,7 @@ async function insertEntry(
 /** Adds a name to a name list. */
 export async function addNameEntry(em: EntityManager, principal: ApiKeyPrincipal, listId: string, rawInput: unknown): Promise<ListEntry> {
   const input = parseOrThrow(NameEntryInputSchema, rawInput);
-  const list = await findList(em, principal.tenantId, listId);
+  const list = await findList(em, principal, listId);
   assertListType(list, 'name');
   return insertEntry(em, list, principal, nameFingerprint(input.name), input.reason);
 }
@@ -310,7 +312,7 @@ export async function addDocumentEntry(
   rawInput: unknown,
 ): Promise<ListEntry> {
   const input = parseOrThrow(DocumentEntryInputSchema, rawInput);
-  const list = await findList(em, principal.tenantId, listId);
+  const list = await findList(em, principal, listId);
   assertListType(list, 'document');
   return insertEntry(em, list, principal, documentFingerprint(input.country, input.id_type, input.document_number), input.reason);
 }
@@ -335,11 +337,15 @@ export async function addFaceEntry(
   rawInput: unknown,
 ): Promise<FaceEntryCreated> {
   const input = parseOrThrow(FaceEntryInputSchema, rawInput);
-  const list = await findList(em, principal.tenantId, listId);
+  const list = await findList(em, principal, listId);
   assertListType(list, 'face');
   if (input.session_id !== undefined) {
     assertUuid(input.session_id, 'Session');
-    const session = await em.findOne(SessionSchema, { id: input.session_id, tenant: principal.tenantId }, { fields: ['id'] });
+    const session = await em.findOne(
+      SessionSchema,
+      { id: input.session_id, tenant: principal.tenantId, environment: principal.environment },
+      { fields: ['id'] },
+    );
     if (!session) throw notFound('Session');
   }
   let template: Int8Array;
@@ -363,12 +369,13 @@ export async function addFaceEntry(
   const id = randomUUID();
   const columns = await templateColumns(em, template);
   await em.execute(
-    `insert into list_entry (id, list_id, tenant_id, entry_type, fingerprint, template, ${columns.embedding === null ? '' : 'embedding, '}key_version, reason, added_by, session_id, added_at)
-     values (?, ?, ?, 'face', ?, ?, ${columns.embedding === null ? '' : '?::vector, '}?, ?, ?, ?, now())`,
+    `insert into list_entry (id, list_id, tenant_id, environment, entry_type, fingerprint, template, ${columns.embedding === null ? '' : 'embedding, '}key_version, reason, added_by, session_id, added_at)
+     values (?, ?, ?, ?, 'face', ?, ?, ${columns.embedding === null ? '' : '?::vector, '}?, ?, ?, ?, now())`,
     [
       id,
       list.id,
       principal.tenantId,
+      list.environment,
       templateFingerprint(template),
       columns.template,
       ...(columns.embedding === null ? [] : [columns.embedding]),
@@ -384,8 +391,8 @@ export async function addFaceEntry(
 }
 
 /** Deletes an entry of a list; from the commit on, it gates nothing (gates read the table, nothing is cached). */
-export async function deleteEntry(em: EntityManager, tenantId: string, listId: string, entryId: string): Promise<void> {
-  const list = await findList(em, tenantId, listId);
+export async function deleteEntry(em: EntityManager, scope: TenantScope, listId: string, entryId: string): Promise<void> {
+  const list = await findList(em, scope, listId);
   assertUuid(entryId, 'List entry');
   const deleted = await em.execute<{ id: string }[]>(
     'delete from list_entry where id = ? and list_id = ? returning id',

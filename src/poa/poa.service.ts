@@ -15,34 +15,25 @@ import type { Warning } from '../domain/types.js';
 import { decodeDataUri } from '../engines/data-uri.js';
 import type { ProofOfAddressDetails } from '../engines/details.js';
 import { POA_DEFAULT_MAX_AGE_DAYS, type ProofOfAddressInput } from '../engines/inputs.js';
-import { analyseProofOfAddress, POA_MIME_TYPES, type PoaEngineOptions } from '../engines/poa/engine.js';
+import { POA_MIME_TYPES, type PoaEngineOptions } from '../engines/poa/engine.js';
+import { analyseProofOfAddressOffThread } from '../engines/pool/executor.js';
 import { ageInDays } from '../engines/poa/dates.js';
 import { checkSandboxInput, createSandboxPoaEngine, SANDBOX_TOKEN_PREFIX } from '../engines/sandbox/index.js';
 import { ApiError, validationError } from '../errors.js';
 import { parseOrThrow } from '../validation.js';
+import { CountryCodeAnyCase } from '../sessions/node-inputs.js';
 
 /** Largest accepted `max_age_days`: ten years; an older document proves nothing about today. */
 export const POA_MAX_AGE_DAYS_LIMIT = 3650;
 /** Longest accepted `expected_name`, in characters. */
 export const POA_EXPECTED_NAME_MAX_LENGTH = 300;
 
-/** A region code ICU knows (ISO 3166-1 alpha-2), so `ZZ` or `XX` are refused. */
-function isKnownRegion(code: string): boolean {
-  const name = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' }).of(code);
-  return name !== undefined && name !== code && name !== 'Unknown Region';
-}
-
 /** Body of `POST /v1/poa` (snake_case, strict: no coercion, unknown fields refused). */
 export const CheckProofOfAddressInputSchema = z
   .object({
     document_image: z.string().min(1, 'document_image must not be empty'),
     expected_name: z.string().trim().min(1, 'expected_name must not be empty').max(POA_EXPECTED_NAME_MAX_LENGTH).optional(),
-    country: z
-      .string()
-      .regex(/^[A-Za-z]{2}$/, 'country must be an ISO 3166-1 alpha-2 code')
-      .transform((value) => value.toUpperCase())
-      .refine(isKnownRegion, 'country must be an ISO 3166-1 alpha-2 code')
-      .optional(),
+    country: CountryCodeAnyCase.optional(),
     max_age_days: z
       .number()
       .int('max_age_days must be an integer')
@@ -73,7 +64,7 @@ export type PoaServiceOptions = PoaEngineOptions;
 
 /** Runs the check for the key's environment; returns the status, warnings and details. */
 async function runEngine(principal: ApiKeyPrincipal, input: ProofOfAddressInput, options: PoaServiceOptions) {
-  if (principal.environment === 'live') return analyseProofOfAddress(input, options);
+  if (principal.environment === 'live') return analyseProofOfAddressOffThread(input, options);
   const tokenErrors = checkSandboxInput('proof_of_address', input);
   if (tokenErrors.length > 0) throw validationError(tokenErrors);
   // Sandbox keys take a token or a real data URI; a malformed URI is the same 400 as with live keys.
@@ -119,6 +110,7 @@ export async function checkProofOfAddress(
   em.create(CheckRunSchema, {
     id: result.poa_id,
     tenant: em.getReference(TenantSchema, principal.tenantId),
+    environment: principal.environment,
     kind: 'poa',
     status: result.status,
     // The result only: the document itself is never stored.

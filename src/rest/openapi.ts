@@ -2,6 +2,14 @@ import { z } from 'zod';
 import type { Config } from '../config.js';
 import { ERROR_CATALOGUE } from '../errors.js';
 import type { RestRoute } from './route.js';
+import { AmlResultJson } from './routes/aml.js';
+import { IdVerificationResultJson } from './routes/id-verification.js';
+import { FaceEntryCreatedJson, ListEntryJson, ListJson } from './routes/lists.js';
+import { PoaResultJson } from './routes/poa.js';
+import { DecisionJson, IntrospectionJson, SessionDetailJson, SessionJson } from './routes/sessions.js';
+import { ImportedSessionJson, LedgerEntryJson, ShareTokenJson } from './routes/sharing.js';
+import { WebhookAttemptJson, WebhookDeliveryJson, WebhookDestinationJson } from './routes/webhooks.js';
+import { WorkflowJson } from './routes/workflows.js';
 
 /** RFC 9457 problem body, as every error of the facade is sent. */
 const ProblemJson = z.object({
@@ -14,10 +22,222 @@ const ProblemJson = z.object({
   instance: z.string().optional(),
 });
 
-/** JSON Schema (draft 2020-12, as OpenAPI 3.1 uses) of a zod schema, for the input side or the output side. */
-function jsonSchema(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
-  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { io, unrepresentable: 'any' }) as Record<string, unknown>;
-  return rest;
+/** Status of a session as webhooks carry it (the same enum the Session schema uses). */
+const SessionStatusJson = SessionJson.shape.status;
+
+// Payloads of the events the service emits (src/webhooks/payloads.ts builds them; docs/webhooks.md explains them).
+const StatusChangedDataJson = z.object({
+  session_id: z.string(),
+  status: SessionStatusJson,
+  previous_status: SessionStatusJson.nullable(),
+  workflow_id: z.string(),
+  vendor_data: z.string().nullable(),
+  environment: z.enum(['live', 'sandbox']),
+  actor: z.string(),
+  reason: z.string().optional(),
+  changed_at: z.number().int(),
+  decision: DecisionJson.optional(),
+});
+const AgentRevokedDataJson = z.object({
+  jti: z.string(),
+  session_id: z.string(),
+  vendor_data: z.string().nullable(),
+  revoked_at: z.number().int(),
+  reason: z.string().nullable(),
+});
+const TestDataJson = z.object({ destination_id: z.string(), test: z.literal(true) });
+
+/** The v3 envelope of one event type: `{id, type, timestamp, data}`. */
+function v3Envelope(type: string, data: z.ZodType): z.ZodType {
+  return z.object({ id: z.string(), type: z.literal(type), timestamp: z.number().int(), data });
+}
+
+/** Every event in every payload version, keyed by the OpenAPI `webhooks` entry name. */
+const WEBHOOK_EVENTS: Record<string, { summary: string; schema: z.ZodType }> = {
+  'session.status_changed.v3': {
+    summary: 'A session changed status (v3: envelope, full decision attached).',
+    schema: v3Envelope('session.status_changed', StatusChangedDataJson),
+  },
+  'session.status_changed.v2': {
+    summary: 'A session changed status (v2: flat).',
+    schema: z.object({
+      event: z.literal('session.status_changed'),
+      created_at: z.number().int(),
+      session_id: z.string(),
+      status: SessionStatusJson,
+      previous_status: SessionStatusJson.nullable(),
+      workflow_id: z.string().nullable(),
+      vendor_data: z.string().nullable(),
+    }),
+  },
+  'session.status_changed.v1': {
+    summary: 'A session changed status (v1: minimal).',
+    schema: z.object({ event: z.literal('session.status_changed'), session_id: z.string(), status: SessionStatusJson }),
+  },
+  'agent.revoked.v3': { summary: 'A service token was revoked (v3).', schema: v3Envelope('agent.revoked', AgentRevokedDataJson) },
+  'agent.revoked.v2': {
+    summary: 'A service token was revoked (v2: payload fields flat).',
+    schema: AgentRevokedDataJson.extend({ event: z.literal('agent.revoked'), created_at: z.number().int() }),
+  },
+  'agent.revoked.v1': {
+    summary: 'A service token was revoked (v1).',
+    schema: z.object({ event: z.literal('agent.revoked'), session_id: z.string() }),
+  },
+  'webhook.test.v3': { summary: 'POST /v1/webhooks/{id}/test sent it (v3).', schema: v3Envelope('webhook.test', TestDataJson) },
+  'webhook.test.v2': {
+    summary: 'POST /v1/webhooks/{id}/test sent it (v2).',
+    schema: TestDataJson.extend({ event: z.literal('webhook.test'), created_at: z.number().int() }),
+  },
+  'webhook.test.v1': {
+    summary: 'POST /v1/webhooks/{id}/test sent it (v1; session_id is null).',
+    schema: z.object({ event: z.literal('webhook.test'), session_id: z.null() }),
+  },
+};
+
+/**
+ * Names of the shared schemas: each becomes `#/components/schemas/<name>` and is referenced by
+ * `$ref`, so generated clients get one `Session` type instead of an anonymous copy per operation.
+ */
+const NAMED_SCHEMAS: [z.ZodType, string][] = [
+  [SessionJson, 'Session'],
+  [SessionDetailJson, 'SessionDetail'],
+  [DecisionJson, 'Decision'],
+  [IntrospectionJson, 'ServiceTokenIntrospection'],
+  [WorkflowJson, 'Workflow'],
+  [ListJson, 'List'],
+  [ListEntryJson, 'ListEntry'],
+  [FaceEntryCreatedJson, 'FaceListEntryCreated'],
+  [WebhookDestinationJson, 'WebhookDestination'],
+  [WebhookDeliveryJson, 'WebhookDelivery'],
+  [WebhookAttemptJson, 'WebhookAttempt'],
+  [LedgerEntryJson, 'LedgerEntry'],
+  [ShareTokenJson, 'ShareToken'],
+  [ImportedSessionJson, 'ImportedSession'],
+  [AmlResultJson, 'AmlResult'],
+  [IdVerificationResultJson, 'IdVerificationResult'],
+  [PoaResultJson, 'ProofOfAddressResult'],
+  [ProblemJson, 'Problem'],
+  [StatusChangedDataJson, 'SessionStatusChangedData'],
+  [AgentRevokedDataJson, 'AgentRevokedData'],
+];
+
+/** Converts zod schemas to JSON Schema, collecting the named ones into `components.schemas`. */
+class SchemaCollector {
+  /** The components' schemas, by name. */
+  readonly components: Record<string, unknown> = {};
+  // A local registry, not z.globalRegistry: the names are the document's business, not the routes'.
+  private readonly registry = z.registry<{ id: string }>();
+  private readonly names = new Map<z.ZodType, string>();
+
+  constructor(named: [z.ZodType, string][]) {
+    for (const [schema, id] of named) {
+      this.registry.add(schema, { id });
+      this.names.set(schema, id);
+    }
+  }
+
+  /** JSON Schema (draft 2020-12, as OpenAPI 3.1 uses) of a zod schema, named parts as `$ref`s. */
+  convert(schema: z.ZodType, io: 'input' | 'output'): Record<string, unknown> {
+    const name = this.names.get(schema);
+    // Named schemas are only shared on the output side; an input's defaults make it a different shape.
+    if (name && io === 'input') return this.plain(schema, io);
+    if (name) {
+      this.components[name] ??= this.plain(schema, io, name);
+      return { $ref: `#/components/schemas/${name}` };
+    }
+    return this.plain(schema, io);
+  }
+
+  /** Converts one schema, hoisting the named schemas it uses into the components. */
+  private plain(schema: z.ZodType, io: 'input' | 'output', self?: string): Record<string, unknown> {
+    const converted = z.toJSONSchema(schema, {
+      io,
+      unrepresentable: 'any',
+      metadata: io === 'output' ? this.registry : undefined,
+      reused: 'inline',
+    });
+    // zod points at its own `$defs`; the document keeps them under components.
+    const relocated = JSON.parse(JSON.stringify(converted).replaceAll('"#/$defs/', '"#/components/schemas/')) as Record<string, unknown>;
+    const { $schema: _schema, $defs, id: _id, ...rest } = relocated as Record<string, unknown> & { $defs?: Record<string, any> };
+    let own: Record<string, unknown> = rest;
+    for (const [name, definition] of Object.entries($defs ?? {})) {
+      const { id: _defId, ...body } = definition as Record<string, unknown>;
+      // A named root comes back as a $ref to its own definition; the component is that definition.
+      if (name === self) own = body;
+      else this.components[name] ??= body;
+    }
+    return own;
+  }
+}
+
+/** One line per tag, for the reference's navigation. */
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  Workflows: 'Which checks a session runs, in which order.',
+  Sessions: 'One verification of one person: create, read, decide.',
+  'Service tokens': 'Short-lived signed tokens that prove a verification to another service.',
+  Sharing: 'Reuse a verification in another application of the same operator.',
+  Lists: 'Allow and block lists of faces, names and documents.',
+  AML: 'Sanctions and PEP screening of a name.',
+  'Proof of address': 'Checks of an address document.',
+  'ID verification': 'Checks of an identity document alone.',
+  Webhooks: 'Signed event deliveries to your endpoints, and their logs (the events are under `webhooks`).',
+};
+
+const EXAMPLE_SESSION_ID = '5b1e0c9e-2f7a-4a8e-9d51-0f7f6f1c2b3a';
+const EXAMPLE_DECISION = {
+  session_id: EXAMPLE_SESSION_ID,
+  status: 'approved',
+  workflow_id: 'standard_kyc',
+  vendor_data: 'user-42',
+  node_results: { document: { status: 'passed', required: true, provider: 'openkyc:mrz_ocr', warnings: [], details: {} } },
+  reasons: [],
+};
+
+/** Request and success examples of the operations an integrator calls first, by operationId; Redocly checks them against the schemas. */
+const OPERATION_EXAMPLES: Record<string, { request?: unknown; response?: unknown }> = {
+  createSession: {
+    request: { workflow_id: 'standard_kyc', vendor_data: 'user-42', callback: 'https://example.com/kyc/callback' },
+    response: {
+      session_id: EXAMPLE_SESSION_ID,
+      url: `https://kyc.example.com/verify/${EXAMPLE_SESSION_ID}`,
+      status: 'pending',
+      workflow_id: 'standard_kyc',
+      vendor_data: 'user-42',
+      created_at: 1763906000,
+      expires_at: 1764510800,
+      idempotent_reuse: false,
+    },
+  },
+  getDecision: { response: EXAMPLE_DECISION },
+  reviewSession: { request: { decision: 'approved', reason: 'Document checked by hand.' }, response: EXAMPLE_DECISION },
+};
+
+/** Error codes an operation can answer, by status, for its 4xx responses. */
+function problemCodes(route: RestRoute): Map<number, string[]> {
+  const codes: string[] = ['unauthenticated', 'forbidden', 'rate_limited'];
+  if (route.params || route.query || route.body) codes.push('validation_failed');
+  if (route.body) codes.push('malformed_json', 'payload_too_large', 'unsupported_media_type');
+  if (route.params) codes.push('not_found');
+  if (route.method !== 'GET') codes.push('conflict');
+  const byStatus = new Map<number, string[]>();
+  for (const code of codes) {
+    const { status } = ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE];
+    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  }
+  return new Map([...byStatus].sort(([a], [b]) => a - b));
+}
+
+/** One 4xx response: the Problem schema, its codes in the description and one example per code. */
+function problemResponse(codes: string[]): Record<string, unknown> {
+  const examples: Record<string, unknown> = {};
+  for (const code of codes) {
+    const { status, title } = ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE];
+    examples[code] = { value: { type: `https://errors.openkyc.dev/${code}`, title, status, detail: `${title}.`, code } };
+  }
+  return {
+    description: `Problem details (RFC 9457); \`code\` is one of: ${codes.map((code) => `\`${code}\``).join(', ')}.`,
+    content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' }, examples } },
+  };
 }
 
 /** Converts `/v1/workflows/:workflow_id` to `/v1/workflows/{workflow_id}`. */
@@ -27,6 +247,8 @@ function openApiPath(path: string): string {
 
 /** Builds the OpenAPI 3.1 document of the `/v1` facade from its route table. */
 export function buildOpenApiDocument(routes: readonly RestRoute[], config: Config): Record<string, unknown> {
+  const schemas = new SchemaCollector(NAMED_SCHEMAS);
+  const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => schemas.convert(schema, io);
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
     const parameters: unknown[] = [];
@@ -47,11 +269,11 @@ export function buildOpenApiDocument(routes: readonly RestRoute[], config: Confi
       [successStatus]: route.response
         ? { description: 'Success', content: { 'application/json': { schema: jsonSchema(route.response, 'output') } } }
         : { description: 'Success, no body' },
-      default: {
-        description: 'Problem details (RFC 9457)',
-        content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' } } },
-      },
     };
+    const examples = OPERATION_EXAMPLES[route.operationId];
+    if (examples?.response !== undefined) (responses[successStatus] as any).content['application/json'].example = examples.response;
+    for (const [status, codes] of problemCodes(route)) responses[String(status)] = problemResponse(codes);
+    responses.default = problemResponse(['internal_error', 'service_unavailable']);
     if (typeof route.status === 'function') {
       responses['201'] = responses[successStatus];
       responses['200'] = { ...(responses[successStatus] as object), description: 'An existing resource was returned' };
@@ -64,23 +286,59 @@ export function buildOpenApiDocument(routes: readonly RestRoute[], config: Confi
       security: [{ apiKey: [] }],
       ...(parameters.length > 0 ? { parameters } : {}),
       ...(route.body
-        ? { requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(route.body, 'input') } } } }
+        ? {
+            requestBody: {
+              required: true,
+              content: {
+                'application/json': {
+                  schema: jsonSchema(route.body, 'input'),
+                  ...(examples?.request !== undefined ? { example: examples.request } : {}),
+                },
+              },
+            },
+          }
         : {}),
       responses,
     };
   }
+  jsonSchema(ProblemJson, 'output');
+  const webhooks: Record<string, unknown> = {};
+  for (const [name, event] of Object.entries(WEBHOOK_EVENTS)) {
+    webhooks[name] = {
+      post: {
+        operationId: `webhook_${name.replace(/\./g, '_')}`,
+        summary: event.summary,
+        description: 'Signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature headers); see docs/webhooks.md.',
+        tags: ['Webhooks'],
+        security: [],
+        requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(event.schema, 'output') } } },
+        responses: {
+          '200': { description: 'Any 2xx acknowledges the delivery.' },
+          '410': { description: 'Gone: the destination is disabled and gets no more deliveries.' },
+          default: { description: 'Any other answer or none: the delivery is retried on the schedule.' },
+        },
+      },
+    };
+  }
+  const tags = [...new Set(routes.map((route) => route.tag))].map((name) => ({
+    name,
+    description: TAG_DESCRIPTIONS[name] ?? `Operations on ${name.toLowerCase()}.`,
+  }));
   return {
     openapi: '3.1.0',
     info: {
       title: 'Identity verification API',
       version: '1.0.0',
       description: 'REST facade over the GraphQL schema at /graphql. Errors are RFC 9457 problem details.',
+      license: { name: 'Proprietary', identifier: 'LicenseRef-Proprietary' },
     },
+    tags,
     servers: [{ url: config.PUBLIC_URL ?? '/' }],
     components: {
       securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
-      schemas: { Problem: jsonSchema(ProblemJson, 'output') },
+      schemas: schemas.components,
     },
     paths,
+    webhooks,
   };
 }

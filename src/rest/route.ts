@@ -33,6 +33,11 @@ export interface RestRoute<TData = any, TVariables = any, P = any, Q = any, B = 
   query?: z.ZodType<Q>;
   /** JSON body, validated strictly (no coercion). */
   body?: z.ZodType<B>;
+  /**
+   * Checks that answer before anything else is validated, from the raw path parameters: a PATCH of a
+   * built-in workflow is 403 whatever its body holds.
+   */
+  before?(params: Record<string, string>): void;
   /** Maps the validated request to the operation's variables. */
   variables(input: RestInput<P, Q, B>): TVariables;
   /** Success status, or a function of the result (201 new vs 200 reused). */
@@ -49,3 +54,6 @@ export function defineRoute<TData, TVariables, P = undefined, Q = undefined, B =
 ): RestRoute<TData, TVariables, P, Q, B> {
   return route;
 }
+
+/** Largest value of GraphQL's 32-bit Int: integer query parameters bound for an Int argument stop here. */
+export const GRAPHQL_INT_MAX = 2_147_483_647;

@@ -76,8 +76,8 @@ const INSERT_SESSIONS_SQL = `
     select input.audit_id, created.id, created.tenant_id, null, 'pending', 'api', created.created_by_key_id, null, input.changed_at
       from created join input on input.id = created.id
   ), event as (
-    insert into outbox_event (id, tenant_id, type, session_id, payload, created_at)
-    select input.event_id, created.tenant_id, 'session.status_changed', created.id, input.payload, input.changed_at
+    insert into outbox_event (id, tenant_id, environment, type, session_id, payload, created_at)
+    select input.event_id, created.tenant_id, created.environment, 'session.status_changed', created.id, input.payload, input.changed_at
       from created join input on input.id = created.id order by input.ord
     returning seq, session_id
   ), webhooks_done as (
@@ -86,7 +86,7 @@ const INSERT_SESSIONS_SQL = `
     select event.seq from event join created on created.id = event.session_id
      where created.callback is null
        and not exists (select 1 from webhook_destination d
-                        where d.tenant_id = created.tenant_id and d.active
+                        where d.tenant_id = created.tenant_id and d.environment = created.environment and d.active
                           and (d.events is null or d.events @> '["session.status_changed"]'))
     returning event_seq
   )

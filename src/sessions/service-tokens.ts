@@ -1,18 +1,22 @@
 import { randomUUID } from 'node:crypto';
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   SignJWT,
   createLocalJWKSet,
+  decodeProtectedHeader,
   errors as joseErrors,
   exportJWK,
   generateKeyPair,
   importJWK,
   jwtVerify,
-  decodeJwt,
   type JWK,
   type JWTPayload,
+  type JWTVerifyGetKey,
 } from 'jose';
-import { ServiceTokenSchema, SigningKeySchema } from '../../entities/service-token.entity.js';
+import { API_KEY_ENVIRONMENTS, type ApiKeyEnvironment } from '../../entities/api-key.entity.js';
+import { ServiceTokenSchema, SigningKeySchema, type SigningKey } from '../../entities/service-token.entity.js';
+import type { TenantScope } from '../auth/context.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
 import { ApiError, notFound } from '../errors.js';
 import { transactionWithEvents, type EventBus } from '../events/outbox.js';
@@ -23,18 +27,45 @@ export const SERVICE_TOKEN_ALGORITHM = 'EdDSA';
 export const SERVICE_TOKEN_ISSUER = 'openkyc';
 /** Lifetime of a service token, in seconds (one year). */
 export const SERVICE_TOKEN_TTL_SECONDS = 365 * 24 * 3600;
+/** Prefix of the audience claim; the tenant id follows it (see {@link serviceTokenAudience}). */
+export const SERVICE_TOKEN_AUDIENCE_PREFIX = 'openkyc:service-token:';
+/**
+ * The `env` member of a published key that signed tokens of both environments before they had
+ * keys of their own: it vouches for neither, signs nothing any more, and stays published so the
+ * tokens it signed still verify.
+ */
+export const LEGACY_KEY_ENVIRONMENT = 'legacy';
 
-/** What a service token says about the verified subject. */
+/** Which tokens a published key vouches for. */
+export type SigningKeyEnvironment = ApiKeyEnvironment | typeof LEGACY_KEY_ENVIRONMENT;
+
+/** A public key as `/.well-known/jwks.json` publishes it: the JWK plus the environment it signs for. */
+export type ServiceTokenJwk = JWK & { env: SigningKeyEnvironment };
+
+/**
+ * The audience of a tenant's service tokens: the application the verification was run for. A
+ * relying party that checks it accepts no token minted by another tenant of the same server.
+ */
+export function serviceTokenAudience(tenantId: string): string {
+  return `${SERVICE_TOKEN_AUDIENCE_PREFIX}${tenantId}`;
+}
+
+/** What a service token says about the verified subject, and the environment that verified it. */
 export interface SubjectClaims {
   session_id: string;
   tenant_id: string;
   workflow_id: string;
   compliance_level: string;
   vendor_data: string;
+  /** `live` or `sandbox`: the environment of the session, so a relying party can refuse sandbox approvals. */
+  env: ApiKeyEnvironment;
 }
 
-/** Every claim of a service token: the subject's plus the registered JWT claims. */
-export type ServiceTokenClaims = SubjectClaims & JWTPayload;
+/** Every claim of a verified service token: the subject's plus the registered JWT claims (`env` absent on legacy tokens). */
+export type ServiceTokenClaims = Omit<SubjectClaims, 'env'> & { env?: ApiKeyEnvironment } & JWTPayload;
+
+/** Who asks about a token: only its own tenant, with a key of the token's environment, learns anything. */
+export type TokenScope = TenantScope;
 
 /** A key jose can sign with. */
 type SigningKeyMaterial = Awaited<ReturnType<typeof importJWK>>;
@@ -49,61 +80,97 @@ export interface Introspection {
   revokedAt: number | null;
 }
 
-/** Signs and verifies service tokens with EdDSA keys kept encrypted in the database. */
+/** The answer for anything that is not one of the caller's tokens: it says nothing more. */
+const INVALID: Introspection = { active: false, status: 'invalid', claims: null, revokedAt: null };
+
+/** A token whose signature verified, with the environment its key vouches for. */
+interface VerifiedToken {
+  claims: ServiceTokenClaims;
+  /** Null when the legacy key signed it: the stored row then says the environment. */
+  environment: ApiKeyEnvironment | null;
+  expired: boolean;
+}
+
+/**
+ * Signs and verifies service tokens with EdDSA keys kept encrypted in the database: one signing
+ * key per environment, so a sandbox token can never pass for a live one (audit H1).
+ */
 export class ServiceTokens {
-  private signing: { kid: string; key: SigningKeyMaterial } | undefined;
-  private jwks: { keys: JWK[] } | undefined;
+  private signing = new Map<ApiKeyEnvironment, { kid: string; key: SigningKeyMaterial }>();
+  private jwks: { keys: ServiceTokenJwk[] } | undefined;
+  private keySet: JWTVerifyGetKey | undefined;
+  private keyEnvironments = new Map<string, SigningKeyEnvironment>();
 
   constructor(private readonly secrets: ServiceSecrets) {}
 
-  /** Loads the active signing key, generating one on first start. Call once at start-up. */
+  /** Loads each environment's signing key, generating the missing ones. Call once at start-up. */
   async init(em: EntityManager): Promise<void> {
-    let active = await em.findOne(SigningKeySchema, { active: true }, { orderBy: { createdAt: 'desc' } });
-    if (!active) {
-      const { publicKey, privateKey } = await generateKeyPair(SERVICE_TOKEN_ALGORITHM, { extractable: true, crv: 'Ed25519' });
-      const kid = randomUUID();
-      const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: SERVICE_TOKEN_ALGORITHM, use: 'sig' };
-      const privateJwk = await exportJWK(privateKey);
-      active = em.create(SigningKeySchema, {
-        kid,
-        algorithm: SERVICE_TOKEN_ALGORITHM,
-        publicJwk,
-        privateKeyEncrypted: this.secrets.encrypt(JSON.stringify(privateJwk)),
-        active: true,
-        createdAt: new Date(),
-      });
-      await em.flush();
+    for (const environment of API_KEY_ENVIRONMENTS) {
+      const row = (await this.activeKey(em, environment)) ?? (await this.createKey(em, environment));
+      const privateJwk = JSON.parse(this.secrets.decrypt(row.privateKeyEncrypted)) as JWK;
+      this.signing.set(environment, { kid: row.kid, key: await importJWK(privateJwk, SERVICE_TOKEN_ALGORITHM) });
     }
-    const privateJwk = JSON.parse(this.secrets.decrypt(active.privateKeyEncrypted)) as JWK;
-    this.signing = { kid: active.kid, key: await importJWK(privateJwk, SERVICE_TOKEN_ALGORITHM) };
-    const all = await em.find(SigningKeySchema, {}, { orderBy: { createdAt: 'desc' } });
-    this.jwks = { keys: all.map((row) => row.publicJwk as JWK) };
+    const all = await em.find(SigningKeySchema, {}, { orderBy: { createdAt: 'desc', kid: 'asc' } });
+    this.keyEnvironments = new Map(all.map((row) => [row.kid, row.environment ?? LEGACY_KEY_ENVIRONMENT]));
+    this.jwks = { keys: all.map((row) => ({ ...(row.publicJwk as JWK), env: row.environment ?? LEGACY_KEY_ENVIRONMENT })) };
+    this.keySet = createLocalJWKSet(this.jwks);
   }
 
-  /** The public keys (JWKS) that verify every token this service issued. */
-  publicKeys(): { keys: JWK[] } {
+  /** The signing key of an environment, if one exists. */
+  private activeKey(em: EntityManager, environment: ApiKeyEnvironment): Promise<SigningKey | null> {
+    return em.findOne(SigningKeySchema, { environment, active: true });
+  }
+
+  /**
+   * Generates an environment's signing key. Instances starting together on one database race
+   * here: the unique index on active keys per environment keeps the first, and every instance
+   * then signs with it.
+   */
+  private async createKey(em: EntityManager, environment: ApiKeyEnvironment): Promise<SigningKey> {
+    const { publicKey, privateKey } = await generateKeyPair(SERVICE_TOKEN_ALGORITHM, { extractable: true, crv: 'Ed25519' });
+    // The prefix lets a person reading a token header or a log tell the environment at a glance.
+    const kid = `${environment}-${randomUUID()}`;
+    const publicJwk = { ...(await exportJWK(publicKey)), kid, alg: SERVICE_TOKEN_ALGORITHM, use: 'sig' };
+    const privateJwk = await exportJWK(privateKey);
+    await em.execute(
+      `insert into signing_key (kid, environment, algorithm, public_jwk, private_key_encrypted, active, created_at)
+       values (?, ?, ?, ?, ?, true, now())
+       on conflict (environment) where active do nothing`,
+      [kid, environment, SERVICE_TOKEN_ALGORITHM, JSON.stringify(publicJwk), this.secrets.encrypt(JSON.stringify(privateJwk))],
+      'run',
+    );
+    const row = await this.activeKey(em, environment);
+    if (!row) throw new Error(`No ${environment} signing key after creating one`);
+    return row;
+  }
+
+  /** The public keys (JWKS) that verify every token this service issued, each marked with its `env`. */
+  publicKeys(): { keys: ServiceTokenJwk[] } {
     if (!this.jwks) throw new Error('ServiceTokens.init() was not called');
     return this.jwks;
   }
 
-  /** Issues and stores a token for an approved session; returns the compact JWT. */
+  /** Issues and stores a token for an approved session, signed by its environment's key; returns the compact JWT. */
   async issue(em: EntityManager, claims: SubjectClaims): Promise<string> {
-    if (!this.signing) throw new Error('ServiceTokens.init() was not called');
+    const signing = this.signing.get(claims.env);
+    if (!signing) throw new Error('ServiceTokens.init() was not called');
     const jti = randomUUID();
     const issuedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
     const expiresAt = new Date(issuedAt.getTime() + SERVICE_TOKEN_TTL_SECONDS * 1000);
     const token = await new SignJWT({ ...claims })
-      .setProtectedHeader({ alg: SERVICE_TOKEN_ALGORITHM, kid: this.signing.kid, typ: 'JWT' })
+      .setProtectedHeader({ alg: SERVICE_TOKEN_ALGORITHM, kid: signing.kid, typ: 'JWT' })
       .setIssuer(SERVICE_TOKEN_ISSUER)
+      .setAudience(serviceTokenAudience(claims.tenant_id))
       .setSubject(claims.session_id)
       .setJti(jti)
       .setIssuedAt(issuedAt)
       .setExpirationTime(expiresAt)
-      .sign(this.signing.key);
+      .sign(signing.key);
     em.create(ServiceTokenSchema, {
       jti,
       sessionId: claims.session_id,
       tenantId: claims.tenant_id,
+      environment: claims.env,
       tokenEncrypted: this.secrets.encrypt(token),
       issuedAt,
       expiresAt,
@@ -117,48 +184,79 @@ export class ServiceTokens {
     return row ? this.secrets.decrypt(row.tokenEncrypted) : null;
   }
 
-  /** Says whether a token is valid, expired, revoked or invalid (bad signature, not ours, malformed). */
-  async introspect(em: EntityManager, token: string): Promise<Introspection> {
-    const invalid: Introspection = { active: false, status: 'invalid', claims: null, revokedAt: null };
+  /**
+   * Checks the signature and that the claims agree with the key: a live or sandbox key signs
+   * only tokens of its environment addressed to their tenant; the legacy key only tokens from
+   * before environments had keys (no `env`). Null for anything else.
+   */
+  private async verify(token: string): Promise<VerifiedToken | null> {
+    if (!this.keySet) throw new Error('ServiceTokens.init() was not called');
     let claims: ServiceTokenClaims;
+    let kid: string | undefined;
     let expired = false;
     try {
-      ({ payload: claims } = await jwtVerify<ServiceTokenClaims>(token, createLocalJWKSet(this.publicKeys()), {
+      const verified = await jwtVerify<ServiceTokenClaims>(token, this.keySet, {
         issuer: SERVICE_TOKEN_ISSUER,
         algorithms: [SERVICE_TOKEN_ALGORITHM],
-      }));
+      });
+      claims = verified.payload;
+      kid = verified.protectedHeader.kid;
     } catch (error) {
-      if (!(error instanceof joseErrors.JWTExpired)) return invalid;
-      // The signature verified before the expiry check failed, so the claims are ours.
-      claims = decodeJwt(token) as ServiceTokenClaims;
+      if (!(error instanceof joseErrors.JWTExpired)) return null;
+      // jose checks the signature and the issuer before the expiry, so these claims are ours.
+      claims = error.payload as ServiceTokenClaims;
+      kid = decodeProtectedHeader(token).kid;
       expired = true;
     }
-    if (!claims.jti) return invalid;
-    const row = await em.findOne(ServiceTokenSchema, { jti: claims.jti });
-    if (!row) return invalid;
+    const keyEnvironment = kid === undefined ? undefined : this.keyEnvironments.get(kid);
+    if (!keyEnvironment || typeof claims.jti !== 'string' || typeof claims.tenant_id !== 'string') return null;
+    if (keyEnvironment === LEGACY_KEY_ENVIRONMENT) return claims.env === undefined ? { claims, environment: null, expired } : null;
+    if (claims.env !== keyEnvironment || claims.aud !== serviceTokenAudience(claims.tenant_id)) return null;
+    return { claims, environment: keyEnvironment, expired };
+  }
+
+  /**
+   * Says whether a token is valid, expired, revoked or invalid. Only the token's own tenant, with
+   * a key of the token's environment, learns its state: to anyone else it is `invalid`, exactly
+   * as a forged or malformed token is (audit L5, H1).
+   */
+  async introspect(em: EntityManager, scope: TokenScope, token: string): Promise<Introspection> {
+    const verified = await this.verify(token);
+    if (!verified) return INVALID;
+    const { claims, expired } = verified;
+    if (claims.tenant_id !== scope.tenantId || (verified.environment ?? scope.environment) !== scope.environment) return INVALID;
+    // The stored row is the authority on the environment, and the only one for legacy tokens.
+    const row = await em.findOne(ServiceTokenSchema, { jti: claims.jti!, tenantId: scope.tenantId, environment: scope.environment });
+    if (!row) return INVALID;
     if (row.revokedAt) return { active: false, status: 'revoked', claims, revokedAt: Math.floor(row.revokedAt.getTime() / 1000) };
     if (expired) return { active: false, status: 'expired', claims, revokedAt: null };
     return { active: true, status: 'valid', claims, revokedAt: null };
   }
 
   /**
-   * Revokes a token of the calling tenant and records `agent.revoked` in the outbox, in one
-   * transaction. Another tenant's token is a 404. Revoking twice keeps the first revocation.
+   * Revokes a token of the calling tenant and environment and records `agent.revoked` in the
+   * outbox, in one transaction. Another tenant's or environment's token is a 404, like an unknown
+   * one. Revoking twice keeps the first revocation.
    */
-  async revoke(em: EntityManager, bus: EventBus, tenantId: string, token: string, reason: string): Promise<Introspection> {
-    const state = await this.introspect(em, token);
-    if (!state.claims || state.claims.tenant_id !== tenantId) throw notFound('Service token');
+  async revoke(em: EntityManager, bus: EventBus, scope: TokenScope, token: string, reason: string): Promise<Introspection> {
+    const state = await this.introspect(em, scope, token);
+    if (!state.claims) throw notFound('Service token');
     if (!reason.trim())
       throw new ApiError('validation_failed', 'A reason is required.', [
         { field: 'reason', code: 'required', message: 'reason is required' },
       ]);
     await transactionWithEvents(em, bus, async (tx, events) => {
-      const row = await tx.findOneOrFail(ServiceTokenSchema, { jti: state.claims!.jti! }, { lockMode: 4 /* PESSIMISTIC_WRITE */ });
+      const row = await tx.findOneOrFail(
+        ServiceTokenSchema,
+        { jti: state.claims!.jti! },
+        { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
+      );
       if (row.revokedAt) return;
       row.revokedAt = new Date();
       row.revokedReason = reason.trim();
       events.record(tx, {
-        tenantId,
+        tenantId: scope.tenantId,
+        environment: scope.environment,
         type: 'agent.revoked',
         sessionId: row.sessionId,
         payload: {
@@ -170,6 +268,6 @@ export class ServiceTokens {
         },
       });
     });
-    return this.introspect(em.fork(), token);
+    return this.introspect(em.fork(), scope, token);
   }
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   SessionNodeResultSchema,
@@ -11,7 +12,7 @@ import {
 import { ServiceTokenSchema } from '../../entities/service-token.entity.js';
 import { TenantSchema } from '../../entities/tenant.entity.js';
 import { WorkflowSchema, type Workflow } from '../../entities/workflow.entity.js';
-import type { ApiKeyPrincipal, Principal } from '../auth/context.js';
+import type { ApiKeyPrincipal, Principal, TenantScope } from '../auth/context.js';
 import type { Config } from '../config.js';
 import { assertTransition, InvalidTransitionError, type TransitionActor } from '../domain/session-state.js';
 import { type ListHit, type NodeResult, type NodeType, type SessionStatus } from '../domain/types.js';
@@ -19,9 +20,10 @@ import { decideVerdict } from '../domain/verdict.js';
 import { hotQuery } from '../db/native.js';
 import { insertSession } from './create-batch.js';
 import { decodeDataUri } from '../engines/data-uri.js';
-import { analyzeFace } from '../engines/face/analyze.js';
+import { analyzeFaceOffThread } from '../engines/pool/executor.js';
 import { checkSandboxInput } from '../engines/sandbox/index.js';
 import { engineFor, missingLiveProviders } from '../engines/registry.js';
+import type { AmlScreeningInput } from '../engines/inputs.js';
 import type { EngineContext } from '../engines/types.js';
 import { ApiError, notFound, validationError } from '../errors.js';
 import { transactionWithEvents, type EventBatch, type EventBus } from '../events/outbox.js';
@@ -29,6 +31,14 @@ import type { Services } from '../services.js';
 import { unixSeconds } from '../time.js';
 import { assertPageSize, decodeKeysetCursor, olderThan } from '../pagination.js';
 import { parseOrThrow } from '../validation.js';
+import {
+  assertLinkedBasis,
+  LINKED_STEP_ATTEMPTS,
+  LinkedStepChangedError,
+  linkedStepConflict,
+  prepareLinkedAmlStep,
+  screenSubmittedData,
+} from './aml-subject.js';
 import { NODE_INPUT_SCHEMAS } from './node-inputs.js';
 import { CreateSessionInputSchema } from './session-input.js';
 import {
@@ -40,6 +50,7 @@ import {
   type SessionRow,
   type SessionWithResults,
 } from './session-record.js';
+import { webhookUrlProblem } from '../webhooks/ssrf.js';
 
 /** Who changed a status, for the audit log: the state machine's actors plus creation and import. */
 export type AuditActor = TransitionActor | 'api' | 'import';
@@ -108,6 +119,7 @@ export function recordStatusChange(
   });
   events.record(tx, {
     tenantId: session.tenantId,
+    environment: session.environment,
     type: 'session.status_changed',
     sessionId: session.id,
     payload: statusChangedPayload(
@@ -208,7 +220,11 @@ export async function createSession(
   rawInput: unknown,
 ): Promise<CreateSessionResult> {
   const input = parseOrThrow(CreateSessionInputSchema, rawInput);
-  const workflow = await findWorkflowForSession(em, principal.tenantId, input.workflow_id);
+  // The callback receives the decision and the service token: the same rules as a webhook destination.
+  const callbackProblem = input.callback === undefined ? null : webhookUrlProblem(input.callback, config.DEV_ALLOW_LOOPBACK_WEBHOOKS);
+  if (callbackProblem)
+    throw validationError([{ field: 'callback', code: 'invalid', message: callbackProblem.replace(/^url /, 'callback ') }]);
+  const workflow = await findWorkflowForSession(em, principal, input.workflow_id);
   if (!workflow)
     throw validationError([{ field: 'workflow_id', code: 'unknown', message: `workflow ${input.workflow_id} does not exist` }]);
   if (principal.environment === 'live') {
@@ -228,6 +244,7 @@ export async function createSession(
     const event = {
       id: randomUUID(),
       tenantId: principal.tenantId,
+      environment: principal.environment,
       type: 'session.status_changed' as const,
       sessionId: id,
       payload: statusChangedPayload(
@@ -283,14 +300,17 @@ type SessionWorkflow = Pick<Workflow, 'id' | 'nodes'>;
 let builtInWorkflows: Map<string, SessionWorkflow> | null = null;
 
 /** The workflow a new session runs: a built-in from memory, a custom one from the database. */
-async function findWorkflowForSession(em: EntityManager, tenantId: string, id: string): Promise<SessionWorkflow | null> {
+async function findWorkflowForSession(em: EntityManager, scope: TenantScope, id: string): Promise<SessionWorkflow | null> {
   if (!builtInWorkflows) {
     const rows = await em.execute<SessionWorkflow[]>('select id, nodes from workflow where built_in');
     builtInWorkflows = new Map(rows.map((row) => [row.id, row]));
   }
   const builtIn = builtInWorkflows.get(id);
   if (builtIn) return builtIn;
-  const [custom] = await em.execute<SessionWorkflow[]>('select id, nodes from workflow where id = ? and tenant_id = ?', [id, tenantId]);
+  const [custom] = await em.execute<SessionWorkflow[]>(
+    'select id, nodes from workflow where id = ? and tenant_id = ? and environment = ? and deleted_at is null',
+    [id, scope.tenantId, scope.environment],
+  );
   return custom ?? null;
 }
 
@@ -311,11 +331,18 @@ export async function readSession(
   return found;
 }
 
-/** Whether a principal may see a session: its tenant's key of the same environment, or its end-user token. */
-function isVisible(services: Services, principal: Principal, session: Pick<SessionRecord, 'id' | 'tenantId' | 'environment'>): boolean {
-  return principal.kind === 'api_key'
-    ? session.tenantId === principal.tenantId && session.environment === principal.environment
-    : services.secrets.verifySessionLinkToken(session.id, principal.token);
+/**
+ * Whether a principal may see a session: its tenant's key of the same environment, or its
+ * end-user token until the session's `expires_at`. The token is an HMAC of the id that cannot be
+ * revoked, so its session's lifetime is its own: afterwards it is answered as an invalid token.
+ */
+function isVisible(
+  services: Services,
+  principal: Principal,
+  session: Pick<SessionRecord, 'id' | 'tenantId' | 'environment' | 'expiresAt'>,
+): boolean {
+  if (principal.kind === 'api_key') return session.tenantId === principal.tenantId && session.environment === principal.environment;
+  return session.expiresAt.getTime() > Date.now() && services.secrets.verifySessionLinkToken(session.id, principal.token);
 }
 
 /** True when a pending or in-progress session's `expires_at` has passed (it must be expired, never used). */
@@ -330,7 +357,15 @@ const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{
 export async function loadSession(em: EntityManager, services: Services, principal: Principal, sessionId: string): Promise<Session> {
   if (!UUID_PATTERN.test(sessionId)) throw notFound('Session');
   const session = await em.findOne(SessionSchema, { id: sessionId });
-  if (!session || !isVisible(services, principal, { id: session.id, tenantId: session.tenant.id, environment: session.environment }))
+  if (
+    !session ||
+    !isVisible(services, principal, {
+      id: session.id,
+      tenantId: session.tenant.id,
+      environment: session.environment,
+      expiresAt: session.expiresAt,
+    })
+  )
     throw notFound('Session');
   if (isPastExpiry(session)) {
     await transactionWithEvents(em, services.bus, (tx, events) => expireDue(tx, events, { sql: 'id = ?', params: [session.id] }));
@@ -413,6 +448,7 @@ async function decide(tx: EntityManager, events: EventBatch, services: Services,
       workflow_id: workflow.id,
       compliance_level: workflow.complianceLevel,
       vendor_data: session.vendorData,
+      env: session.environment,
     });
   }
 }
@@ -426,9 +462,30 @@ export interface SessionProgress {
 /**
  * Runs one node of a session on the end user's input: validates it, runs the node's engine
  * (sandbox or live by the session's environment) outside any transaction, then stores the result
- * and lets the decision engine decide, under a row lock so concurrent submissions serialise.
+ * and lets the decision engine decide, under a row lock so concurrent submissions serialise. A
+ * document or AML submission whose linked AML screen was overtaken by a concurrent submission of
+ * the other step runs again (aml-subject.ts), a few times at most, then answers 409.
  */
 export async function submitNodeInput(
+  em: EntityManager,
+  services: Services,
+  principal: Principal,
+  sessionId: string,
+  nodeType: NodeType,
+  rawInput: unknown,
+): Promise<SessionProgress> {
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await submitNodeInputOnce(em, services, principal, sessionId, nodeType, rawInput);
+    } catch (error) {
+      if (!(error instanceof LinkedStepChangedError)) throw error;
+      if (attempt >= LINKED_STEP_ATTEMPTS) throw linkedStepConflict();
+    }
+  }
+}
+
+/** One attempt of {@link submitNodeInput}. */
+async function submitNodeInputOnce(
   em: EntityManager,
   services: Services,
   principal: Principal,
@@ -460,7 +517,32 @@ export async function submitNodeInput(
     amlScoreThreshold: workflow.amlScoreThreshold,
     documentPortraitEmbedding: live && nodeType === 'biometric_kyc' ? await loadPortrait(em, services, session.id) : undefined,
   };
-  const result = await engine.run(input, context);
+  // With a document node, the AML node screens the document's identity, so the AML engine runs
+  // for whichever of the two steps completes second (aml-subject.ts); planned outside the lock
+  // from the other step's row as it stands, which is re-checked under the lock.
+  const amlNode = workflow.nodes.find((candidate) => candidate.type === 'aml_screening');
+  const linksAml =
+    amlNode !== undefined &&
+    (nodeType === 'aml_screening' || nodeType === 'document_verification') &&
+    workflow.nodes.some((candidate) => candidate.type === 'document_verification');
+  const ownResult =
+    nodeType !== 'aml_screening'
+      ? await engine.run(input, context)
+      : linksAml
+        ? null
+        : await screenSubmittedData(engine, context, input as AmlScreeningInput);
+  const linked = linksAml
+    ? await prepareLinkedAmlStep({
+        em,
+        sessionId: session.id,
+        nodeType: nodeType as 'aml_screening' | 'document_verification',
+        amlInput: nodeType === 'aml_screening' ? (input as AmlScreeningInput) : undefined,
+        documentResult: ownResult ?? undefined,
+        amlEngine: engineFor(session.environment, 'aml_screening', amlNode.provider),
+        context,
+      })
+    : null;
+  const result = ownResult ?? linked!.aml!;
   // The selfie step compares against the document portrait: keep its embedding (never the image).
   const portrait =
     live && nodeType === 'document_verification' && workflow.nodes.some((candidate) => candidate.type === 'biometric_kyc')
@@ -469,16 +551,23 @@ export async function submitNodeInput(
   const observed = await Promise.all(inputObservers.map((observer) => observer(em, services, session, nodeType, input)));
 
   return transactionWithEvents(em, services.bus, async (tx, events) => {
-    const locked = await tx.findOneOrFail(SessionSchema, { id: session.id }, { lockMode: 4 /* PESSIMISTIC_WRITE */ });
+    const locked = await tx.findOneOrFail(SessionSchema, { id: session.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     assertAcceptsInput(locked);
-    const row = await tx.findOne(SessionNodeResultSchema, { sessionId: session.id, nodeType });
+    // Read again under the session lock: a concurrent submission of this step may have just committed.
+    const row = await tx.findOne(SessionNodeResultSchema, { sessionId: session.id, nodeType }, { refresh: true });
     if (row && row.status !== 'pending') throw new ApiError('conflict', `The ${nodeType} step is already complete (${row.status}).`);
+    const counterpart = linked ? await assertLinkedBasis(tx, session.id, linked) : null;
     if (locked.status === 'pending')
       transition(tx, events, locked, 'in_progress', 'end_user', principal.kind === 'api_key' ? principal.apiKeyId : null);
     const now = new Date();
     const stored = { status: result.status, provider: result.provider, warnings: result.warnings, details: result.details, updatedAt: now };
     if (row) Object.assign(row, stored);
     else tx.create(SessionNodeResultSchema, { sessionId: session.id, nodeType, required: node.required, createdAt: now, ...stored });
+    // A document that completes while typed AML data awaits it brings the AML screen with it.
+    if (nodeType === 'document_verification' && linked?.aml && counterpart) {
+      const { status, provider, warnings, details } = linked.aml;
+      Object.assign(counterpart, { status, provider, warnings, details, updatedAt: now });
+    }
     if (portrait)
       tx.create(SessionPortraitSchema, {
         sessionId: session.id,
@@ -507,7 +596,7 @@ async function loadPortrait(em: EntityManager, services: Services, sessionId: st
 async function portraitEmbedding(imageFront: string): Promise<number[] | null> {
   try {
     const image = decodeDataUri(imageFront, 'image_front', ['image/jpeg', 'image/png', 'image/webp']);
-    return (await analyzeFace(image.bytes, { field: 'image_front', pick: 'largest' })).embedding;
+    return (await analyzeFaceOffThread(image.bytes, { field: 'image_front', pick: 'largest' })).embedding;
   } catch (error) {
     // The document step already judged the image; a portrait without a face only means the
     // selfie step will ask for review.
@@ -541,7 +630,7 @@ export async function reviewSession(
   }
   await loadSession(em, services, principal, sessionId);
   return transactionWithEvents(em, services.bus, async (tx, events) => {
-    const session = await tx.findOneOrFail(SessionSchema, { id: sessionId }, { lockMode: 4 /* PESSIMISTIC_WRITE */ });
+    const session = await tx.findOneOrFail(SessionSchema, { id: sessionId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     transition(tx, events, session, decision, 'reviewer', principal.apiKeyId, trimmed);
     session.decidedAt = new Date();
     if (decision === 'approved') {
@@ -554,6 +643,7 @@ export async function reviewSession(
         workflow_id: workflow.id,
         compliance_level: workflow.complianceLevel,
         vendor_data: session.vendorData,
+        env: session.environment,
       });
     }
     await tx.flush();
@@ -573,7 +663,7 @@ export async function reopenApprovedSession(
   reason: { code: string; message: string },
 ): Promise<boolean> {
   return transactionWithEvents(em, bus, async (tx, events) => {
-    const session = await tx.findOne(SessionSchema, { id: sessionId }, { lockMode: 4 /* PESSIMISTIC_WRITE */ });
+    const session = await tx.findOne(SessionSchema, { id: sessionId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     if (!session || session.status !== 'approved') return false;
     transition(tx, events, session, 'in_review', 'monitoring', null, reason.message);
     session.complianceLevel = null;
@@ -584,6 +674,7 @@ export async function reopenApprovedSession(
       token.revokedReason = reason.message;
       events.record(tx, {
         tenantId: session.tenant.id,
+        environment: session.environment,
         type: 'agent.revoked',
         sessionId,
         payload: {

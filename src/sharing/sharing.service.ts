@@ -55,6 +55,14 @@ export function hashShareToken(token: string): string {
   return createHash('sha256').update(token, 'utf8').digest('hex');
 }
 
+/** The refusal of a share whose partner is the sharing application itself, at share and at import. */
+function shareToSelf(): ApiError {
+  return new ApiError(
+    'share_to_self',
+    'partner_application_id is your own application; a session can only be shared with another application.',
+  );
+}
+
 /** A freshly minted share token: the opaque value (shown once) and when it stops working. */
 export interface MintedShareToken {
   /** The token id, stored on imported sessions and ledger entries (never the token itself). */
@@ -77,13 +85,15 @@ export async function shareSession(
 ): Promise<MintedShareToken> {
   const input = parseOrThrow(ShareSessionInputSchema, rawInput);
   const session = await loadSession(em, services, principal, sessionId);
+  const partnerId = input.partner_application_id.toLowerCase();
+  // Importing one's own share would clone one approval onto any vendor_data (audit L11).
+  if (partnerId === principal.tenantId) throw shareToSelf();
   if (!SHAREABLE_STATUSES.includes(session.status)) {
     throw new ApiError(
       'session_not_shareable',
       `The session is ${session.status}; only approved, declined or in_review sessions can be shared.`,
     );
   }
-  const partnerId = input.partner_application_id.toLowerCase();
   if (!(await tenantExists(em, partnerId))) {
     throw validationError([{ field: 'partner_application_id', code: 'unknown', message: 'no application has this id' }]);
   }
@@ -142,7 +152,7 @@ export async function importSharedSession(
   rawInput: unknown,
 ): Promise<ImportedSession> {
   const input = parseOrThrow(ImportSharedSessionInputSchema, rawInput);
-  const workflow = await findWorkflow(em, principal.tenantId, input.workflow_id);
+  const workflow = await findWorkflow(em, principal, input.workflow_id);
   if (!workflow) {
     throw validationError([{ field: 'workflow_id', code: 'unknown', message: `workflow ${input.workflow_id} does not exist` }]);
   }
@@ -154,6 +164,8 @@ export async function importSharedSession(
     if (!token || token.partnerApplicationId !== principal.tenantId || token.environment !== principal.environment) {
       throw notFound('Share token');
     }
+    // Sharing refuses to mint these; one minted before that rule existed is refused here, unredeemed.
+    if (token.tenantId === principal.tenantId) throw shareToSelf();
     const redeemed = await tx.execute<{ id: string }[]>(
       `update share_token set redeemed_at = now(), redeemed_by_key_id = ?
         where id = ? and redeemed_at is null and expires_at > now() returning id`,
@@ -243,6 +255,7 @@ export async function importSharedSession(
           workflow_id: workflow.id,
           compliance_level: complianceLevel!,
           vendor_data: vendorData,
+          env: principal.environment,
         })
       : null;
     for (const fee of IMPORT_FEES) {

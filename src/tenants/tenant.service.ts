@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKeySchema, type ApiKeyEnvironment } from '../../entities/api-key.entity.js';
 import { apiKeysChanged } from '../auth/key-cache.js';
 import { TenantSchema, type Tenant } from '../../entities/tenant.entity.js';
-import { generateApiKey, generateSigningSecret } from '../auth/api-keys.js';
+import { generateApiKey } from '../auth/api-keys.js';
 import { ApiError, notFound } from '../errors.js';
 
 /** A key as returned to the operator at issue time; `key` is never shown again. */
@@ -15,7 +15,7 @@ export interface IssuedApiKey {
   key: string;
 }
 
-/** Creates a tenant (client application) with its callback signing secret. */
+/** Creates a tenant (client application); its callback secrets are made on first use (src/tenants/callback-secrets.ts). */
 export async function createTenant(em: EntityManager, name: string): Promise<Tenant> {
   const trimmed = name.trim();
   if (!trimmed)
@@ -23,7 +23,6 @@ export async function createTenant(em: EntityManager, name: string): Promise<Ten
   const tenant = em.create(TenantSchema, {
     id: randomUUID(),
     name: trimmed,
-    callbackSecret: generateSigningSecret(),
     createdAt: new Date(),
   });
   await em.flush();
@@ -79,11 +78,4 @@ export async function listTenants(em: EntityManager): Promise<TenantSummary[]> {
       .filter((key) => key.tenant.id === tenant.id)
       .map((key) => ({ id: key.id, prefix: key.prefix, environment: key.environment, revoked: key.revokedAt != null })),
   }));
-}
-
-/** Reads a tenant's callback signing secret (admin CLI only). */
-export async function readCallbackSecret(em: EntityManager, tenantId: string): Promise<string> {
-  const tenant = await em.findOne(TenantSchema, { id: tenantId });
-  if (!tenant) throw notFound('Tenant');
-  return tenant.callbackSecret;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
+import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
 import type { WebhookAttemptStatus, WebhookDeliveryStatus, WebhookVersion } from '../../entities/webhook.entity.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
 import type { EventBus, PublishedEvent } from '../events/outbox.js';
@@ -9,6 +10,7 @@ import { WebhookHttpClient, type SendResult } from './http.js';
 import { buildWebhookBody, type DecisionJson, type EventForDelivery } from './payloads.js';
 import { nextRetryDelayMs, parseRetryAfter } from './schedule.js';
 import { signingKeyOf, signWebhook } from './signing.js';
+import { sealedCallbackSecret } from '../tenants/callback-secrets.js';
 
 /** Outbox events turned into deliveries per fan-out transaction. */
 export const FAN_OUT_BATCH_SIZE = 500;
@@ -61,7 +63,10 @@ interface ClaimedDelivery {
   destination_url: string | null;
   destination_active: boolean | null;
   secret_encrypted: string | null;
-  callback_secret: string;
+  /** For a callback: the environment of its session, whose callback secret signs it. */
+  session_environment: ApiKeyEnvironment | null;
+  /** That environment's sealed callback secret; null until the tenant's first use of it. */
+  callback_secret_sealed: string | null;
 }
 
 /** A finished attempt waiting to be written. */
@@ -246,13 +251,14 @@ export class WebhookEmitter {
           seq: string;
           id: string;
           tenant_id: string;
+          environment: ApiKeyEnvironment;
           type: string;
           session_id: string | null;
           payload: Record<string, unknown>;
           created_at: Date;
         }[]
       >(
-        `select e.seq, e.id, e.tenant_id, e.type, e.session_id, e.payload, e.created_at
+        `select e.seq, e.id, e.tenant_id, e.environment, e.type, e.session_id, e.payload, e.created_at
          from outbox_event e
          where e.seq > ? and not exists (select 1 from webhook_fanout f where f.event_seq = e.seq)
          order by e.seq limit ? for update of e skip locked`,
@@ -265,6 +271,7 @@ export class WebhookEmitter {
         id: row.id,
         type: row.type,
         tenantId: row.tenant_id,
+        environment: row.environment,
         sessionId: row.session_id,
         payload: row.payload,
         createdAt: new Date(row.created_at),
@@ -272,9 +279,9 @@ export class WebhookEmitter {
       const deliveries = await this.deliveriesFor(tx as EntityManager, events);
       if (deliveries.length > 0) {
         await tx.execute(
-          `insert into webhook_delivery (id, tenant_id, event_id, event_type, session_id, destination_id, callback_url, target, body, status, next_attempt_at)
-           select x.id, x.tenant_id, x.event_id, x.event_type, x.session_id, x.destination_id, x.callback_url, x.target, x.body, 'pending', x.next_attempt_at
-           from jsonb_to_recordset(?::jsonb) as x(id uuid, tenant_id uuid, event_id uuid, event_type text, session_id uuid,
+          `insert into webhook_delivery (id, tenant_id, environment, event_id, event_type, session_id, destination_id, callback_url, target, body, status, next_attempt_at)
+           select x.id, x.tenant_id, x.environment, x.event_id, x.event_type, x.session_id, x.destination_id, x.callback_url, x.target, x.body, 'pending', x.next_attempt_at
+           from jsonb_to_recordset(?::jsonb) as x(id uuid, tenant_id uuid, environment text, event_id uuid, event_type text, session_id uuid,
              destination_id uuid, callback_url text, target text, body text, next_attempt_at timestamptz)
            on conflict (event_id, target) where event_id is not null do nothing`,
           [JSON.stringify(deliveries)],
@@ -294,8 +301,10 @@ export class WebhookEmitter {
   private async deliveriesFor(tx: EntityManager, events: EventForDelivery[]) {
     const tenantIds = [...new Set(events.map((event) => event.tenantId))];
     const sessionIds = [...new Set(events.flatMap((event) => (event.sessionId ? [event.sessionId] : [])))];
-    const destinations = await tx.execute<{ id: string; tenant_id: string; version: WebhookVersion; events: string[] | null }[]>(
-      `select id, tenant_id, version, events from webhook_destination
+    const destinations = await tx.execute<
+      { id: string; tenant_id: string; environment: ApiKeyEnvironment; version: WebhookVersion; events: string[] | null }[]
+    >(
+      `select id, tenant_id, environment, version, events from webhook_destination
        where active and tenant_id in (select value::uuid from jsonb_array_elements_text(?::jsonb))
        order by created_at, id`,
       [JSON.stringify(tenantIds)],
@@ -304,8 +313,8 @@ export class WebhookEmitter {
     const callbacks =
       sessionIds.length === 0
         ? []
-        : await tx.execute<{ id: string; tenant_id: string; callback: string }[]>(
-            `select id, tenant_id, callback from session
+        : await tx.execute<{ id: string; tenant_id: string; environment: ApiKeyEnvironment; callback: string }[]>(
+            `select id, tenant_id, environment, callback from session
              where callback is not null and id in (select value::uuid from jsonb_array_elements_text(?::jsonb))`,
             [JSON.stringify(sessionIds)],
             'all',
@@ -314,10 +323,13 @@ export class WebhookEmitter {
     const targetsOf = (event: EventForDelivery) => {
       const subscribed = destinations.filter(
         (destination) =>
-          destination.tenant_id === event.tenantId && (destination.events === null || destination.events.includes(event.type)),
+          destination.tenant_id === event.tenantId &&
+          destination.environment === event.environment &&
+          (destination.events === null || destination.events.includes(event.type)),
       );
       const callback = event.sessionId ? callbackBySession.get(event.sessionId) : undefined;
-      return { subscribed, callback: callback && callback.tenant_id === event.tenantId ? callback.callback : null };
+      const ownCallback = callback && callback.tenant_id === event.tenantId && callback.environment === event.environment;
+      return { subscribed, callback: ownCallback ? callback.callback : null };
     };
     // The full decision goes into v3 bodies only; load it once per session that needs it.
     const needDecision = new Set<string>();
@@ -331,14 +343,21 @@ export class WebhookEmitter {
     return events.flatMap((event) => {
       const { subscribed, callback } = targetsOf(event);
       const decision = event.type === 'session.status_changed' && event.sessionId ? (decisions.get(event.sessionId) ?? null) : null;
-      const common = { tenant_id: event.tenantId, event_id: event.id, event_type: event.type, session_id: event.sessionId };
+      const common = {
+        tenant_id: event.tenantId,
+        environment: event.environment,
+        event_id: event.id,
+        event_type: event.type,
+        session_id: event.sessionId,
+      };
       const rows = subscribed.map((destination) => ({
         ...common,
         id: randomUUID(),
         destination_id: destination.id,
         callback_url: null,
         target: destination.id,
-        body: buildWebhookBody(destination.version, event, decision),
+        // Bodies carry service tokens and personal data: sealed at rest, opened only to sign and send.
+        body: this.options.secrets.encrypt(buildWebhookBody(destination.version, event, decision)),
         next_attempt_at: firstAttemptAt(),
       }));
       if (callback) {
@@ -348,7 +367,7 @@ export class WebhookEmitter {
           destination_id: null as unknown as string,
           callback_url: callback as unknown as null,
           target: 'callback',
-          body: buildWebhookBody('v3', event, decision),
+          body: this.options.secrets.encrypt(buildWebhookBody('v3', event, decision)),
           next_attempt_at: firstAttemptAt(),
         });
       }
@@ -391,13 +410,15 @@ export class WebhookEmitter {
        ), claimed as (
          update webhook_delivery d set next_attempt_at = now() + make_interval(secs => ?)
          from due where d.id = due.id
-         returning d.id, d.tenant_id, d.destination_id, d.callback_url, d.body, d.schedule_position, d.next_attempt_at
+         returning d.id, d.tenant_id, d.destination_id, d.callback_url, d.session_id, d.body, d.schedule_position, d.next_attempt_at
        )
        select c.id, c.tenant_id, c.destination_id, c.callback_url, c.body, c.schedule_position,
-         w.url as destination_url, w.active as destination_active, w.secret_encrypted, t.callback_secret
+         w.url as destination_url, w.active as destination_active, w.secret_encrypted,
+         s.environment as session_environment, cs.secret_sealed as callback_secret_sealed
        from claimed c
-       join tenant t on t.id = c.tenant_id
        left join webhook_destination w on w.id = c.destination_id
+       left join session s on c.destination_id is null and s.id = c.session_id
+       left join callback_secret cs on cs.tenant_id = c.tenant_id and cs.environment = s.environment
        order by c.next_attempt_at`,
       [limit, this.options.claimLeaseSeconds],
       'all',
@@ -413,6 +434,17 @@ export class WebhookEmitter {
       this.keyCache.set(sealed, key);
     }
     return key;
+  }
+
+  /**
+   * The sealed callback secret of the delivery's session environment: a sandbox session's callback
+   * is signed with the sandbox secret. Made on the tenant's first callback in that environment.
+   */
+  private async callbackSecretOf(delivery: ClaimedDelivery): Promise<string> {
+    if (delivery.callback_secret_sealed) return delivery.callback_secret_sealed;
+    // A callback always belongs to a session; one deleted since is signed as live, the stricter secret.
+    const environment = delivery.session_environment ?? 'live';
+    return sealedCallbackSecret(this.options.orm.em.fork(), this.options.secrets, delivery.tenant_id, environment);
   }
 
   /** Makes one HTTP try of a delivery and decides what happens next. */
@@ -434,9 +466,10 @@ export class WebhookEmitter {
       };
     }
     const url = isCallback ? delivery.callback_url! : delivery.destination_url!;
-    const key = isCallback ? signingKeyOf(delivery.callback_secret) : this.keyOf(delivery.secret_encrypted!);
-    const headers = signWebhook(key, delivery.id, nowSeconds(), delivery.body);
-    const result = await this.http.post(url, { ...headers }, delivery.body);
+    const key = this.keyOf(isCallback ? await this.callbackSecretOf(delivery) : delivery.secret_encrypted!);
+    const body = this.options.secrets.decrypt(delivery.body);
+    const headers = signWebhook(key, delivery.id, nowSeconds(), body);
+    const result = await this.http.post(url, { ...headers }, body);
     return { ...base, ...this.outcome(delivery, result), attempted: true };
   }
 
@@ -535,11 +568,11 @@ export class WebhookEmitter {
     await this.options.orm.em.fork().transactional(async (tx) => {
       if (attempts.length > 0) {
         await tx.execute(
-          `insert into webhook_attempt (id, delivery_id, tenant_id, attempted_at, status, status_code, duration_ms, error, response_body, next_attempt_at)
-           select x.id, x.delivery_id, x.tenant_id, x.attempted_at, x.status, x.status_code, x.duration_ms, x.error, x.response_body, x.next_attempt_at
+          `insert into webhook_attempt (id, delivery_id, tenant_id, environment, attempted_at, status, status_code, duration_ms, error, response_body, next_attempt_at)
+           select x.id, x.delivery_id, x.tenant_id, d.environment, x.attempted_at, x.status, x.status_code, x.duration_ms, x.error, x.response_body, x.next_attempt_at
            from jsonb_to_recordset(?::jsonb) as x(id uuid, delivery_id uuid, tenant_id uuid, attempted_at timestamptz, status text,
              status_code integer, duration_ms integer, error text, response_body text, next_attempt_at timestamptz)
-           where exists (select 1 from webhook_delivery d where d.id = x.delivery_id)`,
+           join webhook_delivery d on d.id = x.delivery_id`,
           [JSON.stringify(attempts)],
           'run',
         );

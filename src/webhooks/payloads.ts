@@ -1,4 +1,5 @@
 import type { WebhookVersion } from '../../entities/webhook.entity.js';
+import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
 import { unixSeconds } from '../time.js';
 
 /** Event kind of the message `POST …/test` sends; never recorded in the outbox. */
@@ -9,6 +10,8 @@ export interface EventForDelivery {
   id: string;
   type: string;
   tenantId: string;
+  /** Only destinations of this environment receive the event. */
+  environment: ApiKeyEnvironment;
   sessionId: string | null;
   payload: Record<string, unknown>;
   createdAt: Date;
@@ -47,13 +50,14 @@ export function buildWebhookBody(version: WebhookVersion, event: EventForDeliver
 }
 
 /** The body of a test message to a destination, in its version. */
-export function buildTestBody(version: WebhookVersion, destinationId: string, now: Date): string {
+export function buildTestBody(version: WebhookVersion, destinationId: string, environment: ApiKeyEnvironment, now: Date): string {
   return buildWebhookBody(
     version,
     {
       id: destinationId,
       type: TEST_EVENT_TYPE,
       tenantId: '',
+      environment,
       sessionId: null,
       payload: { destination_id: destinationId, test: true },
       createdAt: now,

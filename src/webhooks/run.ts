@@ -5,6 +5,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { createOrm } from '../db/orm.js';
 import type { EventBus } from '../events/outbox.js';
 import { WebhookEmitter } from './emitter.js';
+import { sealLegacyPlaintext } from '../auth/sealed-columns.js';
 
 /** Connections the emitter's own pool may hold (claims, fan-out, result writes). */
 export const EMITTER_POOL_MAX = 4;
@@ -30,8 +31,15 @@ export async function startEmitter(options: {
   bus?: EventBus;
   /** An ORM to share (embedded in-process); the emitter then neither creates nor closes one. */
   sharedOrm?: MikroORM;
+  /**
+   * Seal what an older version left in clear before sending (the emitter reads sealed bodies
+   * only). The server does it at start; an emitter process of its own asks for it, in case it
+   * starts first after an upgrade.
+   */
+  sealLegacyPlaintext?: boolean;
 }): Promise<RunningEmitter> {
   const orm = options.sharedOrm ?? (await createOrm({ url: options.url, poolMax: EMITTER_POOL_MAX, logger: options.logger }));
+  if (options.sealLegacyPlaintext) await sealLegacyPlaintext(orm.em.fork(), options.secrets, options.logger);
   const emitter = new WebhookEmitter({
     orm,
     secrets: options.secrets,

@@ -28,6 +28,9 @@ export function addressRefusal(address: string, allowLoopback: boolean): string 
   let parsed = ipaddr.parse(address);
   if (parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) parsed = (parsed as ipaddr.IPv6).toIPv4Address();
   const range = parsed.range();
+  // ::/96 (IPv4-compatible, deprecated by RFC 4291) reaches IPv4 hosts on some stacks: never a public unicast target.
+  if (range === 'unicast' && parsed.kind() === 'ipv6' && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0))
+    return `${address} is an IPv4-compatible (::/96) address`;
   if (range === 'unicast') return null;
   if (range === 'loopback' && allowLoopback) return null;
   return `${address} is a ${range} address`;

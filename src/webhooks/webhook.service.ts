@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { EVENT_TYPES } from '../../entities/outbox-event.entity.js';
-import { TenantSchema } from '../../entities/tenant.entity.js';
 import {
   WEBHOOK_DELIVERY_STATUSES,
   WEBHOOK_VERSIONS,
@@ -15,6 +14,7 @@ import {
   type WebhookDestination,
 } from '../../entities/webhook.entity.js';
 import { generateSigningSecret } from '../auth/api-keys.js';
+import type { TenantScope } from '../auth/context.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
 import { assertPageSize, decodeKeysetCursor, encodeKeysetCursor, olderThan } from '../pagination.js';
 import { ApiError, notFound } from '../errors.js';
@@ -87,31 +87,38 @@ export interface DestinationWithSecret {
   secret: string | null;
 }
 
-/** Loads a destination of the tenant; another tenant's (or a malformed id) is a 404. */
-export async function getDestination(em: EntityManager, tenantId: string, id: string): Promise<WebhookDestination> {
-  const destination = isUuid(id) ? await em.findOne(WebhookDestinationSchema, { id, tenant: tenantId }) : null;
+/** Loads a destination of the scope; another tenant's or environment's (or a malformed id) is a 404. */
+export async function getDestination(em: EntityManager, scope: TenantScope, id: string): Promise<WebhookDestination> {
+  const destination = isUuid(id)
+    ? await em.findOne(WebhookDestinationSchema, { id, tenant: scope.tenantId, environment: scope.environment })
+    : null;
   if (!destination) throw notFound('Webhook destination');
   return destination;
 }
 
-/** The tenant's destinations, oldest first. */
-export async function listDestinations(em: EntityManager, tenantId: string): Promise<WebhookDestination[]> {
-  return em.find(WebhookDestinationSchema, { tenant: tenantId }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+/** The destinations of the tenant's environment, oldest first. */
+export async function listDestinations(em: EntityManager, scope: TenantScope): Promise<WebhookDestination[]> {
+  return em.find(
+    WebhookDestinationSchema,
+    { tenant: scope.tenantId, environment: scope.environment },
+    { orderBy: { createdAt: 'asc', id: 'asc' } },
+  );
 }
 
-/** Registers a destination; active at creation; the secret is returned once. */
+/** Registers a destination for the scope's environment; active at creation; the secret is returned once. */
 export async function createDestination(
   em: EntityManager,
   secrets: ServiceSecrets,
   allowLoopback: boolean,
-  tenantId: string,
+  scope: TenantScope,
   input: unknown,
 ): Promise<DestinationWithSecret> {
   const parsed = parseOrThrow(createDestinationInputSchema(allowLoopback), input);
   const secret = generateSigningSecret();
   const destination = em.create(WebhookDestinationSchema, {
     id: randomUUID(),
-    tenant: tenantId,
+    tenant: scope.tenantId,
+    environment: scope.environment,
     url: parsed.url,
     version: parsed.version,
     events: parsed.events ?? null,
@@ -129,11 +136,11 @@ export async function updateDestination(
   em: EntityManager,
   secrets: ServiceSecrets,
   allowLoopback: boolean,
-  tenantId: string,
+  scope: TenantScope,
   id: string,
   input: unknown,
 ): Promise<DestinationWithSecret> {
-  const destination = await getDestination(em, tenantId, id);
+  const destination = await getDestination(em, scope, id);
   const parsed = parseOrThrow(updateDestinationInputSchema(allowLoopback), input);
   if (parsed.url !== undefined) destination.url = parsed.url;
   if (parsed.version !== undefined) destination.version = parsed.version;
@@ -151,8 +158,8 @@ export async function updateDestination(
 }
 
 /** Deletes a destination and its delivery history. */
-export async function deleteDestination(em: EntityManager, tenantId: string, id: string): Promise<void> {
-  const destination = await getDestination(em, tenantId, id);
+export async function deleteDestination(em: EntityManager, scope: TenantScope, id: string): Promise<void> {
+  const destination = await getDestination(em, scope, id);
   await em.nativeDelete(WebhookDestinationSchema, { id: destination.id });
 }
 
@@ -174,15 +181,15 @@ export interface DeliveryPage {
   nextCursor: string | null;
 }
 
-/** Lists the tenant's deliveries, newest first, by destination, session or status. */
-export async function listDeliveries(em: EntityManager, tenantId: string, filter: DeliveryFilter): Promise<DeliveryPage> {
+/** Lists the deliveries of the tenant's environment, newest first, by destination, session or status. */
+export async function listDeliveries(em: EntityManager, scope: TenantScope, filter: DeliveryFilter): Promise<DeliveryPage> {
   const limit = filter.limit ?? DELIVERIES_PAGE_DEFAULT;
   assertPageSize(limit, DELIVERIES_PAGE_MAX, 'limit');
-  if (filter.destinationId) await getDestination(em, tenantId, filter.destinationId);
+  if (filter.destinationId) await getDestination(em, scope, filter.destinationId);
   if (filter.sessionId && !isUuid(filter.sessionId)) return { deliveries: [], nextCursor: null };
   if (filter.status && !(WEBHOOK_DELIVERY_STATUSES as readonly string[]).includes(filter.status))
     throw new ApiError('validation_failed', 'Unknown status.', [{ field: 'status', code: 'invalid', message: 'unknown delivery status' }]);
-  const where: Record<string, unknown> = { tenantId };
+  const where: Record<string, unknown> = { tenantId: scope.tenantId, environment: scope.environment };
   if (filter.destinationId) where.destinationId = filter.destinationId;
   if (filter.sessionId) where.sessionId = filter.sessionId;
   if (filter.status) where.status = filter.status;
@@ -193,16 +200,18 @@ export async function listDeliveries(em: EntityManager, tenantId: string, filter
   return { deliveries, nextCursor: rows.length > limit && last ? encodeKeysetCursor(last) : null };
 }
 
-/** One delivery of the tenant; another tenant's is a 404. */
-export async function getDelivery(em: EntityManager, tenantId: string, id: string): Promise<WebhookDelivery> {
-  const delivery = isUuid(id) ? await em.findOne(WebhookDeliverySchema, { id, tenantId }) : null;
+/** One delivery of the scope; another tenant's or environment's is a 404. */
+export async function getDelivery(em: EntityManager, scope: TenantScope, id: string): Promise<WebhookDelivery> {
+  const delivery = isUuid(id)
+    ? await em.findOne(WebhookDeliverySchema, { id, tenantId: scope.tenantId, environment: scope.environment })
+    : null;
   if (!delivery) throw notFound('Webhook delivery');
   return delivery;
 }
 
 /** Every attempt of a delivery, oldest first. */
-export async function listAttempts(em: EntityManager, tenantId: string, deliveryId: string): Promise<WebhookAttempt[]> {
-  const delivery = await getDelivery(em, tenantId, deliveryId);
+export async function listAttempts(em: EntityManager, scope: TenantScope, deliveryId: string): Promise<WebhookAttempt[]> {
+  const delivery = await getDelivery(em, scope, deliveryId);
   return em.find(WebhookAttemptSchema, { deliveryId: delivery.id }, { orderBy: { attemptedAt: 'asc', id: 'asc' } });
 }
 
@@ -222,10 +231,10 @@ export async function attemptsByDeliveryIds(em: EntityManager, deliveryIds: read
  * Sends a delivery again, at once, with the same `webhook-id` and body, restarting its retry
  * schedule. A destination that is inactive cannot receive: 409.
  */
-export async function replayDelivery(em: EntityManager, tenantId: string, id: string): Promise<WebhookDelivery> {
-  const delivery = await getDelivery(em, tenantId, id);
+export async function replayDelivery(em: EntityManager, scope: TenantScope, id: string): Promise<WebhookDelivery> {
+  const delivery = await getDelivery(em, scope, id);
   if (delivery.destinationId) {
-    const destination = await em.findOne(WebhookDestinationSchema, { id: delivery.destinationId });
+    const destination = await em.findOne(WebhookDestinationSchema, { id: delivery.destinationId, environment: delivery.environment });
     if (!destination?.active) throw new ApiError('conflict', 'The destination is inactive; activate it before replaying.');
   }
   delivery.status = 'pending';
@@ -238,20 +247,27 @@ export async function replayDelivery(em: EntityManager, tenantId: string, id: st
 }
 
 /** Queues a `webhook.test` message to one active destination, in its payload version. */
-export async function sendTestEvent(em: EntityManager, tenantId: string, destinationId: string): Promise<WebhookDelivery> {
-  const destination = await getDestination(em, tenantId, destinationId);
+export async function sendTestEvent(
+  em: EntityManager,
+  secrets: ServiceSecrets,
+  scope: TenantScope,
+  destinationId: string,
+): Promise<WebhookDelivery> {
+  const destination = await getDestination(em, scope, destinationId);
   if (!destination.active) throw new ApiError('conflict', 'The destination is inactive; activate it before testing.');
   const now = new Date();
   const delivery = em.create(WebhookDeliverySchema, {
     id: randomUUID(),
-    tenantId,
+    tenantId: scope.tenantId,
+    environment: scope.environment,
     eventId: null,
     eventType: TEST_EVENT_TYPE,
     sessionId: null,
     destinationId: destination.id,
     callbackUrl: null,
     target: destination.id,
-    body: buildTestBody(destination.version, destination.id, now),
+    // Sealed at rest like every delivery body; the emitter opens it only to sign and send.
+    body: secrets.encrypt(buildTestBody(destination.version, destination.id, destination.environment, now)),
     status: 'pending',
     attemptCount: 0,
     schedulePosition: 0,
@@ -262,13 +278,4 @@ export async function sendTestEvent(em: EntityManager, tenantId: string, destina
   await em.flush();
   wakeLocalEmitters();
   return delivery;
-}
-
-/** Replaces the tenant's callback secret (signs per-session `callback` deliveries); returned once. */
-export async function rotateCallbackSecret(em: EntityManager, tenantId: string): Promise<string> {
-  const tenant = await em.findOne(TenantSchema, { id: tenantId });
-  if (!tenant) throw notFound('Tenant');
-  tenant.callbackSecret = generateSigningSecret();
-  await em.flush();
-  return tenant.callbackSecret;
 }

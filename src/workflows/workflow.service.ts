@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
+import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { TenantSchema } from '../../entities/tenant.entity.js';
+import type { TenantScope } from '../auth/context.js';
 import { WORKFLOW_TYPES, WorkflowSchema, type Workflow, type WorkflowNode } from '../../entities/workflow.entity.js';
 import { NODE_TYPES } from '../domain/types.js';
 import { ApiError, notFound, validationError } from '../errors.js';
@@ -89,36 +91,38 @@ export async function syncBuiltInWorkflows(em: EntityManager): Promise<void> {
   }
 }
 
-/** Workflows visible to a tenant: the built-ins first (in spec order), then its own by creation. */
-export async function listWorkflows(em: EntityManager, tenantId: string): Promise<Workflow[]> {
-  const rows = await em.find(
-    WorkflowSchema,
-    { $or: [{ tenant: null }, { tenant: tenantId }] },
-    { orderBy: { createdAt: 'asc', id: 'asc' } },
-  );
+/** The workflows a scope sees: the shared built-ins and its own tenant's custom ones of its environment, not deleted. */
+function visibleTo(scope: TenantScope) {
+  return { $or: [{ tenant: null }, { tenant: scope.tenantId, environment: scope.environment }], deletedAt: null };
+}
+
+/** Workflows visible to a tenant in one environment: the built-ins first (in spec order), then its own by creation. */
+export async function listWorkflows(em: EntityManager, scope: TenantScope): Promise<Workflow[]> {
+  const rows = await em.find(WorkflowSchema, visibleTo(scope), { orderBy: { createdAt: 'asc', id: 'asc' } });
   const order = BUILT_IN_WORKFLOWS.map((workflow) => workflow.id);
   const builtIns = rows.filter((row) => row.builtIn).sort((a, b) => order.indexOf(a.id) - order.indexOf(b.id));
   return [...builtIns, ...rows.filter((row) => !row.builtIn)];
 }
 
-/** One workflow visible to the tenant, or null (another tenant's workflow is invisible). */
-export async function findWorkflow(em: EntityManager, tenantId: string, id: string): Promise<Workflow | null> {
-  return em.findOne(WorkflowSchema, { id, $or: [{ tenant: null }, { tenant: tenantId }] });
+/** One workflow visible to the scope, or null (another tenant's or environment's workflow is invisible). */
+export async function findWorkflow(em: EntityManager, scope: TenantScope, id: string): Promise<Workflow | null> {
+  return em.findOne(WorkflowSchema, { id, ...visibleTo(scope) });
 }
 
-/** One workflow visible to the tenant, or a 404. */
-export async function getWorkflow(em: EntityManager, tenantId: string, id: string): Promise<Workflow> {
-  const workflow = await findWorkflow(em, tenantId, id);
+/** One workflow visible to the scope, or a 404. */
+export async function getWorkflow(em: EntityManager, scope: TenantScope, id: string): Promise<Workflow> {
+  const workflow = await findWorkflow(em, scope, id);
   if (!workflow) throw notFound('Workflow');
   return workflow;
 }
 
-/** Composes a custom workflow owned by the tenant. */
-export async function createWorkflow(em: EntityManager, tenantId: string, input: unknown): Promise<Workflow> {
+/** Composes a custom workflow owned by the tenant in the scope's environment. */
+export async function createWorkflow(em: EntityManager, scope: TenantScope, input: unknown): Promise<Workflow> {
   const data = parseOrThrow(CreateWorkflowInputSchema, input);
   const workflow = em.create(WorkflowSchema, {
     id: randomUUID(),
-    tenant: em.getReference(TenantSchema, tenantId),
+    tenant: em.getReference(TenantSchema, scope.tenantId),
+    environment: scope.environment,
     name: data.name,
     type: data.type,
     builtIn: false,
@@ -132,9 +136,39 @@ export async function createWorkflow(em: EntityManager, tenantId: string, input:
   return workflow;
 }
 
-/** Patches a custom workflow; built-ins answer 403 `workflow_read_only`, other tenants' 404. */
-export async function updateWorkflow(em: EntityManager, tenantId: string, id: string, input: unknown): Promise<Workflow> {
-  const workflow = await getWorkflow(em, tenantId, id);
+/** Refuses any change to a built-in workflow: 403 `workflow_read_only`, whatever else the request holds. */
+export function assertNotBuiltIn(id: string): void {
+  if (BUILT_IN_WORKFLOW_IDS.has(id)) throw new ApiError('workflow_read_only', `Workflow ${id} is built in and cannot be changed.`);
+}
+
+/**
+ * Deletes a custom workflow: 204 when no pending, in-progress or in-review session uses it, 409
+ * `workflow_in_use` otherwise; built-ins 403, other tenants' and environments' 404. The row is kept (hidden) for the
+ * finished sessions that ran it. The workflow row is locked while the sessions are counted.
+ */
+export async function deleteWorkflow(em: EntityManager, scope: TenantScope, id: string): Promise<void> {
+  assertNotBuiltIn(id);
+  await em.transactional(async (tx) => {
+    const workflow = await tx.findOne(
+      WorkflowSchema,
+      { id, tenant: scope.tenantId, environment: scope.environment, deletedAt: null },
+      { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
+    );
+    if (!workflow) throw notFound('Workflow');
+    const [{ active }] = await tx.execute<{ active: string }[]>(
+      `select count(*) as active from session where workflow_id = ? and status in ('pending', 'in_progress', 'in_review')`,
+      [id],
+    );
+    if (Number(active) > 0)
+      throw new ApiError('workflow_in_use', `Workflow ${id} is used by ${active} active session(s); delete it once they are decided.`);
+    workflow.deletedAt = new Date();
+    await tx.flush();
+  });
+}
+
+/** Patches a custom workflow; built-ins answer 403 `workflow_read_only`, other tenants' and environments' 404. */
+export async function updateWorkflow(em: EntityManager, scope: TenantScope, id: string, input: unknown): Promise<Workflow> {
+  const workflow = await getWorkflow(em, scope, id);
   if (workflow.builtIn || BUILT_IN_WORKFLOW_IDS.has(workflow.id)) {
     throw new ApiError('workflow_read_only', `Workflow ${workflow.id} is built in and cannot be changed.`);
   }

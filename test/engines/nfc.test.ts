@@ -14,17 +14,15 @@ import {
 } from '../../src/engines/document/nfc.js';
 import { ApiError } from '../../src/errors.js';
 import { buildChip, buildDg1, buildSod, issueCertificate, nfcInput, toPem } from '../id-verification/support/chip.js';
-import { mrzLines, renderDocument, toDataUri, yymmdd, type SyntheticIdentity } from '../id-verification/support/synthetic-document.js';
+import {
+  mrzLines,
+  renderDocument,
+  toDataUri,
+  type SyntheticIdentity,
+  samplePassport,
+} from '../id-verification/support/synthetic-document.js';
 
-const PASSPORT: SyntheticIdentity = {
-  format: 'TD3',
-  issuingState: 'FRA',
-  lastName: 'MARTIN',
-  firstName: 'CLAIRE ANNE',
-  documentNumber: '18FR04512',
-  birthDate: '850412',
-  expiryDate: yymmdd(5),
-};
+const PASSPORT: SyntheticIdentity = samplePassport();
 const LINES = mrzLines(PASSPORT);
 
 type Chip = Awaited<ReturnType<typeof buildChip>>;

@@ -89,18 +89,21 @@ describe('live phone verification (openkyc:sms_otp)', () => {
   const gateway = new FakeGateway();
   let testApp: TestApp;
   let tenant: TestTenant;
-  let workflowId: string;
+  /** The phone-only workflow, composed in each environment (workflows belong to one). */
+  const workflowIds: Record<string, string> = {};
 
   beforeAll(async () => {
     const gatewayUrl = await gateway.start();
     testApp = await startTestApp({ SMS_PROVIDER: 'http', SMS_GATEWAY_URL: gatewayUrl, SMS_GATEWAY_TOKEN: GATEWAY_TOKEN });
     tenant = await testApp.tenant();
-    const workflow = await testApp.rest('POST', '/v1/workflows', {
-      key: tenant.liveKey,
-      body: { name: 'Phone only', nodes: [{ type: 'phone_verification', required: true, provider: 'openkyc:sms_otp' }] },
-    });
-    expect(workflow.status).toBe(201);
-    workflowId = workflow.body.workflow_id;
+    for (const key of [tenant.liveKey, tenant.sandboxKey]) {
+      const workflow = await testApp.rest('POST', '/v1/workflows', {
+        key,
+        body: { name: 'Phone only', nodes: [{ type: 'phone_verification', required: true, provider: 'openkyc:sms_otp' }] },
+      });
+      expect(workflow.status).toBe(201);
+      workflowIds[key] = workflow.body.workflow_id;
+    }
   });
   afterAll(async () => {
     await testApp?.close();
@@ -112,7 +115,7 @@ describe('live phone verification (openkyc:sms_otp)', () => {
 
   /** Creates a live session on the phone-only workflow; returns its id and end-user token. */
   async function liveSession(key = tenant.liveKey): Promise<{ id: string; token: string }> {
-    const created = await createSession(testApp, key, { workflow_id: workflowId, vendor_data: `phone-${randomUUID()}` });
+    const created = await createSession(testApp, key, { workflow_id: workflowIds[key], vendor_data: `phone-${randomUUID()}` });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
     return { id: created.body.session_id, token: tokenOf(created.body.url) };
   }

@@ -170,8 +170,14 @@ describe('sandbox engines', () => {
           first_name: 'Sandbox',
           last_name: 'User',
           date_of_birth: '1990-01-01',
+          nationality: 'FR',
           document_number: 'SBX000000',
           expiry_date: '2030-06-14',
+          nationality_code: null,
+          issuing_state: null,
+          sex: null,
+          document_code: null,
+          mrz_format: null,
         },
       });
     });
@@ -268,6 +274,7 @@ describe('sandbox engines', () => {
         risk_band: 1,
         hits: [],
         checked_lists: [...AML_LISTS],
+        subject: { full_name: BASE_INPUTS.aml_screening.full_name },
       });
     });
 
@@ -299,6 +306,7 @@ describe('sandbox engines', () => {
         risk_band: 1,
         hits: [],
         checked_lists: ['PEP', 'UN_SC'],
+        subject: { full_name: 'Sandbox Sanctioned' },
       });
     });
 

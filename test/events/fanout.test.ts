@@ -80,6 +80,7 @@ describe('LiveStatusHub', () => {
       id: randomUUID(),
       seq: 1,
       tenantId: randomUUID(),
+      environment: 'sandbox',
       type: 'session.status_changed',
       sessionId: null,
       payload: { reason: 'x'.repeat(NOTIFY_PAYLOAD_MAX_BYTES) },
@@ -119,6 +120,7 @@ describe('event fan-out over LISTEN/NOTIFY', () => {
       const sessionId = randomUUID();
       return events.record(tx, {
         tenantId,
+        environment: 'sandbox',
         type: 'session.status_changed',
         sessionId,
         payload: {

@@ -133,6 +133,7 @@ describe('sessionStatusChanged subscription', () => {
         transactionWithEvents(testApp.app.orm.em.fork() as EntityManager, testApp.app.services.bus, async (tx, events) => {
           ghostEventId = events.record(tx, {
             tenantId: tenantA.id,
+            environment: 'sandbox',
             type: 'session.status_changed',
             sessionId: ghostSessionId,
             payload: {

@@ -1,3 +1,5 @@
+import { gzipSync } from 'node:zlib';
+import { getIntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { REST_ROUTES } from '../../src/rest/routes/index.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
@@ -48,10 +50,67 @@ describe('HTTP surface', () => {
     expect(response.body.code).toBe('unsupported_media_type');
   });
 
-  it('given an unknown route, when calling it, then 404 route_not_found problem', async () => {
+  it('given an unknown route, when calling it, then 404 not_found problem', async () => {
     const response = await testApp.rest('GET', '/v1/nothing-here', { key: tenant.sandboxKey });
     expect(response.status).toBe(404);
-    expect(response.body).toMatchObject({ code: 'route_not_found', status: 404, instance: '/v1/nothing-here' });
+    expect(response.body).toMatchObject({ code: 'not_found', status: 404, instance: '/v1/nothing-here' });
+  });
+
+  it('given a known path, when calling it with a method it does not serve, then 405 with Allow', async () => {
+    const put = await testApp.rest('PUT', '/v1/sessions', { key: tenant.sandboxKey, body: {} });
+    expect(put.status).toBe(405);
+    expect(put.body).toMatchObject({ code: 'method_not_allowed', status: 405 });
+    expect(put.headers.get('allow')).toBe('POST, GET, HEAD, OPTIONS');
+    const deleteList = await testApp.rest('DELETE', '/v1/lists', { key: tenant.sandboxKey });
+    expect(deleteList.status).toBe(405);
+    expect(deleteList.headers.get('allow')).toMatch(/GET/);
+  });
+
+  it('given a gzip-encoded body, when posting, then 415 saying to send it uncompressed', async () => {
+    const response = await fetch(`${testApp.url}/v1/workflows`, {
+      method: 'POST',
+      headers: { 'x-api-key': tenant.sandboxKey, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      body: gzipSync(JSON.stringify({ name: 'x', nodes: [] })),
+    });
+    expect(response.status).toBe(415);
+    const body = (await response.json()) as { code: string; detail: string };
+    expect(body.code).toBe('unsupported_media_type');
+    expect(body.detail).toMatch(/uncompressed/);
+  });
+
+  it('given limits, when a body is too large or not JSON, then the problem states the limit and the expected type', async () => {
+    const tooLarge = await testApp.rest('POST', '/v1/workflows', { key: tenant.sandboxKey, body: { name: 'x'.repeat(70 * 1024) } });
+    expect(tooLarge.body.detail).toContain(String(64 * 1024));
+    const notJson = await testApp.rest('POST', '/v1/workflows', {
+      key: tenant.sandboxKey,
+      rawBody: 'name=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(notJson.status).toBe(415);
+    expect(notJson.body.detail).toContain('application/json');
+  });
+
+  it('given the standard introspection query (as graphql-js and GraphQL Codegen send it), when posting, then it is answered', async () => {
+    const query = getIntrospectionQuery({
+      descriptions: true,
+      specifiedByUrl: true,
+      directiveIsRepeatable: true,
+      schemaDescription: true,
+      inputValueDeprecation: true,
+    });
+    const response = await testApp.graphql(query, {}, tenant.sandboxKey);
+    expect(response.body.errors).toBeUndefined();
+    expect(response.body.data.__schema.types.length).toBeGreaterThan(20);
+  });
+
+  it('given an introspection query nesting lists beyond its cost cap, when posting, then QUERY_TOO_COMPLEX', async () => {
+    const response = await testApp.graphql(
+      '{ __schema { types { fields { args { type { enumValues { name } } } } } } }',
+      {},
+      tenant.sandboxKey,
+    );
+    expect(response.body.errors?.[0]?.extensions?.code).toBe('QUERY_TOO_COMPLEX');
+    expect(response.body.data).toBeUndefined();
   });
 
   it('given a request id, when calling, then it is echoed; without one, one is generated', async () => {
@@ -80,7 +139,8 @@ describe('HTTP surface', () => {
   });
 
   it('given a query deeper than the limit, when posting it, then it is refused before execution', async () => {
-    const deep = '{ workflows { nodes { type } } __schema { types { fields { type { ofType { ofType { name } } } } } } }';
+    // Nested through fields, not ofType: ofType is one-to-one and adds no depth (so GraphiQL's introspection passes).
+    const deep = '{ workflows { nodes { type } } __schema { types { fields { type { fields { type { name } } } } } } }';
     const response = await testApp.graphql(deep, {}, tenant.sandboxKey);
     expect(response.body.errors?.[0]?.extensions?.code).toBe('QUERY_TOO_COMPLEX');
     expect(response.body.data).toBeUndefined();

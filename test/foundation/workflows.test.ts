@@ -135,7 +135,7 @@ describe('workflows', () => {
       );
       expect(created.body.errors).toBeUndefined();
       const workflow = created.body.data.createWorkflow;
-      const rest = await testApp.rest('GET', `/v1/workflows/${workflow.id}`, { key: tenantA.sandboxKey });
+      const rest = await testApp.rest('GET', `/v1/workflows/${workflow.id}`, { key: tenantA.liveKey });
       expect(rest.body).toEqual(asRest(workflow));
       expect(rest.body.aml_score_threshold).toBe(65);
     });
@@ -217,6 +217,17 @@ describe('workflows', () => {
       expect(after.body).toEqual(before.body);
     });
 
+    it('given a built-in, when patching it with an invalid body or none, then still 403 workflow_read_only', async () => {
+      const invalid = await testApp.rest('PATCH', '/v1/workflows/standard_kyc', {
+        key: tenantA.sandboxKey,
+        body: { nodes: 'not nodes', unknown_field: true },
+      });
+      expect(invalid.status).toBe(403);
+      expect(invalid.body.code).toBe('workflow_read_only');
+      const empty = await testApp.rest('PATCH', '/v1/workflows/aml_only', { key: tenantA.sandboxKey });
+      expect(empty.status).toBe(403);
+    });
+
     it('given a built-in, when patching over GraphQL, then WORKFLOW_READ_ONLY', async () => {
       const response = await testApp.graphql(UPDATE_WORKFLOW, { id: 'kyb', input: { name: 'Hijacked' } }, tenantA.sandboxKey);
       expect(response.body.errors?.[0]?.extensions?.code).toBe('WORKFLOW_READ_ONLY');
@@ -250,6 +261,67 @@ describe('workflows', () => {
       });
       expect(response.status).toBe(404);
       expect(response.body.code).toBe('not_found');
+    });
+  });
+
+  describe('deleting', () => {
+    const DELETE_WORKFLOW = /* GraphQL */ `
+      mutation ($id: String!) {
+        deleteWorkflow(id: $id)
+      }
+    `;
+    const SUBMIT_AML = /* GraphQL */ `
+      mutation ($sessionId: String!) {
+        submitAmlData(sessionId: $sessionId, input: { fullName: "Ada Lovelace" }) {
+          status
+        }
+      }
+    `;
+
+    it('given an unused custom workflow, when deleting over REST, then 204 and it is gone from reads and listings', async () => {
+      const created = await testApp.rest('POST', '/v1/workflows', { key: tenantA.sandboxKey, body: { name: 'Doomed', nodes: [AML_NODE] } });
+      const id = created.body.workflow_id;
+      const deleted = await testApp.rest('DELETE', `/v1/workflows/${id}`, { key: tenantA.sandboxKey });
+      expect(deleted.status).toBe(204);
+      expect((await testApp.rest('GET', `/v1/workflows/${id}`, { key: tenantA.sandboxKey })).status).toBe(404);
+      const listed = await testApp.rest('GET', '/v1/workflows', { key: tenantA.sandboxKey });
+      expect(listed.body.workflows.map((workflow: { workflow_id: string }) => workflow.workflow_id)).not.toContain(id);
+      const session = await testApp.rest('POST', '/v1/sessions', { key: tenantA.sandboxKey, body: { workflow_id: id, vendor_data: 'u' } });
+      expect(session.status).toBe(400);
+      expect((await testApp.rest('DELETE', `/v1/workflows/${id}`, { key: tenantA.sandboxKey })).status).toBe(404);
+    });
+
+    it('given a workflow an active session uses, when deleting, then 409 workflow_in_use; once decided, 204 and the session stays readable', async () => {
+      const created = await testApp.rest('POST', '/v1/workflows', { key: tenantA.sandboxKey, body: { name: 'In use', nodes: [AML_NODE] } });
+      const id = created.body.workflow_id;
+      const session = await testApp.rest('POST', '/v1/sessions', {
+        key: tenantA.sandboxKey,
+        body: { workflow_id: id, vendor_data: 'user-1' },
+      });
+      expect(session.status).toBe(201);
+
+      const refused = await testApp.rest('DELETE', `/v1/workflows/${id}`, { key: tenantA.sandboxKey });
+      expect(refused.status).toBe(409);
+      expect(refused.body.code).toBe('workflow_in_use');
+      expect((await testApp.rest('GET', `/v1/workflows/${id}`, { key: tenantA.sandboxKey })).status).toBe(200);
+
+      const submitted = await testApp.graphql(SUBMIT_AML, { sessionId: session.body.session_id }, tenantA.sandboxKey);
+      expect(submitted.body.errors).toBeUndefined();
+      const deleted = await testApp.graphql(DELETE_WORKFLOW, { id }, tenantA.sandboxKey);
+      expect(deleted.body).toEqual({ data: { deleteWorkflow: true } });
+      const read = await testApp.rest('GET', `/v1/sessions/${session.body.session_id}`, { key: tenantA.sandboxKey });
+      expect(read.status).toBe(200);
+      expect(read.body.workflow_id).toBe(id);
+    });
+
+    it("given a built-in, when deleting, then 403 workflow_read_only; another tenant's workflow, 404", async () => {
+      const builtIn = await testApp.rest('DELETE', '/v1/workflows/standard_kyc', { key: tenantA.sandboxKey });
+      expect(builtIn.status).toBe(403);
+      expect(builtIn.body.code).toBe('workflow_read_only');
+      const created = await testApp.rest('POST', '/v1/workflows', { key: tenantA.sandboxKey, body: { name: 'Mine', nodes: [AML_NODE] } });
+      const foreign = await testApp.rest('DELETE', `/v1/workflows/${created.body.workflow_id}`, { key: tenantB.sandboxKey });
+      expect(foreign.status).toBe(404);
+      expect((await testApp.rest('GET', `/v1/workflows/${created.body.workflow_id}`, { key: tenantA.sandboxKey })).status).toBe(200);
     });
   });
 

@@ -4,7 +4,7 @@ import { closeMrzReader } from '../../src/engines/document/mrz-reader.js';
 import { IdVerificationResultJson } from '../../src/rest/routes/id-verification.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 import { buildChip, nfcInput } from './support/chip.js';
-import { mrzLines, renderDocument, toDataUri, yymmdd, type SyntheticIdentity } from './support/synthetic-document.js';
+import { mrzLines, renderDocument, toDataUri, yymmdd, type SyntheticIdentity, samplePassport } from './support/synthetic-document.js';
 
 const PATH = '/v1/id-verification';
 
@@ -22,20 +22,17 @@ const VERIFY_ID_DOCUMENT = /* GraphQL */ `
       }
       issuingCountry
       documentType
+      extracted {
+        lastName
+        expiryDate
+        mrzFormat
+      }
       metadata
     }
   }
 `;
 
-const PASSPORT: SyntheticIdentity = {
-  format: 'TD3',
-  issuingState: 'FRA',
-  lastName: 'MARTIN',
-  firstName: 'CLAIRE ANNE',
-  documentNumber: '18FR04512',
-  birthDate: '850412',
-  expiryDate: yymmdd(5),
-};
+const PASSPORT: SyntheticIdentity = samplePassport();
 
 const ID_CARD: SyntheticIdentity = {
   format: 'TD1',
@@ -60,7 +57,7 @@ describe('POST /v1/id-verification', () => {
     images.expired = toDataUri(await renderDocument({ ...PASSPORT, expiryDate: yymmdd(-1) }, { jpegQuality: 70 }));
     images.cardBack = toDataUri(await renderDocument(ID_CARD, { jpegQuality: 60 }));
     images.cardFront = images.cardBack;
-    images.tiny = toDataUri(await renderDocument(PASSPORT, { widthPx: 320 }));
+    images.tiny = toDataUri(await renderDocument(PASSPORT, { widthPx: 200 }));
     images.blurry = toDataUri(await renderDocument(PASSPORT, { blurSigma: 5, jpegQuality: 80 }));
   });
   afterAll(async () => {
@@ -81,7 +78,17 @@ describe('POST /v1/id-verification', () => {
 
       expect(response.status).toBe(200);
       expect(Object.keys(response.body).sort()).toEqual(
-        ['checks', 'document_type', 'issuing_country', 'metadata', 'result_code', 'status', 'verification_id', 'warnings'].sort(),
+        [
+          'checks',
+          'document_type',
+          'extracted',
+          'issuing_country',
+          'metadata',
+          'result_code',
+          'status',
+          'verification_id',
+          'warnings',
+        ].sort(),
       );
       expect(IdVerificationResultJson.strict().parse(response.body)).toBeTruthy();
       expect(response.body).toMatchObject({
@@ -90,6 +97,18 @@ describe('POST /v1/id-verification', () => {
         checks: { document_authentic: 'passed', mrz_match: 'passed', expiry_check: 'passed', nfc_signature: 'skipped' },
         issuing_country: 'FR',
         document_type: 'PASSPORT',
+        extracted: {
+          first_name: 'CLAIRE ANNE',
+          last_name: 'MARTIN',
+          document_number: '18FR04512',
+          date_of_birth: '1985-04-12',
+          nationality: 'FR',
+          nationality_code: 'FRA',
+          issuing_state: 'FRA',
+          sex: 'F',
+          document_code: 'P',
+          mrz_format: 'TD3',
+        },
         warnings: [],
         metadata: { user_ref: 'u-42', attempt: 1 },
       });
@@ -284,8 +303,11 @@ describe('POST /v1/id-verification', () => {
         checks: { expiryCheck: 'failed', nfcSignature: 'passed' },
         issuingCountry: 'FR',
         documentType: 'PASSPORT',
+        // The sandbox reads no MRZ: a placeholder name, no layout.
+        extracted: { lastName: 'User', mrzFormat: null },
         metadata: { k: 'v' },
       });
+      expect(response.body.data.verifyIdDocument.extracted.expiryDate < new Date().toISOString().slice(0, 10)).toBe(true);
     });
   });
 });

@@ -137,7 +137,7 @@ describe('face templates v1 → v2 migration', () => {
     }
     // The migrated selfie finds the migrated entry made from the same v1 template, on every path the database has.
     for (const path of pgvector ? (['pgvector', 'exact'] as const) : (['exact'] as const)) {
-      const matches = await em.transactional((tx) => matchFaces(tx, tenantId, 1, probe, 0.65, { mode: path }));
+      const matches = await em.transactional((tx) => matchFaces(tx, { tenantId, environment: 'live' }, 1, probe, 0.65, { mode: path }));
       expect(matches.map((match) => match.entryId)).toEqual([entries[0]]);
       expect(matches[0]!.similarity).toBeCloseTo(1, 5);
     }

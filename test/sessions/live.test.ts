@@ -3,7 +3,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { billPdf, daysAgo, longDate } from '../poa/fixtures.js';
 import { faceSample, faceSamplePng } from '../support/face-samples.js';
 import { buildChip, nfcInput } from '../id-verification/support/chip.js';
-import { mrzLines, renderDocument, toDataUri, yymmdd, type SyntheticIdentity } from '../id-verification/support/synthetic-document.js';
+import {
+  mrzLines,
+  renderDocument,
+  toDataUri,
+  type SyntheticIdentity,
+  unlistedHolder,
+} from '../id-verification/support/synthetic-document.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 import { createSession, gql, SUBMIT_AML, SUBMIT_DOCUMENT, SUBMIT_SELFIE } from './support.js';
 
@@ -24,16 +30,7 @@ const LIVE_NODES = [
 ];
 
 /** The holder of every synthetic passport of this file. */
-const HOLDER: SyntheticIdentity = {
-  format: 'TD3',
-  issuingState: 'GBR',
-  lastName: 'LOVELACE',
-  firstName: 'ADA',
-  documentNumber: 'L0V3L4C31',
-  birthDate: '851210',
-  expiryDate: yymmdd(5),
-  sex: 'F',
-};
+const HOLDER: SyntheticIdentity = unlistedHolder();
 
 /** A synthetic GBR passport whose portrait area shows the given face sample. */
 async function passportWithPortrait(sampleName: string): Promise<string> {

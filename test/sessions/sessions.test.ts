@@ -163,8 +163,18 @@ describe('sessions', () => {
       const response = await createSession(testApp, tenant.liveKey, { workflow_id: workflow.body.workflow_id, vendor_data: 'live-user' });
       expect(response.status).toBe(422);
       expect(response.body.code).toBe('provider_unavailable');
-      const sandbox = await createSession(testApp, tenant.sandboxKey, { workflow_id: workflow.body.workflow_id, vendor_data: 'live-user' });
+      // Workflows belong to one environment: the sandbox composes its own copy, which the sandbox provider runs.
+      const sandboxWorkflow = await testApp.rest('POST', '/v1/workflows', {
+        key: tenant.sandboxKey,
+        body: { name: 'Registry only', type: 'business', nodes: workflow.body.nodes },
+      });
+      const sandbox = await createSession(testApp, tenant.sandboxKey, {
+        workflow_id: sandboxWorkflow.body.workflow_id,
+        vendor_data: 'live-user',
+      });
       expect(sandbox.status).toBe(201);
+      const crossed = await createSession(testApp, tenant.sandboxKey, { workflow_id: workflow.body.workflow_id, vendor_data: 'live-user' });
+      expect(crossed.status).toBe(400);
     });
   });
 

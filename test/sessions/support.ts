@@ -64,23 +64,37 @@ export interface StandardSteps {
   document?: Record<string, unknown>;
 }
 
-/** Drives a standard_kyc session through document, selfie and AML; returns the last step's status. */
+/**
+ * Drives a standard_kyc session through document, selfie and AML; returns the last step's status.
+ * One person throughout: AML screens the document's name, so the document carries `fullName`
+ * (and the AML step types the document's names when only those are given).
+ */
 export async function completeStandardKyc(
   testApp: TestApp,
   credential: Credential,
   sessionId: string,
   steps: StandardSteps = {},
 ): Promise<string> {
+  const typedDocumentName = [steps.document?.firstName, steps.document?.lastName].filter(Boolean).join(' ');
+  const fullName = steps.fullName ?? (typedDocumentName || 'Jane Example');
+  const [firstName, ...lastNames] = fullName.split(' ');
   const document = await gql(testApp, credential, SUBMIT_DOCUMENT, {
     sessionId,
-    input: { country: 'GB', idType: 'PASSPORT', imageFront: steps.imageFront ?? SANDBOX_IMAGE, ...steps.document },
+    input: {
+      country: 'GB',
+      idType: 'PASSPORT',
+      imageFront: steps.imageFront ?? SANDBOX_IMAGE,
+      firstName,
+      ...(lastNames.length > 0 ? { lastName: lastNames.join(' ') } : {}),
+      ...steps.document,
+    },
   });
   if (document.body.errors) throw new Error(JSON.stringify(document.body.errors));
   if (document.body.data.submitDocument.status !== 'in_progress') return document.body.data.submitDocument.status;
   const selfie = await gql(testApp, credential, SUBMIT_SELFIE, { sessionId, input: { selfie: steps.selfie ?? SANDBOX_IMAGE } });
   if (selfie.body.errors) throw new Error(JSON.stringify(selfie.body.errors));
   if (selfie.body.data.submitSelfie.status !== 'in_progress') return selfie.body.data.submitSelfie.status;
-  const aml = await gql(testApp, credential, SUBMIT_AML, { sessionId, input: { fullName: steps.fullName ?? 'Jane Example' } });
+  const aml = await gql(testApp, credential, SUBMIT_AML, { sessionId, input: { fullName } });
   if (aml.body.errors) throw new Error(JSON.stringify(aml.body.errors));
   return aml.body.data.submitAmlData.status;
 }

@@ -1,9 +1,19 @@
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SessionSchema } from '../../entities/session.entity.js';
 import { LedgerEntrySchema, ShareTokenSchema } from '../../entities/share-token.entity.js';
 import { hashShareToken } from '../../src/sharing/sharing.service.js';
 import { createSession, gql, SANDBOX_IMAGE, SUBMIT_DOCUMENT, tokenOf } from '../sessions/support.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 import { decidedSession, expireShareToken, importShared, share, shareWith } from './support.js';
+
+const SHARE = /* GraphQL */ `
+  mutation ($sessionId: String!, $partner: String!) {
+    shareSession(sessionId: $sessionId, partnerApplicationId: $partner) {
+      shareToken
+    }
+  }
+`;
 
 /** Concurrent imports of one token in the race test. */
 const CONCURRENT_IMPORTS = 50;
@@ -232,6 +242,67 @@ describe('sharing errors', () => {
         workflow_id: 'standard_kyc',
       });
       expect([again.status, again.body.code]).toEqual([409, 'share_token_redeemed']);
+    });
+  });
+
+  describe('sharing with oneself (audit L11)', () => {
+    /** Rows a share or an import would have written for the originator. */
+    async function originatorFootprint() {
+      const em = testApp.app.orm.em.fork();
+      return {
+        shareTokens: await em.count(ShareTokenSchema, { tenantId: originator.id }),
+        sessions: await em.count(SessionSchema, { tenant: originator.id }),
+        ledger: await em.count(LedgerEntrySchema, { payerTenantId: originator.id }),
+      };
+    }
+
+    it('given an approved session, when its tenant shares it with its own application id over REST, then 400 share_to_self and nothing is stored', async () => {
+      const before = await originatorFootprint();
+      for (const partnerId of [originator.id, originator.id.toUpperCase()]) {
+        const response = await share(testApp, originator.sandboxKey, approvedId, { partner_application_id: partnerId });
+        expect(response.status).toBe(400);
+        expect(response.body).toMatchObject({ status: 400, code: 'share_to_self' });
+        expect(response.headers.get('content-type')).toMatch(/application\/problem\+json/);
+      }
+      expect(await originatorFootprint()).toEqual(before);
+    });
+
+    it('given an approved session, when its tenant shares it with itself over GraphQL, then the error code is SHARE_TO_SELF and nothing is stored', async () => {
+      const before = await originatorFootprint();
+      const response = await testApp.graphql(SHARE, { sessionId: approvedId, partner: originator.id }, originator.sandboxKey);
+      expect(response.body.data).toBeNull();
+      expect(response.body.errors?.[0]?.extensions?.code).toBe('SHARE_TO_SELF');
+      expect(await originatorFootprint()).toEqual(before);
+    });
+
+    it('given a self-addressed token minted before the rule, when its tenant imports it, then 400 share_to_self, no copy, no fees, still unredeemed', async () => {
+      const token = `shr_self_addressed_${randomUUID()}`;
+      const em = testApp.app.orm.em.fork();
+      em.create(ShareTokenSchema, {
+        id: randomUUID(),
+        tokenHash: hashShareToken(token),
+        tenantId: originator.id,
+        environment: 'sandbox',
+        sessionId: approvedId,
+        partnerApplicationId: originator.id,
+        createdByKeyId: null,
+        createdAt: new Date(),
+        expiresAt: new Date(Date.now() + 3_600_000),
+        redeemedAt: null,
+        redeemedSessionId: null,
+        redeemedByKeyId: null,
+      });
+      await em.flush();
+      const before = await originatorFootprint();
+      const response = await importShared(testApp, originator.sandboxKey, {
+        share_token: token,
+        trust_review: true,
+        workflow_id: 'standard_kyc',
+        vendor_data: 'anyone-at-all',
+      });
+      expect([response.status, response.body.code]).toEqual([400, 'share_to_self']);
+      expect(await originatorFootprint()).toEqual(before);
+      expect(await tokenIsUnredeemed(token)).toBe(true);
     });
   });
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, createClient } from 'graphql-ws';
 import { WebSocket } from 'ws';
-import pino from 'pino';
+import pino, { type Logger } from 'pino';
 import { startApp, type RunningApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createTenant, issueApiKey } from '../../src/tenants/tenant.service.js';
@@ -55,7 +55,10 @@ export interface RestResponse {
 }
 
 /** Starts the service on port 0 against an in-memory PGlite, or DATABASE_URL when set. */
-export async function startTestApp(env: Record<string, string> = {}, options: { onQuery?: (sql: string) => void } = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  options: { onQuery?: (sql: string) => void; /** Captures the server's log (tests of what is logged). */ logger?: Logger } = {},
+): Promise<TestApp> {
   const config = loadConfig({
     ...process.env,
     PORT: '0',
@@ -72,7 +75,8 @@ export async function startTestApp(env: Record<string, string> = {}, options: { 
     ...env,
   });
   // TEST_LOG_LEVEL=error shows the server's own errors while debugging a test.
-  const app = await startApp(config, { logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }), onQuery: options.onQuery });
+  const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const app = await startApp(config, { logger, onQuery: options.onQuery });
   const url = app.url;
   const clients: Client[] = [];
 

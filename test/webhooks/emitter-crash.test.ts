@@ -60,7 +60,12 @@ describe('emitter crash', () => {
 
     await transactionWithEvents(testApp.app.orm.em.fork(), testApp.app.services.bus, async (tx, events) => {
       for (let index = 0; index < BURST_SIZE; index++) {
-        events.record(tx, { tenantId: tenant.id, type: 'agent.revoked', payload: { jti: `burst-${index}`, index } });
+        events.record(tx, {
+          tenantId: tenant.id,
+          environment: 'sandbox',
+          type: 'agent.revoked',
+          payload: { jti: `burst-${index}`, index },
+        });
       }
     });
     await receiver.waitFor((all) => all.length >= 20, 20_000);

@@ -11,6 +11,11 @@ import { Migration20261122000900FaceTemplates } from './Migration20261122000900F
 import { Migration20261122001100ApiKeyEpoch } from './Migration20261122001100ApiKeyEpoch.js';
 import { Migration20261122001200AmlNameEpoch } from './Migration20261122001200AmlNameEpoch.js';
 import { Migration20261122001300AmlRescreenRequests } from './Migration20261122001300AmlRescreenRequests.js';
+import { Migration20261123000100Environments } from './Migration20261123000100Environments.js';
+import { Migration20261123000200ServiceTokenEnvironments } from './Migration20261123000200ServiceTokenEnvironments.js';
+import { Migration20261123000300SecretsAtRest } from './Migration20261123000300SecretsAtRest.js';
+import { Migration20261123000500BoundedInput } from './Migration20261123000500BoundedInput.js';
+import { Migration20261123000600AmlNameForms } from './Migration20261123000600AmlNameForms.js';
 
 /** Every migration in order; listed explicitly so tsx, vitest and a bundle all find the same set. */
 export const MIGRATIONS = [
@@ -27,4 +32,9 @@ export const MIGRATIONS = [
   Migration20261122001100ApiKeyEpoch,
   Migration20261122001200AmlNameEpoch,
   Migration20261122001300AmlRescreenRequests,
+  Migration20261123000100Environments,
+  Migration20261123000200ServiceTokenEnvironments,
+  Migration20261123000300SecretsAtRest,
+  Migration20261123000500BoundedInput,
+  Migration20261123000600AmlNameForms,
 ];

@@ -5,7 +5,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AmlHit as DetailsHit, AmlScreeningDetails } from '../details.js';
 import type { AmlScreeningInput } from '../inputs.js';
-import { amlStatus } from '../sandbox/aml.js';
+import { amlStatus, amlSubjectOf } from '../sandbox/aml.js';
 import type { NodeEngine } from '../types.js';
 import { AML_LISTS, isAmlList, type AmlList } from './entity.js';
 import type { AmlHit } from './score.js';
@@ -54,16 +54,8 @@ export function createLiveAmlEngine(dependencies: LiveAmlEngineDependencies): No
     async run(input, context) {
       // Inputs are validated upstream; unknown list names are ignored rather than screened.
       const lists: AmlList[] = input.lists ? [...new Set(input.lists.filter(isAmlList))] : [...AML_LISTS];
-      const screening = await screenStored(
-        dependencies.em(),
-        {
-          full_name: input.full_name,
-          ...(input.date_of_birth ? { date_of_birth: input.date_of_birth } : {}),
-          ...(input.country ? { country: input.country } : {}),
-        },
-        lists,
-        dependencies.amlIndex,
-      );
+      const subject = amlSubjectOf(input);
+      const screening = await screenStored(dependencies.em(), subject, lists, dependencies.amlIndex);
       const details: AmlScreeningDetails = {
         result_code: resultCode(screening.hits[0], context.amlScoreThreshold),
         score: screening.score,
@@ -76,11 +68,7 @@ export function createLiveAmlEngine(dependencies: LiveAmlEngineDependencies): No
           score: hit.score,
         })),
         checked_lists: screening.checked_lists,
-        subject: {
-          full_name: input.full_name,
-          ...(input.date_of_birth ? { date_of_birth: input.date_of_birth } : {}),
-          ...(input.country ? { country: input.country } : {}),
-        },
+        subject,
       };
       return {
         status: amlStatus(screening.score, screening.hits.length, context.amlScoreThreshold),

@@ -21,9 +21,16 @@
  *   query country is among the entity's countries, −COUNTRY_CONFLICT_PENALTY otherwise (small,
  *   because nationality, citizenship and residence legitimately differ).
  */
-import { AML_LISTS, entityId, type AmlList, type SanctionedEntity } from './entity.js';
-import { jaroWinkler, softTokenScore, TOKEN_MATCH_FLOOR, FUZZY_TOKEN_EXPONENT } from './metrics.js';
-import { nameVariants } from './normalize.js';
+import { AML_LISTS, entityId, type AmlList, type EntityKind, type SanctionedEntity } from './entity.js';
+import {
+  jaroWinkler,
+  softTokenScore,
+  spelledTokenSimilarity,
+  tokenSimilarity,
+  TOKEN_MATCH_FLOOR,
+  FUZZY_TOKEN_EXPONENT,
+} from './metrics.js';
+import { consonantSkeleton, isAbjad, nameVariants } from './normalize.js';
 
 /** Points added when the query date of birth equals one of the entity's full dates. */
 export const DOB_EXACT_BONUS = 10;
@@ -103,10 +110,98 @@ export interface AmlScreening {
   checked_lists: AmlList[];
 }
 
-/** Normalised forms of one listed name, computed once per entity. */
+/**
+ * Share (0..1) of a consonant-skeleton match credited as name similarity when one side is written
+ * in Arabic, Persian or Hebrew script: its transliteration has no vowels, so only skeletons can
+ * be compared, token by token and only when equal ("قاسم سليماني" vs "Qasem Soleimani"), and equal skeletons say less than equal
+ * spellings ("mhmd" is Mohammed and Mahmoud). An exact skeleton match scores 90: a decline.
+ */
+export const ABJAD_SKELETON_CREDIT = 0.9;
+
+/**
+ * Factor (0..1) on the similarity to a listed person's one-word name or alias ("Hussein", "Abu
+ * Ali" written as one word): one word names nobody in particular, so it alone never declines
+ * (exact: 70, review) and a longer ordinary name sharing it is no hit (2/3 × 0.7 < 0.5).
+ */
+export const ONE_WORD_NAME_FACTOR = 0.7;
+
+/**
+ * Weight (0..1) of an organisation's generic words (ORGANIZATION_GENERIC_TOKENS) in the token
+ * alignment against it, so that sharing "Shipping Limited" with a listed company is not the
+ * company's name: organisation names are matched on their distinctive words.
+ */
+export const GENERIC_TOKEN_WEIGHT = 0.6;
+
+/** Legal forms and trade words that many organisation names share; weighted GENERIC_TOKEN_WEIGHT when matching organisations. */
+export const ORGANIZATION_GENERIC_TOKENS: ReadonlySet<string> = new Set([
+  'the',
+  'and',
+  'of',
+  'for',
+  'co',
+  'company',
+  'companies',
+  'corp',
+  'corporation',
+  'inc',
+  'incorporated',
+  'ltd',
+  'limited',
+  'llc',
+  'llp',
+  'plc',
+  'pte',
+  'pvt',
+  'private',
+  'sa',
+  'sarl',
+  'ag',
+  'gmbh',
+  'bv',
+  'jsc',
+  'ojsc',
+  'cjsc',
+  'pjsc',
+  'ooo',
+  'oao',
+  'zao',
+  'fze',
+  'fzco',
+  'group',
+  'holding',
+  'holdings',
+  'trading',
+  'trade',
+  'shipping',
+  'international',
+  'general',
+  'industries',
+  'industrial',
+  'enterprise',
+  'enterprises',
+  'services',
+  'investment',
+  'investments',
+  'organization',
+  'organisation',
+  'establishment',
+  'foundation',
+]);
+
+/** One normalised variant of a name, in the forms pairSimilarity compares. */
+interface PreparedVariant {
+  tokens: string[];
+  compact: string;
+  /** Consonant skeletons of the tokens (empty ones left out), compared when a side is abjad. */
+  skeleton: string[];
+}
+
+/** Normalised forms of one name, computed once per entity. */
 interface PreparedName {
   original: string;
-  variants: Array<{ tokens: string[]; compact: string }>;
+  variants: PreparedVariant[];
+  /** Written in Arabic, Persian or Hebrew script: compared by consonant skeletons too. */
+  abjad: boolean;
 }
 
 /** Cache of prepared names per entity object; entities are treated as immutable once imported. */
@@ -117,8 +212,8 @@ function prepareName(original: string): PreparedName {
   const variants = nameVariants(original)
     .map((v) => v.split(' ').filter((t) => t.length > 0))
     .filter((tokens) => tokens.length > 0)
-    .map((tokens) => ({ tokens, compact: tokens.join('') }));
-  return { original, variants };
+    .map((tokens) => ({ tokens, compact: tokens.join(''), skeleton: tokens.map(consonantSkeleton).filter((t) => t.length > 0) }));
+  return { original, variants, abjad: isAbjad(original) };
 }
 
 /** Primary name and aliases of an entity, prepared and cached. */
@@ -139,22 +234,43 @@ function compactSimilarity(a: string, b: string): number {
   return s < TOKEN_MATCH_FLOOR ? 0 : s ** FUZZY_TOKEN_EXPONENT;
 }
 
-/** Similarity (0..1) of two prepared name variants: soft token alignment, or compact comparison when spacing differs. */
-function pairSimilarity(a: PreparedName['variants'][number], b: PreparedName['variants'][number]): number {
-  const tokenScore = softTokenScore(a.tokens, b.tokens);
-  // Compact comparison only matters when the spacing differs; with equal token counts the
-  // token alignment already sees everything, and the compact string would add prefix bias.
-  if (a.tokens.length === b.tokens.length) return tokenScore;
-  return Math.max(tokenScore, compactSimilarity(a.compact, b.compact));
+/** Credit of two skeleton tokens: 1 when equal, else 0. */
+function exactly(a: string, b: string): number {
+  return a === b ? 1 : 0;
 }
 
-/** Best similarity (0..1) of a name against a list of prepared names, and which one matched. */
-function bestNameMatch(query: PreparedName, names: PreparedName[]): { similarity: number; matched: string } {
+/** Token weight in an alignment against an organisation: its generic words count GENERIC_TOKEN_WEIGHT. */
+function organizationWeight(token: string): number {
+  return ORGANIZATION_GENERIC_TOKENS.has(token) ? GENERIC_TOKEN_WEIGHT : 1;
+}
+
+/**
+ * Similarity (0..1) of two prepared name variants: soft token alignment, or compact comparison
+ * when spacing differs; against an organisation, generic words weigh GENERIC_TOKEN_WEIGHT; when
+ * either name is abjad, consonant skeletons too (ABJAD_SKELETON_CREDIT).
+ */
+function pairSimilarity(a: PreparedVariant, b: PreparedVariant, options: { organization: boolean; abjad: boolean }): number {
+  // An unvocalised transliteration ("wly") has no vowels to mistype: its skeleton is compared below.
+  const similarity = options.abjad ? spelledTokenSimilarity : tokenSimilarity;
+  let score = softTokenScore(a.tokens, b.tokens, options.organization ? organizationWeight : undefined, similarity);
+  // Compact comparison only matters when the spacing differs; with equal token counts the
+  // token alignment already sees everything, and the compact string would add prefix bias.
+  if (a.tokens.length !== b.tokens.length) score = Math.max(score, compactSimilarity(a.compact, b.compact));
+  // Skeletons only count when equal: they are short, so near ones ("mrn"/"mr") mean little.
+  if (options.abjad) score = Math.max(score, ABJAD_SKELETON_CREDIT * softTokenScore(a.skeleton, b.skeleton, undefined, exactly));
+  return score;
+}
+
+/** Best similarity (0..1) of a name against the names of one entity, and which one matched. */
+function bestNameMatch(query: PreparedName, names: PreparedName[], kind: EntityKind = 'person'): { similarity: number; matched: string } {
   let best = { similarity: 0, matched: names[0]?.original ?? '' };
+  const organization = kind !== 'person';
   for (const name of names) {
+    const abjad = query.abjad || name.abjad;
     for (const qv of query.variants) {
       for (const cv of name.variants) {
-        const s = pairSimilarity(qv, cv);
+        let s = pairSimilarity(qv, cv, { organization, abjad });
+        if (!organization && cv.tokens.length === 1) s *= ONE_WORD_NAME_FACTOR;
         if (s > best.similarity) best = { similarity: s, matched: name.original };
       }
     }
@@ -162,9 +278,9 @@ function bestNameMatch(query: PreparedName, names: PreparedName[]): { similarity
   return best;
 }
 
-/** Name similarity (0..1) of two free-form names, as used in scoring; exposed for tests and tuning. */
-export function nameSimilarity(a: string, b: string): number {
-  return bestNameMatch(prepareName(a), [prepareName(b)]).similarity;
+/** Name similarity (0..1) of a free-form name to a listed name of an entity of `kind`, as used in scoring; exposed for tests and tuning. */
+export function nameSimilarity(a: string, b: string, kind: EntityKind = 'person'): number {
+  return bestNameMatch(prepareName(a), [prepareName(b)], kind).similarity;
 }
 
 /** Year of a `YYYY` or `YYYY-MM-DD` string, or undefined when it is neither. */
@@ -204,7 +320,7 @@ export function scoreEntity(query: AmlQuery, entity: SanctionedEntity): EntitySc
 
 /** scoreEntity with the query name already prepared, so screen() normalises it once. */
 function scorePrepared(queryName: PreparedName, query: AmlQuery, entity: SanctionedEntity): EntityScore {
-  const { similarity, matched } = bestNameMatch(queryName, entityNames(entity));
+  const { similarity, matched } = bestNameMatch(queryName, entityNames(entity), entity.kind);
   const dob = dobAdjustment(query.date_of_birth, entity.dates_of_birth);
   const country = countryAdjustment(query.country, entity.countries);
   const raw = 100 * similarity + dob.points + country.points;
@@ -273,8 +389,15 @@ export function screen(
       topics: [...entity.topics],
     });
   }
-  // Ties broken by id so the same data always yields the same order.
-  hits.sort((a, b) => b.score - a.score || a.entity_id.localeCompare(b.entity_id));
+  // The screened subject is a person: at equal scores listed persons come before organisations,
+  // vessels and aircraft; then ties broken by id so the same data always yields the same order.
+  const isPerson = new Map([...candidates].map((e) => [entityId(e), e.kind === 'person']));
+  hits.sort(
+    (a, b) =>
+      b.score - a.score ||
+      Number(isPerson.get(b.entity_id) ?? false) - Number(isPerson.get(a.entity_id) ?? false) ||
+      a.entity_id.localeCompare(b.entity_id),
+  );
   const score = hits[0]?.score ?? 0;
   return { score, risk_band: riskBand(score), hits, checked_lists: checked };
 }

@@ -3,11 +3,12 @@
  * candidate retrieval through pg_trgm, followed by scoring with `screen()` in TypeScript.
  *
  * Tables (migration 20261122000300): `aml_entity` (one row per listed subject, id
- * `SOURCE_LIST:source_id`), `aml_entity_name` (one row per distinct normalised form of the
- * primary name and each alias, under a `gin_trgm_ops` index), `aml_list_import` (import log).
+ * `SOURCE_LIST:source_id`), `aml_entity_name` (one row per distinct candidate form of the
+ * primary name and each alias: normalised variants and their consonant skeletons, under a
+ * `gin_trgm_ops` index), `aml_list_import` (import log).
  *
- * Candidate retrieval: the query name is normalised exactly like listed names (`nameVariants`),
- * and every listed name with `name_normalized % variant` is a candidate. `%` is pg_trgm's
+ * Candidate retrieval: the query name is turned into the same forms as listed names
+ * (`candidateForms`), and every listed name with `name_normalized % form` is a candidate. `%` is pg_trgm's
  * similarity operator and the one the GIN index serves; it compares trigram sets of words, so
  * token order does not matter. Its threshold is the `pg_trgm.similarity_threshold` setting,
  * left at PostgreSQL's default 0.3 on purpose: SET is shared by every connection of embedded
@@ -27,7 +28,7 @@ import { createReadStream } from 'node:fs';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AML_LISTS, entityId, type AmlList, type SanctionedEntity } from './entity.js';
 import type { AmlNameIndex } from './name-index.js';
-import { nameVariants } from './normalize.js';
+import { nameVariants, skeletonName } from './normalize.js';
 import { screen, type AmlQuery, type AmlScreening } from './score.js';
 
 /** Entities per multi-row INSERT; ~1 MB of SQL per statement, well under any limit, few round trips. */
@@ -66,17 +67,37 @@ export interface ImportSummary {
   skipped: number;
 }
 
-/** Distinct normalised forms of an entity's primary name and aliases, cut to MAX_NORMALIZED_NAME_LENGTH. */
-export function normalizedNamesOf(entity: Pick<SanctionedEntity, 'primary_name' | 'aliases'>): string[] {
-  const names = new Set<string>();
-  for (const name of [entity.primary_name, ...entity.aliases]) {
-    for (const variant of nameVariants(name)) {
-      const cut = variant.slice(0, MAX_NORMALIZED_NAME_LENGTH).trim();
-      if (cut.length > 0) names.add(cut);
+/**
+ * The forms of one name that candidate retrieval compares by trigrams, cut to
+ * MAX_NORMALIZED_NAME_LENGTH: every normalised variant, and the consonant skeleton of each.
+ * The skeletons are the second way to a candidate: a name misspelt in every word, or written in
+ * Arabic or Persian script (consonants only), shares few trigrams with the listed spelling but
+ * usually all of its skeleton ("Nicloas Madruo Moors" and "Nicolas Maduro Moros" → "nkls mdr
+ * mrs"; "قاسم سليماني" and "Qasem Soleimani" → "ksm slmn"). The scorer then decides on the names.
+ */
+export function candidateForms(name: string): string[] {
+  const forms = new Set<string>();
+  for (const variant of nameVariants(name)) {
+    for (const form of [variant, skeletonName(variant)]) {
+      const cut = form.slice(0, MAX_NORMALIZED_NAME_LENGTH).trim();
+      if (cut.length > 0) forms.add(cut);
     }
   }
-  return [...names];
+  return [...forms];
 }
+
+/** Distinct candidate forms (candidateForms) of an entity's primary name and aliases: its rows of `aml_entity_name`. */
+export function normalizedNamesOf(entity: Pick<SanctionedEntity, 'primary_name' | 'aliases'>): string[] {
+  return [...new Set([entity.primary_name, ...entity.aliases].flatMap(candidateForms))];
+}
+
+/**
+ * Writes rows of `aml_entity_name` from one JSON parameter, an array of `{ e: entity id, l: list,
+ * n: candidate form }`; shared by imports and by the migration that recomputes the forms.
+ */
+export const INSERT_NAME_ROWS_SQL = `insert into aml_entity_name (entity_id, source_list, name_normalized)
+  select x.e, x.l, x.n from jsonb_to_recordset(?::jsonb) as x(e text, l text, n text)
+  on conflict do nothing`;
 
 /** Deletes every entity of one list (names first, so the cascade finds nothing to do). */
 async function deleteList(em: EntityManager, list: AmlList): Promise<void> {
@@ -113,13 +134,7 @@ async function insertBatch(em: EntityManager, batch: SanctionedEntity[]): Promis
     'run',
   );
   if (names.length === 0) return;
-  await em.execute(
-    `insert into aml_entity_name (entity_id, source_list, name_normalized)
-     select x.e, x.l, x.n from jsonb_to_recordset(?::jsonb) as x(e text, l text, n text)
-     on conflict do nothing`,
-    [JSON.stringify(names)],
-    'run',
-  );
+  await em.execute(INSERT_NAME_ROWS_SQL, [JSON.stringify(names)], 'run');
 }
 
 /**
@@ -265,15 +280,13 @@ export async function findCandidates(
   limit = CANDIDATE_LIMIT,
   index?: AmlNameIndex | null,
 ): Promise<SanctionedEntity[]> {
-  const variants = nameVariants(fullName)
-    .map((v) => v.slice(0, MAX_NORMALIZED_NAME_LENGTH).trim())
-    .filter((v) => v.length > 0);
+  const variants = candidateForms(fullName);
   if (variants.length === 0 || lists.length === 0) return [];
   if (index) {
     const indexed = await index.candidates(em, variants, lists, CANDIDATE_MIN_SIMILARITY, limit);
     if (indexed) return indexed;
   }
-  // One `%` per variant (at most two): OR-ed, they become a BitmapOr over the GIN index.
+  // One `%` per form (two to six): OR-ed, they become a BitmapOr over the GIN index.
   const similarity = variants.map(() => 'similarity(n.name_normalized, ?)').join(', ');
   const matches = variants.map(() => 'n.name_normalized % ?').join(' or ');
   const sql = `select e.source_list, e.source_id, e.kind, e.primary_name, e.aliases, e.dates_of_birth, e.countries, e.programs, e.topics

@@ -43,3 +43,69 @@ const ALPHA3_TO_ALPHA2: ReadonlyMap<string, string> = new Map([
 export function icaoToIso2(code: string): string | null {
   return ALPHA3_TO_ALPHA2.get(code.replace(/<+$/, '').toUpperCase()) ?? null;
 }
+
+/**
+ * ICAO 9303 Part 3 codes of organisations and of nationality statuses: real codes, but no
+ * country, so a document carrying one cannot agree with an ISO-2 `country`.
+ */
+const ICAO_NON_STATE_CODES: ReadonlySet<string> = new Set('EUE UNO UNA XBA XIM XCC XCE XCO XEC XPO XES XOM XDC XXA XXB XXC XXX'.split(' '));
+
+/**
+ * Codes printed on specimen documents, which name no real state: `UTO` (Utopia) is ICAO 9303's
+ * own specimen state; `BDR` is the code of the Bundesdruckerei's German specimens.
+ */
+const SPECIMEN_STATE_CODES: ReadonlySet<string> = new Set(['UTO', 'BDR']);
+
+/**
+ * Withdrawn codes (ISO 3166-3) still printed on documents issued before the change, with the
+ * ISO-2 of every state that took over (so a Yugoslav passport may be sent as RS, HR, …).
+ */
+const HISTORIC_STATE_CODES: Readonly<Record<string, readonly string[]>> = {
+  ANT: ['CW', 'SX', 'BQ'],
+  BUR: ['MM'],
+  BYS: ['BY'],
+  CSK: ['CZ', 'SK'],
+  DDR: ['DE'],
+  DHY: ['BJ'],
+  HVO: ['BF'],
+  NTZ: ['SA', 'IQ'],
+  RHO: ['ZW'],
+  ROM: ['RO'],
+  SCG: ['RS', 'ME'],
+  SUN: ['AM', 'AZ', 'BY', 'EE', 'GE', 'KZ', 'KG', 'LV', 'LT', 'MD', 'RU', 'TJ', 'TM', 'UA', 'UZ'],
+  TMP: ['TL'],
+  VDR: ['VN'],
+  YMD: ['YE'],
+  YUG: ['RS', 'ME', 'HR', 'SI', 'BA', 'MK', 'XK'],
+  ZAR: ['CD'],
+};
+
+const ISO2_CODES: ReadonlySet<string> = new Set(ALPHA3_TO_ALPHA2.values());
+
+/** What an MRZ state code is, and the ISO-2 countries it can stand for. */
+export type StateCodeKind =
+  /** An ICAO/ISO code of one country. */
+  | { kind: 'state'; iso2: string }
+  /** A withdrawn code; any of the successor states may have issued it. */
+  | { kind: 'historic'; iso2: readonly string[] }
+  /** A specimen's fictional state (`UTO`, `BDR`): no country to compare with. */
+  | { kind: 'specimen' }
+  /** An organisation or a nationality status (`UNO`, `XXA`): a real code, no country. */
+  | { kind: 'organisation' }
+  /** A country's ISO-2 code printed where ICAO wants alpha-3 (older Slovenian cards print `SI<`). */
+  | { kind: 'nonstandard'; iso2: string }
+  /** Nothing we know. */
+  | { kind: 'unknown' };
+
+/** Classifies an MRZ issuing-state or nationality code (fillers ignored), so each kind gets its own verdict. */
+export function classifyStateCode(printed: string): StateCodeKind {
+  const code = printed.replace(/<+/g, '').toUpperCase();
+  const iso2 = ALPHA3_TO_ALPHA2.get(code);
+  if (iso2) return { kind: 'state', iso2 };
+  if (SPECIMEN_STATE_CODES.has(code)) return { kind: 'specimen' };
+  if (ICAO_NON_STATE_CODES.has(code)) return { kind: 'organisation' };
+  const successors = HISTORIC_STATE_CODES[code];
+  if (successors) return { kind: 'historic', iso2: successors };
+  if (code.length === 2 && ISO2_CODES.has(code)) return { kind: 'nonstandard', iso2: code };
+  return { kind: 'unknown' };
+}

@@ -11,9 +11,10 @@ import type { CheckOutcome, DocumentChecks, DocumentVerificationDetails } from '
 import { TWO_SIDED_ID_TYPES, type DocumentVerificationInput } from '../inputs.js';
 import { expectedDetailsWarnings } from '../sandbox/document.js';
 import type { EngineContext, NodeEngine } from '../types.js';
-import { icaoToIso2 } from './countries.js';
+import { classifyStateCode, icaoToIso2 } from './countries.js';
 import { assessQuality, decodeDocumentImage, type DocumentImage } from './image.js';
 import { readMrz } from './mrz-reader.js';
+import { checkNamesAgainstViz, NAME_MIN_CONFIDENCE } from './names.js';
 import type { MrzRead } from './mrz-text.js';
 import { compareChipMrz, configuredCscaTrust, verifyPassiveAuthentication, type NfcVerification } from './nfc.js';
 
@@ -29,6 +30,7 @@ export const DOCUMENT_RESULT_CODES = [
   'image_blurry',
   'mrz_not_found',
   'mrz_mismatch',
+  'unknown_issuing_state',
   'document_type_mismatch',
   'country_mismatch',
   'document_expired',
@@ -60,19 +62,30 @@ function nfcWarnings(nfc: NfcVerification): Warning[] {
 /** What a document check produces: the node result's status, warnings and details. */
 export type DocumentOutcome = Omit<NodeResult, 'required' | 'provider'> & { details: DocumentVerificationDetails };
 
-/** `YYMMDD` → `YYYY-MM-DD`; birth dates are never in the future, expiry dates are this century. */
-function mrzDate(value: string | null | undefined, kind: 'birth' | 'expiry', today: Date): string | null {
+/**
+ * Years after today within which an expiry is read in this century (a passport is valid 10 years
+ * at most; 50 leaves room for any card). ICAO 9303 prints two digits and leaves the century to
+ * the reader: an expiry `98` is 1998 in 2026, not 2098.
+ */
+export const EXPIRY_FUTURE_WINDOW_YEARS = 50;
+
+/**
+ * `YYMMDD` → `YYYY-MM-DD`. Birth: the latest such year not after this year. Expiry: the year in
+ * this century unless that is `EXPIRY_FUTURE_WINDOW_YEARS` or more ahead (then the previous
+ * century), and never before the birth year (then the next century).
+ */
+export function mrzDate(value: string | null | undefined, kind: 'birth' | 'expiry', today: Date, birthYear?: number): string | null {
   if (!value || !/^\d{6}$/.test(value)) return null;
   const yy = Number(value.slice(0, 2));
-  const currentYy = today.getUTCFullYear() % 100;
-  const century = kind === 'birth' ? (yy > currentYy ? 1900 : 2000) : 2000;
-  return `${century + yy}-${value.slice(2, 4)}-${value.slice(4, 6)}`;
-}
-
-/** Names in the MRZ use `<` between words. */
-function mrzName(value: string | null | undefined): string | null {
-  if (!value) return null;
-  return value.replace(/</g, ' ').trim() || null;
+  const thisYear = today.getUTCFullYear();
+  let year = thisYear - (thisYear % 100) + yy;
+  if (kind === 'birth') {
+    if (year > thisYear) year -= 100;
+  } else {
+    if (year >= thisYear + EXPIRY_FUTURE_WINDOW_YEARS) year -= 100;
+    if (birthYear !== undefined && year < birthYear) year += 100;
+  }
+  return `${year}-${value.slice(2, 4)}-${value.slice(4, 6)}`;
 }
 
 /** The MRZ's document code agrees with the requested type (only types we know; others pass). */
@@ -112,6 +125,12 @@ const NOTHING_READ: DocumentVerificationDetails['extracted'] = {
   date_of_birth: null,
   document_number: null,
   expiry_date: null,
+  nationality: null,
+  nationality_code: null,
+  issuing_state: null,
+  sex: null,
+  document_code: null,
+  mrz_format: null,
 };
 
 /**
@@ -163,10 +182,14 @@ export async function verifyDocument(
   }
 
   let mrz: MrzRead | null = null;
+  const readBytes: Buffer[] = [];
   for (const image of mrzSides(input.id_type, front, back)) {
+    // One photo sent as both sides (a client with a single capture) is read once.
+    if (readBytes.some((bytes) => bytes.equals(image.bytes))) continue;
+    readBytes.push(image.bytes);
     const candidate = await read(image.bytes);
-    if (candidate && (!mrz || candidate.result.valid)) mrz = candidate;
-    if (mrz?.result.valid) break;
+    if (candidate && (!mrz || candidate.valid)) mrz = candidate;
+    if (mrz?.valid) break;
   }
   if (!mrz) {
     // Many driving licences and older ID cards have no MRZ: that is not evidence of forgery, but
@@ -178,25 +201,34 @@ export async function verifyDocument(
   const nfc = compareChipMrz(chip, mrz.lines);
   // Only the chip's warning is listed so far; a page that does not belong to the chip replaces it.
   if (nfc !== chip) warnings.splice(0, warnings.length, ...nfcWarnings(nfc));
-  const fields = mrz.result.fields;
-  const expiryDate = mrzDate(fields.expirationDate, 'expiry', today);
+  const fields = mrz.fields;
+  const names = checkNamesAgainstViz(mrz.nameField, mrz.pageText ?? []);
+  const dateOfBirth = mrzDate(fields.birthDate, 'birth', today);
+  const expiryDate = mrzDate(fields.expirationDate, 'expiry', today, dateOfBirth ? Number(dateOfBirth.slice(0, 4)) : undefined);
   const extracted: DocumentVerificationDetails['extracted'] = {
-    first_name: mrzName(fields.firstName),
-    last_name: mrzName(fields.lastName),
-    date_of_birth: mrzDate(fields.birthDate, 'birth', today),
-    document_number: mrz.result.documentNumber ?? fields.documentNumber ?? null,
+    first_name: names.firstName,
+    last_name: names.lastName,
+    date_of_birth: dateOfBirth,
+    document_number: fields.documentNumber,
     expiry_date: expiryDate,
+    nationality: fields.nationality ? icaoToIso2(fields.nationality) : null,
+    nationality_code: fields.nationality,
+    issuing_state: fields.issuingState,
+    sex: fields.sex,
+    document_code: fields.documentCode,
+    mrz_format: mrz.format,
   };
-  const mrzMatch: CheckOutcome = mrz.result.valid ? 'passed' : 'failed';
-  const issuingIso2 = fields.issuingState ? icaoToIso2(fields.issuingState) : null;
-  const countryOk = issuingIso2 === input.country;
+  const mrzMatch: CheckOutcome = mrz.valid ? 'passed' : 'failed';
+  const state = stateVerdict(fields.issuingState, input.country);
   const typeOk = typeMatches(input.id_type, fields.documentCode);
   const todayIso = today.toISOString().slice(0, 10);
   const expiryCheck: CheckOutcome = expiryDate === null ? 'skipped' : expiryDate < todayIso ? 'failed' : 'passed';
+  const authentic: CheckOutcome = state.outcome === 'failed' || !typeOk || mrzMatch === 'failed' ? 'failed' : state.outcome;
   const checks: DocumentChecks = {
     // No print-feature analysis: "authentic" here means the MRZ is well-formed, its check digits
-    // hold and it names the requested country and type (docs/id-verification.md).
-    document_authentic: countryOk && typeOk && mrzMatch === 'passed' ? 'passed' : 'failed',
+    // hold and it names the requested country and type (docs/id-verification.md); a specimen or
+    // withdrawn state code is a warning.
+    document_authentic: authentic,
     mrz_match: mrzMatch,
     expiry_check: expiryCheck,
     nfc_signature: nfc.outcome,
@@ -221,32 +253,105 @@ export async function verifyDocument(
       ),
     );
   }
+  if (mrz.valid && !names.confirmed && mrz.nameConfidence < NAME_MIN_CONFIDENCE) {
+    // Names carry no check digit: a name the page does not confirm, read with low confidence,
+    // may be misread, so a human looks rather than the wrong name being accepted silently.
+    warnings.push({
+      code: 'mrz_name_unconfirmed',
+      field: 'last_name',
+      message: `The MRZ names were read with low confidence (${mrz.nameConfidence.toFixed(2)}) and the visual zone does not confirm them.`,
+    });
+  }
   if (!typeOk)
     warnings.push({
       code: 'document_type_mismatch',
       field: 'id_type',
-      message: `The MRZ document code ${fields.documentCode ?? '?'} is not a ${input.id_type}.`,
+      message: `The MRZ document code ${fields.documentCode || '?'} is not a ${input.id_type}.`,
     });
-  if (!countryOk)
+  if (mrz.valid && state.warning) warnings.push(state.warning);
+  if (mrz.valid && fields.nationality && classifyStateCode(fields.nationality).kind === 'unknown')
     warnings.push({
-      code: 'country_mismatch',
-      field: 'country',
-      message: `The MRZ issuing state ${fields.issuingState ?? '?'} is not ${input.country}.`,
+      code: 'unknown_nationality',
+      field: 'nationality',
+      message: `The MRZ nationality ${fields.nationality} is not a known ICAO code.`,
     });
 
   const code: DocumentResultCode =
     mrzMatch === 'failed'
       ? 'mrz_mismatch'
-      : !typeOk
-        ? 'document_type_mismatch'
-        : !countryOk
-          ? 'country_mismatch'
-          : expiryCheck === 'failed'
-            ? 'document_expired'
-            : nfc.outcome === 'failed'
-              ? 'nfc_signature_invalid'
-              : 'clear';
-  return outcome(input, code, code === 'clear' ? 'passed' : 'failed', checks, extracted, warnings);
+      : state.code === 'unknown_issuing_state'
+        ? 'unknown_issuing_state'
+        : !typeOk
+          ? 'document_type_mismatch'
+          : state.code === 'country_mismatch'
+            ? 'country_mismatch'
+            : expiryCheck === 'failed'
+              ? 'document_expired'
+              : nfc.outcome === 'failed'
+                ? 'nfc_signature_invalid'
+                : 'clear';
+  // An unknown state with valid check digits is not a broken document, but nothing says which
+  // country issued it: a human decides.
+  const status: NodeStatus = code === 'clear' ? 'passed' : code === 'unknown_issuing_state' ? 'review' : 'failed';
+  return outcome(input, code, status, checks, extracted, warnings);
+}
+
+/** How the MRZ issuing state stands against the requested country. */
+interface StateVerdict {
+  /** `document_authentic`'s share: passed, warning (specimen, withdrawn or non-standard code) or failed. */
+  outcome: CheckOutcome;
+  /** The result code the state alone decides, if any. */
+  code: 'country_mismatch' | 'unknown_issuing_state' | null;
+  /** The finding to list. */
+  warning: Warning | null;
+}
+
+/**
+ * Judges the issuing state: a country's code must be the requested country; a withdrawn code one
+ * of its successors; a specimen code (`UTO`) names no country, so it passes with a warning (and a
+ * session then goes to review); an unknown code is its own result, since the check digits hold.
+ */
+function stateVerdict(issuingState: string | null, country: string): StateVerdict {
+  const printed = issuingState ?? '?';
+  const finding = (code: string, message: string): Warning => ({ code, field: 'country', message });
+  const mismatch = (why: string): StateVerdict => ({
+    outcome: 'failed',
+    code: 'country_mismatch',
+    warning: finding('country_mismatch', `The MRZ issuing state ${printed} ${why} ${country}.`),
+  });
+  const kind = issuingState ? classifyStateCode(issuingState) : ({ kind: 'unknown' } as const);
+  switch (kind.kind) {
+    case 'state':
+      return kind.iso2 === country ? { outcome: 'passed', code: null, warning: null } : mismatch('is not');
+    case 'historic':
+      if (!kind.iso2.includes(country)) return mismatch('(a withdrawn code) is not');
+      return {
+        outcome: 'warning',
+        code: null,
+        warning: finding('historic_state_code', `The MRZ issuing state ${printed} is a withdrawn code, read as ${country}.`),
+      };
+    case 'nonstandard':
+      if (kind.iso2 !== country) return mismatch('is not');
+      return {
+        outcome: 'warning',
+        code: null,
+        warning: finding('nonstandard_state_code', `The MRZ issuing state ${printed} is an ISO-2 code, not ICAO alpha-3.`),
+      };
+    case 'specimen':
+      return {
+        outcome: 'warning',
+        code: null,
+        warning: finding('specimen_state_code', `The MRZ issuing state ${printed} is a specimen code: this is a specimen document.`),
+      };
+    case 'organisation':
+      return mismatch('is an organisation, not');
+    case 'unknown':
+      return {
+        outcome: 'failed',
+        code: 'unknown_issuing_state',
+        warning: finding('unknown_issuing_state', `The MRZ issuing state ${printed} is not a known ICAO code.`),
+      };
+  }
 }
 
 /** Creates the live `document_verification` engine. */

@@ -7,9 +7,10 @@
  * One OCR instance per process, created on first use (model load ≈ 0.25 s) and reused; calls are
  * serialised because onnxruntime already spreads one inference over the cores.
  */
-import sharp from 'sharp';
+import sharp, { type Region } from 'sharp';
 import { MAX_DOCUMENT_PIXELS } from './image.js';
-import { findMrz, type MrzRead } from './mrz-text.js';
+import { cleanOcrLine, findMrz, type MrzRead } from './mrz-text.js';
+import { checkNamesAgainstViz, NAME_MIN_CONFIDENCE } from './names.js';
 
 /**
  * Long side a photo is scaled down to before OCR, in pixels. PaddleOCR's detector runs at the
@@ -18,12 +19,27 @@ import { findMrz, type MrzRead } from './mrz-text.js';
  */
 export const OCR_MAX_LONG_SIDE_PX = 1600;
 
+/**
+ * Long side a smaller photo is scaled up to before OCR, in pixels. The detector misses or splits
+ * MRZ lines whose characters are under ~10 px high: on the real specimen set, pages of 280–600 px
+ * were found and read once upscaled (Lanczos) to 1200 px, and not at their own size.
+ */
+export const OCR_MIN_LONG_SIDE_PX = 1200;
+
+/** Page tilt from which a second, straightened read is tried, in degrees (smaller tilts PaddleOCR's rotated crops absorb). */
+export const DESKEW_MIN_DEGREES = 2;
+
+/** Margin added around the MRZ lines when the zone is cropped for a second read, as a share of the zone's height. */
+const ZONE_MARGIN_SHARE = 0.25;
+
 /** One recognised text line, as `@gutenye/ocr-node` returns it. */
 interface OcrLine {
   /** Recognised text. */
   text: string;
   /** Mean character confidence, 0 to 1. */
   mean: number;
+  /** Corners clockwise from top-left, in pixels of the image given to `detect`. */
+  box?: number[][];
 }
 
 /** The part of `@gutenye/ocr-node`'s `Ocr` we use; `detect` takes a path or anything sharp opens. */
@@ -52,22 +68,149 @@ function serialised<T>(task: () => Promise<T>): Promise<T> {
   return run;
 }
 
-/** Every text line PaddleOCR finds in a photo, top to bottom (EXIF orientation applied, downscaled). */
-export async function readTextLines(bytes: Buffer): Promise<string[]> {
-  const prepared = await sharp(bytes, { limitInputPixels: MAX_DOCUMENT_PIXELS })
-    .rotate()
-    .resize({ width: OCR_MAX_LONG_SIDE_PX, height: OCR_MAX_LONG_SIDE_PX, fit: 'inside', withoutEnlargement: true })
+/** A photo prepared for OCR: upright, flattened, its long side within the OCR bounds. */
+async function prepare(bytes: Buffer): Promise<{ png: Buffer; widthPx: number; heightPx: number }> {
+  const upright = sharp(bytes, { limitInputPixels: MAX_DOCUMENT_PIXELS }).rotate();
+  const { width = 0, height = 0 } = await sharp(await upright.clone().png().toBuffer()).metadata();
+  const longSide = Math.max(width, height);
+  const target = Math.min(OCR_MAX_LONG_SIDE_PX, Math.max(OCR_MIN_LONG_SIDE_PX, longSide));
+  const { data, info } = await upright
+    .resize({ width: target, height: target, fit: 'inside' })
     .flatten({ background: '#ffffff' })
     .png()
-    .toBuffer();
-  const engine = await ocr();
-  const lines = await serialised(() => engine.detect(prepared));
-  return lines.map((line) => line.text);
+    .toBuffer({ resolveWithObject: true });
+  return { png: data, widthPx: info.width, heightPx: info.height };
 }
 
-/** Reads the MRZ of a photo; null when no group of lines looks like one. */
+/** Runs PaddleOCR on a prepared PNG. */
+async function detect(png: Buffer): Promise<OcrLine[]> {
+  const engine = await ocr();
+  return serialised(() => engine.detect(png));
+}
+
+/** Turns a prepared PNG by `degrees` clockwise, filling the corners white. */
+function turned(png: Buffer, degrees: number): Promise<Buffer> {
+  return sharp(png).rotate(degrees, { background: '#ffffff' }).png().toBuffer();
+}
+
+/**
+ * Tilt of the page in degrees (clockwise positive), from the top edges of the boxes of lines of
+ * 8 or more characters; the median, so a stamp or a photo at an angle does not decide it.
+ */
+export function pageTiltDegrees(lines: readonly OcrLine[]): number {
+  const angles = lines
+    .filter((line) => line.text.length >= 8 && line.box && line.box.length === 4)
+    .map((line) => {
+      const [[x0, y0], [x1, y1]] = line.box as number[][];
+      return (Math.atan2(y1 - y0, x1 - x0) * 180) / Math.PI;
+    })
+    .filter((angle) => Math.abs(angle) < 45)
+    .sort((left, right) => left - right);
+  if (angles.length === 0) return 0;
+  return angles[Math.floor(angles.length / 2)];
+}
+
+/** The MRZ zone (lines holding fillers) with a margin, or null when no line has one. */
+function mrzZone(lines: readonly OcrLine[], widthPx: number, heightPx: number): Region | null {
+  const points = lines.filter((line) => line.box && cleanOcrLine(line.text).includes('<<')).flatMap((line) => line.box as number[][]);
+  if (points.length === 0) return null;
+  const xs = points.map(([x]) => x);
+  const ys = points.map(([, y]) => y);
+  const margin = (Math.max(...ys) - Math.min(...ys)) * ZONE_MARGIN_SHARE + 8;
+  const left = Math.max(0, Math.floor(Math.min(...xs) - margin));
+  const top = Math.max(0, Math.floor(Math.min(...ys) - margin));
+  const right = Math.min(widthPx, Math.ceil(Math.max(...xs) + margin));
+  const bottom = Math.min(heightPx, Math.ceil(Math.max(...ys) + margin));
+  if (right - left < 16 || bottom - top < 16) return null;
+  return { left, top, width: right - left, height: bottom - top };
+}
+
+/** The MRZ among some OCR lines, with the page's other lines kept as the visual zone. */
+function mrzOf(lines: readonly OcrLine[]): MrzRead | null {
+  const read = findMrz(lines);
+  if (!read) return null;
+  // Lines with fillers belong to the MRZ: kept out, or a misread name would confirm itself.
+  return { ...read, pageText: lines.map((line) => line.text).filter((text) => !cleanOcrLine(text).includes('<')) };
+}
+
+/** Every text line PaddleOCR finds in a photo, top to bottom (EXIF orientation applied, scaled to the OCR bounds). */
+export async function readTextLines(bytes: Buffer): Promise<string[]> {
+  const prepared = await prepare(bytes);
+  return (await detect(prepared.png)).map((line) => line.text);
+}
+
+/**
+ * Reads the MRZ of a photo; null when no group of lines looks like one. Tries, until one read
+ * has every check digit holding: the upright photo; straightened, when its lines are tilted;
+ * the MRZ zone alone, cropped and enlarged, when an MRZ was read with a failing check or with
+ * doubtful names (low confidence, not confirmed by the page; the clearer read wins); the photo
+ * turned a quarter and three quarters, when no MRZ was seen and the text boxes stand upright (a
+ * page photographed sideways). Each try costs one OCR pass, so a good photo costs one.
+ */
 export async function readMrz(bytes: Buffer): Promise<MrzRead | null> {
-  return findMrz(await readTextLines(bytes));
+  const prepared = await prepare(bytes);
+  let page = prepared.png;
+  let lines = await detect(page);
+  let best = mrzOf(lines);
+  /** Keeps the better of the best read so far and `candidate`; true when the best is valid. */
+  const better = (candidate: MrzRead | null): boolean => {
+    if (candidate && (!best || (candidate.valid && (!best.valid || candidate.nameConfidence > best.nameConfidence)))) best = candidate;
+    return best?.valid === true;
+  };
+  if (best?.valid && !doubtfulNames(best)) return best;
+
+  const tilt = pageTiltDegrees(lines);
+  if (!best?.valid && Math.abs(tilt) >= DESKEW_MIN_DEGREES) {
+    page = await turned(prepared.png, -tilt);
+    lines = await detect(page);
+    if (better(mrzOf(lines)) && best && !doubtfulNames(best)) return best;
+  }
+
+  if (best) {
+    const { width = 0, height = 0 } = await sharp(page).metadata();
+    const zone = mrzZone(lines, width, height);
+    if (zone) {
+      const crop = await sharp(page).extract(zone).resize({ width: OCR_MAX_LONG_SIDE_PX, withoutEnlargement: false }).png().toBuffer();
+      const zoneRead = mrzOf(await detect(crop));
+      // The crop holds only the MRZ: the visual zone comes from the whole page.
+      if (zoneRead) zoneRead.pageText = best.pageText;
+      better(zoneRead);
+    }
+    return best;
+  }
+
+  if (!looksSideways(lines)) return best;
+  for (const quarterTurns of [1, 3]) {
+    if (better(mrzOf(await detect(await turned(prepared.png, quarterTurns * 90))))) return best;
+  }
+  return best;
+}
+
+/**
+ * A valid read whose names the page does not confirm and whose name line was read with low
+ * confidence: worth a second read of the MRZ zone alone (names carry no check digit).
+ */
+function doubtfulNames(read: MrzRead): boolean {
+  return read.nameConfidence < NAME_MIN_CONFIDENCE && !checkNamesAgainstViz(read.nameField, read.pageText ?? []).confirmed;
+}
+
+/**
+ * Share of text boxes taller than wide from which a page is taken to be sideways. On an upright
+ * page nearly every box of 4 or more characters is wide; on a page turned a quarter the detector
+ * returns tall boxes (or nothing), so only those pages pay for the turned reads.
+ */
+const SIDEWAYS_BOX_SHARE = 0.3;
+
+/** The page was photographed sideways: no text found, or many tall text boxes. */
+export function looksSideways(lines: readonly OcrLine[]): boolean {
+  const boxes = lines.filter((line) => line.text.length >= 4 && line.box && line.box.length === 4).map((line) => line.box as number[][]);
+  if (boxes.length === 0) return true;
+  const tall = boxes.filter(([topLeft, topRight, , bottomLeft]) => {
+    const width = Math.hypot(topRight[0] - topLeft[0], topRight[1] - topLeft[1]);
+    const height = Math.hypot(bottomLeft[0] - topLeft[0], bottomLeft[1] - topLeft[1]);
+    return height > width;
+  });
+  return tall.length / boxes.length >= SIDEWAYS_BOX_SHARE;
 }
 
 /**

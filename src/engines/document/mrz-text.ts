@@ -19,19 +19,31 @@ export const MRZ_LAYOUTS = [
 const MAX_LENGTH_SLACK_CHARS = 3;
 
 /** Characters OCR engines emit for MRZ glyphs, mapped to the MRZ alphabet. */
-const LOOKALIKES: Record<string, string> = { '×': 'X', '«': '<', '‹': '<', '＜': '<', '〈': '<', К: 'K', О: 'O' };
+const LOOKALIKES: Record<string, string> = { '×': 'X', '«': '<', '‹': '<', '＜': '<', '〈': '<', К: 'K', О: 'O', ']': 'J' };
 
-/** Upper-cases, drops spaces and maps look-alike glyphs; what remains outside `[A-Z0-9<]` stays and fails the grammar. */
+/**
+ * Upper-cases, drops spaces and maps look-alike glyphs. In a line that already has a `<<` filler
+ * run, any other glyph outside `[A-Z0-9<]` is a misread filler (PaddleOCR's Chinese dictionary
+ * reads blurred `<<<` runs as `人人人`); elsewhere it stays and fails the grammar.
+ */
 export function cleanOcrLine(text: string): string {
-  return [...text.toUpperCase().replace(/\s+/g, '')].map((char) => LOOKALIKES[char] ?? char).join('');
+  const mapped = [...text.toUpperCase().replace(/\s+/g, '')].map((char) => LOOKALIKES[char] ?? char).join('');
+  return mapped.includes('<<') ? mapped.replace(/[^A-Z0-9<]/g, '<') : mapped;
 }
 
 /**
  * Brings a line to `length` by growing or shrinking its longest run of `<` (the one most likely
  * miscounted), or by padding/trimming trailing fillers. Returns null when the line is too far off.
+ * A name line (`nameStart` = where its names begin) whose names are complete, surname `<<` given
+ * names and then fillers, may be off by any count: only fillers follow, and OCR drops or splits
+ * long filler runs.
  */
-export function fitFillers(line: string, length: number): string | null {
+export function fitFillers(line: string, length: number, nameStart?: number): string | null {
   if (line.length === length) return line;
+  if (nameStart !== undefined && /<<$/.test(line) && line.slice(nameStart).replace(/<+$/, '').includes('<<')) {
+    const names = line.replace(/<+$/, '');
+    if (names.length < length) return names.padEnd(length, '<');
+  }
   if (Math.abs(line.length - length) > MAX_LENGTH_SLACK_CHARS) return null;
   const runs = [...line.matchAll(/<+/g)];
   if (runs.length === 0) return null;
@@ -56,18 +68,150 @@ export function cleanNameFiller(nameField: string): string {
   return nameField.slice(0, end).padEnd(nameField.length, '<');
 }
 
-/** Applies `cleanNameFiller` to the name field of a layout (TD3/TD2 line 1 from col 5, TD1 line 3). */
-function cleanNames(lines: string[], format: string): string[] {
-  if (format === 'TD1') return [lines[0], lines[1], cleanNameFiller(lines[2])];
+/** Applies `cleanNameFiller` to the name field of a layout (TD3/TD2/MRV line 1 from col 5, TD1 line 3). */
+function cleanNames(lines: string[], layoutFormat: string): string[] {
+  if (layoutFormat === 'TD1') return [lines[0], lines[1], cleanNameFiller(lines[2])];
   return [lines[0].slice(0, 5) + cleanNameFiller(lines[0].slice(5)), ...lines.slice(1)];
+}
+
+/** ICAO 9303 layouts we tell apart: the three travel documents and the two machine-readable visas. */
+export type MrzFormat = 'TD1' | 'TD2' | 'TD3' | 'MRVA' | 'MRVB';
+
+/**
+ * Fields `mrz` checks that do not decide validity here: state codes are judged by the engine
+ * (specimen, historic and unknown codes are results of their own, not a broken MRZ).
+ */
+const STATE_FIELDS: ReadonlySet<string> = new Set(['issuingState', 'nationality']);
+
+/**
+ * `mrz` has no visa layouts and parses an MRV-A as TD3 and an MRV-B as TD2 (same line lengths).
+ * Visas have no personal-number or composite check digit (those positions are optional data)
+ * and their document code is `V`, so these TD3/TD2 fields do not apply to them.
+ */
+const NOT_ON_VISAS: ReadonlySet<string> = new Set([
+  'documentCode',
+  'personalNumber',
+  'personalNumberCheckDigit',
+  'compositeCheckDigit',
+  'optional',
+  'optional1',
+  'optional2',
+]);
+
+/** State codes are letters (or `<`); OCR digits for look-alike letters (`UT0`). All-digit codes stay (old Romanian cards print `132`). */
+const STATE_DIGIT_LOOKALIKES: Record<string, string> = { '0': 'O', '1': 'I', '2': 'Z', '5': 'S', '8': 'B' };
+
+/** A state code as printed, fillers dropped and look-alike digits mapped to letters. */
+function stateCode(raw: string | undefined): string | null {
+  const code = (raw ?? '').replace(/<+$/, '').replace(/^<+/, '');
+  if (!code) return null;
+  if (/^\d+$/.test(code)) return code;
+  return [...code].map((char) => STATE_DIGIT_LOOKALIKES[char] ?? char).join('');
+}
+
+/** Names in the MRZ use `<` between words. */
+function mrzWords(value: string | null | undefined): string | null {
+  if (!value) return null;
+  return value.replace(/</g, ' ').replace(/\s+/g, ' ').trim() || null;
+}
+
+/** The fields of a read MRZ, as printed (dates still `YYMMDD`). */
+export interface MrzFields {
+  /** `P`, `I`, `ID`, `V`, `VC`, … (fillers dropped). */
+  documentCode: string;
+  /** Issuing state or organisation code as printed (`FRA`, `D`, `UTO`, …). */
+  issuingState: string | null;
+  /** Nationality code as printed. */
+  nationality: string | null;
+  /** Primary identifier, words separated by spaces. */
+  lastName: string | null;
+  /** Secondary identifier, words separated by spaces. */
+  firstName: string | null;
+  /** Document number (long TD1 numbers joined by `mrz`). */
+  documentNumber: string | null;
+  /** `YYMMDD`. */
+  birthDate: string | null;
+  /** `YYMMDD`. */
+  expirationDate: string | null;
+  /** `M`, `F` or `X` (`<` unspecified is null). */
+  sex: string | null;
 }
 
 /** The outcome of reading an MRZ out of OCR lines. */
 export interface MrzRead {
   /** The MRZ lines as repaired and parsed. */
   lines: string[];
-  /** The `mrz` parse result (with autocorrect); `valid` is true when every check digit holds. */
+  /** Layout, visas told apart from TD2/TD3. */
+  format: MrzFormat;
+  /** Every check digit and field grammar that applies to the layout holds (state codes are judged by the engine). */
+  valid: boolean;
+  /** Parsed fields. */
+  fields: MrzFields;
+  /** The name field as read: `SURNAME<<GIVEN<NAMES<<<…` (TD1 line 3, else line 1 from column 6). */
+  nameField: string;
+  /** OCR confidence (0–1) of the line that holds the names; 1 when the lines came without one. */
+  nameConfidence: number;
+  /** The `mrz` parse result (with autocorrect), for the detail of which check failed. */
   result: ParseResult;
+  /** The page's other text lines (the visual zone), which confirm the names; absent when only MRZ lines were given. */
+  pageText?: string[];
+}
+
+/** One OCR line: its text and, when the reader gives one, its mean character confidence (0–1). */
+export type OcrText = string | { text: string; mean?: number };
+
+/** Interprets a parse of repaired lines for the layout; invalid = fields that apply and fail. */
+function interpret(lines: string[], result: ParseResult, nameConfidence: number): { read: MrzRead; invalid: number } {
+  const visa = lines[0].startsWith('V');
+  const format: MrzFormat = visa ? (lines[0].length === 44 ? 'MRVA' : 'MRVB') : (result.format as MrzFormat);
+  const applies = (field: string | null) => field !== null && !STATE_FIELDS.has(field) && !(visa && NOT_ON_VISAS.has(field));
+  const raw = (field: string) => {
+    const range = result.details.find((detail) => detail.field === field)?.ranges[0];
+    return range ? lines[range.line].slice(range.start, range.end) : undefined;
+  };
+  const sex = raw('sex');
+  // ICAO 9303 (8th edition) allows X for unspecified sex; `mrz` knows only M, F and <.
+  const failed = (detail: ParseResult['details'][number]) => !detail.valid && !(detail.field === 'sex' && sex === 'X');
+  const invalid = result.details.filter((detail) => applies(detail.field) && failed(detail)).length;
+  const fields = result.fields;
+  return {
+    invalid,
+    read: {
+      lines,
+      format,
+      valid: invalid === 0,
+      fields: {
+        documentCode: lines[0].slice(0, 2).replace(/<+$/, ''),
+        issuingState: stateCode(raw('issuingState')),
+        nationality: stateCode(raw('nationality')),
+        lastName: mrzWords(fields.lastName),
+        firstName: mrzWords(fields.firstName),
+        documentNumber: result.documentNumber ?? fields.documentNumber ?? null,
+        birthDate: fields.birthDate ?? null,
+        expirationDate: fields.expirationDate ?? null,
+        sex: sex === 'M' || sex === 'F' || sex === 'X' ? sex : null,
+      },
+      nameField: format === 'TD1' ? lines[2] : lines[0].slice(5),
+      nameConfidence,
+      result,
+    },
+  };
+}
+
+/** Shortest chunk of an OCR line taken for a whole MRZ line when the reader joined two (TD1 lines are 30). */
+const MIN_JOINED_LINE_CHARS = 25;
+
+/**
+ * PaddleOCR groups boxes into lines by their midlines, and on some pages puts both MRZ lines into
+ * one, separated by a space and in either order. Two or more MRZ-like chunks (long, with a `<`)
+ * are split apart, the one that starts like a first line (document code, then a state code) first.
+ */
+function splitJoinedLines(text: string): string[] {
+  const chunks = text.trim().split(/\s+/);
+  const mrzLike = chunks.filter((chunk) => chunk.length >= MIN_JOINED_LINE_CHARS && chunk.includes('<'));
+  if (mrzLike.length < 2) return [text];
+  const firstLine = (chunk: string) => (/^[ACIPV][A-Z<][A-Z<]{3}/.test(chunk.toUpperCase()) ? 0 : 1);
+  return [...mrzLike].sort((left, right) => firstLine(left) - firstLine(right));
 }
 
 /**
@@ -76,13 +220,26 @@ export interface MrzRead {
  * the fewest invalid fields (so the caller can say which check failed). Null when no run of lines
  * looks like an MRZ at all.
  */
-export function findMrz(ocrLines: readonly string[]): MrzRead | null {
-  const cleaned = ocrLines.map(cleanOcrLine).filter((line) => /^[A-Z0-9<]+$/.test(line) && line.includes('<'));
+export function findMrz(ocrLines: readonly OcrText[]): MrzRead | null {
+  const cleaned = ocrLines
+    .flatMap((line) => {
+      const { text, mean = 1 } = typeof line === 'string' ? { text: line } : line;
+      return splitJoinedLines(text).map((part) => ({ text: cleanOcrLine(part), mean }));
+    })
+    // A line with fillers, or a long run with digits: a visa's second line may use every optional position.
+    .filter(
+      (line) =>
+        /^[A-Z0-9<]+$/.test(line.text) && (line.text.includes('<') || (/\d/.test(line.text) && line.text.length >= MIN_JOINED_LINE_CHARS)),
+    );
   let best: MrzRead | null = null;
   let bestInvalid = Infinity;
   for (const layout of MRZ_LAYOUTS) {
     for (let start = 0; start + layout.lines <= cleaned.length; start++) {
-      const fitted = cleaned.slice(start, start + layout.lines).map((line) => fitFillers(line, layout.length));
+      const group = cleaned.slice(start, start + layout.lines);
+      const nameLine = layout.format === 'TD1' ? 2 : 0;
+      const fitted = group.map((line, index) =>
+        fitFillers(line.text, layout.length, index === nameLine ? (nameLine === 2 ? 0 : 5) : undefined),
+      );
       if (fitted.some((line) => line === null)) continue;
       const lines = cleanNames(fitted as string[], layout.format);
       let result: ParseResult;
@@ -91,10 +248,10 @@ export function findMrz(ocrLines: readonly string[]): MrzRead | null {
       } catch {
         continue;
       }
-      if (result.valid) return { lines, result };
-      const invalid = result.details.filter((detail) => !detail.valid).length;
+      const { read, invalid } = interpret(lines, result, group[nameLine].mean);
+      if (read.valid) return read;
       if (invalid < bestInvalid) {
-        best = { lines, result };
+        best = read;
         bestInvalid = invalid;
       }
     }

@@ -8,6 +8,7 @@ import sharp from 'sharp';
 import type { CheckOutcome } from '../details.js';
 import { ApiError } from '../../errors.js';
 import { withHuman, type HumanFace } from './human.js';
+import { MAX_INPUT_PIXELS as SHARED_MAX_INPUT_PIXELS } from '../data-uri.js';
 import {
   FACE_MATCH_PASS_SIMILARITY,
   FACE_MATCH_REVIEW_SIMILARITY,
@@ -18,8 +19,8 @@ import {
 
 /** Longest image side fed to the detector, in pixels; larger photos are scaled down (faces stay far above the detector's needs). */
 export const MAX_ANALYSIS_SIDE_PX = 1280;
-/** Largest decoded image we accept, in pixels (about 40 megapixels), so a crafted header cannot exhaust memory. */
-export const MAX_INPUT_PIXELS = 40_000_000;
+/** Largest decoded image we accept, in pixels: the one cap of every engine (data-uri.ts), so a crafted header cannot exhaust memory. */
+export const MAX_INPUT_PIXELS = SHARED_MAX_INPUT_PIXELS;
 /** Length of human's faceres embedding. */
 export const EMBEDDING_DIMENSION = 1024;
 

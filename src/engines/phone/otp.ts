@@ -141,6 +141,8 @@ export async function issueOtp(dependencies: OtpDependencies, recipient: OtpReci
     tx.create(PhoneOtpSchema, {
       id,
       tenantId: recipient.tenantId,
+      // Only the live engine sends codes, and it runs only for live sessions (sandbox sessions take magic codes).
+      environment: 'live',
       sessionId: recipient.sessionId,
       phone: recipient.phone,
       codeDigest: dependencies.secrets.oneTimeCodeDigest(id, code),

@@ -23,7 +23,8 @@ import type { Warning } from '../../domain/types.js';
 import { ApiError } from '../../errors.js';
 import { NODE_CATALOGUE } from '../../workflows/node-catalogue.js';
 import { nameSimilarity } from '../aml/score.js';
-import { decodeDataUri } from '../data-uri.js';
+import { decodeDataUri, MAX_INPUT_PIXELS, UndecodableImageError } from '../data-uri.js';
+import { ENGINE_TIME_BUDGET_MS, withTimeBudget } from '../deadline.js';
 import type { CheckOutcome, ProofOfAddressDetails } from '../details.js';
 import { POA_DEFAULT_MAX_AGE_DAYS, type ProofOfAddressInput } from '../inputs.js';
 import type { NodeEngine } from '../types.js';
@@ -31,7 +32,7 @@ import { ageInDays } from './dates.js';
 import { extractFields } from './fields.js';
 import { checkAddress, type GeocodeReason } from './geocode.js';
 import { recognizeText } from './ocr.js';
-import { readPdf, UnreadablePdfError } from './pdf.js';
+import { PdfLimitError, readPdf, UnreadablePdfError } from './pdf.js';
 import { elaTamperScore } from './tamper.js';
 
 /** MIME types a proof-of-address document may have. */
@@ -71,10 +72,15 @@ export interface PoaAnalysis {
 export interface PoaEngineOptions {
   /** The clock "today" is taken from (UTC calendar day). @default () => new Date() */
   now?: () => Date;
+  /** Time budget of reading the document (PDF text, OCR, ELA), in milliseconds. @default ENGINE_TIME_BUDGET_MS */
+  timeBudgetMs?: number;
 }
 
 const unreadable = (message: string) =>
   new ApiError('validation_failed', message, [{ field: 'document_image', code: 'unreadable', message }]);
+
+const overLimit = (message: string) =>
+  new ApiError('validation_failed', message, [{ field: 'document_image', code: 'limit_exceeded', message }]);
 
 /** Text and tamper evidence of a decoded document. */
 async function readDocument(
@@ -103,10 +109,17 @@ async function readDocument(
     };
   } catch (error) {
     if (error instanceof UnreadablePdfError) throw unreadable(`document_image is not a PDF we can read (${error.message}).`);
+    if (error instanceof PdfLimitError) throw overLimit(`document_image is refused: ${error.message}.`);
+    if (error instanceof UndecodableImageError)
+      throw error.overPixelLimit
+        ? overLimit(`document_image is refused: it has more than ${MAX_INPUT_PIXELS} pixels.`)
+        : unreadable('document_image could not be decoded as an image.');
     // sharp's decoding errors: the bytes passed the signature check but are not a valid image.
     if (
       error instanceof Error &&
-      /Input buffer|corrupt|VipsJpeg|pngload|jpegload|unsupported image format|premature end/i.test(error.message)
+      /Input buffer|Input file|corrupt|Vips|pngload|jpegload|spng|unsupported image format|premature end|end of stream|truncated/i.test(
+        error.message,
+      )
     ) {
       throw unreadable('document_image could not be decoded as an image.');
     }
@@ -129,7 +142,11 @@ export async function analyseProofOfAddress(input: ProofOfAddressInput, options:
   const maxAgeDays = input.max_age_days ?? POA_DEFAULT_MAX_AGE_DAYS;
   const country = input.country?.toUpperCase();
 
-  const document = await readDocument(mimeType, bytes);
+  const document = await withTimeBudget(
+    readDocument(mimeType, bytes),
+    options.timeBudgetMs ?? ENGINE_TIME_BUDGET_MS,
+    'Reading document_image',
+  );
   if (document.text.replace(/[^\p{L}\p{N}]/gu, '').length < MIN_READABLE_CHARS) {
     throw unreadable(
       document.source === 'pdf_text'

@@ -8,6 +8,8 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import sharp from 'sharp';
 import { createWorker, OEM, type Worker } from 'tesseract.js';
+import { stripControlCharacters } from '../../validation.js';
+import { decodingClientImage, MAX_INPUT_PIXELS } from '../data-uri.js';
 
 /** Longest side an image is scaled to before OCR, in pixels: larger adds time, not accuracy. */
 export const OCR_MAX_SIDE_PX = 2500;
@@ -47,19 +49,22 @@ function getWorker(): Promise<Worker> {
  * orientation, made grey and scaled into [OCR_MIN_WIDTH_PX, OCR_MAX_SIDE_PX] first.
  */
 export async function recognizeText(image: Buffer): Promise<string> {
-  const { data, info } = await sharp(image, { failOn: 'error' })
-    .rotate()
-    .flatten({ background: '#ffffff' })
-    .greyscale()
-    .raw()
-    .toBuffer({ resolveWithObject: true });
+  const { data, info } = await decodingClientImage(() =>
+    sharp(image, { failOn: 'error', limitInputPixels: MAX_INPUT_PIXELS })
+      .rotate()
+      .flatten({ background: '#ffffff' })
+      .greyscale()
+      .raw()
+      .toBuffer({ resolveWithObject: true }),
+  );
   const { width, height } = info;
   const prepared = sharp(data, { raw: info });
   if (Math.max(width, height) > OCR_MAX_SIDE_PX) prepared.resize({ width: OCR_MAX_SIDE_PX, height: OCR_MAX_SIDE_PX, fit: 'inside' });
   else if (width < OCR_MIN_WIDTH_PX) prepared.resize({ width: OCR_MIN_WIDTH_PX });
   const png = await prepared.png().toBuffer();
   const result = await (await getWorker()).recognize(png);
-  return result.data.text;
+  // OCR output is stored: no NUL or control characters may reach the database.
+  return stripControlCharacters(result.data.text);
 }
 
 /** Ends the OCR worker, if one was started; safe to call more than once. */

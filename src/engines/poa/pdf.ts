@@ -3,13 +3,27 @@
  * structural tamper score. Nothing is rendered: an image-only PDF is read by OCR of the page
  * images it embeds, which covers scanner and phone-scan output (one JPEG or 8-bit bitmap per page).
  */
-import { inflateSync } from 'node:zlib';
-import { PDFDict, PDFDocument, PDFName, PDFNumber, PDFRawStream, type PDFPage } from 'pdf-lib';
+import { createInflate, inflateSync } from 'node:zlib';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFRawStream, type PDFPage } from 'pdf-lib';
 import sharp from 'sharp';
-import { extractText, getDocumentProxy } from 'unpdf';
+import { getDocumentProxy } from 'unpdf';
+import { stripControlCharacters } from '../../validation.js';
+import { MAX_INPUT_PIXELS } from '../data-uri.js';
 
 /** Most pages read from a PDF: a proof of address is on its first pages. */
 export const PDF_MAX_PAGES = 3;
+/**
+ * Most pages a PDF may have at all, known from its page tree before any page is parsed: a bill or
+ * statement has a few; ten thousand pages sharing one content stream is a denial of service.
+ */
+export const PDF_MAX_ACCEPTED_PAGES = 50;
+/**
+ * Most bytes all of a PDF's Flate streams may inflate to together (64 MB), checked with a capped
+ * inflate before any parser decodes them: a 1 MB file can otherwise hold a gigabyte of zeros.
+ */
+export const PDF_MAX_INFLATED_BYTES = 64 * 1024 * 1024;
+/** Chunk size of the counting inflate, in bytes: large enough that a budget is a few hundred chunks. */
+const INFLATE_CHUNK_BYTES = 256 * 1024;
 /** Fewest characters of text layer for a PDF to count as text rather than scanned. */
 export const PDF_MIN_TEXT_CHARS = 20;
 /** Smallest embedded image worth OCR, in pixels (smaller ones are logos). */
@@ -55,31 +69,112 @@ export class UnreadablePdfError extends Error {
   override name = 'UnreadablePdfError';
 }
 
-/** Reads text, scans and structure of a PDF. */
+/** Thrown when a PDF is over one of the limits above; the caller turns it into a 400 naming the limit. */
+export class PdfLimitError extends Error {
+  override name = 'PdfLimitError';
+}
+
+/** The message of anything thrown, for UnreadablePdfError. */
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * Reads text, scans and structure of a PDF. The page count is checked first (a byte scan, then the
+ * page tree), then every Flate stream's inflated size, and only then are the first
+ * `PDF_MAX_PAGES` pages parsed; extracted text is cleaned of NUL and control characters.
+ */
 export async function readPdf(bytes: Buffer): Promise<PdfContent> {
+  // A byte scan first: counting page objects costs milliseconds where either parser spends seconds on ten thousand pages.
+  const pageObjects = countPageObjects(bytes);
+  if (pageObjects > PDF_MAX_ACCEPTED_PAGES)
+    throw new PdfLimitError(`it has ${pageObjects} pages; at most ${PDF_MAX_ACCEPTED_PAGES} are accepted`);
   let document: PDFDocument;
   try {
     document = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
   } catch (error) {
-    throw new UnreadablePdfError(error instanceof Error ? error.message : String(error));
+    throw new UnreadablePdfError(messageOf(error));
   }
-  const text = await textLayer(bytes);
-  const scans = text.replace(/\s+/g, '').length >= PDF_MIN_TEXT_CHARS ? [] : await pageScans(document);
-  return { text, scans, structureScore: pdfStructureScore(bytes, document) };
-}
-
-async function textLayer(bytes: Buffer): Promise<string> {
+  await assertInflatedSizeWithinLimit(document);
+  let proxy: Awaited<ReturnType<typeof getDocumentProxy>>;
   try {
     // unpdf takes ownership of (and detaches) the buffer it is given: pass a copy.
-    const proxy = await getDocumentProxy(new Uint8Array(bytes));
-    try {
-      const { text } = await extractText(proxy, { mergePages: false });
-      return text.slice(0, PDF_MAX_PAGES).join('\n\n');
-    } finally {
-      await proxy.destroy();
+    proxy = await getDocumentProxy(new Uint8Array(bytes));
+  } catch (error) {
+    throw new UnreadablePdfError(messageOf(error));
+  }
+  try {
+    // Page objects hidden in compressed object streams escape the byte scan; the page tree's count does not.
+    if (proxy.numPages > PDF_MAX_ACCEPTED_PAGES)
+      throw new PdfLimitError(`it has ${proxy.numPages} pages; at most ${PDF_MAX_ACCEPTED_PAGES} are accepted`);
+    const text = stripControlCharacters(await textLayer(proxy));
+    const scans = text.replace(/\s+/g, '').length >= PDF_MIN_TEXT_CHARS ? [] : await pageScans(document);
+    return { text, scans, structureScore: pdfStructureScore(bytes, document) };
+  } finally {
+    await proxy.destroy();
+  }
+}
+
+/** How many page objects (`/Type /Page`, not `/Pages`) the file's uncompressed part declares. */
+function countPageObjects(bytes: Buffer): number {
+  return bytes.toString('latin1').match(/\/Type\s*\/Page(?![A-Za-z])/g)?.length ?? 0;
+}
+
+/** Text of the first `PDF_MAX_PAGES` pages (as unpdf's extractText joins a page's items), pages separated by a blank line. */
+async function textLayer(proxy: Awaited<ReturnType<typeof getDocumentProxy>>): Promise<string> {
+  const pages: string[] = [];
+  try {
+    for (let number = 1; number <= Math.min(proxy.numPages, PDF_MAX_PAGES); number++) {
+      const content = await (await proxy.getPage(number)).getTextContent();
+      pages.push(content.items.map((item) => ('str' in item ? item.str + (item.hasEOL ? '\n' : '') : '')).join(''));
     }
   } catch (error) {
-    throw new UnreadablePdfError(error instanceof Error ? error.message : String(error));
+    throw new UnreadablePdfError(messageOf(error));
+  }
+  return pages.join('\n\n');
+}
+
+/** Whether a stream's filter is Flate alone or Flate first in a chain (the part we can bound). */
+function isFlate(stream: PDFRawStream): boolean {
+  const filter = stream.dict.get(PDFName.of('Filter'));
+  if (filter === PDFName.of('FlateDecode')) return true;
+  return filter instanceof PDFArray && filter.size() > 0 && filter.get(0) === PDFName.of('FlateDecode');
+}
+
+/**
+ * How many bytes a Flate stream inflates to, counting chunks as they come and discarding them,
+ * stopping as soon as the count passes `limit` (memory stays at one chunk whatever the stream
+ * holds). Rejects when the stream is corrupt.
+ */
+function inflatedLength(compressed: Uint8Array, limit: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const inflater = createInflate({ chunkSize: INFLATE_CHUNK_BYTES });
+    let total = 0;
+    inflater.on('data', (chunk: Buffer) => {
+      total += chunk.length;
+      if (total > limit) {
+        inflater.destroy();
+        resolve(total);
+      }
+    });
+    inflater.on('end', () => resolve(total));
+    inflater.on('error', reject);
+    inflater.end(compressed);
+  });
+}
+
+/**
+ * Counts what every non-image Flate stream of the file inflates to, refusing the PDF when
+ * together they exceed PDF_MAX_INFLATED_BYTES, before pdf.js decodes any of them: a bomb costs
+ * at most one budget of inflating and no memory.
+ */
+async function assertInflatedSizeWithinLimit(document: PDFDocument): Promise<void> {
+  let budget = PDF_MAX_INFLATED_BYTES;
+  for (const [, object] of document.context.enumerateIndirectObjects()) {
+    if (!(object instanceof PDFRawStream) || !isFlate(object)) continue;
+    // Images are bounded on their own (pixel cap, exact bitmap size) and only ever decoded by pageScans.
+    if (object.dict.get(PDFName.of('Subtype')) === PDFName.of('Image')) continue;
+    // A corrupt stream is pdf.js's to judge (it skips or reports it); it costs nothing here.
+    budget -= await inflatedLength(object.contents, budget).catch(() => 0);
+    if (budget < 0) throw new PdfLimitError(`its compressed streams inflate to more than ${PDF_MAX_INFLATED_BYTES} bytes`);
   }
 }
 
@@ -149,8 +244,9 @@ async function decodeImage({ stream, width, height }: EmbeddedImage): Promise<Bu
   const bits = stream.dict.lookupMaybe(PDFName.of('BitsPerComponent'), PDFNumber)?.asNumber();
   const space = stream.dict.get(PDFName.of('ColorSpace'));
   const channels = space === PDFName.of('DeviceRGB') ? 3 : space === PDFName.of('DeviceGray') ? 1 : 0;
-  if (bits !== 8 || channels === 0) return undefined;
-  const raw = inflateSync(stream.contents);
+  if (bits !== 8 || channels === 0 || width * height > MAX_INPUT_PIXELS) return undefined;
+  // Exactly the declared bitmap may come out: a larger stream is not an image we can use.
+  const raw = inflateSync(stream.contents, { maxOutputLength: width * height * channels });
   if (raw.length !== width * height * channels) return undefined;
-  return sharp(raw, { raw: { width, height, channels } }).png().toBuffer();
+  return sharp(raw, { raw: { width, height, channels }, limitInputPixels: MAX_INPUT_PIXELS }).png().toBuffer();
 }

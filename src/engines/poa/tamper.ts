@@ -21,6 +21,7 @@
  * on the 8-pixel JPEG grid ≈ 1; the same paste off the grid 0.3–0.4 (ELA is weaker there).
  */
 import sharp from 'sharp';
+import { decodingClientImage, MAX_INPUT_PIXELS } from '../data-uri.js';
 
 /** JPEG qualities the image is re-encoded at, lowest first. */
 export const ELA_QUALITIES = [30, 40, 50, 60, 70, 80, 90] as const;
@@ -53,13 +54,18 @@ function median(values: readonly number[]): number {
 
 /** Tamper score of an image in [0, 1], rounded to 2 decimals (see module comment). */
 export async function elaTamperScore(image: Buffer): Promise<number> {
-  let pipeline = sharp(image, { failOn: 'error' }).flatten({ background: '#ffffff' }).removeAlpha().toColourspace('srgb');
-  const { width: fullWidth = 0, height: fullHeight = 0 } = await sharp(image).metadata();
+  let pipeline = sharp(image, { failOn: 'error', limitInputPixels: MAX_INPUT_PIXELS })
+    .flatten({ background: '#ffffff' })
+    .removeAlpha()
+    .toColourspace('srgb');
+  const { width: fullWidth = 0, height: fullHeight = 0 } = await decodingClientImage(() =>
+    sharp(image, { limitInputPixels: MAX_INPUT_PIXELS }).metadata(),
+  );
   if (fullWidth * fullHeight > ELA_MAX_PIXELS) {
     const side = Math.floor(Math.sqrt(ELA_MAX_PIXELS));
     pipeline = pipeline.extract({ left: 0, top: 0, width: Math.min(fullWidth, side), height: Math.min(fullHeight, side) });
   }
-  const { data: pixels, info } = await pipeline.raw().toBuffer({ resolveWithObject: true });
+  const { data: pixels, info } = await decodingClientImage(() => pipeline.raw().toBuffer({ resolveWithObject: true }));
   const { width, height, channels } = info;
   const cols = Math.floor(width / ELA_BLOCK_PX);
   const rows = Math.floor(height / ELA_BLOCK_PX);

@@ -1,8 +1,11 @@
-/** Sandbox `aml_screening`: outcome chosen by a magic name inside `full_name`. */
+/**
+ * Sandbox `aml_screening`: outcome chosen by a magic name inside `full_name`. In a session with a
+ * document node that is the name the sandbox document "read" (src/sessions/aml-subject.ts).
+ */
 import type { NodeStatus } from '../../domain/types.js';
 import { AML_LISTS } from '../aml/entity.js';
 import { riskBand } from '../aml/score.js';
-import type { AmlHit, AmlScreeningDetails } from '../details.js';
+import type { AmlHit, AmlScreeningDetails, AmlSubject } from '../details.js';
 import type { AmlScreeningInput } from '../inputs.js';
 import type { NodeEngine } from '../types.js';
 import { NODE_CATALOGUE } from '../../workflows/node-catalogue.js';
@@ -17,6 +20,15 @@ export function amlStatus(score: number, hitCount: number, threshold: number): E
   if (score >= threshold) return 'failed';
   if (hitCount > 0) return 'review';
   return 'passed';
+}
+
+/** Whom an AML input screens: its name, date of birth and country, without `lists` (where, not whom); shared with live. */
+export function amlSubjectOf(input: AmlScreeningInput): AmlSubject {
+  return {
+    full_name: input.full_name,
+    ...(input.date_of_birth ? { date_of_birth: input.date_of_birth } : {}),
+    ...(input.country ? { country: input.country } : {}),
+  };
 }
 
 /** Creates the sandbox AML engine. */
@@ -37,6 +49,7 @@ export function createSandboxAmlEngine(): NodeEngine<AmlScreeningInput> {
         risk_band: riskBand(score),
         hits,
         checked_lists: checkedLists,
+        subject: amlSubjectOf(input),
       };
       return {
         status: amlStatus(score, hits.length, context.amlScoreThreshold),

@@ -61,6 +61,16 @@ export function renderSandboxDocs(): string {
     '- Document nodes also compare the `first_name`, `last_name`, `date_of_birth` and `country` the end',
     "  user submits with the session's `expected_details`; each difference adds a warning",
     '  (`name_mismatch`, `date_of_birth_mismatch`, `country_mismatch`).',
+    '- In a workflow with a document node, `aml_screening` screens the name the sandbox document',
+    '  "read" — the `firstName`/`lastName` typed on `submitDocument`, else `expected_details`, else',
+    '  `Sandbox User` — not the `full_name` typed for AML (docs/aml.md, "What is screened"). The magic',
+    '  names below then go on the document: `submitDocument(firstName: "Sandbox", lastName:',
+    '  "Sanctioned")` declines whatever name `submitAmlData` types. Typed AML data that differs from',
+    "  the document's (name, `date_of_birth`, `country` against the document's issuing country) is an",
+    '  `aml_document_mismatch` warning. AML data sent before the document waits for it',
+    '  (`result_code: awaiting_document`); a failed document leaves the typed data screened with a',
+    '  `document_identity_unavailable` warning. Without a document node the typed `full_name` is',
+    '  screened and compared with `expected_details`.',
     '',
   ];
   for (const nodeType of NODE_TYPES) {
@@ -87,6 +97,8 @@ function renderNode<T extends NodeType>(nodeType: T): string[] {
   ];
   if (nodeType === 'aml_screening') {
     lines.push(
+      'In a workflow with a document node the field is the name the sandbox document read (see above).',
+      '',
       "Node status is shown at the default threshold (80). The engine applies the workflow's own",
       'threshold: a score at or above it fails (and declines the session), a lower score with a hit',
       'asks for review, no hit passes. Hits on lists left out of `lists` are dropped, and `score` is',

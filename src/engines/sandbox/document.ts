@@ -43,6 +43,14 @@ export function createSandboxDocumentEngine(options: SandboxEngineOptions = {}):
           date_of_birth: input.date_of_birth ?? context.expectedDetails?.date_of_birth ?? PLACEHOLDER.date_of_birth,
           document_number: input.document_number ?? PLACEHOLDER.document_number,
           expiry_date: isoDay(today, outcome.effect.expired ? -365 : 5 * 365),
+          // A passport's holder is a national of the state that issued it.
+          nationality: input.country,
+          // The sandbox reads no MRZ: the fields only a real document prints stay empty.
+          nationality_code: null,
+          issuing_state: null,
+          sex: null,
+          document_code: null,
+          mrz_format: null,
         },
       };
       return {

@@ -23,7 +23,7 @@ import {
   NameEntryInputSchema,
   UpdateListInputSchema,
 } from '../../lists/list.service.js';
-import { defineRoute } from '../route.js';
+import { defineRoute, GRAPHQL_INT_MAX } from '../route.js';
 
 /** The spec's List JSON. */
 export const ListJson = z.object({
@@ -163,7 +163,8 @@ export const listRoutes = [
     query: z
       .object({
         limit: z.coerce.number().int().min(1).max(LIST_ENTRIES_PAGE_MAX).default(LIST_ENTRIES_PAGE_DEFAULT),
-        offset: z.coerce.number().int().min(0).default(0),
+        // GraphQL's Int is 32-bit: a larger offset is a 400 here, not a coercion failure later.
+        offset: z.coerce.number().int().min(0).max(GRAPHQL_INT_MAX).default(0),
       })
       .strict(),
     variables: ({ params, query }) => ({ listId: params.uuid, limit: query.limit, offset: query.offset }),

@@ -155,8 +155,8 @@ function presentIntrospection(state: IntrospectionFieldsFragment): z.infer<typeo
 }
 
 const SessionParams = z.object({ session_id: z.string().min(1).max(100) });
-/** Unix seconds in a query string. */
-const UnixQuery = z.coerce.number().int().min(0);
+/** Unix seconds in a query string: any safe integer (not 32-bit limited; GraphQL's UnixTime takes it). */
+const UnixQuery = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
 
 /** Session, decision, review and service-token routes. */
 export const sessionRoutes = [
@@ -298,7 +298,8 @@ export const sessionRoutes = [
     method: 'POST',
     path: '/v1/service-tokens/introspect',
     operationId: 'introspectServiceToken',
-    summary: 'Says whether a service token is valid, expired, revoked or invalid.',
+    summary:
+      "Says whether one of the tenant's service tokens of the key's environment is valid, expired or revoked; any other token is invalid.",
     tag: 'Service tokens',
     operation: IntrospectServiceTokenDocument,
     body: z.object({ token: z.string().min(1).max(4096) }).strict(),
@@ -311,7 +312,7 @@ export const sessionRoutes = [
     method: 'POST',
     path: '/v1/service-tokens/revoke',
     operationId: 'revokeServiceToken',
-    summary: "Revokes one of the tenant's service tokens and emits agent.revoked.",
+    summary: "Revokes one of the tenant's service tokens of the key's environment (404 for any other) and emits agent.revoked.",
     tag: 'Service tokens',
     operation: RevokeServiceTokenDocument,
     body: z.object({ token: z.string().min(1).max(4096), reason: z.string().trim().min(1, 'reason is required').max(2000) }).strict(),

@@ -88,7 +88,8 @@ export const sharingRoutes = [
     method: 'POST',
     path: '/v1/sessions/:session_id/share',
     operationId: 'shareSession',
-    summary: 'Mints a one-time share token for an approved, declined or in_review session (409 otherwise), addressed to one partner.',
+    summary:
+      'Mints a one-time share token for an approved, declined or in_review session (409 otherwise), addressed to one partner other than the caller (400 share_to_self).',
     tag: 'Sharing',
     operation: ShareSessionDocument,
     params: SessionParams,

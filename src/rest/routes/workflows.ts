@@ -3,12 +3,14 @@ import { WORKFLOW_TYPES } from '../../../entities/workflow.entity.js';
 import { NODE_TYPES } from '../../domain/types.js';
 import {
   CreateWorkflowDocument,
+  DeleteWorkflowDocument,
   GetWorkflowDocument,
   ListWorkflowsDocument,
   UpdateWorkflowDocument,
   type WorkflowFieldsFragment,
 } from '../../graphql/generated/operations.js';
-import { CreateWorkflowInputSchema, UpdateWorkflowInputSchema } from '../../workflows/workflow.service.js';
+import { assertNotBuiltIn, CreateWorkflowInputSchema, UpdateWorkflowInputSchema } from '../../workflows/workflow.service.js';
+import { ID_MAX_LENGTH } from '../../validation.js';
 import { defineRoute } from '../route.js';
 
 /** The spec's Workflow JSON. */
@@ -53,7 +55,7 @@ function toGraphQLInput(body: Partial<CreateBody> | UpdateBody) {
   };
 }
 
-const WorkflowParams = z.object({ workflow_id: z.string().min(1).max(200) });
+const WorkflowParams = z.object({ workflow_id: z.string().min(1).max(ID_MAX_LENGTH) });
 
 /** Workflow routes. */
 export const workflowRoutes = [
@@ -103,10 +105,24 @@ export const workflowRoutes = [
     tag: 'Workflows',
     operation: UpdateWorkflowDocument,
     params: WorkflowParams,
+    before: ({ workflow_id }) => assertNotBuiltIn(workflow_id),
     body: UpdateWorkflowInputSchema,
     variables: ({ params, body }) => ({ id: params.workflow_id, input: toGraphQLInput(body) }),
     status: 200,
     present: (data) => presentWorkflow(data.updateWorkflow),
     response: WorkflowJson,
+  }),
+  defineRoute({
+    method: 'DELETE',
+    path: '/v1/workflows/:workflow_id',
+    operationId: 'deleteWorkflow',
+    summary: 'Deletes a custom workflow (204); 409 workflow_in_use while active sessions use it, 403 for built-ins.',
+    tag: 'Workflows',
+    operation: DeleteWorkflowDocument,
+    params: WorkflowParams,
+    before: ({ workflow_id }) => assertNotBuiltIn(workflow_id),
+    variables: ({ params }) => ({ id: params.workflow_id }),
+    status: 204,
+    present: () => undefined,
   }),
 ];

@@ -2,11 +2,13 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import {
   detectFormat,
+  detectOfacCompanion,
   importFile,
   importOfacSdnCsv,
   importOpenSanctionsJsonl,
   importSource,
   normalizeDates,
+  readOfacAddCsv,
   readOfacAltCsv,
   toArray,
 } from '../../../src/engines/aml/importers/index.js';
@@ -103,6 +105,26 @@ describe('OFAC sdn.csv', () => {
     expect(byId(all, '90001').aliases).toEqual(['Борислав Кравецкий', 'Boris KRAVETSKI']);
     const viaFile = await toArray(importFile(fixture('ofac-sdn.csv'), undefined, { ofacAltCsvPath: fixture('ofac-alt.csv') }));
     expect(byId(viaFile, '90003').aliases).toContain('طارق حميد الزبيداوي');
+  });
+});
+
+describe("OFAC's companion files", () => {
+  it('given alt.csv, add.csv and other files, when their first bytes are read, then only the companions are recognised as such', () => {
+    expect(detectOfacCompanion(readFileSync(fixture('ofac-alt.csv')))).toBe('ofac_alt_csv');
+    expect(detectOfacCompanion(readFileSync(fixture('ofac-add.csv')))).toBe('ofac_add_csv');
+    expect(detectOfacCompanion(readFileSync(fixture('ofac-sdn.csv')))).toBeUndefined();
+    expect(detectOfacCompanion(readFileSync(fixture('un-consolidated.xml')))).toBeUndefined();
+  });
+
+  it('given add.csv, when merged into sdn.csv, then address countries join those from Remarks; an empty country adds nothing', async () => {
+    const add = await readOfacAddCsv(readFileSync(fixture('ofac-add.csv'), 'utf8'));
+    expect([...add]).toEqual([
+      ['90001', ['RU']],
+      ['90005', ['AT']],
+    ]);
+    const all = await toArray(importFile(fixture('ofac-sdn.csv'), undefined, { ofacAddCsvPath: fixture('ofac-add.csv') }));
+    expect(byId(all, '90001').countries).toEqual(['RU']);
+    expect(byId(all, '90005').countries).toEqual(['DE', 'AT']);
   });
 });
 

@@ -197,7 +197,7 @@ describe('candidate retrieval', () => {
         .sort()
         .slice(0, 3),
     );
-  });
+  }, 600_000); // 762 retrievals twice, each with up to six candidate forms; minutes on a shared 2-core machine
 
   it('given the live engine built with the index, when it screens a listed name, then the index answers and the hit is found', async () => {
     const engine = createLiveAmlEngine({ em: () => scratch.database.orm.em.fork(), amlIndex: index });

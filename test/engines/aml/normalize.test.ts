@@ -1,5 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { nameTokens, nameVariants, normalizeName, sortedTokenKey } from '../../../src/engines/aml/normalize.js';
+import {
+  cleanText,
+  consonantSkeleton,
+  documentNumberKey,
+  nameTokens,
+  nameVariants,
+  normalizeName,
+  skeletonName,
+  sortedTokenKey,
+} from '../../../src/engines/aml/normalize.js';
 import { jaro, jaroWinkler, softTokenScore, tokenSimilarity } from '../../../src/engines/aml/metrics.js';
 
 describe('normalizeName', () => {
@@ -13,6 +22,10 @@ describe('normalizeName', () => {
     ['Mr. John Smith Jr.', 'john smith'],
     ['Dr Hélène Marchetti-Dubois', 'helene marchetti dubois'],
     ['Saddam Hussein al-Tikriti', 'saddam hussein tikriti'],
+    ['al-Tikriti Saddam Hussein', 'tikriti saddam hussein'],
+    ['Ursula von der Leyen', 'ursula leyen'],
+    ['Juan de la Cruz', 'juan cruz'],
+    ['Bin Laden, Osama', 'laden osama'],
     ['Mohammed bin Salman', 'mohammed salman'],
     ['Mohammed ibn Salman', 'mohammed salman'],
     ['Al Smith', 'al smith'],
@@ -24,13 +37,17 @@ describe('normalizeName', () => {
     expect(normalizeName(input)).toBe(expected);
   });
 
-  it('transliterates Arabic script (unvocalised) and drops the connective "bn"', () => {
+  it('transliterates Arabic script (unvocalised), drops the connective "bn" and splits the article off as Latin spellings do', () => {
     expect(normalizeName('محمد بن سلمان')).toBe('mhmd slmn');
+    expect(normalizeName('صدام حسين التكريتي')).toBe('sdm hsyn tkryty');
   });
 
-  it('transliterates Han and Hangul one syllable per token', () => {
+  it('transliterates Han and Hangul one syllable per token, Hangul also as the lists romanise Korean names', () => {
     expect(nameTokens('王小明')).toEqual(['wang', 'xiao', 'ming']);
     expect(nameTokens('박철민')).toEqual(['bag', 'cheol', 'min']);
+    expect(nameVariants('김정은')).toEqual(['gim jeong eun', 'kim jong un']);
+    expect(nameVariants('최룡해')).toContain('choe ryong hae');
+    expect(nameVariants('박철민')).toContain('pak chol min');
   });
 
   it('sortedTokenKey ignores token order, case and punctuation', () => {
@@ -42,6 +59,89 @@ describe('normalizeName', () => {
     expect(nameVariants('José Müller')).toEqual(['jose muller', 'jose mueller']);
     expect(nameVariants('Jose Mueller')).toEqual(['jose mueller']);
     expect(nameVariants('Jo\u0308rg')).toEqual(['jorg', 'joerg']);
+  });
+});
+
+describe('cleanText: what cannot be seen does not count (audit M2)', () => {
+  const invisibles = {
+    'Hangul filler U+3164': '\u3164',
+    'Hangul choseong filler U+115F': '\u115F',
+    'braille blank U+2800': '\u2800',
+    'interlinear annotation U+FFF9': '\uFFF9',
+    'tag space U+E0020': '\u{E0020}',
+    'tag letter U+E0041': '\u{E0041}',
+    NUL: '\u0000',
+    'zero-width space': '\u200B',
+    'soft hyphen': '\u00AD',
+  };
+
+  it.each(Object.entries(invisibles))('given %s inside a word, when normalised, then the name is the plain one', (_, ch) => {
+    expect(normalizeName(`Jo${ch}hn Blo${ch}cked`)).toBe('john blocked');
+    expect(sortedTokenKey(`Jo${ch}hn Blocked`)).toBe(sortedTokenKey('John Blocked'));
+    expect(normalizeName([...'Anatoliy Zarembin'].join(ch))).toBe('anatoliy zarembin');
+  });
+
+  it('given digits of other scripts, when cleaned, then they are ASCII digits', () => {
+    expect(cleanText('٣٤ ۵ ४२ ０')).toBe('34 5 42 0');
+  });
+
+  it('given a Latin word with lookalike letters of another script, when cleaned, then they are the Latin letters; a word wholly in that script is left alone', () => {
+    expect(cleanText('Vl\u0430dimir Put\u0456n')).toBe('Vladimir Putin');
+    expect(cleanText('\u0399van')).toBe('Ivan');
+    expect(cleanText('Владимир')).toBe('Владимир');
+    expect(normalizeName('Владимир')).toBe('vladimir');
+  });
+
+  it('given a Persian zero-width non-joiner between two letters, when cleaned, then it is a word break, not a join', () => {
+    expect(cleanText('خامنه\u200Cای')).toBe('خامنه ای');
+  });
+
+  it('given a document number with a Cyrillic letter, Arabic-Indic digits, spaces or invisibles, when keyed, then it is the plain number', () => {
+    expect(documentNumberKey('\u04251234567')).toBe('X1234567');
+    expect(documentNumberKey('X١٢٣٤٥٦٧')).toBe('X1234567');
+    expect(documentNumberKey('x 123-45\u200B67')).toBe('X1234567');
+    expect(documentNumberKey('X12\u{E0020}34567')).toBe('X1234567');
+    expect(documentNumberKey('ÉB 12')).toBe('EB12');
+    expect(documentNumberKey('--')).toBe('');
+  });
+});
+
+describe('sortedTokenKey: stored name list fingerprints keep matching', () => {
+  // Computed with the normaliser of commit 7f1dcb4; list entries store only hashes of these keys.
+  it.each([
+    ['Dr. José García', 'garcia jose'],
+    ['KRAVETSKY, Borislav', 'borislav kravetsky'],
+    ['Saddam Hussein al-Tikriti', 'hussein saddam tikriti'],
+    ['Al Smith', 'al smith'],
+    ['Mohammed bin Salman', 'mohammed salman'],
+    ['Владимир Путин', 'putin vladimir'],
+    ['صدام حسين التكريتي', 'hsyn ltkryty sdm'],
+    ['김정은', 'eun gim jeong'],
+    ['王小明', 'ming wang xiao'],
+    ["O'Brien, Seán", 'obrien sean'],
+    ['Ursula von der Leyen', 'der leyen ursula von'],
+    ['Ｊｏｈｎ Ｓｍｉｔｈ', 'john smith'],
+    ['Mr John Smith Jr', 'john smith'],
+  ])('given %s, when keyed, then the key is the one stored before', (name, key) => {
+    expect(sortedTokenKey(name)).toBe(key);
+  });
+});
+
+describe('consonant skeletons', () => {
+  it('given a Latin spelling and an unvocalised transliteration of one name, when reduced, then the skeletons are equal', () => {
+    expect(skeletonName(normalizeName('Qasem Soleimani'))).toBe(skeletonName(normalizeName('قاسم سليماني')));
+    expect(skeletonName(normalizeName('Saddam Hussein al-Tikriti'))).toBe(skeletonName(normalizeName('صدام حسين التكريتي')));
+    expect(skeletonName(normalizeName('Ali Khamenei'))).toBe(skeletonName(normalizeName('علی خامنه‌ای')));
+  });
+
+  it('given a typo in every word, when reduced, then the skeleton usually survives', () => {
+    expect(skeletonName('nicloas madruo moors')).toBe(skeletonName('nicolas maduro moros'));
+    expect(consonantSkeleton('kym')).toBe(consonantSkeleton('kim'));
+  });
+
+  it('given a word of vowels only, when reduced, then the skeleton is empty and left out', () => {
+    expect(consonantSkeleton('aya')).toBe('');
+    expect(skeletonName('aya kim')).toBe('km');
   });
 });
 

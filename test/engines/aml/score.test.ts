@@ -1,7 +1,15 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { AML_LISTS, type SanctionedEntity } from '../../../src/engines/aml/entity.js';
 import { importFile, toArray } from '../../../src/engines/aml/importers/index.js';
-import { DOB_CONFLICT_PENALTY, MIN_HIT_SCORE, nameSimilarity, riskBand, scoreEntity, screen } from '../../../src/engines/aml/score.js';
+import {
+  DOB_CONFLICT_PENALTY,
+  MIN_HIT_SCORE,
+  ONE_WORD_NAME_FACTOR,
+  nameSimilarity,
+  riskBand,
+  scoreEntity,
+  screen,
+} from '../../../src/engines/aml/score.js';
 
 const DECLINE = 80;
 
@@ -105,6 +113,69 @@ describe('nameSimilarity', () => {
 
   it('a missing middle name costs partial credit', () => {
     expect(nameSimilarity('John Smith', 'John Paul Smith')).toBeCloseTo(0.8, 5);
+  });
+});
+
+describe('names as people read them', () => {
+  const zarembin = entity({ primary_name: 'Anatoliy ZAREMBIN', aliases: [], dates_of_birth: [], countries: [] });
+
+  it.each([
+    ['U+3164 inside a word', 'Anatoliy Zare\u3164mbin'],
+    ['U+2800 inside a word', 'Ana\u2800toliy Zarembin'],
+    ['NUL inside a word', 'Anatoliy Zar\u0000embin'],
+    ['U+3164 between every letter', [...'Anatoliy Zarembin'].join('\u3164')],
+    ['tag characters', 'Anatoliy\u{E0020} Zarembin\u{E0041}'],
+    ['U+FFF9 and U+115F', 'Anat\uFFF9oliy Zare\u115Fmbin'],
+  ])('given %s, when scored, then the score is that of the plain name (audit M2)', (_, name) => {
+    expect(scoreEntity({ full_name: name }, zarembin).score).toBe(scoreEntity({ full_name: 'Anatoliy Zarembin' }, zarembin).score);
+  });
+
+  it('given a name in Arabic or Persian script, when scored against its listed Latin spelling, then it declines', () => {
+    const soleimani = entity({ primary_name: 'Qasem SOLEIMANI', aliases: [], dates_of_birth: [], countries: [] });
+    expect(scoreEntity({ full_name: 'قاسم سليماني' }, soleimani).score).toBeGreaterThanOrEqual(DECLINE);
+    expect(scoreEntity({ full_name: 'محمد علي' }, soleimani).score).toBeLessThan(MIN_HIT_SCORE);
+  });
+
+  it('given a typo in every word, when scored, then it still declines; a different name does not', () => {
+    const kim = entity({ primary_name: 'Jong Un KIM', aliases: [], dates_of_birth: [], countries: [] });
+    expect(scoreEntity({ full_name: 'Kym Jung Un' }, kim).score).toBeGreaterThanOrEqual(DECLINE);
+    expect(scoreEntity({ full_name: 'Kim Jae Won' }, kim).score).toBeLessThan(DECLINE);
+  });
+
+  it('given a particle on one side only or elsewhere, when scored, then it does not matter', () => {
+    const saddam = entity({ primary_name: 'Saddam Hussein AL-TIKRITI', aliases: [], dates_of_birth: [], countries: [] });
+    expect(scoreEntity({ full_name: 'al-Tikriti Saddam Hussein' }, saddam).score).toBe(100);
+    expect(scoreEntity({ full_name: 'Saddam Hussein Tikriti' }, saddam).score).toBe(100);
+    const uday = entity({ source_id: '2', primary_name: 'Uday Saddam Hussein AL-TIKRITI', aliases: [], dates_of_birth: [], countries: [] });
+    expect(scoreEntity({ full_name: 'Saddam Hussein al-Tikriti' }, saddam).score).toBeGreaterThan(
+      scoreEntity({ full_name: 'Saddam Hussein al-Tikriti' }, uday).score,
+    );
+  });
+
+  it("given a person's one-word alias, when an ordinary longer name shares it, then it is no hit, and the word alone is review, not a decline", () => {
+    const hussein = entity({ primary_name: 'Abdul Karim MAJID', aliases: ['HUSSEIN'], dates_of_birth: [], countries: [] });
+    expect(scoreEntity({ full_name: 'Ali Hussein' }, hussein).score).toBeLessThan(MIN_HIT_SCORE);
+    expect(scoreEntity({ full_name: 'Hussein' }, hussein).score).toBe(Math.round(100 * ONE_WORD_NAME_FACTOR));
+  });
+
+  it('given an organisation, when a name shares only its generic words, then it does not decline; its distinctive name does', () => {
+    const impire = entity({
+      kind: 'organization',
+      primary_name: 'IMPIRE SHIPPING LIMITED',
+      aliases: [],
+      dates_of_birth: [],
+      countries: [],
+    });
+    expect(scoreEntity({ full_name: 'SHIPPING LIMITED' }, impire).score).toBeLessThan(DECLINE);
+    expect(scoreEntity({ full_name: 'Impire Shipping Limited' }, impire).score).toBe(100);
+    expect(scoreEntity({ full_name: 'Impire Shipping' }, impire).score).toBeGreaterThanOrEqual(MIN_HIT_SCORE);
+    expect(nameSimilarity('Impire Shipping Limited', 'IMPIRE SHIPPING LIMITED', 'organization')).toBe(1);
+  });
+
+  it('given a person and an organisation scoring the same, when screened, then the person comes first', () => {
+    const company = entity({ source_id: '1', kind: 'organization', primary_name: 'John SMITH', aliases: [] });
+    const person = entity({ source_id: '2', kind: 'person', primary_name: 'John SMITH', aliases: [] });
+    expect(screen({ full_name: 'John Smith' }, [company, person]).hits.map((hit) => hit.source_id)).toEqual(['2', '1']);
   });
 });
 

@@ -180,3 +180,30 @@ export function yymmdd(yearsFromNow: number, now = new Date()): string {
   const date = new Date(Date.UTC(now.getUTCFullYear() + yearsFromNow, now.getUTCMonth(), Math.min(now.getUTCDate(), 28)));
   return date.toISOString().slice(2, 10).replace(/-/g, '');
 }
+
+/** The passport most engine tests render: Claire Anne Martin, France, valid five more years from `now`. */
+export function samplePassport(now = new Date()): SyntheticIdentity {
+  return {
+    format: 'TD3',
+    issuingState: 'FRA',
+    lastName: 'MARTIN',
+    firstName: 'CLAIRE ANNE',
+    documentNumber: '18FR04512',
+    birthDate: '850412',
+    expiryDate: yymmdd(5, now),
+  };
+}
+
+/** A holder on no list (Ada Lovelace, GB) whose document number the OCR reads reliably, for session tests. */
+export function unlistedHolder(now = new Date()): SyntheticIdentity {
+  return {
+    format: 'TD3',
+    issuingState: 'GBR',
+    lastName: 'LOVELACE',
+    firstName: 'ADA',
+    documentNumber: 'L0V3L4C31',
+    birthDate: '851210',
+    expiryDate: yymmdd(5, now),
+    sex: 'F',
+  };
+}

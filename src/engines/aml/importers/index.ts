@@ -8,12 +8,12 @@ import { open } from 'node:fs/promises';
 import type { SanctionedEntity } from '../entity.js';
 import type { TextSource } from './common.js';
 import { importEuConsolidatedXml } from './eu.js';
-import { importOfacSdnCsv, importOfacSdnXml, readOfacAltCsv } from './ofac.js';
+import { importOfacSdnCsv, importOfacSdnXml, readOfacAddCsv, readOfacAltCsv } from './ofac.js';
 import { importOpenSanctionsJsonl, type OpenSanctionsOptions } from './opensanctions.js';
 import { importUnConsolidatedXml } from './un.js';
 
 export { importEuConsolidatedXml } from './eu.js';
-export { importOfacSdnCsv, importOfacSdnXml, readOfacAltCsv, type OfacCsvOptions } from './ofac.js';
+export { importOfacSdnCsv, importOfacSdnXml, readOfacAddCsv, readOfacAltCsv, type OfacCsvOptions } from './ofac.js';
 export { importOpenSanctionsJsonl, fromFtmEntity, ftmLists, type OpenSanctionsOptions } from './opensanctions.js';
 export { importUnConsolidatedXml } from './un.js';
 export { normalizeDates, type TextSource } from './common.js';
@@ -27,13 +27,18 @@ export type ListFormat = (typeof LIST_FORMATS)[number];
 /** How many leading bytes detectFormat needs to see (bytes); the XML root element is within them in every format. */
 export const DETECT_BYTES = 4096;
 
+/** A file's first bytes as text, without a byte-order mark or leading blank lines. */
+function headText(firstBytes: string | Uint8Array): string {
+  return (typeof firstBytes === 'string' ? firstBytes : new TextDecoder().decode(firstBytes)).replace(/^\uFEFF/, '').trimStart();
+}
+
 /**
  * Guesses a file's format from its first bytes (DETECT_BYTES are plenty), or returns
  * undefined. XML formats are told apart by their root element; JSON lines by a leading
  * `{` with a `schema` key; OFAC's header-less CSV by a numeric ent_num followed by a quoted name.
  */
 export function detectFormat(firstBytes: string | Uint8Array): ListFormat | undefined {
-  const head = (typeof firstBytes === 'string' ? firstBytes : new TextDecoder().decode(firstBytes)).replace(/^\uFEFF/, '').trimStart();
+  const head = headText(firstBytes);
   if (head.startsWith('<')) {
     // Skip the prolog and comments to reach the root element's name.
     const root = /<(?![?!])(?:[\w.-]+:)?([\w.-]+)/.exec(head)?.[1];
@@ -49,10 +54,27 @@ export function detectFormat(firstBytes: string | Uint8Array): ListFormat | unde
   return undefined;
 }
 
+/** The files OFAC publishes beside sdn.csv that an import of it can merge: aliases and addresses. */
+export type OfacCompanion = 'ofac_alt_csv' | 'ofac_add_csv';
+
+/**
+ * Tells OFAC's companion CSVs apart from their first bytes, so `aml:import sdn.csv alt.csv add.csv`
+ * needs no flags: alt.csv rows are `ent_num,alt_num,"aka"|"fka"|"nka",…`, add.csv rows
+ * `ent_num,add_num,` followed by an address; sdn.csv rows have a quoted name second.
+ */
+export function detectOfacCompanion(firstBytes: string | Uint8Array): OfacCompanion | undefined {
+  const head = headText(firstBytes);
+  if (/^\d+,\d+,"?[afn]ka"?,/im.test(head)) return 'ofac_alt_csv';
+  if (/^\d+,\d+,/m.test(head)) return 'ofac_add_csv';
+  return undefined;
+}
+
 /** Options of importFile / importSource. */
 export interface ImportOptions extends OpenSanctionsOptions {
   /** Path of OFAC's alt.csv, merged as aliases when importing sdn.csv. */
   ofacAltCsvPath?: string;
+  /** Path of OFAC's add.csv, whose address countries are merged when importing sdn.csv. */
+  ofacAddCsvPath?: string;
 }
 
 /** Streams entities from a source whose format is known. */
@@ -63,7 +85,8 @@ export async function* importSource(source: TextSource, format: ListFormat, opti
       return;
     case 'ofac_sdn_csv': {
       const alt = options.ofacAltCsvPath ? await readOfacAltCsv(createReadStream(options.ofacAltCsvPath)) : undefined;
-      yield* importOfacSdnCsv(source, { alt });
+      const add = options.ofacAddCsvPath ? await readOfacAddCsv(createReadStream(options.ofacAddCsvPath)) : undefined;
+      yield* importOfacSdnCsv(source, { alt, add });
       return;
     }
     case 'eu_consolidated_xml':

@@ -127,10 +127,28 @@ export async function readOfacAltCsv(source: TextSource): Promise<Map<string, st
   return byEntity;
 }
 
+/**
+ * Reads `add.csv` (ent_num, add_num, address, city/state/postal code, country, add_remarks) into
+ * ISO-2 address countries per ent_num; the result is passed to importOfacSdnCsv as `add`, because
+ * sdn.csv itself names a country only in Remarks.
+ */
+export async function readOfacAddCsv(source: TextSource): Promise<Map<string, string[]>> {
+  const byEntity = new Map<string, string[]>();
+  for await (const row of csvRows(source)) {
+    const id = nullable(row[0]);
+    const country = countryToIso2(nullable(row[4]) || 'none');
+    if (!id || !country) continue;
+    byEntity.set(id, [...(byEntity.get(id) ?? []), country]);
+  }
+  return byEntity;
+}
+
 /** Options of importOfacSdnCsv. */
 export interface OfacCsvOptions {
   /** Aliases from alt.csv (readOfacAltCsv), keyed by ent_num; a.k.a.s in Remarks are used either way. */
   alt?: Map<string, string[]>;
+  /** Address countries from add.csv (readOfacAddCsv), keyed by ent_num; added to the countries from Remarks. */
+  add?: Map<string, string[]>;
 }
 
 /**
@@ -157,7 +175,7 @@ export async function* importOfacSdnCsv(source: TextSource, options: OfacCsvOpti
       primary_name: naturalOrder(rawName, kind),
       aliases: unique([...alt, ...remarks.aliases.map((n) => naturalOrder(n, kind))]),
       dates_of_birth: unique(remarks.dobs),
-      countries: unique([...remarks.countries, countryToIso2(nullable(row[9]) || 'none')]),
+      countries: unique([...remarks.countries, ...(options.add?.get(id) ?? []), countryToIso2(nullable(row[9]) || 'none')]),
       programs: unique(programs),
       topics: ['sanction'],
     };

@@ -1,0 +1,241 @@
+/**
+ * AML accuracy on real lists: `npm run bench:accuracy:aml [-- --data <dir>] [--verbose]`.
+ *
+ * Imports the development set's real lists (OFAC SDN CSV with its alt.csv aliases, the UN
+ * Security Council XML; `../shared/realdata/aml/`, README there) into a fresh in-memory embedded
+ * database, builds the in-memory name index as a server does, and screens every query of
+ * `queries.json` through `screenStored`: the server's path. Prints, per group of queries.json,
+ * how many queries were answered correctly at the default decline threshold, beside the figures
+ * measured on commit 7f1dcb4 (before the normaliser, candidate and scoring work) and Watchman's
+ * own expected similarities where its tests give one.
+ *
+ * What "correct" means, per query (QUERIES.md):
+ * - a listed person or organisation (`expect_hit: true`): its entity is a hit scoring at or above
+ *   the default threshold (80), i.e. the screen would decline;
+ * - `famous-exact+wrong-dob`: its entity is a hit below the threshold (review, not a decline);
+ * - a Watchman query whose expected similarity is below 0.8: its entity is a hit at all;
+ * - an ordinary name (`expect_hit: false`): no hit at or above the threshold (not declined);
+ * - `expect_hit: null` (EU queries whose entities are not loaded): not scored, listed only.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { importListFile } from '../../src/aml/aml-import.js';
+import { loadConfig } from '../../src/config.js';
+import { openDatabase } from '../../src/db/database.js';
+import { AML_LISTS } from '../../src/engines/aml/entity.js';
+import { AmlNameIndex } from '../../src/engines/aml/name-index.js';
+import { screenStored } from '../../src/engines/aml/store.js';
+
+/** The workflow default `aml_score_threshold`: a hit at or above it declines. */
+export const DEFAULT_DECLINE_THRESHOLD = 80;
+
+/** Watchman's expected similarity below which its own test expects only a weak match, not a decline. */
+const WATCHMAN_WEAK_BELOW = 0.8;
+
+/** Where the development set lives unless `--data` or `AML_REALDATA_DIR` says otherwise. */
+const DEFAULT_DATA_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/realdata/aml');
+
+/**
+ * Correct answers per group measured on commit 7f1dcb4, the engine before this benchmark's
+ * changes (same data, same rules), so every later run prints its progress beside them.
+ */
+export const BASELINE_7F1DCB4: Readonly<Record<string, number>> = {
+  'famous-exact': 25,
+  'famous-listed-form': 25,
+  'famous-reordered': 25,
+  'famous-misspelt-1': 25,
+  'famous-misspelt-every-word': 8,
+  'famous-alt-romanisation': 24,
+  'famous-partial(first+last)': 17,
+  'famous-exact+dob+country': 25,
+  'famous-exact+wrong-dob': 25,
+  'famous-native-script': 12,
+  watchman: 29,
+  ordinary: 25,
+  'ordinary+dob+country': 21,
+};
+
+/**
+ * Totals on commit 7f1dcb4 across groups (the watchman group mixes listed and unlisted names, so
+ * they are not sums of the per-group figures): listed subjects answered right, ordinary names
+ * (groups `ordinary*`) declined, and ordinary names with a hit below the threshold (sent to review).
+ */
+export const BASELINE_7F1DCB4_TOTALS = { listedCorrect: 233, ordinaryDeclined: 0, ordinaryReviewed: 14 } as const;
+
+/** One query of queries.json. */
+interface AccuracyQuery {
+  id: string;
+  group: string;
+  full_name: string;
+  date_of_birth?: string;
+  country?: string;
+  expected_entity: string | null;
+  expect_hit: boolean | null;
+  watchman_expected?: number;
+  note?: string;
+}
+
+/** One group's figures: `correct` of `items` queries, and the mean screen time. */
+export interface AccuracyRow {
+  group: string;
+  items: number;
+  correct: number;
+  msPerItem: number;
+}
+
+/** One query's outcome, for `--verbose` listings of the misses. */
+interface Outcome {
+  query: AccuracyQuery;
+  correct: boolean;
+  /** Score of the expected entity among the hits (0 when it is not a hit). */
+  expectedScore: number;
+  /** The best hit, whatever it is. */
+  top: { entity_id: string; name: string; matched_name: string; score: number } | undefined;
+}
+
+/** Whether a screen's hits answer one query correctly (rules in the module comment). */
+function judge(query: AccuracyQuery, hits: { entity_id: string; score: number }[]): { correct: boolean; expectedScore: number } {
+  const expectedScore = hits.find((hit) => hit.entity_id === query.expected_entity)?.score ?? 0;
+  const declined = (hits[0]?.score ?? 0) >= DEFAULT_DECLINE_THRESHOLD;
+  if (query.expect_hit === false) {
+    return { correct: !declined, expectedScore };
+  }
+  if (query.group === 'famous-exact+wrong-dob') {
+    return { correct: expectedScore > 0 && expectedScore < DEFAULT_DECLINE_THRESHOLD, expectedScore };
+  }
+  if (query.watchman_expected !== undefined && query.watchman_expected < WATCHMAN_WEAK_BELOW) {
+    return { correct: expectedScore > 0, expectedScore };
+  }
+  return { correct: expectedScore >= DEFAULT_DECLINE_THRESHOLD, expectedScore };
+}
+
+/** Runs the whole measurement; `outcomes` holds every query's result for listings. */
+async function run(dataDir: string): Promise<{ rows: AccuracyRow[]; outcomes: Outcome[] }> {
+  const sdn = join(dataDir, 'sdn_bench2021_plus_ofactest.csv');
+  const alt = join(dataDir, 'alt_bench2021_plus_ofactest.csv');
+  const un = join(dataDir, 'UN_consolidated.xml');
+  for (const file of [sdn, alt, un, join(dataDir, 'queries.json')]) {
+    if (!existsSync(file)) throw new Error(`missing ${file}: pass --data <dir of the realdata aml set>`);
+  }
+  const queries = JSON.parse(readFileSync(join(dataDir, 'queries.json'), 'utf8')) as AccuracyQuery[];
+  const config = loadConfig({ ...process.env, DATABASE_URL: '', PGLITE_DATA_DIR: 'memory', LOG_LEVEL: 'silent', MIGRATE_ON_START: 'true' });
+  const database = await openDatabase(config, pino({ level: 'silent' }), { migrate: true });
+  const index = new AmlNameIndex(database.orm.em.fork());
+  try {
+    const em = database.orm.em.fork();
+    // As `npm run cli -- aml:import sdn.csv alt.csv` and `aml:import UN_consolidated.xml` do.
+    await importListFile(em, sdn, { companions: [alt] });
+    await importListFile(em, un);
+    await index.refresh();
+    if (!index.stats()) throw new Error('the AML name index did not build');
+    const outcomes: Outcome[] = [];
+    const times = new Map<string, number[]>();
+    for (const query of queries) {
+      const started = performance.now();
+      const result = await screenStored(
+        em.fork(),
+        {
+          full_name: query.full_name,
+          ...(query.date_of_birth ? { date_of_birth: query.date_of_birth } : {}),
+          ...(query.country ? { country: query.country } : {}),
+        },
+        AML_LISTS,
+        index,
+      );
+      const ms = performance.now() - started;
+      times.set(query.group, [...(times.get(query.group) ?? []), ms]);
+      const top = result.hits[0];
+      outcomes.push({
+        query,
+        ...judge(query, result.hits),
+        top: top && { entity_id: top.entity_id, name: top.name, matched_name: top.matched_name, score: top.score },
+      });
+    }
+    const groups = [...new Set(queries.filter((q) => q.expect_hit !== null).map((q) => q.group))];
+    const rows = groups.map((group) => {
+      const mine = outcomes.filter((o) => o.query.group === group && o.query.expect_hit !== null);
+      const ms = times.get(group) ?? [];
+      return {
+        group,
+        items: mine.length,
+        correct: mine.filter((o) => o.correct).length,
+        msPerItem: ms.reduce((a, b) => a + b, 0) / Math.max(1, ms.length),
+      };
+    });
+    return { rows, outcomes };
+  } finally {
+    await index.stop();
+    await database.close();
+  }
+}
+
+/**
+ * The accuracy of the AML engine on the development set, per group of queries.json; the shape a
+ * combined `bench:accuracy` collects from every engine's benchmark.
+ */
+export async function measure(
+  dataDir: string = process.env.AML_REALDATA_DIR ?? DEFAULT_DATA_DIR,
+): Promise<{ engine: string; rows: AccuracyRow[] }> {
+  const { rows } = await run(dataDir);
+  return { engine: 'aml', rows };
+}
+
+const pct = (n: number, d: number) => (d === 0 ? '   -  ' : `${((100 * n) / d).toFixed(1).padStart(5)}%`);
+
+/** Prints the per-group table, the totals and (with `verbose`) every query answered wrongly. */
+function report(rows: AccuracyRow[], outcomes: Outcome[], verbose: boolean): void {
+  console.log('AML accuracy on the development set (OFAC SDN + alt.csv + UN), default threshold 80\n');
+  console.log('group                            items  correct   now     7f1dcb4   ms/query  watchman (expected → score now)');
+  for (const row of rows) {
+    const before = BASELINE_7F1DCB4[row.group];
+    const watchman = outcomes
+      .filter((o) => o.query.group === row.group && o.query.watchman_expected !== undefined)
+      .map((o) => `${o.query.watchman_expected!.toFixed(2)}→${o.query.expect_hit ? o.expectedScore : (o.top?.score ?? 0)}`)
+      .join(' ');
+    console.log(
+      `${row.group.padEnd(32)} ${String(row.items).padStart(5)} ${String(row.correct).padStart(8)} ${pct(row.correct, row.items)} ${before === undefined ? '      -  ' : `${pct(before, row.items)}  `} ${row.msPerItem.toFixed(1).padStart(8)}   ${watchman}`,
+    );
+  }
+  const listed = outcomes.filter((o) => o.query.expect_hit === true);
+  const ordinary = outcomes.filter((o) => o.query.expect_hit === false && o.query.group.startsWith('ordinary'));
+  const listedCorrect = listed.filter((o) => o.correct).length;
+  const ordinaryDeclined = ordinary.filter((o) => !o.correct).length;
+  console.log(
+    `\nrecall (listed, expected outcome):   ${listedCorrect}/${listed.length} = ${pct(listedCorrect, listed.length)}   7f1dcb4: ${pct(BASELINE_7F1DCB4_TOTALS.listedCorrect, listed.length)}`,
+  );
+  console.log(
+    `ordinary names declined:             ${ordinaryDeclined}/${ordinary.length} = ${pct(ordinaryDeclined, ordinary.length)}   7f1dcb4: ${pct(BASELINE_7F1DCB4_TOTALS.ordinaryDeclined, ordinary.length)}`,
+  );
+  const reviewed = ordinary.filter((o) => o.correct && o.top !== undefined).length;
+  console.log(
+    `ordinary names sent to review:       ${reviewed}/${ordinary.length} = ${pct(reviewed, ordinary.length)}   7f1dcb4: ${pct(BASELINE_7F1DCB4_TOTALS.ordinaryReviewed, ordinary.length)}`,
+  );
+  for (const o of outcomes.filter((x) => x.query.expect_hit === null)) {
+    console.log(`not scored (${o.query.group}): ${o.query.full_name} → ${o.top ? `${o.top.name} ${o.top.score}` : 'no hit'}`);
+  }
+  if (!verbose) return;
+  console.log('\nordinary names sent to review:');
+  for (const o of ordinary.filter((x) => x.correct && x.top !== undefined)) {
+    console.log(`  ${JSON.stringify(o.query.full_name)} → ${o.top!.entity_id} ${JSON.stringify(o.top!.matched_name)} ${o.top!.score}`);
+  }
+  console.log('\nwrong answers:');
+  for (const o of outcomes.filter((x) => !x.correct && x.query.expect_hit !== null)) {
+    console.log(
+      `  [${o.query.group}] ${JSON.stringify(o.query.full_name)} expected ${o.query.expected_entity ?? 'none'} (score ${o.expectedScore}); top ${o.top ? `${o.top.entity_id} ${JSON.stringify(o.top.matched_name)} ${o.top.score}` : 'none'}`,
+    );
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const { values } = parseArgs({ options: { data: { type: 'string' }, verbose: { type: 'boolean', default: false } } });
+  run(values.data ?? process.env.AML_REALDATA_DIR ?? DEFAULT_DATA_DIR).then(
+    ({ rows, outcomes }) => report(rows, outcomes, values.verbose),
+    (error: unknown) => {
+      console.error(error instanceof Error ? error.message : error);
+      process.exit(1);
+    },
+  );
+}

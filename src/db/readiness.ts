@@ -1,0 +1,31 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+
+/** Longest `/readyz` waits for the database, in milliseconds: a probe must answer well before its own timeout. */
+export const READINESS_TIMEOUT_MS = 2000;
+
+/**
+ * Whether the database answers a request's kind of query within `timeoutMs`: a read of the
+ * `session` table under short statement and lock timeouts, so a table locked by someone else, a
+ * pool with no free connection or a server that stopped answering all make the check fail,
+ * where `select 1` would still succeed. Throws with the reason when not ready.
+ */
+export async function checkDatabaseReady(orm: MikroORM, timeoutMs = READINESS_TIMEOUT_MS): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new Error(`the database did not answer within ${timeoutMs} ms`)), timeoutMs);
+    timer.unref();
+  });
+  const probe = orm.em.fork().transactional(async (em) => {
+    // Server-side limits too, so the probe does not keep a connection waiting after we gave up on it.
+    await em.execute(`set local lock_timeout = ${Math.max(1, Math.floor(timeoutMs / 2))}`);
+    await em.execute(`set local statement_timeout = ${timeoutMs}`);
+    await em.execute('select 1 from session limit 1');
+  });
+  // A probe that loses the race still settles later; its rejection must not go unhandled.
+  probe.catch(() => undefined);
+  try {
+    await Promise.race([probe, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

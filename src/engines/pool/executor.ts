@@ -1,0 +1,187 @@
+/**
+ * Where CPU-bound engine work runs. The composition root installs one executor per process: a
+ * piscina thread pool (default), a PostgreSQL-backed queue feeding worker processes
+ * (src/jobs/engine-queue.ts), or inline on the calling thread (the old path, kept for the
+ * benchmark's baseline and for engine calls outside a running app). Callers use the `…OffThread`
+ * functions and `offloaded` engines below and never see which one runs.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { availableParallelism } from 'node:os';
+import { Piscina } from 'piscina';
+import { ApiError } from '../../errors.js';
+import { verifyDocument, type DocumentEngineOptions, type DocumentOutcome } from '../document/engine.js';
+import type { AnalyzeFaceOptions, FaceAnalysis } from '../face/analyze.js';
+import type { DocumentVerificationInput, ProofOfAddressInput } from '../inputs.js';
+import type { PoaAnalysis, PoaEngineOptions } from '../poa/engine.js';
+import type { NodeEngine } from '../types.js';
+import { settleEngineTask, toWireContext, unwrapOutcome, type EngineTask, type EngineTaskOutcome, type EngineTaskResult } from './tasks.js';
+
+/** How engine work is executed: `pool` (threads of this process), `queue` (worker processes), `inline` (this thread). */
+export type EngineExecution = 'pool' | 'queue' | 'inline';
+
+/** Runs engine tasks somewhere other than (or, inline, on) the caller's event loop. */
+export interface EngineExecutor {
+  /** Which kind of executor this is (logged, and shown by the benchmark). */
+  readonly mode: EngineExecution;
+  /**
+   * Runs one task. Rejects with `engines_busy` (503, `Retry-After`) when the waiting line is full,
+   * with `engine_timeout` (503) when the time budget runs out (the task is then aborted), and with
+   * the signal's reason when `signal` aborts first (the task is abandoned).
+   */
+  run(task: EngineTask, signal?: AbortSignal): Promise<EngineTaskOutcome>;
+  /** Stops accepting work and releases threads or connections. */
+  close(): Promise<void>;
+}
+
+/** Seconds suggested in `Retry-After` before any task has finished (no run time to estimate from). */
+export const RETRY_AFTER_FALLBACK_SECONDS = 5;
+
+/** The 503 for a full waiting line; `Retry-After` says when a slot is likely to be free. */
+export function enginesBusy(retryAfterSeconds: number): ApiError {
+  const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+  return new ApiError('engines_busy', `Every verification engine is busy; retry in ${seconds} s.`, [], { 'Retry-After': String(seconds) });
+}
+
+/** The 503 for a task over its time budget. */
+export function engineTimeout(timeoutMs: number): ApiError {
+  return new ApiError('engine_timeout', `The verification did not finish within its time budget of ${timeoutMs} ms; it was aborted.`);
+}
+
+/** Engine work on the calling thread: what runs until the composition root installs another executor, and the benchmark's baseline. */
+export const inlineExecutor: EngineExecutor = {
+  mode: 'inline',
+  run: (task) => settleEngineTask(task),
+  close: async () => undefined,
+};
+
+let current: EngineExecutor = inlineExecutor;
+
+/**
+ * Makes `executor` the one engine calls go to (the composition root, at start-up). Returns the
+ * function that puts the previous one back, so an app that stops leaves no closed pool behind.
+ */
+export function installEngineExecutor(executor: EngineExecutor): () => void {
+  const previous = current;
+  current = executor;
+  return () => {
+    if (current === executor) current = previous;
+  };
+}
+
+/** The installed executor (tests and the benchmark read its mode). */
+export function engineExecutor(): EngineExecutor {
+  return current;
+}
+
+/**
+ * The abort signal of the HTTP request being served: aborted when the client disconnects before
+ * the answer, so that its engine work is abandoned instead of finishing for nobody. The HTTP
+ * server enters it per request (src/http/server.ts); engine calls pick it up without every
+ * service passing it along.
+ */
+export const requestSignals = new AsyncLocalStorage<AbortSignal>();
+
+/** Runs a task on the installed executor and returns its result (or throws its error). */
+export async function runOffloaded<T extends EngineTask>(task: T, signal?: AbortSignal): Promise<EngineTaskResult<T>> {
+  return unwrapOutcome<EngineTaskResult<T>>(await current.run(task, signal ?? requestSignals.getStore()));
+}
+
+/** A CPU engine whose runs go to the executor; same provider, node type and results. */
+export function offloaded<Input>(engine: NodeEngine<Input>): NodeEngine<Input> {
+  return {
+    provider: engine.provider,
+    nodeType: engine.nodeType,
+    run: (input, context) => runOffloaded({ kind: 'node', provider: engine.provider, input, context: toWireContext(context) }),
+  };
+}
+
+/** `verifyDocument` (standalone, no session context) on the executor. */
+export function verifyDocumentOffThread(input: DocumentVerificationInput, options: DocumentEngineOptions = {}): Promise<DocumentOutcome> {
+  // An injected MRZ reader or certificate list lives in this thread only (tests): run here.
+  if (options.readMrz || options.cscaCertificates) return verifyDocument(input, null, options);
+  return runOffloaded({ kind: 'document', input, nowMs: options.now?.().getTime() });
+}
+
+/** `analyseProofOfAddress` on the executor. */
+export function analyseProofOfAddressOffThread(input: ProofOfAddressInput, options: PoaEngineOptions = {}): Promise<PoaAnalysis> {
+  return runOffloaded({ kind: 'poa', input, nowMs: options.now?.().getTime() });
+}
+
+/** `analyzeFace` on the executor. */
+export function analyzeFaceOffThread(bytes: Buffer, options: AnalyzeFaceOptions = {}): Promise<FaceAnalysis> {
+  return runOffloaded({ kind: 'face', imageBase64: bytes.toString('base64'), options });
+}
+
+/** Settings of the thread pool. */
+export interface PoolExecutorOptions {
+  /**
+   * Worker threads; each loads its own models (OCR, face) on first use.
+   * @default os.availableParallelism()
+   */
+  threads?: number;
+  /** Tasks that may wait for a free thread; one more is refused with `engines_busy`. */
+  queueLimit: number;
+  /** Time budget of one call (waiting included), in milliseconds; over it the task is aborted. */
+  timeoutMs: number;
+  /** What the worker threads need from the configuration. */
+  workerData?: EngineWorkerData;
+}
+
+/** Configuration a pool thread or worker process applies before its first task. */
+export interface EngineWorkerData {
+  /** NFC_CSCA_CERTS_PATH: module state of the document engine, set per thread. */
+  nfcCscaCertsPath?: string;
+}
+
+/** The worker entry: plain JavaScript that registers tsx, so the TypeScript engines load in any runner. */
+const WORKER_ENTRY = new URL('./worker.mjs', import.meta.url).href;
+
+/** Piscina's messages for a full waiting line (its own default limit, a backstop behind ours). */
+const QUEUE_FULL_MESSAGES = ['Task queue is at limit', 'No task queue available and all Workers are busy'];
+
+/** The piscina pool as an executor: engine work on threads of this process. */
+export function createPoolExecutor(options: PoolExecutorOptions): EngineExecutor & { pool: Piscina } {
+  const threads = options.threads ?? availableParallelism();
+  const pool = new Piscina({
+    filename: WORKER_ENTRY,
+    // Started on first use: an API that never verifies a live document pays nothing (tests, sandbox-only).
+    minThreads: 0,
+    maxThreads: threads,
+    // Threads stay: each holds loaded OCR and face models that take seconds to rebuild.
+    idleTimeout: Number.POSITIVE_INFINITY,
+    // Not the parent's flags: under the tsx CLI they register tsx a second time (worker.mjs does it).
+    execArgv: [],
+    workerData: options.workerData ?? {},
+  });
+  // Counted here rather than with piscina's maxQueue, which also admits tasks while threads are
+  // still starting (seconds, here): the limit must hold from the first request.
+  let inFlight = 0;
+  /** When a waiting task is likely to start: the line ahead of it, at the average run time. */
+  const retryAfterSeconds = () => {
+    const averageMs = pool.completed > 0 ? pool.histogram.runTime.average : Number.NaN;
+    if (!Number.isFinite(averageMs) || averageMs <= 0) return RETRY_AFTER_FALLBACK_SECONDS;
+    return ((Math.max(0, inFlight - threads) / threads + 1) * averageMs) / 1000;
+  };
+  return {
+    mode: 'pool',
+    pool,
+    async run(task, signal) {
+      if (inFlight >= threads + options.queueLimit) throw enginesBusy(retryAfterSeconds());
+      const budget = AbortSignal.timeout(options.timeoutMs);
+      inFlight += 1;
+      try {
+        return (await pool.run(task, { signal: signal ? AbortSignal.any([budget, signal]) : budget })) as EngineTaskOutcome;
+      } catch (error) {
+        if (budget.aborted) throw engineTimeout(options.timeoutMs);
+        if (error instanceof Error && QUEUE_FULL_MESSAGES.includes(error.message)) throw enginesBusy(retryAfterSeconds());
+        throw error;
+      } finally {
+        inFlight -= 1;
+      }
+    },
+    async close() {
+      // Graceful: a thread terminated in the middle of native OCR work can take the process down.
+      await pool.close();
+    },
+  };
+}

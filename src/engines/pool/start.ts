@@ -1,0 +1,55 @@
+/**
+ * Builds the engine executor a process runs with, from the configuration: the choice between the
+ * thread pool, the queue of worker processes, and inline, in one place for the API server, the
+ * worker process and the benchmark.
+ */
+import { availableParallelism } from 'node:os';
+import type { Logger } from 'pino';
+import type { Config } from '../../config.js';
+import { createQueueExecutor } from '../../jobs/engine-queue.js';
+import { createPoolExecutor, inlineExecutor, installEngineExecutor, type EngineExecutor } from './executor.js';
+
+/** The installed executor and how to stop it (and put the previous one back). */
+export interface RunningEngines {
+  /** The executor engine calls of this process go to. */
+  executor: EngineExecutor;
+  /** Uninstalls and closes the executor. */
+  close(): Promise<void>;
+}
+
+/** The pool configured by ENGINE_POOL_SIZE, ENGINE_QUEUE_LIMIT, ENGINE_TIMEOUT_MS and NFC_CSCA_CERTS_PATH. */
+export function poolFromConfig(config: Config): EngineExecutor {
+  return createPoolExecutor({
+    threads: config.ENGINE_POOL_SIZE ?? availableParallelism(),
+    queueLimit: config.ENGINE_QUEUE_LIMIT,
+    timeoutMs: config.ENGINE_TIMEOUT_MS,
+    workerData: { nfcCscaCertsPath: config.NFC_CSCA_CERTS_PATH },
+  });
+}
+
+/**
+ * Creates the executor ENGINE_EXECUTION names and installs it for this process. Embedded, the
+ * queue is refused at configuration time (`loadConfig`), so `embedded` only documents that PGlite
+ * always keeps the engines in this process.
+ */
+export async function startEngineExecutor(config: Config, logger: Logger, embedded: boolean): Promise<RunningEngines> {
+  let executor: EngineExecutor;
+  if (config.ENGINE_EXECUTION === 'queue' && !embedded && config.DATABASE_URL)
+    executor = await createQueueExecutor({
+      databaseUrl: config.DATABASE_URL,
+      queueLimit: config.ENGINE_QUEUE_LIMIT,
+      timeoutMs: config.ENGINE_TIMEOUT_MS,
+      logger,
+    });
+  else if (config.ENGINE_EXECUTION === 'inline') executor = inlineExecutor;
+  else executor = poolFromConfig(config);
+  const uninstall = installEngineExecutor(executor);
+  logger.info({ execution: executor.mode }, 'verification engines ready');
+  return {
+    executor,
+    async close() {
+      uninstall();
+      await executor.close();
+    },
+  };
+}

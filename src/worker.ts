@@ -1,0 +1,56 @@
+/**
+ * `npm run worker`: an engine worker process (ENGINE_EXECUTION=queue on the API servers). It takes
+ * engine jobs from the PostgreSQL queue and runs them in its own thread pool (ENGINE_POOL_SIZE
+ * threads, one job per thread), so verification throughput grows with worker machines, not API
+ * servers. Needs DATABASE_URL. SIGTERM and SIGINT finish the jobs in hand and exit; a worker
+ * killed outright has its job retried by another (src/jobs/engine-queue.ts).
+ */
+import { availableParallelism } from 'node:os';
+import pino from 'pino';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { poolFromConfig } from './engines/pool/start.js';
+import { startEngineWorker } from './jobs/engine-queue.js';
+
+let config: Config;
+try {
+  config = loadConfig();
+  if (!config.DATABASE_URL)
+    throw new ConfigError('Invalid configuration:\n  DATABASE_URL: required by npm run worker (the queue lives in PostgreSQL)');
+} catch (error) {
+  if (error instanceof ConfigError) {
+    console.error(error.message);
+    process.exit(1);
+  }
+  throw error;
+}
+
+const logger = pino({ level: config.LOG_LEVEL });
+const pool = poolFromConfig(config);
+const worker = await startEngineWorker({
+  databaseUrl: config.DATABASE_URL,
+  executor: pool,
+  concurrency: config.ENGINE_POOL_SIZE ?? availableParallelism(),
+  timeoutMs: config.ENGINE_TIMEOUT_MS,
+  superviseSeconds: config.ENGINE_QUEUE_SUPERVISE_SECONDS,
+  logger,
+});
+logger.info({ worker: worker.id }, 'engine worker started');
+
+let stopping = false;
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'engine worker stopping');
+    worker
+      .stop()
+      .then(() => pool.close())
+      .then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ err: error }, 'engine worker shutdown failed');
+          process.exit(1);
+        },
+      );
+  });
+}

@@ -1,0 +1,233 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { mrzDate, verifyDocument } from '../../src/engines/document/engine.js';
+import { findMrz, type MrzRead } from '../../src/engines/document/mrz-text.js';
+import { checkNamesAgainstViz } from '../../src/engines/document/names.js';
+import { mrzLines, renderDocument, toDataUri, type SyntheticIdentity, samplePassport } from './support/synthetic-document.js';
+
+// The post-OCR rules of the document engine, on MRZ strings given directly (the reader is
+// replaced by `findMrz` over these lines), so each rule is tested without OCR's cost.
+
+const NOW = new Date('2026-11-23T12:00:00Z');
+
+const PASSPORT: SyntheticIdentity = samplePassport(NOW);
+
+/** ICAO 9303 Part 7's MRV-A and MRV-B specimens (Utopia, ERIKSSON ANNA MARIA). */
+const MRV_A = ['V<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<', 'L8988901C4XXX4009078F96121096ZE184226B<<<<<<'];
+const MRV_B = ['V<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<', 'L8988901C4XXX4009078F9612109<<<<<<<<'];
+
+describe('document engine rules after OCR', () => {
+  let image: string;
+
+  beforeAll(async () => {
+    image = toDataUri(await renderDocument(PASSPORT, { jpegQuality: 70 }));
+  });
+
+  const verifyLines = (lines: string[], country: string, idType = 'PASSPORT', pageText: string[] = []) =>
+    verifyDocument({ country, id_type: idType, image_front: image }, null, {
+      now: () => NOW,
+      readMrz: () => Promise.resolve({ ...(findMrz(lines) as MrzRead), pageText }),
+    });
+
+  describe('given an expiry printed as 98 on a passport of someone born in 68', () => {
+    it('when verified in 2026, then the expiry is 1998 (not 2098) and the document is expired', async () => {
+      const lines = mrzLines({ ...PASSPORT, issuingState: 'TWN', birthDate: '680302', expiryDate: '980104' });
+
+      const result = await verifyLines(lines, 'TW');
+
+      expect(result.details.result_code).toBe('document_expired');
+      expect(result.details.extracted).toMatchObject({ date_of_birth: '1968-03-02', expiry_date: '1998-01-04' });
+    });
+  });
+
+  describe('given two-digit years', () => {
+    it('when read as birth dates, then the latest year not after today is chosen', () => {
+      expect(mrzDate('261123', 'birth', NOW)).toBe('2026-11-23');
+      expect(mrzDate('270101', 'birth', NOW)).toBe('1927-01-01');
+    });
+
+    it('when read as expiry dates, then this century unless 50 or more years ahead, and never before birth', () => {
+      expect(mrzDate('350101', 'expiry', NOW)).toBe('2035-01-01');
+      expect(mrzDate('750101', 'expiry', NOW)).toBe('2075-01-01');
+      expect(mrzDate('760101', 'expiry', NOW)).toBe('1976-01-01');
+      expect(mrzDate('050101', 'expiry', NOW, 2004)).toBe('2005-01-01');
+      expect(mrzDate('990101', 'expiry', NOW, 2003)).toBe('2099-01-01');
+    });
+
+    it('when the value is not six digits, then there is no date', () => {
+      expect(mrzDate('98O104', 'expiry', NOW)).toBeNull();
+      expect(mrzDate(null, 'birth', NOW)).toBeNull();
+    });
+  });
+
+  describe('given an MRZ whose check digits hold', () => {
+    it('when the issuing state is a code nobody assigned, then unknown_issuing_state for review, not mrz_mismatch', async () => {
+      const result = await verifyLines(mrzLines({ ...PASSPORT, issuingState: 'QQQ', nationality: 'FRA' }), 'FR');
+
+      expect(result.status).toBe('review');
+      expect(result.details.result_code).toBe('unknown_issuing_state');
+      expect(result.details.checks).toMatchObject({ mrz_match: 'passed', document_authentic: 'failed' });
+      expect(result.warnings).toContainEqual(expect.objectContaining({ code: 'unknown_issuing_state', field: 'country' }));
+    });
+
+    it("when the issuing state is ICAO's specimen state UTO, then it passes with a specimen_state_code warning", async () => {
+      const result = await verifyLines(mrzLines({ ...PASSPORT, issuingState: 'UTO' }), 'SE');
+
+      expect(result.status).toBe('passed');
+      expect(result.details.result_code).toBe('clear');
+      expect(result.details.checks).toMatchObject({ mrz_match: 'passed', document_authentic: 'warning' });
+      expect(result.warnings).toContainEqual(expect.objectContaining({ code: 'specimen_state_code' }));
+      expect(result.details.extracted).toMatchObject({ issuing_state: 'UTO', nationality: null, nationality_code: 'UTO' });
+    });
+
+    it('when the issuing state is a withdrawn code (YUG), then it passes for a successor state with a warning', async () => {
+      const result = await verifyLines(mrzLines({ ...PASSPORT, issuingState: 'YUG' }), 'RS');
+
+      expect(result.details.result_code).toBe('clear');
+      expect(result.warnings).toContainEqual(expect.objectContaining({ code: 'historic_state_code' }));
+    });
+
+    it('when a withdrawn code is sent with an unrelated country, then country_mismatch', async () => {
+      const result = await verifyLines(mrzLines({ ...PASSPORT, issuingState: 'YUG' }), 'FR');
+
+      expect(result.details.result_code).toBe('country_mismatch');
+    });
+
+    it('when a check digit is broken, then mrz_mismatch still wins over the state code', async () => {
+      const lines = mrzLines({ ...PASSPORT, issuingState: 'QQQ' });
+      lines[1] = lines[1].slice(0, 9) + (lines[1][9] === '1' ? '2' : '1') + lines[1].slice(10);
+
+      const result = await verifyLines(lines, 'FR');
+
+      expect(result.details.result_code).toBe('mrz_mismatch');
+    });
+
+    it('when verified, then every parsed field is returned', async () => {
+      const result = await verifyLines(mrzLines({ ...PASSPORT, sex: 'M' }), 'FR');
+
+      expect(result.details.extracted).toEqual({
+        first_name: 'CLAIRE ANNE',
+        last_name: 'MARTIN',
+        date_of_birth: '1985-04-12',
+        document_number: '18FR04512',
+        expiry_date: mrzDate(PASSPORT.expiryDate, 'expiry', NOW),
+        nationality: 'FR',
+        nationality_code: 'FRA',
+        issuing_state: 'FRA',
+        sex: 'M',
+        document_code: 'P',
+        mrz_format: 'TD3',
+      });
+    });
+  });
+
+  describe('given machine-readable visas', () => {
+    it('when an MRV-A is read, then it is valid without the passport-only check digits', async () => {
+      const result = await verifyLines(MRV_A, 'SE', 'VISA');
+
+      expect(result.details).toMatchObject({
+        result_code: 'document_expired',
+        checks: { mrz_match: 'passed', document_authentic: 'warning' },
+        extracted: {
+          mrz_format: 'MRVA',
+          document_code: 'V',
+          document_number: 'L8988901C',
+          nationality: null,
+          nationality_code: 'XXX',
+          date_of_birth: '1940-09-07',
+          expiry_date: '1996-12-10',
+          sex: 'F',
+          last_name: 'ERIKSSON',
+          first_name: 'ANNA MARIA',
+        },
+      });
+    });
+
+    it('when an MRV-B is read, then it is valid too', () => {
+      const read = findMrz(MRV_B);
+
+      expect(read).toMatchObject({ valid: true, format: 'MRVB', fields: { documentNumber: 'L8988901C', expirationDate: '961210' } });
+    });
+
+    it('when the optional data fills the second line (no filler in it), then the visa is still found', () => {
+      const read = findMrz(['VIUSATRAVELER<<HAPPYPERSON<<<<<<<<<<<<<<<<<', '555123ABC6GBR6502056F0412236IFLND00AMS803085']);
+
+      expect(read).toMatchObject({ valid: true, format: 'MRVA', fields: { documentNumber: '555123ABC', nationality: 'GBR' } });
+    });
+
+    it('when a visa check digit is broken, then it is not valid', () => {
+      const broken = [MRV_B[0], MRV_B[1].replace('4009078', '4009079')];
+
+      expect(findMrz(broken)?.valid).toBe(false);
+    });
+  });
+
+  describe('given MRZ names, which carry no check digit', () => {
+    it('when the visual zone prints the name with a letter the OCR dropped, then the name is restored from the page', () => {
+      const check = checkNamesAgainstViz('SPECIMEN<<VZR<<<<<<<<', ['SPECIMEN', 'Vzor', 'CESKA REPUBLIKA']);
+
+      expect(check).toEqual({ lastName: 'SPECIMEN', firstName: 'VZOR', confirmed: true, restored: ['VZR → VZOR'] });
+    });
+
+    it('when the OCR read the filler between two given names as a letter, then the page splits them again', () => {
+      const check = checkNamesAgainstViz('SPECIMEN<<TESTKVOID<<<<', ['SPECIMEN', 'TEST VOID']);
+
+      expect(check).toMatchObject({ firstName: 'TEST VOID', confirmed: true });
+    });
+
+    it('when the OCR read the separator after the family name as a letter, then the page restores the split', () => {
+      const check = checkNamesAgainstViz('ULYSSEK<CHRISTOPHE<<<<<<<<', ['ULYSSE', 'CHRISTOPHE']);
+
+      expect(check).toMatchObject({ lastName: 'ULYSSE', firstName: 'CHRISTOPHE', confirmed: true });
+    });
+
+    it('when the page misses the first letter of a name the MRZ has, then the MRZ name is kept', () => {
+      const check = checkNamesAgainstViz('AEVARSDOTTIR<<THURIDUR<OESP<<<', ['EVARSDOTTIR', 'THURIDUR OESP']);
+
+      expect(check).toMatchObject({ lastName: 'AEVARSDOTTIR', firstName: 'THURIDUR OESP', confirmed: false });
+    });
+
+    it('when the page shows nothing like a misread word, then the name stays as read and is not confirmed', () => {
+      const check = checkNamesAgainstViz('ERIKSSON<<ANNA<<<<', ['UTOPIA', 'PASSPORT']);
+
+      expect(check).toEqual({ lastName: 'ERIKSSON', firstName: 'ANNA', confirmed: false, restored: [] });
+    });
+
+    it('when the page prints names with diacritics, then their ICAO transliteration confirms the MRZ', () => {
+      const check = checkNamesAgainstViz('MUELLER<<JOSE<<<<<<', ['Müller', 'José']);
+
+      expect(check.confirmed).toBe(true);
+      expect(check.lastName).toBe('MUELLER');
+    });
+
+    it('when the page does not show the name and the name line was read with low confidence, then a warning asks for review', async () => {
+      const lines = mrzLines(PASSPORT);
+      const read = findMrz([
+        { text: lines[0], mean: 0.6 },
+        { text: lines[1], mean: 0.99 },
+      ]) as MrzRead;
+
+      const result = await verifyDocument({ country: 'FR', id_type: 'PASSPORT', image_front: image }, null, {
+        now: () => NOW,
+        readMrz: () => Promise.resolve({ ...read, pageText: ['REPUBLIQUE FRANCAISE'] }),
+      });
+
+      expect(result.details.result_code).toBe('clear');
+      expect(result.warnings).toContainEqual(expect.objectContaining({ code: 'mrz_name_unconfirmed' }));
+    });
+
+    it('when the page confirms the names, then no warning even at low confidence', async () => {
+      const lines = mrzLines(PASSPORT);
+      const read = findMrz([
+        { text: lines[0], mean: 0.6 },
+        { text: lines[1], mean: 0.99 },
+      ]) as MrzRead;
+
+      const result = await verifyDocument({ country: 'FR', id_type: 'PASSPORT', image_front: image }, null, {
+        now: () => NOW,
+        readMrz: () => Promise.resolve({ ...read, pageText: ['MARTIN', 'Claire, Anne'] }),
+      });
+
+      expect(result.warnings).toEqual([]);
+    });
+  });
+});

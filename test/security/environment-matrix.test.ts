@@ -1,0 +1,637 @@
+/**
+ * The tenant and environment matrix: every REST route and every GraphQL query, mutation and
+ * subscription is called by the two principals that must not reach an owner's objects (a key of
+ * the owner's other environment, and a key of another tenant in the owner's environment), for an
+ * owner in each environment. Each such call answers 404 / NOT_FOUND, or succeeds without showing
+ * any of the owner's objects; afterwards everything the owner can read is exactly as before. Then
+ * the owner's own key makes the same calls, so a 404 above is known to come from the boundary and
+ * not from a wrong id. The route table and the schema are enumerated: a route or an operation
+ * added without a case here fails the first test.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { buildSchema, print, type DocumentNode, type OperationDefinitionNode } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
+import { REST_ROUTES } from '../../src/rest/routes/index.js';
+import type { RestRoute } from '../../src/rest/route.js';
+import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
+import { recordStatusEvents, waitForSubscribers } from '../events/support.js';
+import { gql, SANDBOX_IMAGE, tokenOf, type Credential } from '../sessions/support.js';
+
+const AML_NODE = { type: 'aml_screening', required: true, provider: 'openkyc:aml_screen' };
+const OTHER: Record<ApiKeyEnvironment, ApiKeyEnvironment> = { live: 'sandbox', sandbox: 'live' };
+
+/** The objects one tenant owns in one environment. */
+interface Owned {
+  tenant: TestTenant;
+  environment: ApiKeyEnvironment;
+  key: string;
+  workflowId: string;
+  approvedSessionId: string;
+  pendingSessionId: string;
+  /** The end-user token of the pending session. */
+  sessionToken: string;
+  serviceToken: string;
+  listId: string;
+  builtInListId: string;
+  entryId: string;
+  destinationId: string;
+  deliveryId: string;
+  /** A share token of the approved session addressed to the partner tenant, unredeemed. */
+  shareToken: string;
+  /** A ledger entry written when the partner imported another share of the approved session. */
+  ledgerEntryId: string;
+  vendorData: string;
+}
+
+/** One request of a case, in REST terms; the GraphQL form is derived through the route's own mapping. */
+interface Call {
+  params?: Record<string, string>;
+  query?: Record<string, string>;
+  body?: unknown;
+}
+
+/** What a principal outside the owner's scope must get. */
+type Refusal =
+  /** 404 / NOT_FOUND: the owner's object does not exist for the caller. */
+  | 'not_found'
+  /** Success or a 4xx, showing none of the owner's objects (lists, creations in the caller's own scope). */
+  | 'no_leak'
+  /** Introspection: the token is `invalid` for the caller, and nothing of it is shown. */
+  | 'invalid_token';
+
+/** One REST route (and the GraphQL operation it runs) in the matrix. */
+interface RouteCase {
+  refusal: Refusal;
+  /** The calls, addressed at the owner's objects. */
+  calls(owner: Owned): Call[];
+  /** Who owns the objects and who calls instead of the environment/tenant default (sharing, where the owner is the partner). */
+  callers?(owner: Owned): { own: string; foreign: string[] };
+  /** When the owner's own control call runs: reads and idempotent writes first, deletions last. */
+  phase?: 'read' | 'write' | 'delete';
+  /** For own controls of lists: the owner's id the answer must contain. */
+  shows?(owner: Owned): string;
+}
+
+const sessionCalls = (owner: Owned): Call[] => [{ params: { session_id: owner.approvedSessionId } }];
+const listCalls = (owner: Owned): Call[] => [{ params: { uuid: owner.listId } }, { params: { uuid: owner.builtInListId } }];
+
+/** Every REST route; the key is `METHOD path` as the route table declares it. */
+const ROUTE_CASES: Record<string, RouteCase> = {
+  'GET /v1/workflows': { refusal: 'no_leak', calls: () => [{}], shows: (o) => o.workflowId },
+  'GET /v1/workflows/:workflow_id': { refusal: 'not_found', calls: (o) => [{ params: { workflow_id: o.workflowId } }] },
+  'POST /v1/workflows': { refusal: 'no_leak', calls: () => [{ body: { name: 'created by another scope', nodes: [AML_NODE] } }] },
+  'DELETE /v1/workflows/:workflow_id': {
+    refusal: 'not_found',
+    phase: 'delete',
+    calls: (o) => [{ params: { workflow_id: o.workflowId } }],
+  },
+  'PATCH /v1/workflows/:workflow_id': {
+    refusal: 'not_found',
+    phase: 'write',
+    calls: (o) => [{ params: { workflow_id: o.workflowId }, body: { aml_score_threshold: 100 } }],
+  },
+  'POST /v1/sessions': {
+    refusal: 'no_leak',
+    phase: 'write',
+    // The owner's custom workflow is unknown to any other scope.
+    calls: (o) => [{ body: { workflow_id: o.workflowId, vendor_data: `${o.vendorData}-foreign` } }],
+  },
+  'GET /v1/sessions': { refusal: 'no_leak', calls: () => [{}], shows: (o) => o.approvedSessionId },
+  'GET /v1/sessions/:session_id': { refusal: 'not_found', calls: sessionCalls },
+  'GET /v1/sessions/:session_id/decision': { refusal: 'not_found', calls: sessionCalls },
+  'POST /v1/sessions/:session_id/review': {
+    refusal: 'not_found',
+    phase: 'write',
+    calls: (o) => [{ params: { session_id: o.approvedSessionId }, body: { decision: 'declined', reason: 'matrix' } }],
+  },
+  'POST /v1/service-tokens/introspect': { refusal: 'invalid_token', calls: (o) => [{ body: { token: o.serviceToken } }] },
+  'POST /v1/service-tokens/revoke': {
+    refusal: 'not_found',
+    phase: 'delete',
+    calls: (o) => [{ body: { token: o.serviceToken, reason: 'matrix' } }],
+  },
+  'POST /v1/sessions/import-shared': {
+    refusal: 'not_found',
+    phase: 'write',
+    calls: (o) => [
+      { body: { share_token: o.shareToken, trust_review: true, workflow_id: 'aml_only', vendor_data: `${o.vendorData}-import` } },
+    ],
+    // The share is addressed to the partner in the owner's environment: only that key may redeem it.
+    callers: (o) => ({
+      own: partnerKey(o.environment),
+      foreign: [partnerKey(OTHER[o.environment]), keyOf(outsider, o.environment), o.key],
+    }),
+  },
+  'POST /v1/sessions/:session_id/share': {
+    refusal: 'not_found',
+    phase: 'write',
+    calls: (o) => [{ params: { session_id: o.approvedSessionId }, body: { partner_application_id: partner.id } }],
+  },
+  'GET /v1/ledger': { refusal: 'no_leak', calls: () => [{}], shows: (o) => o.ledgerEntryId },
+  'GET /v1/lists': { refusal: 'no_leak', calls: () => [{}], shows: (o) => o.listId },
+  'POST /v1/lists': { refusal: 'no_leak', calls: () => [{ body: { name: 'created by another scope', type: 'name' } }] },
+  'GET /v1/lists/:uuid': { refusal: 'not_found', calls: listCalls },
+  'PATCH /v1/lists/:uuid': {
+    refusal: 'not_found',
+    phase: 'write',
+    calls: (o) => listCalls(o).map((call) => ({ ...call, body: { policy: 'auto_decline' } })),
+  },
+  'GET /v1/lists/:uuid/entries': { refusal: 'not_found', calls: listCalls },
+  'POST /v1/lists/:uuid/entries/face': {
+    refusal: 'not_found',
+    phase: 'write',
+    calls: (o) => [{ params: { uuid: o.listId }, body: { session_id: o.approvedSessionId } }],
+  },
+  'POST /v1/lists/:uuid/entries/name': {
+    refusal: 'not_found',
+    phase: 'write',
+    calls: (o) => listCalls(o).map((call) => ({ ...call, body: { name: 'Planted By Another Scope' } })),
+  },
+  'POST /v1/lists/:uuid/entries/document': {
+    refusal: 'not_found',
+    phase: 'write',
+    calls: (o) => [{ params: { uuid: o.listId }, body: { country: 'GB', id_type: 'PASSPORT', document_number: 'X1234567' } }],
+  },
+  'DELETE /v1/lists/:uuid/entries/:entry_uuid': {
+    refusal: 'not_found',
+    phase: 'delete',
+    calls: (o) => [{ params: { uuid: o.listId, entry_uuid: o.entryId } }],
+  },
+  'DELETE /v1/lists/:uuid': { refusal: 'not_found', phase: 'delete', calls: (o) => [{ params: { uuid: o.listId } }] },
+  'POST /v1/aml': { refusal: 'no_leak', calls: () => [{ body: { full_name: 'Matrix Person' } }] },
+  'POST /v1/poa': { refusal: 'no_leak', calls: () => [{ body: { document_image: SANDBOX_IMAGE } }] },
+  'POST /v1/id-verification': {
+    refusal: 'no_leak',
+    calls: () => [{ body: { country: 'GB', id_type: 'PASSPORT', image_front: SANDBOX_IMAGE } }],
+  },
+  'POST /v1/webhook-destinations': {
+    refusal: 'no_leak',
+    calls: () => [{ body: { url: `${receiverUrl}/foreign` } }],
+  },
+  'GET /v1/webhook-destinations': { refusal: 'no_leak', calls: () => [{}], shows: (o) => o.destinationId },
+  'GET /v1/webhook-destinations/:uuid': { refusal: 'not_found', calls: (o) => [{ params: { uuid: o.destinationId } }] },
+  'PATCH /v1/webhook-destinations/:uuid': {
+    refusal: 'not_found',
+    phase: 'write',
+    calls: (o) => [{ params: { uuid: o.destinationId }, body: { url: `${receiverUrl}/exfiltrated` } }],
+  },
+  'DELETE /v1/webhook-destinations/:uuid': {
+    refusal: 'not_found',
+    phase: 'delete',
+    calls: (o) => [{ params: { uuid: o.destinationId } }],
+  },
+  'POST /v1/webhook-destinations/:uuid/test': {
+    refusal: 'not_found',
+    phase: 'write',
+    calls: (o) => [{ params: { uuid: o.destinationId } }],
+  },
+  'GET /v1/webhook-destinations/:uuid/deliveries': {
+    refusal: 'not_found',
+    calls: (o) => [{ params: { uuid: o.destinationId } }],
+  },
+  'GET /v1/webhook-deliveries/:delivery_id': { refusal: 'not_found', calls: (o) => [{ params: { delivery_id: o.deliveryId } }] },
+  'GET /v1/webhook-deliveries/:delivery_id/attempts': {
+    refusal: 'not_found',
+    calls: (o) => [{ params: { delivery_id: o.deliveryId } }],
+  },
+  'POST /v1/webhook-deliveries/:delivery_id/replay': {
+    refusal: 'not_found',
+    phase: 'write',
+    calls: (o) => [{ params: { delivery_id: o.deliveryId } }],
+  },
+  // Acts on the caller's own secret only: the owner's secret must stay the same (the snapshot reads it).
+  'POST /v1/callback-secret/rotate': { refusal: 'no_leak', phase: 'write', calls: () => [{}] },
+};
+
+/** The end-user operations, which have no REST route: each addressed at the owner's pending session. */
+const END_USER_CASES: Record<string, { query: string; variables(owner: Owned): Record<string, unknown> }> = {
+  verificationSteps: {
+    query: 'query ($sessionId: String!) { verificationSteps(sessionId: $sessionId) { status } }',
+    variables: (o) => ({ sessionId: o.pendingSessionId }),
+  },
+  submitDocument: {
+    query: 'mutation ($sessionId: String!, $input: DocumentStepInput!) { submitDocument(sessionId: $sessionId, input: $input) { status } }',
+    variables: (o) => ({ sessionId: o.pendingSessionId, input: { country: 'GB', idType: 'PASSPORT', imageFront: SANDBOX_IMAGE } }),
+  },
+  submitSelfie: {
+    query: 'mutation ($sessionId: String!, $input: SelfieStepInput!) { submitSelfie(sessionId: $sessionId, input: $input) { status } }',
+    variables: (o) => ({ sessionId: o.pendingSessionId, input: { selfie: SANDBOX_IMAGE } }),
+  },
+  submitAmlData: {
+    query: 'mutation ($sessionId: String!, $input: AmlStepInput!) { submitAmlData(sessionId: $sessionId, input: $input) { status } }',
+    variables: (o) => ({ sessionId: o.pendingSessionId, input: { fullName: 'Matrix Person' } }),
+  },
+  submitProofOfAddress: {
+    query:
+      'mutation ($sessionId: String!, $input: ProofOfAddressStepInput!) { submitProofOfAddress(sessionId: $sessionId, input: $input) { status } }',
+    variables: (o) => ({ sessionId: o.pendingSessionId, input: { documentImage: SANDBOX_IMAGE } }),
+  },
+  submitBusinessRegistry: {
+    query:
+      'mutation ($sessionId: String!, $input: BusinessRegistryStepInput!) { submitBusinessRegistry(sessionId: $sessionId, input: $input) { status } }',
+    variables: (o) => ({
+      sessionId: o.pendingSessionId,
+      input: { companyName: 'Matrix Ltd', country: 'GB', registrationNumber: '01234567' },
+    }),
+  },
+  requestPhoneCode: {
+    query: 'mutation ($sessionId: String!, $phone: String) { requestPhoneCode(sessionId: $sessionId, phone: $phone) { expiresAt } }',
+    variables: (o) => ({ sessionId: o.pendingSessionId, phone: '+447700900123' }),
+  },
+  confirmPhoneCode: {
+    query:
+      'mutation ($sessionId: String!, $input: PhoneConfirmStepInput!) { confirmPhoneCode(sessionId: $sessionId, input: $input) { status } }',
+    variables: (o) => ({ sessionId: o.pendingSessionId, input: { code: '123456' } }),
+  },
+};
+
+/** Subscriptions, exercised by their own test below. */
+const SUBSCRIPTION_CASES = ['sessionStatusChanged'];
+
+let testApp: TestApp;
+let receiver: Server;
+let receiverUrl: string;
+let owner: TestTenant;
+let outsider: TestTenant;
+let partner: TestTenant;
+const owned: Partial<Record<ApiKeyEnvironment, Owned>> = {};
+/** The pending sessions of the other principals, whose end-user tokens are tried on the owner's session. */
+const foreignTokens: Partial<Record<ApiKeyEnvironment, string[]>> = {};
+
+const keyOf = (tenant: TestTenant, environment: ApiKeyEnvironment) => (environment === 'live' ? tenant.liveKey : tenant.sandboxKey);
+const partnerKey = (environment: ApiKeyEnvironment) => keyOf(partner, environment);
+
+/** The principals that must not reach `o`'s objects: the owner's other environment, and another tenant in the same one. */
+function foreignKeys(o: Owned): string[] {
+  return [keyOf(owner, OTHER[o.environment]), keyOf(outsider, o.environment)];
+}
+
+/** Fastify's path with the call's parameters filled in. */
+function pathOf(route: RestRoute, call: Call): string {
+  let path = route.path.replace(/:(\w+)/g, (_, name: string) => encodeURIComponent(call.params?.[name] ?? ''));
+  if (call.query && Object.keys(call.query).length > 0) path += `?${new URLSearchParams(call.query)}`;
+  return path;
+}
+
+/** An answer in REST terms, from either transport. */
+interface Answer {
+  status: number;
+  body: unknown;
+  code?: string;
+}
+
+/** Calls the route over REST. */
+async function viaRest(route: RestRoute, call: Call, key: string): Promise<Answer> {
+  const response = await testApp.rest(route.method, pathOf(route, call), {
+    key,
+    ...(call.body !== undefined ? { body: call.body } : route.method === 'POST' ? { body: {} } : {}),
+  });
+  return { status: response.status, body: response.body, code: (response.body as { code?: string } | undefined)?.code };
+}
+
+/** Runs the route's GraphQL operation directly, with the variables the route itself derives from the call. */
+async function viaGraphQL(route: RestRoute, call: Call, key: string): Promise<Answer> {
+  const variables = route.variables({
+    params: route.params ? route.params.parse(call.params ?? {}) : undefined,
+    query: route.query ? route.query.parse(call.query ?? {}) : undefined,
+    body: route.body ? route.body.parse(call.body ?? {}) : undefined,
+  });
+  const response = await testApp.graphql(print(route.operation as DocumentNode), variables as Record<string, unknown>, key);
+  const [error] = response.body.errors ?? [];
+  if (error) {
+    const code = error.extensions?.code;
+    const status = code === 'NOT_FOUND' ? 404 : code === 'INTERNAL_ERROR' ? 500 : 400;
+    return { status, body: response.body, code };
+  }
+  return { status: 200, body: route.present(response.body.data) };
+}
+
+/** Every identifier of the owner's objects that no other scope may ever be shown. */
+function secretsOf(o: Owned): string[] {
+  return [
+    o.workflowId,
+    o.approvedSessionId,
+    o.pendingSessionId,
+    o.listId,
+    o.builtInListId,
+    o.entryId,
+    o.destinationId,
+    o.deliveryId,
+    o.ledgerEntryId,
+    o.vendorData,
+    o.serviceToken,
+  ];
+}
+
+/** Asserts what a caller outside the owner's scope got; what the caller itself sent (an id in the path) may be echoed. */
+function expectRefused(answer: Answer, refusal: Refusal, o: Owned, call: unknown, what: string): void {
+  // Soft: one run reports every route that crosses the boundary, not only the first.
+  expect.soft(answer.status, `${what}: ${JSON.stringify(answer.body)}`).toBeLessThan(500);
+  if (refusal === 'not_found') expect.soft(answer.status, `${what}: ${JSON.stringify(answer.body)}`).toBe(404);
+  const shown = JSON.stringify(answer.body ?? null);
+  const sent = JSON.stringify(call);
+  for (const secret of secretsOf(o)) {
+    if (!sent.includes(secret)) expect.soft(shown.includes(secret), `${what} shows ${secret}: ${shown}`).toBe(false);
+  }
+  if (refusal === 'invalid_token') {
+    expect.soft(answer.status, what).toBe(200);
+    expect.soft(answer.body, what).toMatchObject({ active: false, status: 'invalid' });
+  }
+}
+
+/** Everything the owner can read of its scope, to compare before and after the other principals' calls. */
+async function snapshot(o: Owned): Promise<unknown> {
+  const read = async (path: string) => {
+    const response = await testApp.rest('GET', path, { key: o.key });
+    return { path, status: response.status, body: response.body };
+  };
+  const introspection = await testApp.rest('POST', '/v1/service-tokens/introspect', { key: o.key, body: { token: o.serviceToken } });
+  const em = testApp.app.orm.em.fork();
+  const [callbackSecret] = await em.execute<{ sealed: string }[]>(
+    'select secret_sealed as sealed from callback_secret where tenant_id = ? and environment = ?',
+    [o.tenant.id, o.environment],
+  );
+  const checks = await em.execute<{ n: string }[]>('select count(*) as n from check_run where tenant_id = ? and environment = ?', [
+    o.tenant.id,
+    o.environment,
+  ]);
+  return {
+    reads: await Promise.all([
+      read('/v1/workflows'),
+      read(`/v1/workflows/${o.workflowId}`),
+      read('/v1/sessions'),
+      read(`/v1/sessions/${o.approvedSessionId}`),
+      read(`/v1/sessions/${o.approvedSessionId}/decision`),
+      read(`/v1/sessions/${o.pendingSessionId}`),
+      read('/v1/lists'),
+      read(`/v1/lists/${o.listId}/entries`),
+      read(`/v1/lists/${o.builtInListId}/entries`),
+      read('/v1/webhook-destinations'),
+      read(`/v1/webhook-destinations/${o.destinationId}/deliveries`),
+      read(`/v1/webhook-deliveries/${o.deliveryId}/attempts`),
+      read('/v1/ledger'),
+    ]),
+    introspection: introspection.body,
+    callbackSecret,
+    checks,
+  };
+}
+
+/** Polls `read` until `done` holds (the event happened), failing after `timeoutMs`. */
+async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(value)}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Creates a session and, with its end-user token, drives it to approved (an AML-only workflow with a clear name). */
+async function approvedSession(key: string, vendorData: string): Promise<{ sessionId: string; serviceToken: string }> {
+  const created = await testApp.rest('POST', '/v1/sessions', { key, body: { workflow_id: 'aml_only', vendor_data: vendorData } });
+  expect(created.status).toBe(201);
+  const sessionId = created.body.session_id as string;
+  const submitted = await gql(testApp, { sessionToken: tokenOf(created.body.url) }, END_USER_CASES.submitAmlData!.query, {
+    sessionId,
+    input: { fullName: 'Ada Lovelace' },
+  });
+  expect(submitted.body.errors).toBeUndefined();
+  const decision = await testApp.rest('GET', `/v1/sessions/${sessionId}/decision`, { key });
+  expect(decision.body.status).toBe('approved');
+  return { sessionId, serviceToken: decision.body.service_token };
+}
+
+/** Makes every kind of object the owner can have in one environment. */
+async function makeOwned(environment: ApiKeyEnvironment): Promise<Owned> {
+  const key = keyOf(owner, environment);
+  const vendorData = `matrix-${environment}-${owner.id}`;
+  const destination = await testApp.rest('POST', '/v1/webhook-destinations', { key, body: { url: `${receiverUrl}/${environment}` } });
+  expect(destination.status).toBe(201);
+  const workflow = await testApp.rest('POST', '/v1/workflows', { key, body: { name: `matrix ${environment}`, nodes: [AML_NODE] } });
+  expect(workflow.status).toBe(201);
+  const approved = await approvedSession(key, vendorData);
+  const pending = await testApp.rest('POST', '/v1/sessions', {
+    key,
+    body: { workflow_id: 'standard_kyc', vendor_data: `${vendorData}-p` },
+  });
+  expect(pending.status).toBe(201);
+  const list = await testApp.rest('POST', '/v1/lists', { key, body: { name: `matrix ${environment}`, type: 'name' } });
+  const entry = await testApp.rest('POST', `/v1/lists/${list.body.uuid}/entries/name`, { key, body: { name: 'Matrix Listed' } });
+  expect(entry.status).toBe(201);
+  const lists = await testApp.rest('GET', '/v1/lists', { key });
+  const builtIn = lists.body.lists.find(
+    (candidate: { type: string; built_in: boolean }) => candidate.type === 'name' && candidate.built_in,
+  );
+  const share = async () => {
+    const shared = await testApp.rest('POST', `/v1/sessions/${approved.sessionId}/share`, {
+      key,
+      body: { partner_application_id: partner.id },
+    });
+    expect(shared.body.share_token, JSON.stringify(shared.body)).toEqual(expect.any(String));
+    return shared.body.share_token as string;
+  };
+  const imported = await testApp.rest('POST', '/v1/sessions/import-shared', {
+    key: partnerKey(environment),
+    body: { share_token: await share(), trust_review: true, workflow_id: 'aml_only', vendor_data: `${vendorData}-partner` },
+  });
+  expect(imported.status).toBe(201);
+  const ledger = await testApp.rest('GET', '/v1/ledger', { key });
+  // Every delivery of the owner's events settled (the receiver answers 200), so the snapshot is stable.
+  const deliveries = await until(
+    () => testApp.rest('GET', `/v1/webhook-destinations/${destination.body.uuid}/deliveries`, { key }),
+    (response) =>
+      response.body.deliveries?.length >= 2 &&
+      response.body.deliveries.every((delivery: { status: string }) => delivery.status === 'succeeded'),
+  );
+  return {
+    tenant: owner,
+    environment,
+    key,
+    vendorData,
+    workflowId: workflow.body.workflow_id,
+    approvedSessionId: approved.sessionId,
+    serviceToken: approved.serviceToken,
+    pendingSessionId: pending.body.session_id,
+    sessionToken: tokenOf(pending.body.url),
+    listId: list.body.uuid,
+    builtInListId: builtIn.uuid,
+    entryId: entry.body.uuid,
+    destinationId: destination.body.uuid,
+    deliveryId: deliveries.body.deliveries[0].id,
+    shareToken: await share(),
+    ledgerEntryId: ledger.body.entries[0].entry_id,
+  };
+}
+
+/** A pending session of another principal; its end-user token must not reach the owner's session. */
+async function foreignSessionToken(key: string): Promise<string> {
+  const created = await testApp.rest('POST', '/v1/sessions', {
+    key,
+    body: { workflow_id: 'standard_kyc', vendor_data: `matrix-foreign-${Math.random()}` },
+  });
+  expect(created.status).toBe(201);
+  return tokenOf(created.body.url);
+}
+
+beforeAll(async () => {
+  receiver = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(200).end('ok'));
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+  testApp = await startTestApp({ EMITTER_IN_PROCESS: 'true', DEV_ALLOW_LOOPBACK_WEBHOOKS: 'true', EMITTER_POLL_INTERVAL_MS: '20' });
+  [owner, outsider, partner] = await Promise.all([testApp.tenant(), testApp.tenant(), testApp.tenant()]);
+  for (const environment of ['live', 'sandbox'] as const) {
+    owned[environment] = await makeOwned(environment);
+  }
+  for (const environment of ['live', 'sandbox'] as const) {
+    foreignTokens[environment] = [
+      await foreignSessionToken(keyOf(owner, OTHER[environment])),
+      await foreignSessionToken(keyOf(outsider, environment)),
+    ];
+  }
+}, 120_000);
+
+afterAll(async () => {
+  await testApp?.close();
+  await new Promise((resolve) => receiver?.close(resolve));
+});
+
+/** The root field an operation document selects. */
+function rootFieldOf(document: DocumentNode): string {
+  const operation = document.definitions.find((definition) => definition.kind === 'OperationDefinition') as OperationDefinitionNode;
+  const [field] = operation.selectionSet.selections;
+  if (field?.kind !== 'Field') throw new Error('operation without a root field');
+  return field.name.value;
+}
+
+describe('the tenant and environment matrix', () => {
+  it('given the route table and the schema, when enumerated, then every route and every root operation has a case here', () => {
+    const routes = REST_ROUTES.map((route) => `${route.method} ${route.path}`);
+    expect(
+      routes.filter((route) => !ROUTE_CASES[route]),
+      'routes without a case',
+    ).toEqual([]);
+    expect(
+      Object.keys(ROUTE_CASES).filter((route) => !routes.includes(route)),
+      'cases without a route',
+    ).toEqual([]);
+
+    const schema = buildSchema(readFileSync(new URL('../../schema.graphql', import.meta.url), 'utf8'));
+    const covered = new Set([
+      ...REST_ROUTES.map((route) => rootFieldOf(route.operation as DocumentNode)),
+      ...Object.keys(END_USER_CASES),
+      ...SUBSCRIPTION_CASES,
+    ]);
+    const operations = [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].flatMap((type) =>
+      type ? Object.keys(type.getFields()) : [],
+    );
+    expect(
+      operations.filter((operation) => !covered.has(operation)),
+      'operations without a case',
+    ).toEqual([]);
+  });
+
+  describe.each(['live', 'sandbox'] as const)('given objects owned in %s', (environment) => {
+    it('when a key of the other environment and a key of another tenant call every route and operation, then each answers as for nothing there and the owner sees no change', async () => {
+      const o = owned[environment]!;
+      const before = await snapshot(o);
+      for (const route of REST_ROUTES) {
+        const routeCase = ROUTE_CASES[`${route.method} ${route.path}`]!;
+        const foreign = routeCase.callers?.(o).foreign ?? foreignKeys(o);
+        for (const key of foreign) {
+          for (const call of routeCase.calls(o)) {
+            const what = `${route.method} ${pathOf(route, call)} with ${key.slice(0, 12)}`;
+            expectRefused(await viaRest(route, call, key), routeCase.refusal, o, call, `REST ${what}`);
+            expectRefused(
+              await viaGraphQL(route, call, key),
+              routeCase.refusal,
+              o,
+              call,
+              `GraphQL ${rootFieldOf(route.operation)} ${what}`,
+            );
+          }
+        }
+      }
+      for (const [operation, endUserCase] of Object.entries(END_USER_CASES)) {
+        const credentials: Credential[] = [
+          ...foreignKeys(o).map((key) => ({ key })),
+          ...foreignTokens[environment]!.map((sessionToken) => ({ sessionToken })),
+        ];
+        for (const credential of credentials) {
+          const answer = await gql(testApp, credential, endUserCase.query, endUserCase.variables(o));
+          const what = `${operation} with ${JSON.stringify(credential).slice(0, 30)}`;
+          expect.soft(answer.body.errors?.[0]?.extensions?.code, `${what}: ${JSON.stringify(answer.body)}`).toBe('NOT_FOUND');
+        }
+      }
+      expect(await snapshot(o)).toEqual(before);
+    }, 240_000);
+
+    it('when its own key makes the same calls, then none of them is refused as not found', async () => {
+      const o = owned[environment]!;
+      for (const [operation, endUserCase] of Object.entries(END_USER_CASES)) {
+        const answer = await gql(testApp, { sessionToken: o.sessionToken }, endUserCase.query, endUserCase.variables(o));
+        expect(answer.body.errors?.[0]?.extensions?.code ?? 'ok', `${operation}: ${JSON.stringify(answer.body)}`).not.toMatch(
+          /NOT_FOUND|INTERNAL_ERROR/,
+        );
+      }
+      // Deeper paths first within a phase: an entry is deleted before its list.
+      const deepestFirst = [...REST_ROUTES].sort((a, b) => b.path.split('/').length - a.path.split('/').length);
+      for (const phase of ['read', 'write', 'delete'] as const) {
+        for (const route of deepestFirst) {
+          const routeCase = ROUTE_CASES[`${route.method} ${route.path}`]!;
+          if ((routeCase.phase ?? 'read') !== phase) continue;
+          const own = routeCase.callers?.(o).own ?? o.key;
+          for (const call of routeCase.calls(o)) {
+            const what = `${route.method} ${pathOf(route, call)}`;
+            // A deletion or a redemption succeeds once: its GraphQL twin is checked on the same footing before it.
+            const transports = phase === 'delete' || route.path.endsWith('import-shared') ? [viaRest] : [viaGraphQL, viaRest];
+            for (const transport of transports) {
+              const answer = await transport(route, call, own);
+              expect(answer.status, `${what}: ${JSON.stringify(answer.body)}`).not.toBe(404);
+              expect(answer.status, `${what}: ${JSON.stringify(answer.body)}`).toBeLessThan(500);
+              if (routeCase.shows) expect(JSON.stringify(answer.body), what).toContain(routeCase.shows(o));
+            }
+          }
+        }
+      }
+    }, 240_000);
+  });
+
+  describe('given a status change of an owner session', () => {
+    it('when subscribers of the other environment and of another tenant listen, then only the owner environment subscriber receives it', async () => {
+      for (const environment of ['live', 'sandbox'] as const) {
+        const ownSubscriber = recordStatusEvents(testApp.ws({ 'x-api-key': keyOf(owner, environment) }));
+        const foreign = [keyOf(owner, OTHER[environment]), keyOf(outsider, environment)].map((key) => ({
+          key,
+          events: recordStatusEvents(testApp.ws({ 'x-api-key': key })),
+        }));
+        await waitForSubscribers(testApp.app.services.live, 3);
+        const vendorData = `matrix-subscription-${environment}`;
+        const created = await testApp.rest('POST', '/v1/sessions', {
+          key: keyOf(owner, environment),
+          body: { workflow_id: 'standard_kyc', vendor_data: vendorData },
+        });
+        const [seen] = await ownSubscriber.take(1);
+        expect(seen).toMatchObject({ sessionId: created.body.session_id, environment });
+        // Each foreign subscriber's own next event proves the owner's event was published before it and skipped.
+        for (const subscriber of foreign) {
+          const control = await testApp.rest('POST', '/v1/sessions', {
+            key: subscriber.key,
+            body: { workflow_id: 'standard_kyc', vendor_data: `${vendorData}-control` },
+          });
+          const [first] = await subscriber.events.take(1);
+          expect(first!.sessionId).toBe(control.body.session_id);
+        }
+        for (const subscription of [ownSubscriber, ...foreign.map((subscriber) => subscriber.events)]) subscription.unsubscribe();
+        await waitForSubscribers(testApp.app.services.live, 0);
+      }
+    }, 60_000);
+  });
+});
