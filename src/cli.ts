@@ -2,12 +2,14 @@
  * Admin CLI: `npm run cli -- <command>`. Talks to the configured database directly (or, in
  * embedded mode while the server runs, through the server's embedded Unix socket).
  */
+import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { API_KEY_ENVIRONMENTS, type ApiKeyEnvironment } from '../entities/api-key.entity.js';
-import { ConfigError, loadConfig } from './config.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
 import { loggerOptions } from './logging.js';
-import { openDatabase } from './db/database.js';
+import { openDatabase, type Database } from './db/database.js';
+import { defaultRuntimeDir, holdsDatabase, runningEmbeddedServers } from './db/embedded.js';
 import { importListFile } from './aml/aml-import.js';
 import { rescreenPendingRequests } from './aml/monitoring.service.js';
 import { ApiError } from './errors.js';
@@ -19,6 +21,10 @@ import { rotateMasterKey } from './auth/master-key-rotation.js';
 import { syncBuiltInWorkflows } from './workflows/workflow.service.js';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
+
+Every command says on stderr which database it uses. Embedded (no DATABASE_URL), it uses
+PGLITE_DATA_DIR when that holds a database, else the data directory of the one running server;
+it creates a new empty database only with --create-database.
 
 Commands:
   tenant:create <name>                     Create a tenant (client application); prints its id
@@ -39,6 +45,10 @@ Commands:
                                            (or only the --list ones); format detected when omitted;
                                            OFAC's alt.csv and add.csv after an sdn.csv are merged;
                                            then re-screens approved live sessions (new hit → review)
+
+Options:
+  --create-database                        Embedded: create a new empty database in PGLITE_DATA_DIR
+                                           when it holds none (otherwise the CLI refuses)
 `;
 
 /** Runs one CLI command; returns the process exit code. */
@@ -52,6 +62,7 @@ export async function runCli(argv: string[]): Promise<number> {
       format: { type: 'string' },
       list: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
+      'create-database': { type: 'boolean', default: false },
     },
   });
   const [command, ...rest] = positionals;
@@ -59,12 +70,13 @@ export async function runCli(argv: string[]): Promise<number> {
     console.log(USAGE);
     return command ? 0 : 1;
   }
-  const config = loadConfig();
+  const config = chooseDatabase(loadConfig(), values['create-database'] ?? false);
   const logger = pino(loggerOptions('warn'));
   // Embedded, the key is read before the database opens (a fresh data directory gets a fresh key);
   // a server needs MASTER_KEY only for the commands that open or seal secrets.
   const embeddedKey = config.DATABASE_URL ? null : resolveMasterKey(config, logger);
   const database = await openDatabase(config, logger, { migrate: command === 'migrate' || config.MIGRATE_ON_START });
+  console.error(`Database: ${describeDatabase(config, database)}`);
   try {
     const masterKey = () => embeddedKey ?? resolveMasterKey(config, logger);
     const em = database.orm.em.fork();
@@ -141,6 +153,51 @@ export async function runCli(argv: string[]): Promise<number> {
   } finally {
     await database.close();
   }
+}
+
+/**
+ * The configuration with the embedded data directory the CLI should open: PGLITE_DATA_DIR when it
+ * holds a database (or a server runs on it), else the one running server's; a new empty database
+ * only when asked. Opening an empty directory silently is how a CLI prints `[]` or issues keys the
+ * server never sees.
+ */
+export function chooseDatabase(config: Config, createDatabase: boolean): Config {
+  if (config.DATABASE_URL || config.PGLITE_DATA_DIR === 'memory') return config;
+  const configured = resolve(config.PGLITE_DATA_DIR);
+  const servers = runningEmbeddedServers(config.RUNTIME_DIR ?? defaultRuntimeDir());
+  if (holdsDatabase(configured) || servers.some((server) => server.dataDir === configured)) {
+    for (const other of servers.filter((server) => server.dataDir !== configured))
+      console.error(`Note: a running server (pid ${other.pid}) uses PGLITE_DATA_DIR=${other.dataDir}, not this database.`);
+    return { ...config, PGLITE_DATA_DIR: configured };
+  }
+  if (createDatabase) return { ...config, PGLITE_DATA_DIR: configured };
+  if (servers.length === 1) {
+    console.error(`PGLITE_DATA_DIR=${configured} holds no database; using the running server's (pid ${servers[0].pid}).`);
+    return { ...config, PGLITE_DATA_DIR: servers[0].dataDir };
+  }
+  if (servers.length > 1)
+    throw new ConfigError(
+      `PGLITE_DATA_DIR=${configured} holds no database and several servers are running on embedded databases:\n` +
+        servers.map((server) => `  pid ${server.pid}: PGLITE_DATA_DIR=${server.dataDir}`).join('\n') +
+        '\nSet PGLITE_DATA_DIR to the one you mean.',
+    );
+  throw new ConfigError(
+    `PGLITE_DATA_DIR=${configured} holds no database and no server is running on an embedded database. ` +
+      'Start the server first (npm start), set PGLITE_DATA_DIR to its data directory, ' +
+      'or pass --create-database to create a new empty database there.',
+  );
+}
+
+/** One line naming the database a command runs on, without any password. */
+function describeDatabase(config: Config, database: Database): string {
+  if (!database.embedded) {
+    const url = new URL(config.DATABASE_URL!);
+    return `PostgreSQL server ${url.hostname}:${url.port || 5432}${url.pathname} (DATABASE_URL)`;
+  }
+  if (config.PGLITE_DATA_DIR === 'memory') return 'embedded PGlite in memory (nothing is kept)';
+  return database.sharedEmbedded
+    ? `embedded PGlite in ${config.PGLITE_DATA_DIR}, through the running server's socket`
+    : `embedded PGlite in ${config.PGLITE_DATA_DIR}, opened directly (no server runs on it)`;
 }
 
 /** The `--env` option checked against the environments; undefined when absent. */

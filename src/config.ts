@@ -20,6 +20,11 @@ const ConfigSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
   /** Directory of the embedded database's files; `memory` keeps it in memory (tests). */
   PGLITE_DATA_DIR: z.string().min(1).default('./.data/pglite'),
+  /**
+   * Directory where a server on the embedded database registers its data directory while it runs,
+   * so the admin CLI finds it whatever PGLITE_DATA_DIR the CLI was given. Default: <tmp>/openkyc-<uid>.
+   */
+  RUNTIME_DIR: z.string().min(1).optional(),
   /** Address clients reach this service at; used to build session URLs. Defaults to http://HOST:PORT. */
   PUBLIC_URL: z.string().url().optional(),
   /** Apply pending migrations when the server starts. */

@@ -24,7 +24,7 @@ export async function openDatabase(
   let embedded: EmbeddedDatabase | undefined;
   let url = config.DATABASE_URL;
   if (!url) {
-    embedded = await startEmbeddedDatabase(config.PGLITE_DATA_DIR);
+    embedded = await startEmbeddedDatabase(config.PGLITE_DATA_DIR, { runtimeDir: config.RUNTIME_DIR });
     url = embedded.url;
     logger.info({ dataDir: config.PGLITE_DATA_DIR }, 'embedded PostgreSQL (PGlite) started');
   }

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
@@ -29,6 +29,55 @@ const SOCKET_PORT = 5432;
 /** Lock file inside the data directory: `{pid, url}` of the process that owns it. */
 function lockPathOf(dataDir: string): string {
   return join(resolve(dataDir), 'openkyc.lock.json');
+}
+
+/** Default directory of the registry of running embedded servers: per user, in the temp directory. */
+export function defaultRuntimeDir(): string {
+  return join(tmpdir(), `openkyc-${process.getuid?.() ?? 'user'}`);
+}
+
+/** A process that owns an embedded data directory, as it registered itself while it runs. */
+export interface RunningEmbeddedServer {
+  pid: number;
+  /** Absolute path of its data directory. */
+  dataDir: string;
+}
+
+/** The registry folder of running embedded servers under a runtime directory. */
+function registryOf(runtimeDir: string): string {
+  return join(runtimeDir, 'embedded');
+}
+
+/**
+ * The live processes registered as owners of an embedded data directory (not this one), so the
+ * admin CLI can find the running server's database whatever PGLITE_DATA_DIR it was given. Entries
+ * of processes that died are removed.
+ */
+export function runningEmbeddedServers(runtimeDir: string = defaultRuntimeDir()): RunningEmbeddedServer[] {
+  const registry = registryOf(runtimeDir);
+  let entries: string[];
+  try {
+    entries = readdirSync(registry).filter((name) => name.endsWith('.json'));
+  } catch {
+    return [];
+  }
+  const servers: RunningEmbeddedServer[] = [];
+  for (const name of entries) {
+    const path = join(registry, name);
+    try {
+      const entry = JSON.parse(readFileSync(path, 'utf8')) as RunningEmbeddedServer;
+      if (!isAlive(entry.pid)) rmSync(path, { force: true });
+      else if (entry.pid !== process.pid) servers.push({ pid: entry.pid, dataDir: entry.dataDir });
+    } catch {
+      // A half-written or foreign file: not a server we can name.
+    }
+  }
+  return servers.sort((a, b) => a.pid - b.pid);
+}
+
+/** True when the directory already holds an embedded database (PostgreSQL's PG_VERSION file). */
+export function holdsDatabase(dataDir: string): boolean {
+  return existsSync(join(resolve(dataDir), 'PG_VERSION'));
 }
 
 /** True when a process with this pid is alive. */
@@ -66,7 +115,7 @@ function socketUrl(directory: string): string {
  * it (the server, while the CLI runs), we connect to that process's socket instead of opening the
  * files a second time.
  */
-export async function startEmbeddedDatabase(dataDir: string): Promise<EmbeddedDatabase> {
+export async function startEmbeddedDatabase(dataDir: string, options: { runtimeDir?: string } = {}): Promise<EmbeddedDatabase> {
   const inMemory = dataDir === 'memory';
   const lockPath = inMemory ? null : lockPathOf(dataDir);
   if (lockPath) {
@@ -90,7 +139,15 @@ export async function startEmbeddedDatabase(dataDir: string): Promise<EmbeddedDa
     throw error;
   }
   const url = socketUrl(socketDirectory);
-  if (lockPath) writeFileSync(lockPath, JSON.stringify({ pid: process.pid, url }), { mode: DATA_FILE_MODE });
+  let registration: string | null = null;
+  if (lockPath) {
+    writeFileSync(lockPath, JSON.stringify({ pid: process.pid, url }), { mode: DATA_FILE_MODE });
+    const registry = registryOf(options.runtimeDir ?? defaultRuntimeDir());
+    ensurePrivateDirectory(registry);
+    registration = join(registry, `${process.pid}.json`);
+    const entry: RunningEmbeddedServer = { pid: process.pid, dataDir: resolve(dataDir) };
+    writeFileSync(registration, JSON.stringify(entry), { mode: DATA_FILE_MODE });
+  }
   return {
     url,
     shared: false,
@@ -98,6 +155,7 @@ export async function startEmbeddedDatabase(dataDir: string): Promise<EmbeddedDa
       await server.stop();
       await db.close();
       rmSync(socketDirectory, { recursive: true, force: true });
+      if (registration) rmSync(registration, { force: true });
       if (lockPath) {
         rmSync(lockPath, { force: true });
         // Files PGlite created while running came out 0666; tighten them before leaving.
