@@ -1,4 +1,5 @@
 import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import type { WorkflowNode } from '../entities/workflow.entity.js';
 import type { NodeType } from '../src/domain/types.js';
 import { ApiError } from '../src/errors.js';
 import type { GraphQLContext } from '../src/graphql/context.js';
@@ -24,17 +25,26 @@ function principalOf(context: GraphQLContext) {
 }
 
 /** Shapes progress for the end user: statuses of the steps, nothing of the verdict. */
-function toProgress(progress: sessions.SessionProgress): VerificationProgress {
+async function toProgress(context: GraphQLContext, progress: sessions.SessionProgress): Promise<VerificationProgress> {
+  // Node results are stored together at creation; the end user reads them in the workflow's order.
+  const [workflow] = await context.em.execute<{ nodes: WorkflowNode[] }[]>(
+    'select w.nodes from session s join workflow w on w.id = s.workflow_id where s.id = ?',
+    [progress.session.id],
+  );
+  const order = workflow?.nodes.map((node) => node.type) ?? [];
+  const rank = (type: NodeType) => (order.includes(type) ? order.indexOf(type) : order.length);
   return {
     sessionId: progress.session.id,
     status: progress.session.status,
     expiresAt: unixSeconds(progress.session.expiresAt),
-    steps: progress.nodeResults.map((row: NodeResultRecord) => ({
-      nodeType: row.nodeType,
-      required: row.required,
-      status: row.status,
-      description: NODE_CATALOGUE[row.nodeType].description,
-    })),
+    steps: [...progress.nodeResults]
+      .sort((a, b) => rank(a.nodeType) - rank(b.nodeType))
+      .map((row: NodeResultRecord) => ({
+        nodeType: row.nodeType,
+        required: row.required,
+        status: row.status,
+        description: NODE_CATALOGUE[row.nodeType].description,
+      })),
   };
 }
 
@@ -49,12 +59,12 @@ function compact(input: Record<string, unknown>): Record<string, unknown> {
  */
 @Resolver()
 export class VerificationResolver {
-  @Query(() => VerificationProgress, { description: "The session's steps and their status." })
+  @Query(() => VerificationProgress, { description: "The session's steps (in its workflow's order) and their status." })
   async verificationSteps(
     @Arg('sessionId', () => String) sessionId: string,
     @Ctx() context: GraphQLContext,
   ): Promise<VerificationProgress> {
-    return toProgress(await sessions.readSession(context.em, context.services, principalOf(context), sessionId));
+    return toProgress(context, await sessions.readSession(context.em, context.services, principalOf(context), sessionId));
   }
 
   @Mutation(() => VerificationProgress, { description: 'Submits the ID document.' })
@@ -119,6 +129,7 @@ export class VerificationResolver {
     @Ctx() context: GraphQLContext,
   ): Promise<VerificationProgress> {
     return toProgress(
+      context,
       await phone.confirmPhoneCode(context.em, context.services, principalOf(context), sessionId, input.code, input.phone ?? undefined),
     );
   }
@@ -157,6 +168,7 @@ export class VerificationResolver {
     input: Record<string, unknown>,
   ): Promise<VerificationProgress> {
     return toProgress(
+      context,
       await sessions.submitNodeInput(context.em, context.services, principalOf(context), sessionId, nodeType, compact(input)),
     );
   }

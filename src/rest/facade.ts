@@ -68,8 +68,14 @@ export function registerRestFacade(
       url: route.path,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const context = await createContext(request);
-        // The REST facade is the tenant's API: only API keys, never end-user session tokens.
-        if (context.principal?.kind !== 'api_key') throw new ApiError('unauthenticated', 'A valid x-api-key header is required.');
+        // The REST facade is the tenant's API: API keys; the end-user step routes also take session tokens.
+        const endUserAllowed = route.credential === 'api_key_or_session_token';
+        const kind = context.principal?.kind;
+        if (kind !== 'api_key' && !(endUserAllowed && kind === 'end_user'))
+          throw new ApiError(
+            'unauthenticated',
+            endUserAllowed ? 'A valid x-api-key or x-session-token header is required.' : 'A valid x-api-key header is required.',
+          );
         route.before?.((request.params ?? {}) as Record<string, string>);
         if (route.body && request.body === undefined) {
           throw new ApiError('validation_failed', 'A JSON body is required.', [

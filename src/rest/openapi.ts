@@ -8,6 +8,7 @@ import { FaceEntryCreatedJson, ListEntryJson, ListJson } from './routes/lists.js
 import { PoaResultJson } from './routes/poa.js';
 import { DecisionJson, IntrospectionJson, SessionDetailJson, SessionJson } from './routes/sessions.js';
 import { ImportedSessionJson, LedgerEntryJson, ShareTokenJson } from './routes/sharing.js';
+import { VerificationProgressJson } from './routes/steps.js';
 import { WebhookAttemptJson, WebhookDeliveryJson, WebhookDestinationJson } from './routes/webhooks.js';
 import { WorkflowJson } from './routes/workflows.js';
 
@@ -116,6 +117,7 @@ const NAMED_SCHEMAS: [z.ZodType, string][] = [
   [AmlResultJson, 'AmlResult'],
   [IdVerificationResultJson, 'IdVerificationResult'],
   [PoaResultJson, 'ProofOfAddressResult'],
+  [VerificationProgressJson, 'VerificationProgress'],
   [ProblemJson, 'Problem'],
   [StatusChangedDataJson, 'SessionStatusChangedData'],
   [AgentRevokedDataJson, 'AgentRevokedData'],
@@ -180,6 +182,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   AML: 'Sanctions and PEP screening of a name.',
   'Proof of address': 'Checks of an address document.',
   'ID verification': 'Checks of an identity document alone.',
+  'End-user steps': "The end user's steps of a session, with the session token of its `url` or the API key.",
   Webhooks: 'Signed event deliveries to your endpoints, and their logs (the events are under `webhooks`).',
 };
 
@@ -283,7 +286,7 @@ export function buildOpenApiDocument(routes: readonly RestRoute[], config: Confi
       operationId: route.operationId,
       summary: route.summary,
       tags: [route.tag],
-      security: [{ apiKey: [] }],
+      security: route.credential === 'api_key_or_session_token' ? [{ apiKey: [] }, { sessionToken: [] }] : [{ apiKey: [] }],
       ...(parameters.length > 0 ? { parameters } : {}),
       ...(route.body
         ? {
@@ -335,7 +338,15 @@ export function buildOpenApiDocument(routes: readonly RestRoute[], config: Confi
     tags,
     servers: [{ url: config.PUBLIC_URL ?? '/' }],
     components: {
-      securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' } },
+      securitySchemes: {
+        apiKey: { type: 'apiKey', in: 'header', name: 'x-api-key' },
+        sessionToken: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'x-session-token',
+          description: 'The token in the session `url` (its `token` query parameter); reaches that one session only.',
+        },
+      },
       schemas: schemas.components,
     },
     paths,

@@ -25,6 +25,11 @@ export interface RestRoute<TData = any, TVariables = any, P = any, Q = any, B = 
   summary: string;
   /** OpenAPI tag (the resource noun). */
   tag: string;
+  /**
+   * Who may call: the tenant's API key (default), or also the end user's session token of the
+   * session `url` (`x-session-token`), as the end-user GraphQL operations allow.
+   */
+  credential?: 'api_key' | 'api_key_or_session_token';
   /** The GraphQL operation this route runs against the shared schema. */
   operation: TypedDocumentNode<TData, TVariables>;
   /** Path parameters, validated. */

@@ -80,6 +80,46 @@ const listCalls = (owner: Owned): Call[] => [{ params: { uuid: owner.listId } },
 
 /** Every REST route; the key is `METHOD path` as the route table declares it. */
 const ROUTE_CASES: Record<string, RouteCase> = {
+  'GET /v1/sessions/:session_id/steps': { refusal: 'not_found', calls: (o) => [{ params: { session_id: o.pendingSessionId } }] },
+  'POST /v1/sessions/:session_id/steps/document': {
+    refusal: 'not_found',
+    phase: 'write',
+    calls: (o) => [
+      { params: { session_id: o.pendingSessionId }, body: { country: 'GB', id_type: 'PASSPORT', image_front: SANDBOX_IMAGE } },
+    ],
+  },
+  'POST /v1/sessions/:session_id/steps/selfie': {
+    refusal: 'not_found',
+    phase: 'write',
+    calls: (o) => [{ params: { session_id: o.pendingSessionId }, body: { selfie: SANDBOX_IMAGE } }],
+  },
+  'POST /v1/sessions/:session_id/steps/aml': {
+    refusal: 'not_found',
+    phase: 'write',
+    calls: (o) => [{ params: { session_id: o.pendingSessionId }, body: { full_name: 'Matrix Person' } }],
+  },
+  'POST /v1/sessions/:session_id/steps/proof-of-address': {
+    refusal: 'not_found',
+    phase: 'write',
+    calls: (o) => [{ params: { session_id: o.pendingSessionId }, body: { document_image: SANDBOX_IMAGE } }],
+  },
+  'POST /v1/sessions/:session_id/steps/business-registry': {
+    refusal: 'not_found',
+    phase: 'write',
+    calls: (o) => [
+      { params: { session_id: o.pendingSessionId }, body: { company_name: 'Matrix Ltd', country: 'GB', registration_number: '01234567' } },
+    ],
+  },
+  'POST /v1/sessions/:session_id/steps/phone/code': {
+    refusal: 'not_found',
+    phase: 'write',
+    calls: (o) => [{ params: { session_id: o.pendingSessionId }, body: { phone: '+447700900123' } }],
+  },
+  'POST /v1/sessions/:session_id/steps/phone/confirm': {
+    refusal: 'not_found',
+    phase: 'write',
+    calls: (o) => [{ params: { session_id: o.pendingSessionId }, body: { code: '123456' } }],
+  },
   'GET /v1/workflows': { refusal: 'no_leak', calls: () => [{}], shows: (o) => o.workflowId },
   'GET /v1/workflows/:workflow_id': { refusal: 'not_found', calls: (o) => [{ params: { workflow_id: o.workflowId } }] },
   'POST /v1/workflows': { refusal: 'no_leak', calls: () => [{ body: { name: 'created by another scope', nodes: [AML_NODE] } }] },

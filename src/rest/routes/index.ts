@@ -5,6 +5,7 @@ import { listRoutes } from './lists.js';
 import { poaRoutes } from './poa.js';
 import { sessionRoutes } from './sessions.js';
 import { sharingRoutes } from './sharing.js';
+import { stepRoutes } from './steps.js';
 import { webhookRoutes } from './webhooks.js';
 import { workflowRoutes } from './workflows.js';
 
@@ -12,6 +13,7 @@ import { workflowRoutes } from './workflows.js';
 export const REST_ROUTES: readonly RestRoute[] = [
   ...workflowRoutes,
   ...sessionRoutes,
+  ...stepRoutes,
   ...sharingRoutes,
   ...listRoutes,
   ...amlRoutes,
