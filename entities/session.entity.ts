@@ -43,6 +43,10 @@ export const SessionSchema = defineEntity({
     vendorData: p.text(),
     status: p.enum(SESSION_STATUSES),
     callback: p.text().nullable(),
+    /** Where the hosted flow sends the browser at the end (its origin is in the tenant's allow-list). */
+    redirectUrl: p.text().nullable(),
+    /** Language of the hosted flow chosen at creation (en, fr, de, es). */
+    language: p.text().nullable(),
     metadata: p.json<Record<string, unknown>>().nullable(),
     contactDetails: p.json<ContactDetails>().nullable(),
     expectedDetails: p.json<ExpectedDetails>().nullable(),

@@ -42,6 +42,16 @@ export class CreateSessionInput {
   @Field(() => String, { nullable: true, description: 'Per-session webhook URL.' })
   callback?: string;
 
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "Where the hosted flow sends the browser at the end, with session_id and status added; its origin must be in the flow settings' allowedRedirectOrigins (REDIRECT_NOT_ALLOWED otherwise).",
+  })
+  redirectUrl?: string;
+
+  @Field(() => String, { nullable: true, description: 'Language of the hosted flow: en, fr, de or es.' })
+  language?: string;
+
   @Field(() => GraphQLJSONObject, { nullable: true, description: 'Opaque JSON echoed back on the decision.' })
   metadata?: Record<string, unknown>;
 

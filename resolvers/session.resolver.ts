@@ -29,6 +29,8 @@ export function toSessionObject(session: SessionRecord, context: GraphQLContext)
     vendorData: session.vendorData,
     environment: session.environment,
     callback: session.callback,
+    redirectUrl: session.redirectUrl,
+    language: session.language,
     metadata: session.metadata,
     contactDetails: session.contactDetails as Record<string, unknown> | null,
     expectedDetails: session.expectedDetails as Record<string, unknown> | null,
@@ -79,6 +81,8 @@ function toCreateInput(input: CreateSessionInput): Record<string, unknown> {
       workflow_id: input.workflowId,
       vendor_data: input.vendorData,
       callback: input.callback ?? undefined,
+      redirect_url: input.redirectUrl ?? undefined,
+      language: input.language ?? undefined,
       metadata: input.metadata ?? undefined,
       contact_details: defined(input.contactDetails),
       expected_details: expected && {

@@ -142,6 +142,12 @@ export class SessionObject {
   @Field(() => String, { nullable: true })
   callback?: string | null;
 
+  @Field(() => String, { nullable: true, description: 'Where the hosted flow sends the browser at the end, when set.' })
+  redirectUrl?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Language of the hosted flow chosen at creation, when chosen.' })
+  language?: string | null;
+
   @Field(() => GraphQLJSONObject, { nullable: true })
   metadata?: Record<string, unknown> | null;
 

@@ -8,6 +8,7 @@ export const ERROR_CATALOGUE = {
   validation_failed: { status: 400, title: 'Validation failed' },
   malformed_json: { status: 400, title: 'Malformed JSON body' },
   share_to_self: { status: 400, title: 'A session cannot be shared with its own application' },
+  redirect_not_allowed: { status: 400, title: 'Redirect URL not allowed' },
   unauthenticated: { status: 401, title: 'Unauthenticated' },
   forbidden: { status: 403, title: 'Forbidden' },
   workflow_read_only: { status: 403, title: 'Built-in workflows are read-only' },

@@ -3,6 +3,7 @@ import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { SUBSCRIBE_FUNCTIONS_ONLY } from '../events/live-status.js';
 import { AmlResolver } from '../../resolvers/aml.resolver.js';
+import { FlowSettingsResolver } from '../../resolvers/flow-settings.resolver.js';
 import { IdVerificationResolver } from '../../resolvers/id-verification.resolver.js';
 import { ListResolver } from '../../resolvers/list.resolver.js';
 import { ProofOfAddressResolver } from '../../resolvers/poa.resolver.js';
@@ -27,6 +28,7 @@ export const RESOLVERS = [
   SharingResolver,
   ListResolver,
   WebhookResolver,
+  FlowSettingsResolver,
 ] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;

@@ -4,6 +4,7 @@ import { ERROR_CATALOGUE } from '../errors.js';
 import type { RestRoute } from './route.js';
 import { AmlResultJson } from './routes/aml.js';
 import { IdVerificationResultJson } from './routes/id-verification.js';
+import { FlowSettingsJson } from './routes/flow-settings.js';
 import { FaceEntryCreatedJson, ListEntryJson, ListJson } from './routes/lists.js';
 import { PoaResultJson } from './routes/poa.js';
 import { DecisionJson, IntrospectionJson, SessionDetailJson, SessionJson } from './routes/sessions.js';
@@ -118,6 +119,7 @@ const NAMED_SCHEMAS: [z.ZodType, string][] = [
   [IdVerificationResultJson, 'IdVerificationResult'],
   [PoaResultJson, 'ProofOfAddressResult'],
   [VerificationProgressJson, 'VerificationProgress'],
+  [FlowSettingsJson, 'FlowSettings'],
   [ProblemJson, 'Problem'],
   [StatusChangedDataJson, 'SessionStatusChangedData'],
   [AgentRevokedDataJson, 'AgentRevokedData'],
@@ -182,6 +184,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   AML: 'Sanctions and PEP screening of a name.',
   'Proof of address': 'Checks of an address document.',
   'ID verification': 'Checks of an identity document alone.',
+  'Hosted flow': 'Settings of the verification page at each session `url`: branding, redirect and embedding origins, language.',
   'End-user steps': "The end user's steps of a session, with the session token of its `url` or the API key.",
   Webhooks: 'Signed event deliveries to your endpoints, and their logs (the events are under `webhooks`).',
 };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SUPPORTED_LANGUAGES } from '../tenants/flow-settings.js';
 import { CountryCode, IsoDate, PhoneNumber } from './node-inputs.js';
 
 /** Largest `metadata` object, in bytes of its JSON. */
@@ -35,6 +36,10 @@ export const CreateSessionInputSchema = z
     workflow_id: z.string().trim().min(1, 'workflow_id is required').max(200),
     vendor_data: z.string().trim().min(1, 'vendor_data is required').max(VENDOR_DATA_MAX_LENGTH),
     callback: HttpUrl.optional(),
+    /** Where the hosted flow sends the browser at the end; its origin must be allowed in the flow settings. */
+    redirect_url: z.string().max(CALLBACK_MAX_LENGTH).optional(),
+    /** Language of the hosted flow; otherwise `?lang=`, then the browser's, then the tenant's default. */
+    language: z.enum(SUPPORTED_LANGUAGES).optional(),
     metadata: MetadataObject.optional(),
     contact_details: z
       .object({ email: z.email().max(320).optional(), phone: PhoneNumber.optional() })

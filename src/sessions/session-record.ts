@@ -17,6 +17,10 @@ export interface SessionRecord {
   vendorData: string;
   status: SessionStatus;
   callback: string | null;
+  /** Where the hosted flow sends the browser at the end, when set at creation. */
+  redirectUrl: string | null;
+  /** Language of the hosted flow chosen at creation, when chosen. */
+  language: string | null;
   metadata: Record<string, unknown> | null;
   contactDetails: ContactDetails | null;
   expectedDetails: ExpectedDetails | null;
@@ -50,6 +54,8 @@ export interface SessionRow {
   vendor_data: string;
   status: SessionStatus;
   callback: string | null;
+  redirect_url: string | null;
+  language: string | null;
   metadata: Record<string, unknown> | null;
   contact_details: ContactDetails | null;
   expected_details: ExpectedDetails | null;
@@ -71,8 +77,8 @@ export function toDate(value: Date | string): Date {
 }
 
 /** The `session` columns a {@link SessionRecord} is built from, for `select` and `returning`. */
-export const SESSION_COLUMNS = `id, tenant_id, environment, workflow_id, vendor_data, status, callback, metadata, contact_details,
-  expected_details, warnings, reasons, compliance_level, created_at, updated_at, expires_at, decided_at`;
+export const SESSION_COLUMNS = `id, tenant_id, environment, workflow_id, vendor_data, status, callback, redirect_url, language,
+  metadata, contact_details, expected_details, warnings, reasons, compliance_level, created_at, updated_at, expires_at, decided_at`;
 
 /** Builds a record from a raw `session` row. */
 export function sessionRecordFromRow(row: SessionRow): SessionRecord {
@@ -84,6 +90,8 @@ export function sessionRecordFromRow(row: SessionRow): SessionRecord {
     vendorData: row.vendor_data,
     status: row.status,
     callback: row.callback,
+    redirectUrl: row.redirect_url,
+    language: row.language,
     metadata: row.metadata,
     contactDetails: row.contact_details,
     expectedDetails: row.expected_details,
@@ -107,6 +115,8 @@ export function sessionRecordOf(session: Session): SessionRecord {
     vendorData: session.vendorData,
     status: session.status,
     callback: session.callback ?? null,
+    redirectUrl: session.redirectUrl ?? null,
+    language: session.language ?? null,
     metadata: session.metadata ?? null,
     contactDetails: session.contactDetails ?? null,
     expectedDetails: session.expectedDetails ?? null,

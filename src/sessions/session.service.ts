@@ -1,3 +1,4 @@
+import { checkRedirectUrl } from '../tenants/flow-settings.js';
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -224,6 +225,7 @@ export async function createSession(
   const callbackProblem = input.callback === undefined ? null : webhookUrlProblem(input.callback, config.DEV_ALLOW_LOOPBACK_WEBHOOKS);
   if (callbackProblem)
     throw validationError([{ field: 'callback', code: 'invalid', message: callbackProblem.replace(/^url /, 'callback ') }]);
+  const redirectUrl = input.redirect_url === undefined ? null : await checkRedirectUrl(em, principal, input.redirect_url);
   const workflow = await findWorkflowForSession(em, principal, input.workflow_id);
   if (!workflow)
     throw validationError([{ field: 'workflow_id', code: 'unknown', message: `workflow ${input.workflow_id} does not exist` }]);
@@ -264,6 +266,8 @@ export async function createSession(
       workflow_id: workflow.id,
       vendor_data: input.vendor_data,
       callback: input.callback ?? null,
+      redirect_url: redirectUrl,
+      language: input.language ?? null,
       metadata: input.metadata ?? null,
       contact_details: input.contact_details ?? null,
       expected_details: input.expected_details ?? null,

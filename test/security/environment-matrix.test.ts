@@ -44,6 +44,8 @@ interface Owned {
   /** A ledger entry written when the partner imported another share of the approved session. */
   ledgerEntryId: string;
   vendorData: string;
+  /** An origin only the owner's flow settings of this environment allow. */
+  redirectOrigin: string;
 }
 
 /** One request of a case, in REST terms; the GraphQL form is derived through the route's own mapping. */
@@ -80,6 +82,13 @@ const listCalls = (owner: Owned): Call[] => [{ params: { uuid: owner.listId } },
 
 /** Every REST route; the key is `METHOD path` as the route table declares it. */
 const ROUTE_CASES: Record<string, RouteCase> = {
+  'GET /v1/flow-settings': { refusal: 'no_leak', calls: () => [{}], shows: (o) => o.redirectOrigin },
+  'PATCH /v1/flow-settings': {
+    refusal: 'no_leak',
+    phase: 'write',
+    calls: () => [{ body: { display_name: 'Matrix elsewhere' } }],
+    shows: (o) => o.redirectOrigin,
+  },
   'GET /v1/sessions/:session_id/steps': { refusal: 'not_found', calls: (o) => [{ params: { session_id: o.pendingSessionId } }] },
   'POST /v1/sessions/:session_id/steps/document': {
     refusal: 'not_found',
@@ -248,6 +257,10 @@ const ROUTE_CASES: Record<string, RouteCase> = {
 
 /** The end-user operations, which have no REST route: each addressed at the owner's pending session. */
 const END_USER_CASES: Record<string, { query: string; variables(owner: Owned): Record<string, unknown> }> = {
+  hostedFlow: {
+    query: 'query ($sessionId: String!) { hostedFlow(sessionId: $sessionId) { status displayName allowedEmbedOrigins } }',
+    variables: (o) => ({ sessionId: o.pendingSessionId }),
+  },
   verificationSteps: {
     query: 'query ($sessionId: String!) { verificationSteps(sessionId: $sessionId) { status } }',
     variables: (o) => ({ sessionId: o.pendingSessionId }),
@@ -481,6 +494,9 @@ async function makeOwned(environment: ApiKeyEnvironment): Promise<Owned> {
   });
   expect(imported.status).toBe(201);
   const ledger = await testApp.rest('GET', '/v1/ledger', { key });
+  const redirectOrigin = `https://owner-${environment}-${owner.id.slice(0, 8)}.example`;
+  const settings = await testApp.rest('PATCH', '/v1/flow-settings', { key, body: { allowed_redirect_origins: [redirectOrigin] } });
+  expect(settings.status).toBe(200);
   // Every delivery of the owner's events settled (the receiver answers 200), so the snapshot is stable.
   const deliveries = await until(
     () => testApp.rest('GET', `/v1/webhook-destinations/${destination.body.uuid}/deliveries`, { key }),
@@ -505,6 +521,7 @@ async function makeOwned(environment: ApiKeyEnvironment): Promise<Owned> {
     deliveryId: deliveries.body.deliveries[0].id,
     shareToken: await share(),
     ledgerEntryId: ledger.body.entries[0].entry_id,
+    redirectOrigin,
   };
 }
 

@@ -30,6 +30,8 @@ function createRow(vendorData: string, overrides: Partial<CreateRow> = {}): Crea
     workflow_id: 'standard_kyc',
     vendor_data: vendorData,
     callback: null,
+    redirect_url: null,
+    language: null,
     metadata: { vendor: vendorData },
     contact_details: null,
     expected_details: null,

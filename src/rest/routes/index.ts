@@ -1,5 +1,6 @@
 import type { RestRoute } from '../route.js';
 import { amlRoutes } from './aml.js';
+import { flowSettingsRoutes } from './flow-settings.js';
 import { idVerificationRoutes } from './id-verification.js';
 import { listRoutes } from './lists.js';
 import { poaRoutes } from './poa.js';
@@ -20,4 +21,5 @@ export const REST_ROUTES: readonly RestRoute[] = [
   ...poaRoutes,
   ...idVerificationRoutes,
   ...webhookRoutes,
+  ...flowSettingsRoutes,
 ];

@@ -38,6 +38,8 @@ export const SessionJson = z.object({
   status: z.enum(SESSION_STATUSES),
   workflow_id: z.string(),
   vendor_data: z.string(),
+  redirect_url: z.string().optional(),
+  language: z.string().optional(),
   created_at: z.number().int(),
   expires_at: z.number().int(),
   idempotent_reuse: z.boolean(),
@@ -115,6 +117,7 @@ function presentSession(session: SessionFieldsFragment) {
     status: session.status,
     workflow_id: session.workflowId,
     vendor_data: session.vendorData,
+    ...present({ redirect_url: session.redirectUrl, language: session.language }),
     created_at: session.createdAt,
     expires_at: session.expiresAt,
   };
@@ -174,6 +177,8 @@ export const sessionRoutes = [
         workflowId: body.workflow_id,
         vendorData: body.vendor_data,
         callback: body.callback,
+        redirectUrl: body.redirect_url,
+        language: body.language,
         metadata: body.metadata,
         contactDetails: body.contact_details,
         expectedDetails: body.expected_details && {
