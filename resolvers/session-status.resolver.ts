@@ -1,6 +1,8 @@
 import { Arg, Resolver, Root, Subscription } from 'type-graphql';
 import type { SessionStatusEvent } from '../src/events/live-status.js';
+import { ApiError } from '../src/errors.js';
 import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
+import { readSession } from '../src/sessions/session.service.js';
 import { SessionStatusEventObject, SessionStatusSubscriptionFilter } from './session-status.type.js';
 
 /** Shapes a hub event for GraphQL (drops the routing fields tenantId and seq). */
@@ -39,6 +41,24 @@ export class SessionStatusResolver {
     // Declared for the schema; the subscribe function above applies it.
     @Arg('filter', () => SessionStatusSubscriptionFilter, { nullable: true }) _filter?: SessionStatusSubscriptionFilter,
   ): SessionStatusEventObject {
+    return toEventObject(event);
+  }
+
+  @Subscription(() => SessionStatusEventObject, {
+    description:
+      "Status changes of one session, for the hosted flow's page (session token in connection_init's x-session-token) or the tenant's key; the computer that showed the QR code follows the phone this way.",
+    subscribe: async ({ args, context }) => {
+      const graphqlContext = context as GraphQLContext;
+      if (!graphqlContext.principal)
+        throw new ApiError('unauthenticated', 'Send the session token (x-session-token) or an API key (x-api-key).');
+      const { session } = await readSession(graphqlContext.em, graphqlContext.services, graphqlContext.principal, args.sessionId as string);
+      return graphqlContext.services.live.subscribe(
+        { tenantId: session.tenantId, environment: session.environment },
+        { sessionId: session.id },
+      );
+    },
+  })
+  hostedFlowChanged(@Root() event: SessionStatusEvent, @Arg('sessionId', () => String) _sessionId: string): SessionStatusEventObject {
     return toEventObject(event);
   }
 }

@@ -9,7 +9,7 @@ import { parse, validate, type GraphQLError, type GraphQLSchema } from 'graphql'
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
-import { authenticate } from '../auth/context.js';
+import { authenticate, type Principal } from '../auth/context.js';
 import type { Config } from '../config.js';
 import { checkDatabaseReady } from '../db/readiness.js';
 import { requestSignals } from '../engines/pool/executor.js';
@@ -23,7 +23,7 @@ import { registerExplorer } from './explorer.js';
 import { REST_ROUTES } from '../rest/routes/index.js';
 import { problemErrorHandler, problemNotFoundHandler } from './errors.js';
 import { contextFactory } from './request-context.js';
-import { registerVerifyPage } from './verify-page.js';
+import { registerHostedPage } from './hosted-page.js';
 import { createLoaders } from '../graphql/loaders.js';
 import type { Services } from '../services.js';
 import { sharedSubscribe } from '../graphql/shared-subscribe.js';
@@ -54,7 +54,10 @@ export interface HttpServer {
 }
 
 /** Connection state kept per graphql-ws socket: its key, and the tenant whose socket count it holds. */
-type SocketExtra = { apiKey?: string; countedTenantId?: string } & Record<PropertyKey, unknown>;
+/** Most sockets one session link (the hosted flow on a phone and a computer) may hold open at once. */
+const WS_MAX_SOCKETS_PER_SESSION_TOKEN = 4;
+
+type SocketExtra = { apiKey?: string; sessionToken?: string; countedTenantId?: string } & Record<PropertyKey, unknown>;
 
 /** Builds fastify with `/graphql` (Apollo + graphql-ws), the `/v1` REST facade, OpenAPI and health routes. */
 export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
@@ -171,8 +174,30 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
       subscribe: sharedSubscribe,
       onConnect: async (ctx) => {
         const key = ctx.connectionParams?.['x-api-key'];
+        const sessionToken = ctx.connectionParams?.['x-session-token'];
+        if ((typeof key !== 'string' || key.length === 0) && typeof sessionToken === 'string' && sessionToken.length > 0) {
+          // The hosted flow's page: its token names one session, checked by each operation. Its
+          // sockets are counted per token, so one link cannot hold every connection either.
+          if (sessionToken.length > 200) {
+            ctx.extra.socket.close(WS_CLOSE_FORBIDDEN, 'Forbidden: invalid x-session-token');
+            return false;
+          }
+          const counted = `end-user:${sessionToken}`;
+          const open = socketsPerTenant.get(counted) ?? 0;
+          if (open >= WS_MAX_SOCKETS_PER_SESSION_TOKEN) {
+            ctx.extra.socket.close(
+              WS_CLOSE_TOO_MANY_SOCKETS,
+              `Too many connections: at most ${WS_MAX_SOCKETS_PER_SESSION_TOKEN} per session link`,
+            );
+            return false;
+          }
+          socketsPerTenant.set(counted, open + 1);
+          ctx.extra.countedTenantId = counted;
+          ctx.extra.sessionToken = sessionToken;
+          return true;
+        }
         if (typeof key !== 'string' || key.length === 0) {
-          ctx.extra.socket.close(WS_CLOSE_UNAUTHORIZED, 'Unauthorized: x-api-key missing from connection_init');
+          ctx.extra.socket.close(WS_CLOSE_UNAUTHORIZED, 'Unauthorized: x-api-key (or x-session-token) missing from connection_init');
           return false;
         }
         const principal = await authenticate(orm.em.fork(), key, services.apiKeys);
@@ -226,7 +251,9 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
         }
         const em = orm.em.fork();
         // Re-check the key per operation so a revoked key stops working on open sockets too.
-        const principal = await authenticate(em, ctx.extra.apiKey, services.apiKeys);
+        const principal: Principal | null = ctx.extra.sessionToken
+          ? { kind: 'end_user', token: ctx.extra.sessionToken }
+          : await authenticate(em, ctx.extra.apiKey!, services.apiKeys);
         if (!principal) return [new ApiError('unauthenticated', 'The API key of this connection is no longer valid.')];
         const host = ctx.extra.request.headers.host ?? `${config.HOST}:${config.PORT}`;
         const contextValue: GraphQLContext = {
@@ -250,8 +277,8 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
   const openApi = buildOpenApiDocument(REST_ROUTES, config);
   app.get('/v1/openapi.json', async () => openApi);
 
-  // --- The page a session URL opens
-  registerVerifyPage(app, orm, services);
+  // --- The hosted verification flow a session URL opens
+  registerHostedPage(app, orm);
 
   // --- Public keys that verify service tokens offline
   app.get('/.well-known/jwks.json', async (_request, reply) => {

@@ -302,7 +302,7 @@ const END_USER_CASES: Record<string, { query: string; variables(owner: Owned): R
 };
 
 /** Subscriptions, exercised by their own test below. */
-const SUBSCRIPTION_CASES = ['sessionStatusChanged'];
+const SUBSCRIPTION_CASES = ['sessionStatusChanged', /* test/hosted/live-progress.test.ts */ 'hostedFlowChanged'];
 
 let testApp: TestApp;
 let receiver: Server;

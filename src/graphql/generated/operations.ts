@@ -1122,8 +1122,15 @@ export type StatusChange = {
 };
 
 export type Subscription = {
+  /** Status changes of one session, for the hosted flow's page (session token in connection_init's x-session-token) or the tenant's key; the computer that showed the QR code follows the phone this way. */
+  hostedFlowChanged: SessionStatusEvent;
   /** Every committed status change of the key's tenant and environment (creation included), in commit order, optionally filtered. */
   sessionStatusChanged: SessionStatusEvent;
+};
+
+
+export type SubscriptionHostedFlowChangedArgs = {
+  sessionId: Scalars['String']['input'];
 };
 
 

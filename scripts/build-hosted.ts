@@ -1,0 +1,61 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+/** Where the hosted flow's bundle goes: generated at install/start and before tests, never committed. */
+export const HOSTED_BUILD_DIR = fileURLToPath(new URL('../dist/hosted/', import.meta.url));
+
+/** What a build wrote: file names (content-hashed, so they can be cached forever) and the JavaScript's gzipped size. */
+export interface HostedManifest {
+  js: string;
+  css: string;
+  jsGzipBytes: number;
+}
+
+/** Bundles src/hosted (TypeScript and CSS) into dist/hosted with hashed names and a manifest the page reads. */
+export async function buildHosted(): Promise<HostedManifest> {
+  const source = (path: string) => fileURLToPath(new URL(`../src/hosted/${path}`, import.meta.url));
+  const result = await build({
+    entryPoints: { hosted: source('main.ts'), styles: source('styles.css') },
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: ['chrome100', 'safari15', 'firefox100'],
+    minify: true,
+    write: false,
+    outdir: HOSTED_BUILD_DIR,
+    tsconfig: source('tsconfig.json'),
+    logLevel: 'warning',
+  });
+  rmSync(HOSTED_BUILD_DIR, { recursive: true, force: true });
+  mkdirSync(HOSTED_BUILD_DIR, { recursive: true });
+  const names: Record<string, string> = {};
+  let jsGzipBytes = 0;
+  for (const file of result.outputFiles) {
+    const extension = file.path.endsWith('.css') ? 'css' : 'js';
+    const hash = createHash('sha256').update(file.contents).digest('hex').slice(0, 12);
+    const name = `hosted-${hash}.${extension}`;
+    writeFileSync(`${HOSTED_BUILD_DIR}${name}`, file.contents);
+    names[extension] = name;
+    if (extension === 'js') jsGzipBytes = gzipSync(file.contents).length;
+  }
+  const manifest: HostedManifest = { js: names.js, css: names.css, jsGzipBytes };
+  writeFileSync(`${HOSTED_BUILD_DIR}manifest.json`, JSON.stringify(manifest));
+  return manifest;
+}
+
+/** The manifest of the last build, or null when the flow was never built. */
+export function readHostedManifest(): HostedManifest | null {
+  try {
+    return JSON.parse(readFileSync(`${HOSTED_BUILD_DIR}manifest.json`, 'utf8')) as HostedManifest;
+  } catch {
+    return null;
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const manifest = await buildHosted();
+  console.log(`hosted flow built: ${manifest.js} (${(manifest.jsGzipBytes / 1024).toFixed(1)} KB gzipped), ${manifest.css}`);
+}

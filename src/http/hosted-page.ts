@@ -1,0 +1,111 @@
+import { randomBytes } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { FastifyInstance } from 'fastify';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { HOSTED_BUILD_DIR, readHostedManifest, type HostedManifest } from '../../scripts/build-hosted.js';
+import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
+import { flowSettingsFor } from '../tenants/flow-settings.js';
+
+/** URL prefix of the flow's own scripts and styles (content-hashed names, cached for a year). */
+export const HOSTED_ASSET_PREFIX = '/verify/assets/';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The Content-Security-Policy of the page: its one script by nonce (no inline script anywhere),
+ * its own styles, images from itself or data:/blob: (photos taken in the browser, the logo), API
+ * calls to itself only, and embedding only by the tenant's allowed origins.
+ */
+export function hostedPagePolicy(nonce: string, embedOrigins: readonly string[]): string {
+  return [
+    "default-src 'none'",
+    `script-src 'nonce-${nonce}'`,
+    "style-src 'self'",
+    "img-src 'self' data: blob:",
+    "media-src 'self' blob: mediastream:",
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    "object-src 'none'",
+    `frame-ancestors ${embedOrigins.length > 0 ? embedOrigins.join(' ') : "'none'"}`,
+  ].join('; ');
+}
+
+/** The shell the app renders into: no data of the session, which the app reads with the token. */
+function shell(manifest: HostedManifest, nonce: string): string {
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <meta name="referrer" content="no-referrer" />
+    <title>Identity verification</title>
+    <link rel="stylesheet" href="${HOSTED_ASSET_PREFIX}${manifest.css}" />
+    <script type="module" nonce="${nonce}" src="${HOSTED_ASSET_PREFIX}${manifest.js}"></script>
+  </head>
+  <body>
+    <main id="app" data-screen="loading" aria-busy="false"><p>Loading…</p></main>
+    <div id="announcer" class="visually-hidden" role="status" aria-live="polite"></div>
+    <noscript><p>This page needs JavaScript to take the photos of your verification.</p></noscript>
+  </body>
+</html>
+`;
+}
+
+/**
+ * The hosted verification flow at a session's `url` (`/verify/{id}?token=…`): the app shell with
+ * strict security headers, and the flow's bundled assets. The tenant's embedding origins are
+ * looked up by the session id alone, so a reload inside an iframe (the app has taken the token out
+ * of the address bar by then) keeps its `frame-ancestors`.
+ */
+export function registerHostedPage(app: FastifyInstance, orm: MikroORM): void {
+  const assets = new Map<string, Buffer>();
+  app.get<{ Params: { session_id: string } }>('/verify/:session_id', async (request, reply) => {
+    const manifest = readHostedManifest();
+    reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').header('x-content-type-options', 'nosniff');
+    if (!manifest) {
+      return reply
+        .code(503)
+        .type('text/plain; charset=utf-8')
+        .send('The verification page is not built: run `npm run build:hosted` (npm start does it).');
+    }
+    let embedOrigins: string[] = [];
+    let found = false;
+    if (UUID.test(request.params.session_id)) {
+      const em = orm.em.fork();
+      const [session] = await em.execute<{ tenant_id: string; environment: ApiKeyEnvironment }[]>(
+        'select tenant_id, environment from session where id = ?',
+        [request.params.session_id],
+      );
+      if (session) {
+        found = true;
+        embedOrigins = (await flowSettingsFor(em, { tenantId: session.tenant_id, environment: session.environment })).allowedEmbedOrigins;
+      }
+    }
+    const nonce = randomBytes(16).toString('base64');
+    const camera = ['self', ...embedOrigins.map((origin) => `"${origin}"`)].join(' ');
+    return reply
+      .code(found ? 200 : 404)
+      .header('content-security-policy', hostedPagePolicy(nonce, embedOrigins))
+      .header('permissions-policy', `camera=(${camera}), microphone=(), geolocation=()`)
+      .type('text/html; charset=utf-8')
+      .send(shell(manifest, nonce));
+  });
+  app.get<{ Params: { name: string } }>(`${HOSTED_ASSET_PREFIX}:name`, async (request, reply) => {
+    const manifest = readHostedManifest();
+    const name = request.params.name;
+    if (!manifest || (name !== manifest.js && name !== manifest.css)) {
+      return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
+    }
+    let body = assets.get(name);
+    if (!body) {
+      body = await readFile(`${HOSTED_BUILD_DIR}${name}`);
+      assets.set(name, body);
+    }
+    return reply
+      .header('cache-control', 'public, max-age=31536000, immutable')
+      .header('x-content-type-options', 'nosniff')
+      .type(name.endsWith('.js') ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8')
+      .send(body);
+  });
+}

@@ -1,0 +1,365 @@
+/**
+ * The hosted verification flow in a real browser (Chromium driven by playwright-core, Chromium's
+ * fake camera playing a synthetic passport made at test time): a person on a phone completes a
+ * session at its `url`, every screen in every language passes axe, a blurred photo is retaken,
+ * the upload fallback works without a camera, the page embeds only where allowed and tells the
+ * parent what happens, and the browser lands on `redirect_url`. Screenshots of every screen go
+ * to test-artifacts/screens.
+ */
+import { createServer, type Server } from 'node:http';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import sharp from 'sharp';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CATALOGUES, LANGUAGES } from '../../src/hosted/i18n.js';
+import { renderDocument, samplePassport } from '../id-verification/support/synthetic-document.js';
+import { createSession } from '../sessions/support.js';
+import { waitForSubscribers } from '../events/support.js';
+import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
+import { chromiumAvailable, expectNoSeriousA11yViolations, launchChromium, screenshot, writeFakeVideo } from './support.js';
+
+const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 1 };
+/** A browser run through several screens on a loaded 2-core machine. */
+const FLOW_MS = 120_000;
+
+let testApp: TestApp;
+let tenant: TestTenant;
+let camera: Browser;
+let noCamera: Browser;
+let receiver: Server;
+let receiverOrigin: string;
+let passportPng: Buffer;
+let blurredPng: Buffer;
+const files = mkdtempSync(join(tmpdir(), 'hosted-flow-'));
+
+/** Serves the integrator's side: a return page and a parent page that embeds a session url. */
+function startReceiver(): Promise<Server> {
+  const server = createServer((request, response) => {
+    const url = new URL(request.url!, 'http://x');
+    if (url.pathname === '/back') {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      response.end(`<!doctype html><title>Back at the shop</title><h1>Back at the shop</h1>`);
+    } else if (url.pathname === '/embed') {
+      response.writeHead(200, { 'content-type': 'text/html' });
+      const src = url.searchParams.get('src') ?? '';
+      response.end(`<!doctype html><title>Shop</title><h1>Shop</h1>
+        <script>window.messages = []; addEventListener('message', (event) => window.messages.push({ origin: event.origin, data: event.data }));</script>
+        <iframe id="kyc" title="Identity verification" allow="camera" width="400" height="800" src="${src.replace(/"/g, '&quot;')}"></iframe>`);
+    } else {
+      response.writeHead(404);
+      response.end();
+    }
+  });
+  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve(server)));
+}
+
+const enabled = chromiumAvailable();
+
+beforeAll(async () => {
+  if (!enabled) return;
+  testApp = await startTestApp();
+  tenant = await testApp.tenant('Acme Shop');
+  receiver = await startReceiver();
+  receiverOrigin = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`;
+  const saved = await testApp.rest('PATCH', '/v1/flow-settings', {
+    key: tenant.sandboxKey,
+    body: {
+      allowed_redirect_origins: [receiverOrigin],
+      allowed_embed_origins: [receiverOrigin],
+      privacy_url: 'https://acme.example/privacy',
+    },
+  });
+  expect(saved.status).toBe(200);
+  passportPng = await renderDocument(samplePassport());
+  blurredPng = await sharp(passportPng).blur(8).png().toBuffer();
+  const video = await writeFakeVideo(passportPng, join(files, 'passport.y4m'));
+  camera = await launchChromium({ fakeVideo: video });
+  noCamera = await launchChromium({ camera: false });
+}, 120_000);
+afterAll(async () => {
+  await camera?.close();
+  await noCamera?.close();
+  receiver?.close();
+  await testApp?.close();
+});
+
+/** A sandbox session of the tenant; returns its url. */
+async function sessionUrl(body: Record<string, unknown>): Promise<string> {
+  const created = await createSession(testApp, tenant.sandboxKey, { workflow_id: 'standard_kyc', ...body });
+  expect(created.status, JSON.stringify(created.body)).toBe(201);
+  return created.body.url as string;
+}
+
+/** Waits for a screen of the flow. */
+async function screen(page: Page, name: string): Promise<void> {
+  await page.locator(`#app[data-screen="${name}"]`).waitFor();
+}
+
+/** Agrees and starts. */
+async function passWelcome(page: Page): Promise<void> {
+  await screen(page, 'welcome');
+  await page.getByLabel(CATALOGUES.en.consent).check();
+  await page.getByRole('button', { name: 'Start' }).click();
+}
+
+/** Chooses a passport from Great Britain. */
+async function choosePassport(page: Page): Promise<void> {
+  await screen(page, 'document');
+  await page.locator('#country').selectOption('GB');
+  await page.getByRole('button', { name: 'Continue' }).click();
+}
+
+/** Uploads an image through the capture screen's file fallback and waits for the review. */
+async function upload(page: Page, image: Buffer, review: string): Promise<void> {
+  await page.locator('#file').setInputFiles({ name: 'photo.png', mimeType: 'image/png', buffer: image });
+  await screen(page, review);
+}
+
+describe.skipIf(!enabled)('hosted verification flow in Chromium', () => {
+  it(
+    'given a phone with a camera, when a person verifies a sandbox session at its url, then every screen works, the token leaves the address bar, and the browser lands on redirect_url with the status',
+    async () => {
+      const url = await sessionUrl({
+        vendor_data: 'browser-camera',
+        redirect_url: `${receiverOrigin}/back`,
+        expected_details: { first_name: 'Claire', last_name: 'Martin' },
+      });
+      const context = await camera.newContext({ ...PHONE, locale: 'en-GB' });
+      const page = await context.newPage();
+      const response = await page.goto(url);
+      expect(response!.headers()['content-security-policy']).toMatch(/script-src 'nonce-[^']+'/);
+      expect(response!.headers()['referrer-policy']).toBe('no-referrer');
+      await screen(page, 'welcome');
+      expect(new URL(page.url()).searchParams.has('token')).toBe(false);
+      await screenshot(page, 'phone-01-welcome');
+      await page.getByRole('button', { name: 'Start' }).click();
+      await expect.poll(() => page.locator('.error').textContent()).toBe(CATALOGUES.en.consentRequired);
+      await page.getByLabel(CATALOGUES.en.consent).check();
+      await page.getByRole('button', { name: 'Start' }).click();
+      await screen(page, 'document');
+      await screenshot(page, 'phone-02-document');
+      await page.locator('#country').selectOption('GB');
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await page.locator('#app[data-camera="ready"]').waitFor();
+      await screenshot(page, 'phone-03-capture-document');
+      await page.getByRole('button', { name: 'Take photo' }).click();
+      await screen(page, 'document-review');
+      await screenshot(page, 'phone-04-document-review');
+      expect(await page.locator('#app').getAttribute('data-quality')).toBe('ok');
+      await page.getByRole('button', { name: 'Use this photo' }).click();
+      await screen(page, 'selfie');
+      await page.locator('#app[data-camera="ready"]').waitFor();
+      await screenshot(page, 'phone-05-selfie');
+      await page.getByRole('button', { name: 'Take photo' }).click();
+      await screen(page, 'selfie-review');
+      await page.getByRole('button', { name: 'Use this photo' }).click();
+      await screen(page, 'details');
+      await screenshot(page, 'phone-06-details');
+      expect(await page.getByLabel('Full name').inputValue()).toBe('Claire Martin');
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await screen(page, 'done');
+      await screenshot(page, 'phone-07-done');
+      expect(await page.locator('#app').getAttribute('data-status')).toBe('approved');
+      await page.getByRole('link', { name: 'Continue to Acme Shop' }).click();
+      await page.waitForURL(`${receiverOrigin}/back?**`);
+      const back = new URL(page.url());
+      expect(back.searchParams.get('status')).toBe('approved');
+      expect(back.searchParams.get('session_id')).toBe(new URL(url).pathname.split('/').pop());
+      await context.close();
+    },
+    FLOW_MS,
+  );
+
+  it(
+    'given the sanctioned and the PEP sandbox names, when the person completes the flow, then the final screen says declined and in review',
+    async () => {
+      for (const [lastName, status] of [
+        ['Sanctioned', 'declined'],
+        ['Pep', 'in_review'],
+      ] as const) {
+        const url = await sessionUrl({
+          vendor_data: `browser-${status}`,
+          expected_details: { first_name: 'Sandbox', last_name: lastName },
+        });
+        const context = await noCamera.newContext(PHONE);
+        const page = await context.newPage();
+        await page.goto(url);
+        await passWelcome(page);
+        await choosePassport(page);
+        await screen(page, 'document');
+        await page.locator('#app[data-camera="none"]').waitFor();
+        await upload(page, passportPng, 'document-review');
+        await page.getByRole('button', { name: 'Use this photo' }).click();
+        await screen(page, 'selfie');
+        await page.locator('#app[data-camera="none"]').waitFor();
+        await upload(page, passportPng, 'selfie-review');
+        await page.getByRole('button', { name: 'Use this photo' }).click();
+        await screen(page, 'details');
+        await page.getByRole('button', { name: 'Continue' }).click();
+        await screen(page, 'done');
+        expect(await page.locator('#app').getAttribute('data-status')).toBe(status);
+        await screenshot(page, `phone-done-${status}`);
+        await context.close();
+      }
+    },
+    FLOW_MS,
+  );
+
+  it(
+    'given no camera and a blurred photo, when it is uploaded, then the review asks for a retake with the reason; the sharp retake passes',
+    async () => {
+      const url = await sessionUrl({ vendor_data: 'browser-blurred' });
+      const context = await noCamera.newContext(PHONE);
+      const page = await context.newPage();
+      await page.goto(url);
+      await passWelcome(page);
+      await choosePassport(page);
+      await page.locator('#app[data-camera="none"]').waitFor();
+      await screenshot(page, 'phone-capture-no-camera');
+      await upload(page, blurredPng, 'document-review');
+      expect(await page.locator('#app').getAttribute('data-quality')).toContain('blurry');
+      await expect.poll(() => page.getByRole('alert').first().textContent()).toContain(CATALOGUES.en.quality_blurry);
+      await screenshot(page, 'phone-document-review-blurred');
+      await page.getByRole('button', { name: 'Retake' }).click();
+      await screen(page, 'document');
+      await upload(page, passportPng, 'document-review');
+      expect(await page.locator('#app').getAttribute('data-quality')).toBe('ok');
+      await page.getByRole('button', { name: 'Use this photo' }).click();
+      await screen(page, 'selfie');
+      await context.close();
+    },
+    FLOW_MS,
+  );
+
+  it(
+    'given each language, when the flow is walked through, then every screen is in that language and axe finds no serious or critical violation',
+    async () => {
+      for (const language of LANGUAGES) {
+        const catalogue = CATALOGUES[language];
+        const url = await sessionUrl({ vendor_data: `browser-lang-${language}`, language });
+        const context: BrowserContext = await noCamera.newContext(PHONE);
+        const page = await context.newPage();
+        await page.goto(url);
+        const check = async (name: string, heading: string) => {
+          await screen(page, name);
+          expect(await page.locator('html').getAttribute('lang')).toBe(language);
+          expect(await page.locator('h1').textContent()).toBe(heading);
+          await expectNoSeriousA11yViolations(page, `${language} ${name}`);
+          await screenshot(page, `lang-${language}-${name}`);
+        };
+        await check('welcome', catalogue.welcomeHeading);
+        await page.getByLabel(catalogue.consent).check();
+        await page.getByRole('button', { name: catalogue.start }).click();
+        await check('document', catalogue.documentHeading);
+        await page.locator('#country').selectOption('GB');
+        await page.getByRole('button', { name: catalogue.continue }).click();
+        await page.locator('#app[data-camera="none"]').waitFor();
+        await check('document', catalogue.pageHeading);
+        await page.locator('#file').setInputFiles({ name: 'photo.png', mimeType: 'image/png', buffer: passportPng });
+        await check('document-review', catalogue.reviewHeading);
+        await page.getByRole('button', { name: catalogue.usePhoto }).click();
+        await page.locator('#app[data-camera="none"]').waitFor();
+        await check('selfie', catalogue.selfieHeading);
+        await page.locator('#file').setInputFiles({ name: 'photo.png', mimeType: 'image/png', buffer: passportPng });
+        await check('selfie-review', catalogue.reviewHeading);
+        await page.getByRole('button', { name: catalogue.usePhoto }).click();
+        await check('details', catalogue.detailsHeading);
+        await page.getByRole('button', { name: catalogue.continue }).click();
+        await check('done', catalogue.doneHeading_approved);
+        await context.close();
+      }
+    },
+    FLOW_MS * 2,
+  );
+
+  it(
+    'given a desktop browser, when the link is opened, then it offers a QR code of the link; when a phone completes the session from that link, the desktop shows the result without a reload',
+    async () => {
+      const url = await sessionUrl({ vendor_data: 'browser-desktop', expected_details: { first_name: 'Ada', last_name: 'Lovelace' } });
+      const desktop = await noCamera.newContext({ viewport: { width: 1280, height: 900 } });
+      const page = await desktop.newPage();
+      await page.goto(url);
+      await screen(page, 'welcome');
+      await page.locator('[data-handoff] svg').waitFor();
+      // The desktop page's subscription is open on the server before the phone starts.
+      await waitForSubscribers(testApp.app.services.live, 1);
+      await screenshot(page, 'desktop-welcome-qr');
+      let navigations = 0;
+      page.on('framenavigated', (frame) => frame === page.mainFrame() && navigations++);
+
+      // The phone opens the same link (the QR code's content), in a browser of its own.
+      const phone = await noCamera.newContext(PHONE);
+      const phonePage = await phone.newPage();
+      await phonePage.goto(url);
+      await passWelcome(phonePage);
+      await choosePassport(phonePage);
+      await phonePage.locator('#app[data-camera="none"]').waitFor();
+      await upload(phonePage, passportPng, 'document-review');
+      await phonePage.getByRole('button', { name: 'Use this photo' }).click();
+      await phonePage.locator('#app[data-screen="selfie"][data-camera="none"]').waitFor();
+      await upload(phonePage, passportPng, 'selfie-review');
+      await phonePage.getByRole('button', { name: 'Use this photo' }).click();
+      await screen(phonePage, 'details');
+      await phonePage.getByRole('button', { name: 'Continue' }).click();
+      await screen(phonePage, 'done');
+
+      await screen(page, 'done');
+      expect(await page.locator('#app').getAttribute('data-status')).toBe('approved');
+      expect(navigations).toBe(0);
+      await screenshot(page, 'desktop-done-followed');
+      await phone.close();
+      await desktop.close();
+    },
+    FLOW_MS,
+  );
+
+  it(
+    'given an allowed embedding origin, when the flow runs in its iframe, then the parent receives the step and completion events; a session of a tenant that allows no origin cannot be framed',
+    async () => {
+      const url = await sessionUrl({ vendor_data: 'browser-embedded', expected_details: { first_name: 'Ada', last_name: 'Lovelace' } });
+      const context = await noCamera.newContext({ viewport: { width: 1000, height: 900 } });
+      const page = await context.newPage();
+      await page.goto(`${receiverOrigin}/embed?src=${encodeURIComponent(url)}`);
+      const frame = page.frameLocator('#kyc');
+      await frame.locator('#app[data-screen="welcome"]').waitFor();
+      await frame.getByLabel(CATALOGUES.en.consent).check();
+      await frame.getByRole('button', { name: 'Start' }).click();
+      await frame.locator('#country').selectOption('GB');
+      await frame.getByRole('button', { name: 'Continue' }).click();
+      await frame.locator('#app[data-camera="none"]').waitFor();
+      await frame.locator('#file').setInputFiles({ name: 'photo.png', mimeType: 'image/png', buffer: passportPng });
+      await frame.getByRole('button', { name: 'Use this photo' }).click();
+      await frame.locator('#app[data-camera="none"]').waitFor();
+      await frame.locator('#file').setInputFiles({ name: 'photo.png', mimeType: 'image/png', buffer: passportPng });
+      await frame.getByRole('button', { name: 'Use this photo' }).click();
+      await frame.getByRole('button', { name: 'Continue' }).click();
+      await frame.locator('#app[data-screen="done"]').waitFor();
+      await screenshot(page, 'embedded-done');
+      const messages = await page.evaluate(() => (globalThis as any).messages as { origin: string; data: any }[]);
+      const origin = new URL(url).origin;
+      expect(messages.every((message) => message.origin === origin && message.data.source === 'idv-hosted-flow')).toBe(true);
+      expect(messages.map((message) => message.data.step).filter(Boolean)).toEqual(
+        expect.arrayContaining(['welcome', 'document', 'document-review', 'selfie', 'details', 'done']),
+      );
+      expect(messages).toContainEqual(
+        expect.objectContaining({ data: expect.objectContaining({ type: 'completed', status: 'approved' }) }),
+      );
+
+      const other = await testApp.tenant('No Embedding');
+      const refused = await createSession(testApp, other.sandboxKey, { workflow_id: 'aml_only', vendor_data: 'framed' });
+      const response = await testApp.rest('GET', new URL(refused.body.url).pathname);
+      expect(response.headers.get('content-security-policy')).toContain("frame-ancestors 'none'");
+      const blocked = await context.newPage();
+      // Chromium reports the refusal on the embedding page's console; the frame never gets the app.
+      const refusal = blocked.waitForEvent('console', (message) => message.text().includes('frame-ancestors'));
+      await blocked.goto(`${receiverOrigin}/embed?src=${encodeURIComponent(refused.body.url)}`);
+      expect((await refusal).text()).toMatch(/violates the following Content Security Policy directive: \"frame-ancestors 'none'\"/);
+      const framed = blocked.frames().find((candidate) => candidate !== blocked.mainFrame());
+      expect(await framed!.locator('#app').count()).toBe(0);
+      await context.close();
+    },
+    FLOW_MS,
+  );
+});
