@@ -79,6 +79,10 @@ export const SessionNodeResultSchema = defineEntity({
     provider: p.text(),
     warnings: p.json<Warning[]>(),
     details: p.json<Record<string, unknown>>(),
+    /** Submissions of this node so far (retakes included). */
+    attempts: p.integer().default(0),
+    /** Why the node waits for a retake (`image_blurry`, …), while `resubmission_requested`. */
+    resubmissionReason: p.text().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

@@ -34,6 +34,8 @@ export const WorkflowSchema = defineEntity({
     complianceLevel: p.text(),
     /** AML score (0–100) at or above which a session auto-declines. */
     amlScoreThreshold: p.integer().default(80),
+    /** Submissions a node may take when its photos cannot be read before it fails (retakes). */
+    maxAttempts: p.integer().default(3),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

@@ -238,6 +238,19 @@ export class VerificationStep {
 
   @Field(() => String)
   description!: string;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'Why the step asks for a retake (image_blurry, image_too_small, mrz_not_found, …), while its status is resubmission_requested.',
+  })
+  resubmissionReason?: string | null;
+
+  @Field(() => Int, { description: 'Submissions of the step so far.' })
+  attempts!: number;
+
+  @Field(() => Int, { description: "Submissions left before a photo that cannot be read fails the step (the workflow's maxAttempts)." })
+  attemptsRemaining!: number;
 }
 
 /** What the end user sees of their session: status and steps, nothing of the verdict's internals. */

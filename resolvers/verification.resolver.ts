@@ -1,5 +1,6 @@
 import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { WorkflowNode } from '../entities/workflow.entity.js';
+import { DEFAULT_MAX_ATTEMPTS } from '../src/domain/resubmission.js';
 import type { NodeType } from '../src/domain/types.js';
 import { ApiError } from '../src/errors.js';
 import type { GraphQLContext } from '../src/graphql/context.js';
@@ -27,10 +28,11 @@ function principalOf(context: GraphQLContext) {
 /** Shapes progress for the end user: statuses of the steps, nothing of the verdict. */
 async function toProgress(context: GraphQLContext, progress: sessions.SessionProgress): Promise<VerificationProgress> {
   // Node results are stored together at creation; the end user reads them in the workflow's order.
-  const [workflow] = await context.em.execute<{ nodes: WorkflowNode[] }[]>(
-    'select w.nodes from session s join workflow w on w.id = s.workflow_id where s.id = ?',
+  const [workflow] = await context.em.execute<{ nodes: WorkflowNode[]; max_attempts: number }[]>(
+    'select w.nodes, w.max_attempts from session s join workflow w on w.id = s.workflow_id where s.id = ?',
     [progress.session.id],
   );
+  const maxAttempts = workflow?.max_attempts ?? DEFAULT_MAX_ATTEMPTS;
   const order = workflow?.nodes.map((node) => node.type) ?? [];
   const rank = (type: NodeType) => (order.includes(type) ? order.indexOf(type) : order.length);
   return {
@@ -44,6 +46,9 @@ async function toProgress(context: GraphQLContext, progress: sessions.SessionPro
         required: row.required,
         status: row.status,
         description: NODE_CATALOGUE[row.nodeType].description,
+        resubmissionReason: row.resubmissionReason ?? null,
+        attempts: row.attempts ?? 0,
+        attemptsRemaining: Math.max(0, maxAttempts - (row.attempts ?? 0)),
       })),
   };
 }

@@ -33,6 +33,9 @@ export class CreateWorkflowInput {
 
   @Field(() => Int, { nullable: true, description: 'AML score 0–100 at or above which sessions decline; default 80.' })
   amlScoreThreshold?: number;
+
+  @Field(() => Int, { nullable: true, description: 'Submissions a node may take when its photo cannot be read (1–10); default 3.' })
+  maxAttempts?: number;
 }
 
 /** Input of updateWorkflow: give at least one field. */
@@ -52,4 +55,7 @@ export class UpdateWorkflowInput {
 
   @Field(() => Int, { nullable: true })
   amlScoreThreshold?: number;
+
+  @Field(() => Int, { nullable: true })
+  maxAttempts?: number;
 }

@@ -16,6 +16,7 @@ export function toWorkflowObject(workflow: Workflow): WorkflowObject {
     nodes: workflow.nodes,
     complianceLevel: workflow.complianceLevel,
     amlScoreThreshold: workflow.amlScoreThreshold,
+    maxAttempts: workflow.maxAttempts,
     createdAt: unixSeconds(workflow.createdAt),
     updatedAt: unixSeconds(workflow.updatedAt),
   };
@@ -28,12 +29,13 @@ function definedOnly<T extends object>(input: T): Partial<T> {
 
 /** Converts the GraphQL input to the service's snake_case input. */
 function toServiceInput(input: CreateWorkflowInput | UpdateWorkflowInput): Record<string, unknown> {
-  const { complianceLevel, amlScoreThreshold, nodes, ...rest } = definedOnly(input);
+  const { complianceLevel, amlScoreThreshold, maxAttempts, nodes, ...rest } = definedOnly(input);
   return {
     ...rest,
     ...(nodes !== undefined ? { nodes: nodes.map((node) => ({ ...node })) } : {}),
     ...(complianceLevel !== undefined ? { compliance_level: complianceLevel } : {}),
     ...(amlScoreThreshold !== undefined ? { aml_score_threshold: amlScoreThreshold } : {}),
+    ...(maxAttempts !== undefined ? { max_attempts: maxAttempts } : {}),
   };
 }
 

@@ -40,6 +40,9 @@ export class WorkflowObject {
   @Field(() => Int, { description: 'AML score (0–100) at or above which a session auto-declines.' })
   amlScoreThreshold!: number;
 
+  @Field(() => Int, { description: 'Submissions a node may take when its photo cannot be read, before it fails.' })
+  maxAttempts!: number;
+
   @Field(() => Int, { description: 'Unix time, seconds.' })
   createdAt!: number;
 

@@ -26,7 +26,7 @@ export const NODE_TYPES = [
 export type NodeType = (typeof NODE_TYPES)[number];
 
 /** Outcome of one node: `pending` until the end user submits its input. */
-export const NODE_STATUSES = ['pending', 'passed', 'failed', 'review', 'skipped'] as const;
+export const NODE_STATUSES = ['pending', 'passed', 'failed', 'review', 'skipped', 'resubmission_requested'] as const;
 /** A node result's status. */
 export type NodeStatus = (typeof NODE_STATUSES)[number];
 

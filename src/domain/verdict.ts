@@ -135,6 +135,14 @@ export function decideVerdict(input: VerdictInput): Verdict {
         nodeType: node.type,
       });
     }
+    // A retake is a result still to come: it holds the verdict back like a pending node.
+    if (status === 'resubmission_requested' && node.required) {
+      pending.push({
+        code: 'required_node_pending',
+        message: `Required node ${node.type} waits for a retake.`,
+        nodeType: node.type,
+      });
+    }
     if (status === 'review') {
       reviews.push({
         code: 'node_review',

@@ -34,6 +34,8 @@ export interface Step {
   nodeType: string;
   status: string;
   required: boolean;
+  resubmissionReason?: string | null;
+  attemptsRemaining?: number;
 }
 
 /** The hostedFlow query's answer. */
@@ -57,7 +59,7 @@ export interface HostedFlow {
 
 export const HOSTED_FLOW = `query ($sessionId: String!) { hostedFlow(sessionId: $sessionId) {
   sessionId status expiresAt language defaultLanguage displayName logo primaryColor privacyUrl allowedEmbedOrigins redirectUrl
-  steps { nodeType status required } documentTypes { idType sides countries } expectedDetails
+  steps { nodeType status required resubmissionReason attemptsRemaining } documentTypes { idType sides countries } expectedDetails
   documentRead { firstName lastName dateOfBirth nationality } } }`;
 
 const PROGRESS = '{ status steps { nodeType status required } }';

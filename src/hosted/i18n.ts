@@ -49,6 +49,10 @@ const en = {
   quality_too_small: 'The photo is too small. Move closer or use a larger image.',
   quality_glare: 'There is glare on the document. Tilt it away from the light.',
   qualityOk: 'The photo looks good.',
+  retakeHeading: 'Please take the photo again',
+  retake_mrz_not_found:
+    'We could not read the machine-readable lines at the bottom of the document. Make sure they are fully in the photo, sharp and without glare.',
+  attemptsLeft: 'Attempts left: {count}.',
   selfieHeading: 'Take a selfie',
   selfieHint: 'Look straight at the camera, with your whole face inside the oval and nothing covering it.',
   detailsHeading: 'Your personal details',
@@ -144,6 +148,10 @@ const fr: Record<MessageKey, string> = {
   quality_too_small: 'La photo est trop petite. Rapprochez-vous ou utilisez une image plus grande.',
   quality_glare: 'Il y a un reflet sur le document. Inclinez-le pour éviter la lumière.',
   qualityOk: 'La photo semble correcte.',
+  retakeHeading: 'Veuillez reprendre la photo',
+  retake_mrz_not_found:
+    "Nous n'avons pas pu lire les lignes codées en bas du document. Vérifiez qu'elles sont entièrement visibles, nettes et sans reflet.",
+  attemptsLeft: 'Essais restants : {count}.',
   selfieHeading: 'Prenez un selfie',
   selfieHint: "Regardez l'objectif, tout votre visage dans l'ovale, sans rien qui le cache.",
   detailsHeading: 'Vos informations personnelles',
@@ -235,6 +243,10 @@ const de: Record<MessageKey, string> = {
   quality_too_small: 'Das Foto ist zu klein. Gehen Sie näher heran oder verwenden Sie ein größeres Bild.',
   quality_glare: 'Auf dem Dokument ist eine Spiegelung. Neigen Sie es vom Licht weg.',
   qualityOk: 'Das Foto sieht gut aus.',
+  retakeHeading: 'Bitte nehmen Sie das Foto erneut auf',
+  retake_mrz_not_found:
+    'Die maschinenlesbaren Zeilen unten auf dem Dokument waren nicht lesbar. Sie müssen vollständig, scharf und ohne Spiegelung im Bild sein.',
+  attemptsLeft: 'Verbleibende Versuche: {count}.',
   selfieHeading: 'Machen Sie ein Selfie',
   selfieHint: 'Schauen Sie direkt in die Kamera, mit dem ganzen Gesicht im Oval und nichts davor.',
   detailsHeading: 'Ihre persönlichen Angaben',
@@ -326,6 +338,10 @@ const es: Record<MessageKey, string> = {
   quality_too_small: 'La foto es demasiado pequeña. Acérquese o use una imagen más grande.',
   quality_glare: 'Hay un reflejo en el documento. Inclínelo para apartarlo de la luz.',
   qualityOk: 'La foto parece correcta.',
+  retakeHeading: 'Vuelva a hacer la foto',
+  retake_mrz_not_found:
+    'No hemos podido leer las líneas de lectura mecánica de la parte inferior del documento. Deben verse enteras, nítidas y sin reflejos.',
+  attemptsLeft: 'Intentos restantes: {count}.',
   selfieHeading: 'Hágase un selfi',
   selfieHint: 'Mire a la cámara, con toda la cara dentro del óvalo y sin nada que la tape.',
   detailsHeading: 'Sus datos personales',

@@ -73,7 +73,7 @@ function stopCamera(): void {
 
 /** The steps left to do, in the workflow's order. */
 function pendingSteps(): Step[] {
-  return flow.steps.filter((step) => step.status === 'pending');
+  return flow.steps.filter((step) => step.status === 'pending' || step.status === 'resubmission_requested');
 }
 
 /** Replaces the screen: one h1 (focused, so screen readers start there), progress, content. */
@@ -128,6 +128,7 @@ function route(): void {
   const next = pendingSteps()[0];
   if (!next) return done();
   if (sessionStorage.getItem(`idv:consent:${sessionId}`) !== 'yes') return welcome();
+  if (next.status === 'resubmission_requested') return retakeRequested(next);
   const screens: Record<string, () => void> = {
     document_verification: chooseDocument,
     biometric_kyc: () => capture({ kind: 'selfie' }),
@@ -216,6 +217,29 @@ function follow(): void {
       complete: () => undefined,
     },
   );
+}
+
+/** Guidance messages for the server's retake reasons. */
+const RETAKE_GUIDANCE: Record<string, MessageKey> = {
+  image_blurry: 'quality_blurry',
+  image_too_small: 'quality_too_small',
+  image_too_dark: 'quality_too_dark',
+  glare: 'quality_glare',
+  mrz_not_found: 'retake_mrz_not_found',
+};
+
+/** The server could not read the photo: say why and how many tries are left, then capture again. */
+function retakeRequested(step: Step): void {
+  const guidance = RETAKE_GUIDANCE[step.resubmissionReason ?? ''] ?? 'reviewHint';
+  const again = () => (step.nodeType === 'biometric_kyc' ? capture({ kind: 'selfie' }) : chooseDocument());
+  show(
+    'retake',
+    t('retakeHeading'),
+    h('p', { className: 'error', role: 'alert' }, t(guidance)),
+    h('p', {}, t('attemptsLeft', { count: step.attemptsRemaining ?? 0 })),
+    h('button', { type: 'button', className: 'primary', onclick: again }, t('retake')),
+  );
+  app.dataset.reason = step.resubmissionReason ?? '';
 }
 
 /** Document type and issuing country. */

@@ -4,6 +4,9 @@ import type { FastifyInstance } from 'fastify';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { HOSTED_BUILD_DIR, readHostedManifest, type HostedManifest } from '../../scripts/build-hosted.js';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
+import { ApiError } from '../errors.js';
+import type { Services } from '../services.js';
+import { loadSession } from '../sessions/session.service.js';
 import { flowSettingsFor } from '../tenants/flow-settings.js';
 
 /** URL prefix of the flow's own scripts and styles (content-hashed names, cached for a year). */
@@ -58,9 +61,9 @@ function shell(manifest: HostedManifest, nonce: string): string {
  * looked up by the session id alone, so a reload inside an iframe (the app has taken the token out
  * of the address bar by then) keeps its `frame-ancestors`.
  */
-export function registerHostedPage(app: FastifyInstance, orm: MikroORM): void {
+export function registerHostedPage(app: FastifyInstance, orm: MikroORM, services: Services): void {
   const assets = new Map<string, Buffer>();
-  app.get<{ Params: { session_id: string } }>('/verify/:session_id', async (request, reply) => {
+  app.get<{ Params: { session_id: string }; Querystring: { token?: unknown } }>('/verify/:session_id', async (request, reply) => {
     const manifest = readHostedManifest();
     reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').header('x-content-type-options', 'nosniff');
     if (!manifest) {
@@ -70,15 +73,27 @@ export function registerHostedPage(app: FastifyInstance, orm: MikroORM): void {
         .send('The verification page is not built: run `npm run build:hosted` (npm start does it).');
     }
     let embedOrigins: string[] = [];
-    let found = false;
+    let found = false as boolean;
     if (UUID.test(request.params.session_id)) {
       const em = orm.em.fork();
       const [session] = await em.execute<{ tenant_id: string; environment: ApiKeyEnvironment }[]>(
         'select tenant_id, environment from session where id = ?',
         [request.params.session_id],
       );
-      if (session) {
+      // A link's token, when the address still carries it, is checked now: a wrong or expired one
+      // is a 404 (the app then says the link is not valid); the reload after the app took it out
+      // of the address bar has none, and the app uses the one it kept.
+      const token = request.query.token;
+      if (session && typeof token === 'string') {
         found = true;
+        try {
+          await loadSession(em, services, { kind: 'end_user', token }, request.params.session_id);
+        } catch (error) {
+          if (!(error instanceof ApiError)) throw error;
+          found = false;
+        }
+      } else found = session !== undefined;
+      if (session && found) {
         embedOrigins = (await flowSettingsFor(em, { tenantId: session.tenant_id, environment: session.environment })).allowedEmbedOrigins;
       }
     }

@@ -278,7 +278,7 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
   app.get('/v1/openapi.json', async () => openApi);
 
   // --- The hosted verification flow a session URL opens
-  registerHostedPage(app, orm);
+  registerHostedPage(app, orm, services);
 
   // --- Public keys that verify service tokens offline
   app.get('/.well-known/jwks.json', async (_request, reply) => {

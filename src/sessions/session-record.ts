@@ -42,6 +42,10 @@ export interface NodeResultRecord {
   provider: string;
   warnings: Warning[];
   details: Record<string, unknown>;
+  /** Submissions of the node so far. */
+  attempts: number;
+  /** Why the node waits for a retake, while `resubmission_requested`. */
+  resubmissionReason?: string | null;
   updatedAt: Date;
 }
 
@@ -139,6 +143,8 @@ interface NodeResultRow {
   provider: string;
   warnings: Warning[];
   details: Record<string, unknown>;
+  attempts: number;
+  resubmission_reason: string | null;
   updated_at: Date | string;
 }
 
@@ -152,6 +158,8 @@ function nodeResultFromRow(row: NodeResultRow): NodeResultRecord {
     provider: row.provider,
     warnings: row.warnings,
     details: row.details,
+    attempts: row.attempts,
+    resubmissionReason: row.resubmission_reason,
     updatedAt: toDate(row.updated_at),
   };
 }
@@ -163,7 +171,7 @@ const NODE_RESULT_ORDER = 'created_at, node_type';
 export async function readNodeResults(em: EntityManager, sessionIds: readonly string[]): Promise<NodeResultRecord[]> {
   if (sessionIds.length === 0) return [];
   const rows = await em.execute<NodeResultRow[]>(
-    `select session_id, node_type, status, required, provider, warnings, details, updated_at
+    `select session_id, node_type, status, required, provider, warnings, details, attempts, resubmission_reason, updated_at
        from session_node_result where session_id in (?) order by ${NODE_RESULT_ORDER}`,
     [[...sessionIds]],
   );
@@ -190,7 +198,7 @@ const QUALIFIED_SESSION_COLUMNS = SESSION_COLUMNS.split(',')
 const READ_SESSIONS_SQL = `
   select ${QUALIFIED_SESSION_COLUMNS}, r.session_id as r_session_id, r.node_type as r_node_type, r.status as r_status,
          r.required as r_required, r.provider as r_provider, r.warnings as r_warnings, r.details as r_details,
-         r.updated_at as r_updated_at
+         r.attempts as r_attempts, r.resubmission_reason as r_resubmission_reason, r.updated_at as r_updated_at
     from unnest($1::uuid[]) as wanted (id)
     join session s on s.id = wanted.id
     left join lateral (select * from session_node_result where session_id = s.id) r on true
@@ -208,6 +216,8 @@ type SessionResultRow = SessionRow & {
   r_provider: string;
   r_warnings: Warning[];
   r_details: Record<string, unknown>;
+  r_attempts: number;
+  r_resubmission_reason: string | null;
   r_updated_at: Date | string;
 };
 
@@ -233,6 +243,8 @@ async function readSessionsWithResults(em: EntityManager, sessionIds: string[]):
         provider: row.r_provider,
         warnings: row.r_warnings,
         details: row.r_details,
+        attempts: row.r_attempts,
+        resubmission_reason: row.r_resubmission_reason,
         updated_at: row.r_updated_at,
       }),
     );

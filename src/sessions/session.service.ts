@@ -1,3 +1,4 @@
+import { statusAfterSubmission, SUBMITTABLE_NODE_STATUSES } from '../domain/resubmission.js';
 import { checkRedirectUrl } from '../tenants/flow-settings.js';
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
@@ -504,7 +505,7 @@ async function submitNodeInputOnce(
   if (!node)
     throw validationError([{ field: 'node_type', code: 'not_in_workflow', message: `workflow ${workflow.id} has no ${nodeType} step` }]);
   const existing = await em.findOne(SessionNodeResultSchema, { sessionId: session.id, nodeType });
-  if (existing && existing.status !== 'pending')
+  if (existing && !SUBMITTABLE_NODE_STATUSES.includes(existing.status))
     throw new ApiError('conflict', `The ${nodeType} step is already complete (${existing.status}).`);
 
   const input = parseOrThrow(NODE_INPUT_SCHEMAS[nodeType], rawInput);
@@ -559,20 +560,33 @@ async function submitNodeInputOnce(
     assertAcceptsInput(locked);
     // Read again under the session lock: a concurrent submission of this step may have just committed.
     const row = await tx.findOne(SessionNodeResultSchema, { sessionId: session.id, nodeType }, { refresh: true });
-    if (row && row.status !== 'pending') throw new ApiError('conflict', `The ${nodeType} step is already complete (${row.status}).`);
+    if (row && !SUBMITTABLE_NODE_STATUSES.includes(row.status))
+      throw new ApiError('conflict', `The ${nodeType} step is already complete (${row.status}).`);
+    // A photo that could not be read asks for a retake while submissions are left (resubmission.ts).
+    const attempts = (row?.attempts ?? 0) + 1;
+    const outcome = statusAfterSubmission(result, attempts, workflow.maxAttempts);
+    const retake = outcome.status === 'resubmission_requested';
     const counterpart = linked ? await assertLinkedBasis(tx, session.id, linked) : null;
     if (locked.status === 'pending')
       transition(tx, events, locked, 'in_progress', 'end_user', principal.kind === 'api_key' ? principal.apiKeyId : null);
     const now = new Date();
-    const stored = { status: result.status, provider: result.provider, warnings: result.warnings, details: result.details, updatedAt: now };
+    const stored = {
+      status: outcome.status,
+      resubmissionReason: outcome.resubmissionReason,
+      attempts,
+      provider: result.provider,
+      warnings: result.warnings,
+      details: result.details,
+      updatedAt: now,
+    };
     if (row) Object.assign(row, stored);
     else tx.create(SessionNodeResultSchema, { sessionId: session.id, nodeType, required: node.required, createdAt: now, ...stored });
     // A document that completes while typed AML data awaits it brings the AML screen with it.
-    if (nodeType === 'document_verification' && linked?.aml && counterpart) {
+    if (nodeType === 'document_verification' && linked?.aml && counterpart && !retake) {
       const { status, provider, warnings, details } = linked.aml;
       Object.assign(counterpart, { status, provider, warnings, details, updatedAt: now });
     }
-    if (portrait)
+    if (portrait && !retake)
       tx.create(SessionPortraitSchema, {
         sessionId: session.id,
         embeddingEncrypted: services.secrets.encrypt(JSON.stringify(portrait)),

@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_ATTEMPTS, MAX_ATTEMPTS_LIMIT } from '../domain/resubmission.js';
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -45,6 +46,7 @@ const NodesInput = z
 const Name = z.string().trim().min(1, 'name must not be empty').max(WORKFLOW_NAME_MAX_LENGTH);
 const ComplianceLevel = z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, 'compliance_level must be a lower-case word (letters, digits, _)');
 const Threshold = z.number().int().min(0).max(100);
+const MaxAttempts = z.number().int().min(1).max(MAX_ATTEMPTS_LIMIT);
 
 /** Input of createWorkflow (snake_case field names as clients write them). */
 export const CreateWorkflowInputSchema = z
@@ -54,6 +56,7 @@ export const CreateWorkflowInputSchema = z
     nodes: NodesInput,
     compliance_level: ComplianceLevel.default('standard'),
     aml_score_threshold: Threshold.default(DEFAULT_AML_SCORE_THRESHOLD),
+    max_attempts: MaxAttempts.default(DEFAULT_MAX_ATTEMPTS),
   })
   .strict();
 
@@ -65,6 +68,7 @@ export const UpdateWorkflowInputSchema = z
     nodes: NodesInput.optional(),
     compliance_level: ComplianceLevel.optional(),
     aml_score_threshold: Threshold.optional(),
+    max_attempts: MaxAttempts.optional(),
   })
   .strict();
 
@@ -129,6 +133,7 @@ export async function createWorkflow(em: EntityManager, scope: TenantScope, inpu
     nodes: data.nodes as WorkflowNode[],
     complianceLevel: data.compliance_level,
     amlScoreThreshold: data.aml_score_threshold,
+    maxAttempts: data.max_attempts,
     createdAt: new Date(),
     updatedAt: new Date(),
   });
@@ -175,7 +180,11 @@ export async function updateWorkflow(em: EntityManager, scope: TenantScope, id: 
   const patch = parseOrThrow(UpdateWorkflowInputSchema, input);
   if (Object.keys(patch).length === 0) {
     throw validationError([
-      { field: '(body)', code: 'required', message: 'give at least one of name, type, nodes, compliance_level, aml_score_threshold' },
+      {
+        field: '(body)',
+        code: 'required',
+        message: 'give at least one of name, type, nodes, compliance_level, aml_score_threshold, max_attempts',
+      },
     ]);
   }
   if (patch.name !== undefined) workflow.name = patch.name;
@@ -183,6 +192,7 @@ export async function updateWorkflow(em: EntityManager, scope: TenantScope, id: 
   if (patch.nodes !== undefined) workflow.nodes = patch.nodes as WorkflowNode[];
   if (patch.compliance_level !== undefined) workflow.complianceLevel = patch.compliance_level;
   if (patch.aml_score_threshold !== undefined) workflow.amlScoreThreshold = patch.aml_score_threshold;
+  if (patch.max_attempts !== undefined) workflow.maxAttempts = patch.max_attempts;
   workflow.updatedAt = new Date();
   await em.flush();
   return workflow;

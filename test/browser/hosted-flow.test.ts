@@ -14,7 +14,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOGUES, LANGUAGES } from '../../src/hosted/i18n.js';
-import { renderDocument, samplePassport } from '../id-verification/support/synthetic-document.js';
+import { renderDocument, unlistedHolder } from '../id-verification/support/synthetic-document.js';
+import { faceSample, faceSamplePng } from '../support/face-samples.js';
 import { createSession } from '../sessions/support.js';
 import { waitForSubscribers } from '../events/support.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
@@ -32,6 +33,8 @@ let receiver: Server;
 let receiverOrigin: string;
 let passportPng: Buffer;
 let blurredPng: Buffer;
+let noMrzPng: Buffer;
+let selfiePng: Buffer;
 const files = mkdtempSync(join(tmpdir(), 'hosted-flow-'));
 
 /** Serves the integrator's side: a return page and a parent page that embeds a session url. */
@@ -59,7 +62,8 @@ const enabled = chromiumAvailable();
 
 beforeAll(async () => {
   if (!enabled) return;
-  testApp = await startTestApp();
+  // Plain-HTTP loopback origins in live too: the integrator's pages here are served over http.
+  testApp = await startTestApp({ DEV_ALLOW_LOOPBACK_WEBHOOKS: 'true' });
   tenant = await testApp.tenant('Acme Shop');
   receiver = await startReceiver();
   receiverOrigin = `http://127.0.0.1:${(receiver.address() as { port: number }).port}`;
@@ -72,8 +76,27 @@ beforeAll(async () => {
     },
   });
   expect(saved.status).toBe(200);
-  passportPng = await renderDocument(samplePassport());
+  // A GB passport of Ada Lovelace whose portrait is a real face; her selfie is the same person.
+  const portrait = await sharp(await faceSamplePng(faceSample('faceid')))
+    .resize({ width: 300, height: 380, fit: 'cover' })
+    .png()
+    .toBuffer();
+  passportPng = await sharp(await renderDocument(unlistedHolder()))
+    .composite([{ input: portrait, left: 30, top: 120 }])
+    .png()
+    .toBuffer();
+  // As large as a phone's front camera takes it.
+  selfiePng = await sharp(await faceSamplePng(faceSample('faceid')))
+    .resize({ width: 720 })
+    .png()
+    .toBuffer();
   blurredPng = await sharp(passportPng).blur(8).png().toBuffer();
+  const { height } = await sharp(passportPng).metadata();
+  // The same page with its machine-readable zone cut off: sharp, but no MRZ to read.
+  noMrzPng = await sharp(passportPng)
+    .extract({ left: 0, top: 0, width: (await sharp(passportPng).metadata()).width!, height: Math.round(height! * 0.7) })
+    .png()
+    .toBuffer();
   const video = await writeFakeVideo(passportPng, join(files, 'passport.y4m'));
   camera = await launchChromium({ fakeVideo: video });
   noCamera = await launchChromium({ camera: false });
@@ -170,6 +193,70 @@ describe.skipIf(!enabled)('hosted verification flow in Chromium', () => {
       await context.close();
     },
     FLOW_MS,
+  );
+
+  it(
+    'given a live key and the real engines, when the MRZ is cut off the first photo, then the page asks for a retake with the reason; the camera retake and a selfie of the holder reach approved and redirect_url',
+    async () => {
+      const workflow = await testApp.rest('POST', '/v1/workflows', {
+        key: tenant.liveKey,
+        body: {
+          name: 'Live hosted',
+          nodes: [
+            { type: 'document_verification', required: true, provider: 'openkyc:mrz_ocr' },
+            { type: 'biometric_kyc', required: true, provider: 'openkyc:face_match' },
+            { type: 'aml_screening', required: true, provider: 'openkyc:aml_screen' },
+          ],
+        },
+      });
+      expect(workflow.status, JSON.stringify(workflow.body)).toBe(201);
+      const settings = await testApp.rest('PATCH', '/v1/flow-settings', {
+        key: tenant.liveKey,
+        body: { allowed_redirect_origins: [receiverOrigin], display_name: 'Acme Live' },
+      });
+      expect(settings.status, JSON.stringify(settings.body)).toBe(200);
+      const created = await createSession(testApp, tenant.liveKey, {
+        workflow_id: workflow.body.workflow_id,
+        vendor_data: 'browser-live',
+        redirect_url: `${receiverOrigin}/back`,
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      const context = await camera.newContext(PHONE);
+      const page = await context.newPage();
+      await page.goto(created.body.url);
+      await passWelcome(page);
+      await choosePassport(page);
+      await page.locator('#app[data-camera="ready"]').waitFor();
+      await upload(page, noMrzPng, 'document-review');
+      await screenshot(page, 'live-document-review-no-mrz');
+      await page.getByRole('button', { name: 'Use this photo' }).click();
+      await screen(page, 'retake');
+      expect(await page.locator('#app').getAttribute('data-reason')).toBe('mrz_not_found');
+      await expect.poll(() => page.getByRole('alert').textContent()).toBe(CATALOGUES.en.retake_mrz_not_found);
+      await screenshot(page, 'live-retake');
+      await page.getByRole('button', { name: 'Retake' }).click();
+      await choosePassport(page);
+      await page.locator('#app[data-camera="ready"]').waitFor();
+      await page.getByRole('button', { name: 'Take photo' }).click();
+      await screen(page, 'document-review');
+      await page.getByRole('button', { name: 'Use this photo' }).click();
+      await screen(page, 'selfie');
+      await upload(page, selfiePng, 'selfie-review');
+      await page.getByRole('button', { name: 'Use this photo' }).click();
+      await screen(page, 'details');
+      expect(await page.getByLabel('Full name').inputValue()).toBe('ADA LOVELACE');
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await screen(page, 'done');
+      await screenshot(page, 'live-done');
+      expect(await page.locator('#app').getAttribute('data-status')).toBe('approved');
+      await page.getByRole('link', { name: 'Continue to Acme Live' }).click();
+      await page.waitForURL(`${receiverOrigin}/back?**`);
+      expect(new URL(page.url()).searchParams.get('status')).toBe('approved');
+      const decision = await testApp.rest('GET', `/v1/sessions/${created.body.session_id}/decision`, { key: tenant.liveKey });
+      expect(decision.body.node_results.document_verification.provider).toBe('openkyc:mrz_ocr');
+      await context.close();
+    },
+    FLOW_MS * 2,
   );
 
   it(

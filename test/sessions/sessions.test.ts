@@ -240,14 +240,15 @@ describe('sessions', () => {
       expect(response.status).toBe(404);
     });
 
-    it('given the session url, when the end user opens it, then a page with the status and steps; a wrong token is a 404 page', async () => {
+    it('given the session url, when the end user opens it, then the hosted flow page, which holds no session data itself; a wrong token is a 404 page', async () => {
       const created = await createSession(testApp, tenant.sandboxKey, { workflow_id: 'aml_only', vendor_data: 'page-visitor' });
       const page = await fetch(created.body.url);
       expect(page.status).toBe(200);
       expect(page.headers.get('content-type')).toMatch(/^text\/html/);
       const html = await page.text();
-      expect(html).toContain('Status: <strong>pending</strong>');
-      expect(html).toContain('Sanctions, PEP and adverse-media screening.');
+      expect(html).toMatch(/<script type="module" nonce="[^"]+" src="\/verify\/assets\/hosted-[0-9a-f]{12}\.js"><\/script>/);
+      expect(html).not.toContain('page-visitor');
+      expect(html).not.toContain(created.body.session_id);
       const forged = await fetch(created.body.url.replace(/token=.*/, 'token=forged'));
       expect(forged.status).toBe(404);
       expect(await forged.text()).not.toContain('pending');

@@ -16,6 +16,7 @@ import { Migration20261123000200ServiceTokenEnvironments } from './Migration2026
 import { Migration20261123000300SecretsAtRest } from './Migration20261123000300SecretsAtRest.js';
 import { Migration20261123000500BoundedInput } from './Migration20261123000500BoundedInput.js';
 import { Migration20261123000600AmlNameForms } from './Migration20261123000600AmlNameForms.js';
+import { Migration20261124000100Resubmission } from './Migration20261124000100Resubmission.js';
 import { Migration20261124000200FlowSettings } from './Migration20261124000200FlowSettings.js';
 
 /** Every migration in order; listed explicitly so tsx, vitest and a bundle all find the same set. */
@@ -38,5 +39,6 @@ export const MIGRATIONS = [
   Migration20261123000300SecretsAtRest,
   Migration20261123000500BoundedInput,
   Migration20261123000600AmlNameForms,
+  Migration20261124000100Resubmission,
   Migration20261124000200FlowSettings,
 ];

@@ -171,6 +171,15 @@ export const SANDBOX_CATALOGUE: SandboxCatalogue = {
         effect: { checks: { mrz_match: 'failed' }, expired: false },
       },
       {
+        value: 'sandbox:blurry',
+        status: 'failed',
+        resultCode: 'image_blurry',
+        warnings: NO_WARNINGS,
+        description:
+          "The photo is too blurred to read: the step asks for a retake (`resubmission_requested`, reason `image_blurry`) until the workflow's `max_attempts`, then fails.",
+        effect: { checks: { mrz_match: 'failed' }, expired: false },
+      },
+      {
         value: 'sandbox:nfc_invalid',
         status: 'failed',
         resultCode: 'nfc_signature_invalid',

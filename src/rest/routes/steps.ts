@@ -25,6 +25,10 @@ export const VerificationProgressJson = z.object({
       description: z.string(),
       required: z.boolean(),
       status: z.enum(NODE_STATUSES),
+      /** Why the step asks for a retake, while `resubmission_requested`. */
+      resubmission_reason: z.string().optional(),
+      attempts: z.number().int(),
+      attempts_remaining: z.number().int(),
     }),
   ),
 });
@@ -40,6 +44,9 @@ export function presentProgress(progress: VerificationProgressFieldsFragment): z
       description: step.description,
       required: step.required,
       status: step.status as (typeof NODE_STATUSES)[number],
+      ...(step.resubmissionReason ? { resubmission_reason: step.resubmissionReason } : {}),
+      attempts: step.attempts,
+      attempts_remaining: step.attemptsRemaining,
     })),
   };
 }

@@ -22,6 +22,7 @@ export const WorkflowJson = z.object({
   nodes: z.array(z.object({ type: z.enum(NODE_TYPES), required: z.boolean(), provider: z.string() })),
   compliance_level: z.string(),
   aml_score_threshold: z.number().int(),
+  max_attempts: z.number().int(),
   created_at: z.number().int(),
   updated_at: z.number().int(),
 });
@@ -36,6 +37,7 @@ export function presentWorkflow(workflow: WorkflowFieldsFragment): z.infer<typeo
     nodes: workflow.nodes.map((node) => ({ type: node.type, required: node.required, provider: node.provider })),
     compliance_level: workflow.complianceLevel,
     aml_score_threshold: workflow.amlScoreThreshold,
+    max_attempts: workflow.maxAttempts,
     created_at: workflow.createdAt,
     updated_at: workflow.updatedAt,
   };
@@ -52,6 +54,7 @@ function toGraphQLInput(body: Partial<CreateBody> | UpdateBody) {
     ...(body.nodes !== undefined ? { nodes: body.nodes } : {}),
     ...(body.compliance_level !== undefined ? { complianceLevel: body.compliance_level } : {}),
     ...(body.aml_score_threshold !== undefined ? { amlScoreThreshold: body.aml_score_threshold } : {}),
+    ...(body.max_attempts !== undefined ? { maxAttempts: body.max_attempts } : {}),
   };
 }
 
