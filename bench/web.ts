@@ -21,7 +21,14 @@ const CPU_SLOWDOWN = 4;
 
 const manifest = await buildHosted();
 const app = await startApp(
-  loadConfig({ ...process.env, PORT: '0', PGLITE_DATA_DIR: 'memory', SEED_DEMO_TENANT: 'false', LOG_LEVEL: 'silent', MASTER_KEY: 'bench-master-key-not-for-production-000000' }),
+  loadConfig({
+    ...process.env,
+    PORT: '0',
+    PGLITE_DATA_DIR: 'memory',
+    SEED_DEMO_TENANT: 'false',
+    LOG_LEVEL: 'silent',
+    MASTER_KEY: 'bench-master-key-not-for-production-000000',
+  }),
   { logger: pino({ level: 'silent' }) },
 );
 const em = app.orm.em.fork();
@@ -50,7 +57,15 @@ const baselineUrl = `http://127.0.0.1:${(baseline.address() as { port: number })
 const { chromium } = await import('playwright-core');
 const browser = await chromium.launch({
   executablePath: CHROMIUM,
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-quic',
+    '--no-first-run',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+  ],
 });
 
 /** In the page before anything else: records long tasks and when the first screen of the flow appears. */
@@ -107,11 +122,21 @@ for (let run = 0; run < RUNS; run++) {
   results['static HTML baseline'].push(await measure(baselineUrl, false));
 }
 
-const js = gzipSync(await (await fetch(`${app.url}/verify/assets/${manifest.js}`)).arrayBuffer().then((buffer) => Buffer.from(buffer))).length;
-console.log(`hosted flow JavaScript: ${(js / 1024).toFixed(1)} KB gzipped (budget 150 KB); ${RUNS} runs each, Fast 3G, CPU ×${CPU_SLOWDOWN}`);
-console.log('page                   | weight (KB transferred) | first contentful paint p50 / p95 (ms) | time to interactive p50 / p95 (ms)');
+const js = gzipSync(
+  await (await fetch(`${app.url}/verify/assets/${manifest.js}`)).arrayBuffer().then((buffer) => Buffer.from(buffer)),
+).length;
+console.log(
+  `hosted flow JavaScript: ${(js / 1024).toFixed(1)} KB gzipped (budget 150 KB); ${RUNS} runs each, Fast 3G, CPU ×${CPU_SLOWDOWN}`,
+);
+console.log(
+  'page                   | weight (KB transferred) | first contentful paint p50 / p95 (ms) | time to interactive p50 / p95 (ms)',
+);
 for (const [name, samples] of Object.entries(results)) {
-  const kb = quantile(samples.map((sample) => sample.bytes), 0.5) / 1024;
+  const kb =
+    quantile(
+      samples.map((sample) => sample.bytes),
+      0.5,
+    ) / 1024;
   const fcp = samples.map((sample) => sample.fcp);
   const tti = samples.map((sample) => sample.tti);
   console.log(
