@@ -2,7 +2,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { API_KEY_ENVIRONMENTS } from './api-key.entity.js';
 
 /** Event kinds the service emits (the spec names these two). */
-export const EVENT_TYPES = ['session.status_changed', 'agent.revoked'] as const;
+export const EVENT_TYPES = ['session.status_changed', 'agent.revoked', 'session.resubmission_requested'] as const;
 /** An event kind. */
 export type EventType = (typeof EVENT_TYPES)[number];
 

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { RESUBMISSION_REASONS } from '../domain/resubmission.js';
+import { NODE_TYPES } from '../domain/types.js';
 import type { Config } from '../config.js';
 import { ERROR_CATALOGUE } from '../errors.js';
 import type { RestRoute } from './route.js';
@@ -48,6 +50,15 @@ const AgentRevokedDataJson = z.object({
   reason: z.string().nullable(),
 });
 const TestDataJson = z.object({ destination_id: z.string(), test: z.literal(true) });
+const ResubmissionDataJson = z.object({
+  session_id: z.string(),
+  workflow_id: z.string(),
+  vendor_data: z.string().nullable(),
+  node_type: z.enum(NODE_TYPES),
+  resubmission_reason: z.enum(RESUBMISSION_REASONS),
+  attempts: z.number().int(),
+  attempts_remaining: z.number().int(),
+});
 
 /** The v3 envelope of one event type: `{id, type, timestamp, data}`. */
 function v3Envelope(type: string, data: z.ZodType): z.ZodType {
@@ -84,6 +95,18 @@ const WEBHOOK_EVENTS: Record<string, { summary: string; schema: z.ZodType }> = {
   'agent.revoked.v1': {
     summary: 'A service token was revoked (v1).',
     schema: z.object({ event: z.literal('agent.revoked'), session_id: z.string() }),
+  },
+  'session.resubmission_requested.v3': {
+    summary: "A step's photo could not be read: the end user is asked for a retake (v3).",
+    schema: v3Envelope('session.resubmission_requested', ResubmissionDataJson),
+  },
+  'session.resubmission_requested.v2': {
+    summary: "A step's photo could not be read (v2: payload fields flat).",
+    schema: ResubmissionDataJson.extend({ event: z.literal('session.resubmission_requested'), created_at: z.number().int() }),
+  },
+  'session.resubmission_requested.v1': {
+    summary: "A step's photo could not be read (v1).",
+    schema: z.object({ event: z.literal('session.resubmission_requested'), session_id: z.string() }),
   },
   'webhook.test.v3': { summary: 'POST /v1/webhooks/{id}/test sent it (v3).', schema: v3Envelope('webhook.test', TestDataJson) },
   'webhook.test.v2': {
@@ -123,6 +146,7 @@ const NAMED_SCHEMAS: [z.ZodType, string][] = [
   [ProblemJson, 'Problem'],
   [StatusChangedDataJson, 'SessionStatusChangedData'],
   [AgentRevokedDataJson, 'AgentRevokedData'],
+  [ResubmissionDataJson, 'ResubmissionRequestedData'],
 ];
 
 /** Converts zod schemas to JSON Schema, collecting the named ones into `components.schemas`. */

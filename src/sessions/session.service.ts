@@ -593,6 +593,23 @@ async function submitNodeInputOnce(
         createdAt: now,
       });
     if (nodeType === 'biometric_kyc') await tx.nativeDelete(SessionPortraitSchema, { sessionId: session.id });
+    // The status does not change (in_progress), but integrators who follow steps want to know.
+    if (retake)
+      events.record(tx, {
+        tenantId: locked.tenant.id,
+        environment: locked.environment,
+        type: 'session.resubmission_requested',
+        sessionId: session.id,
+        payload: {
+          session_id: session.id,
+          workflow_id: workflow.id,
+          vendor_data: locked.vendorData,
+          node_type: nodeType,
+          resubmission_reason: outcome.resubmissionReason,
+          attempts,
+          attempts_remaining: Math.max(0, workflow.maxAttempts - attempts),
+        },
+      });
     await tx.flush();
     for (const step of observed) await step?.(tx);
     await decide(tx, events, services, locked, workflow);

@@ -8,15 +8,21 @@ import { decideVerdict } from '../../src/domain/verdict.js';
 import { resubmissionReasonOf, statusAfterSubmission } from '../../src/domain/resubmission.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 import { createSession, gql, SANDBOX_IMAGE, tokenOf } from './support.js';
+import { startReceiver, WEBHOOK_TEST_ENV, type Receiver } from '../webhooks/support.js';
 
 let testApp: TestApp;
 let tenant: TestTenant;
+let receiver: Receiver;
 
 beforeAll(async () => {
-  testApp = await startTestApp();
+  testApp = await startTestApp(WEBHOOK_TEST_ENV);
   tenant = await testApp.tenant();
+  receiver = await startReceiver();
 });
-afterAll(() => testApp.close());
+afterAll(async () => {
+  await testApp.close();
+  await receiver.close();
+});
 
 /** A new sandbox session and a caller of its step routes with its token. */
 async function session(workflowId: string, vendorData: string) {
@@ -171,5 +177,30 @@ describe('retakes: over the API', () => {
     expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
     const steps = await s.step('');
     expect(steps.body.steps[0]).toMatchObject({ status: 'passed', attempts: 2 });
+  });
+
+  it('given a webhook destination, when a step asks for a retake, then it receives a signed session.resubmission_requested with the reason and the counts', async () => {
+    const created = await testApp.rest('POST', '/v1/webhook-destinations', {
+      key: tenant.sandboxKey,
+      body: { url: `${receiver.url}/retakes`, events: ['session.resubmission_requested'] },
+    });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    receiver.secret = created.body.secret;
+    const s = await session('standard_kyc', 'retake-webhook');
+    await s.document('sandbox:blurry');
+    const [delivery] = await receiver.waitFor((received) => received.some((item) => item.body.type === 'session.resubmission_requested'));
+    expect(delivery.verified).toBe(true);
+    expect(delivery.body).toMatchObject({
+      type: 'session.resubmission_requested',
+      data: {
+        session_id: s.id,
+        workflow_id: 'standard_kyc',
+        node_type: 'document_verification',
+        resubmission_reason: 'image_blurry',
+        attempts: 1,
+        attempts_remaining: 2,
+      },
+    });
+    expect(receiver.received.every((item) => item.body.type === 'session.resubmission_requested')).toBe(true);
   });
 });
