@@ -1,3 +1,4 @@
+import { assertSandboxImagesDecode } from '../engines/sandbox/input-images.js';
 import { statusAfterSubmission, SUBMITTABLE_NODE_STATUSES } from '../domain/resubmission.js';
 import { checkRedirectUrl } from '../tenants/flow-settings.js';
 import { randomUUID } from 'node:crypto';
@@ -512,6 +513,7 @@ async function submitNodeInputOnce(
   if (session.environment === 'sandbox') {
     const tokenErrors = checkSandboxInput(nodeType, input);
     if (tokenErrors.length > 0) throw validationError(tokenErrors);
+    await assertSandboxImagesDecode(nodeType, input as Record<string, unknown>);
   }
   const engine = engineFor(session.environment, nodeType, node.provider);
   const live = session.environment === 'live';

@@ -1,7 +1,8 @@
 import type { TestApp } from '../support/app.js';
 
-/** A JPEG header as a data URI: the sandbox's happy path for image fields. */
-export const SANDBOX_IMAGE = 'data:image/jpeg;base64,/9j/4AAQSkZJRgABAQ==';
+/** A 16×16 JPEG as a data URI: the sandbox happy path for image fields, which decode like live ones. */
+export const SANDBOX_IMAGE =
+  'data:image/jpeg;base64,/9j/2wBDABALDA4MChAODQ4SERATGCgaGBYWGDEjJR0oOjM9PDkzODdASFxOQERXRTc4UG1RV19iZ2hnPk1xeXBkeFxlZ2P/2wBDARESEhgVGC8aGi9jQjhCY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2NjY2P/wAARCAAQABADASIAAhEBAxEB/8QAFQABAQAAAAAAAAAAAAAAAAAAAAP/xAAUEAEAAAAAAAAAAAAAAAAAAAAA/8QAFAEBAAAAAAAAAAAAAAAAAAAAA//EABQRAQAAAAAAAAAAAAAAAAAAAAD/2gAMAwEAAhEDEQA/AKAFG//Z';
 
 const SUBMIT_DOCUMENT = /* GraphQL */ `
   mutation ($sessionId: String!, $input: DocumentStepInput!) {

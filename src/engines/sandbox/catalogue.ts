@@ -138,7 +138,7 @@ export const SANDBOX_CATALOGUE: SandboxCatalogue = {
     field: 'image_front',
     matching: 'token',
     otherwise: {
-      label: 'any `data:` URI',
+      label: 'any readable image (`data:` URI)',
       status: 'passed',
       resultCode: 'clear',
       warnings: NO_WARNINGS,
@@ -216,7 +216,7 @@ export const SANDBOX_CATALOGUE: SandboxCatalogue = {
     field: 'selfie',
     matching: 'token',
     otherwise: {
-      label: 'any `data:` URI',
+      label: 'any readable image (`data:` URI)',
       status: 'passed',
       resultCode: 'clear',
       warnings: NO_WARNINGS,
@@ -374,7 +374,7 @@ export const SANDBOX_CATALOGUE: SandboxCatalogue = {
     field: 'document_image',
     matching: 'token',
     otherwise: {
-      label: 'any `data:` URI',
+      label: 'any readable image (`data:` URI)',
       status: 'passed',
       resultCode: 'clear',
       warnings: NO_WARNINGS,
