@@ -15,6 +15,7 @@ const WORKFLOW_FIELDS = /* GraphQL */ `
     }
     complianceLevel
     amlScoreThreshold
+    maxAttempts
     createdAt
     updatedAt
   }
@@ -66,6 +67,7 @@ function asRest(workflow: any) {
     nodes: workflow.nodes,
     compliance_level: workflow.complianceLevel,
     aml_score_threshold: workflow.amlScoreThreshold,
+    max_attempts: workflow.maxAttempts,
     created_at: workflow.createdAt,
     updated_at: workflow.updatedAt,
   };
@@ -120,6 +122,7 @@ describe('workflows', () => {
         built_in: false,
         compliance_level: 'standard',
         aml_score_threshold: 80,
+        max_attempts: 3,
         nodes: [DOC_NODE, AML_NODE],
       });
       expect(response.body.workflow_id).toMatch(/^[0-9a-f-]{36}$/);
