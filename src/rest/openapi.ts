@@ -223,6 +223,39 @@ const EXAMPLE_DECISION = {
   reasons: [],
 };
 
+const EXAMPLE_FLOW_SETTINGS = {
+  display_name: 'Acme Bank',
+  primary_color: '#1d4ed8',
+  privacy_url: 'https://acme.example/privacy',
+  allowed_redirect_origins: ['https://app.example.com'],
+  allowed_embed_origins: [],
+  default_language: 'en',
+  updated_at: 1763906000,
+};
+const EXAMPLE_PROGRESS = {
+  session_id: EXAMPLE_SESSION_ID,
+  status: 'pending',
+  expires_at: 1764510800,
+  steps: [
+    {
+      node_type: 'document_verification',
+      description: 'ID document check.',
+      required: true,
+      status: 'pending',
+      attempts: 0,
+      attempts_remaining: 3,
+    },
+    {
+      node_type: 'aml_screening',
+      description: 'Sanctions, PEP and adverse-media screening.',
+      required: true,
+      status: 'pending',
+      attempts: 0,
+      attempts_remaining: 3,
+    },
+  ],
+};
+
 /** Request and success examples of the operations an integrator calls first, by operationId; Redocly checks them against the schemas. */
 const OPERATION_EXAMPLES: Record<string, { request?: unknown; response?: unknown }> = {
   createSession: {
@@ -239,6 +272,29 @@ const OPERATION_EXAMPLES: Record<string, { request?: unknown; response?: unknown
     },
   },
   getDecision: { response: EXAMPLE_DECISION },
+  getFlowSettings: { response: EXAMPLE_FLOW_SETTINGS },
+  updateFlowSettings: {
+    request: { allowed_redirect_origins: ['https://app.example.com'], default_language: 'fr' },
+    response: { ...EXAMPLE_FLOW_SETTINGS, default_language: 'fr' },
+  },
+  getVerificationSteps: { response: EXAMPLE_PROGRESS },
+  submitDocumentStep: {
+    request: { country: 'GB', id_type: 'PASSPORT', image_front: 'data:image/jpeg;base64,/9j/2wBDAB…' },
+    response: {
+      ...EXAMPLE_PROGRESS,
+      status: 'in_progress',
+      steps: [
+        {
+          ...EXAMPLE_PROGRESS.steps[0],
+          status: 'resubmission_requested',
+          resubmission_reason: 'image_blurry',
+          attempts: 1,
+          attempts_remaining: 2,
+        },
+        EXAMPLE_PROGRESS.steps[1],
+      ],
+    },
+  },
   reviewSession: { request: { decision: 'approved', reason: 'Document checked by hand.' }, response: EXAMPLE_DECISION },
 };
 
