@@ -16,6 +16,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOGUES, LANGUAGES } from '../../src/hosted/i18n.js';
 import { renderDocument, unlistedHolder } from '../id-verification/support/synthetic-document.js';
 import { faceSample, faceSamplePng } from '../support/face-samples.js';
+import { billPdf, daysAgo, longDate } from '../poa/fixtures.js';
 import { createSession } from '../sessions/support.js';
 import { waitForSubscribers } from '../events/support.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
@@ -257,6 +258,66 @@ describe.skipIf(!enabled)('hosted verification flow in Chromium', () => {
       await context.close();
     },
     FLOW_MS * 2,
+  );
+
+  it(
+    'given a workflow with a two-sided document, a phone and a proof of address, when the person goes through them, then front and back are asked for, the number is formatted as typed, the code screen offers a resend after its timer, and the bill is uploaded; every screen passes axe',
+    async () => {
+      const workflow = await testApp.rest('POST', '/v1/workflows', {
+        key: tenant.sandboxKey,
+        body: {
+          name: 'Card, phone and bill',
+          nodes: [
+            { type: 'document_verification', required: true, provider: 'openkyc:mrz_ocr' },
+            { type: 'phone_verification', required: true, provider: 'openkyc:sms_otp' },
+            { type: 'proof_of_address', required: true, provider: 'openkyc:poa_ocr' },
+          ],
+        },
+      });
+      expect(workflow.status, JSON.stringify(workflow.body)).toBe(201);
+      const url = await sessionUrl({ workflow_id: workflow.body.workflow_id, vendor_data: 'browser-card-phone-bill' });
+      const context = await noCamera.newContext(PHONE);
+      const page = await context.newPage();
+      await page.goto(url);
+      await passWelcome(page);
+      await screen(page, 'document');
+      await page.getByLabel(CATALOGUES.en.type_NATIONAL_ID).check();
+      await page.locator('#country').selectOption('FR');
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await page.locator('#app[data-camera="none"]').waitFor();
+      expect(await page.locator('h1').textContent()).toBe(CATALOGUES.en.frontHeading);
+      await upload(page, passportPng, 'document-review');
+      await page.getByRole('button', { name: 'Use this photo' }).click();
+      await page.locator('#app[data-camera="none"]').waitFor();
+      expect(await page.locator('h1').textContent()).toBe(CATALOGUES.en.backHeading);
+      await upload(page, passportPng, 'document-review');
+      await page.getByRole('button', { name: 'Use this photo' }).click();
+
+      await screen(page, 'phone');
+      await expectNoSeriousA11yViolations(page, 'phone');
+      await page.getByLabel(CATALOGUES.en.phoneNumber).pressSequentially('+447911123456');
+      expect(await page.getByLabel(CATALOGUES.en.phoneNumber).inputValue()).toBe('+44 7911 123456');
+      await screenshot(page, 'phone-phone');
+      await page.getByRole('button', { name: 'Send code' }).click();
+      await screen(page, 'phone-code');
+      expect(await page.getByRole('button', { name: 'Resend code' }).isDisabled()).toBe(true);
+      await expect.poll(() => page.locator('.hint').last().textContent()).toMatch(/You can ask for a new code in \d+ s\./);
+      await expectNoSeriousA11yViolations(page, 'phone-code');
+      await screenshot(page, 'phone-code');
+      await page.getByLabel(CATALOGUES.en.code).fill('000000');
+      await page.getByRole('button', { name: 'Verify code' }).click();
+
+      await screen(page, 'poa');
+      await expectNoSeriousA11yViolations(page, 'poa');
+      await screenshot(page, 'phone-poa');
+      const bill = await billPdf({ name: 'Sandbox User', issued: longDate(daysAgo(5)) });
+      await page.getByLabel(CATALOGUES.en.chooseDocument).setInputFiles({ name: 'bill.pdf', mimeType: 'application/pdf', buffer: bill });
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await screen(page, 'done');
+      expect(await page.locator('#app').getAttribute('data-status')).toBe('approved');
+      await context.close();
+    },
+    FLOW_MS,
   );
 
   it(
