@@ -11,6 +11,7 @@ import { SessionStatusEnum } from './enums.js';
 import { VerificationStep } from './session.type.js';
 import { NODE_CATALOGUE } from '../src/workflows/node-catalogue.js';
 import { ApiError } from '../src/errors.js';
+import { UnixTimeScalar } from './scalars.js';
 
 /** How the hosted flow looks and where it may go, for one environment of the tenant. */
 @ObjectType('FlowSettings', { description: "The hosted verification flow's settings for the key's environment." })
@@ -36,7 +37,7 @@ export class FlowSettingsObject {
   @Field(() => String, { description: 'en, fr, de or es: used when neither the session, ?lang= nor the browser choose.' })
   defaultLanguage!: string;
 
-  @Field(() => Int, { nullable: true, description: 'Unix seconds of the last change; null while only defaults apply.' })
+  @Field(() => UnixTimeScalar, { nullable: true, description: 'Unix seconds of the last change; null while only defaults apply.' })
   updatedAt!: number | null;
 }
 
@@ -103,7 +104,7 @@ export class HostedFlow {
   @Field(() => SessionStatusEnum)
   status!: SessionStatus;
 
-  @Field(() => Int, { description: 'Unix seconds.' })
+  @Field(() => UnixTimeScalar, { description: 'Unix seconds.' })
   expiresAt!: number;
 
   @Field(() => String, { nullable: true, description: 'Language chosen at creation, if any.' })

@@ -1,5 +1,6 @@
 import { Field, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { LIST_POLICIES, LIST_TYPES, type ListPolicy, type ListType } from '../entities/list.entity.js';
+import { UnixTimeScalar } from './scalars.js';
 
 /** List types as a GraphQL enum whose values are the wire strings. */
 export const ListTypeEnum = Object.fromEntries(LIST_TYPES.map((value) => [value, value])) as { [K in ListType]: K };
@@ -30,10 +31,10 @@ export class ListObject {
   @Field(() => Boolean, { description: 'Built-in lists cannot be deleted or retyped.' })
   builtIn!: boolean;
 
-  @Field(() => Int, { description: 'Unix seconds.' })
+  @Field(() => UnixTimeScalar, { description: 'Unix seconds.' })
   createdAt!: number;
 
-  @Field(() => Int, { description: 'Unix seconds.' })
+  @Field(() => UnixTimeScalar, { description: 'Unix seconds.' })
   updatedAt!: number;
 }
 
@@ -55,7 +56,7 @@ export class ListEntryObject {
   @Field(() => String, { description: 'Who added it: `api_key:<key id>`.' })
   addedBy!: string;
 
-  @Field(() => Int, { description: 'Unix seconds.' })
+  @Field(() => UnixTimeScalar, { description: 'Unix seconds.' })
   addedAt!: number;
 }
 
@@ -81,6 +82,6 @@ export class FaceEntryCreatedObject {
   @Field(() => Boolean, { description: 'Always false.' })
   rawImageStored!: boolean;
 
-  @Field(() => Int, { description: 'Unix seconds.' })
+  @Field(() => UnixTimeScalar, { description: 'Unix seconds.' })
   addedAt!: number;
 }

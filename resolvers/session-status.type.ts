@@ -1,6 +1,7 @@
-import { Field, InputType, Int, ObjectType } from 'type-graphql';
+import { Field, InputType, ObjectType } from 'type-graphql';
 import type { SessionStatus } from '../src/domain/types.js';
 import { EnvironmentEnum, SessionStatusEnum } from './enums.js';
+import { UnixTimeScalar } from './scalars.js';
 
 /** One committed status change, pushed to `sessionStatusChanged` subscribers. */
 @ObjectType('SessionStatusEvent', {
@@ -34,7 +35,7 @@ export class SessionStatusEventObject {
   @Field(() => String, { nullable: true, description: "A reviewer's reason, when given." })
   reason?: string | null;
 
-  @Field(() => Int, { description: 'When the change happened, Unix seconds.' })
+  @Field(() => UnixTimeScalar, { description: 'When the change happened, Unix seconds.' })
   changedAt!: number;
 }
 

@@ -2,6 +2,7 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, Int, ObjectType } from 'type-graphql';
 import type { NodeStatus, NodeType, SessionStatus } from '../src/domain/types.js';
 import { EnvironmentEnum, NodeStatusEnum, NodeTypeEnum, SessionStatusEnum } from './enums.js';
+import { UnixTimeScalar } from './scalars.js';
 
 /** A non-blocking finding listed beside a result. */
 @ObjectType('Warning', { description: 'A non-blocking finding (name or details mismatch); it sends the session to review.' })
@@ -37,7 +38,7 @@ export class NodeResultObject {
   @Field(() => GraphQLJSONObject, { description: 'Check-specific details (extracted fields, scores, reason codes).' })
   details!: Record<string, unknown>;
 
-  @Field(() => Int, { description: 'Unix time, seconds.' })
+  @Field(() => UnixTimeScalar, { description: 'Unix time, seconds.' })
   updatedAt!: number;
 }
 
@@ -114,7 +115,7 @@ export class StatusChangeObject {
   @Field(() => String, { nullable: true })
   reason?: string | null;
 
-  @Field(() => Int, { description: 'Unix time, seconds.' })
+  @Field(() => UnixTimeScalar, { description: 'Unix time, seconds.' })
   at!: number;
 }
 
@@ -160,16 +161,16 @@ export class SessionObject {
   @Field(() => [WarningObject])
   warnings!: WarningObject[];
 
-  @Field(() => Int, { description: 'Unix time, seconds.' })
+  @Field(() => UnixTimeScalar, { description: 'Unix time, seconds.' })
   createdAt!: number;
 
-  @Field(() => Int, { description: 'Unix time, seconds.' })
+  @Field(() => UnixTimeScalar, { description: 'Unix time, seconds.' })
   updatedAt!: number;
 
-  @Field(() => Int, { description: 'Unix time, seconds; pending and in-progress sessions expire then.' })
+  @Field(() => UnixTimeScalar, { description: 'Unix time, seconds; pending and in-progress sessions expire then.' })
   expiresAt!: number;
 
-  @Field(() => Int, { nullable: true, description: 'Unix time, seconds.' })
+  @Field(() => UnixTimeScalar, { nullable: true, description: 'Unix time, seconds.' })
   decidedAt?: number | null;
 
   @Field(() => String, { nullable: true, description: 'Compliance level of an approved session.' })
@@ -265,7 +266,7 @@ export class VerificationProgress {
   @Field(() => [VerificationStep])
   steps!: VerificationStep[];
 
-  @Field(() => Int, { description: 'Unix time, seconds.' })
+  @Field(() => UnixTimeScalar, { description: 'Unix time, seconds.' })
   expiresAt!: number;
 }
 
@@ -296,13 +297,13 @@ export class ServiceTokenIntrospection {
   @Field(() => String, { nullable: true })
   vendorData?: string | null;
 
-  @Field(() => Int, { nullable: true, description: 'Unix time, seconds.' })
+  @Field(() => UnixTimeScalar, { nullable: true, description: 'Unix time, seconds.' })
   issuedAt?: number | null;
 
-  @Field(() => Int, { nullable: true, description: 'Unix time, seconds.' })
+  @Field(() => UnixTimeScalar, { nullable: true, description: 'Unix time, seconds.' })
   expiresAt?: number | null;
 
-  @Field(() => Int, { nullable: true, description: 'Unix time, seconds.' })
+  @Field(() => UnixTimeScalar, { nullable: true, description: 'Unix time, seconds.' })
   revokedAt?: number | null;
 }
 
@@ -312,6 +313,6 @@ export class PhoneCodeRequest {
   @Field(() => String, { description: 'The number, masked except its last digits.' })
   sentTo!: string;
 
-  @Field(() => Int, { description: 'Unix time, seconds; the code is refused after it.' })
+  @Field(() => UnixTimeScalar, { description: 'Unix time, seconds; the code is refused after it.' })
   expiresAt!: number;
 }

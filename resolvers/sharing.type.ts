@@ -3,6 +3,7 @@ import { LEDGER_BENEFICIARIES, type LedgerBeneficiary } from '../entities/share-
 import type { SessionStatus } from '../src/domain/types.js';
 import { EnvironmentEnum, SessionStatusEnum } from './enums.js';
 import { PageInfo, SessionObject } from './session.type.js';
+import { UnixTimeScalar } from './scalars.js';
 
 /** Ledger beneficiaries as a GraphQL enum whose values are the wire strings. */
 export const LedgerBeneficiaryEnum = Object.fromEntries(LEDGER_BENEFICIARIES.map((value) => [value, value])) as {
@@ -22,7 +23,7 @@ export class ShareTokenObject {
   @Field(() => String, { description: 'The opaque token; shown once, stored only as a hash.' })
   shareToken!: string;
 
-  @Field(() => Int, { description: 'Unix time, seconds; the token is refused (410) after it.' })
+  @Field(() => UnixTimeScalar, { description: 'Unix time, seconds; the token is refused (410) after it.' })
   expiresAt!: number;
 }
 
@@ -87,7 +88,7 @@ export class LedgerEntryObject {
   @Field(() => String, { description: 'ISO 4217 code.' })
   currency!: string;
 
-  @Field(() => Int, { description: 'Unix time, seconds.' })
+  @Field(() => UnixTimeScalar, { description: 'Unix time, seconds.' })
   createdAt!: number;
 }
 

@@ -7,6 +7,7 @@ import {
   type WebhookDeliveryStatus,
   type WebhookVersion,
 } from '../entities/webhook.entity.js';
+import { UnixTimeScalar } from './scalars.js';
 
 /** Builds a GraphQL enum whose values are the wire strings themselves. */
 function enumOf<const T extends readonly string[]>(values: T): { [K in T[number]]: K } {
@@ -50,10 +51,10 @@ export class WebhookDestinationObject {
   @Field(() => Boolean)
   active!: boolean;
 
-  @Field(() => Int, { description: 'Unix seconds.' })
+  @Field(() => UnixTimeScalar, { description: 'Unix seconds.' })
   createdAt!: number;
 
-  @Field(() => Int, { description: 'Unix seconds.' })
+  @Field(() => UnixTimeScalar, { description: 'Unix seconds.' })
   updatedAt!: number;
 }
 
@@ -76,7 +77,7 @@ export class WebhookAttemptObject {
   @Field(() => String)
   deliveryId!: string;
 
-  @Field(() => Int, { description: 'Unix seconds.' })
+  @Field(() => UnixTimeScalar, { description: 'Unix seconds.' })
   attemptedAt!: number;
 
   @Field(() => WebhookAttemptStatusEnum)
@@ -94,7 +95,7 @@ export class WebhookAttemptObject {
   @Field(() => String, { nullable: true, description: 'The first 4 KB of the response body.' })
   responseBody!: string | null;
 
-  @Field(() => Int, { nullable: true, description: 'Unix seconds of the next try; null when this was the last.' })
+  @Field(() => UnixTimeScalar, { nullable: true, description: 'Unix seconds of the next try; null when this was the last.' })
   nextAttemptAt!: number | null;
 }
 
@@ -125,16 +126,16 @@ export class WebhookDeliveryObject {
   @Field(() => Int, { description: 'HTTP tries made so far.' })
   attemptCount!: number;
 
-  @Field(() => Int, { nullable: true, description: 'Unix seconds of the next try while pending.' })
+  @Field(() => UnixTimeScalar, { nullable: true, description: 'Unix seconds of the next try while pending.' })
   nextAttemptAt!: number | null;
 
   @Field(() => Int, { nullable: true, description: 'HTTP status of the latest try.' })
   lastStatusCode!: number | null;
 
-  @Field(() => Int, { description: 'Unix seconds.' })
+  @Field(() => UnixTimeScalar, { description: 'Unix seconds.' })
   createdAt!: number;
 
-  @Field(() => Int, { description: 'Unix seconds.' })
+  @Field(() => UnixTimeScalar, { description: 'Unix seconds.' })
   updatedAt!: number;
 }
 

@@ -2,6 +2,7 @@ import { Field, Int, ObjectType } from 'type-graphql';
 import type { WorkflowType } from '../entities/workflow.entity.js';
 import type { NodeType } from '../src/domain/types.js';
 import { NodeTypeEnum, WorkflowTypeEnum } from './enums.js';
+import { UnixTimeScalar } from './scalars.js';
 
 /** One node of a workflow. */
 @ObjectType({ description: 'One step of a workflow.' })
@@ -43,9 +44,9 @@ export class WorkflowObject {
   @Field(() => Int, { description: 'Submissions a node may take when its photo cannot be read, before it fails.' })
   maxAttempts!: number;
 
-  @Field(() => Int, { description: 'Unix time, seconds.' })
+  @Field(() => UnixTimeScalar, { description: 'Unix time, seconds.' })
   createdAt!: number;
 
-  @Field(() => Int, { description: 'Unix time, seconds.' })
+  @Field(() => UnixTimeScalar, { description: 'Unix time, seconds.' })
   updatedAt!: number;
 }

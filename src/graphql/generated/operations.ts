@@ -213,7 +213,7 @@ export type ExpectedDetailsInput = {
 /** A face added to a list; only its template hash is kept. */
 export type FaceEntryCreated = {
   /** Unix seconds. */
-  addedAt: Scalars['Int']['output'];
+  addedAt: Scalars['UnixTime']['output'];
   /** `sha256:<hex>` of the stored template. */
   fingerprint: Scalars['String']['output'];
   /** Entry UUID. */
@@ -247,7 +247,7 @@ export type FlowSettings = {
   /** Privacy notice linked from the consent screen (https). */
   privacyUrl?: Maybe<Scalars['String']['output']>;
   /** Unix seconds of the last change; null while only defaults apply. */
-  updatedAt?: Maybe<Scalars['Int']['output']>;
+  updatedAt?: Maybe<Scalars['UnixTime']['output']>;
 };
 
 export type FlowSettingsInput = {
@@ -289,7 +289,7 @@ export type HostedFlow = {
   /** expected_details given at creation, if any. */
   expectedDetails?: Maybe<Scalars['JSONObject']['output']>;
   /** Unix seconds. */
-  expiresAt: Scalars['Int']['output'];
+  expiresAt: Scalars['UnixTime']['output'];
   /** Language chosen at creation, if any. */
   language?: Maybe<Scalars['String']['output']>;
   logo?: Maybe<Scalars['String']['output']>;
@@ -419,7 +419,7 @@ export type LedgerEntry = {
   /** The receiving application, when the beneficiary is a tenant. */
   beneficiaryApplicationId?: Maybe<Scalars['String']['output']>;
   /** Unix time, seconds. */
-  createdAt: Scalars['Int']['output'];
+  createdAt: Scalars['UnixTime']['output'];
   /** ISO 4217 code. */
   currency: Scalars['String']['output'];
   environment: Environment;
@@ -451,7 +451,7 @@ export type List = {
   /** Built-in lists cannot be deleted or retyped. */
   builtIn: Scalars['Boolean']['output'];
   /** Unix seconds. */
-  createdAt: Scalars['Int']['output'];
+  createdAt: Scalars['UnixTime']['output'];
   /** Number of entries. */
   entries: Scalars['Int']['output'];
   /** List UUID. */
@@ -460,13 +460,13 @@ export type List = {
   policy: ListPolicy;
   type: ListType;
   /** Unix seconds. */
-  updatedAt: Scalars['Int']['output'];
+  updatedAt: Scalars['UnixTime']['output'];
 };
 
 /** One entry of a list: a fingerprint, never the raw data. */
 export type ListEntry = {
   /** Unix seconds. */
-  addedAt: Scalars['Int']['output'];
+  addedAt: Scalars['UnixTime']['output'];
   /** Who added it: `api_key:<key id>`. */
   addedBy: Scalars['String']['output'];
   entryType: ListType;
@@ -761,7 +761,7 @@ export type NodeResult = {
   required: Scalars['Boolean']['output'];
   status: NodeStatus;
   /** Unix time, seconds. */
-  updatedAt: Scalars['Int']['output'];
+  updatedAt: Scalars['UnixTime']['output'];
   warnings: Array<Warning>;
 };
 
@@ -790,7 +790,7 @@ export type PageInfo = {
 
 export type PhoneCodeRequest = {
   /** Unix time, seconds; the code is refused after it. */
-  expiresAt: Scalars['Int']['output'];
+  expiresAt: Scalars['UnixTime']['output'];
   /** The number, masked except its last digits. */
   sentTo: Scalars['String']['output'];
 };
@@ -989,12 +989,12 @@ export type ServiceTokenIntrospection = {
   active: Scalars['Boolean']['output'];
   complianceLevel?: Maybe<Scalars['String']['output']>;
   /** Unix time, seconds. */
-  expiresAt?: Maybe<Scalars['Int']['output']>;
+  expiresAt?: Maybe<Scalars['UnixTime']['output']>;
   /** Unix time, seconds. */
-  issuedAt?: Maybe<Scalars['Int']['output']>;
+  issuedAt?: Maybe<Scalars['UnixTime']['output']>;
   jti?: Maybe<Scalars['String']['output']>;
   /** Unix time, seconds. */
-  revokedAt?: Maybe<Scalars['Int']['output']>;
+  revokedAt?: Maybe<Scalars['UnixTime']['output']>;
   sessionId?: Maybe<Scalars['String']['output']>;
   /** valid, expired, revoked or invalid. */
   status: Scalars['String']['output'];
@@ -1010,15 +1010,15 @@ export type Session = {
   complianceLevel?: Maybe<Scalars['String']['output']>;
   contactDetails?: Maybe<Scalars['JSONObject']['output']>;
   /** Unix time, seconds. */
-  createdAt: Scalars['Int']['output'];
+  createdAt: Scalars['UnixTime']['output'];
   /** Unix time, seconds. */
-  decidedAt?: Maybe<Scalars['Int']['output']>;
+  decidedAt?: Maybe<Scalars['UnixTime']['output']>;
   /** The verdict, or the current status and results so far before one. */
   decision: Decision;
   environment: Environment;
   expectedDetails?: Maybe<Scalars['JSONObject']['output']>;
   /** Unix time, seconds; pending and in-progress sessions expire then. */
-  expiresAt: Scalars['Int']['output'];
+  expiresAt: Scalars['UnixTime']['output'];
   id: Scalars['String']['output'];
   /** Language of the hosted flow chosen at creation, when chosen. */
   language?: Maybe<Scalars['String']['output']>;
@@ -1031,7 +1031,7 @@ export type Session = {
   reviewHistory: Array<StatusChange>;
   status: SessionStatus;
   /** Unix time, seconds. */
-  updatedAt: Scalars['Int']['output'];
+  updatedAt: Scalars['UnixTime']['output'];
   /** Address the end user visits; carries a session-scoped token. */
   url: Scalars['String']['output'];
   vendorData: Scalars['String']['output'];
@@ -1074,7 +1074,7 @@ export type SessionStatusEvent = {
   /** api, end_user, decision_engine, reviewer, expiry or import. */
   actor: Scalars['String']['output'];
   /** When the change happened, Unix seconds. */
-  changedAt: Scalars['Int']['output'];
+  changedAt: Scalars['UnixTime']['output'];
   environment: Environment;
   /** Event id (the outbox id, also the webhook-id of the same change). */
   id: Scalars['String']['output'];
@@ -1103,7 +1103,7 @@ export type SessionStatusSubscriptionFilter = {
 /** A one-shot token a partner application redeems with importSharedSession. */
 export type ShareToken = {
   /** Unix time, seconds; the token is refused (410) after it. */
-  expiresAt: Scalars['Int']['output'];
+  expiresAt: Scalars['UnixTime']['output'];
   /** Id of the token, as ledger entries name it (not a secret). */
   id: Scalars['String']['output'];
   /** The opaque token; shown once, stored only as a hash. */
@@ -1117,7 +1117,7 @@ export type StatusChange = {
   /** Id of the API key that made the change, when a key did. */
   actorKeyId?: Maybe<Scalars['String']['output']>;
   /** Unix time, seconds. */
-  at: Scalars['Int']['output'];
+  at: Scalars['UnixTime']['output'];
   fromStatus?: Maybe<SessionStatus>;
   id: Scalars['String']['output'];
   reason?: Maybe<Scalars['String']['output']>;
@@ -1170,7 +1170,7 @@ export type UpdateWorkflowInput = {
 
 export type VerificationProgress = {
   /** Unix time, seconds. */
-  expiresAt: Scalars['Int']['output'];
+  expiresAt: Scalars['UnixTime']['output'];
   sessionId: Scalars['String']['output'];
   status: SessionStatus;
   steps: Array<VerificationStep>;
@@ -1216,7 +1216,7 @@ export type Warning = {
 /** One HTTP try: outcome, response code, duration and the next try. */
 export type WebhookAttempt = {
   /** Unix seconds. */
-  attemptedAt: Scalars['Int']['output'];
+  attemptedAt: Scalars['UnixTime']['output'];
   deliveryId: Scalars['String']['output'];
   /** Milliseconds. */
   durationMs: Scalars['Int']['output'];
@@ -1224,7 +1224,7 @@ export type WebhookAttempt = {
   error?: Maybe<Scalars['String']['output']>;
   id: Scalars['ID']['output'];
   /** Unix seconds of the next try; null when this was the last. */
-  nextAttemptAt?: Maybe<Scalars['Int']['output']>;
+  nextAttemptAt?: Maybe<Scalars['UnixTime']['output']>;
   /** The first 4 KB of the response body. */
   responseBody?: Maybe<Scalars['String']['output']>;
   /** HTTP status; null when no response came. */
@@ -1246,7 +1246,7 @@ export type WebhookDelivery = {
   /** The session callback URL, for callback deliveries. */
   callbackUrl?: Maybe<Scalars['String']['output']>;
   /** Unix seconds. */
-  createdAt: Scalars['Int']['output'];
+  createdAt: Scalars['UnixTime']['output'];
   /** The destination; null for a session callback. */
   destinationId?: Maybe<Scalars['String']['output']>;
   /** The event; null for test messages. */
@@ -1257,11 +1257,11 @@ export type WebhookDelivery = {
   /** HTTP status of the latest try. */
   lastStatusCode?: Maybe<Scalars['Int']['output']>;
   /** Unix seconds of the next try while pending. */
-  nextAttemptAt?: Maybe<Scalars['Int']['output']>;
+  nextAttemptAt?: Maybe<Scalars['UnixTime']['output']>;
   sessionId?: Maybe<Scalars['String']['output']>;
   status: WebhookDeliveryStatus;
   /** Unix seconds. */
-  updatedAt: Scalars['Int']['output'];
+  updatedAt: Scalars['UnixTime']['output'];
 };
 
 /** Deliveries, newest first. */
@@ -1282,13 +1282,13 @@ export type WebhookDeliveryStatus =
 export type WebhookDestination = {
   active: Scalars['Boolean']['output'];
   /** Unix seconds. */
-  createdAt: Scalars['Int']['output'];
+  createdAt: Scalars['UnixTime']['output'];
   /** Event kinds received; null receives all. */
   events?: Maybe<Array<Scalars['String']['output']>>;
   /** The destination uuid. */
   id: Scalars['ID']['output'];
   /** Unix seconds. */
-  updatedAt: Scalars['Int']['output'];
+  updatedAt: Scalars['UnixTime']['output'];
   url: Scalars['String']['output'];
   version: WebhookVersion;
 };
@@ -1314,7 +1314,7 @@ export type Workflow = {
   /** Compliance level an approved session of this workflow carries. */
   complianceLevel: Scalars['String']['output'];
   /** Unix time, seconds. */
-  createdAt: Scalars['Int']['output'];
+  createdAt: Scalars['UnixTime']['output'];
   /** Built-in name or UUID of a custom workflow. */
   id: Scalars['String']['output'];
   /** Submissions a node may take when its photo cannot be read, before it fails. */
@@ -1323,7 +1323,7 @@ export type Workflow = {
   nodes: Array<WorkflowNodeType>;
   type: WorkflowType;
   /** Unix time, seconds. */
-  updatedAt: Scalars['Int']['output'];
+  updatedAt: Scalars['UnixTime']['output'];
 };
 
 export type WorkflowNodeInput = {
