@@ -53,10 +53,10 @@ export interface HttpServer {
   close(): Promise<void>;
 }
 
-/** Connection state kept per graphql-ws socket: its key, and the tenant whose socket count it holds. */
 /** Most sockets one session link (the hosted flow on a phone and a computer) may hold open at once. */
 const WS_MAX_SOCKETS_PER_SESSION_TOKEN = 4;
 
+/** Connection state kept per graphql-ws socket: its key or session token, and the tenant (or link) whose socket count it holds. */
 type SocketExtra = { apiKey?: string; sessionToken?: string; countedTenantId?: string } & Record<PropertyKey, unknown>;
 
 /** Builds fastify with `/graphql` (Apollo + graphql-ws), the `/v1` REST facade, OpenAPI and health routes. */

@@ -1,6 +1,3 @@
-import { assertSandboxImagesDecode } from '../engines/sandbox/input-images.js';
-import { statusAfterSubmission, SUBMITTABLE_NODE_STATUSES } from '../domain/resubmission.js';
-import { checkRedirectUrl } from '../tenants/flow-settings.js';
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -54,6 +51,9 @@ import {
   type SessionWithResults,
 } from './session-record.js';
 import { webhookUrlProblem } from '../webhooks/ssrf.js';
+import { assertSandboxImagesDecode } from '../engines/sandbox/input-images.js';
+import { statusAfterSubmission, SUBMITTABLE_NODE_STATUSES } from '../domain/resubmission.js';
+import { checkRedirectUrl } from '../tenants/flow-settings.js';
 
 /** Who changed a status, for the audit log: the state machine's actors plus creation and import. */
 export type AuditActor = TransitionActor | 'api' | 'import';
