@@ -98,22 +98,26 @@ describe('hostile input: no 5xx, nothing stored', () => {
   /** Row counts and states the probes must leave as they were. */
   async function snapshot(): Promise<Record<string, unknown>> {
     const em = testApp.app.orm.em.fork();
+    // Counted for this file's two tenants only: on a PostgreSQL server other test files write to
+    // the same database at the same time.
+    const tenants = [tenant.id, partner.id];
     const [counts] = await em.execute<Record<string, unknown>[]>(
       `select
-      (select count(*) from session)::int as sessions,
-      (select count(*) from workflow where deleted_at is null)::int as workflows,
-      (select count(*) from list)::int as lists,
-      (select count(*) from list_entry)::int as entries,
-      (select count(*) from webhook_destination)::int as destinations,
-      (select count(*) from check_run)::int as check_runs,
-      (select count(*) from service_token where revoked_at is null)::int as valid_tokens,
-      (select count(*) from ledger_entry)::int as ledger_entries,
-      (select count(*) from session_node_result where status <> 'pending')::int as results,
+      (select count(*) from session where tenant_id = any(?::uuid[]))::int as sessions,
+      (select count(*) from workflow where deleted_at is null and (tenant_id is null or tenant_id = any(?::uuid[])))::int as workflows,
+      (select count(*) from list where tenant_id = any(?::uuid[]))::int as lists,
+      (select count(*) from list_entry e join list l on l.id = e.list_id where l.tenant_id = any(?::uuid[]))::int as entries,
+      (select count(*) from webhook_destination where tenant_id = any(?::uuid[]))::int as destinations,
+      (select count(*) from check_run where tenant_id = any(?::uuid[]))::int as check_runs,
+      (select count(*) from service_token where revoked_at is null and tenant_id = any(?::uuid[]))::int as valid_tokens,
+      (select count(*) from ledger_entry where payer_tenant_id = any(?::uuid[]) or originating_tenant_id = any(?::uuid[]))::int as ledger_entries,
+      (select count(*) from session_node_result r join session s on s.id = r.session_id
+        where r.status <> 'pending' and s.tenant_id = any(?::uuid[]))::int as results,
       (select status from session where id = ?) as in_review_status,
       (select name from list where id = ?) as list_name,
       (select url from webhook_destination where id = ?) as destination_url,
       (select name from workflow where id = ?) as workflow_name`,
-      [inReviewSessionId, listId, destinationId, workflowId],
+      [...Array.from({ length: 10 }, () => `{${tenants.join(',')}}`), inReviewSessionId, listId, destinationId, workflowId],
     );
     return counts;
   }
