@@ -101,6 +101,8 @@ const config = loadConfig({
   HOST: '127.0.0.1',
   PGLITE_DATA_DIR: 'memory',
   SEED_DEMO_TENANT: 'false',
+  // The benches measure the service's own work; a single bench key would meet the per-key limit at once.
+  RATE_LIMIT_ENABLED: 'false',
   // The tests' key, so a shared test database's stored signing keys decrypt.
   MASTER_KEY: process.env.MASTER_KEY ?? 'test-master-key-not-for-production-0123456789',
   LOG_LEVEL: 'silent',

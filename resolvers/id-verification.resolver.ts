@@ -52,6 +52,8 @@ export class IdVerificationResolver {
     @Ctx() context: GraphQLContext,
   ): Promise<IdVerificationResultObject> {
     const principal = requireTenant(context);
+    // Live keys run the OCR engine: one unit of the tenant's hourly document quota.
+    if (principal.environment === 'live') await context.services.rateLimits.chargeEngine(principal, 'document');
     // GraphQL null means "not given", as in the REST body.
     const body = {
       country: input.country,

@@ -96,6 +96,8 @@ export class ListResolver {
     @Ctx() context: GraphQLContext,
   ): Promise<FaceEntryCreatedObject> {
     const principal = requireTenant(context);
+    // An image runs the face model (in either environment): one unit of the tenant's hourly face quota.
+    if (input.image != null) await context.services.rateLimits.chargeEngine(principal, 'face');
     const { sessionId, ...rest } = definedOnly(input);
     const created = await lists.addFaceEntry(context.em, context.services, principal, listId, {
       ...rest,

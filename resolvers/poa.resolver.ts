@@ -43,6 +43,8 @@ export class ProofOfAddressResolver {
     @Ctx() context: GraphQLContext,
   ): Promise<ProofOfAddressResultObject> {
     const principal = requireTenant(context);
+    // Live keys run the OCR engine: one unit of the tenant's hourly proof-of-address quota.
+    if (principal.environment === 'live') await context.services.rateLimits.chargeEngine(principal, 'poa');
     // GraphQL null means "not given", as in the REST body.
     const body = {
       document_image: input.documentImage,

@@ -19,6 +19,7 @@ import { startJobs, type Jobs } from './jobs/jobs.js';
 import { startEmitter, type RunningEmitter } from './webhooks/run.js';
 import type { Services } from './services.js';
 import { ApiKeyCache } from './auth/key-cache.js';
+import { createRateLimits, type RateLimits } from './limits/rate-limits.js';
 import { AmlNameIndex } from './engines/aml/name-index.js';
 import { ServiceTokens } from './sessions/service-tokens.js';
 import { buildHttpServer, type HttpServer } from './http/server.js';
@@ -71,6 +72,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   let apiKeys: ApiKeyCache | undefined;
   let amlIndex: AmlNameIndex | null = null;
   let engines: RunningEngines | undefined;
+  let rateLimits: RateLimits | undefined;
   try {
     const { orm } = database;
     await syncBuiltInWorkflows(orm.em.fork());
@@ -87,7 +89,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     await tokens.init(orm.em.fork());
     apiKeys = new ApiKeyCache();
     await apiKeys.start(orm.em, logger);
-    const services: Services = { secrets, tokens, bus: new EventBus(), live: new LiveStatusHub(), apiKeys, amlIndex };
+    rateLimits = createRateLimits({ config, logger, databaseUrl: database.embedded ? undefined : database.url });
+    const services: Services = { secrets, tokens, bus: new EventBus(), live: new LiveStatusHub(), apiKeys, amlIndex, rateLimits };
     // Subscriptions see other instances' commits through LISTEN/NOTIFY on a server; embedded, in-process only.
     fanout = await startEventFanout({
       bus: services.bus,
@@ -120,6 +123,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     const startedKeys = apiKeys;
     const startedIndex = amlIndex;
     const startedEngines = engines;
+    const startedLimits = rateLimits;
     return {
       url,
       config,
@@ -142,6 +146,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
           await startedFanout.stop();
           await startedJobs?.stop();
           await startedEmitter?.stop();
+          await startedLimits.close();
           await database.close();
           // The proof-of-address OCR worker thread would keep the process alive.
           await closeOcrWorker();
@@ -159,6 +164,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     await fanout?.stop().catch(() => undefined);
     await jobs?.stop().catch(() => undefined);
     await emitter?.stop().catch(() => undefined);
+    await rateLimits?.close().catch(() => undefined);
     await database.close().catch(() => undefined);
     throw error;
   }

@@ -117,6 +117,41 @@ const ConfigSchema = z.object({
    * (a crashed or killed process) so another worker retries them.
    */
   ENGINE_QUEUE_SUPERVISE_SECONDS: z.coerce.number().int().min(1).default(5),
+  /**
+   * Take the client address from X-Forwarded-For (behind a reverse proxy or load balancer):
+   * without it every client shares the proxy's address, and per-address limits would throttle all.
+   */
+  TRUST_PROXY: booleanFromEnv.default(false),
+  /** Enforce the request rate limits and engine quotas below (429 `rate_limited` past them). */
+  RATE_LIMIT_ENABLED: booleanFromEnv.default(true),
+  /** Requests one API key may make per RATE_LIMIT_KEY_WINDOW_SECONDS (REST, GraphQL and subscribe messages together). */
+  RATE_LIMIT_KEY_REQUESTS: z.coerce.number().int().min(1).default(100),
+  /** Window of RATE_LIMIT_KEY_REQUESTS, in seconds. */
+  RATE_LIMIT_KEY_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(1),
+  /** Requests one client address may make per RATE_LIMIT_ADDRESS_WINDOW_SECONDS, whatever it authenticates with. */
+  RATE_LIMIT_ADDRESS_REQUESTS: z.coerce.number().int().min(1).default(200),
+  /** Window of RATE_LIMIT_ADDRESS_REQUESTS, in seconds. */
+  RATE_LIMIT_ADDRESS_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(1),
+  /** Requests one end-user session link (x-session-token) may make per RATE_LIMIT_SESSION_TOKEN_WINDOW_SECONDS. */
+  RATE_LIMIT_SESSION_TOKEN_REQUESTS: z.coerce.number().int().min(1).default(20),
+  /** Window of RATE_LIMIT_SESSION_TOKEN_REQUESTS, in seconds. */
+  RATE_LIMIT_SESSION_TOKEN_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(1),
+  /** Failed authentications (401) one client address may cause per RATE_LIMIT_AUTH_FAILURE_WINDOW_SECONDS before it is blocked. */
+  RATE_LIMIT_AUTH_FAILURES: z.coerce.number().int().min(1).default(20),
+  /** Window of RATE_LIMIT_AUTH_FAILURES, in seconds. */
+  RATE_LIMIT_AUTH_FAILURE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(60),
+  /** How long an address that exceeded RATE_LIMIT_AUTH_FAILURES is refused (every request 429), in seconds. */
+  RATE_LIMIT_AUTH_FAILURE_BLOCK_SECONDS: z.coerce.number().int().min(1).max(86_400).default(300),
+  /** Live ID-document verifications one tenant may run per hour in one environment (session steps and standalone checks). */
+  QUOTA_DOCUMENT_PER_HOUR: z.coerce.number().int().min(1).default(2_000),
+  /** Live face analyses (selfies, face list entries) one tenant may run per hour in one environment. */
+  QUOTA_FACE_PER_HOUR: z.coerce.number().int().min(1).default(2_000),
+  /** Live proof-of-address analyses one tenant may run per hour in one environment. */
+  QUOTA_POA_PER_HOUR: z.coerce.number().int().min(1).default(2_000),
+  /** Distinct phone numbers one session may send codes to (the end user picks the number: SMS pumping). */
+  OTP_MAX_NUMBERS_PER_SESSION: z.coerce.number().int().min(1).default(3),
+  /** Distinct phone numbers one tenant may send codes to per hour in one environment. */
+  OTP_MAX_NUMBERS_PER_TENANT_HOUR: z.coerce.number().int().min(1).default(500),
 });
 
 /** The validated configuration. */

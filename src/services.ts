@@ -3,6 +3,7 @@ import type { ServiceSecrets } from './auth/secrets.js';
 import type { LiveStatusHub } from './events/live-status.js';
 import type { EventBus } from './events/outbox.js';
 import type { AmlNameIndex } from './engines/aml/name-index.js';
+import type { RateLimits } from './limits/rate-limits.js';
 import type { ServiceTokens } from './sessions/service-tokens.js';
 
 /** Process-wide services every request may use; built once by the composition root. */
@@ -19,4 +20,6 @@ export interface Services {
   apiKeys: ApiKeyCache;
   /** In-memory trigram index of the listed AML names, or null when AML_NAME_INDEX is off (screens use pg_trgm). */
   amlIndex: AmlNameIndex | null;
+  /** Request rate limits, failed-authentication throttling and engine quotas (shared in PostgreSQL on a server). */
+  rateLimits: RateLimits;
 }

@@ -22,6 +22,7 @@ import { buildOpenApiDocument } from '../rest/openapi.js';
 import { registerExplorer } from './explorer.js';
 import { REST_ROUTES } from '../rest/routes/index.js';
 import { problemErrorHandler, problemNotFoundHandler } from './errors.js';
+import { registerRateLimits, WS_CLOSE_RATE_LIMITED } from './rate-limit-hooks.js';
 import { contextFactory } from './request-context.js';
 import { registerHostedPage } from './hosted-page.js';
 import { createLoaders } from '../graphql/loaders.js';
@@ -73,6 +74,8 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
     routerOptions: { ignoreTrailingSlash: true },
+    // Behind a proxy the client address comes from X-Forwarded-For; per-address limits need it.
+    trustProxy: config.TRUST_PROXY,
   });
   app.addHook('onRequest', async (request, reply) => {
     // An incoming id longer than this is not an id we echo into logs.
@@ -101,6 +104,7 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
         `Content-Encoding ${encoding} is not supported: send the body uncompressed, with Content-Type: application/json.`,
       );
   });
+  registerRateLimits(app, services.rateLimits);
   app.setErrorHandler(problemErrorHandler);
   app.setNotFoundHandler(problemNotFoundHandler);
 
@@ -120,6 +124,10 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
           const { errors, data } = response.body.singleResult;
           if (data === undefined && errors?.length && errors.every((error) => error.extensions?.code === 'VALIDATION_FAILED')) {
             response.http.status = 400;
+          }
+          // A refused operation that did nothing is a 429, as on REST (a rate limit, an engine or SMS quota).
+          if (data == null && errors?.length && errors.every((error) => error.extensions?.code === 'RATE_LIMITED')) {
+            response.http.status = 429;
           }
         },
       };
@@ -164,6 +172,25 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
 
   registerExplorer(app);
 
+  /** Charges a new socket to its address and credential; closes it with 4429 when a limit is spent. */
+  const chargeSocket = async (socket: { close(code: number, reason: string): void }, address: string, key: unknown, token: unknown) => {
+    try {
+      await services.rateLimits.chargeRequest({
+        address,
+        apiKey: typeof key === 'string' && key.length > 0 ? key : undefined,
+        sessionToken: typeof token === 'string' && token.length > 0 ? token : undefined,
+      });
+      return true;
+    } catch (error) {
+      if (!(error instanceof ApiError)) {
+        logger.warn({ err: error }, 'rate limit counters unavailable');
+        return true;
+      }
+      socket.close(WS_CLOSE_RATE_LIMITED, `Too many requests: ${error.message}`.slice(0, 120));
+      return false;
+    }
+  };
+
   // --- GraphQL over WebSocket (graphql-ws), same port and path
   const wss = new WebSocketServer({ server: app.server, path: '/graphql' });
   // Open sockets per tenant on this server, so one tenant cannot hold every connection (audit M11).
@@ -175,6 +202,8 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
       onConnect: async (ctx) => {
         const key = ctx.connectionParams?.['x-api-key'];
         const sessionToken = ctx.connectionParams?.['x-session-token'];
+        const address = ctx.extra.request.socket.remoteAddress ?? 'unknown';
+        if (!(await chargeSocket(ctx.extra.socket, address, key, sessionToken))) return false;
         if ((typeof key !== 'string' || key.length === 0) && typeof sessionToken === 'string' && sessionToken.length > 0) {
           // The hosted flow's page: its token names one session, checked by each operation. Its
           // sockets are counted per token, so one link cannot hold every connection either.
@@ -202,6 +231,7 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
         }
         const principal = await authenticate(orm.em.fork(), key, services.apiKeys);
         if (!principal) {
+          await services.rateLimits.recordAuthFailure(address).catch(() => undefined);
           ctx.extra.socket.close(WS_CLOSE_FORBIDDEN, 'Forbidden: unknown or revoked x-api-key');
           return false;
         }
@@ -232,6 +262,17 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
               `Too many operations on this connection: at most ${config.WS_MAX_SUBSCRIPTIONS_PER_SOCKET} at once.`,
             ),
           ];
+        }
+        // Each operation is a request for the key's and the address's rate limits.
+        try {
+          await services.rateLimits.chargeRequest({
+            address: ctx.extra.request.socket.remoteAddress ?? 'unknown',
+            apiKey: ctx.extra.apiKey,
+            sessionToken: ctx.extra.sessionToken,
+          });
+        } catch (error) {
+          if (error instanceof ApiError) return [error];
+          logger.warn({ err: error }, 'rate limit counters unavailable');
         }
         // Parse, validate and check limits here so every failure reaches the client as an error message.
         let document;

@@ -23,6 +23,7 @@ import { decodeDataUri } from '../engines/data-uri.js';
 import { analyzeFaceOffThread } from '../engines/pool/executor.js';
 import { checkSandboxInput } from '../engines/sandbox/index.js';
 import { engineFor, missingLiveProviders } from '../engines/registry.js';
+import type { QuotaEngine } from '../limits/rate-limits.js';
 import type { AmlScreeningInput } from '../engines/inputs.js';
 import type { EngineContext } from '../engines/types.js';
 import { ApiError, notFound, validationError } from '../errors.js';
@@ -459,6 +460,13 @@ async function decide(tx: EntityManager, events: EventBatch, services: Services,
   }
 }
 
+/** The engine quota a live step's run is charged to (src/limits/rate-limits.ts); the others are cheap. */
+const QUOTA_ENGINE_OF_NODE: Partial<Record<NodeType, QuotaEngine>> = {
+  document_verification: 'document',
+  biometric_kyc: 'face',
+  proof_of_address: 'poa',
+};
+
 /** Progress of a session as its end user sees it. */
 export interface SessionProgress {
   session: Pick<SessionRecord, 'id' | 'status' | 'expiresAt'>;
@@ -517,6 +525,8 @@ async function submitNodeInputOnce(
   }
   const engine = engineFor(session.environment, nodeType, node.provider);
   const live = session.environment === 'live';
+  const quota = live ? QUOTA_ENGINE_OF_NODE[nodeType] : undefined;
+  if (quota) await services.rateLimits.chargeEngine({ tenantId: session.tenant.id, environment: session.environment }, quota);
   const context: EngineContext = {
     tenantId: session.tenant.id,
     sessionId: session.id,

@@ -72,6 +72,8 @@ export async function startTestApp(
     MIGRATE_ON_START: process.env.DATABASE_URL ? 'false' : 'true',
     // Webhook tests opt in: on a shared server database, another file's emitter would otherwise take their deliveries.
     EMITTER_IN_PROCESS: 'false',
+    // Rate-limit tests opt in: on a shared server database every file's requests come from 127.0.0.1.
+    RATE_LIMIT_ENABLED: 'false',
     ...env,
   });
   // TEST_LOG_LEVEL=error shows the server's own errors while debugging a test.

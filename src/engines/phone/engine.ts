@@ -10,7 +10,7 @@ import type { ServiceSecrets } from '../../auth/secrets.js';
 import type { CheckOutcome, PhoneVerificationDetails } from '../details.js';
 import type { PhoneVerificationConfirmInput } from '../inputs.js';
 import type { NodeEngine } from '../types.js';
-import { checkOtp, issueOtp, type OtpDependencies, type OtpRecipient } from './otp.js';
+import { checkOtp, DEFAULT_OTP_NUMBER_LIMITS, issueOtp, type OtpDependencies, type OtpRecipient } from './otp.js';
 import { createSmsProvider } from './sms.js';
 
 /** Provider name of the live phone engine (src/workflows/node-catalogue.ts). */
@@ -65,7 +65,8 @@ export interface LivePhoneEngineDependencies {
   /** A fresh EntityManager per call. */
   em(): EntityManager;
   secrets: ServiceSecrets;
-  config: Pick<Config, 'SMS_PROVIDER' | 'SMS_GATEWAY_URL' | 'SMS_GATEWAY_TOKEN'>;
+  config: Pick<Config, 'SMS_PROVIDER' | 'SMS_GATEWAY_URL' | 'SMS_GATEWAY_TOKEN'> &
+    Partial<Pick<Config, 'OTP_MAX_NUMBERS_PER_SESSION' | 'OTP_MAX_NUMBERS_PER_TENANT_HOUR'>>;
   logger: Logger;
 }
 
@@ -76,5 +77,9 @@ export function livePhoneEngineFactory(dependencies: LivePhoneEngineDependencies
     secrets: dependencies.secrets,
     logger: dependencies.logger,
     sms: createSmsProvider(dependencies.config, dependencies.logger),
+    numberLimits: {
+      perSession: dependencies.config.OTP_MAX_NUMBERS_PER_SESSION ?? DEFAULT_OTP_NUMBER_LIMITS.perSession,
+      perTenant: dependencies.config.OTP_MAX_NUMBERS_PER_TENANT_HOUR ?? DEFAULT_OTP_NUMBER_LIMITS.perTenant,
+    },
   });
 }

@@ -12,6 +12,7 @@ import { PhoneOtpSchema, type PhoneOtp } from '../../../entities/phone-otp.entit
 import { SessionSchema } from '../../../entities/session.entity.js';
 import type { ServiceSecrets } from '../../auth/secrets.js';
 import { ApiError, validationError } from '../../errors.js';
+import { rateLimitedError } from '../../limits/rate-limits.js';
 import type { E164, SmsProvider } from './sms.js';
 
 /** How long a code stays valid, in seconds (10 minutes). */
@@ -45,7 +46,20 @@ export interface OtpDependencies {
   sms: SmsProvider;
   /** Records gateway failures (never the code). */
   logger?: Logger;
+  /** Distinct numbers a session and a tenant may send to (SMS pumping); defaults below. */
+  numberLimits?: OtpNumberLimits;
 }
+
+/** Caps on distinct destination numbers per hour: the end user picks the number, so pumping is one loop away. */
+export interface OtpNumberLimits {
+  /** Distinct numbers one session may send codes to per `phoneWindowSeconds`. */
+  perSession: number;
+  /** Distinct numbers one tenant may send codes to per `phoneWindowSeconds` (live; sandbox sends nothing). */
+  perTenant: number;
+}
+
+/** The defaults of OTP_MAX_NUMBERS_PER_SESSION and OTP_MAX_NUMBERS_PER_TENANT_HOUR. */
+export const DEFAULT_OTP_NUMBER_LIMITS: OtpNumberLimits = { perSession: 3, perTenant: 500 };
 
 /** Who a code is for. */
 export interface OtpRecipient {
@@ -72,15 +86,36 @@ export function otpMessage(code: string): string {
 
 /** 429 with `Retry-After` (seconds) and the draft RateLimit headers naming the limit that fired. */
 function rateLimited(retryAfterSeconds: number, policy: string, quota: number, windowSeconds: number, message: string): ApiError {
-  const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
-  const error = new ApiError('rate_limited', `${message} Retry in ${seconds} s.`, [], {
-    'Retry-After': String(seconds),
-    RateLimit: `"${policy}";r=0;t=${seconds}`,
-    'RateLimit-Policy': `"${policy}";q=${quota};w=${windowSeconds}`,
-  });
-  // GraphQL clients cannot always read headers; the same number is in the error.
-  error.extensions.retryAfterSeconds = seconds;
-  return error;
+  return rateLimitedError({ name: policy, quota, windowSeconds }, retryAfterSeconds, message);
+}
+
+/**
+ * Throws `rate_limited` when a number new to the session (or to the tenant) would exceed its cap of
+ * distinct numbers in the last `phoneWindowSeconds`; numbers already used in the window pass.
+ */
+async function assertWithinNumberLimits(tx: EntityManager, recipient: OtpRecipient, now: Date, caps: OtpNumberLimits): Promise<void> {
+  const windowSeconds = OTP_RATE_LIMITS.phoneWindowSeconds;
+  const since = new Date(now.getTime() - windowSeconds * 1000);
+  const scopes = [
+    { column: 'session_id', id: recipient.sessionId, cap: caps.perSession, policy: 'otp_session_numbers', what: 'this session' },
+    { column: 'tenant_id', id: recipient.tenantId, cap: caps.perTenant, policy: 'otp_tenant_numbers', what: 'this tenant' },
+  ] as const;
+  for (const scope of scopes) {
+    const [row] = await tx.execute<{ numbers: string; known: boolean | null; first_at: Date | null }[]>(
+      `select count(distinct phone) as numbers, bool_or(phone = ?) as known, min(created_at) as first_at
+         from phone_otp where ${scope.column} = ? and created_at > ?`,
+      [recipient.phone, scope.id, since],
+    );
+    if (!row || row.known || Number(row.numbers) < scope.cap) continue;
+    const firstAt = row.first_at ? new Date(row.first_at).getTime() : now.getTime();
+    throw rateLimited(
+      (firstAt + windowSeconds * 1000 - now.getTime()) / 1000,
+      scope.policy,
+      scope.cap,
+      windowSeconds,
+      `Codes went to ${scope.cap} different numbers for ${scope.what} within the hour; use one of them or wait.`,
+    );
+  }
 }
 
 /** Throws `rate_limited` when a new code for this session and number would exceed a limit. */
@@ -136,6 +171,10 @@ export async function issueOtp(dependencies: OtpDependencies, recipient: OtpReci
     // concurrent requests cannot all pass the limit check.
     await tx.findOneOrFail(SessionSchema, { id: recipient.sessionId }, { lockMode: LockMode.PESSIMISTIC_WRITE, fields: ['id'] });
     await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`phone_otp:${recipient.phone}`], 'all');
+    // And of one tenant, so concurrent sessions cannot all pass the tenant's distinct-number cap.
+    await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`phone_otp_tenant:${recipient.tenantId}`], 'all');
+    // The distinct-number caps first: a new number past them is refused whatever the interval.
+    await assertWithinNumberLimits(tx, recipient, now, dependencies.numberLimits ?? DEFAULT_OTP_NUMBER_LIMITS);
     await assertWithinSendLimits(tx, recipient, now);
     await tx.nativeUpdate(PhoneOtpSchema, { sessionId: recipient.sessionId, status: 'active' }, { status: 'superseded', closedAt: now });
     tx.create(PhoneOtpSchema, {

@@ -1,0 +1,246 @@
+/**
+ * Request rate limits and engine quotas (DESIGN: 429 `rate_limited` with `Retry-After` and the
+ * IETF draft `RateLimit`/`RateLimit-Policy` headers). Counters are rate-limiter-flexible's: in
+ * PostgreSQL (table `rate_limit`, one upsert per charge) when the service runs on a server, so
+ * every instance shares them, and in memory on the embedded database, which one process owns.
+ */
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Logger } from 'pino';
+import type { Config } from '../config.js';
+import { ApiError } from '../errors.js';
+
+/** A named limit: `quota` units per `windowSeconds`. The name is what `RateLimit-Policy` calls it. */
+export interface LimitPolicy {
+  name: string;
+  quota: number;
+  windowSeconds: number;
+}
+
+/** Where a limit stands after a charge, for the `RateLimit` header of a successful answer. */
+export interface LimitState {
+  policy: LimitPolicy;
+  remaining: number;
+  resetSeconds: number;
+}
+
+/** The costly live engines that have an hourly quota per tenant and environment. */
+export type QuotaEngine = 'document' | 'face' | 'poa';
+
+/** Who pays for an engine run: one tenant in one environment. */
+export interface QuotaScope {
+  tenantId: string;
+  environment: 'live' | 'sandbox';
+}
+
+/** What one API request is charged to before it runs. */
+export interface RequestIdentity {
+  /** The client address (the proxy's forwarded address with TRUST_PROXY). */
+  address: string;
+  /** The raw `x-api-key`, when sent; counted by its digest, valid or not. */
+  apiKey?: string;
+  /** The raw `x-session-token`, when sent. */
+  sessionToken?: string;
+}
+
+/** Limits applied to API requests, failed authentications and engine runs. */
+export interface RateLimits {
+  /** False when RATE_LIMIT_ENABLED is off: every charge passes and no header is set. */
+  readonly enabled: boolean;
+  /**
+   * Charges one request to its address, key and session link; throws `rate_limited` when one is
+   * spent or the address is blocked for failed authentications. Returns the tightest state for
+   * the `RateLimit` header.
+   */
+  chargeRequest(identity: RequestIdentity): Promise<LimitState | null>;
+  /** Counts a failed authentication from an address; past the limit the address is blocked. */
+  recordAuthFailure(address: string): Promise<void>;
+  /** Charges one live engine run to a tenant's hourly quota; throws `rate_limited` when it is spent. */
+  chargeEngine(scope: QuotaScope, engine: QuotaEngine): Promise<void>;
+  /** Releases the counters' database connections. */
+  close(): Promise<void>;
+}
+
+/** The names the policies carry in `RateLimit-Policy` and in error messages. */
+const POLICY_NAMES = {
+  key: 'key',
+  address: 'address',
+  sessionToken: 'session_link',
+  authFailures: 'auth_failures',
+} as const;
+
+/** Seconds in an hour, the window of the engine quotas. */
+const QUOTA_WINDOW_SECONDS = 3600;
+
+/** Most connections the counters use on a PostgreSQL server (one upsert per charge, never held). */
+const COUNTER_POOL_MAX = 4;
+
+/** `RateLimit-Policy` and `RateLimit` header values (draft-ietf-httpapi-ratelimit-headers). */
+export function rateLimitHeaders(state: LimitState): Record<string, string> {
+  const { policy } = state;
+  return {
+    'RateLimit-Policy': `"${policy.name}";q=${policy.quota};w=${policy.windowSeconds}`,
+    RateLimit: `"${policy.name}";r=${Math.max(0, state.remaining)};t=${Math.max(0, state.resetSeconds)}`,
+  };
+}
+
+/** The 429 every limit answers with: `Retry-After`, both headers, and the wait in the GraphQL extensions. */
+export function rateLimitedError(policy: LimitPolicy, retryAfterSeconds: number, message: string): ApiError {
+  const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
+  const error = new ApiError('rate_limited', `${message} Retry in ${seconds} s.`, [], {
+    'Retry-After': String(seconds),
+    ...rateLimitHeaders({ policy, remaining: 0, resetSeconds: seconds }),
+  });
+  // GraphQL clients cannot always read headers; the same numbers are in the error.
+  error.extensions.retryAfterSeconds = seconds;
+  error.extensions.policy = policy.name;
+  return error;
+}
+
+/** A short, stable digest of a credential, so counters never hold a key or a token. */
+function digest(value: string): string {
+  return createHash('sha256').update(value).digest('base64url').slice(0, 24);
+}
+
+/** One limit and the counter behind it. */
+interface Limiter {
+  policy: LimitPolicy;
+  counter: RateLimiterAbstract;
+}
+
+/** The policies a configuration sets. */
+export function policiesOf(
+  config: Config,
+): Record<'key' | 'address' | 'sessionToken' | 'authFailures', LimitPolicy> & Record<QuotaEngine, LimitPolicy> {
+  return {
+    key: { name: POLICY_NAMES.key, quota: config.RATE_LIMIT_KEY_REQUESTS, windowSeconds: config.RATE_LIMIT_KEY_WINDOW_SECONDS },
+    address: {
+      name: POLICY_NAMES.address,
+      quota: config.RATE_LIMIT_ADDRESS_REQUESTS,
+      windowSeconds: config.RATE_LIMIT_ADDRESS_WINDOW_SECONDS,
+    },
+    sessionToken: {
+      name: POLICY_NAMES.sessionToken,
+      quota: config.RATE_LIMIT_SESSION_TOKEN_REQUESTS,
+      windowSeconds: config.RATE_LIMIT_SESSION_TOKEN_WINDOW_SECONDS,
+    },
+    authFailures: {
+      name: POLICY_NAMES.authFailures,
+      quota: config.RATE_LIMIT_AUTH_FAILURES,
+      windowSeconds: config.RATE_LIMIT_AUTH_FAILURE_WINDOW_SECONDS,
+    },
+    document: { name: 'document_quota', quota: config.QUOTA_DOCUMENT_PER_HOUR, windowSeconds: QUOTA_WINDOW_SECONDS },
+    face: { name: 'face_quota', quota: config.QUOTA_FACE_PER_HOUR, windowSeconds: QUOTA_WINDOW_SECONDS },
+    poa: { name: 'poa_quota', quota: config.QUOTA_POA_PER_HOUR, windowSeconds: QUOTA_WINDOW_SECONDS },
+  };
+}
+
+/** What {@link createRateLimits} needs. */
+export interface RateLimitsOptions {
+  config: Config;
+  logger: Logger;
+  /** The PostgreSQL server's URL, to share counters between instances; absent on the embedded database. */
+  databaseUrl?: string;
+}
+
+/** Builds the limits of a configuration: PostgreSQL counters with DATABASE_URL, memory otherwise. */
+export function createRateLimits(options: RateLimitsOptions): RateLimits {
+  const { config, logger } = options;
+  if (!config.RATE_LIMIT_ENABLED) return disabledRateLimits;
+  const pool = options.databaseUrl
+    ? new pg.Pool({ connectionString: options.databaseUrl, max: COUNTER_POOL_MAX, application_name: 'idv-rate-limits' })
+    : null;
+  // A counter error (the database restarting) must not fail requests: the pool logs and recovers.
+  pool?.on('error', (error) => logger.warn({ err: error }, 'rate-limit counter connection failed'));
+
+  const build = (policy: LimitPolicy, prefix: string, blockSeconds = 0): Limiter => {
+    const base = { keyPrefix: `rl_${prefix}`, points: policy.quota, duration: policy.windowSeconds, blockDuration: blockSeconds };
+    // While the database does not answer, each instance counts alone in memory (the insurance limiter).
+    const counter: RateLimiterAbstract = pool
+      ? new RateLimiterPostgres({
+          ...base,
+          storeClient: pool,
+          storeType: 'pool',
+          tableName: 'rate_limit',
+          tableCreated: true,
+          clearExpiredByTimeout: true,
+          insuranceLimiter: new RateLimiterMemory(base),
+        })
+      : new RateLimiterMemory(base);
+    return { policy, counter };
+  };
+
+  const policies = policiesOf(config);
+  const key = build(policies.key, 'key');
+  const address = build(policies.address, 'addr');
+  const sessionToken = build(policies.sessionToken, 'link');
+  const authFailures = build(policies.authFailures, 'authfail', config.RATE_LIMIT_AUTH_FAILURE_BLOCK_SECONDS);
+  const engines: Record<QuotaEngine, Limiter> = {
+    document: build(policies.document, 'q_document'),
+    face: build(policies.face, 'q_face'),
+    poa: build(policies.poa, 'q_poa'),
+  };
+
+  /** Consumes one unit; resolves with the state, or throws the 429 when the limit is spent. */
+  const charge = async (limiter: Limiter, id: string, message: string): Promise<LimitState> => {
+    try {
+      const result = await limiter.counter.consume(id);
+      return { policy: limiter.policy, remaining: result.remainingPoints, resetSeconds: Math.ceil(result.msBeforeNext / 1000) };
+    } catch (rejection) {
+      if (rejection instanceof RateLimiterRes) throw rateLimitedError(limiter.policy, rejection.msBeforeNext / 1000, message);
+      throw rejection;
+    }
+  };
+
+  return {
+    enabled: true,
+    async chargeRequest(identity) {
+      const blocked = await authFailures.counter.get(identity.address);
+      if (blocked && blocked.consumedPoints > authFailures.policy.quota)
+        throw rateLimitedError(
+          authFailures.policy,
+          blocked.msBeforeNext / 1000,
+          'Too many failed authentications from this address; requests from it are refused for a while.',
+        );
+      const charges = [charge(address, identity.address, 'Too many requests from this address.')];
+      if (identity.apiKey) charges.push(charge(key, digest(identity.apiKey), 'Too many requests with this API key.'));
+      else if (identity.sessionToken)
+        charges.push(charge(sessionToken, digest(identity.sessionToken), 'Too many requests for this verification link.'));
+      const states = await Promise.all(charges);
+      // The header names the limit the client is closest to (the key's, mostly).
+      return states.reduce((tightest, state) =>
+        state.remaining / state.policy.quota < tightest.remaining / tightest.policy.quota ? state : tightest,
+      );
+    },
+    async recordAuthFailure(addressValue) {
+      try {
+        await authFailures.counter.consume(addressValue);
+      } catch (rejection) {
+        if (!(rejection instanceof RateLimiterRes)) throw rejection;
+        // Over the limit: the address is now blocked; the next request is refused by chargeRequest.
+      }
+    },
+    async chargeEngine(scope, engine) {
+      await charge(
+        engines[engine],
+        `${scope.tenantId}:${scope.environment}`,
+        `This tenant has used its hourly quota of ${engines[engine].policy.quota} ${engine} verifications in ${scope.environment}.`,
+      );
+    },
+    async close() {
+      await pool?.end();
+    },
+  };
+}
+
+/** Limits switched off (RATE_LIMIT_ENABLED=false): nothing is counted, nothing refused. */
+export const disabledRateLimits: RateLimits = {
+  enabled: false,
+  async chargeRequest() {
+    return null;
+  },
+  async recordAuthFailure() {},
+  async chargeEngine() {},
+  async close() {},
+};
