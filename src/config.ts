@@ -60,6 +60,12 @@ const ConfigSchema = z.object({
   WEBHOOK_CLAIM_LEASE_SECONDS: z.coerce.number().min(0.1).default(60),
   /** How often the emitter looks for new events and due retries when nothing wakes it, in milliseconds. */
   EMITTER_POLL_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),
+  /** Deliveries one emitter sends at once (open sockets to receivers). */
+  WEBHOOK_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(10_000).default(256),
+  /** Deliveries one emitter sends at once to one destination (or one callback URL), so a slow receiver holds few sockets. */
+  WEBHOOK_MAX_IN_FLIGHT_PER_DESTINATION: z.coerce.number().int().min(1).max(1_000).default(8),
+  /** Deliveries one emitter sends at once for one tenant, so one tenant's slow endpoints cannot take every socket. */
+  WEBHOOK_MAX_IN_FLIGHT_PER_TENANT: z.coerce.number().int().min(1).max(10_000).default(32),
   /** Run the background job runner (pg-boss: session expiry sweep, AML re-screening after list changes) inside this process. */
   JOBS_ENABLED: booleanFromEnv.default(true),
   /** Lifetime of a new session, in seconds (default 7 days, at most 1 year so expiry stays a sane date). */

@@ -16,6 +16,14 @@ import { sealedCallbackSecret } from '../tenants/callback-secrets.js';
 export const FAN_OUT_BATCH_SIZE = 500;
 /** Deliveries in flight at once per emitter (sockets to receivers). */
 export const DEFAULT_MAX_IN_FLIGHT = 256;
+/** Deliveries in flight at once to one target (destination or callback URL). */
+export const DEFAULT_MAX_IN_FLIGHT_PER_TARGET = 8;
+/** Deliveries in flight at once for one tenant: an eighth of the window. */
+export const DEFAULT_MAX_IN_FLIGHT_PER_TENANT = 32;
+/** Free slots worth a claim query at most: claims stay batched, yet slow receivers cannot starve others. */
+const MIN_CLAIM_BATCH = 16;
+/** Due deliveries a claim looks at per slot it fills, to find other tenants' behind one tenant's backlog. */
+const CLAIM_SCAN_FACTOR = 8;
 /** Results written per flush; a flush also runs whenever {@link FLUSH_DELAY_MS} passes. */
 const FLUSH_BATCH_SIZE = 256;
 /** Longest a finished attempt waits before its row is written, in milliseconds. */
@@ -50,12 +58,18 @@ export interface EmitterOptions {
   bus?: EventBus;
   /** Deliveries in flight at once. @default 256 */
   maxInFlight?: number;
+  /** Deliveries in flight at once to one destination or callback URL (a slow receiver holds no more). @default 8 */
+  maxInFlightPerTarget?: number;
+  /** Deliveries in flight at once for one tenant (its slow endpoints cannot take every slot). @default 32 */
+  maxInFlightPerTenant?: number;
 }
 
 /** A delivery claimed for one attempt, with what sending it needs. */
 interface ClaimedDelivery {
   id: string;
   tenant_id: string;
+  /** The destination id, or `cb:` and the callback URL: what the per-target cap counts. */
+  target_key: string;
   destination_id: string | null;
   callback_url: string | null;
   body: string;
@@ -95,6 +109,13 @@ export function wakeLocalEmitters(): void {
   for (const emitter of localEmitters) emitter.wake();
 }
 
+/** Adds `delta` to a counter of a map, dropping it at zero so the map holds only what is in flight. */
+function adjust(counts: Map<string, number>, key: string, delta: number): void {
+  const next = (counts.get(key) ?? 0) + delta;
+  if (next > 0) counts.set(key, next);
+  else counts.delete(key);
+}
+
 /** Removes NUL characters, which PostgreSQL text and jsonb cannot hold, and caps the length. */
 function storable(text: string | null, maxChars: number): string | null {
   if (text === null) return null;
@@ -111,8 +132,15 @@ function storable(text: string | null, maxChars: number): string | null {
 export class WebhookEmitter {
   private readonly http: WebhookHttpClient;
   private readonly maxInFlight: number;
+  private readonly maxPerTarget: number;
+  private readonly maxPerTenant: number;
+  /** Free slots that make a claim worth it: never more than a saturated tenant leaves to the others. */
+  private readonly claimBatch: number;
   private running = false;
   private inFlight = 0;
+  /** In-flight deliveries per tenant and per target, for the fairness caps of each claim. */
+  private readonly inFlightByTenant = new Map<string, number>();
+  private readonly inFlightByTarget = new Map<string, number>();
   private readonly results: AttemptResult[] = [];
   private flushTimer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
@@ -131,6 +159,9 @@ export class WebhookEmitter {
   constructor(private readonly options: EmitterOptions) {
     this.http = new WebhookHttpClient(options.allowLoopback);
     this.maxInFlight = options.maxInFlight ?? DEFAULT_MAX_IN_FLIGHT;
+    this.maxPerTarget = options.maxInFlightPerTarget ?? DEFAULT_MAX_IN_FLIGHT_PER_TARGET;
+    this.maxPerTenant = Math.min(options.maxInFlightPerTenant ?? DEFAULT_MAX_IN_FLIGHT_PER_TENANT, this.maxInFlight);
+    this.claimBatch = Math.max(1, Math.min(MIN_CLAIM_BATCH, this.maxInFlight - this.maxPerTenant));
   }
 
   /** Starts the fan-out and delivery loops. */
@@ -209,8 +240,9 @@ export class WebhookEmitter {
     while (this.running) {
       this.deliveryPending = false;
       const free = this.maxInFlight - this.inFlight;
-      // Claim in large batches: one claim query per half window keeps the database quiet.
-      if (free < this.maxInFlight / 2 && this.inFlight > 0) {
+      // Claim in batches to keep the database quiet, but small enough ones that slots held by
+      // slow receivers (capped per tenant and target) never keep other tenants waiting.
+      if (free < this.claimBatch && this.inFlight > 0) {
         await this.idle('delivery');
         continue;
       }
@@ -228,6 +260,8 @@ export class WebhookEmitter {
   /** Sends one claimed delivery in the background and queues its result. */
   private launch(delivery: ClaimedDelivery): void {
     this.inFlight += 1;
+    adjust(this.inFlightByTenant, delivery.tenant_id, 1);
+    adjust(this.inFlightByTarget, delivery.target_key, 1);
     void this.attempt(delivery)
       .then(
         (result) => this.queueResult(result),
@@ -235,6 +269,8 @@ export class WebhookEmitter {
       )
       .finally(() => {
         this.inFlight -= 1;
+        adjust(this.inFlightByTenant, delivery.tenant_id, -1);
+        adjust(this.inFlightByTarget, delivery.target_key, -1);
         this.wakeDelivery();
       });
   }
@@ -399,20 +435,52 @@ export class WebhookEmitter {
     await em.execute('delete from webhook_fanout where event_seq <= (select seq from webhook_cursor where id = 1)', [], 'run');
   }
 
-  /** Claims up to `limit` due deliveries by pushing their next attempt a lease into the future. */
+  /**
+   * Claims up to `limit` due deliveries by pushing their next attempt a lease into the future,
+   * fairly (Svix's way): tenants and targets at their in-flight cap are skipped, and among the
+   * rest each tenant's oldest deliveries go first, round by round, so a tenant with a backlog of
+   * slow deliveries takes at most its cap while every other tenant's deliveries are sent at once.
+   */
   private async claim(limit: number): Promise<ClaimedDelivery[]> {
     if (limit <= 0) return [];
+    const fullTenants = [...this.inFlightByTenant].filter(([, count]) => count >= this.maxPerTenant).map(([tenant]) => tenant);
+    const fullTargets = [...this.inFlightByTarget].filter(([, count]) => count >= this.maxPerTarget).map(([target]) => target);
+    const inFlight = Object.fromEntries([
+      ...[...this.inFlightByTenant].map(([tenant, count]) => [`t:${tenant}`, count]),
+      ...[...this.inFlightByTarget].map(([target, count]) => [`d:${target}`, count]),
+    ]);
     return this.options.orm.em.fork().execute<ClaimedDelivery[]>(
-      `with due as (
-         select id from webhook_delivery
-         where status = 'pending' and next_attempt_at <= now()
-         order by next_attempt_at limit ? for update skip locked
+      `with busy as (
+         select key, value::int as n from jsonb_each_text(?::jsonb)
+       ), candidates as (
+         select d.id, d.tenant_id, coalesce(d.destination_id::text, 'cb:' || d.callback_url) as target_key, d.next_attempt_at
+         from webhook_delivery d
+         where d.status = 'pending' and d.next_attempt_at <= now()
+           and d.tenant_id::text <> all (select jsonb_array_elements_text(?::jsonb))
+           and coalesce(d.destination_id::text, 'cb:' || d.callback_url) <> all (select jsonb_array_elements_text(?::jsonb))
+         order by d.next_attempt_at limit ?
+       ), ranked as (
+         select c.*,
+           row_number() over (partition by c.tenant_id order by c.next_attempt_at) as tenant_rank,
+           row_number() over (partition by c.target_key order by c.next_attempt_at) as target_rank
+         from candidates c
+       ), picked as (
+         select r.id from ranked r
+         left join busy bt on bt.key = 't:' || r.tenant_id
+         left join busy bd on bd.key = 'd:' || r.target_key
+         where r.tenant_rank <= ? - coalesce(bt.n, 0) and r.target_rank <= ? - coalesce(bd.n, 0)
+         order by r.tenant_rank, r.next_attempt_at limit ?
+       ), due as (
+         select d.id from webhook_delivery d
+         where d.id in (select id from picked) and d.status = 'pending' and d.next_attempt_at <= now()
+         for update skip locked
        ), claimed as (
          update webhook_delivery d set next_attempt_at = now() + make_interval(secs => ?)
          from due where d.id = due.id
          returning d.id, d.tenant_id, d.destination_id, d.callback_url, d.session_id, d.body, d.schedule_position, d.next_attempt_at
        )
-       select c.id, c.tenant_id, c.destination_id, c.callback_url, c.body, c.schedule_position,
+       select c.id, c.tenant_id, coalesce(c.destination_id::text, 'cb:' || c.callback_url) as target_key,
+         c.destination_id, c.callback_url, c.body, c.schedule_position,
          w.url as destination_url, w.active as destination_active, w.secret_encrypted,
          s.environment as session_environment, cs.secret_sealed as callback_secret_sealed
        from claimed c
@@ -420,7 +488,16 @@ export class WebhookEmitter {
        left join session s on c.destination_id is null and s.id = c.session_id
        left join callback_secret cs on cs.tenant_id = c.tenant_id and cs.environment = s.environment
        order by c.next_attempt_at`,
-      [limit, this.options.claimLeaseSeconds],
+      [
+        JSON.stringify(inFlight),
+        JSON.stringify(fullTenants),
+        JSON.stringify(fullTargets),
+        limit * CLAIM_SCAN_FACTOR,
+        this.maxPerTenant,
+        this.maxPerTarget,
+        limit,
+        this.options.claimLeaseSeconds,
+      ],
       'all',
     );
   }

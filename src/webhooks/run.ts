@@ -48,6 +48,9 @@ export async function startEmitter(options: {
     retryScheduleSeconds: options.config.WEBHOOK_RETRY_SCHEDULE_SECONDS,
     claimLeaseSeconds: options.config.WEBHOOK_CLAIM_LEASE_SECONDS,
     pollIntervalMs: options.config.EMITTER_POLL_INTERVAL_MS,
+    maxInFlight: options.config.WEBHOOK_MAX_IN_FLIGHT,
+    maxInFlightPerTarget: options.config.WEBHOOK_MAX_IN_FLIGHT_PER_DESTINATION,
+    maxInFlightPerTenant: options.config.WEBHOOK_MAX_IN_FLIGHT_PER_TENANT,
     bus: options.bus,
   });
   emitter.start();

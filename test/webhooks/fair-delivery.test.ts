@@ -1,0 +1,156 @@
+/**
+ * Fair webhook delivery (issue 13.6, audit M6): one tenant's slow endpoints hold at most its own
+ * in-flight caps (per destination and per tenant), so another tenant's deliveries go out at once.
+ * Tenant B's receiver holds every request open until the test releases it, so "slow" is not a
+ * guess at a delay: A's delivery must arrive while every one of B's is still unanswered.
+ */
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
+import { startReceiver, WEBHOOK_TEST_ENV, type Receiver } from './support.js';
+
+const WINDOW = 8;
+const PER_DESTINATION = 2;
+const PER_TENANT = 6;
+const SLOW_DESTINATIONS = 5;
+const SLOW_SESSIONS = 4;
+
+/** A receiver that answers nothing until released, and counts what it holds per path. */
+interface HoldingReceiver {
+  url: string;
+  /** Requests open now, per path. */
+  open: Map<string, number>;
+  /** Most requests open at once, in all and per path. */
+  peak: { all: number; perPath: Map<string, number> };
+  answered: number;
+  /** Answers every held request with 204, and every later one at once. */
+  release(): void;
+  /** Resolves when `predicate` holds (checked on every request and answer). */
+  until(predicate: () => boolean): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function startHoldingReceiver(): Promise<HoldingReceiver> {
+  const held: ServerResponse[] = [];
+  let released = false;
+  const waiters: { predicate: () => boolean; resolve: () => void }[] = [];
+  const check = () => {
+    for (const waiter of [...waiters]) {
+      if (!waiter.predicate()) continue;
+      waiters.splice(waiters.indexOf(waiter), 1);
+      waiter.resolve();
+    }
+  };
+  const openTotal = () => [...receiver.open.values()].reduce((sum, count) => sum + count, 0);
+  const server = createServer((request, response) => {
+    const path = request.url ?? '/';
+    request.resume();
+    request.on('end', () => {
+      receiver.open.set(path, (receiver.open.get(path) ?? 0) + 1);
+      receiver.peak.all = Math.max(receiver.peak.all, openTotal());
+      receiver.peak.perPath.set(path, Math.max(receiver.peak.perPath.get(path) ?? 0, receiver.open.get(path)!));
+      response.on('finish', () => {
+        receiver.open.set(path, receiver.open.get(path)! - 1);
+        receiver.answered += 1;
+        check();
+      });
+      if (released) response.writeHead(204).end();
+      else held.push(response);
+      check();
+    });
+  });
+  const receiver: HoldingReceiver = {
+    url: '',
+    open: new Map(),
+    peak: { all: 0, perPath: new Map() },
+    answered: 0,
+    release() {
+      released = true;
+      for (const response of held.splice(0)) response.writeHead(204).end();
+    },
+    until(predicate) {
+      return new Promise<void>((resolve) => {
+        waiters.push({ predicate, resolve });
+        check();
+      });
+    },
+    close() {
+      receiver.release();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return receiver;
+}
+
+describe('fair webhook delivery', () => {
+  let testApp: TestApp;
+  let slow: HoldingReceiver;
+  let fast: Receiver;
+
+  beforeAll(async () => {
+    testApp = await startTestApp({
+      ...WEBHOOK_TEST_ENV,
+      // A window smaller than B's backlog: without the tenant cap, B would take every slot.
+      WEBHOOK_MAX_IN_FLIGHT: String(WINDOW),
+      WEBHOOK_MAX_IN_FLIGHT_PER_DESTINATION: String(PER_DESTINATION),
+      WEBHOOK_MAX_IN_FLIGHT_PER_TENANT: String(PER_TENANT),
+    });
+    slow = await startHoldingReceiver();
+    fast = await startReceiver();
+  });
+  afterAll(async () => {
+    await testApp?.close();
+    await slow?.close();
+    await fast?.close();
+  });
+
+  /** Creates a sandbox session (which emits session.status_changed); returns its id. */
+  async function createSession(tenant: TestTenant): Promise<string> {
+    const response = await testApp.rest('POST', '/v1/sessions', {
+      key: tenant.sandboxKey,
+      body: { workflow_id: 'aml_only', vendor_data: `fair-${Math.random()}` },
+    });
+    expect(response.status).toBe(201);
+    return response.body.session_id;
+  }
+
+  it("given tenant B's endpoints holding every delivery, when tenant A's session changes, then A's webhook arrives while B's wait, and B never holds more than its caps", async () => {
+    const tenantB = await testApp.tenant();
+    for (let index = 0; index < SLOW_DESTINATIONS; index += 1) {
+      const created = await testApp.rest('POST', '/v1/webhook-destinations', {
+        key: tenantB.sandboxKey,
+        body: { url: `${slow.url}/b/${index}` },
+      });
+      expect(created.status).toBe(201);
+    }
+    for (let index = 0; index < SLOW_SESSIONS; index += 1) await createSession(tenantB);
+    // B's backlog (20 deliveries) fills B's share of the emitter and then waits.
+    await slow.until(() => slow.peak.all >= PER_TENANT);
+
+    const tenantA = await testApp.tenant();
+    const destination = await testApp.rest('POST', '/v1/webhook-destinations', {
+      key: tenantA.sandboxKey,
+      body: { url: `${fast.url}/a/${tenantA.id}` },
+    });
+    fast.secret = destination.body.secret;
+    const sessionId = await createSession(tenantA);
+    const [delivered] = (await fast.waitFor((all) => all.some((item) => item.body?.data?.session_id === sessionId))).filter(
+      (item) => item.body?.data?.session_id === sessionId,
+    );
+    expect(delivered!.verified).toBe(true);
+    // Nothing of B's was answered yet: A did not wait for any of B's slow deliveries.
+    expect(slow.answered).toBe(0);
+
+    // On the embedded database this server's emitter is the only one, so its caps are the whole story.
+    if (!process.env.DATABASE_URL) {
+      expect(slow.peak.all).toBe(PER_TENANT);
+      expect(Math.max(...slow.peak.perPath.values())).toBeLessThanOrEqual(PER_DESTINATION);
+    }
+
+    slow.release();
+    await slow.until(() => slow.answered >= SLOW_DESTINATIONS * SLOW_SESSIONS);
+  });
+});
