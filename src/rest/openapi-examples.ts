@@ -34,7 +34,7 @@ const ID = {
   statusEvent: '0f4d3a52-8a55-4d2b-9a55-8f3f2f0a7c11',
   revokedEvent: '7d0c2b8e-11a4-4a57-b3e2-52c1d7e0a9f4',
   resubmissionEvent: '3c2f7e0a-58f1-4c1b-9f0e-2b6d5e0a7c11',
-  testEvent: 'd2a9c1f0-3e4b-4c5d-8e6f-7a8b9c0d1e2f',
+  testDelivery: 'd2a9c1f0-3e4b-4c5d-8e6f-7a8b9c0d1e2f',
   serviceToken: '62a6b5e2-5c50-47ff-bee1-a23e658624ae',
   reviewedServiceToken: '55870ef3-7b09-42a4-a732-e55982b2f3a0',
   importedServiceToken: '4a3b2c1d-0e9f-4a8b-9c7d-6e5f4a3b2c1d',
@@ -672,7 +672,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   sendTestWebhook: {
     params: { uuid: ID.destination },
     response: {
-      id: ID.testEvent,
+      id: ID.testDelivery,
       event_type: 'webhook.test',
       destination_uuid: ID.destination,
       status: 'pending',
@@ -766,7 +766,13 @@ export const WEBHOOK_EXAMPLES: Record<string, unknown> = {
   },
   'session.resubmission_requested.v2': { event: 'session.resubmission_requested', created_at: RESUBMITTED_AT, ...RESUBMISSION },
   'session.resubmission_requested.v1': { event: 'session.resubmission_requested', session_id: ID.session },
-  'webhook.test.v3': { id: ID.testEvent, type: 'webhook.test', timestamp: TESTED_AT, data: { destination_id: ID.destination, test: true } },
+  // A test message is no stored event: its id is the destination's.
+  'webhook.test.v3': {
+    id: ID.destination,
+    type: 'webhook.test',
+    timestamp: TESTED_AT,
+    data: { destination_id: ID.destination, test: true },
+  },
   'webhook.test.v2': { event: 'webhook.test', created_at: TESTED_AT, destination_id: ID.destination, test: true },
   'webhook.test.v1': { event: 'webhook.test', session_id: null },
 };
