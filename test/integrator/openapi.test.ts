@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ERROR_CATALOGUE } from '../../src/errors.js';
 import { OPERATION_EXAMPLES } from '../../src/rest/openapi-examples.js';
 import { startTestApp, type TestApp } from '../support/app.js';
+import { SANDBOX_IMAGE } from '../sessions/support.js';
 
 const run = promisify(execFile);
 const BIN = join(process.cwd(), 'node_modules', '.bin');
@@ -51,6 +52,32 @@ async function invalidExamples(dir: string, document: unknown): Promise<string[]
   }).catch((failed: { stdout: string }) => failed);
   const report = JSON.parse(stdout.slice(stdout.indexOf('{')));
   return report.problems.map((problem: any) => `${problem.location?.[0]?.pointer}: ${problem.message}`);
+}
+
+/** A real answer of the server to one operation, to check against what the document says of it. */
+interface RealAnswer {
+  /** `METHOD /template/{param}` as the document's paths write it. */
+  operation: string;
+  status: number;
+  body: unknown;
+}
+
+/**
+ * A copy of the document where each real answer is one more named example of the response it
+ * answered, so that the example check validates what the server really sends against the schema.
+ */
+function withRealAnswers(document: any, answers: RealAnswer[]): any {
+  const copy = structuredClone(document);
+  answers.forEach(({ operation, status, body }, index) => {
+    const [verb, template] = operation.split(' ');
+    const response = copy.paths[template][verb.toLowerCase()].responses[status >= 500 ? 'default' : String(status)];
+    const media = Object.values<any>(response?.content ?? {})[0];
+    if (!media) throw new Error(`${operation} answered ${status}, which the document does not describe with a body`);
+    const examples = media.examples ?? (media.example !== undefined ? { documented: { value: media.example } } : {});
+    delete media.example;
+    media.examples = { ...examples, [`real_${index}`]: { value: body } };
+  });
+  return copy;
 }
 
 describe('OpenAPI document at /v1/openapi.json', () => {
@@ -274,9 +301,11 @@ describe('OpenAPI document at /v1/openapi.json', () => {
       },
     ];
     const undocumented: string[] = [];
+    const answers: RealAnswer[] = [];
     for (const { operation, method, path, body, apiKey, expected } of cases) {
       const response = await testApp.rest(method, path, { key: apiKey ?? key, body });
       expect(response.body?.code, `${method} ${path}`).toBe(expected);
+      answers.push({ operation, status: response.status, body: response.body });
       const [verb, template] = operation.split(' ');
       const responses = document.paths[template][verb.toLowerCase()].responses;
       const listed = responses[response.status >= 500 ? 'default' : String(response.status)];
@@ -284,7 +313,59 @@ describe('OpenAPI document at /v1/openapi.json', () => {
         undocumented.push(`${operation}: ${response.status} ${expected}`);
     }
     expect(undocumented).toEqual([]);
-  });
+    // And each problem body the server sent is valid against the documented Problem schema.
+    expect(await invalidExamples(dir, withRealAnswers(document, answers))).toEqual([]);
+  }, 120_000);
+
+  it('given a sandbox session driven through its operations over HTTP, when each answer is checked against the document, then it conforms', async () => {
+    const tenant = await testApp.tenant();
+    const partner = await testApp.tenant();
+    const answers: RealAnswer[] = [];
+    /** Calls one operation and keeps its answer; `path` fills the template's parameters. */
+    const call = async (operation: string, path: string, body?: unknown, key = tenant.sandboxKey) => {
+      const response = await testApp.rest(operation.split(' ')[0], path, { key, body });
+      expect(response.status, `${operation}: ${JSON.stringify(response.body)}`).toBeLessThan(300);
+      if (response.body !== undefined) answers.push({ operation, status: response.status, body: response.body });
+      return response.body;
+    };
+    await call('PATCH /v1/flow-settings', '/v1/flow-settings', { allowed_redirect_origins: ['https://app.acme.example'] });
+    const body = { workflow_id: 'standard_kyc', vendor_data: 'openapi-user-42', redirect_url: 'https://app.acme.example/done' };
+    const { session_id: id } = await call('POST /v1/sessions', '/v1/sessions', body);
+    await call('POST /v1/sessions', '/v1/sessions', body);
+    await call('GET /v1/sessions/{session_id}/steps', `/v1/sessions/${id}/steps`);
+    const step = (name: string, input: unknown) =>
+      call(`POST /v1/sessions/{session_id}/steps/${name}`, `/v1/sessions/${id}/steps/${name}`, input);
+    await step('document', { country: 'GB', id_type: 'PASSPORT', image_front: 'sandbox:blurry' });
+    await step('document', { country: 'GB', id_type: 'PASSPORT', image_front: SANDBOX_IMAGE, first_name: 'Ada', last_name: 'Lovelace' });
+    await step('selfie', { selfie: SANDBOX_IMAGE });
+    await step('aml', { full_name: 'Ada Lovelace' });
+    await call('GET /v1/sessions/{session_id}', `/v1/sessions/${id}`);
+    const decision = await call('GET /v1/sessions/{session_id}/decision', `/v1/sessions/${id}/decision`);
+    await call('GET /v1/sessions', '/v1/sessions?limit=1');
+    await call('POST /v1/service-tokens/introspect', '/v1/service-tokens/introspect', { token: decision.service_token });
+    const { share_token } = await call('POST /v1/sessions/{session_id}/share', `/v1/sessions/${id}/share`, {
+      partner_application_id: partner.id,
+    });
+    const imported = { share_token, trust_review: true, workflow_id: 'standard_kyc' };
+    await call('POST /v1/sessions/import-shared', '/v1/sessions/import-shared', imported, partner.sandboxKey);
+    await call('GET /v1/ledger', '/v1/ledger', undefined, partner.sandboxKey);
+    await call('POST /v1/service-tokens/revoke', '/v1/service-tokens/revoke', { token: decision.service_token, reason: 'Closed account.' });
+    const { uuid: list } = await call('POST /v1/lists', '/v1/lists', { name: 'Chargebacks', type: 'name' });
+    await call('POST /v1/lists/{uuid}/entries/name', `/v1/lists/${list}/entries/name`, { name: 'John Doe', reason: 'Chargeback.' });
+    await call('GET /v1/lists/{uuid}/entries', `/v1/lists/${list}/entries`);
+    await call('POST /v1/aml', '/v1/aml', { full_name: 'Sandbox Pep' });
+    await call('POST /v1/poa', '/v1/poa', { document_image: SANDBOX_IMAGE, expected_name: 'Ada Lovelace' });
+    await call('POST /v1/id-verification', '/v1/id-verification', { country: 'GB', id_type: 'PASSPORT', image_front: SANDBOX_IMAGE });
+    const { uuid: destination } = await call('POST /v1/webhook-destinations', '/v1/webhook-destinations', {
+      url: 'https://hooks.acme.example/kyc',
+    });
+    const { id: delivery } = await call('POST /v1/webhook-destinations/{uuid}/test', `/v1/webhook-destinations/${destination}/test`);
+    await call('GET /v1/webhook-deliveries/{delivery_id}', `/v1/webhook-deliveries/${delivery}`);
+    await call('GET /v1/workflows', '/v1/workflows');
+
+    expect(answers.map(({ operation, status }) => `${operation} ${status}`)).toContain('POST /v1/sessions 200');
+    expect(await invalidExamples(dir, withRealAnswers(document, answers))).toEqual([]);
+  }, 120_000);
 
   it('given the webhooks section, when read, then every event is there in every payload version', () => {
     const names = Object.keys(document.webhooks);
