@@ -88,6 +88,7 @@ function serviceToken(claims: {
   level: string;
   vendorData: string;
   jti: string;
+  issuedAt: number;
 }): string {
   return [
     json64({ alg: 'EdDSA', kid: ID.signingKey, typ: 'JWT' }),
@@ -102,8 +103,8 @@ function serviceToken(claims: {
       aud: `openkyc:service-token:${claims.tenant}`,
       sub: claims.session,
       jti: claims.jti,
-      iat: ISSUED_AT,
-      exp: ISSUED_AT + SERVICE_TOKEN_LIFETIME_SECONDS,
+      iat: claims.issuedAt,
+      exp: claims.issuedAt + SERVICE_TOKEN_LIFETIME_SECONDS,
     }),
     exampleBytes(`signature ${claims.jti}`, 64, 'base64url'),
   ].join('.');
@@ -116,6 +117,7 @@ const SERVICE_TOKEN = serviceToken({
   level: 'standard',
   vendorData: 'user-42',
   jti: ID.serviceToken,
+  issuedAt: ISSUED_AT,
 });
 
 const ALL_AML_LISTS = ['OFAC_SDN', 'EU_CONSOLIDATED', 'UN_SC', 'PEP', 'ADVERSE_MEDIA'];
@@ -288,6 +290,11 @@ const INTROSPECTION = {
   expires_at: ISSUED_AT + SERVICE_TOKEN_LIFETIME_SECONDS,
 };
 const REVOKED_AT = T + 86_400;
+/** user-43's session went to review at T - 540 and was approved by a reviewer at T + 600. */
+const REVIEWED_AT = T + 600;
+/** Acme shared user-42's verification an hour after the approval (token valid an hour); the partner imported it 30 min later. */
+const SHARED_AT = T + 3_600;
+const IMPORTED_AT = SHARED_AT + 1_800;
 const REVOCATION_REASON = 'User closed their account.';
 
 const LIST_CREATED_AT = T - 30 * 86_400;
@@ -355,7 +362,7 @@ const FEE = {
   amount: '0.15',
   amount_micros: 150_000,
   currency: 'USD',
-  created_at: T + 7_200,
+  created_at: IMPORTED_AT,
 };
 
 /** Example bodies of one operation. */
@@ -447,6 +454,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
         level: 'basic',
         vendorData: 'user-43',
         jti: ID.reviewedServiceToken,
+        issuedAt: REVIEWED_AT,
       }),
       node_results: {
         aml_screening: {
@@ -524,7 +532,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   shareSession: {
     params: { session_id: ID.session },
     request: { partner_application_id: ID.partnerApplication, expires_in: 3600 },
-    response: { share_token: SHARE_TOKEN, expires_at: T + 3_600 + 3_600 },
+    response: { share_token: SHARE_TOKEN, expires_at: SHARED_AT + 3_600 },
   },
   importSharedSession: {
     request: { share_token: SHARE_TOKEN, trust_review: true, workflow_id: 'standard_kyc', vendor_data: 'partner-user-9001' },
@@ -541,6 +549,7 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
         level: 'standard',
         vendorData: 'partner-user-9001',
         jti: ID.importedServiceToken,
+        issuedAt: IMPORTED_AT,
       }),
     },
   },
