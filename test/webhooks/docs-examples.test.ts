@@ -35,7 +35,8 @@ function available(language: string, command: string, probe: string[], install: 
     return false;
   }
 }
-const pythonReady = available('Python', PYTHON, ['-c', 'import standardwebhooks'], 'pip install standardwebhooks');
+const pythonPresent = available('Python', PYTHON, ['--version'], 'install Python 3');
+const pythonReady = pythonPresent && available('Python', PYTHON, ['-c', 'import standardwebhooks'], 'pip install standardwebhooks');
 const goReady = available('Go', GO, ['version'], 'install Go 1.21 or later; the test downloads the library with go mod tidy');
 
 /** The names of an object's fields, and of its nested objects' fields, as dotted paths. */
@@ -144,6 +145,12 @@ describe('docs/webhooks.md examples', () => {
     // Creation is a change from nothing: previous_status null, and the decision of a pending session.
     expect(Object.keys(real.data).sort()).toEqual(Object.keys(documented.data).sort());
     expect(real.data).toMatchObject({ previous_status: null, status: 'pending', decision: { session_id: callback.sessionId } });
+  });
+
+  it.skipIf(!pythonPresent)('given the Python example, when compiled without running it, then it is valid Python', async () => {
+    // Runs wherever Python is, even without the library: a typo in the block fails here.
+    await writeFile(join(SCRATCH, 'compile_example.py'), blockAfter(markdown, 'example:verify-python'));
+    await run(PYTHON, ['-m', 'py_compile', join(SCRATCH, 'compile_example.py')]);
   });
 
   it.skipIf(!pythonReady)(
