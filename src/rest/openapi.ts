@@ -2,7 +2,8 @@ import { z } from 'zod';
 import { RESUBMISSION_REASONS } from '../domain/resubmission.js';
 import { NODE_TYPES } from '../domain/types.js';
 import type { Config } from '../config.js';
-import { ERROR_CATALOGUE } from '../errors.js';
+import { ERROR_CATALOGUE, type ErrorCode } from '../errors.js';
+import { exampleProblem, OPERATION_EXAMPLES, WEBHOOK_EXAMPLES } from './openapi-examples.js';
 import type { RestRoute } from './route.js';
 import { AmlResultJson } from './routes/aml.js';
 import { IdVerificationResultJson } from './routes/id-verification.js';
@@ -213,113 +214,37 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   Webhooks: 'Signed event deliveries to your endpoints, and their logs (the events are under `webhooks`).',
 };
 
-const EXAMPLE_SESSION_ID = '5b1e0c9e-2f7a-4a8e-9d51-0f7f6f1c2b3a';
-const EXAMPLE_DECISION = {
-  session_id: EXAMPLE_SESSION_ID,
-  status: 'approved',
-  workflow_id: 'standard_kyc',
-  vendor_data: 'user-42',
-  node_results: { document: { status: 'passed', required: true, provider: 'openkyc:mrz_ocr', warnings: [], details: {} } },
-  reasons: [],
-};
+/** Codes every operation can answer whatever its route: the server's own failures. */
+const SERVER_PROBLEMS: readonly ErrorCode[] = ['internal_error', 'service_unavailable'];
 
-const EXAMPLE_FLOW_SETTINGS = {
-  display_name: 'Acme Bank',
-  primary_color: '#1d4ed8',
-  privacy_url: 'https://acme.example/privacy',
-  allowed_redirect_origins: ['https://app.example.com'],
-  allowed_embed_origins: [],
-  default_language: 'en',
-  updated_at: 1763906000,
-};
-const EXAMPLE_PROGRESS = {
-  session_id: EXAMPLE_SESSION_ID,
-  status: 'pending',
-  expires_at: 1764510800,
-  steps: [
-    {
-      node_type: 'document_verification',
-      description: 'ID document check.',
-      required: true,
-      status: 'pending',
-      attempts: 0,
-      attempts_remaining: 3,
-    },
-    {
-      node_type: 'aml_screening',
-      description: 'Sanctions, PEP and adverse-media screening.',
-      required: true,
-      status: 'pending',
-      attempts: 0,
-      attempts_remaining: 3,
-    },
-  ],
-};
-
-/** Request and success examples of the operations an integrator calls first, by operationId; Redocly checks them against the schemas. */
-const OPERATION_EXAMPLES: Record<string, { request?: unknown; response?: unknown }> = {
-  createSession: {
-    request: { workflow_id: 'standard_kyc', vendor_data: 'user-42', callback: 'https://example.com/kyc/callback' },
-    response: {
-      session_id: EXAMPLE_SESSION_ID,
-      url: `https://kyc.example.com/verify/${EXAMPLE_SESSION_ID}`,
-      status: 'pending',
-      workflow_id: 'standard_kyc',
-      vendor_data: 'user-42',
-      created_at: 1763906000,
-      expires_at: 1764510800,
-      idempotent_reuse: false,
-    },
-  },
-  getDecision: { response: EXAMPLE_DECISION },
-  getFlowSettings: { response: EXAMPLE_FLOW_SETTINGS },
-  updateFlowSettings: {
-    request: { allowed_redirect_origins: ['https://app.example.com'], default_language: 'fr' },
-    response: { ...EXAMPLE_FLOW_SETTINGS, default_language: 'fr' },
-  },
-  getVerificationSteps: { response: EXAMPLE_PROGRESS },
-  submitDocumentStep: {
-    request: { country: 'GB', id_type: 'PASSPORT', image_front: 'data:image/jpeg;base64,/9j/2wBDAB…' },
-    response: {
-      ...EXAMPLE_PROGRESS,
-      status: 'in_progress',
-      steps: [
-        {
-          ...EXAMPLE_PROGRESS.steps[0],
-          status: 'resubmission_requested',
-          resubmission_reason: 'image_blurry',
-          attempts: 1,
-          attempts_remaining: 2,
-        },
-        EXAMPLE_PROGRESS.steps[1],
-      ],
-    },
-  },
-  reviewSession: { request: { decision: 'approved', reason: 'Document checked by hand.' }, response: EXAMPLE_DECISION },
-};
-
-/** Error codes an operation can answer, by status, for its 4xx responses. */
-function problemCodes(route: RestRoute): Map<number, string[]> {
-  const codes: string[] = ['unauthenticated', 'forbidden', 'rate_limited'];
+/**
+ * Error codes an operation can answer, by status: those every route of its shape shares
+ * (credentials, validation, ids in the path, writes) and its own (`route.problems`). 5xx codes
+ * are collected under `default`.
+ */
+function problemCodes(route: RestRoute): Map<number | 'default', ErrorCode[]> {
+  const codes: ErrorCode[] = ['unauthenticated', 'forbidden', 'rate_limited'];
   if (route.params || route.query || route.body) codes.push('validation_failed');
   if (route.body) codes.push('malformed_json', 'payload_too_large', 'unsupported_media_type');
   if (route.params) codes.push('not_found');
   if (route.method !== 'GET') codes.push('conflict');
-  const byStatus = new Map<number, string[]>();
-  for (const code of codes) {
-    const { status } = ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE];
-    byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
+  const byStatus = new Map<number | 'default', ErrorCode[]>();
+  for (const code of new Set([...codes, ...(route.problems ?? []), ...SERVER_PROBLEMS])) {
+    const { status } = ERROR_CATALOGUE[code];
+    const key = status >= 500 ? 'default' : status;
+    byStatus.set(key, [...(byStatus.get(key) ?? []), code]);
   }
-  return new Map([...byStatus].sort(([a], [b]) => a - b));
+  return new Map([...byStatus].sort(([a], [b]) => (a === 'default' ? 1 : b === 'default' ? -1 : a - b)));
 }
 
-/** One 4xx response: the Problem schema, its codes in the description and one example per code. */
-function problemResponse(codes: string[]): Record<string, unknown> {
+/**
+ * One error response: the Problem schema, its codes in the description and one example per code,
+ * as the service would send it for a request to `instance`; `field` is the field a
+ * validation_failed example names.
+ */
+function problemResponse(codes: ErrorCode[], instance: string, field?: string): Record<string, unknown> {
   const examples: Record<string, unknown> = {};
-  for (const code of codes) {
-    const { status, title } = ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE];
-    examples[code] = { value: { type: `https://errors.openkyc.dev/${code}`, title, status, detail: `${title}.`, code } };
-  }
+  for (const code of codes) examples[code] = { summary: ERROR_CATALOGUE[code].title, value: exampleProblem(code, instance, field) };
   return {
     description: `Problem details (RFC 9457); \`code\` is one of: ${codes.map((code) => `\`${code}\``).join(', ')}.`,
     content: { 'application/problem+json': { schema: { $ref: '#/components/schemas/Problem' }, examples } },
@@ -337,10 +262,12 @@ export function buildOpenApiDocument(routes: readonly RestRoute[], config: Confi
   const jsonSchema = (schema: z.ZodType, io: 'input' | 'output') => schemas.convert(schema, io);
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
-    const parameters: unknown[] = [];
+    const examples = OPERATION_EXAMPLES[route.operationId] ?? {};
+    const parameters: Record<string, unknown>[] = [];
     if (route.params) {
       for (const [name, schema] of Object.entries(jsonSchema(route.params, 'input').properties as Record<string, unknown>)) {
-        parameters.push({ name, in: 'path', required: true, schema });
+        const example = examples.params?.[name];
+        parameters.push({ name, in: 'path', required: true, schema, ...(example !== undefined ? { example } : {}) });
       }
     }
     if (route.query) {
@@ -350,20 +277,28 @@ export function buildOpenApiDocument(routes: readonly RestRoute[], config: Confi
         parameters.push({ name, in: 'query', required: required.has(name), schema });
       }
     }
-    const successStatus = typeof route.status === 'number' ? String(route.status) : '200';
-    const responses: Record<string, unknown> = {
-      [successStatus]: route.response
-        ? { description: 'Success', content: { 'application/json': { schema: jsonSchema(route.response, 'output') } } }
-        : { description: 'Success, no body' },
-    };
-    const examples = OPERATION_EXAMPLES[route.operationId];
-    if (examples?.response !== undefined) (responses[successStatus] as any).content['application/json'].example = examples.response;
-    for (const [status, codes] of problemCodes(route)) responses[String(status)] = problemResponse(codes);
-    responses.default = problemResponse(['internal_error', 'service_unavailable']);
-    if (typeof route.status === 'function') {
-      responses['201'] = responses[successStatus];
-      responses['200'] = { ...(responses[successStatus] as object), description: 'An existing resource was returned' };
-    }
+    const success = (description: string, example: unknown) =>
+      route.response
+        ? {
+            description,
+            content: {
+              'application/json': { schema: jsonSchema(route.response, 'output'), ...(example !== undefined ? { example } : {}) },
+            },
+          }
+        : { description: 'Success, no body' };
+    const responses: Record<string, unknown> =
+      typeof route.status === 'number'
+        ? { [String(route.status)]: success('Success', examples.response) }
+        : {
+            '200': success('An existing resource was returned', examples.existing),
+            '201': success('Created', examples.response),
+          };
+    // Problem examples carry the path the example request went to, and name a field it sent.
+    const instance = route.path.replace(/:([a-z_]+)/g, (whole, name: string) => examples.params?.[name] ?? whole);
+    const field =
+      (examples.request && typeof examples.request === 'object' ? Object.keys(examples.request)[0] : undefined) ??
+      (parameters[0]?.name as string | undefined);
+    for (const [status, codes] of problemCodes(route)) responses[String(status)] = problemResponse(codes, instance, field);
     paths[openApiPath(route.path)] ??= {};
     paths[openApiPath(route.path)][route.method.toLowerCase()] = {
       operationId: route.operationId,
@@ -378,7 +313,7 @@ export function buildOpenApiDocument(routes: readonly RestRoute[], config: Confi
               content: {
                 'application/json': {
                   schema: jsonSchema(route.body, 'input'),
-                  ...(examples?.request !== undefined ? { example: examples.request } : {}),
+                  ...(examples.request !== undefined ? { example: examples.request } : {}),
                 },
               },
             },
@@ -397,7 +332,10 @@ export function buildOpenApiDocument(routes: readonly RestRoute[], config: Confi
         description: 'Signed per Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature headers); see docs/webhooks.md.',
         tags: ['Webhooks'],
         security: [],
-        requestBody: { required: true, content: { 'application/json': { schema: jsonSchema(event.schema, 'output') } } },
+        requestBody: {
+          required: true,
+          content: { 'application/json': { schema: jsonSchema(event.schema, 'output'), example: WEBHOOK_EXAMPLES[name] } },
+        },
         responses: {
           '200': { description: 'Any 2xx acknowledges the delivery.' },
           '410': { description: 'Gone: the destination is disabled and gets no more deliveries.' },

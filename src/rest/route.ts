@@ -1,5 +1,6 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { z } from 'zod';
+import type { ErrorCode } from '../errors.js';
 
 /** HTTP methods the facade serves. */
 export type RestMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -51,6 +52,12 @@ export interface RestRoute<TData = any, TVariables = any, P = any, Q = any, B = 
   present(data: TData): unknown;
   /** Schema of the success body, for the OpenAPI document and the tests. */
   response?: z.ZodType;
+  /**
+   * Error codes this operation answers beyond those every route of its shape shares (credentials,
+   * validation, not_found for a path id, conflict for a write): the OpenAPI document lists them
+   * under their statuses so that a client can handle each one.
+   */
+  problems?: readonly ErrorCode[];
 }
 
 /** Declares a route with its types inferred from the operation and schemas. */

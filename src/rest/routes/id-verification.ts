@@ -93,5 +93,6 @@ export const idVerificationRoutes = [
     status: 200,
     present: (data) => presentIdVerificationResult(data.verifyIdDocument),
     response: IdVerificationResultJson,
+    problems: ['engines_busy', 'engine_timeout'],
   }),
 ];

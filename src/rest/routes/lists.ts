@@ -139,6 +139,7 @@ export const listRoutes = [
     status: 200,
     present: (data) => presentList(data.updateList),
     response: ListJson,
+    problems: ['forbidden'],
   }),
   defineRoute({
     method: 'DELETE',
@@ -151,6 +152,7 @@ export const listRoutes = [
     variables: ({ params }) => ({ id: params.uuid }),
     status: 204,
     present: () => undefined,
+    problems: ['forbidden'],
   }),
   defineRoute({
     method: 'GET',
@@ -193,6 +195,7 @@ export const listRoutes = [
       added_at: data.addFaceListEntry.addedAt,
     }),
     response: FaceEntryCreatedJson,
+    problems: ['engines_busy', 'engine_timeout'],
   }),
   defineRoute({
     method: 'POST',

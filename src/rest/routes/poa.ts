@@ -66,5 +66,6 @@ export const poaRoutes = [
     status: 200,
     present: (data) => presentPoaResult(data.checkProofOfAddress),
     response: PoaResultJson,
+    problems: ['document_too_old', 'engines_busy', 'engine_timeout'],
   }),
 ];

@@ -192,6 +192,7 @@ export const sessionRoutes = [
     status: (data) => (data.createSession.idempotentReuse ? 200 : 201),
     present: (data) => ({ ...presentSession(data.createSession.session), idempotent_reuse: data.createSession.idempotentReuse }),
     response: SessionJson,
+    problems: ['redirect_not_allowed', 'provider_unavailable'],
   }),
   defineRoute({
     method: 'GET',
@@ -298,6 +299,7 @@ export const sessionRoutes = [
     status: 200,
     present: (data) => presentDecision(data.reviewSession.decision),
     response: DecisionJson,
+    problems: ['invalid_transition'],
   }),
   defineRoute({
     method: 'POST',
@@ -325,5 +327,6 @@ export const sessionRoutes = [
     status: 200,
     present: (data) => presentIntrospection(data.revokeServiceToken),
     response: IntrospectionJson,
+    problems: ['not_found'],
   }),
 ];

@@ -83,6 +83,7 @@ export const sharingRoutes = [
       ...(imported.serviceToken ? { service_token: imported.serviceToken } : {}),
     }),
     response: ImportedSessionJson,
+    problems: ['not_found', 'share_to_self', 'share_token_redeemed', 'share_token_expired', 'session_not_shareable'],
   }),
   defineRoute({
     method: 'POST',
@@ -102,6 +103,7 @@ export const sharingRoutes = [
     status: 200,
     present: ({ shareSession }) => ({ share_token: shareSession.shareToken, expires_at: shareSession.expiresAt }),
     response: ShareTokenJson,
+    problems: ['share_to_self', 'session_not_shareable'],
   }),
   defineRoute({
     method: 'GET',

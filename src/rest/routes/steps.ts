@@ -103,6 +103,7 @@ export const stepRoutes = [
     status: 200,
     present: (data) => presentProgress(data.submitDocument),
     response: VerificationProgressJson,
+    problems: ['invalid_transition', 'engines_busy', 'engine_timeout'],
   }),
   defineRoute({
     method: 'POST',
@@ -118,6 +119,7 @@ export const stepRoutes = [
     status: 200,
     present: (data) => presentProgress(data.submitSelfie),
     response: VerificationProgressJson,
+    problems: ['invalid_transition', 'engines_busy', 'engine_timeout'],
   }),
   defineRoute({
     method: 'POST',
@@ -136,6 +138,7 @@ export const stepRoutes = [
     status: 200,
     present: (data) => presentProgress(data.submitAmlData),
     response: VerificationProgressJson,
+    problems: ['invalid_transition'],
   }),
   defineRoute({
     method: 'POST',
@@ -159,6 +162,7 @@ export const stepRoutes = [
     status: 200,
     present: (data) => presentProgress(data.submitProofOfAddress),
     response: VerificationProgressJson,
+    problems: ['invalid_transition', 'engines_busy', 'engine_timeout'],
   }),
   defineRoute({
     method: 'POST',
@@ -177,6 +181,7 @@ export const stepRoutes = [
     status: 200,
     present: (data) => presentProgress(data.submitBusinessRegistry),
     response: VerificationProgressJson,
+    problems: ['invalid_transition'],
   }),
   defineRoute({
     method: 'POST',
@@ -192,6 +197,7 @@ export const stepRoutes = [
     status: 200,
     present: (data) => ({ sent_to: data.requestPhoneCode.sentTo, expires_at: data.requestPhoneCode.expiresAt }),
     response: z.object({ sent_to: z.string(), expires_at: z.number().int() }),
+    problems: ['invalid_transition'],
   }),
   defineRoute({
     method: 'POST',
@@ -207,5 +213,6 @@ export const stepRoutes = [
     status: 200,
     present: (data) => presentProgress(data.confirmPhoneCode),
     response: VerificationProgressJson,
+    problems: ['invalid_transition', 'otp_invalid', 'otp_expired'],
   }),
 ];

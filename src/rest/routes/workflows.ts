@@ -114,6 +114,7 @@ export const workflowRoutes = [
     status: 200,
     present: (data) => presentWorkflow(data.updateWorkflow),
     response: WorkflowJson,
+    problems: ['workflow_read_only'],
   }),
   defineRoute({
     method: 'DELETE',
@@ -127,5 +128,6 @@ export const workflowRoutes = [
     variables: ({ params }) => ({ id: params.workflow_id }),
     status: 204,
     present: () => undefined,
+    problems: ['workflow_read_only', 'workflow_in_use'],
   }),
 ];
