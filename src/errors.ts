@@ -21,6 +21,7 @@ export const ERROR_CATALOGUE = {
   workflow_in_use: { status: 409, title: 'Workflow is used by active sessions' },
   share_token_expired: { status: 410, title: 'Share token expired' },
   payload_too_large: { status: 413, title: 'Payload too large' },
+  headers_too_large: { status: 431, title: 'Request header fields too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   document_too_old: { status: 422, title: 'Document too old' },
   otp_invalid: { status: 422, title: 'Wrong one-time code' },

@@ -1,3 +1,5 @@
+import { STATUS_CODES } from 'node:http';
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, fromDatabaseError, toProblem, type ErrorCode } from '../errors.js';
 
@@ -10,6 +12,7 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = {
   405: 'method_not_allowed',
   409: 'conflict',
   413: 'payload_too_large',
+  431: 'headers_too_large',
   415: 'unsupported_media_type',
   429: 'rate_limited',
 };
@@ -55,4 +58,24 @@ export function problemNotFoundHandler(request: FastifyRequest, reply: FastifyRe
     .code(404)
     .type('application/problem+json')
     .send(toProblem(error, request.url.split('?')[0]));
+}
+
+/**
+ * Answers what Node's HTTP parser refuses before any route runs (a header section over its 16 KB
+ * limit, a request that is not HTTP) with problem details too; a reset or timed-out socket is
+ * only closed.
+ */
+export function problemClientErrorHandler(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || error.code === 'ERR_HTTP_REQUEST_TIMEOUT' || socket.destroyed || !socket.writable) {
+    socket.destroy(error);
+    return;
+  }
+  const apiError =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? new ApiError('headers_too_large', 'The request headers are larger than the limit of 16 KB.')
+      : new ApiError('validation_failed', 'The request is not valid HTTP.');
+  const body = JSON.stringify(toProblem(apiError, '/'));
+  socket.end(
+    `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

@@ -21,7 +21,7 @@ import { registerRestFacade } from '../rest/facade.js';
 import { buildOpenApiDocument } from '../rest/openapi.js';
 import { registerExplorer } from './explorer.js';
 import { REST_ROUTES } from '../rest/routes/index.js';
-import { problemErrorHandler, problemNotFoundHandler } from './errors.js';
+import { problemClientErrorHandler, problemErrorHandler, problemNotFoundHandler } from './errors.js';
 import { registerRateLimits, WS_CLOSE_RATE_LIMITED } from './rate-limit-hooks.js';
 import { contextFactory } from './request-context.js';
 import { registerHostedPage } from './hosted-page.js';
@@ -35,6 +35,8 @@ export const WS_CLOSE_UNAUTHORIZED = 4401;
 export const WS_CLOSE_FORBIDDEN = 4403;
 /** WebSocket close code for a tenant already holding WS_MAX_SOCKETS_PER_TENANT sockets on this server. */
 export const WS_CLOSE_TOO_MANY_SOCKETS = 4430;
+/** Longest path parameter the router passes to a route, in characters. */
+const PATH_PARAM_MAX_LENGTH = 1_000;
 /** Longest accepted `x-request-id`, in characters. */
 const REQUEST_ID_MAX_LENGTH = 128;
 
@@ -73,7 +75,17 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
     bodyLimit: config.BODY_LIMIT_BYTES,
     requestIdHeader: 'x-request-id',
     genReqId: () => randomUUID(),
-    routerOptions: { ignoreTrailingSlash: true },
+    // Path parameters up to this length reach the routes' own validation (ids: 400 naming the field).
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: PATH_PARAM_MAX_LENGTH },
+    // What the router refuses itself (a longer parameter, a malformed URL) is problem details too.
+    frameworkErrors: (error, request, reply) => {
+      const detail =
+        error.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? `A path parameter is longer than ${PATH_PARAM_MAX_LENGTH} characters.`
+          : 'The URL is malformed.';
+      problemErrorHandler(new ApiError('validation_failed', detail), request, reply);
+    },
+    clientErrorHandler: problemClientErrorHandler,
     // Behind a proxy the client address comes from X-Forwarded-For; per-address limits need it.
     trustProxy: config.TRUST_PROXY,
   });
