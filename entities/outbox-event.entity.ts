@@ -24,6 +24,11 @@ export const OutboxEventSchema = defineEntity({
     type: p.enum(EVENT_TYPES),
     sessionId: p.uuid().nullable(),
     payload: p.json<Record<string, unknown>>(),
+    /**
+     * For `session.status_changed`: the session's decision as it was when the event happened
+     * (sealed: it can hold a service token), so a webhook sent later carries that moment's state.
+     */
+    snapshot: p.text().nullable(),
     createdAt: p.datetime(),
   },
 });

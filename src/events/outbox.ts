@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
 import { OutboxEventSchema, type EventType, type OutboxEvent } from '../../entities/outbox-event.entity.js';
+import { decisionAt, type DecisionJson } from '../sessions/decision-json.js';
 
 /** An event to record: what happened, to which tenant and environment, with its payload. */
 export interface NewEvent {
@@ -31,6 +32,7 @@ export class EventBatch {
       type: event.type,
       sessionId: event.sessionId ?? null,
       payload: event.payload,
+      snapshot: null,
       createdAt: new Date(),
     });
     this.events.push(row);
@@ -55,8 +57,22 @@ export interface PublishedEvent {
   webhooksDone?: boolean;
 }
 
+/**
+ * What takes a decision snapshot for each status change before its transaction commits: reads
+ * the sessions' decisions in the transaction and seals one (it may hold a service token).
+ */
+export interface DecisionSnapshotter {
+  /** The decisions of these sessions as the transaction sees them. */
+  load(tx: EntityManager, sessionIds: string[]): Promise<Map<string, DecisionJson>>;
+  /** Seals a snapshot for storage. */
+  seal(json: string): string;
+}
+
 /** In-process fan-out of committed events (subscriptions, the in-process emitter). */
 export class EventBus extends EventEmitter<{ event: [PublishedEvent] }> {
+  /** Set by the composition root; without it status changes keep no snapshot (webhooks read the session when sent). */
+  snapshotter: DecisionSnapshotter | null = null;
+
   constructor() {
     super();
     // Every subscription adds a listener; thousands are normal.
@@ -92,7 +108,28 @@ export async function transactionWithEvents<T>(
   work: (tx: EntityManager, events: EventBatch) => Promise<T>,
 ): Promise<T> {
   const batch = new EventBatch();
-  const result = await em.transactional((tx) => work(tx as EntityManager, batch));
+  const result = await em.transactional(async (tx) => {
+    const done = await work(tx as EntityManager, batch);
+    await snapshotStatusChanges(tx as EntityManager, batch, bus.snapshotter);
+    return done;
+  });
   bus.publish(batch);
   return result;
+}
+
+/**
+ * Gives each `session.status_changed` of the batch the session's decision as of its new status,
+ * read in the transaction before it commits: a webhook sent later (a retry, a slow emitter) carries
+ * the state of the moment, not a later verdict.
+ */
+async function snapshotStatusChanges(tx: EntityManager, batch: EventBatch, snapshotter: DecisionSnapshotter | null): Promise<void> {
+  if (!snapshotter) return;
+  const changes = batch.events.filter((row) => row.type === 'session.status_changed' && row.sessionId && row.snapshot == null);
+  if (changes.length === 0) return;
+  await tx.flush();
+  const decisions = await snapshotter.load(tx, [...new Set(changes.map((row) => row.sessionId!))]);
+  for (const row of changes) {
+    const decision = decisions.get(row.sessionId!);
+    if (decision) row.snapshot = snapshotter.seal(JSON.stringify(decisionAt(decision, String(row.payload.status))));
+  }
 }

@@ -759,7 +759,7 @@ export const WEBHOOK_EXAMPLES: Record<string, unknown> = {
       environment: 'live',
       actor: 'decision_engine',
       changed_at: DECIDED_AT,
-      decision: DECISION,
+      ...DECISION,
     },
   },
   'session.status_changed.v2': { event: 'session.status_changed', created_at: DECIDED_AT, ...STATUS_CHANGED },

@@ -31,17 +31,14 @@ const ProblemJson = z.object({
 const SessionStatusJson = SessionJson.shape.status;
 
 // Payloads of the events the service emits (src/webhooks/payloads.ts builds them; docs/webhooks.md explains them).
-const StatusChangedDataJson = z.object({
-  session_id: z.string(),
+// v3: the decision itself as it was when the status changed, with the change's own fields beside it.
+const StatusChangedDataJson = DecisionJson.extend({
   status: SessionStatusJson,
   previous_status: SessionStatusJson.nullable(),
-  workflow_id: z.string(),
-  vendor_data: z.string().nullable(),
   environment: z.enum(['live', 'sandbox']),
   actor: z.string(),
   reason: z.string().optional(),
   changed_at: z.number().int(),
-  decision: DecisionJson.optional(),
 });
 const AgentRevokedDataJson = z.object({
   jti: z.string(),

@@ -24,6 +24,7 @@ import { analyzeFaceOffThread } from '../engines/pool/executor.js';
 import { checkSandboxInput } from '../engines/sandbox/index.js';
 import { engineFor, missingLiveProviders } from '../engines/registry.js';
 import type { QuotaEngine } from '../limits/rate-limits.js';
+import { pendingDecision } from './decision-json.js';
 import type { AmlScreeningInput } from '../engines/inputs.js';
 import type { EngineContext } from '../engines/types.js';
 import { ApiError, notFound, validationError } from '../errors.js';
@@ -281,6 +282,11 @@ export async function createSession(
       changed_at: changedAt.toISOString(),
       event_id: event.id,
       payload: event.payload,
+      snapshot: services.bus.snapshotter?.seal(
+        JSON.stringify(
+          pendingDecision({ id, workflowId: workflow.id, vendorData: input.vendor_data, nodes, metadata: input.metadata ?? null }),
+        ),
+      ) ?? null,
     });
     if (row) {
       services.bus.publishEvents([{ ...event, seq: Number(row.event_seq), webhooksDone: row.webhooks_done }]);

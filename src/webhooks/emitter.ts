@@ -7,7 +7,8 @@ import type { ServiceSecrets } from '../auth/secrets.js';
 import type { EventBus, PublishedEvent } from '../events/outbox.js';
 import { nowSeconds } from '../time.js';
 import { WebhookHttpClient, type SendResult } from './http.js';
-import { buildWebhookBody, type DecisionJson, type EventForDelivery } from './payloads.js';
+import { buildWebhookBody, type EventForDelivery } from './payloads.js';
+import { loadDecisions, type DecisionJson } from '../sessions/decision-json.js';
 import { nextRetryDelayMs, parseRetryAfter } from './schedule.js';
 import { signingKeyOf, signWebhook } from './signing.js';
 import { sealedCallbackSecret } from '../tenants/callback-secrets.js';
@@ -291,10 +292,11 @@ export class WebhookEmitter {
           type: string;
           session_id: string | null;
           payload: Record<string, unknown>;
+          snapshot: string | null;
           created_at: Date;
         }[]
       >(
-        `select e.seq, e.id, e.tenant_id, e.environment, e.type, e.session_id, e.payload, e.created_at
+        `select e.seq, e.id, e.tenant_id, e.environment, e.type, e.session_id, e.payload, e.snapshot, e.created_at
          from outbox_event e
          where e.seq > ? and not exists (select 1 from webhook_fanout f where f.event_seq = e.seq)
          order by e.seq limit ? for update of e skip locked`,
@@ -302,7 +304,7 @@ export class WebhookEmitter {
         'all',
       );
       if (rows.length === 0) return 0;
-      const events: (EventForDelivery & { seq: string })[] = rows.map((row) => ({
+      const events: (EventForDelivery & { seq: string; snapshot: string | null })[] = rows.map((row) => ({
         seq: row.seq,
         id: row.id,
         type: row.type,
@@ -310,6 +312,7 @@ export class WebhookEmitter {
         environment: row.environment,
         sessionId: row.session_id,
         payload: row.payload,
+        snapshot: row.snapshot,
         createdAt: new Date(row.created_at),
       }));
       const deliveries = await this.deliveriesFor(tx as EntityManager, events);
@@ -334,7 +337,7 @@ export class WebhookEmitter {
   }
 
   /** The delivery rows of a batch of events: one per subscribed active destination, one per session callback. */
-  private async deliveriesFor(tx: EntityManager, events: EventForDelivery[]) {
+  private async deliveriesFor(tx: EntityManager, events: (EventForDelivery & { snapshot: string | null })[]) {
     const tenantIds = [...new Set(events.map((event) => event.tenantId))];
     const sessionIds = [...new Set(events.flatMap((event) => (event.sessionId ? [event.sessionId] : [])))];
     const destinations = await tx.execute<
@@ -367,10 +370,11 @@ export class WebhookEmitter {
       const ownCallback = callback && callback.tenant_id === event.tenantId && callback.environment === event.environment;
       return { subscribed, callback: ownCallback ? callback.callback : null };
     };
-    // The full decision goes into v3 bodies only; load it once per session that needs it.
+    // The full decision goes into v3 bodies only: the event's own snapshot, or (events recorded
+    // before snapshots existed) the session as it is now, loaded once per session that needs it.
     const needDecision = new Set<string>();
     for (const event of events) {
-      if (event.type !== 'session.status_changed' || !event.sessionId) continue;
+      if (event.type !== 'session.status_changed' || !event.sessionId || event.snapshot) continue;
       const { subscribed, callback } = targetsOf(event);
       if (callback || subscribed.some((destination) => destination.version === 'v3')) needDecision.add(event.sessionId);
     }
@@ -378,7 +382,12 @@ export class WebhookEmitter {
     const firstAttemptAt = () => new Date(Date.now() + (nextRetryDelayMs(this.options.retryScheduleSeconds, 0) ?? 0));
     return events.flatMap((event) => {
       const { subscribed, callback } = targetsOf(event);
-      const decision = event.type === 'session.status_changed' && event.sessionId ? (decisions.get(event.sessionId) ?? null) : null;
+      const decision =
+        event.type !== 'session.status_changed' || !event.sessionId
+          ? null
+          : event.snapshot
+            ? (JSON.parse(this.options.secrets.decrypt(event.snapshot)) as DecisionJson)
+            : (decisions.get(event.sessionId) ?? null);
       const common = {
         tenant_id: event.tenantId,
         environment: event.environment,
@@ -674,96 +683,4 @@ export class WebhookEmitter {
       }
     });
   }
-}
-
-/** Node result rows as stored. */
-interface NodeResultRow {
-  session_id: string;
-  node_type: string;
-  status: string;
-  required: boolean;
-  provider: string;
-  warnings: { code: string; message: string; field?: string | null }[];
-  details: Record<string, unknown>;
-}
-
-/** Leaves out null and undefined fields (absent means absent). */
-function withoutNulls(value: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== null && field !== undefined));
-}
-
-/**
- * The current decision of each session, shaped like the REST decision endpoint's JSON: compliance
- * level and service token only when approved (spec rule 2). Three queries for the whole batch.
- */
-export async function loadDecisions(tx: EntityManager, sessionIds: string[], secrets: ServiceSecrets): Promise<Map<string, DecisionJson>> {
-  const decisions = new Map<string, DecisionJson>();
-  if (sessionIds.length === 0) return decisions;
-  const ids = JSON.stringify(sessionIds);
-  const inIds = `in (select value::uuid from jsonb_array_elements_text(?::jsonb))`;
-  const sessions = await tx.execute<
-    {
-      id: string;
-      status: string;
-      workflow_id: string;
-      vendor_data: string;
-      compliance_level: string | null;
-      reasons: { code: string; message: string; nodeType?: string; listId?: string; entryId?: string }[];
-      metadata: Record<string, unknown> | null;
-    }[]
-  >(`select id, status, workflow_id, vendor_data, compliance_level, reasons, metadata from session where id ${inIds}`, [ids], 'all');
-  const nodeRows = await tx.execute<NodeResultRow[]>(
-    `select session_id, node_type, status, required, provider, warnings, details from session_node_result
-     where session_id ${inIds} order by created_at, node_type`,
-    [ids],
-    'all',
-  );
-  const tokens = await tx.execute<{ session_id: string; token_encrypted: string }[]>(
-    `select distinct on (session_id) session_id, token_encrypted from service_token
-     where revoked_at is null and session_id ${inIds} order by session_id, issued_at desc`,
-    [ids],
-    'all',
-  );
-  const tokenBySession = new Map(tokens.map((row) => [row.session_id, row.token_encrypted]));
-  for (const session of sessions) {
-    const approved = session.status === 'approved';
-    const sealedToken = approved ? tokenBySession.get(session.id) : undefined;
-    const nodeResults = Object.fromEntries(
-      nodeRows
-        .filter((row) => row.session_id === session.id)
-        .map((row) => [
-          row.node_type,
-          {
-            status: row.status,
-            required: row.required,
-            provider: row.provider,
-            warnings: row.warnings.map((warning) => withoutNulls({ ...warning })),
-            details: row.details,
-          },
-        ]),
-    );
-    decisions.set(
-      session.id,
-      withoutNulls({
-        session_id: session.id,
-        status: session.status,
-        workflow_id: session.workflow_id,
-        vendor_data: session.vendor_data,
-        compliance_level: approved ? session.compliance_level : null,
-        service_token: sealedToken ? secrets.decrypt(sealedToken) : null,
-        node_results: nodeResults,
-        reasons: session.reasons.map((reason) =>
-          withoutNulls({
-            code: reason.code,
-            message: reason.message,
-            node_type: reason.nodeType,
-            list_id: reason.listId,
-            entry_id: reason.entryId,
-          }),
-        ),
-        metadata: session.metadata,
-      }),
-    );
-  }
-  return decisions;
 }

@@ -1,5 +1,6 @@
 import type { WebhookVersion } from '../../entities/webhook.entity.js';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
+import type { DecisionJson } from '../sessions/decision-json.js';
 import { unixSeconds } from '../time.js';
 
 /** Event kind of the message `POST …/test` sends; never recorded in the outbox. */
@@ -17,15 +18,16 @@ export interface EventForDelivery {
   createdAt: Date;
 }
 
-/** The spec's Decision JSON, as the v3 payload carries it (absent fields left out). */
-export type DecisionJson = Record<string, unknown>;
+export type { DecisionJson } from '../sessions/decision-json.js';
 
 /** The fields v2 carries for a status change, in the order DESIGN.md lists them. */
 const V2_STATUS_FIELDS = ['session_id', 'status', 'previous_status', 'workflow_id', 'vendor_data'] as const;
 
 /**
  * The JSON body of an event in one payload version (DESIGN.md "Events and webhooks"):
- * v3 `{id, type, timestamp, data}` with the full decision for status changes; v2 flat
+ * v3 `{id, type, timestamp, data}` where `data` of a status change is the decision itself as of the
+ * event (its snapshot) with the change's own fields beside it (`previous_status`, `changed_at`,
+ * `actor`, `environment`, `reason`); v2 flat
  * `{event, created_at, session_id, status, previous_status, workflow_id, vendor_data}`;
  * v1 `{event, session_id, status}`. Timestamps are Unix seconds like the rest of the API.
  */
@@ -33,7 +35,7 @@ export function buildWebhookBody(version: WebhookVersion, event: EventForDeliver
   const createdAt = unixSeconds(event.createdAt);
   const payload = event.payload;
   if (version === 'v3') {
-    const data = decision ? { ...payload, decision } : payload;
+    const data = decision ? { ...payload, ...decision } : payload;
     // `id` is the event's own id, the same a graphql-ws subscriber receives: one key to dedupe
     // across channels (the webhook-id header differs per destination).
     return JSON.stringify({ id: event.id, type: event.type, timestamp: createdAt, data });

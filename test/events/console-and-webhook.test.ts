@@ -48,6 +48,6 @@ describe('live status, console and webhook together', () => {
     const byStatus = new Map(delivered.map((item) => [item.body.data.status as string, item]));
     expect([...byStatus.keys()].sort()).toEqual(['approved', 'in_progress', 'pending']);
     for (const event of seenByConsole) expect(byStatus.get(event.status)?.body.id).toBe(event.id);
-    expect(byStatus.get('approved')?.body.data.decision).toMatchObject({ status: 'approved', compliance_level: 'standard' });
+    expect(byStatus.get('approved')?.body.data).toMatchObject({ status: 'approved', compliance_level: 'standard' });
   });
 });

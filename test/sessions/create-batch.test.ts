@@ -45,6 +45,7 @@ function createRow(vendorData: string, overrides: Partial<CreateRow> = {}): Crea
     changed_at: new Date().toISOString(),
     event_id: randomUUID(),
     payload: { session_id: id },
+    snapshot: null,
     ...overrides,
   };
 }

@@ -52,7 +52,7 @@ describe('delivery', () => {
       type: 'session.status_changed',
       data: { session_id: sessionId, status: 'pending', previous_status: null },
     });
-    expect(item!.body.data.decision).toMatchObject({ session_id: sessionId, status: 'pending', workflow_id: 'standard_kyc' });
+    expect(item!.body.data).toMatchObject({ session_id: sessionId, status: 'pending', workflow_id: 'standard_kyc' });
     expect(Number(item!.timestamp)).toBeGreaterThan(Date.now() / 1000 - 60);
     expect(item!.headers['webhook-signature']).toMatch(/^v1,/);
   });
