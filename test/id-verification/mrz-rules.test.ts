@@ -180,6 +180,25 @@ describe('document engine rules after OCR', () => {
       expect(check).toMatchObject({ lastName: 'ULYSSE', firstName: 'CHRISTOPHE', confirmed: true });
     });
 
+    it('when the OCR read every filler of a double family name as a letter, then the page splits it and restores the separator', () => {
+      // As PaddleOCR reads the Polish MRV-B specimen: `KOWALSKA<KWIATKOWSKA<<BEATA<<<` with each `<` a K.
+      const check = checkNamesAgainstViz('KOWALSKAKKWIATKOWSKAK<BEATAK<<<', ['NOMPRENOM KOWALSKA-KWIATKOWSKA BEATA']);
+
+      expect(check).toMatchObject({ lastName: 'KOWALSKA KWIATKOWSKA', firstName: 'BEATA', confirmed: true });
+    });
+
+    it('when the OCR read the first trailing filler after the given names as a letter, then the page drops it', () => {
+      const check = checkNamesAgainstViz('SMITH<<BEATAK<<<<<', ['SMITH', 'BEATA']);
+
+      expect(check).toMatchObject({ lastName: 'SMITH', firstName: 'BEATA', confirmed: true, restored: ['BEATAK → BEATA<'] });
+    });
+
+    it('when a joined word splits into page words in two ways, then it is left as read and not confirmed', () => {
+      const check = checkNamesAgainstViz('DOE<<ANNAKMARIE<<<<<', ['DOE', 'ANNA MARIE', 'ANNAK ARIE']);
+
+      expect(check).toMatchObject({ firstName: 'ANNAKMARIE', confirmed: false, restored: [] });
+    });
+
     it('when the page misses the first letter of a name the MRZ has, then the MRZ name is kept', () => {
       const check = checkNamesAgainstViz('AEVARSDOTTIR<<THURIDUR<OESP<<<', ['EVARSDOTTIR', 'THURIDUR OESP']);
 
