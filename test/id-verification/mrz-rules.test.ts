@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { mrzDate, verifyDocument } from '../../src/engines/document/engine.js';
-import { findMrz, type MrzRead } from '../../src/engines/document/mrz-text.js';
+import { cleanNameFiller, findMrz, withFillerEvidence, withNameField, type MrzRead } from '../../src/engines/document/mrz-text.js';
 import { checkNamesAgainstViz } from '../../src/engines/document/names.js';
 import { mrzLines, renderDocument, toDataUri, type SyntheticIdentity, samplePassport } from './support/synthetic-document.js';
 
@@ -197,6 +197,45 @@ describe('document engine rules after OCR', () => {
       const check = checkNamesAgainstViz('DOE<<ANNAKMARIE<<<<<', ['DOE', 'ANNA MARIE', 'ANNAK ARIE']);
 
       expect(check).toMatchObject({ firstName: 'ANNAKMARIE', confirmed: false, restored: [] });
+    });
+
+    it('when another read of the line saw a filler where this one read K, then the filler is restored', () => {
+      // The US card specimen: the page read gives TESTKVOID, the MRZ zone read at 2400 px TEST<VOID.
+      const merged = withFillerEvidence('SPECIMEN<<TESTKVOID<<<<<<<<<<<', [
+        'SPECIMENKKTESTKVOID<<<<<K<<<K',
+        'SPECIMEN<<TEST<VOID<<<<<<<<<<',
+      ]);
+
+      expect(merged).toBe('SPECIMEN<<TEST<VOID<<<<<<<<<<<');
+    });
+
+    it('when reads differ by a dropped character, then they are aligned before fillers are compared', () => {
+      expect(withFillerEvidence('DOE<<ANNAKMARIE<<<<', ['DOE<ANNA<MARIE<<<<<'])).toBe('DOE<<ANNA<MARIE<<<<');
+    });
+
+    it('when another read has a filler where this one has a letter no reader confuses with it, then the letter stays', () => {
+      expect(withFillerEvidence('DOE<<ANNAMMARIE<<<<', ['DOE<<ANNA<MARIE<<<<'])).toBe('DOE<<ANNAMMARIE<<<<');
+    });
+
+    it('when a name line is corrected from other reads, then the read is re-parsed and stays valid', () => {
+      const read = findMrz([
+        'I<UTOD231458907<<<<<<<<<<<<<<<',
+        '7408122F1204159UTO<<<<<<<<<<<6',
+        'ERIKSSON<<ANNAKMARIA<<<<<<<<<<',
+      ]) as MrzRead;
+
+      const merged = withNameField(read, withFillerEvidence(read.nameField, ['ERIKSSON<<ANNA<MARIA<<<<<<<<<<']));
+
+      expect(merged).toMatchObject({ valid: true, fields: { lastName: 'ERIKSSON', firstName: 'ANNA MARIA' } });
+    });
+
+    it('when the fillers after the given names were misread, then a trailing one-letter K/S/C word is a filler too', () => {
+      expect(cleanNameFiller('MEULENDIJK<<LOES<ALBERTINE<S<<<S<S<<K')).toBe('MEULENDIJK<<LOES<ALBERTINE<<<<<<<<<<<');
+    });
+
+    it('when the fillers after a one-letter given name were read clean, then it is kept as an initial', () => {
+      expect(cleanNameFiller('DOE<<JOHN<K<<<<<<<<')).toBe('DOE<<JOHN<K<<<<<<<<');
+      expect(cleanNameFiller('DOE<<K<<S<<<<<<<<<<')).toBe('DOE<<K<<<<<<<<<<<<<');
     });
 
     it('when the page misses the first letter of a name the MRZ has, then the MRZ name is kept', () => {

@@ -9,7 +9,7 @@
  */
 import sharp, { type Region } from 'sharp';
 import { MAX_DOCUMENT_PIXELS } from './image.js';
-import { cleanOcrLine, findMrz, type MrzRead } from './mrz-text.js';
+import { cleanOcrLine, findMrz, withFillerEvidence, withNameField, type MrzRead } from './mrz-text.js';
 import { checkNamesAgainstViz, NAME_MIN_CONFIDENCE } from './names.js';
 
 /**
@@ -28,6 +28,15 @@ export const OCR_MIN_LONG_SIDE_PX = 1200;
 
 /** Page tilt from which a second, straightened read is tried, in degrees (smaller tilts PaddleOCR's rotated crops absorb). */
 export const DESKEW_MIN_DEGREES = 2;
+
+/**
+ * Widths the cropped MRZ zone is read at, in pixels, in order, until a read is valid with names
+ * beyond doubt. PaddleOCR's misreads of fillers (`<` as `K` or `S`) and of single letters change
+ * with the scale: on the real specimen set a name line misread at 1600 px (`TESTKVOID`) was read
+ * right, with a higher confidence, at 2400 px, and the reverse also happens; each width costs one
+ * OCR pass of the zone, paid only by doubtful reads.
+ */
+export const ZONE_READ_WIDTHS_PX = [OCR_MAX_LONG_SIDE_PX, 2400] as const;
 
 /** Margin added around the MRZ lines when the zone is cropped for a second read, as a share of the zone's height. */
 const ZONE_MARGIN_SHARE = 0.25;
@@ -169,14 +178,23 @@ export async function readMrz(bytes: Buffer): Promise<MrzRead | null> {
   if (best) {
     const { width = 0, height = 0 } = await sharp(page).metadata();
     const zone = mrzZone(lines, width, height);
-    if (zone) {
-      const crop = await sharp(page).extract(zone).resize({ width: OCR_MAX_LONG_SIDE_PX, withoutEnlargement: false }).png().toBuffer();
+    // Every read of this MRZ, so that fillers seen in one can correct another's names.
+    const reads: MrzRead[] = [best];
+    for (const zoneWidth of zone ? ZONE_READ_WIDTHS_PX : []) {
+      const crop = await sharp(page)
+        .extract(zone as Region)
+        .resize({ width: zoneWidth, withoutEnlargement: false })
+        .png()
+        .toBuffer();
       const zoneRead = mrzOf(await detect(crop));
       // The crop holds only the MRZ: the visual zone comes from the whole page.
-      if (zoneRead) zoneRead.pageText = best.pageText;
-      better(zoneRead);
+      if (zoneRead) {
+        zoneRead.pageText = best.pageText;
+        reads.push(zoneRead);
+      }
+      if (better(zoneRead) && !doubtfulNames(best)) return best;
     }
-    return best;
+    return best.valid ? withFillersOfOtherReads(best, reads) : best;
   }
 
   if (!looksSideways(lines)) return best;
@@ -184,6 +202,16 @@ export async function readMrz(bytes: Buffer): Promise<MrzRead | null> {
     if (better(mrzOf(await detect(await turned(prepared.png, quarterTurns * 90))))) return best;
   }
   return best;
+}
+
+/**
+ * `read` with the fillers the other reads of the same MRZ (same layout) saw in its name line:
+ * PaddleOCR reads `<` as `K` or `S` at one scale and not at another (see `withFillerEvidence`).
+ */
+function withFillersOfOtherReads(read: MrzRead, reads: readonly MrzRead[]): MrzRead {
+  const others = reads.filter((other) => other !== read && other.format === read.format).map((other) => other.nameField);
+  const nameField = withFillerEvidence(read.nameField, others);
+  return nameField === read.nameField ? read : withNameField(read, nameField);
 }
 
 /**
