@@ -120,6 +120,24 @@ describe('document engine rules after OCR', () => {
     });
   });
 
+  describe('given a TD1 card whose first line the OCR read without most of its trailing fillers', () => {
+    // PassportEye's German ID card specimen, first line read as 21 of its 30 characters.
+    const CARD = ['IDD<<T220001293<<<<<<', '6408125<2010315D<<<<<<<<<<<<<4', 'MUSTERMANN<<ERIKA<<<<<<<<<<<<<'];
+
+    it('when the line ends in fillers, then it is completed with fillers and the check digits decide', () => {
+      const read = findMrz(CARD);
+
+      expect(read).toMatchObject({ valid: true, format: 'TD1', fields: { documentNumber: 'T22000129', lastName: 'MUSTERMANN' } });
+      expect(read?.lines[0]).toBe('IDD<<T220001293<<<<<<<<<<<<<<<');
+    });
+
+    it('when the dropped characters were not fillers, then the composite check digit refuses the completion', () => {
+      const read = findMrz(['IDD<<T220001293ABC<<<', CARD[1], CARD[2]]);
+
+      expect(read?.valid).toBe(false);
+    });
+  });
+
   describe('given machine-readable visas', () => {
     it('when an MRV-A is read, then it is valid without the passport-only check digits', async () => {
       const result = await verifyLines(MRV_A, 'SE', 'VISA');

@@ -18,6 +18,9 @@ export const MRZ_LAYOUTS = [
 /** How far a read line's length may be from the layout's before we give up repairing it, in characters. */
 const MAX_LENGTH_SLACK_CHARS = 3;
 
+/** Share of a layout's line length a line ending in fillers must have to be completed with fillers (see `fitFillers`). */
+const MIN_TRUNCATED_LINE_SHARE = 0.5;
+
 /** Characters OCR engines emit for MRZ glyphs, mapped to the MRZ alphabet. */
 const LOOKALIKES: Record<string, string> = { '×': 'X', '«': '<', '‹': '<', '＜': '<', '〈': '<', К: 'K', О: 'O', ']': 'J' };
 
@@ -36,13 +39,20 @@ export function cleanOcrLine(text: string): string {
  * miscounted), or by padding/trimming trailing fillers. Returns null when the line is too far off.
  * A name line (`nameStart` = where its names begin) whose names are complete, surname `<<` given
  * names and then fillers, may be off by any count: only fillers follow, and OCR drops or splits
- * long filler runs.
+ * long filler runs. So may any line ending in fillers, down to half its length: it is completed
+ * with fillers and left to the check digits.
  */
 export function fitFillers(line: string, length: number, nameStart?: number): string | null {
   if (line.length === length) return line;
   if (nameStart !== undefined && /<<$/.test(line) && line.slice(nameStart).replace(/<+$/, '').includes('<<')) {
     const names = line.replace(/<+$/, '');
     if (names.length < length) return names.padEnd(length, '<');
+  }
+  if (line.length < length - MAX_LENGTH_SLACK_CHARS && line.length >= length * MIN_TRUNCATED_LINE_SHARE && /<<$/.test(line)) {
+    // OCR drops much of a long trailing filler run (a German card's first line read as 21 of its
+    // 30 characters). Only optional data ends a line with fillers, under the composite check digit
+    // where the layout has one, so a wrong completion does not pass.
+    return line.padEnd(length, '<');
   }
   if (Math.abs(line.length - length) > MAX_LENGTH_SLACK_CHARS) return null;
   const runs = [...line.matchAll(/<+/g)];
