@@ -31,10 +31,10 @@ export const DESKEW_MIN_DEGREES = 2;
 
 /**
  * Widths the cropped MRZ zone is read at, in pixels, in order, until a read is valid with names
- * beyond doubt. PaddleOCR's misreads of fillers (`<` as `K` or `S`) and of single letters change
- * with the scale: on the real specimen set a name line misread at 1600 px (`TESTKVOID`) was read
- * right, with a higher confidence, at 2400 px, and the reverse also happens; each width costs one
- * OCR pass of the zone, paid only by doubtful reads.
+ * beyond doubt. PaddleOCR's misreads of fillers (`<` as `K` or `S`) change with the scale: on the
+ * real specimen set a name line misread at 1600 px (`TESTKVOID`) was read `TEST<VOID` at 2400 px,
+ * and the reverse also happens, so the reads are combined (`withFillersOfOtherReads`). Each width
+ * costs one OCR pass of the zone, paid only by doubtful reads.
  */
 export const ZONE_READ_WIDTHS_PX = [OCR_MAX_LONG_SIDE_PX, 2400] as const;
 
@@ -151,8 +151,9 @@ export async function readTextLines(bytes: Buffer): Promise<string[]> {
 /**
  * Reads the MRZ of a photo; null when no group of lines looks like one. Tries, until one read
  * has every check digit holding: the upright photo; straightened, when its lines are tilted;
- * the MRZ zone alone, cropped and enlarged, when an MRZ was read with a failing check or with
- * doubtful names (low confidence, not confirmed by the page; the clearer read wins); the photo
+ * the MRZ zone alone, cropped and enlarged to each of `ZONE_READ_WIDTHS_PX`, when an MRZ was read
+ * with a failing check or with doubtful names (low confidence, not confirmed by the page; the
+ * clearer valid read wins, and the fillers the other reads saw in its name line are restored); the photo
  * turned a quarter and three quarters, when no MRZ was seen and the text boxes stand upright (a
  * page photographed sideways). Each try costs one OCR pass, so a good photo costs one.
  */
@@ -180,12 +181,9 @@ export async function readMrz(bytes: Buffer): Promise<MrzRead | null> {
     const zone = mrzZone(lines, width, height);
     // Every read of this MRZ, so that fillers seen in one can correct another's names.
     const reads: MrzRead[] = [best];
-    for (const zoneWidth of zone ? ZONE_READ_WIDTHS_PX : []) {
-      const crop = await sharp(page)
-        .extract(zone as Region)
-        .resize({ width: zoneWidth, withoutEnlargement: false })
-        .png()
-        .toBuffer();
+    for (const zoneWidth of ZONE_READ_WIDTHS_PX) {
+      if (!zone) break;
+      const crop = await sharp(page).extract(zone).resize({ width: zoneWidth, withoutEnlargement: false }).png().toBuffer();
       const zoneRead = mrzOf(await detect(crop));
       // The crop holds only the MRZ: the visual zone comes from the whole page.
       if (zoneRead) {
