@@ -1,5 +1,6 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ObjectType } from 'type-graphql';
+import { DOCUMENT_RESULT_CODES_DESCRIPTION } from '../src/engines/document/engine.js';
 
 /** Per-check outcomes of an ID document check. */
 @ObjectType('IdVerificationChecks', { description: 'Outcome of each check: passed, failed, review or skipped.' })
@@ -83,7 +84,7 @@ export class IdVerificationResultObject {
   @Field(() => String, { description: 'passed, review or failed.' })
   status!: string;
 
-  @Field(() => String, { description: 'Machine-readable summary; see docs/id-verification.md for the catalogue.' })
+  @Field(() => String, { description: DOCUMENT_RESULT_CODES_DESCRIPTION })
   resultCode!: string;
 
   @Field(() => IdVerificationChecksObject)

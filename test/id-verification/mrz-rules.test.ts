@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { mrzDate, verifyDocument } from '../../src/engines/document/engine.js';
-import { findMrz, type MrzRead } from '../../src/engines/document/mrz-text.js';
+import { cleanNameFiller, findMrz, withFillerEvidence, withNameField, type MrzRead } from '../../src/engines/document/mrz-text.js';
 import { checkNamesAgainstViz } from '../../src/engines/document/names.js';
 import { mrzLines, renderDocument, toDataUri, type SyntheticIdentity, samplePassport } from './support/synthetic-document.js';
 
@@ -120,6 +120,24 @@ describe('document engine rules after OCR', () => {
     });
   });
 
+  describe('given a TD1 card whose first line the OCR read without most of its trailing fillers', () => {
+    // PassportEye's German ID card specimen, first line read as 21 of its 30 characters.
+    const CARD = ['IDD<<T220001293<<<<<<', '6408125<2010315D<<<<<<<<<<<<<4', 'MUSTERMANN<<ERIKA<<<<<<<<<<<<<'];
+
+    it('when the line ends in fillers, then it is completed with fillers and the check digits decide', () => {
+      const read = findMrz(CARD);
+
+      expect(read).toMatchObject({ valid: true, format: 'TD1', fields: { documentNumber: 'T22000129', lastName: 'MUSTERMANN' } });
+      expect(read?.lines[0]).toBe('IDD<<T220001293<<<<<<<<<<<<<<<');
+    });
+
+    it('when the dropped characters were not fillers, then the composite check digit refuses the completion', () => {
+      const read = findMrz(['IDD<<T220001293ABC<<<', CARD[1], CARD[2]]);
+
+      expect(read?.valid).toBe(false);
+    });
+  });
+
   describe('given machine-readable visas', () => {
     it('when an MRV-A is read, then it is valid without the passport-only check digits', async () => {
       const result = await verifyLines(MRV_A, 'SE', 'VISA');
@@ -178,6 +196,64 @@ describe('document engine rules after OCR', () => {
       const check = checkNamesAgainstViz('ULYSSEK<CHRISTOPHE<<<<<<<<', ['ULYSSE', 'CHRISTOPHE']);
 
       expect(check).toMatchObject({ lastName: 'ULYSSE', firstName: 'CHRISTOPHE', confirmed: true });
+    });
+
+    it('when the OCR read every filler of a double family name as a letter, then the page splits it and restores the separator', () => {
+      // As PaddleOCR reads the Polish MRV-B specimen: `KOWALSKA<KWIATKOWSKA<<BEATA<<<` with each `<` a K.
+      const check = checkNamesAgainstViz('KOWALSKAKKWIATKOWSKAK<BEATAK<<<', ['NOMPRENOM KOWALSKA-KWIATKOWSKA BEATA']);
+
+      expect(check).toMatchObject({ lastName: 'KOWALSKA KWIATKOWSKA', firstName: 'BEATA', confirmed: true });
+    });
+
+    it('when the OCR read the first trailing filler after the given names as a letter, then the page drops it', () => {
+      const check = checkNamesAgainstViz('SMITH<<BEATAK<<<<<', ['SMITH', 'BEATA']);
+
+      expect(check).toMatchObject({ lastName: 'SMITH', firstName: 'BEATA', confirmed: true, restored: ['BEATAK → BEATA<'] });
+    });
+
+    it('when a joined word splits into page words in two ways, then it is left as read and not confirmed', () => {
+      const check = checkNamesAgainstViz('DOE<<ANNAKMARIE<<<<<', ['DOE', 'ANNA MARIE', 'ANNAK ARIE']);
+
+      expect(check).toMatchObject({ firstName: 'ANNAKMARIE', confirmed: false, restored: [] });
+    });
+
+    it('when another read of the line saw a filler where this one read K, then the filler is restored', () => {
+      // The US card specimen: the page read gives TESTKVOID, the MRZ zone read at 2400 px TEST<VOID.
+      const merged = withFillerEvidence('SPECIMEN<<TESTKVOID<<<<<<<<<<<', [
+        'SPECIMENKKTESTKVOID<<<<<K<<<K',
+        'SPECIMEN<<TEST<VOID<<<<<<<<<<',
+      ]);
+
+      expect(merged).toBe('SPECIMEN<<TEST<VOID<<<<<<<<<<<');
+    });
+
+    it('when reads differ by a dropped character, then they are aligned before fillers are compared', () => {
+      expect(withFillerEvidence('DOE<<ANNAKMARIE<<<<', ['DOE<ANNA<MARIE<<<<<'])).toBe('DOE<<ANNA<MARIE<<<<');
+    });
+
+    it('when another read has a filler where this one has a letter no reader confuses with it, then the letter stays', () => {
+      expect(withFillerEvidence('DOE<<ANNAMMARIE<<<<', ['DOE<<ANNA<MARIE<<<<'])).toBe('DOE<<ANNAMMARIE<<<<');
+    });
+
+    it('when a name line is corrected from other reads, then the read is re-parsed and stays valid', () => {
+      const read = findMrz([
+        'I<UTOD231458907<<<<<<<<<<<<<<<',
+        '7408122F1204159UTO<<<<<<<<<<<6',
+        'ERIKSSON<<ANNAKMARIA<<<<<<<<<<',
+      ]) as MrzRead;
+
+      const merged = withNameField(read, withFillerEvidence(read.nameField, ['ERIKSSON<<ANNA<MARIA<<<<<<<<<<']));
+
+      expect(merged).toMatchObject({ valid: true, fields: { lastName: 'ERIKSSON', firstName: 'ANNA MARIA' } });
+    });
+
+    it('when the fillers after the given names were misread, then a trailing one-letter K/S/C word is a filler too', () => {
+      expect(cleanNameFiller('MEULENDIJK<<LOES<ALBERTINE<S<<<S<S<<K')).toBe('MEULENDIJK<<LOES<ALBERTINE<<<<<<<<<<<');
+    });
+
+    it('when the fillers after a one-letter given name were read clean, then it is kept as an initial', () => {
+      expect(cleanNameFiller('DOE<<JOHN<K<<<<<<<<')).toBe('DOE<<JOHN<K<<<<<<<<');
+      expect(cleanNameFiller('DOE<<K<<S<<<<<<<<<<')).toBe('DOE<<K<<<<<<<<<<<<<');
     });
 
     it('when the page misses the first letter of a name the MRZ has, then the MRZ name is kept', () => {

@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { verifyDocument } from '../../src/engines/document/engine.js';
 import { closeMrzReader } from '../../src/engines/document/mrz-reader.js';
+import { TWO_SIDED_ID_TYPES } from '../../src/engines/inputs.js';
 
 // Real specimen photos nobody on this project made (../shared/realdata/id, see its README), read
 // by the live engine: a small page, a tilted one, ICAO's specimen state, a visa. Only present on
@@ -15,11 +16,12 @@ const NOW = new Date('2026-11-23T12:00:00Z');
 /** One photo can take several OCR passes on a loaded 2-core machine. */
 const OCR_TIMEOUT_MS = 300_000;
 
-/** Verifies one file of the data set as `POST /v1/id-verification` would. */
+/** Verifies one file of the data set as `POST /v1/id-verification` would (as both sides for two-sided types, as a client with one photo sends it). */
 async function verifyFile(file: string, country: string, idType: string) {
   const bytes = await readFile(path.join(DATA_DIR, file));
   const uri = `data:image/${file.endsWith('.png') ? 'png' : 'jpeg'};base64,${bytes.toString('base64')}`;
-  return verifyDocument({ country, id_type: idType, image_front: uri }, null, { now: () => NOW });
+  const back = TWO_SIDED_ID_TYPES.includes(idType) ? { image_back: uri } : {};
+  return verifyDocument({ country, id_type: idType, image_front: uri, ...back }, null, { now: () => NOW });
 }
 
 describe.skipIf(!existsSync(DATA_DIR))('document engine on real specimen photos', () => {
@@ -109,6 +111,37 @@ describe.skipIf(!existsSync(DATA_DIR))('document engine on real specimen photos'
           expiry_date: '1996-12-10',
           sex: 'F',
         });
+      },
+      OCR_TIMEOUT_MS,
+    );
+  });
+  describe('given a small photo (455×330 px) of a Dutch specimen passport whose name fillers PaddleOCR reads as S and K', () => {
+    it(
+      'when verified, then the reads of the MRZ zone are combined and the names come out right',
+      async () => {
+        const result = await verifyFile('mrz-passporteye/testdata__98_pass-nld.jpg', 'NL', 'PASSPORT');
+
+        expect(result.details.checks.mrz_match).toBe('passed');
+        expect(result.details.extracted).toMatchObject({
+          last_name: 'MEULENDIJK',
+          first_name: 'LOES ALBERTINE',
+          document_number: 'XA0000014',
+        });
+      },
+      OCR_TIMEOUT_MS,
+    );
+  });
+
+  describe('given a tiny photo (250×159 px) of a German ID card whose first MRZ line loses most of its fillers in OCR', () => {
+    it(
+      'when verified, then the MRZ is found, and a family name the page cannot confirm is flagged, not accepted silently',
+      async () => {
+        const result = await verifyFile('mrz-passporteye/testdata__53_id-d.jpg', 'DE', 'NATIONAL_ID');
+
+        expect(result.details.checks.mrz_match).toBe('passed');
+        expect(result.details.extracted).toMatchObject({ document_number: 'T22000129', first_name: 'ERIKA', date_of_birth: '1964-08-12' });
+        if (result.details.extracted.last_name !== 'MUSTERMANN')
+          expect(result.warnings).toContainEqual(expect.objectContaining({ code: 'mrz_name_unconfirmed' }));
       },
       OCR_TIMEOUT_MS,
     );

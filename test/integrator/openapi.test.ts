@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { DOCUMENT_RESULT_CODES } from '../../src/engines/document/engine.js';
 import { ERROR_CATALOGUE } from '../../src/errors.js';
 import { OPERATION_EXAMPLES } from '../../src/rest/openapi-examples.js';
 import { startTestApp, type TestApp } from '../support/app.js';
@@ -113,6 +114,12 @@ describe('OpenAPI document at /v1/openapi.json', () => {
     const created = document.paths['/v1/sessions'].post.responses['201'].content['application/json'].schema;
     expect(created).toEqual({ $ref: '#/components/schemas/Session' });
     expect(JSON.stringify(document)).not.toContain('#/$defs/');
+  });
+
+  it('given the ID verification result, when result_code is read, then it lists every code the engine returns', () => {
+    const resultCode = document.components.schemas.IdVerificationResult.properties.result_code;
+
+    expect(resultCode.enum).toEqual(expect.arrayContaining([...DOCUMENT_RESULT_CODES, 'document_tampered', 'manual_review_required']));
   });
 
   it('given any operation, when its responses are read, then its 4xx answers list their problem codes with examples', () => {

@@ -40,6 +40,12 @@ export const DOCUMENT_RESULT_CODES = [
 /** One result code of this engine. */
 export type DocumentResultCode = (typeof DOCUMENT_RESULT_CODES)[number];
 
+/**
+ * The `result_code` catalogue as the GraphQL schema describes it, built from
+ * `DOCUMENT_RESULT_CODES` so that a new code cannot be left out (OpenAPI lists them as an enum).
+ */
+export const DOCUMENT_RESULT_CODES_DESCRIPTION = `Machine-readable summary, one of ${DOCUMENT_RESULT_CODES.map((code) => `\`${code}\``).join(', ')} (first match wins, in this order; meanings in docs/id-verification.md). Sandbox keys may also get \`document_tampered\` and \`manual_review_required\` (docs/sandbox.md).`;
+
 /** ID types whose documents always carry an MRZ: a photo without one cannot be that document. */
 const MRZ_REQUIRED_TYPES: readonly string[] = ['PASSPORT'];
 

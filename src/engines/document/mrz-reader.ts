@@ -9,7 +9,7 @@
  */
 import sharp, { type Region } from 'sharp';
 import { MAX_DOCUMENT_PIXELS } from './image.js';
-import { cleanOcrLine, findMrz, type MrzRead } from './mrz-text.js';
+import { cleanOcrLine, findMrz, withFillerEvidence, withNameField, type MrzRead } from './mrz-text.js';
 import { checkNamesAgainstViz, NAME_MIN_CONFIDENCE } from './names.js';
 
 /**
@@ -28,6 +28,15 @@ export const OCR_MIN_LONG_SIDE_PX = 1200;
 
 /** Page tilt from which a second, straightened read is tried, in degrees (smaller tilts PaddleOCR's rotated crops absorb). */
 export const DESKEW_MIN_DEGREES = 2;
+
+/**
+ * Widths the cropped MRZ zone is read at, in pixels, in order, until a read is valid with names
+ * beyond doubt. PaddleOCR's misreads of fillers (`<` as `K` or `S`) change with the scale: on the
+ * real specimen set a name line misread at 1600 px (`TESTKVOID`) was read `TEST<VOID` at 2400 px,
+ * and the reverse also happens, so the reads are combined (`withFillersOfOtherReads`). Each width
+ * costs one OCR pass of the zone, paid only by doubtful reads.
+ */
+export const ZONE_READ_WIDTHS_PX = [OCR_MAX_LONG_SIDE_PX, 2400] as const;
 
 /** Margin added around the MRZ lines when the zone is cropped for a second read, as a share of the zone's height. */
 const ZONE_MARGIN_SHARE = 0.25;
@@ -142,8 +151,9 @@ export async function readTextLines(bytes: Buffer): Promise<string[]> {
 /**
  * Reads the MRZ of a photo; null when no group of lines looks like one. Tries, until one read
  * has every check digit holding: the upright photo; straightened, when its lines are tilted;
- * the MRZ zone alone, cropped and enlarged, when an MRZ was read with a failing check or with
- * doubtful names (low confidence, not confirmed by the page; the clearer read wins); the photo
+ * the MRZ zone alone, cropped and enlarged to each of `ZONE_READ_WIDTHS_PX`, when an MRZ was read
+ * with a failing check or with doubtful names (low confidence, not confirmed by the page; the
+ * clearer valid read wins, and the fillers the other reads saw in its name line are restored); the photo
  * turned a quarter and three quarters, when no MRZ was seen and the text boxes stand upright (a
  * page photographed sideways). Each try costs one OCR pass, so a good photo costs one.
  */
@@ -169,14 +179,20 @@ export async function readMrz(bytes: Buffer): Promise<MrzRead | null> {
   if (best) {
     const { width = 0, height = 0 } = await sharp(page).metadata();
     const zone = mrzZone(lines, width, height);
-    if (zone) {
-      const crop = await sharp(page).extract(zone).resize({ width: OCR_MAX_LONG_SIDE_PX, withoutEnlargement: false }).png().toBuffer();
+    // Every read of this MRZ, so that fillers seen in one can correct another's names.
+    const reads: MrzRead[] = [best];
+    for (const zoneWidth of ZONE_READ_WIDTHS_PX) {
+      if (!zone) break;
+      const crop = await sharp(page).extract(zone).resize({ width: zoneWidth, withoutEnlargement: false }).png().toBuffer();
       const zoneRead = mrzOf(await detect(crop));
       // The crop holds only the MRZ: the visual zone comes from the whole page.
-      if (zoneRead) zoneRead.pageText = best.pageText;
-      better(zoneRead);
+      if (zoneRead) {
+        zoneRead.pageText = best.pageText;
+        reads.push(zoneRead);
+      }
+      if (better(zoneRead) && !doubtfulNames(best)) return best;
     }
-    return best;
+    return best.valid ? withFillersOfOtherReads(best, reads) : best;
   }
 
   if (!looksSideways(lines)) return best;
@@ -184,6 +200,16 @@ export async function readMrz(bytes: Buffer): Promise<MrzRead | null> {
     if (better(mrzOf(await detect(await turned(prepared.png, quarterTurns * 90))))) return best;
   }
   return best;
+}
+
+/**
+ * `read` with the fillers the other reads of the same MRZ (same layout) saw in its name line:
+ * PaddleOCR reads `<` as `K` or `S` at one scale and not at another (see `withFillerEvidence`).
+ */
+function withFillersOfOtherReads(read: MrzRead, reads: readonly MrzRead[]): MrzRead {
+  const others = reads.filter((other) => other !== read && other.format === read.format).map((other) => other.nameField);
+  const nameField = withFillerEvidence(read.nameField, others);
+  return nameField === read.nameField ? read : withNameField(read, nameField);
 }
 
 /**

@@ -18,6 +18,9 @@ export const MRZ_LAYOUTS = [
 /** How far a read line's length may be from the layout's before we give up repairing it, in characters. */
 const MAX_LENGTH_SLACK_CHARS = 3;
 
+/** Share of a layout's line length a line ending in fillers must have to be completed with fillers (see `fitFillers`). */
+const MIN_TRUNCATED_LINE_SHARE = 0.5;
+
 /** Characters OCR engines emit for MRZ glyphs, mapped to the MRZ alphabet. */
 const LOOKALIKES: Record<string, string> = { '×': 'X', '«': '<', '‹': '<', '＜': '<', '〈': '<', К: 'K', О: 'O', ']': 'J' };
 
@@ -36,13 +39,20 @@ export function cleanOcrLine(text: string): string {
  * miscounted), or by padding/trimming trailing fillers. Returns null when the line is too far off.
  * A name line (`nameStart` = where its names begin) whose names are complete, surname `<<` given
  * names and then fillers, may be off by any count: only fillers follow, and OCR drops or splits
- * long filler runs.
+ * long filler runs. So may any line ending in fillers, down to half its length: it is completed
+ * with fillers and left to the check digits.
  */
 export function fitFillers(line: string, length: number, nameStart?: number): string | null {
   if (line.length === length) return line;
   if (nameStart !== undefined && /<<$/.test(line) && line.slice(nameStart).replace(/<+$/, '').includes('<<')) {
     const names = line.replace(/<+$/, '');
     if (names.length < length) return names.padEnd(length, '<');
+  }
+  if (line.length < length - MAX_LENGTH_SLACK_CHARS && line.length >= length * MIN_TRUNCATED_LINE_SHARE && /<<$/.test(line)) {
+    // OCR drops much of a long trailing filler run (a German card's first line read as 21 of its
+    // 30 characters). Only optional data ends a line with fillers, under the composite check digit
+    // where the layout has one, so a wrong completion does not pass.
+    return line.padEnd(length, '<');
   }
   if (Math.abs(line.length - length) > MAX_LENGTH_SLACK_CHARS) return null;
   const runs = [...line.matchAll(/<+/g)];
@@ -56,16 +66,33 @@ export function fitFillers(line: string, length: number, nameStart?: number): st
 }
 
 /**
+ * Letters PaddleOCR reads a `<` filler as (`K`, `S`, `C` on the real specimen set, where the
+ * reverse, a letter read as `<`, was not seen): a filler in one read of a name line outweighs
+ * one of these letters at the same place in another.
+ */
+export const FILLER_MISREADS: ReadonlySet<string> = new Set(['K', 'S', 'C']);
+
+/**
  * Name fields are `SURNAME<<GIVEN<NAMES<<<…`: after the given names end with `<<`, only fillers may
  * follow. OCR sometimes reads a stray letter inside the filler run (`<<K<<`); names carry no check
- * digit, so this grammar rule is the only protection.
+ * digit, so this grammar rule is the only protection. Where such strays show the reader misread
+ * this run of fillers, a one-letter word of `FILLER_MISREADS` that ends the given names is taken
+ * for one more (`LOES<ALBERTINE<S<<S<K` → `LOES<ALBERTINE`); a real initial is kept when the
+ * fillers after it were read clean.
  */
 export function cleanNameFiller(nameField: string): string {
   const separator = nameField.indexOf('<<');
   if (separator < 0) return nameField;
   const end = nameField.indexOf('<<', separator + 2);
   if (end < 0) return nameField;
-  return nameField.slice(0, end).padEnd(nameField.length, '<');
+  let names = nameField.slice(0, end);
+  if (/[A-Z]/.test(nameField.slice(end))) {
+    for (let stray = /<([A-Z])$/.exec(names); stray && FILLER_MISREADS.has(stray[1]); stray = /<([A-Z])$/.exec(names)) {
+      if (names.length - 2 <= separator + 2) break;
+      names = names.slice(0, -2);
+    }
+  }
+  return names.padEnd(nameField.length, '<');
 }
 
 /** Applies `cleanNameFiller` to the name field of a layout (TD3/TD2/MRV line 1 from col 5, TD1 line 3). */
@@ -257,4 +284,68 @@ export function findMrz(ocrLines: readonly OcrText[]): MrzRead | null {
     }
   }
   return best;
+}
+
+/**
+ * For each character of `primary`, the character of `other` aligned with it (fewest edits,
+ * Levenshtein), or null where `other` has none; reads of one line differ by dropped and extra
+ * characters as well as by misread ones, so positions alone do not line up.
+ */
+export function alignTo(primary: string, other: string): (string | null)[] {
+  const rows = primary.length + 1;
+  const columns = other.length + 1;
+  const cost: number[][] = Array.from({ length: rows }, (_, row) =>
+    Array.from({ length: columns }, (_, column) => (row === 0 ? column : column === 0 ? row : 0)),
+  );
+  for (let row = 1; row < rows; row++) {
+    for (let column = 1; column < columns; column++) {
+      const substitution = cost[row - 1][column - 1] + (primary[row - 1] === other[column - 1] ? 0 : 1);
+      cost[row][column] = Math.min(substitution, cost[row - 1][column] + 1, cost[row][column - 1] + 1);
+    }
+  }
+  const aligned: (string | null)[] = Array.from({ length: primary.length }, () => null);
+  let row = primary.length;
+  let column = other.length;
+  while (row > 0 && column > 0) {
+    const substitution = cost[row - 1][column - 1] + (primary[row - 1] === other[column - 1] ? 0 : 1);
+    if (cost[row][column] === substitution) {
+      aligned[row - 1] = other[column - 1];
+      row--;
+      column--;
+    } else if (cost[row][column] === cost[row - 1][column] + 1) row--;
+    else column--;
+  }
+  return aligned;
+}
+
+/**
+ * The name field `nameField` with each letter of `FILLER_MISREADS` that another read of the same
+ * line (`otherReads`, e.g. the MRZ zone at another scale) saw as `<` turned back into a filler:
+ * `SPECIMEN<<TESTKVOID` and `SPECIMEN<<TEST<VOID` give `SPECIMEN<<TEST<VOID`. Letters outside
+ * that set are never changed, so a name word can lose a misread filler but not gain a letter.
+ */
+export function withFillerEvidence(nameField: string, otherReads: readonly string[]): string {
+  const chars = [...nameField];
+  for (const other of otherReads) {
+    alignTo(nameField, other).forEach((seen, at) => {
+      if (seen === '<' && FILLER_MISREADS.has(chars[at])) chars[at] = '<';
+    });
+  }
+  return chars.join('');
+}
+
+/**
+ * `read` with its name field replaced (same length), re-parsed; the check digits are untouched
+ * (no name field is under one), so validity stays. `read` itself when the new lines do not parse.
+ */
+export function withNameField(read: MrzRead, nameField: string): MrzRead {
+  const lines =
+    read.format === 'TD1' ? [read.lines[0], read.lines[1], nameField] : [read.lines[0].slice(0, 5) + nameField, ...read.lines.slice(1)];
+  const repaired = cleanNames(lines, read.format === 'TD1' ? 'TD1' : read.format);
+  try {
+    const { read: reparsed } = interpret(repaired, parse(repaired, { autocorrect: true }), read.nameConfidence);
+    return reparsed.valid === read.valid ? { ...reparsed, pageText: read.pageText } : read;
+  } catch {
+    return read;
+  }
 }

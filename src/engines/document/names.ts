@@ -51,28 +51,46 @@ function missesOneLetter(shorter: string, longer: string): boolean {
   return false;
 }
 
+/** Shortest page word a joined MRZ word may be split into (single letters are too common to prove anything). */
+const MIN_SPLIT_WORD_CHARS = 2;
+
+/**
+ * Ways `word` reads as page words in a row, each pair joined by one misread filler or by none
+ * (a dropped filler): `KOWALSKAKKWIATKOWSKA` → `KOWALSKA<KWIATKOWSKA`. Stops after two outcomes,
+ * since only a single outcome is used.
+ */
+function splitIntoPageWords(word: string, known: ReadonlySet<string>): string[] {
+  const outcomes: string[] = [];
+  const walk = (rest: string, parts: string[]): void => {
+    if (outcomes.length > 1) return;
+    if (known.has(rest) && parts.length > 0) outcomes.push([...parts, rest].join('<'));
+    for (let at = MIN_SPLIT_WORD_CHARS; at <= rest.length - MIN_SPLIT_WORD_CHARS; at++) {
+      const head = rest.slice(0, at);
+      if (!known.has(head)) continue;
+      walk(rest.slice(at), [...parts, head]);
+      if (at + 1 <= rest.length - MIN_SPLIT_WORD_CHARS) walk(rest.slice(at + 1), [...parts, head]);
+    }
+  };
+  walk(word, []);
+  return [...new Set(outcomes)];
+}
+
 /**
  * The repair of one MRZ name word that the page justifies, or null: the page prints it with one
- * more letter (a dropped letter: `VZR` → `VZOR`); the page prints it without its last or first
- * letter, where that letter can be the missing half of the `<<` between family and given names
- * (`fillerAt`: `ULYSSEK<` → `ULYSSE<<`); or it is two page words joined by
- * a misread or dropped filler (`TESTKVOID` → `TEST<VOID`). Only a repair with a single outcome
- * counts.
+ * more letter (a dropped letter: `VZR` → `VZOR`); it is page words joined by misread or dropped
+ * fillers (`TESTKVOID` → `TEST<VOID`, `KOWALSKAKKWIATKOWSKA` → `KOWALSKA<KWIATKOWSKA`); or,
+ * where its last or first letter touches fillers and can be a misread one (`fillerAt`: half of the
+ * `<<` after the family name, or the first of the trailing fillers), the rest is such a word (`ULYSSEK<` → `ULYSSE<<`, `KOWALSKAKKWIATKOWSKAK<` → `KOWALSKA<KWIATKOWSKA<<`). Only a
+ * repair with a single outcome counts.
  */
 function repairWord(word: string, known: ReadonlySet<string>, fillerAt: { end: boolean; start: boolean }): string | null {
   const outcomes = new Set<string>();
   for (const candidate of known) if (missesOneLetter(word, candidate)) outcomes.add(candidate);
+  if (outcomes.size === 0) for (const split of splitIntoPageWords(word, known)) outcomes.add(split);
   if (outcomes.size === 0 && word.length >= 3) {
-    if (fillerAt.end && known.has(word.slice(0, -1))) outcomes.add(`${word.slice(0, -1)}<`);
-    if (fillerAt.start && known.has(word.slice(1))) outcomes.add(`<${word.slice(1)}`);
-  }
-  if (outcomes.size === 0) {
-    for (let at = 2; at <= word.length - 2; at++) {
-      const head = word.slice(0, at);
-      for (const tail of [word.slice(at), word.slice(at + 1)]) {
-        if (tail.length >= 2 && known.has(head) && known.has(tail)) outcomes.add(`${head}<${tail}`);
-      }
-    }
+    const wholeOrSplit = (part: string) => (known.has(part) ? [part] : splitIntoPageWords(part, known));
+    if (fillerAt.end) for (const repair of wholeOrSplit(word.slice(0, -1))) outcomes.add(`${repair}<`);
+    if (fillerAt.start) for (const repair of wholeOrSplit(word.slice(1))) outcomes.add(`<${repair}`);
   }
   return outcomes.size === 1 ? [...outcomes][0] : null;
 }
@@ -111,7 +129,12 @@ export function checkNamesAgainstViz(nameField: string, vizLines: readonly strin
   const separated = /[A-Z]<<[A-Z]/.test(field);
   const repaired = field.replace(/[A-Z]+/g, (word, offset: number) => {
     if (word.length < 2 || words.some((candidate) => candidate.startsWith(word))) return word;
-    const fillerAt = { end: !separated && field[offset + word.length] === '<', start: !separated && field[offset - 1] === '<' };
+    // The last word's last letter may be the first of the trailing fillers, separator or not.
+    const last = offset + word.length === field.length;
+    const fillerAt = {
+      end: (!separated || last) && nameField[offset + word.length] === '<',
+      start: !separated && field[offset - 1] === '<',
+    };
     const repair = repairWord(word, known, fillerAt);
     if (repair !== null) {
       restored.push(`${word} → ${repair}`);

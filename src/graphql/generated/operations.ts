@@ -360,7 +360,7 @@ export type IdVerificationResult = {
   issuingCountry: Scalars['String']['output'];
   /** The metadata sent with the request, echoed back. */
   metadata?: Maybe<Scalars['JSONObject']['output']>;
-  /** Machine-readable summary; see docs/id-verification.md for the catalogue. */
+  /** Machine-readable summary, one of `image_too_small`, `image_blurry`, `mrz_not_found`, `mrz_mismatch`, `unknown_issuing_state`, `document_type_mismatch`, `country_mismatch`, `document_expired`, `nfc_signature_invalid`, `clear` (first match wins, in this order; meanings in docs/id-verification.md). Sandbox keys may also get `document_tampered` and `manual_review_required` (docs/sandbox.md). */
   resultCode: Scalars['String']['output'];
   /** passed, review or failed. */
   status: Scalars['String']['output'];

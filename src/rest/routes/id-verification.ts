@@ -1,15 +1,26 @@
 import { z } from 'zod';
+import { DOCUMENT_RESULT_CODES } from '../../engines/document/engine.js';
+import { SANDBOX_CATALOGUE } from '../../engines/sandbox/catalogue.js';
 import { VerifyIdDocumentDocument, type IdVerificationResultFieldsFragment } from '../../graphql/generated/operations.js';
 import { VerifyIdDocumentInputSchema } from '../../id-verification/id-verification.service.js';
 import { defineRoute } from '../route.js';
 
 const Outcome = z.enum(['passed', 'failed', 'review', 'warning', 'skipped']);
 
+/** Every `result_code` a check can carry: the live engine's and the sandbox's, so the document lists each. */
+const ResultCode = z.enum([
+  ...new Set([
+    ...DOCUMENT_RESULT_CODES,
+    SANDBOX_CATALOGUE.document_verification.otherwise.resultCode,
+    ...SANDBOX_CATALOGUE.document_verification.values.map((value) => value.resultCode),
+  ]),
+]);
+
 /** The spec's ID verification result JSON, plus warnings and the echoed metadata. */
 export const IdVerificationResultJson = z.object({
   verification_id: z.string(),
   status: z.enum(['passed', 'review', 'failed']),
-  result_code: z.string(),
+  result_code: ResultCode,
   checks: z.object({ document_authentic: Outcome, mrz_match: Outcome, expiry_check: Outcome, nfc_signature: Outcome }),
   issuing_country: z.string().length(2),
   document_type: z.string(),
@@ -38,7 +49,7 @@ export function presentIdVerificationResult(result: IdVerificationResultFieldsFr
   return {
     verification_id: result.verificationId,
     status: result.status as IdVerificationResultBody['status'],
-    result_code: result.resultCode,
+    result_code: result.resultCode as IdVerificationResultBody['result_code'],
     checks: {
       document_authentic: result.checks.documentAuthentic as Check,
       mrz_match: result.checks.mrzMatch as Check,
