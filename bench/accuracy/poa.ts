@@ -23,7 +23,8 @@
  *   name's words appear in order in the extracted issuer and the extracted issuer has at most
  *   three words more (a full name for a short one: `Con Edison` for `conEdison`, with spaces
  *   removed on both sides for that comparison), or the expected name is an acronym of the
- *   extracted one (`SDG&E` ↔ `San Diego Gas & Electric`);
+ *   extracted one or the other way round (`SDG&E` ↔ `San Diego Gas & Electric`, `MVEA` ↔
+ *   `Mountain View Electric Association, Inc.`);
  * - issue date: the extracted `issued_at` equals the expected date (ISO `YYYY-MM-DD`, so dates are
  *   compared as dates whatever their printed form);
  * - tamper verdict: every file is a genuine document, so the verdict is right when the tamper
@@ -132,11 +133,14 @@ export function sameIssuer(extracted: string, expected: string): boolean {
   };
   if (inOrder(got, want) && got.length - want.length <= 3) return true;
   if (got.join('') === want.join('')) return true;
-  const acronym = got
-    .filter((word) => word !== '&')
-    .map((word) => word[0])
-    .join('');
-  return want.length === 1 && acronym === want[0].replace(/&/g, '');
+  const acronym = (words: string[]) =>
+    words
+      .filter((word) => word !== '&')
+      .map((word) => word[0])
+      .join('');
+  return (
+    (want.length === 1 && acronym(got) === want[0].replace(/&/g, '')) || (got.length === 1 && acronym(want) === got[0].replace(/&/g, ''))
+  );
 }
 
 /** Whether two folded address words are the same: equal, or (letters only) one an abbreviation by truncation of the other (`st` / `stre`). */

@@ -9,6 +9,7 @@ import sharp from 'sharp';
 import { getDocumentProxy } from 'unpdf';
 import { stripControlCharacters } from '../../validation.js';
 import { MAX_INPUT_PIXELS } from '../data-uri.js';
+import { layoutPage, type DocumentLayout, type PositionedItem } from './layout.js';
 
 /** Most pages read from a PDF: a proof of address is on its first pages. */
 export const PDF_MAX_PAGES = 3;
@@ -56,8 +57,10 @@ export const PDF_EDITOR_WEIGHT = 0.4;
 
 /** What a PDF yields. */
 export interface PdfContent {
-  /** Text layer of the first `PDF_MAX_PAGES` pages, pages separated by a blank line. */
+  /** Text layer of the first `PDF_MAX_PAGES` pages as visual rows (cells separated by a tab), pages separated by a blank line. */
   text: string;
+  /** The same text as rows of cells and blocks (see layout.ts), for rules that read a value beside or below its label, an address window or a letterhead. */
+  layout: DocumentLayout;
   /** Page scans (JPEG or PNG bytes) of the first pages, largest per page; empty for text PDFs. */
   scans: Buffer[];
   /** Structural tamper score in [0, 1] (see `pdfStructureScore`). */
@@ -105,9 +108,9 @@ export async function readPdf(bytes: Buffer): Promise<PdfContent> {
     // Page objects hidden in compressed object streams escape the byte scan; the page tree's count does not.
     if (proxy.numPages > PDF_MAX_ACCEPTED_PAGES)
       throw new PdfLimitError(`it has ${proxy.numPages} pages; at most ${PDF_MAX_ACCEPTED_PAGES} are accepted`);
-    const text = stripControlCharacters(await textLayer(proxy));
+    const { text, layout } = await textLayer(proxy);
     const scans = text.replace(/\s+/g, '').length >= PDF_MIN_TEXT_CHARS ? [] : await pageScans(document);
-    return { text, scans, structureScore: pdfStructureScore(bytes, document) };
+    return { text, layout, scans, structureScore: pdfStructureScore(bytes, document) };
   } finally {
     await proxy.destroy();
   }
@@ -118,18 +121,32 @@ function countPageObjects(bytes: Buffer): number {
   return bytes.toString('latin1').match(/\/Type\s*\/Page(?![A-Za-z])/g)?.length ?? 0;
 }
 
-/** Text of the first `PDF_MAX_PAGES` pages (as unpdf's extractText joins a page's items), pages separated by a blank line. */
-async function textLayer(proxy: Awaited<ReturnType<typeof getDocumentProxy>>): Promise<string> {
+/**
+ * Text of the first `PDF_MAX_PAGES` pages, laid out as a reader sees it (layout.ts): rows with
+ * tab-separated cells, pages separated by a blank line, and the blocks. NUL and control
+ * characters are removed from every item first (a real bill's text layer carried NULs).
+ */
+async function textLayer(proxy: Awaited<ReturnType<typeof getDocumentProxy>>): Promise<{ text: string; layout: DocumentLayout }> {
   const pages: string[] = [];
+  const layout: DocumentLayout = { rows: [], blocks: [] };
   try {
     for (let number = 1; number <= Math.min(proxy.numPages, PDF_MAX_PAGES); number++) {
-      const content = await (await proxy.getPage(number)).getTextContent();
-      pages.push(content.items.map((item) => ('str' in item ? item.str + (item.hasEOL ? '\n' : '') : '')).join(''));
+      const page = await proxy.getPage(number);
+      const content = await page.getTextContent();
+      const items: PositionedItem[] = content.items.flatMap((item) =>
+        'str' in item
+          ? [{ str: stripControlCharacters(item.str), transform: item.transform as number[], width: item.width, height: item.height }]
+          : [],
+      );
+      const laid = layoutPage(items, page.view[3] - page.view[1], number);
+      pages.push(laid.rows.map((cells) => cells.map((cell) => cell.text).join('\t')).join('\n'));
+      layout.rows.push(...laid.rows);
+      layout.blocks.push(...laid.blocks);
     }
   } catch (error) {
     throw new UnreadablePdfError(messageOf(error));
   }
-  return pages.join('\n\n');
+  return { text: pages.join('\n\n'), layout };
 }
 
 /** Whether a stream's filter is Flate alone or Flate first in a chain (the part we can bound). */
