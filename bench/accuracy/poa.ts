@@ -27,8 +27,10 @@
  *   `Mountain View Electric Association, Inc.`);
  * - issue date: the extracted `issued_at` equals the expected date (ISO `YYYY-MM-DD`, so dates are
  *   compared as dates whatever their printed form);
- * - tamper verdict: every file is a genuine document, so the verdict is right when the tamper
- *   score stays below `TAMPER_REVIEW_SCORE` (no `tamper_suspected` / `document_tampered`).
+ * - tamper verdict: right when the tamper score stays below `TAMPER_REVIEW_SCORE` (no
+ *   `tamper_suspected` / `document_tampered`) for a document as issued, and reaches it for the
+ *   one file edited after issue (`EDITED_AFTER_ISSUE`: its incremental update rewrites the
+ *   addressee, which the data set's README does not say but the file's first revision shows).
  *
  * "fields" sums name, address, issuer and issue date over the items that have them (38 field
  * checks); the target is ≥ 80 %.
@@ -66,9 +68,19 @@ export const BASELINE: readonly AccuracyRow[] = [
   { field: 'address', items: 4, correct: 1, msPerItem: 173 },
   { field: 'issuer', items: 15, correct: 2, msPerItem: 100 },
   { field: 'issue date', items: 15, correct: 7, msPerItem: 100 },
-  { field: 'tamper verdict', items: 15, correct: 14, msPerItem: 100 },
+  // That engine flagged every incremental update, so it flagged the one edited file and no other of this set.
+  { field: 'tamper verdict', items: 15, correct: 15, msPerItem: 100 },
   { field: 'fields (name, address, issuer, date)', items: 38, correct: 11, msPerItem: 115 },
 ];
+
+/**
+ * Files of the set that were edited after they were issued, with the evidence: the text of the
+ * first revision (the file cut at its first `%%EOF`) against the final one.
+ */
+export const EDITED_AFTER_ISSUE: Readonly<Record<string, string>> = {
+  'bills/electric4.pdf':
+    'its incremental update replaces the addressee "ANDREA C ANEZ C/O JULIO TORRES" of page 1 with "KAREN G PEREZ" (an anonymisation, by the look of it, but a rewritten name all the same)',
+};
 
 /** What one document should yield; absent fields are not scored for it. */
 interface Expected {
@@ -214,7 +226,8 @@ function judge(
     verdicts.set('address', extracted !== undefined && sameAddress(extracted.address, expected.addresses));
   verdicts.set('issuer', extracted !== undefined && sameIssuer(extracted.issuer, expected.issuer));
   verdicts.set('issue date', extracted?.issued_at === expected.date);
-  verdicts.set('tamper verdict', tamperScore !== undefined && tamperScore < TAMPER_REVIEW_SCORE);
+  const edited = expected.file in EDITED_AFTER_ISSUE;
+  verdicts.set('tamper verdict', tamperScore !== undefined && tamperScore < TAMPER_REVIEW_SCORE !== edited);
   return verdicts;
 }
 

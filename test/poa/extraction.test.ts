@@ -111,6 +111,8 @@ describe('PDF structure score', () => {
 
     expect(pdfStructureScore(once, await PDFDocument.load(once, { updateMetadata: false }))).toBe(0);
     expect(pdfStructureScore(revised, await PDFDocument.load(once, { updateMetadata: false }))).toBe(0.6);
+    expect(pdfStructureScore(revised, await PDFDocument.load(once, { updateMetadata: false }), 'added')).toBe(0.2);
+    expect(pdfStructureScore(edited, await PDFDocument.load(edited, { updateMetadata: false }), 'added')).toBe(0.6);
     expect(pdfStructureScore(edited, await PDFDocument.load(edited, { updateMetadata: false }))).toBe(0.4);
   });
 });

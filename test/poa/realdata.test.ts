@@ -15,13 +15,37 @@ const NOW = new Date('2026-11-23T12:00:00Z');
 
 if (!existsSync(DATA_DIR)) console.warn(`test/poa/realdata.test.ts skipped: ${DATA_DIR} is absent (the shared real-data set).`);
 
-/** Analyses one PDF of the data set as `POST /v1/proof-of-address` would. */
-async function analyseFile(file: string, country?: string) {
-  const bytes = await readFile(path.join(DATA_DIR, file));
+/**
+ * The PDF with an incremental update appended that only sets new document metadata, as a viewer
+ * or an archiving system saves a bill it was given: one new Info object, its xref section and a
+ * trailer pointing back to the file's last one.
+ */
+function withMetadataUpdate(bytes: Buffer): Buffer {
+  const raw = bytes.toString('latin1');
+  const previous = [...raw.matchAll(/startxref\s+(\d+)/g)].at(-1)![1];
+  const size = Number([...raw.matchAll(/\/Size\s+(\d+)/g)].at(-1)![1]);
+  const root = [...raw.matchAll(/\/Root\s+(\d+\s+\d+\s+R)/g)].at(-1)![1];
+  const object = `\n${size} 0 obj\n<< /Producer (Archive viewer 3.1) /ModDate (D:20260301120000Z) >>\nendobj\n`;
+  const objectOffset = bytes.length + 1;
+  const xrefOffset = bytes.length + object.length;
+  const update =
+    object +
+    `xref\n${size} 1\n${String(objectOffset).padStart(10, '0')} 00000 n \n` +
+    `trailer\n<< /Size ${size + 1} /Root ${root} /Info ${size} 0 R /Prev ${previous} >>\nstartxref\n${xrefOffset}\n%%EOF\n`;
+  return Buffer.concat([bytes, Buffer.from(update, 'latin1')]);
+}
+
+/** Analyses one PDF as `POST /v1/proof-of-address` would. */
+async function analyseBytes(bytes: Buffer, country?: string) {
   return analyseProofOfAddress(
     { document_image: `data:application/pdf;base64,${bytes.toString('base64')}`, ...(country ? { country } : {}) },
     { now: () => NOW },
   );
+}
+
+/** Analyses one PDF of the data set. */
+async function analyseFile(file: string, country?: string) {
+  return analyseBytes(await readFile(path.join(DATA_DIR, file)), country);
 }
 
 describe.skipIf(!existsSync(DATA_DIR))('proof-of-address engine on real documents', () => {
@@ -79,6 +103,34 @@ describe.skipIf(!existsSync(DATA_DIR))('proof-of-address engine on real document
       const { details } = await analyseFile('NetpresseInvoice.pdf');
 
       expect(details.extracted.issuer).toBe('NETPRESSE');
+    });
+  });
+
+  describe('given a real bill saved again with only new metadata appended (an incremental update)', () => {
+    it('when analysed, then the update is seen but the bill is not suspected of tampering', async () => {
+      const updated = withMetadataUpdate(await readFile(path.join(DATA_DIR, 'bills/electric1.pdf')));
+
+      const { details } = await analyseBytes(updated, 'US');
+
+      expect(details.checks.tamper_score).toBe(0.2);
+      expect(details.result_code).not.toMatch(/tamper/);
+      expect(details.extracted.name).toBe('RON A BAUMERT');
+    });
+  });
+
+  describe('given a real bill whose incremental update rewrote the addressee of page 1 (electric4)', () => {
+    it('when analysed a week after its bill date, then it is sent to review as tamper_suspected', async () => {
+      const bytes = await readFile(path.join(DATA_DIR, 'bills/electric4.pdf'));
+
+      const analysis = await analyseProofOfAddress(
+        { document_image: `data:application/pdf;base64,${bytes.toString('base64')}`, country: 'US' },
+        { now: () => new Date('2022-03-01T12:00:00Z') },
+      );
+
+      expect(analysis).toMatchObject({
+        status: 'review',
+        details: { result_code: 'tamper_suspected', tamper_method: 'pdf_structure', checks: { tamper_score: 0.6 } },
+      });
     });
   });
 });

@@ -50,8 +50,17 @@ export const PDF_EDITOR_PRODUCERS: readonly string[] = [
   'soda pdf',
 ];
 
-/** Score added when the PDF has incremental updates (saved again after it was first written). */
+/**
+ * Score added when the PDF has incremental updates (saved again after it was first written) that
+ * change or remove text its first save had on the pages read: a name or amount rewritten.
+ */
 export const PDF_REVISION_WEIGHT = 0.6;
+/**
+ * Score added when the incremental updates only add (a note, a filled form field, a stamp, new
+ * metadata): viewers, archiving systems and issuers' own mail pipelines save genuine bills this
+ * way, so on its own it stays below `TAMPER_REVIEW_SCORE`; with an editor producer it reaches it.
+ */
+export const PDF_ADDITIVE_REVISION_WEIGHT = 0.2;
 /** Score added when the producer or creator is a PDF editor. */
 export const PDF_EDITOR_WEIGHT = 0.4;
 
@@ -110,9 +119,57 @@ export async function readPdf(bytes: Buffer): Promise<PdfContent> {
       throw new PdfLimitError(`it has ${proxy.numPages} pages; at most ${PDF_MAX_ACCEPTED_PAGES} are accepted`);
     const { text, layout } = await textLayer(proxy);
     const scans = text.replace(/\s+/g, '').length >= PDF_MIN_TEXT_CHARS ? [] : await pageScans(document);
-    return { text, layout, scans, structureScore: pdfStructureScore(bytes, document) };
+    const firstSave = firstSaveLength(bytes);
+    const changes = firstSave === undefined ? 'none' : await revisionChanges(bytes.subarray(0, firstSave), text);
+    return { text, layout, scans, structureScore: pdfStructureScore(bytes, document, changes) };
   } finally {
     await proxy.destroy();
+  }
+}
+
+/**
+ * Length of the file as its first save wrote it (up to the first `%%EOF`, the second for a
+ * linearised file), or undefined when nothing was appended or the appended revision is a
+ * signature (signing appends a revision by design).
+ */
+function firstSaveLength(bytes: Buffer): number | undefined {
+  const raw = bytes.toString('latin1');
+  if (/\/ByteRange\s*\[/.test(raw)) return undefined;
+  const markers = [...raw.matchAll(/%%EOF/g)].map((match) => match.index + '%%EOF'.length);
+  const firstSave = /\/Linearized\s/.test(raw.slice(0, 2048)) ? 2 : 1;
+  return markers.length > firstSave ? markers[firstSave - 1] : undefined;
+}
+
+/** Words of a text with their counts, for comparing two revisions. */
+function wordCounts(text: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const word of text.split(/\s+/)) if (word) counts.set(word, (counts.get(word) ?? 0) + 1);
+  return counts;
+}
+
+/**
+ * What the incremental updates did to the text of the pages read: `rewritten` when a word of the
+ * first save is gone from the final text (or the first save cannot be read, so nothing vouches
+ * for it), `added` otherwise. The first save is a prefix of a file that passed the page check, and
+ * its streams are inflate-checked like the final file's (an update can hide the objects it replaces).
+ */
+async function revisionChanges(firstSave: Buffer, finalText: string): Promise<'added' | 'rewritten'> {
+  try {
+    const original = await PDFDocument.load(firstSave, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
+    await assertInflatedSizeWithinLimit(original);
+    const proxy = await getDocumentProxy(new Uint8Array(firstSave));
+    try {
+      if (proxy.numPages > PDF_MAX_ACCEPTED_PAGES) return 'rewritten';
+      const { text } = await textLayer(proxy);
+      const remaining = wordCounts(finalText);
+      for (const [word, count] of wordCounts(text)) if ((remaining.get(word) ?? 0) < count) return 'rewritten';
+      return 'added';
+    } finally {
+      await proxy.destroy();
+    }
+  } catch (error) {
+    if (error instanceof PdfLimitError) throw error;
+    return 'rewritten';
   }
 }
 
@@ -196,20 +253,17 @@ async function assertInflatedSizeWithinLimit(document: PDFDocument): Promise<voi
 }
 
 /**
- * Structural tamper score: `PDF_REVISION_WEIGHT` when the file has more `%%EOF` markers than its
- * first save explains (one, two for a linearised file; files carrying a signature are exempt,
- * since signing appends a revision), plus `PDF_EDITOR_WEIGHT` when the producer or creator is
- * one of `PDF_EDITOR_PRODUCERS`; capped at 1. Dates are not used: every library that writes a
- * PDF sets its own modification date.
+ * Structural tamper score: `PDF_REVISION_WEIGHT` when incremental updates rewrote text of the
+ * first save, `PDF_ADDITIVE_REVISION_WEIGHT` when they only added (`changes`, see
+ * `revisionChanges`; files carrying a signature count as `none`, since signing appends a
+ * revision), plus `PDF_EDITOR_WEIGHT` when the producer or creator is one of
+ * `PDF_EDITOR_PRODUCERS`; capped at 1. `changes` defaults to what the `%%EOF` markers show, read
+ * as `rewritten` when there are more than the first save explains. Dates are not used: every
+ * library that writes a PDF sets its own modification date.
  */
-export function pdfStructureScore(bytes: Buffer, document: PDFDocument): number {
-  const raw = bytes.toString('latin1');
-  const eofMarkers = raw.match(/%%EOF/g)?.length ?? 0;
-  const linearised = /\/Linearized\s/.test(raw.slice(0, 2048));
-  const signed = /\/ByteRange\s*\[/.test(raw);
-  const revisions = eofMarkers - (linearised ? 2 : 1);
-  let score = 0;
-  if (revisions > 0 && !signed) score += PDF_REVISION_WEIGHT;
+export function pdfStructureScore(bytes: Buffer, document: PDFDocument, changes?: 'none' | 'added' | 'rewritten'): number {
+  const revision = changes ?? (firstSaveLength(bytes) === undefined ? 'none' : 'rewritten');
+  let score = revision === 'rewritten' ? PDF_REVISION_WEIGHT : revision === 'added' ? PDF_ADDITIVE_REVISION_WEIGHT : 0;
   const tools = `${document.getProducer() ?? ''} ${document.getCreator() ?? ''}`.toLowerCase();
   if (PDF_EDITOR_PRODUCERS.some((editor) => tools.includes(editor))) score += PDF_EDITOR_WEIGHT;
   return Math.min(1, Math.round(score * 100) / 100);
