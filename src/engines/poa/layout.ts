@@ -146,11 +146,22 @@ export function layoutPage(items: readonly PositionedItem[], pageHeight: number,
   return { rows: cellRows.map((cells) => cells.map(({ text, x, right }) => ({ text, left: x, right }))), blocks };
 }
 
+/**
+ * Marks OCR reads from the edge of the paper or a fold rather than from ink: a lone bar, pipe,
+ * dash run or section sign at either end of a line (`Jane Doe §`, `| 42 Baker Street`).
+ */
+const EDGE_ARTEFACT = /^(?:[|!¦§_=~—–-]+\s+)+|(?:\s+[|!¦§_=~—–-]+)+$/g;
+
+/** A line of OCR text, single-spaced, without edge artefacts. */
+function cleanLine(line: string): string {
+  return line.replace(/\s+/g, ' ').trim().replace(EDGE_ARTEFACT, '').trim();
+}
+
 /** Layout of plain text (OCR output): one cell per line, paragraphs (separated by blank lines) as blocks, no sizes or positions. */
 export function layoutOfText(text: string): DocumentLayout {
   const rows = text
     .split('\n')
-    .map((line) => line.replace(/\s+/g, ' ').trim())
+    .map(cleanLine)
     .filter((line) => line.length > 0)
     .map((line) => [{ text: line, left: 0, right: 0 }]);
   return { rows, blocks: blocksOfText(text) };
@@ -163,7 +174,7 @@ function blocksOfText(text: string): TextBlock[] {
     .map((paragraph) =>
       paragraph
         .split('\n')
-        .map((line) => line.replace(/\s+/g, ' ').trim())
+        .map(cleanLine)
         .filter((line) => line.length > 0),
     )
     .filter((lines) => lines.length > 0)
