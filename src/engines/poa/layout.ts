@@ -147,10 +147,10 @@ export function layoutPage(items: readonly PositionedItem[], pageHeight: number,
 }
 
 /**
- * Marks OCR reads from the edge of the paper or a fold rather than from ink: a lone bar, pipe,
+ * Marks OCR reads from the edge of the paper or a fold rather than from ink: a lone bar, pipe, colon, bracket,
  * dash run or section sign at either end of a line (`Jane Doe §`, `| 42 Baker Street`).
  */
-const EDGE_ARTEFACT = /^(?:[|!¦§_=~—–-]+\s+)+|(?:\s+[|!¦§_=~—–-]+)+$/g;
+const EDGE_ARTEFACT = /^(?:[|!¦§_=~—–:;()[\]{}-]+\s+)+|(?:\s+[|!¦§_=~—–:;()[\]{}-]+)+$/g;
 
 /** A line of OCR text, single-spaced, without edge artefacts. */
 function cleanLine(line: string): string {
