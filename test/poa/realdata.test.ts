@@ -2,8 +2,11 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CheckRunSchema } from '../../entities/check-run.entity.js';
 import { analyseProofOfAddress } from '../../src/engines/poa/engine.js';
+import { POA_MAX_AGE_DAYS_LIMIT } from '../../src/poa/poa.service.js';
+import { startTestApp, type TestApp } from '../support/app.js';
 
 // Real bills and invoices nobody on this project made (../shared/realdata/poa, see its README),
 // read by the live engine: fields found by layout (the envelope window, a value beside or below
@@ -33,6 +36,13 @@ function withMetadataUpdate(bytes: Buffer): Buffer {
     `xref\n${size} 1\n${String(objectOffset).padStart(10, '0')} 00000 n \n` +
     `trailer\n<< /Size ${size + 1} /Root ${root} /Info ${size} 0 R /Prev ${previous} >>\nstartxref\n${xrefOffset}\n%%EOF\n`;
   return Buffer.concat([bytes, Buffer.from(update, 'latin1')]);
+}
+
+/** Every string inside a JSON value (JSON.stringify would escape a control character out of sight). */
+function stringsOf(value: unknown): string[] {
+  if (typeof value === 'string') return [value];
+  if (value && typeof value === 'object') return Object.values(value).flatMap(stringsOf);
+  return [];
 }
 
 /** Analyses one PDF as `POST /v1/proof-of-address` would. */
@@ -132,5 +142,40 @@ describe.skipIf(!existsSync(DATA_DIR))('proof-of-address engine on real document
         details: { result_code: 'tamper_suspected', tamper_method: 'pdf_structure', checks: { tamper_score: 0.6 } },
       });
     });
+  });
+});
+
+describe.skipIf(!existsSync(DATA_DIR))('POST /v1/poa with a real bill whose text layer holds 65 control characters (electric1)', () => {
+  let testApp: TestApp;
+  beforeAll(async () => {
+    testApp = await startTestApp();
+  });
+  afterAll(() => testApp.close());
+
+  it('when checked with a live key, then 200 with its fields, and neither the answer nor the stored run holds a control character', async () => {
+    const tenant = await testApp.tenant();
+    const bytes = await readFile(path.join(DATA_DIR, 'bills/electric1.pdf'));
+
+    const response = await testApp.rest('POST', '/v1/poa', {
+      key: tenant.liveKey,
+      body: {
+        document_image: `data:application/pdf;base64,${bytes.toString('base64')}`,
+        country: 'US',
+        max_age_days: POA_MAX_AGE_DAYS_LIMIT,
+      },
+    });
+
+    expect(response.status).toBe(200);
+    expect(response.body.extracted).toEqual({
+      name: 'RON A BAUMERT',
+      address: '935 FLAMING TREE WAY, MONUMENT CO 80132-9306',
+      issuer: 'MVEA',
+      issued_at: '2020-05-13',
+    });
+    const runs = await testApp.app.orm.em.fork().find(CheckRunSchema, { tenant: tenant.id, kind: 'poa' });
+    expect(runs).toHaveLength(1);
+    const controlCharacter = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+    expect(stringsOf(response.body).filter((text) => controlCharacter.test(text))).toEqual([]);
+    expect(stringsOf(runs[0].result).filter((text) => controlCharacter.test(text))).toEqual([]);
   });
 });
