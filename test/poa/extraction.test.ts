@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ageInDays, findDates, findIssueDate } from '../../src/engines/poa/dates.js';
 import { extractFields } from '../../src/engines/poa/fields.js';
 import { checkAddress } from '../../src/engines/poa/geocode.js';
+import { layoutPage, MAX_LAYOUT_ITEMS_PER_PAGE } from '../../src/engines/poa/layout.js';
 import { pdfStructureScore } from '../../src/engines/poa/pdf.js';
 import { nameSimilarity } from '../../src/engines/aml/score.js';
 
@@ -75,6 +76,38 @@ describe('field extraction', () => {
   it('given an expected name printed away from the address, then that line is the addressee', () => {
     const text = ['City Water', 'Account holder details', 'John A Smith', 'Notes about the supply', 'Jane Doe', '1 High Street'].join('\n');
     expect(extractFields(text, { expectedName: 'Smith John A', similarity: nameSimilarity }).name).toBe('John A Smith');
+  });
+});
+
+describe('page layout', () => {
+  it('given labels and values drawn column by column, then rows pair each label with its value and the address lines form one block', () => {
+    const item = (str: string, x: number, y: number) => ({ str, transform: [10, 0, 0, 10, x, y], width: str.length * 5, height: 10 });
+    const items = [
+      item('Bill date:', 300, 700),
+      item('Account:', 300, 688),
+      item('Jane Doe', 50, 700),
+      item('42 Baker Street', 50, 688),
+      item('London NW1 6XE', 50, 676),
+      item('12 March 2026', 400, 700),
+      item('1234 5678', 400, 688),
+    ];
+
+    const layout = layoutPage(items, 800, 1);
+
+    expect(layout.rows.map((cells) => cells.map((cell) => cell.text))).toEqual([
+      ['Jane Doe', 'Bill date:', '12 March 2026'],
+      ['42 Baker Street', 'Account:', '1234 5678'],
+      ['London NW1 6XE'],
+    ]);
+    expect(layout.blocks[0].lines).toEqual(['Jane Doe', '42 Baker Street', 'London NW1 6XE']);
+  });
+
+  it('given a page of 200,000 one-letter items on one row, then only the first MAX_LAYOUT_ITEMS_PER_PAGE are laid out', () => {
+    const items = Array.from({ length: 200_000 }, (_, i) => ({ str: 'x', transform: [10, 0, 0, 10, i * 40, 700], width: 5, height: 10 }));
+
+    const layout = layoutPage(items, 800, 1);
+
+    expect(layout.rows.flat()).toHaveLength(MAX_LAYOUT_ITEMS_PER_PAGE);
   });
 });
 

@@ -81,6 +81,8 @@ const AMOUNT = /[$€£¥]|\b(?:amount|total|balance|due|account (?:no|number)|r
 const HONORIFIC = /^(mr|mrs|ms|miss|mx|dr|prof|sir|dame|mme|mlle|m|herr|frau)\.?\s+/i;
 /** A postcode of any common shape, for address blocks of documents sent without a country. */
 const ANY_POSTCODE = /\b\d{4,6}(?:-\d{4})?\b|\b[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}\b|\b\d{4} ?[A-Z]{2}\b/;
+/** Most domain labels tried by `domainIssuer`, most printed first. */
+export const MAX_DOMAIN_LABELS = 5;
 /** Web and mail domains printed on a document: `www.mvea.coop`, `conEd.com/MyAccount`, `verkoop-nl@saeco.com`. */
 const DOMAIN = /(?<![\w@.-])(?:[\w.+-]+@)?((?:[a-z0-9-]+\.)+)(com|org|net|coop|co|io|biz|info|[a-z]{2})(?![\w-])/gi;
 /** Domain labels that name no organisation: hosts, mail providers, generic words. */
@@ -210,7 +212,8 @@ function domainIssuer(text: string): string {
       .replace(/\S*\/\S*/g, ' ')
       .replace(/\t/g, '\n'),
   ).map((line) => line.split(/[\s,;:()]+/).filter((word) => /\p{L}/u.test(word)));
-  for (const [label] of [...counts].sort((a, b) => b[1] - a[1])) {
+  // The few most printed labels: a text listing thousands of domains must not multiply the phrase search.
+  for (const [label] of [...counts].sort((a, b) => b[1] - a[1]).slice(0, MAX_DOMAIN_LABELS)) {
     let best: string[] | undefined;
     for (const words of lines) {
       for (let start = 0; start < words.length; start++) {

@@ -68,6 +68,11 @@ export const BLOCK_ALIGN = 1;
 export const BLOCK_LEADING = 1.8;
 /** … and its font size within this ratio of the block's last line. */
 export const BLOCK_SIZE_RATIO = 1.3;
+/**
+ * Most text items laid out per page, in drawing order: a dense bill page has a few thousand; a
+ * crafted page of a million one-letter items must not cost quadratic time in the block search.
+ */
+export const MAX_LAYOUT_ITEMS_PER_PAGE = 20_000;
 
 interface Cell {
   text: string;
@@ -86,6 +91,7 @@ function sizeOf(item: PositionedItem): number {
 /** Rows and blocks of one page's items; `pageHeight` in PDF units, `page` from 1. */
 export function layoutPage(items: readonly PositionedItem[], pageHeight: number, page: number): DocumentLayout {
   const visible = items
+    .slice(0, MAX_LAYOUT_ITEMS_PER_PAGE)
     .filter((item) => item.str.trim().length > 0 && item.transform.length >= 6)
     .map((item) => ({ str: item.str, x: item.transform[4], y: item.transform[5], width: item.width, size: sizeOf(item) }))
     .sort((a, b) => b.y - a.y || a.x - b.x);
@@ -117,9 +123,17 @@ export function layoutPage(items: readonly PositionedItem[], pageHeight: number,
   });
 
   const open: { cells: Cell[] }[] = [];
+  // Blocks whose last line is close enough above to take the next row's cells; the others are done.
+  let active: { cells: Cell[] }[] = [];
   for (const cells of cellRows) {
+    const rowY = cells[0]?.y ?? 0;
+    active = active.filter(({ cells: members }) => {
+      const last = members.at(-1)!;
+      return last.y - rowY <= BLOCK_LEADING * last.size * BLOCK_SIZE_RATIO;
+    });
+    const started: { cells: Cell[] }[] = [];
     for (const cell of cells) {
-      const block = open.find(({ cells: members }) => {
+      const block = active.find(({ cells: members }) => {
         const last = members.at(-1)!;
         const size = Math.max(last.size, cell.size);
         return (
@@ -130,8 +144,10 @@ export function layoutPage(items: readonly PositionedItem[], pageHeight: number,
         );
       });
       if (block) block.cells.push(cell);
-      else open.push({ cells: [cell] });
+      else started.push({ cells: [cell] });
     }
+    open.push(...started);
+    active.push(...started);
   }
   const blocks = open
     .map(({ cells }) => ({
