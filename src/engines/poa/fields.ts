@@ -85,8 +85,15 @@ const ANY_POSTCODE = /\b\d{4,6}(?:-\d{4})?\b|\b[A-Z]{1,2}\d[A-Z\d]? ?\d[A-Z]{2}\
 export const MAX_DOMAIN_LABELS = 5;
 /** Web and mail domains printed on a document: `www.mvea.coop`, `conEd.com/MyAccount`, `verkoop-nl@saeco.com`. */
 const DOMAIN = /(?<![\w@.-])(?:[\w.+-]+@)?((?:[a-z0-9-]+\.)+)(com|org|net|coop|co|io|biz|info|[a-z]{2})(?![\w-])/gi;
-/** Domain labels that name no organisation: hosts, mail providers, generic words. */
+/** Domain labels that name no organisation: hosts, second-level parts, mail providers, generic words. */
 const GENERIC_DOMAIN_LABELS = new Set([
+  // Second-level parts of country domains (`example.co.uk`, `example.com.au`).
+  'co',
+  'com',
+  'org',
+  'net',
+  'gov',
+  'ac',
   'www',
   'mail',
   'email',
