@@ -34,6 +34,11 @@
  *
  * "fields" sums name, address, issuer and issue date over the items that have them (38 field
  * checks); the target is ≥ 80 %.
+ *
+ * `--photos` adds phone photos, which the data set lacks: the test suite's rendered bill
+ * (test/poa/fixtures.ts) photographed by `phonePhotoOf` (dim, lit from one side, noisy, blurred,
+ * JPEG q85) at `PHOTO_ANGLES`, scored by the same rules against what the bill prints
+ * (`PHOTO_BASELINE`: the same photos on b37f4c6); every photo is genuine.
  */
 import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -41,6 +46,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { ApiError } from '../../src/errors.js';
 import { analyseProofOfAddress, closeOcrWorker, TAMPER_REVIEW_SCORE } from '../../src/engines/poa/index.js';
+import { billPng, DEFAULT_BILL, phonePhotoOf } from '../../test/poa/fixtures.js';
 
 /** Where the development set lives (REALDATA_POA_DIR overrides), relative to the repository root. */
 const DATA_DIR = process.env.REALDATA_POA_DIR ?? path.resolve(fileURLToPath(import.meta.url), '../../../../shared/realdata/poa');
@@ -76,6 +82,19 @@ export const BASELINE: readonly AccuracyRow[] = [
   // That engine flagged every incremental update, so it flagged the one edited file and no other of this set.
   { field: 'tamper verdict', items: 15, correct: 15, msPerItem: 100 },
   { field: 'fields (name, address, issuer, date)', items: 38, correct: 11, msPerItem: 115 },
+];
+
+/** Angles the synthetic phone photos are turned by, in degrees (clockwise). */
+export const PHOTO_ANGLES = [-8, -4, 0, 2, 5, 9] as const;
+
+/** The synthetic phone photos on commit b37f4c6 (`--photos`; same machine, Nov 2026). */
+export const PHOTO_BASELINE: readonly AccuracyRow[] = [
+  { field: 'name', items: 6, correct: 0, msPerItem: 1329 },
+  { field: 'address', items: 6, correct: 0, msPerItem: 1329 },
+  { field: 'issuer', items: 6, correct: 5, msPerItem: 1329 },
+  { field: 'issue date', items: 6, correct: 3, msPerItem: 1329 },
+  { field: 'tamper verdict', items: 6, correct: 5, msPerItem: 1329 },
+  { field: 'fields (name, address, issuer, date)', items: 24, correct: 8, msPerItem: 1329 },
 ];
 
 /**
@@ -236,8 +255,47 @@ function judge(
   return verdicts;
 }
 
-/** Runs the engine over the development set; `log` receives one line per item when given. */
-export async function measure(log?: (line: string) => void): Promise<AccuracyRow[]> {
+/** One document to analyse with what it should yield. */
+interface Item {
+  expected: Expected;
+  /** The `data:` URI sent as `document_image`. */
+  documentImage: string;
+}
+
+/** The development set's PDFs. */
+async function realItems(): Promise<Item[]> {
+  const items: Item[] = [];
+  for (const expected of await expectations()) {
+    const bytes = await readFile(path.join(DATA_DIR, expected.file));
+    items.push({ expected, documentImage: `data:application/pdf;base64,${bytes.toString('base64')}` });
+  }
+  return items;
+}
+
+/** The rendered bill photographed at each of `PHOTO_ANGLES` (see the module comment). */
+async function photoItems(): Promise<Item[]> {
+  const issued = '12 March 2026';
+  const page = await billPng({ issued });
+  const items: Item[] = [];
+  for (const degrees of PHOTO_ANGLES) {
+    const photo = await phonePhotoOf(page, degrees);
+    items.push({
+      expected: {
+        file: `phone photo ${degrees}°`,
+        country: 'GB',
+        name: DEFAULT_BILL.name,
+        addresses: [DEFAULT_BILL.addressLines.join(' '), DEFAULT_BILL.addressLines.slice(0, 2).join(' ')],
+        issuer: DEFAULT_BILL.issuer,
+        date: '2026-03-12',
+      },
+      documentImage: `data:image/jpeg;base64,${photo.toString('base64')}`,
+    });
+  }
+  return items;
+}
+
+/** Runs the engine over the development set (or the synthetic photos); `log` receives one line per item when given. */
+export async function measure(log?: (line: string) => void, photos = false): Promise<AccuracyRow[]> {
   const totals = new Map<string, { items: number; correct: number; ms: number; cpuMs: number }>();
   const count = (field: string, right: boolean, ms: number, cpuMs: number) => {
     const total = totals.get(field) ?? { items: 0, correct: 0, ms: 0, cpuMs: 0 };
@@ -247,8 +305,7 @@ export async function measure(log?: (line: string) => void): Promise<AccuracyRow
     total.cpuMs += cpuMs;
     totals.set(field, total);
   };
-  for (const expected of await expectations()) {
-    const bytes = await readFile(path.join(DATA_DIR, expected.file));
+  for (const { expected, documentImage } of photos ? await photoItems() : await realItems()) {
     const started = performance.now();
     const cpuStarted = process.cpuUsage();
     let outcome: string;
@@ -256,7 +313,7 @@ export async function measure(log?: (line: string) => void): Promise<AccuracyRow
     let tamperScore: number | undefined;
     try {
       const analysis = await analyseProofOfAddress({
-        document_image: `data:application/pdf;base64,${bytes.toString('base64')}`,
+        document_image: documentImage,
         ...(expected.country ? { country: expected.country } : {}),
       });
       extracted = analysis.details.extracted;
@@ -306,8 +363,12 @@ function share(row: AccuracyRow | undefined): string {
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { verbose: { type: 'boolean', default: false } } });
-  const rows = await measure(values.verbose ? (line) => console.log(line) : undefined);
+  const { values } = parseArgs({
+    options: { verbose: { type: 'boolean', default: false }, photos: { type: 'boolean', default: false } },
+  });
+  const log = values.verbose ? (line: string) => console.log(line) : undefined;
+  const rows = await measure(log);
+  const photoRows = values.photos ? await measure(log, true) : [];
   await closeOcrWorker();
   console.log(`\nopenkyc:poa_ocr on ${DATA_DIR}\n`);
   console.log('| field | correct now | ms/item now | CPU ms/item now | baseline b37f4c6 | ms/item baseline |');
@@ -317,5 +378,16 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     console.log(
       `| ${row.field} | ${share(row)} | ${row.msPerItem} | ${row.cpuMsPerItem ?? '–'} | ${share(before)} | ${before?.msPerItem ?? '–'} |`,
     );
+  }
+  if (photoRows.length > 0) {
+    console.log(`\nSynthetic phone photos of the rendered test bill at ${PHOTO_ANGLES.join(', ')}°\n`);
+    console.log('| field | correct now | ms/item now | CPU ms/item now | baseline b37f4c6 | ms/item baseline |');
+    console.log('|---|---|---|---|---|---|');
+    for (const row of photoRows) {
+      const before = PHOTO_BASELINE.find((candidate) => candidate.field === row.field);
+      console.log(
+        `| ${row.field} | ${share(row)} | ${row.msPerItem} | ${row.cpuMsPerItem ?? '–'} | ${share(before)} | ${before?.msPerItem ?? '–'} |`,
+      );
+    }
   }
 }
