@@ -4,7 +4,9 @@ import { ageInDays, findDates, findIssueDate } from '../../src/engines/poa/dates
 import { extractFields } from '../../src/engines/poa/fields.js';
 import { checkAddress } from '../../src/engines/poa/geocode.js';
 import { layoutPage, MAX_LAYOUT_ITEMS_PER_PAGE } from '../../src/engines/poa/layout.js';
-import { pdfStructureScore } from '../../src/engines/poa/pdf.js';
+import { pdfStructureScore, readPdf } from '../../src/engines/poa/pdf.js';
+import sharp from 'sharp';
+import { billPng, scannedPdf, withMetadataUpdate } from './fixtures.js';
 import { nameSimilarity } from '../../src/engines/aml/score.js';
 
 describe('dates', () => {
@@ -147,5 +149,20 @@ describe('PDF structure score', () => {
     expect(pdfStructureScore(revised, await PDFDocument.load(once, { updateMetadata: false }), 'added')).toBe(0.2);
     expect(pdfStructureScore(edited, await PDFDocument.load(edited, { updateMetadata: false }), 'added')).toBe(0.6);
     expect(pdfStructureScore(edited, await PDFDocument.load(edited, { updateMetadata: false }))).toBe(0.4);
+  });
+
+  it('given a scanned PDF saved again with only new metadata, then the update still scores 0.6 (no text vouches for the scan)', async () => {
+    const scan = withMetadataUpdate(
+      await scannedPdf(
+        await sharp(await billPng())
+          .jpeg({ quality: 90 })
+          .toBuffer(),
+      ),
+    );
+
+    const pdf = await readPdf(scan);
+
+    expect(pdf.scans).toHaveLength(1);
+    expect(pdf.structureScore).toBe(0.6);
   });
 });

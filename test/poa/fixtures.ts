@@ -137,6 +137,26 @@ export async function phonePhotoOf(page: Buffer, degrees: number): Promise<Buffe
   return sharp(lit).rotate(degrees, { background: '#8a8a8a' }).linear(0.55, 50).blur(0.7).jpeg({ quality: 85 }).toBuffer();
 }
 
+/**
+ * The PDF with an incremental update appended that only sets new document metadata, as a viewer
+ * or an archiving system saves a bill it was given: one new Info object, its xref section and a
+ * trailer pointing back to the file's last one.
+ */
+export function withMetadataUpdate(bytes: Buffer): Buffer {
+  const raw = bytes.toString('latin1');
+  const previous = [...raw.matchAll(/startxref\s+(\d+)/g)].at(-1)![1];
+  const size = Number([...raw.matchAll(/\/Size\s+(\d+)/g)].at(-1)![1]);
+  const root = [...raw.matchAll(/\/Root\s+(\d+\s+\d+\s+R)/g)].at(-1)![1];
+  const object = `\n${size} 0 obj\n<< /Producer (Archive viewer 3.1) /ModDate (D:20260301120000Z) >>\nendobj\n`;
+  const objectOffset = bytes.length + 1;
+  const xrefOffset = bytes.length + object.length;
+  const update =
+    object +
+    `xref\n${size} 1\n${String(objectOffset).padStart(10, '0')} 00000 n \n` +
+    `trailer\n<< /Size ${size + 1} /Root ${root} /Info ${size} 0 R /Prev ${previous} >>\nstartxref\n${xrefOffset}\n%%EOF\n`;
+  return Buffer.concat([bytes, Buffer.from(update, 'latin1')]);
+}
+
 /** `YYYY-MM-DD` of the UTC day `days` before today. */
 export function daysAgo(days: number, now = new Date()): string {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - days)).toISOString().slice(0, 10);

@@ -7,6 +7,7 @@ import { CheckRunSchema } from '../../entities/check-run.entity.js';
 import { analyseProofOfAddress } from '../../src/engines/poa/engine.js';
 import { POA_MAX_AGE_DAYS_LIMIT } from '../../src/poa/poa.service.js';
 import { startTestApp, type TestApp } from '../support/app.js';
+import { withMetadataUpdate } from './fixtures.js';
 
 // Real bills and invoices nobody on this project made (../shared/realdata/poa, see its README),
 // read by the live engine: fields found by layout (the envelope window, a value beside or below
@@ -17,26 +18,6 @@ const DATA_DIR = path.resolve(fileURLToPath(import.meta.url), '../../../../share
 const NOW = new Date('2026-11-23T12:00:00Z');
 
 if (!existsSync(DATA_DIR)) console.warn(`test/poa/realdata.test.ts skipped: ${DATA_DIR} is absent (the shared real-data set).`);
-
-/**
- * The PDF with an incremental update appended that only sets new document metadata, as a viewer
- * or an archiving system saves a bill it was given: one new Info object, its xref section and a
- * trailer pointing back to the file's last one.
- */
-function withMetadataUpdate(bytes: Buffer): Buffer {
-  const raw = bytes.toString('latin1');
-  const previous = [...raw.matchAll(/startxref\s+(\d+)/g)].at(-1)![1];
-  const size = Number([...raw.matchAll(/\/Size\s+(\d+)/g)].at(-1)![1]);
-  const root = [...raw.matchAll(/\/Root\s+(\d+\s+\d+\s+R)/g)].at(-1)![1];
-  const object = `\n${size} 0 obj\n<< /Producer (Archive viewer 3.1) /ModDate (D:20260301120000Z) >>\nendobj\n`;
-  const objectOffset = bytes.length + 1;
-  const xrefOffset = bytes.length + object.length;
-  const update =
-    object +
-    `xref\n${size} 1\n${String(objectOffset).padStart(10, '0')} 00000 n \n` +
-    `trailer\n<< /Size ${size + 1} /Root ${root} /Info ${size} 0 R /Prev ${previous} >>\nstartxref\n${xrefOffset}\n%%EOF\n`;
-  return Buffer.concat([bytes, Buffer.from(update, 'latin1')]);
-}
 
 /** Every string inside a JSON value (JSON.stringify would escape a control character out of sight). */
 function stringsOf(value: unknown): string[] {

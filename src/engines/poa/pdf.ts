@@ -120,7 +120,9 @@ export async function readPdf(bytes: Buffer): Promise<PdfContent> {
     const { text, layout } = await textLayer(proxy);
     const scans = text.replace(/\s+/g, '').length >= PDF_MIN_TEXT_CHARS ? [] : await pageScans(document);
     const firstSave = firstSaveLength(bytes);
-    const changes = firstSave === undefined ? 'none' : await revisionChanges(bytes.subarray(0, firstSave), text);
+    // A scan has no text to compare: an update that swapped the page image would look additive.
+    const changes =
+      firstSave === undefined ? 'none' : scans.length > 0 ? 'rewritten' : await revisionChanges(bytes.subarray(0, firstSave), text);
     return { text, layout, scans, structureScore: pdfStructureScore(bytes, document, changes) };
   } finally {
     await proxy.destroy();
@@ -150,7 +152,8 @@ function wordCounts(text: string): Map<string, number> {
 /**
  * What the incremental updates did to the text of the pages read: `rewritten` when a word of the
  * first save is gone from the final text (or the first save cannot be read, so nothing vouches
- * for it), `added` otherwise. The first save is a prefix of a file that passed the page check, and
+ * for it), `added` otherwise. Only the text is compared: an update that swaps an image of a text
+ * PDF (a logo, a stamp) counts as `added`; scanned PDFs are not compared at all (`rewritten`). The first save is a prefix of a file that passed the page check, and
  * its streams are inflate-checked like the final file's (an update can hide the objects it replaces).
  */
 async function revisionChanges(firstSave: Buffer, finalText: string): Promise<'added' | 'rewritten'> {
