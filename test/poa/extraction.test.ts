@@ -81,6 +81,18 @@ describe('field extraction', () => {
   });
 });
 
+describe('issuer', () => {
+  it('given a period "From: <date>" above the letterhead, then the period is not the issuer', () => {
+    const text = ['From: 01/02/2026 To: 28/02/2026', 'Northwind Energy Ltd', 'Jane Doe', '42 Baker Street', 'London NW1 6XE'].join('\n');
+    expect(extractFields(text, { country: 'GB' }).issuer).toBe('Northwind Energy Ltd');
+  });
+
+  it('given "Cheques payable to: Northwind Energy", then the payee is the issuer', () => {
+    const text = ['Electricity bill', 'Jane Doe', '42 Baker Street', 'London NW1 6XE', 'Cheques payable to: Northwind Energy'].join('\n');
+    expect(extractFields(text, { country: 'GB' }).issuer).toBe('Northwind Energy');
+  });
+});
+
 describe('page layout', () => {
   it('given labels and values drawn column by column, then rows pair each label with its value and the address lines form one block', () => {
     const item = (str: string, x: number, y: number) => ({ str, transform: [10, 0, 0, 10, x, y], width: str.length * 5, height: 10 });

@@ -50,7 +50,7 @@ const NAME_LABEL_ALONE =
 const ADDRESS_LABEL = /^(?:(?:supply|service|billing|property|postal|correspondence|installation|home)\s+)?address\s*[:-]\s*(.*)$/i;
 const ISSUER_LABEL = /^(?:issued by|issuer|from|provider|supplier)\s*[:-]\s*(.+)$/i;
 /** The payee named in a sentence: the organisation the bill is paid to is its issuer. */
-const PAYEE = /\b(?:payable to|received by|paid to)[^\S\n]+([A-Z][\w&'’.-]*(?:[^\S\n]+(?:[A-Z][\w&'’.-]*|&)){0,4})/;
+const PAYEE = /\b(?:payable to|received by|paid to):?[^\S\n]+([A-Z][\w&'’.-]*(?:[^\S\n]+(?:[A-Z][\w&'’.-]*|&)){0,4})/;
 /** A company's registered-office line (legal footer of European invoices): the line above it names the company. */
 const REGISTERED_OFFICE = /^(?:siège social|registered office|sitz der gesellschaft|handelsregister|statutaire zetel)\b/i;
 /** Lines crediting the software that wrote the PDF: their domains name a tool, not the issuer. */
@@ -317,7 +317,8 @@ export function extractFields(text: string, options: ExtractOptions = {}): Extra
   let issuer = '';
   for (const line of lines) {
     const labelled = ISSUER_LABEL.exec(line);
-    if (labelled) {
+    // "From: 01/02/2026" starts a period, not a letterhead.
+    if (labelled && /\p{L}{2}/u.test(labelled[1]) && findDates(labelled[1]).length === 0) {
       issuer = labelled[1].trim();
       break;
     }
