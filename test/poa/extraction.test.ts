@@ -3,7 +3,10 @@ import { describe, expect, it } from 'vitest';
 import { ageInDays, findDates, findIssueDate } from '../../src/engines/poa/dates.js';
 import { extractFields } from '../../src/engines/poa/fields.js';
 import { checkAddress } from '../../src/engines/poa/geocode.js';
-import { pdfStructureScore } from '../../src/engines/poa/pdf.js';
+import { layoutPage, MAX_LAYOUT_ITEMS_PER_PAGE } from '../../src/engines/poa/layout.js';
+import { pdfStructureScore, readPdf } from '../../src/engines/poa/pdf.js';
+import sharp from 'sharp';
+import { billPng, scannedPdf, withMetadataUpdate } from './fixtures.js';
 import { nameSimilarity } from '../../src/engines/aml/score.js';
 
 describe('dates', () => {
@@ -78,6 +81,50 @@ describe('field extraction', () => {
   });
 });
 
+describe('issuer', () => {
+  it('given a period "From: <date>" above the letterhead, then the period is not the issuer', () => {
+    const text = ['From: 01/02/2026 To: 28/02/2026', 'Northwind Energy Ltd', 'Jane Doe', '42 Baker Street', 'London NW1 6XE'].join('\n');
+    expect(extractFields(text, { country: 'GB' }).issuer).toBe('Northwind Energy Ltd');
+  });
+
+  it('given "Cheques payable to: Northwind Energy", then the payee is the issuer', () => {
+    const text = ['Electricity bill', 'Jane Doe', '42 Baker Street', 'London NW1 6XE', 'Cheques payable to: Northwind Energy'].join('\n');
+    expect(extractFields(text, { country: 'GB' }).issuer).toBe('Northwind Energy');
+  });
+});
+
+describe('page layout', () => {
+  it('given labels and values drawn column by column, then rows pair each label with its value and the address lines form one block', () => {
+    const item = (str: string, x: number, y: number) => ({ str, transform: [10, 0, 0, 10, x, y], width: str.length * 5, height: 10 });
+    const items = [
+      item('Bill date:', 300, 700),
+      item('Account:', 300, 688),
+      item('Jane Doe', 50, 700),
+      item('42 Baker Street', 50, 688),
+      item('London NW1 6XE', 50, 676),
+      item('12 March 2026', 400, 700),
+      item('1234 5678', 400, 688),
+    ];
+
+    const layout = layoutPage(items, 800, 1);
+
+    expect(layout.rows.map((cells) => cells.map((cell) => cell.text))).toEqual([
+      ['Jane Doe', 'Bill date:', '12 March 2026'],
+      ['42 Baker Street', 'Account:', '1234 5678'],
+      ['London NW1 6XE'],
+    ]);
+    expect(layout.blocks[0].lines).toEqual(['Jane Doe', '42 Baker Street', 'London NW1 6XE']);
+  });
+
+  it('given a page of 200,000 one-letter items on one row, then only the first MAX_LAYOUT_ITEMS_PER_PAGE are laid out', () => {
+    const items = Array.from({ length: 200_000 }, (_, i) => ({ str: 'x', transform: [10, 0, 0, 10, i * 40, 700], width: 5, height: 10 }));
+
+    const layout = layoutPage(items, 800, 1);
+
+    expect(layout.rows.flat()).toHaveLength(MAX_LAYOUT_ITEMS_PER_PAGE);
+  });
+});
+
 describe('offline address check (geocode)', () => {
   it.each([
     [['42 Baker Street', 'London NW1 6XE'], 'GB', 'passed', 'postcode_valid'],
@@ -111,6 +158,23 @@ describe('PDF structure score', () => {
 
     expect(pdfStructureScore(once, await PDFDocument.load(once, { updateMetadata: false }))).toBe(0);
     expect(pdfStructureScore(revised, await PDFDocument.load(once, { updateMetadata: false }))).toBe(0.6);
+    expect(pdfStructureScore(revised, await PDFDocument.load(once, { updateMetadata: false }), 'added')).toBe(0.2);
+    expect(pdfStructureScore(edited, await PDFDocument.load(edited, { updateMetadata: false }), 'added')).toBe(0.6);
     expect(pdfStructureScore(edited, await PDFDocument.load(edited, { updateMetadata: false }))).toBe(0.4);
+  });
+
+  it('given a scanned PDF saved again with only new metadata, then the update still scores 0.6 (no text vouches for the scan)', async () => {
+    const scan = withMetadataUpdate(
+      await scannedPdf(
+        await sharp(await billPng())
+          .jpeg({ quality: 90 })
+          .toBuffer(),
+      ),
+    );
+
+    const pdf = await readPdf(scan);
+
+    expect(pdf.scans).toHaveLength(1);
+    expect(pdf.structureScore).toBe(0.6);
   });
 });

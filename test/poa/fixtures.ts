@@ -107,6 +107,56 @@ export async function tamperedBillPng(name: string, bill: BillText = {}): Promis
     .toBuffer();
 }
 
+/**
+ * A phone photo of a page, as a hand-held camera takes it: turned by `degrees` (clockwise) on a grey
+ * table, dim and low in contrast, lit unevenly from one side, with sensor noise and a little blur,
+ * saved as a quality-85 JPEG.
+ */
+export async function phonePhotoOf(page: Buffer, degrees: number): Promise<Buffer> {
+  const { width = 0, height = 0 } = await sharp(page).metadata();
+  const shade = Buffer.from(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><defs><linearGradient id="g"><stop offset="0" stop-color="#fff"/><stop offset="1" stop-color="#555"/></linearGradient></defs><rect width="100%" height="100%" fill="url(#g)"/></svg>`,
+  );
+  // Sensor noise from a fixed-seed generator (a linear congruential one), so every run sees the same photo.
+  const grain = Buffer.alloc(width * height * 3);
+  let seed = 20_260_301;
+  for (let i = 0; i < grain.length; i++) {
+    seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+    grain[i] = 128 + ((seed >> 16) % 41) - 20;
+  }
+  const noise = await sharp(grain, { raw: { width, height, channels: 3 } })
+    .png()
+    .toBuffer();
+  const lit = await sharp(page)
+    .composite([
+      { input: shade, blend: 'multiply' },
+      { input: noise, blend: 'overlay' },
+    ])
+    .png()
+    .toBuffer();
+  return sharp(lit).rotate(degrees, { background: '#8a8a8a' }).linear(0.55, 50).blur(0.7).jpeg({ quality: 85 }).toBuffer();
+}
+
+/**
+ * The PDF with an incremental update appended that only sets new document metadata, as a viewer
+ * or an archiving system saves a bill it was given: one new Info object, its xref section and a
+ * trailer pointing back to the file's last one.
+ */
+export function withMetadataUpdate(bytes: Buffer): Buffer {
+  const raw = bytes.toString('latin1');
+  const previous = [...raw.matchAll(/startxref\s+(\d+)/g)].at(-1)![1];
+  const size = Number([...raw.matchAll(/\/Size\s+(\d+)/g)].at(-1)![1]);
+  const root = [...raw.matchAll(/\/Root\s+(\d+\s+\d+\s+R)/g)].at(-1)![1];
+  const object = `\n${size} 0 obj\n<< /Producer (Archive viewer 3.1) /ModDate (D:20260301120000Z) >>\nendobj\n`;
+  const objectOffset = bytes.length + 1;
+  const xrefOffset = bytes.length + object.length;
+  const update =
+    object +
+    `xref\n${size} 1\n${String(objectOffset).padStart(10, '0')} 00000 n \n` +
+    `trailer\n<< /Size ${size + 1} /Root ${root} /Info ${size} 0 R /Prev ${previous} >>\nstartxref\n${xrefOffset}\n%%EOF\n`;
+  return Buffer.concat([bytes, Buffer.from(update, 'latin1')]);
+}
+
 /** `YYYY-MM-DD` of the UTC day `days` before today. */
 export function daysAgo(days: number, now = new Date()): string {
   return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate() - days)).toISOString().slice(0, 10);

@@ -10,40 +10,60 @@
  *   day first, except for `MONTH_FIRST_COUNTRIES` where month comes first. When the country's
  *   order gives an impossible date (a month above 12) the other order is used, so `03/25/2026`
  *   reads as 25 March even for a day-first country.
+ * Month names are read in English, French, German, Dutch, Spanish and Italian (`7. Mai 2014`,
+ * `29 maart 2014`, `02 Juillet 2015`).
  */
+import type { LayoutCell } from './layout.js';
 
 /** Countries that write numeric dates month first (MM/DD/YYYY): the US and its territories, the Philippines, Micronesia, the Marshall Islands, Palau. */
 export const MONTH_FIRST_COUNTRIES: ReadonlySet<string> = new Set(['US', 'AS', 'GU', 'MP', 'PR', 'VI', 'UM', 'PH', 'FM', 'MH', 'PW']);
 
-/** Labels that introduce the issue date; a date on such a line wins over any other. */
+/**
+ * Labels that name the issue date itself (English, French, German, Dutch, Spanish, Italian): a date
+ * beside or below one of them wins over any other.
+ */
 const ISSUE_LABELS =
-  /\b(statement date|issue date|date of issue|issued(?: on)?|bill date|billing date|invoice date|letter date|date of statement|document date|dated|date)\b/i;
-/** Labels of dates that are not the issue date (due dates, periods, birth dates, expiry). */
+  /(?<![\p{L}])(?:statement date|issue date|date of issue|issued(?: on)?|bill(?:ing)? date|invoice date|letter date|date of statement|document date|date mailed|mailing date|dated|date de (?:la )?facture|date d'émission|rechnungsdatum|ausstellungsdatum|factuurdatum|factuur datum|fecha de (?:la )?factura|fecha de emisión|data (?:della )?fattura)(?![\p{L}])/iu;
+/** Weaker labels: a bare "Date", "as of", an invoice or statement number dated with "du" / "of" / "vom" / "van". */
+const GENERIC_ISSUE_LABELS =
+  /(?<![\p{L}])(?:date|datum|fecha|data|as of|(?:facture|invoice|rechnung|factuur|statement)(?![\p{L}]).*(?<![\p{L}])(?:du|of|vom|van|del))(?![\p{L}])/iu;
+/**
+ * Labels of dates that are not the issue date: due dates, periods, orders, birth, expiry, readings,
+ * automatic payments, check-in (English, French, German, Dutch, Spanish, Italian).
+ */
 const OTHER_DATE_LABELS =
-  /\b(due|pay by|payment by|period|from|to|until|through|birth|dob|expir|valid|next (?:bill|reading)|reading date|meter)\b/i;
+  /(?<![\p{L}])(?:due|pay(?:ment)? by|period|from|to|until|through|birth|dob|expir\p{L}*|valid\p{L}*|next (?:bill\p{L}*|reading)|reading date|meter|order\p{L}*|draft on|deducted|limite|paiement|échéance|fällig\p{L}*|verval\p{L}*|lever\p{L}*|liefer\p{L}*|check[ -]?(?:in|out)|vencimiento|scadenza)(?![\p{L}])/iu;
 
-const MONTHS: Record<string, number> = {
-  jan: 1,
-  feb: 2,
-  mar: 3,
-  apr: 4,
-  may: 5,
-  jun: 6,
-  jul: 7,
-  aug: 8,
-  sep: 9,
-  sept: 9,
-  oct: 10,
-  nov: 11,
-  dec: 12,
-};
-const MONTH_NAME =
-  '(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sept?(?:ember)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\\.?';
-const DAY = '(\\d{1,2})(?:st|nd|rd|th)?';
+/** Month names (English, French, German, Dutch, Spanish, Italian) and their usual abbreviations, lower case. */
+const MONTH_NAMES: Readonly<Record<string, number>> = Object.fromEntries(
+  [
+    ['jan', 'january', 'janvier', 'janv', 'januar', 'januari', 'enero', 'ene', 'gennaio', 'gen'],
+    ['feb', 'february', 'février', 'fevrier', 'févr', 'fevr', 'februar', 'februari', 'febrero', 'febbraio'],
+    ['mar', 'march', 'mars', 'märz', 'maerz', 'maart', 'mrt', 'marzo'],
+    ['apr', 'april', 'avril', 'avr', 'abril', 'abr', 'aprile'],
+    ['may', 'mai', 'mei', 'mayo', 'maggio', 'mag'],
+    ['jun', 'june', 'juin', 'juni', 'junio', 'giugno', 'giu'],
+    ['jul', 'july', 'juillet', 'juil', 'juli', 'julio', 'luglio', 'lug'],
+    ['aug', 'august', 'août', 'aout', 'augustus', 'agosto', 'ago'],
+    ['sep', 'sept', 'september', 'septembre', 'septiembre', 'settembre', 'set'],
+    ['oct', 'october', 'octobre', 'oktober', 'okt', 'octubre', 'ottobre', 'ott'],
+    ['nov', 'november', 'novembre', 'noviembre'],
+    ['dec', 'december', 'décembre', 'decembre', 'déc', 'dezember', 'dez', 'diciembre', 'dic', 'dicembre'],
+  ].flatMap((names, index) => names.map((name) => [name, index + 1])),
+);
+/** Any month name, longest first so `march` is not read as `mar` + `ch`. */
+const MONTH_NAME = `(${Object.keys(MONTH_NAMES)
+  .sort((x, y) => y.length - x.length)
+  .join('|')})\\.?`;
+/** A day of the month with an optional ordinal suffix (`12th`, `1er`) or German period (`7.`). */
+const DAY = '(\\d{1,2})(?:st|nd|rd|th|er|\\.)?';
+/** Start and end of a token: no letter or digit touching (JavaScript's `\b` ignores accented letters). */
+const START = '(?<![\\p{L}\\p{N}])';
+const END = '(?![\\p{L}\\p{N}])';
 
 const YEAR_FIRST = /\b(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})\b/g;
-const DAY_MONTH_NAME = new RegExp(`\\b${DAY}(?:\\s+of)?[\\s-]+${MONTH_NAME}[\\s,-]+(\\d{4})\\b`, 'gi');
-const MONTH_NAME_DAY = new RegExp(`\\b${MONTH_NAME}\\s+${DAY},?\\s+(\\d{4})\\b`, 'gi');
+const DAY_MONTH_NAME = new RegExp(`${START}${DAY}(?:\\s+of)?[\\s-]+${MONTH_NAME}[\\s,-]+(\\d{4})${END}`, 'giu');
+const MONTH_NAME_DAY = new RegExp(`${START}${MONTH_NAME}\\s+${DAY}\\s*,?\\s+(\\d{4})${END}`, 'giu');
 const NUMERIC = /\b(\d{1,2})[/.-](\d{1,2})[/.-](\d{4}|\d{2})\b/g;
 
 /** One date found in a text. */
@@ -63,7 +83,7 @@ export function isoDate(year: number, month: number, day: number): string | unde
 }
 
 function monthNumber(name: string): number {
-  return MONTHS[name.toLowerCase().slice(0, 3)] ?? 0;
+  return MONTH_NAMES[name.toLowerCase().replace(/\.$/, '')] ?? 0;
 }
 
 /** Every date in one line of text, in reading order; `country` sets the numeric day/month order. */
@@ -91,26 +111,66 @@ export function findDates(line: string, country?: string): FoundDate[] {
   return found.sort((x, y) => x.index - y.index);
 }
 
+/** How strongly a cell's text names the issue date: 2 for an issue-date label, 1 for a generic date label, 0 otherwise. */
+function issueLabelStrength(text: string): 0 | 1 | 2 {
+  const strength = ISSUE_LABELS.test(text) ? 2 : GENERIC_ISSUE_LABELS.test(text) ? 1 : 0;
+  if (strength === 0) return 0;
+  // "Next billing date", "Date limite de paiement", "Due date": a label of another date around the issue word.
+  return OTHER_DATE_LABELS.test(text) ? 0 : strength;
+}
+
 /**
- * The issue date of a document: the first date on a line labelled as the issue or statement
- * date; otherwise the first date on a line that is not labelled as another kind of date (due
- * date, billing period, birth date, expiry). Undefined when the text has no usable date.
+ * The issue date of a document laid out in rows of cells (layout.ts): the date a label names,
+ * found in the label's own cell after the label, in the next cell of its row (a value beside its
+ * label) or in the cell below it within two rows that overlaps it horizontally (a table header
+ * over its value; for OCR text without positions, the next line). Issue-date labels ("Bill
+ * date", "Rechnungsdatum") win over generic ones ("Date", "as of"); without any labelled date,
+ * the first date whose row names no other kind of date (due, period, order, expiry, …).
+ * Undefined when the text has no usable date.
  */
-export function findIssueDate(lines: readonly string[], country?: string): string | undefined {
+export function findIssueDateInRows(rows: readonly (readonly LayoutCell[])[], country?: string): string | undefined {
+  const labelled: [string | undefined, string | undefined] = [undefined, undefined];
   let fallback: string | undefined;
-  for (const [i, line] of lines.entries()) {
-    const dates = findDates(line, country);
-    // A label alone on its line ("Statement date") with the date on the next line.
-    const labelOnly = dates.length === 0 && ISSUE_LABELS.test(line) && !OTHER_DATE_LABELS.test(line) && line.length < 40;
-    if (labelOnly) {
-      const next = findDates(lines[i + 1] ?? '', country)[0];
-      if (next) return next.iso;
+  for (const [r, row] of rows.entries()) {
+    for (const [c, cell] of row.entries()) {
+      const strength = issueLabelStrength(cell.text);
+      if (strength > 0 && labelled[strength - 1] === undefined) {
+        labelled[strength - 1] =
+          findDates(cell.text, country)[0]?.iso ?? valueBeside(rows, r, c, country) ?? valueBelow(rows, r, cell, country);
+      }
     }
-    if (dates.length === 0) continue;
-    if (ISSUE_LABELS.test(line) && !OTHER_DATE_LABELS.test(line.replace(ISSUE_LABELS, ''))) return dates[0].iso;
-    if (fallback === undefined && !OTHER_DATE_LABELS.test(line)) fallback = dates[0].iso;
+    if (fallback === undefined) {
+      const text = row.map((cell) => cell.text).join(' ');
+      const first = findDates(text, country)[0];
+      if (first && !OTHER_DATE_LABELS.test(text)) fallback = first.iso;
+    }
   }
-  return fallback;
+  return labelled[1] ?? labelled[0] ?? fallback;
+}
+
+/** The date in the cell right of `rows[r][c]`, when there is one. */
+function valueBeside(rows: readonly (readonly LayoutCell[])[], r: number, c: number, country?: string): string | undefined {
+  const next = rows[r][c + 1];
+  return next && issueLabelStrength(next.text) === 0 ? findDates(next.text, country)[0]?.iso : undefined;
+}
+
+/** The date in the first cell of the next two rows that lies under `label` (any cell when positions are unknown). */
+function valueBelow(rows: readonly (readonly LayoutCell[])[], r: number, label: LayoutCell, country?: string): string | undefined {
+  const positioned = label.right > label.left;
+  for (const row of rows.slice(r + 1, r + 3)) {
+    const below = row.find((cell) => !positioned || (cell.left < label.right && cell.right > label.left));
+    if (!below) continue;
+    return findDates(below.text, country)[0]?.iso;
+  }
+  return undefined;
+}
+
+/** `findIssueDateInRows` over plain lines (one cell each, no positions). */
+export function findIssueDate(lines: readonly string[], country?: string): string | undefined {
+  return findIssueDateInRows(
+    lines.map((text) => [{ text, left: 0, right: 0 }]),
+    country,
+  );
 }
 
 /** Milliseconds in one day. */

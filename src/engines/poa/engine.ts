@@ -31,6 +31,7 @@ import type { NodeEngine } from '../types.js';
 import { ageInDays } from './dates.js';
 import { extractFields } from './fields.js';
 import { checkAddress, type GeocodeReason } from './geocode.js';
+import type { DocumentLayout } from './layout.js';
 import { recognizeText } from './ocr.js';
 import { PdfLimitError, readPdf, UnreadablePdfError } from './pdf.js';
 import { elaTamperScore } from './tamper.js';
@@ -86,7 +87,7 @@ const overLimit = (message: string) =>
 async function readDocument(
   mimeType: string,
   bytes: Buffer,
-): Promise<{ text: string; source: TextSource; tamperScore: number; tamperMethod: TamperMethod }> {
+): Promise<{ text: string; layout?: DocumentLayout; source: TextSource; tamperScore: number; tamperMethod: TamperMethod }> {
   try {
     if (mimeType !== 'application/pdf') {
       const [text, tamperScore] = await Promise.all([recognizeText(bytes), elaTamperScore(bytes)]);
@@ -94,7 +95,7 @@ async function readDocument(
     }
     const pdf = await readPdf(bytes);
     if (pdf.scans.length === 0)
-      return { text: pdf.text, source: 'pdf_text', tamperScore: pdf.structureScore, tamperMethod: 'pdf_structure' };
+      return { text: pdf.text, layout: pdf.layout, source: 'pdf_text', tamperScore: pdf.structureScore, tamperMethod: 'pdf_structure' };
     const texts: string[] = [];
     let ela = 0;
     for (const scan of pdf.scans) {
@@ -155,7 +156,12 @@ export async function analyseProofOfAddress(input: ProofOfAddressInput, options:
     );
   }
 
-  const fields = extractFields(document.text, { country, expectedName: input.expected_name, similarity: nameSimilarity });
+  const fields = extractFields(document.text, {
+    country,
+    expectedName: input.expected_name,
+    similarity: nameSimilarity,
+    layout: document.layout,
+  });
   const warnings: Warning[] = [];
 
   let nameMatch: CheckOutcome = 'skipped';

@@ -1,4 +1,4 @@
-/** The live proof-of-address engine and its parts (text, fields, dates, geocode, tamper). */
+/** The live proof-of-address engine and its parts (text, layout, fields, dates, geocode, tamper). */
 export {
   analyseProofOfAddress,
   createLivePoaEngine,
@@ -12,8 +12,9 @@ export {
   type TamperMethod,
   type TextSource,
 } from './engine.js';
-export { ageInDays, findDates, findIssueDate, MONTH_FIRST_COUNTRIES } from './dates.js';
-export { extractFields, type ExtractedFields } from './fields.js';
+export { ageInDays, findDates, findIssueDate, findIssueDateInRows, MONTH_FIRST_COUNTRIES } from './dates.js';
+export { extractFields, type ExtractedFields, type ExtractOptions } from './fields.js';
+export { layoutOfText, layoutPage, type DocumentLayout, type LayoutCell, type TextBlock } from './layout.js';
 export { checkAddress, POSTCODE_PATTERNS, type GeocodeResult } from './geocode.js';
-export { closeOcrWorker, recognizeText } from './ocr.js';
-export { elaTamperScore } from './tamper.js';
+export { closeOcrWorker, recognizeText, skewDegrees } from './ocr.js';
+export { elaAnalysis, elaTamperScore, type ElaAnalysis } from './tamper.js';

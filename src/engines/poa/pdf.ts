@@ -9,6 +9,7 @@ import sharp from 'sharp';
 import { getDocumentProxy } from 'unpdf';
 import { stripControlCharacters } from '../../validation.js';
 import { MAX_INPUT_PIXELS } from '../data-uri.js';
+import { layoutPage, type DocumentLayout, type PositionedItem } from './layout.js';
 
 /** Most pages read from a PDF: a proof of address is on its first pages. */
 export const PDF_MAX_PAGES = 3;
@@ -49,15 +50,26 @@ export const PDF_EDITOR_PRODUCERS: readonly string[] = [
   'soda pdf',
 ];
 
-/** Score added when the PDF has incremental updates (saved again after it was first written). */
+/**
+ * Score added when the PDF has incremental updates (saved again after it was first written) that
+ * change or remove text its first save had on the pages read: a name or amount rewritten.
+ */
 export const PDF_REVISION_WEIGHT = 0.6;
+/**
+ * Score added when the incremental updates only add (a note, a filled form field, a stamp, new
+ * metadata): viewers, archiving systems and issuers' own mail pipelines save genuine bills this
+ * way, so on its own it stays below `TAMPER_REVIEW_SCORE`; with an editor producer it reaches it.
+ */
+export const PDF_ADDITIVE_REVISION_WEIGHT = 0.2;
 /** Score added when the producer or creator is a PDF editor. */
 export const PDF_EDITOR_WEIGHT = 0.4;
 
 /** What a PDF yields. */
 export interface PdfContent {
-  /** Text layer of the first `PDF_MAX_PAGES` pages, pages separated by a blank line. */
+  /** Text layer of the first `PDF_MAX_PAGES` pages as visual rows (cells separated by a tab), pages separated by a blank line. */
   text: string;
+  /** The same text as rows of cells and blocks (see layout.ts), for rules that read a value beside or below its label, an address window or a letterhead. */
+  layout: DocumentLayout;
   /** Page scans (JPEG or PNG bytes) of the first pages, largest per page; empty for text PDFs. */
   scans: Buffer[];
   /** Structural tamper score in [0, 1] (see `pdfStructureScore`). */
@@ -105,11 +117,62 @@ export async function readPdf(bytes: Buffer): Promise<PdfContent> {
     // Page objects hidden in compressed object streams escape the byte scan; the page tree's count does not.
     if (proxy.numPages > PDF_MAX_ACCEPTED_PAGES)
       throw new PdfLimitError(`it has ${proxy.numPages} pages; at most ${PDF_MAX_ACCEPTED_PAGES} are accepted`);
-    const text = stripControlCharacters(await textLayer(proxy));
+    const { text, layout } = await textLayer(proxy);
     const scans = text.replace(/\s+/g, '').length >= PDF_MIN_TEXT_CHARS ? [] : await pageScans(document);
-    return { text, scans, structureScore: pdfStructureScore(bytes, document) };
+    const firstSave = firstSaveLength(bytes);
+    // A scan has no text to compare: an update that swapped the page image would look additive.
+    const changes =
+      firstSave === undefined ? 'none' : scans.length > 0 ? 'rewritten' : await revisionChanges(bytes.subarray(0, firstSave), text);
+    return { text, layout, scans, structureScore: pdfStructureScore(bytes, document, changes) };
   } finally {
     await proxy.destroy();
+  }
+}
+
+/**
+ * Length of the file as its first save wrote it (up to the first `%%EOF`, the second for a
+ * linearised file), or undefined when nothing was appended or the appended revision is a
+ * signature (signing appends a revision by design).
+ */
+function firstSaveLength(bytes: Buffer): number | undefined {
+  const raw = bytes.toString('latin1');
+  if (/\/ByteRange\s*\[/.test(raw)) return undefined;
+  const markers = [...raw.matchAll(/%%EOF/g)].map((match) => match.index + '%%EOF'.length);
+  const firstSave = /\/Linearized\s/.test(raw.slice(0, 2048)) ? 2 : 1;
+  return markers.length > firstSave ? markers[firstSave - 1] : undefined;
+}
+
+/** Words of a text with their counts, for comparing two revisions. */
+function wordCounts(text: string): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const word of text.split(/\s+/)) if (word) counts.set(word, (counts.get(word) ?? 0) + 1);
+  return counts;
+}
+
+/**
+ * What the incremental updates did to the text of the pages read: `rewritten` when a word of the
+ * first save is gone from the final text (or the first save cannot be read, so nothing vouches
+ * for it), `added` otherwise. Only the text is compared: an update that swaps an image of a text
+ * PDF (a logo, a stamp) counts as `added`; scanned PDFs are not compared at all (`rewritten`). The first save is a prefix of a file that passed the page check, and
+ * its streams are inflate-checked like the final file's (an update can hide the objects it replaces).
+ */
+async function revisionChanges(firstSave: Buffer, finalText: string): Promise<'added' | 'rewritten'> {
+  try {
+    const original = await PDFDocument.load(firstSave, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
+    await assertInflatedSizeWithinLimit(original);
+    const proxy = await getDocumentProxy(new Uint8Array(firstSave));
+    try {
+      if (proxy.numPages > PDF_MAX_ACCEPTED_PAGES) return 'rewritten';
+      const { text } = await textLayer(proxy);
+      const remaining = wordCounts(finalText);
+      for (const [word, count] of wordCounts(text)) if ((remaining.get(word) ?? 0) < count) return 'rewritten';
+      return 'added';
+    } finally {
+      await proxy.destroy();
+    }
+  } catch (error) {
+    if (error instanceof PdfLimitError) throw error;
+    return 'rewritten';
   }
 }
 
@@ -118,18 +181,32 @@ function countPageObjects(bytes: Buffer): number {
   return bytes.toString('latin1').match(/\/Type\s*\/Page(?![A-Za-z])/g)?.length ?? 0;
 }
 
-/** Text of the first `PDF_MAX_PAGES` pages (as unpdf's extractText joins a page's items), pages separated by a blank line. */
-async function textLayer(proxy: Awaited<ReturnType<typeof getDocumentProxy>>): Promise<string> {
+/**
+ * Text of the first `PDF_MAX_PAGES` pages, laid out as a reader sees it (layout.ts): rows with
+ * tab-separated cells, pages separated by a blank line, and the blocks. NUL and control
+ * characters are removed from every item first (a real bill's text layer carried NULs).
+ */
+async function textLayer(proxy: Awaited<ReturnType<typeof getDocumentProxy>>): Promise<{ text: string; layout: DocumentLayout }> {
   const pages: string[] = [];
+  const layout: DocumentLayout = { rows: [], blocks: [] };
   try {
     for (let number = 1; number <= Math.min(proxy.numPages, PDF_MAX_PAGES); number++) {
-      const content = await (await proxy.getPage(number)).getTextContent();
-      pages.push(content.items.map((item) => ('str' in item ? item.str + (item.hasEOL ? '\n' : '') : '')).join(''));
+      const page = await proxy.getPage(number);
+      const content = await page.getTextContent();
+      const items: PositionedItem[] = content.items.flatMap((item) =>
+        'str' in item
+          ? [{ str: stripControlCharacters(item.str), transform: item.transform as number[], width: item.width, height: item.height }]
+          : [],
+      );
+      const laid = layoutPage(items, page.view[3] - page.view[1], number);
+      pages.push(laid.rows.map((cells) => cells.map((cell) => cell.text).join('\t')).join('\n'));
+      layout.rows.push(...laid.rows);
+      layout.blocks.push(...laid.blocks);
     }
   } catch (error) {
     throw new UnreadablePdfError(messageOf(error));
   }
-  return pages.join('\n\n');
+  return { text: pages.join('\n\n'), layout };
 }
 
 /** Whether a stream's filter is Flate alone or Flate first in a chain (the part we can bound). */
@@ -179,20 +256,17 @@ async function assertInflatedSizeWithinLimit(document: PDFDocument): Promise<voi
 }
 
 /**
- * Structural tamper score: `PDF_REVISION_WEIGHT` when the file has more `%%EOF` markers than its
- * first save explains (one, two for a linearised file; files carrying a signature are exempt,
- * since signing appends a revision), plus `PDF_EDITOR_WEIGHT` when the producer or creator is
- * one of `PDF_EDITOR_PRODUCERS`; capped at 1. Dates are not used: every library that writes a
- * PDF sets its own modification date.
+ * Structural tamper score: `PDF_REVISION_WEIGHT` when incremental updates rewrote text of the
+ * first save, `PDF_ADDITIVE_REVISION_WEIGHT` when they only added (`changes`, see
+ * `revisionChanges`; files carrying a signature count as `none`, since signing appends a
+ * revision), plus `PDF_EDITOR_WEIGHT` when the producer or creator is one of
+ * `PDF_EDITOR_PRODUCERS`; capped at 1. `changes` defaults to what the `%%EOF` markers show, read
+ * as `rewritten` when there are more than the first save explains. Dates are not used: every
+ * library that writes a PDF sets its own modification date.
  */
-export function pdfStructureScore(bytes: Buffer, document: PDFDocument): number {
-  const raw = bytes.toString('latin1');
-  const eofMarkers = raw.match(/%%EOF/g)?.length ?? 0;
-  const linearised = /\/Linearized\s/.test(raw.slice(0, 2048));
-  const signed = /\/ByteRange\s*\[/.test(raw);
-  const revisions = eofMarkers - (linearised ? 2 : 1);
-  let score = 0;
-  if (revisions > 0 && !signed) score += PDF_REVISION_WEIGHT;
+export function pdfStructureScore(bytes: Buffer, document: PDFDocument, changes?: 'none' | 'added' | 'rewritten'): number {
+  const revision = changes ?? (firstSaveLength(bytes) === undefined ? 'none' : 'rewritten');
+  let score = revision === 'rewritten' ? PDF_REVISION_WEIGHT : revision === 'added' ? PDF_ADDITIVE_REVISION_WEIGHT : 0;
   const tools = `${document.getProducer() ?? ''} ${document.getCreator() ?? ''}`.toLowerCase();
   if (PDF_EDITOR_PRODUCERS.some((editor) => tools.includes(editor))) score += PDF_EDITOR_WEIGHT;
   return Math.min(1, Math.round(score * 100) / 100);

@@ -17,8 +17,9 @@
  *    Sharp glyph edges give isolated anomalies (about a quarter of a window at most on clean
  *    documents); an edit gives a dense cluster.
  * 5. `score = clamp((densest − BASELINE_DENSITY) / DENSITY_RANGE, 0, 1)`.
- * Measured on rendered bills: clean PNG and JPEG (q75–q92) 0–0.1; a name pasted from a q40 JPEG
+ * Measured on rendered bills: clean PNG and JPEG (q75–q92) 0–0.21; a name pasted from a q40 JPEG
  * on the 8-pixel JPEG grid ≈ 1; the same paste off the grid 0.3–0.4 (ELA is weaker there).
+ * 6. Only where it means something: a textured image (see `ELA_MAX_CONTENT_SHARE`) is capped below review.
  */
 import sharp from 'sharp';
 import { decodingClientImage, MAX_INPUT_PIXELS } from '../data-uri.js';
@@ -37,12 +38,29 @@ export const MIN_SPREAD = 0.02;
 export const WINDOW_ROWS = 3;
 /** Window width, in blocks. */
 export const WINDOW_COLS = 4;
-/** Fewest content blocks for a window to count. */
-export const WINDOW_MIN_CONTENT = 6;
+/**
+ * Fewest content blocks (of the window's 12) for a window to count: two thirds, so a window that is
+ * mostly paper with a few noisy blocks (the darker side of an unevenly lit photo, where grain turns
+ * into content) cannot reach a high density on three or four of them. Six let synthetic phone
+ * photos of a clean bill score 0.42–0.69; eight keep them at or below 0.42 while a pasted name
+ * still scores 1.
+ */
+export const WINDOW_MIN_CONTENT = 8;
 /** Anomaly density a clean document reaches (isolated glyph edges). */
 export const BASELINE_DENSITY = 0.25;
 /** Density above the baseline that maps to a score of 1. */
 export const DENSITY_RANGE = 0.6;
+/**
+ * Largest share of content blocks for ELA to be evidence. A scanned or digital document is mostly
+ * flat paper: rendered bills measure 0.15 (PNG, JPEG q85) to 0.22 (rotated, noisy, blurred, dimmed
+ * as a phone photo). Camera photos and specimens with printed backgrounds are texture and sensor
+ * noise nearly everywhere: 0.38 to 1.0 on the real face and ID photos of ../shared/realdata, where
+ * genuine images scored up to 1 (JPEG history and texture vary block by block, so anomalies
+ * measure the scene, not an edit).
+ */
+export const ELA_MAX_CONTENT_SHARE = 0.35;
+/** Highest score of an image above `ELA_MAX_CONTENT_SHARE`: below review, since there ELA cannot tell an edit from texture. */
+export const ELA_TEXTURED_MAX_SCORE = 0.3;
 /** Largest image analysed, in pixels; a larger one is analysed on its top-left crop of this area. */
 export const ELA_MAX_PIXELS = 12_000_000;
 
@@ -52,8 +70,26 @@ function median(values: readonly number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-/** Tamper score of an image in [0, 1], rounded to 2 decimals (see module comment). */
+/**
+ * Tamper score of an image in [0, 1], rounded to 2 decimals (see module comment), capped at
+ * `ELA_TEXTURED_MAX_SCORE` for a textured image (a camera photo) whose content share exceeds
+ * `ELA_MAX_CONTENT_SHARE`.
+ */
 export async function elaTamperScore(image: Buffer): Promise<number> {
+  const { score, contentShare } = await elaAnalysis(image);
+  return contentShare > ELA_MAX_CONTENT_SHARE ? Math.min(score, ELA_TEXTURED_MAX_SCORE) : score;
+}
+
+/** What regional ELA measured on an image. */
+export interface ElaAnalysis {
+  /** See `elaTamperScore`. */
+  score: number;
+  /** Share of the analysed blocks that carry content (ink, texture, sensor noise) rather than flat paper. */
+  contentShare: number;
+}
+
+/** Regional ELA of an image (see module comment). */
+export async function elaAnalysis(image: Buffer): Promise<ElaAnalysis> {
   let pipeline = sharp(image, { failOn: 'error', limitInputPixels: MAX_INPUT_PIXELS })
     .flatten({ background: '#ffffff' })
     .removeAlpha()
@@ -69,7 +105,7 @@ export async function elaTamperScore(image: Buffer): Promise<number> {
   const { width, height, channels } = info;
   const cols = Math.floor(width / ELA_BLOCK_PX);
   const rows = Math.floor(height / ELA_BLOCK_PX);
-  if (cols === 0 || rows === 0) return 0;
+  if (cols === 0 || rows === 0) return { score: 0, contentShare: 0 };
 
   const curves: number[][] = Array.from({ length: cols * rows }, () => []);
   const perBlock = ELA_BLOCK_PX * ELA_BLOCK_PX * channels;
@@ -93,7 +129,8 @@ export async function elaTamperScore(image: Buffer): Promise<number> {
 
   const deviation = new Map<number, number>();
   const content = curves.flatMap((curve, index) => (curve[0] > CONTENT_MIN_ERROR ? [index] : []));
-  if (content.length < WINDOW_MIN_CONTENT) return 0;
+  const contentShare = content.length / (cols * rows);
+  if (content.length < WINDOW_MIN_CONTENT) return { score: 0, contentShare };
   const shapes = new Map(content.map((index) => [index, curves[index].map((v) => v / Math.max(...curves[index]))]));
   const medianCurve = ELA_QUALITIES.map((_, k) => median(content.map((index) => shapes.get(index)![k])));
   for (const index of content) {
@@ -120,5 +157,5 @@ export async function elaTamperScore(image: Buffer): Promise<number> {
     }
   }
   const score = Math.min(1, Math.max(0, (densest - BASELINE_DENSITY) / DENSITY_RANGE));
-  return Math.round(score * 100) / 100;
+  return { score: Math.round(score * 100) / 100, contentShare: Math.round(contentShare * 100) / 100 };
 }
