@@ -177,3 +177,34 @@ describe('given a pool executor of one thread', () => {
     },
   );
 });
+
+describe('given a document verification abandoned while it runs', () => {
+  it(
+    'when the client goes away and the executor closes, then the task finishes on its thread (never terminated inside native OCR) and the process lives on',
+    { timeout: 180_000 },
+    async () => {
+      // A thread terminated inside onnxruntime aborts the whole process ("terminate called after
+      // throwing an instance of 'Napi::Error'"): this test file would die with it.
+      const executor = createPoolExecutor({ threads: 1, queueLimit: 2, timeoutMs: 120_000 });
+      const controller = new AbortController();
+      const waitingController = new AbortController();
+      const abandoned = executor.run(
+        { kind: 'document', input: { country: 'FR', id_type: 'PASSPORT', image_front: passport } },
+        controller.signal,
+      );
+      // A second call waits for the thread; abandoned in line, it never runs.
+      const queued = executor.run(
+        { kind: 'document', input: { country: 'FR', id_type: 'PASSPORT', image_front: passport } },
+        waitingController.signal,
+      );
+      waitingController.abort(new Error('second client went away'));
+      await expect(queued).rejects.toThrow('second client went away');
+      // The first is on the thread by now: the pool hands a free thread out at once.
+      controller.abort(new Error('client went away'));
+      await expect(abandoned).rejects.toThrow('client went away');
+
+      await executor.close();
+      expect(executor.pool.completed).toBe(1);
+    },
+  );
+});

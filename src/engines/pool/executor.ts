@@ -139,6 +139,25 @@ const WORKER_ENTRY = new URL('./worker.mjs', import.meta.url).href;
 /** Piscina's messages for a full waiting line (its own default limit, a backstop behind ours). */
 const QUEUE_FULL_MESSAGES = ['Task queue is at limit', 'No task queue available and all Workers are busy'];
 
+/** Resolves as `work` does, or rejects with the abort reason as soon as `signal` aborts (the work goes on). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
 /** The piscina pool as an executor: engine work on threads of this process. */
 export function createPoolExecutor(options: PoolExecutorOptions): EngineExecutor & { pool: Piscina } {
   const threads = options.threads ?? availableParallelism();
@@ -156,6 +175,42 @@ export function createPoolExecutor(options: PoolExecutorOptions): EngineExecutor
   // Counted here rather than with piscina's maxQueue, which also admits tasks while threads are
   // still starting (seconds, here): the limit must hold from the first request.
   let inFlight = 0;
+  // Threads are handed out here, not by piscina's queue, so we know when a task starts: a task is
+  // never given to piscina with an abort signal, because piscina aborts a running task by
+  // terminating its thread, and a thread terminated inside onnxruntime's native code takes the
+  // whole process down (`terminate called after throwing an instance of 'Napi::Error'`). A task
+  // abandoned while waiting leaves the line; one abandoned while running finishes on its thread
+  // (its work is bounded by the input limits) and its result is dropped.
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  /** Takes a thread, waiting in line; rejects when `signal` aborts first. */
+  const acquireThread = (signal: AbortSignal) =>
+    new Promise<void>((resolve, reject) => {
+      if (signal.aborted) return reject(signal.reason);
+      if (running < threads) {
+        running += 1;
+        return resolve();
+      }
+      const onAbort = () => {
+        waiting.splice(waiting.indexOf(start), 1);
+        reject(signal.reason);
+      };
+      const start = () => {
+        signal.removeEventListener('abort', onAbort);
+        running += 1;
+        resolve();
+      };
+      waiting.push(start);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
+  /** Resolved when the last running task (abandoned ones included) gives its thread back. */
+  let idle: (() => void) | null = null;
+  /** Gives a thread back to the next task in line. */
+  const releaseThread = () => {
+    running -= 1;
+    waiting.shift()?.();
+    if (running === 0) idle?.();
+  };
   /** When a waiting task is likely to start: the line ahead of it, at the average run time. */
   const retryAfterSeconds = () => {
     const averageMs = pool.completed > 0 ? pool.histogram.runTime.average : Number.NaN;
@@ -168,9 +223,12 @@ export function createPoolExecutor(options: PoolExecutorOptions): EngineExecutor
     async run(task, signal) {
       if (inFlight >= threads + options.queueLimit) throw enginesBusy(retryAfterSeconds());
       const budget = AbortSignal.timeout(options.timeoutMs);
+      const abandon = signal ? AbortSignal.any([budget, signal]) : budget;
       inFlight += 1;
       try {
-        return (await pool.run(task, { signal: signal ? AbortSignal.any([budget, signal]) : budget })) as EngineTaskOutcome;
+        await acquireThread(abandon);
+        const work = pool.run(task).finally(releaseThread) as Promise<EngineTaskOutcome>;
+        return await untilAborted(work, abandon);
       } catch (error) {
         if (budget.aborted) throw engineTimeout(options.timeoutMs);
         if (error instanceof Error && QUEUE_FULL_MESSAGES.includes(error.message)) throw enginesBusy(retryAfterSeconds());
@@ -180,7 +238,9 @@ export function createPoolExecutor(options: PoolExecutorOptions): EngineExecutor
       }
     },
     async close() {
-      // Graceful: a thread terminated in the middle of native OCR work can take the process down.
+      // Abandoned tasks finish first: piscina's close terminates threads that are still running,
+      // and a thread terminated in the middle of native OCR work takes the process down.
+      if (running > 0) await new Promise<void>((resolve) => (idle = resolve));
       await pool.close();
     },
   };
