@@ -119,9 +119,11 @@ export interface AmlScreening {
 export const ABJAD_SKELETON_CREDIT = 0.9;
 
 /**
- * Factor (0..1) on the similarity to a listed person's one-word name or alias ("Hussein", "Abu
- * Ali" written as one word): one word names nobody in particular, so it alone never declines
- * (exact: 70, review) and a longer ordinary name sharing it is no hit (2/3 × 0.7 < 0.5).
+ * Factor (0..1) on the similarity to a listed one-word name or alias ("Hussein", "Abu Ali"
+ * written as one word, a vessel "AMINA"): one word names nobody in particular, so it alone never
+ * declines a person (exact: 70, review) and a longer ordinary name sharing it is no hit
+ * (2/3 × 0.7 < 0.5). An organisation's, vessel's or aircraft's one-word name is weighted only
+ * when the query has more words: screened alone, "Hamas" is that organisation's name (100).
  */
 export const ONE_WORD_NAME_FACTOR = 0.7;
 
@@ -270,7 +272,9 @@ function bestNameMatch(query: PreparedName, names: PreparedName[], kind: EntityK
     for (const qv of query.variants) {
       for (const cv of name.variants) {
         let s = pairSimilarity(qv, cv, { organization, abjad });
-        if (!organization && cv.tokens.length === 1) s *= ONE_WORD_NAME_FACTOR;
+        // A person's one word names nobody; an organisation's or vessel's one word ("HAMAS") is its
+        // name when screened alone, but only a shared word inside a longer name ("Amina Yusuf").
+        if (cv.tokens.length === 1 && (!organization || qv.tokens.length > 1)) s *= ONE_WORD_NAME_FACTOR;
         if (s > best.similarity) best = { similarity: s, matched: name.original };
       }
     }

@@ -158,6 +158,14 @@ describe('names as people read them', () => {
     expect(scoreEntity({ full_name: 'Hussein' }, hussein).score).toBe(Math.round(100 * ONE_WORD_NAME_FACTOR));
   });
 
+  it("given a vessel's or organisation's one-word name, when a longer personal name shares it, then it is no hit; the name screened alone still is", () => {
+    const amina = entity({ kind: 'vessel', primary_name: 'AMINA', aliases: [], dates_of_birth: [], countries: [] });
+    expect(scoreEntity({ full_name: 'Amina Yusuf' }, amina).score).toBeLessThan(MIN_HIT_SCORE);
+    const hamas = entity({ kind: 'organization', primary_name: 'HAMAS', aliases: [], dates_of_birth: [], countries: [] });
+    expect(scoreEntity({ full_name: 'Hamas' }, hamas).score).toBe(100);
+    expect(scoreEntity({ full_name: 'Saidullah Hamas' }, hamas).score).toBeLessThan(MIN_HIT_SCORE);
+  });
+
   it('given an organisation, when a name shares only its generic words, then it does not decline; its distinctive name does', () => {
     const impire = entity({
       kind: 'organization',
