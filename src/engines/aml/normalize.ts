@@ -35,6 +35,11 @@
  *    and "Saddam Hussein Tikriti" are one name on both sides. With fewer they are kept, because
  *    then they are usually a real name ("Al Smith", "Wang Bin", "Al-Qaida").
  * 9. German umlauts: a second variant with ä/ö/ü spelt ae/oe/ue when the name has one.
+ * 10. Korean names in Latin letters: South Korea's Revised Romanization writes the vowels ㅓ and ㅡ
+ *    "eo" and "eu", where the lists write McCune–Reischauer without its breves, "o" and "u"
+ *    ("Kim Yeo-jong" is listed "KIM, Yo Jong"; "Kim Yeong-cheol" "KIM, Yong Chol"): a Latin name
+ *    with "eo" or "eu" gets a variant with them spelt so. Other names with those letters
+ *    ("Leon", "Eugene") only gain a spelling nobody is listed under.
  *
  * `sortedTokenKey` (name list fingerprints) is steps 1–4, then the token rules of the first
  * version of this module, frozen: fingerprints of list entries are stored as hashes only, so a
@@ -124,6 +129,8 @@ const SYLLABIC_CHAR = /[\p{Script=Han}\p{Script=Hangul}]/gu;
 const ARABIC_ARTICLE = /(?<![\p{L}\p{M}])\u0627\u0644(?=\p{Script=Arabic}{2})/gu;
 /** Apostrophe-like characters, before and after transliteration (step 6). */
 const APOSTROPHES = /['’‘ʼʻʿʾ`´]/g;
+/** Revised Romanization's "eo" (ㅓ) and "eu" (ㅡ), which the lists' romanisation writes "o" and "u" (step 10). */
+const REVISED_ROMANIZATION_VOWELS = /e([ou])/g;
 /** German umlauts and their two-letter spellings, for the umlaut-aware variant. */
 const UMLAUTS: Record<string, string> = { ä: 'ae', ö: 'oe', ü: 'ue', Ä: 'Ae', Ö: 'Oe', Ü: 'Ue' };
 
@@ -309,16 +316,20 @@ export function sortedTokenKey(name: string): string {
 
 /**
  * Every normalisation of a name worth comparing, distinct, plain one first: plus the German
- * spelling (ä/ö/ü → ae/oe/ue) when the name has an umlaut, and the lists' romanisation of Korean
- * when it is written in Hangul.
+ * spelling (ä/ö/ü → ae/oe/ue) when the name has an umlaut, the lists' romanisation of Korean
+ * when it is written in Hangul, and the lists' vowels for Revised Romanization's "eo"/"eu" when
+ * it is written in Latin letters (step 10).
  */
 export function nameVariants(name: string): string[] {
-  const variants = new Set([normalizeName(name)]);
+  const plain = normalizeName(name);
+  const variants = new Set([plain]);
   // NFC so a decomposed "u + combining diaeresis" is seen as ü too.
   const composed = name.normalize('NFC');
   if (/[äöüÄÖÜ]/.test(composed)) variants.add(normalizeName(composed.replace(/[äöüÄÖÜ]/g, (ch) => UMLAUTS[ch] ?? ch)));
   if (/\p{Script=Hangul}/u.test(composed))
     variants.add(dropParticles(dropTitles(splitTokens(transliterate(cleanText(name), 'korean-lists')))).join(' '));
+  // Hangul is romanised the lists' way above; a Latin spelling may be Revised Romanization (step 10).
+  else if (/e[ou]/.test(plain)) variants.add(plain.replace(REVISED_ROMANIZATION_VOWELS, '$1'));
   return [...variants];
 }
 

@@ -55,6 +55,13 @@ describe('normalizeName', () => {
     expect(sortedTokenKey('Borislav Kravetsky')).toBe(sortedTokenKey('kravetsky borislav'));
   });
 
+  it("nameVariants adds the lists' o/u for Revised Romanization's eo/eu in Latin names, not for Hangul (romanised the lists' way already)", () => {
+    expect(nameVariants('Kim Yeo-jong')).toEqual(['kim yeo jong', 'kim yo jong']);
+    expect(nameVariants('Kim Yeong-cheol')).toEqual(['kim yeong cheol', 'kim yong chol']);
+    expect(nameVariants('Choe Ryong-hae')).toEqual(['choe ryong hae']);
+    expect(nameVariants('김여정')).toEqual(['gim yeo jeong', 'kim yo jong']);
+  });
+
   it('nameVariants adds the German umlaut spelling only when there is an umlaut', () => {
     expect(nameVariants('José Müller')).toEqual(['jose muller', 'jose mueller']);
     expect(nameVariants('Jose Mueller')).toEqual(['jose mueller']);

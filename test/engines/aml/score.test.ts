@@ -136,6 +136,14 @@ describe('names as people read them', () => {
     expect(scoreEntity({ full_name: 'محمد علي' }, soleimani).score).toBeLessThan(MIN_HIT_SCORE);
   });
 
+  it('given a Korean name in Revised Romanization, when the list writes it the McCune–Reischauer way, then it declines', () => {
+    const kimYoJong = entity({ primary_name: 'Yo Jong KIM', aliases: [], dates_of_birth: [], countries: [] });
+    expect(scoreEntity({ full_name: 'Kim Yeo-jong' }, kimYoJong).score).toBe(100);
+    const kimYongChol = entity({ primary_name: 'Yong Chol KIM', aliases: [], dates_of_birth: [], countries: [] });
+    expect(scoreEntity({ full_name: 'Kim Yeong-cheol' }, kimYongChol).score).toBe(100);
+    expect(scoreEntity({ full_name: 'Kim Yeo-jong' }, kimYongChol).score).toBeLessThan(DECLINE);
+  });
+
   it('given a typo in every word, when scored, then it still declines; a different name does not', () => {
     const kim = entity({ primary_name: 'Jong Un KIM', aliases: [], dates_of_birth: [], countries: [] });
     expect(scoreEntity({ full_name: 'Kym Jung Un' }, kim).score).toBeGreaterThanOrEqual(DECLINE);
