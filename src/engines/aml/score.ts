@@ -236,9 +236,35 @@ function compactSimilarity(a: string, b: string): number {
   return s < TOKEN_MATCH_FLOOR ? 0 : s ** FUZZY_TOKEN_EXPONENT;
 }
 
-/** Credit of two skeleton tokens: 1 when equal, else 0. */
+/**
+ * `tokens` with each pair of neighbours joined whose concatenation is one token of `other`: a
+ * compound name written as one word on one side and two on the other ("Abdallah" and "عبد الله",
+ * skeletons "bdl" and "bd l"; "Noureddine" and "نور الدين", "nrdn" and "nr dn").
+ */
+function joinCompounds(tokens: readonly string[], other: readonly string[]): readonly string[] {
+  if (tokens.length < 2) return tokens;
+  const wanted = new Set(other);
+  const joined: string[] = [];
+  for (let i = 0; i < tokens.length; i += 1) {
+    const pair = i + 1 < tokens.length ? tokens[i]! + tokens[i + 1]! : undefined;
+    if (pair !== undefined && wanted.has(pair) && !wanted.has(tokens[i]!)) {
+      joined.push(pair);
+      i += 1;
+    } else joined.push(tokens[i]!);
+  }
+  return joined;
+}
+
+/**
+ * Credit (0..1) of two equal skeleton tokens of one letter: "b" and "d" are what is left of "Abu
+ * Du'a", "D-Boy" and "Abou Daoud" alike, so they say little, but "l" (Ali) still says something.
+ */
+export const ONE_LETTER_SKELETON_CREDIT = 0.8;
+
+/** Credit of two skeleton tokens: 1 when equal, ONE_LETTER_SKELETON_CREDIT when equal and one letter long, else 0. */
 function exactly(a: string, b: string): number {
-  return a === b ? 1 : 0;
+  if (a !== b) return 0;
+  return a.length === 1 ? ONE_LETTER_SKELETON_CREDIT : 1;
 }
 
 /** Token weight in an alignment against an organisation: its generic words count GENERIC_TOKEN_WEIGHT. */
@@ -259,7 +285,10 @@ function pairSimilarity(a: PreparedVariant, b: PreparedVariant, options: { organ
   // token alignment already sees everything, and the compact string would add prefix bias.
   if (a.tokens.length !== b.tokens.length) score = Math.max(score, compactSimilarity(a.compact, b.compact));
   // Skeletons only count when equal: they are short, so near ones ("mrn"/"mr") mean little.
-  if (options.abjad) score = Math.max(score, ABJAD_SKELETON_CREDIT * softTokenScore(a.skeleton, b.skeleton, undefined, exactly));
+  if (options.abjad) {
+    const [sa, sb] = [joinCompounds(a.skeleton, b.skeleton), joinCompounds(b.skeleton, a.skeleton)];
+    score = Math.max(score, ABJAD_SKELETON_CREDIT * softTokenScore(sa, sb, undefined, exactly));
+  }
   return score;
 }
 

@@ -136,6 +136,29 @@ describe('names as people read them', () => {
     expect(scoreEntity({ full_name: 'محمد علي' }, soleimani).score).toBeLessThan(MIN_HIT_SCORE);
   });
 
+  it('given an Arabic-script name and the Latin spelling a list holds, when scored, then the usual spelling differences do not keep it from declining', () => {
+    const cases: [string, string][] = [
+      ['محمد حمزة زبيدي', 'Muhammad Hamza ZUBAIDI'], // ة after z
+      ['طه ياسين رمضان الجزراوي', 'Taha Yassin Ramadan AL-JIZRAWI'], // Taha is "th"
+      ['عمر محمود عثمان', 'Omar Mahmoud UTHMAN'], // Omar is "mr", not a title
+      ['عبد الرحمن ياسين', 'Abdul Rahman YASIN'], // Abdul is Abd al-
+      ['عادل عبد الله مهدي', 'Adil Abdallah MAHDI'], // one word on one side, two on the other
+      ['المهدي بن محمد بن محمد كمون', 'Mehdi Ben Mohamed Ben Mohamed KAMMOUN'], // Maghreb "ben"
+      ['جمال لونيسي', 'Djamel LOUNICI'], // French dj and soft c
+      ['جمال عكاشة', 'Djamel AKKACHA'], // French ch
+    ];
+    for (const [query, listed] of cases) {
+      expect(
+        scoreEntity({ full_name: query }, entity({ primary_name: listed, aliases: [], dates_of_birth: [], countries: [] })).score,
+        query,
+      ).toBeGreaterThanOrEqual(DECLINE);
+    }
+    // One-letter skeletons ("b", "d") say little: Abu Du'a is not D-Boy.
+    expect(
+      scoreEntity({ full_name: 'أبو دعاء' }, entity({ primary_name: 'D-BOY', aliases: [], dates_of_birth: [], countries: [] })).score,
+    ).toBeLessThan(DECLINE);
+  });
+
   it('given a Korean name in Revised Romanization, when the list writes it the McCune–Reischauer way, then it declines', () => {
     const kimYoJong = entity({ primary_name: 'Yo Jong KIM', aliases: [], dates_of_birth: [], countries: [] });
     expect(scoreEntity({ full_name: 'Kim Yeo-jong' }, kimYoJong).score).toBe(100);
