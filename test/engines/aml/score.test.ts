@@ -105,6 +105,16 @@ describe('nameSimilarity', () => {
     expect(nameSimilarity(a, b)).toBeCloseTo(expected, 5);
   });
 
+  it.each([
+    ['משה כהן', 'Moshe Cohen'],
+    ['יוסף מזרחי', 'Yosef Mizrahi'],
+    ['Алексей Навальный', 'Aleksei Navalny'],
+    ['Евгений Пригожин', 'Yevgeniy Prigozhin'],
+    ['Γεώργιος Παπαδόπουλος', 'Georgios Papadopoulos'],
+  ])('given %s (Hebrew, Cyrillic, Greek) and the Latin spelling %s, then they are one name at the decline level', (native, latin) => {
+    expect(nameSimilarity(native, latin)).toBeGreaterThanOrEqual(0.8);
+  });
+
   it('keeps lone shared first names or surnames below the decline threshold', () => {
     expect(nameSimilarity('John', 'John Smith')).toBeLessThan(0.8);
     expect(nameSimilarity('Smith', 'John Smith')).toBeLessThan(0.8);
