@@ -123,9 +123,19 @@ export const ABJAD_SKELETON_CREDIT = 0.9;
  * written as one word, a vessel "AMINA"): one word names nobody in particular, so it alone never
  * declines a person (exact: 70, review) and a longer ordinary name sharing it is no hit
  * (2/3 × 0.7 < 0.5). An organisation's, vessel's or aircraft's one-word name is weighted only
- * when the query has more words: screened alone, "Hamas" is that organisation's name (100).
+ * when the query has more words: screened alone, "Hamas" is that organisation's name (90, see
+ * PERSON_QUERY_ORGANIZATION_FACTOR).
  */
 export const ONE_WORD_NAME_FACTOR = 0.7;
+
+/**
+ * Factor (0..1) on the similarity of a person's name (a query without any
+ * ORGANIZATION_GENERIC_TOKENS) to an organisation's, vessel's or aircraft's name: a person is not
+ * the company named after them ("Dawood Ibrahim" vs "DAWOOD IBRAHIM ORGANIZATION": 87 → 78,
+ * review), so only the whole name of an organisation declines a person query (exact: 90).
+ * Persons are scored first in that sense; organisation names count on their own terms.
+ */
+export const PERSON_QUERY_ORGANIZATION_FACTOR = 0.9;
 
 /**
  * Weight (0..1) of an organisation's generic words (ORGANIZATION_GENERIC_TOKENS) in the token
@@ -204,6 +214,8 @@ interface PreparedName {
   variants: PreparedVariant[];
   /** Written in Arabic, Persian or Hebrew script: compared by consonant skeletons too. */
   abjad: boolean;
+  /** Holds a legal form or trade word (ORGANIZATION_GENERIC_TOKENS): read as an organisation's name, not a person's. */
+  organizationWords: boolean;
 }
 
 /** Cache of prepared names per entity object; entities are treated as immutable once imported. */
@@ -215,7 +227,8 @@ function prepareName(original: string): PreparedName {
     .map((v) => v.split(' ').filter((t) => t.length > 0))
     .filter((tokens) => tokens.length > 0)
     .map((tokens) => ({ tokens, compact: tokens.join(''), skeleton: tokens.map(consonantSkeleton).filter((t) => t.length > 0) }));
-  return { original, variants, abjad: isAbjad(original) };
+  const organizationWords = variants.some((v) => v.tokens.some((t) => ORGANIZATION_GENERIC_TOKENS.has(t)));
+  return { original, variants, abjad: isAbjad(original), organizationWords };
 }
 
 /** Primary name and aliases of an entity, prepared and cached. */
@@ -304,6 +317,7 @@ function bestNameMatch(query: PreparedName, names: PreparedName[], kind: EntityK
         // A person's one word names nobody; an organisation's or vessel's one word ("HAMAS") is its
         // name when screened alone, but only a shared word inside a longer name ("Amina Yusuf").
         if (cv.tokens.length === 1 && (!organization || qv.tokens.length > 1)) s *= ONE_WORD_NAME_FACTOR;
+        if (organization && !query.organizationWords) s *= PERSON_QUERY_ORGANIZATION_FACTOR;
         if (s > best.similarity) best = { similarity: s, matched: name.original };
       }
     }

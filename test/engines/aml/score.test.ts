@@ -5,6 +5,7 @@ import {
   DOB_CONFLICT_PENALTY,
   MIN_HIT_SCORE,
   ONE_WORD_NAME_FACTOR,
+  PERSON_QUERY_ORGANIZATION_FACTOR,
   nameSimilarity,
   riskBand,
   scoreEntity,
@@ -203,7 +204,7 @@ describe('names as people read them', () => {
     const amina = entity({ kind: 'vessel', primary_name: 'AMINA', aliases: [], dates_of_birth: [], countries: [] });
     expect(scoreEntity({ full_name: 'Amina Yusuf' }, amina).score).toBeLessThan(MIN_HIT_SCORE);
     const hamas = entity({ kind: 'organization', primary_name: 'HAMAS', aliases: [], dates_of_birth: [], countries: [] });
-    expect(scoreEntity({ full_name: 'Hamas' }, hamas).score).toBe(100);
+    expect(scoreEntity({ full_name: 'Hamas' }, hamas).score).toBe(Math.round(100 * PERSON_QUERY_ORGANIZATION_FACTOR));
     expect(scoreEntity({ full_name: 'Saidullah Hamas' }, hamas).score).toBeLessThan(MIN_HIT_SCORE);
   });
 
@@ -219,6 +220,19 @@ describe('names as people read them', () => {
     expect(scoreEntity({ full_name: 'Impire Shipping Limited' }, impire).score).toBe(100);
     expect(scoreEntity({ full_name: 'Impire Shipping' }, impire).score).toBeGreaterThanOrEqual(MIN_HIT_SCORE);
     expect(nameSimilarity('Impire Shipping Limited', 'IMPIRE SHIPPING LIMITED', 'organization')).toBe(1);
+  });
+
+  it("given a person's name, when an organisation is named after them, then it is a hit for review, not a decline; its own name still declines", () => {
+    const organization = entity({
+      kind: 'organization',
+      primary_name: 'DAWOOD IBRAHIM ORGANIZATION',
+      aliases: [],
+      dates_of_birth: [],
+      countries: [],
+    });
+    expect(scoreEntity({ full_name: 'Dawood Ibrahim' }, organization).score).toBeGreaterThanOrEqual(MIN_HIT_SCORE);
+    expect(scoreEntity({ full_name: 'Dawood Ibrahim' }, organization).score).toBeLessThan(DECLINE);
+    expect(scoreEntity({ full_name: 'Dawood Ibrahim Organization' }, organization).score).toBe(100);
   });
 
   it('given a person and an organisation scoring the same, when screened, then the person comes first', () => {
