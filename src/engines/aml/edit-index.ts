@@ -22,6 +22,15 @@
 /** Shortest word filed and looked up; one edit from a two-letter word ("al", "bn") is almost any short word. */
 export const EDIT_MIN_TOKEN_LENGTH = 3;
 
+/**
+ * Words filed and looked up: EDIT_MIN_TOKEN_LENGTH letters or more, with a vowel. The stored
+ * consonant skeletons ("nkls mdr") are not spelled names, and a spelled word one edit from a
+ * skeleton word is a coincidence; leaving them out halves the index.
+ */
+function isFiled(word: string): boolean {
+  return word.length >= EDIT_MIN_TOKEN_LENGTH && /[aeiouy]/.test(word);
+}
+
 /** Most query words one lookup considers (a bit each in a 32-bit mask); longer names are cut, their first words kept. */
 const MAX_QUERY_TOKENS = 32;
 
@@ -69,7 +78,7 @@ export interface EditMatch {
   name: number;
   /** Query words with a word of this name at most one edit away. */
   covered: number;
-  /** Words of the name (of filed length) that no query word matched; fewer is a closer name. */
+  /** Words of the name (filed ones, isFiled) that no query word matched; fewer is a closer name. */
   unmatched: number;
 }
 
@@ -80,9 +89,9 @@ export class EditIndexBuilder {
   private pairNames: number[] = [];
   private readonly nameTokenCounts: number[] = [];
 
-  /** Files the words of one normalised name (`[a-z0-9]` words joined by spaces) under name ordinal `name` (0, 1, 2… in order). */
+  /** Files the words of one normalised name (`[a-z0-9]` words joined by spaces) under name ordinal `name` (0, 1, 2… in order); see isFiled. */
   add(name: number, normalized: string): void {
-    const words = new Set(normalized.split(' ').filter((w) => w.length >= EDIT_MIN_TOKEN_LENGTH));
+    const words = new Set(normalized.split(' ').filter(isFiled));
     this.nameTokenCounts[name] = Math.min(255, words.size);
     for (const word of words) {
       let token = this.vocabulary.get(word);
@@ -112,11 +121,12 @@ export class EditIndexBuilder {
     for (let p = 0; p < this.pairTokens.length; p += 1) tokenPostings[cursor[this.pairTokens[p]!]!++] = this.pairNames[p]!;
     this.pairTokens = [];
     this.pairNames = [];
-    // Deletion keys → words, bucketed by the key's low bits (about one key per bucket).
+    // Deletion keys → words, bucketed by the key's low bits (about two keys per bucket: the
+    // offsets cost as much as the keys at one per bucket, and a lookup checks a few more words).
     let keyCount = 0;
     for (const word of words) keyCount += deletionPositions(word).length;
     let buckets = 1;
-    while (buckets < keyCount) buckets *= 2;
+    while (buckets * 2 < keyCount) buckets *= 2;
     const bucketOffsets = new Uint32Array(buckets + 1);
     const mask = buckets - 1;
     for (const word of words) for (const skip of deletionPositions(word)) bucketOffsets[(deletionHash(word, skip) & mask) + 1]! += 1;
@@ -194,7 +204,7 @@ export class EditIndex {
    * words (of filed length, distinct), with how many they cover. `accept` filters names (by list).
    */
   match(normalized: string, accept: (name: number) => boolean): EditMatch[] {
-    const words = [...new Set(normalized.split(' ').filter((w) => w.length >= EDIT_MIN_TOKEN_LENGTH))].slice(0, MAX_QUERY_TOKENS);
+    const words = [...new Set(normalized.split(' ').filter(isFiled))].slice(0, MAX_QUERY_TOKENS);
     if (words.length === 0) return [];
     const { masks, touched } = this;
     let touchedCount = 0;
