@@ -5,9 +5,10 @@
  * Security Council XML; `../shared/realdata/aml/`, README there) into a fresh in-memory embedded
  * database, builds the in-memory name index as a server does, and screens every query of
  * `queries.json` through `screenStored`: the server's path. Prints, per group of queries.json,
- * how many queries were answered correctly at the default decline threshold, beside the figures
- * measured on commit 7f1dcb4 (before the normaliser, candidate and scoring work) and Watchman's
- * own expected similarities where its tests give one.
+ * how many queries were answered correctly at the default decline threshold and the false
+ * positives (declines on the wrong entity, unlisted names sent to review), beside the figures
+ * measured on commit 7f1dcb4 (before the normaliser, candidate and scoring work) and on b37f4c6
+ * (before the work on issue 15.5), and Watchman's own expected similarities where its tests give one.
  *
  * What "correct" means, per query (QUERIES.md):
  * - a listed person or organisation (`expect_hit: true`): its entity is a hit scoring at or above
@@ -65,6 +66,30 @@ export const BASELINE_7F1DCB4: Readonly<Record<string, number>> = {
  */
 export const BASELINE_7F1DCB4_TOTALS = { listedCorrect: 233, ordinaryDeclined: 0, ordinaryReviewed: 14 } as const;
 
+/** The same totals on commit b37f4c6 (see BASELINE_B37F4C6). */
+export const BASELINE_B37F4C6_TOTALS = { listedCorrect: 254, ordinaryDeclined: 0, ordinaryReviewed: 18 } as const;
+
+/**
+ * Per group on commit b37f4c6, where the work on issue 15.5 started (the normaliser, skeleton
+ * candidates and scoring above already in): correct answers, queries declined on the wrong
+ * entity, and unlisted names sent to review; same data, same rules.
+ */
+export const BASELINE_B37F4C6: Readonly<Record<string, { correct: number; falseDeclines: number; falseReviews: number }>> = {
+  'famous-exact': { correct: 25, falseDeclines: 3, falseReviews: 0 },
+  'famous-listed-form': { correct: 25, falseDeclines: 3, falseReviews: 0 },
+  'famous-reordered': { correct: 25, falseDeclines: 3, falseReviews: 0 },
+  'famous-misspelt-1': { correct: 25, falseDeclines: 2, falseReviews: 0 },
+  'famous-misspelt-every-word': { correct: 25, falseDeclines: 1, falseReviews: 0 },
+  'famous-alt-romanisation': { correct: 24, falseDeclines: 1, falseReviews: 0 },
+  'famous-partial(first+last)': { correct: 17, falseDeclines: 2, falseReviews: 0 },
+  'famous-exact+dob+country': { correct: 25, falseDeclines: 1, falseReviews: 0 },
+  'famous-exact+wrong-dob': { correct: 25, falseDeclines: 1, falseReviews: 0 },
+  'famous-native-script': { correct: 16, falseDeclines: 1, falseReviews: 0 },
+  watchman: { correct: 30, falseDeclines: 2, falseReviews: 5 },
+  ordinary: { correct: 25, falseDeclines: 0, falseReviews: 13 },
+  'ordinary+dob+country': { correct: 21, falseDeclines: 0, falseReviews: 5 },
+};
+
 /** One query of queries.json. */
 interface AccuracyQuery {
   id: string;
@@ -78,11 +103,19 @@ interface AccuracyQuery {
   note?: string;
 }
 
-/** One group's figures: `correct` of `items` queries, and the mean screen time. */
+/** One group's figures: `correct` of `items` queries, the false positives, and the mean screen time. */
 export interface AccuracyRow {
   group: string;
   items: number;
   correct: number;
+  /**
+   * Queries declined on the wrong entity: for a listed subject, a hit at or above the threshold
+   * on another entity of the expected entity's list (the UN list holds many of the SDN's people
+   * under its own ids, so hits on other lists are not counted); for an unlisted name, any such hit.
+   */
+  falseDeclines: number;
+  /** Queries for a name expected unlisted that got a hit below the threshold (sent to review). */
+  falseReviews: number;
   msPerItem: number;
 }
 
@@ -92,8 +125,19 @@ interface Outcome {
   correct: boolean;
   /** Score of the expected entity among the hits (0 when it is not a hit). */
   expectedScore: number;
+  /** The best hit at or above the threshold on an entity other than the expected one (AccuracyRow.falseDeclines), if any. */
+  falseDecline: { entity_id: string; matched_name: string; score: number } | undefined;
+  /** The name is expected unlisted and has a hit below the threshold. */
+  falseReview: boolean;
   /** The best hit, whatever it is. */
   top: { entity_id: string; name: string; matched_name: string; score: number } | undefined;
+}
+
+/** Whether `hit` is an entity other than the one `query` expects, on the expected entity's list (AccuracyRow.falseDeclines). */
+function isOtherEntity(query: AccuracyQuery, hit: { entity_id: string }): boolean {
+  if (!query.expected_entity) return true;
+  const list = query.expected_entity.split(':')[0]!;
+  return hit.entity_id !== query.expected_entity && hit.entity_id.startsWith(`${list}:`);
 }
 
 /** Whether a screen's hits answer one query correctly (rules in the module comment). */
@@ -148,9 +192,12 @@ async function run(dataDir: string): Promise<{ rows: AccuracyRow[]; outcomes: Ou
       const ms = performance.now() - started;
       times.set(query.group, [...(times.get(query.group) ?? []), ms]);
       const top = result.hits[0];
+      const unlisted = query.expect_hit === false;
       outcomes.push({
         query,
         ...judge(query, result.hits),
+        falseDecline: result.hits.find((hit) => hit.score >= DEFAULT_DECLINE_THRESHOLD && isOtherEntity(query, hit)),
+        falseReview: unlisted && result.hits.length > 0 && result.hits[0]!.score < DEFAULT_DECLINE_THRESHOLD,
         top: top && { entity_id: top.entity_id, name: top.name, matched_name: top.matched_name, score: top.score },
       });
     }
@@ -162,6 +209,8 @@ async function run(dataDir: string): Promise<{ rows: AccuracyRow[]; outcomes: Ou
         group,
         items: mine.length,
         correct: mine.filter((o) => o.correct).length,
+        falseDeclines: mine.filter((o) => o.falseDecline !== undefined).length,
+        falseReviews: mine.filter((o) => o.falseReview).length,
         msPerItem: ms.reduce((a, b) => a + b, 0) / Math.max(1, ms.length),
       };
     });
@@ -188,15 +237,19 @@ const pct = (n: number, d: number) => (d === 0 ? '   -  ' : `${((100 * n) / d).t
 /** Prints the per-group table, the totals and (with `verbose`) every query answered wrongly. */
 function report(rows: AccuracyRow[], outcomes: Outcome[], verbose: boolean): void {
   console.log('AML accuracy on the development set (OFAC SDN + alt.csv + UN), default threshold 80\n');
-  console.log('group                            items  correct   now     7f1dcb4   ms/query  watchman (expected → score now)');
+  console.log(
+    'group                            items  correct   now    7f1dcb4  b37f4c6 | wrong decl (b37f4c6) review (b37f4c6) | ms/query  watchman (expected → score now)',
+  );
   for (const row of rows) {
     const before = BASELINE_7F1DCB4[row.group];
+    const start = BASELINE_B37F4C6[row.group];
     const watchman = outcomes
       .filter((o) => o.query.group === row.group && o.query.watchman_expected !== undefined)
       .map((o) => `${o.query.watchman_expected!.toFixed(2)}→${o.query.expect_hit ? o.expectedScore : (o.top?.score ?? 0)}`)
       .join(' ');
+    const was = (n: number | undefined) => (n === undefined ? '  -' : String(n).padStart(3));
     console.log(
-      `${row.group.padEnd(32)} ${String(row.items).padStart(5)} ${String(row.correct).padStart(8)} ${pct(row.correct, row.items)} ${before === undefined ? '      -  ' : `${pct(before, row.items)}  `} ${row.msPerItem.toFixed(1).padStart(8)}   ${watchman}`,
+      `${row.group.padEnd(32)} ${String(row.items).padStart(5)} ${String(row.correct).padStart(8)} ${pct(row.correct, row.items)} ${before === undefined ? '    -  ' : pct(before, row.items)} ${start === undefined ? '    -  ' : pct(start.correct, row.items)} | ${String(row.falseDeclines).padStart(10)} ${was(start?.falseDeclines).padStart(9)} ${String(row.falseReviews).padStart(6)} ${was(start?.falseReviews).padStart(9)} | ${row.msPerItem.toFixed(1).padStart(8)}  ${watchman}`,
     );
   }
   const listed = outcomes.filter((o) => o.query.expect_hit === true);
@@ -204,14 +257,17 @@ function report(rows: AccuracyRow[], outcomes: Outcome[], verbose: boolean): voi
   const listedCorrect = listed.filter((o) => o.correct).length;
   const ordinaryDeclined = ordinary.filter((o) => !o.correct).length;
   console.log(
-    `\nrecall (listed, expected outcome):   ${listedCorrect}/${listed.length} = ${pct(listedCorrect, listed.length)}   7f1dcb4: ${pct(BASELINE_7F1DCB4_TOTALS.listedCorrect, listed.length)}`,
+    "\nwrong decl: queries with a hit at or above 80 on another entity of the expected entity's list (of any list for unlisted names); review: unlisted names with a hit below 80.",
   );
   console.log(
-    `ordinary names declined:             ${ordinaryDeclined}/${ordinary.length} = ${pct(ordinaryDeclined, ordinary.length)}   7f1dcb4: ${pct(BASELINE_7F1DCB4_TOTALS.ordinaryDeclined, ordinary.length)}`,
+    `\nrecall (listed, expected outcome):   ${listedCorrect}/${listed.length} = ${pct(listedCorrect, listed.length)}   7f1dcb4: ${pct(BASELINE_7F1DCB4_TOTALS.listedCorrect, listed.length)}   b37f4c6: ${pct(BASELINE_B37F4C6_TOTALS.listedCorrect, listed.length)}`,
+  );
+  console.log(
+    `ordinary names declined:             ${ordinaryDeclined}/${ordinary.length} = ${pct(ordinaryDeclined, ordinary.length)}   7f1dcb4: ${pct(BASELINE_7F1DCB4_TOTALS.ordinaryDeclined, ordinary.length)}   b37f4c6: ${pct(BASELINE_B37F4C6_TOTALS.ordinaryDeclined, ordinary.length)}`,
   );
   const reviewed = ordinary.filter((o) => o.correct && o.top !== undefined).length;
   console.log(
-    `ordinary names sent to review:       ${reviewed}/${ordinary.length} = ${pct(reviewed, ordinary.length)}   7f1dcb4: ${pct(BASELINE_7F1DCB4_TOTALS.ordinaryReviewed, ordinary.length)}`,
+    `ordinary names sent to review:       ${reviewed}/${ordinary.length} = ${pct(reviewed, ordinary.length)}   7f1dcb4: ${pct(BASELINE_7F1DCB4_TOTALS.ordinaryReviewed, ordinary.length)}   b37f4c6: ${pct(BASELINE_B37F4C6_TOTALS.ordinaryReviewed, ordinary.length)}`,
   );
   for (const o of outcomes.filter((x) => x.query.expect_hit === null)) {
     console.log(`not scored (${o.query.group}): ${o.query.full_name} → ${o.top ? `${o.top.name} ${o.top.score}` : 'no hit'}`);
@@ -220,6 +276,13 @@ function report(rows: AccuracyRow[], outcomes: Outcome[], verbose: boolean): voi
   console.log('\nordinary names sent to review:');
   for (const o of ordinary.filter((x) => x.correct && x.top !== undefined)) {
     console.log(`  ${JSON.stringify(o.query.full_name)} → ${o.top!.entity_id} ${JSON.stringify(o.top!.matched_name)} ${o.top!.score}`);
+  }
+  console.log('\ndeclined on another entity (wrong decl):');
+  for (const o of outcomes.filter((x) => x.falseDecline && x.query.expect_hit !== null)) {
+    const hit = o.falseDecline!;
+    console.log(
+      `  [${o.query.group}] ${JSON.stringify(o.query.full_name)} (expected ${o.query.expected_entity ?? 'none'}) → ${hit.entity_id} ${JSON.stringify(hit.matched_name)} ${hit.score}`,
+    );
   }
   console.log('\nwrong answers:');
   for (const o of outcomes.filter((x) => !x.correct && x.query.expect_hit !== null)) {

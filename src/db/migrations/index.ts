@@ -18,6 +18,7 @@ import { Migration20261123000500BoundedInput } from './Migration20261123000500Bo
 import { Migration20261123000600AmlNameForms } from './Migration20261123000600AmlNameForms.js';
 import { Migration20261124000100Resubmission } from './Migration20261124000100Resubmission.js';
 import { Migration20261124000200FlowSettings } from './Migration20261124000200FlowSettings.js';
+import { Migration20261124000300AmlTransliterationForms } from './Migration20261124000300AmlTransliterationForms.js';
 import { Migration20261124000300RateLimits } from './Migration20261124000300RateLimits.js';
 import { Migration20261124000500EventSnapshots } from './Migration20261124000500EventSnapshots.js';
 
@@ -43,6 +44,7 @@ export const MIGRATIONS = [
   Migration20261123000600AmlNameForms,
   Migration20261124000100Resubmission,
   Migration20261124000200FlowSettings,
+  Migration20261124000300AmlTransliterationForms,
   Migration20261124000300RateLimits,
   Migration20261124000500EventSnapshots,
 ];

@@ -15,6 +15,11 @@
  * similarities go back to the database, which orders them exactly as the pg_trgm query does
  * (similarity, then entity id in the database's collation) and returns the rows.
  *
+ * Second path: the same build files every word of the names by deletion keys (edit-index.ts),
+ * so a screen can also ask for the names one edit per word from the query, which trigram
+ * similarity misses when every word is misspelt (`candidates`' `editForms`). Those come after
+ * the pg_trgm answer, never instead of any of it.
+ *
  * Freshness: a trigger bumps `aml_name_epoch` on every statement that writes `aml_entity_name`
  * (imports, by this process, the CLI, another instance or SQL by hand). The index remembers the
  * epoch it was built at, and the statement that fetches a screen's entities reads the epoch in
@@ -23,6 +28,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
+import { EditIndexBuilder, type EditIndex } from './edit-index.js';
 import { AML_LISTS, type AmlList, type SanctionedEntity } from './entity.js';
 
 /** Characters of normalised names, in trigram-code order (a space is code 0). */
@@ -120,6 +126,8 @@ interface Snapshot {
   /** Entity ids, by ordinal: UTF-8 bytes of id i are `entityIdBytes[entityIdOffsets[i] .. entityIdOffsets[i+1])`. */
   entityIdBytes: Buffer;
   entityIdOffsets: Uint32Array;
+  /** The same names' words by deletion keys: the second candidate path (edit-index.ts). */
+  edits: EditIndex;
 }
 
 /** A ranked candidate entity (ordinal) with its best similarity. */
@@ -197,12 +205,13 @@ export class AmlNameIndex {
       s.nameSize.byteLength +
       s.entityIdBytes.byteLength +
       s.entityIdOffsets.byteLength +
+      s.edits.bytes +
       this.counts.byteLength +
       this.touched.byteLength;
     return { names: s.nameEntity.length, entities: s.entityIdOffsets.length - 1, bytes, buildMs: this.lastBuildMs, epoch: s.epoch };
   }
 
-  /** How many lookups the index answered, how many it handed back to pg_trgm, and how many builds ran, since start. */
+  /** How many trigram lookups the index answered, how many it handed back to pg_trgm, and how many builds ran, since start. */
   counters(): { served: number; fallbacks: number; builds: number } {
     return { ...this.usage };
   }
@@ -217,8 +226,9 @@ export class AmlNameIndex {
   /**
    * The `limit` entities most trigram-similar to one of `variants` (at least `threshold`),
    * restricted to `lists`, best first, ties by entity id: exactly the pg_trgm query's answer.
-   * Null when the index cannot answer (not built yet, lists changed since), and the caller
-   * must run the pg_trgm query; a rebuild is then under way.
+   * With `editForms`, followed (in the same read) by up to `limit` further entities found by the
+   * second path, `editRank`. Null when the index cannot answer (not built yet, lists changed
+   * since), and the caller must run the pg_trgm query; a rebuild is then under way.
    */
   async candidates(
     em: EntityManager,
@@ -226,6 +236,7 @@ export class AmlNameIndex {
     lists: readonly AmlList[],
     threshold: number,
     limit: number,
+    editForms: readonly string[] = [],
   ): Promise<IndexedCandidates> {
     const snapshot = this.snapshot;
     if (!snapshot) {
@@ -238,29 +249,73 @@ export class AmlNameIndex {
       this.usage.fallbacks += 1;
       return null;
     }
-    const candidates = ranked.map((r) => ({ id: entityIdOf(snapshot, r.entity), sim: r.similarity }));
+    const edited = editForms.length > 0 ? this.editRank(snapshot, editForms, lists, limit, new Set(ranked.map((r) => r.entity))) : [];
+    const entities = await this.fetch(em, snapshot, ranked, edited, limit);
+    this.usage[entities ? 'served' : 'fallbacks'] += 1;
+    return entities;
+  }
+
+  /**
+   * The second candidate path: up to `limit` entities, other than `exclude`, with a listed name
+   * whose words are each at most one edit from the words of one of `forms` (edit-index.ts),
+   * restricted to `lists`; most query words covered first, then fewest listed words left over,
+   * then by entity ordinal. Finds the names misspelt in every word that trigram similarity
+   * misses; the scorer decides on them. Ranks are returned as descending `similarity` values.
+   */
+  private editRank(snapshot: Snapshot, forms: readonly string[], lists: readonly AmlList[], limit: number, exclude: Set<number>): Ranked[] {
+    let listMask = 0;
+    for (const list of lists) listMask |= 1 << AML_LISTS.indexOf(list);
+    const best = new Map<number, { covered: number; unmatched: number }>();
+    for (const form of forms) {
+      for (const match of snapshot.edits.match(form, (name) => (snapshot.nameList[name]! & listMask) !== 0)) {
+        const entity = snapshot.nameEntity[match.name]!;
+        if (exclude.has(entity)) continue;
+        const previous = best.get(entity);
+        if (!previous || match.covered > previous.covered || (match.covered === previous.covered && match.unmatched < previous.unmatched)) {
+          best.set(entity, { covered: match.covered, unmatched: match.unmatched });
+        }
+      }
+    }
+    const ordered = [...best].sort(([ea, a], [eb, b]) => b.covered - a.covered || a.unmatched - b.unmatched || ea - eb).slice(0, limit);
+    return ordered.map(([entity], i) => ({ entity, similarity: ordered.length - i }));
+  }
+
+  /**
+   * Reads the entities of `ranked` (the first `limit` by similarity, then id, as the pg_trgm
+   * query orders), then those of `edited` in their order, with the epoch in the same snapshot:
+   * null, and a rebuild, when the lists changed since `snapshot` was built.
+   */
+  private async fetch(
+    em: EntityManager,
+    snapshot: Snapshot,
+    ranked: Ranked[],
+    edited: Ranked[],
+    limit: number,
+  ): Promise<IndexedCandidates> {
+    const candidates = [
+      ...ranked.map((r) => ({ id: entityIdOf(snapshot, r.entity), sim: r.similarity, path: 0 })),
+      ...edited.map((r) => ({ id: entityIdOf(snapshot, r.entity), sim: r.similarity, path: 1 })),
+    ];
     const rows = await em.execute<(SanctionedEntity & { epoch: string })[]>(
       `select ep.epoch::text as epoch, x.source_list, x.source_id, x.kind, x.primary_name, x.aliases, x.dates_of_birth,
          x.countries, x.programs, x.topics
        from aml_name_epoch ep
        left join lateral (
-         select e.source_list, e.source_id, e.kind, e.primary_name, e.aliases, e.dates_of_birth, e.countries, e.programs, e.topics
-         from jsonb_to_recordset(?::jsonb) as c(id text, sim float8)
+         select e.id, e.source_list, e.source_id, e.kind, e.primary_name, e.aliases, e.dates_of_birth, e.countries, e.programs, e.topics,
+           c.path, c.sim, row_number() over (partition by c.path order by c.sim desc, e.id) as place
+         from jsonb_to_recordset(?::jsonb) as c(id text, sim float8, path int)
          join aml_entity e on e.id = c.id
-         order by c.sim desc, e.id
-         limit ?
-       ) x on true`,
+       ) x on x.place <= ?
+       order by x.path, x.sim desc, x.id`,
       [JSON.stringify(candidates), limit],
       'all',
     );
     if (rows[0]?.epoch !== snapshot.epoch) {
-      this.usage.fallbacks += 1;
       if (this.snapshot === snapshot) this.snapshot = null;
       this.logger?.info({ built: snapshot.epoch, now: rows[0]?.epoch }, 'AML name index stale (lists changed); rebuilding');
       void this.refresh();
       return null;
     }
-    this.usage.served += 1;
     return rows.filter((row) => row.source_list !== null).map(({ epoch: _epoch, ...entity }) => entity);
   }
 
@@ -373,6 +428,7 @@ export class AmlNameIndex {
     const nameList = new Growable(new Uint8Array(1024), (n) => new Uint8Array(n));
     const nameSize = new Growable(new Uint16Array(1024), (n) => new Uint16Array(n));
     const trigrams = new Growable(new Uint16Array(16384), (n) => new Uint16Array(n));
+    const edits = new EditIndexBuilder();
     const entityIds: string[] = [];
     let lastEntity = '';
     let lastName = '';
@@ -390,6 +446,7 @@ export class AmlNameIndex {
           return null;
         }
         if (row.entity_id !== entityIds[entityIds.length - 1]) entityIds.push(row.entity_id);
+        edits.add(nameEntity.length, row.name_normalized);
         nameEntity.push(entityIds.length - 1);
         nameList.push(1 << AML_LISTS.indexOf(row.source_list));
         nameSize.push(codes.length);
@@ -426,6 +483,7 @@ export class AmlNameIndex {
       nameSize: sizes,
       entityIdBytes: Buffer.concat(encoded),
       entityIdOffsets,
+      edits: edits.finish(),
     };
   }
 }

@@ -29,12 +29,19 @@
  *    unvocalised ("محمد" → "mhmd"); score.ts compares those through consonant skeletons.
  * 6. Apostrophes removed ("O'Brien" → "obrien"), other punctuation a space, lower case.
  * 7. Honorifics and generational suffixes (NOISE_TOKENS) dropped wherever they stand, unless that
- *    would leave no token.
- * 8. Particles (PARTICLES: al, el, bin, ibn, van, von, de…) dropped wherever they stand when at
+ *    would leave no token; not in a name written in Arabic, Persian or Hebrew script, where "mr"
+ *    is Omar (عمر) unvocalised.
+ * 8. "Abd" with a fused article ("Abdul", "Abdel", "Abdulrahman") loses it, as "Abd al-" does;
+ *    then particles (PARTICLES: al, el, bin, ibn, van, von, de…) dropped wherever they stand when at
  *    least two other tokens remain, so "al-Tikriti Saddam Hussein", "Saddam Hussein al-Tikriti"
  *    and "Saddam Hussein Tikriti" are one name on both sides. With fewer they are kept, because
  *    then they are usually a real name ("Al Smith", "Wang Bin", "Al-Qaida").
  * 9. German umlauts: a second variant with ä/ö/ü spelt ae/oe/ue when the name has one.
+ * 10. Korean names in Latin letters: South Korea's Revised Romanization writes the vowels ㅓ and ㅡ
+ *    "eo" and "eu", where the lists write McCune–Reischauer without its breves, "o" and "u"
+ *    ("Kim Yeo-jong" is listed "KIM, Yo Jong"; "Kim Yeong-cheol" "KIM, Yong Chol"): a Latin name
+ *    with "eo" or "eu" gets a variant with them spelt so. Other names with those letters
+ *    ("Leon", "Eugene") only gain a spelling nobody is listed under.
  *
  * `sortedTokenKey` (name list fingerprints) is steps 1–4, then the token rules of the first
  * version of this module, frozen: fingerprints of list entries are stored as hashes only, so a
@@ -76,18 +83,21 @@ export const NOISE_TOKENS: ReadonlySet<string> = new Set([
 
 /**
  * Article and patronymic particles whose presence varies between spellings of one name (Arabic
- * al/bin/ibn, Dutch van, German von, Romance de/da/di/del…); dropped on both sides wherever they
- * stand when two other tokens remain (module comment, step 8). "bn" is any-ascii's "بن".
+ * al/bin/ibn, Maghreb ben, Dutch van, German von, Romance de/da/di/del…); dropped on both sides
+ * wherever they stand when two other tokens remain (module comment, step 8). "bn" and "wld" are
+ * any-ascii's "بن" and "ولد" (ould).
  */
 export const PARTICLES: ReadonlySet<string> = new Set([
   'al',
   'el',
   'bin',
+  'ben',
   'bn',
   'ibn',
   'bint',
   'binti',
   'ould',
+  'wld',
   'van',
   'von',
   'der',
@@ -124,6 +134,8 @@ const SYLLABIC_CHAR = /[\p{Script=Han}\p{Script=Hangul}]/gu;
 const ARABIC_ARTICLE = /(?<![\p{L}\p{M}])\u0627\u0644(?=\p{Script=Arabic}{2})/gu;
 /** Apostrophe-like characters, before and after transliteration (step 6). */
 const APOSTROPHES = /['’‘ʼʻʿʾ`´]/g;
+/** Revised Romanization's "eo" (ㅓ) and "eu" (ㅡ), which the lists' romanisation writes "o" and "u" (step 10). */
+const REVISED_ROMANIZATION_VOWELS = /e([ou])/g;
 /** German umlauts and their two-letter spellings, for the umlaut-aware variant. */
 const UMLAUTS: Record<string, string> = { ä: 'ae', ö: 'oe', ü: 'ue', Ä: 'Ae', Ö: 'Oe', Ü: 'Ue' };
 
@@ -279,7 +291,29 @@ function dropTitles(tokens: string[]): string[] {
   return withoutTitles.length > 0 ? withoutTitles : tokens;
 }
 
-/** Step 8: particles out wherever they stand, when at least two other tokens remain. */
+/**
+ * Step 7 for screening: as dropTitles, except in a name written in Arabic, Persian or Hebrew
+ * script, whose unvocalised transliterations are names that look like Latin titles ("عمر", Omar,
+ * is "mr"); titles in those scripts are words of their own, not "mr" or "dr".
+ */
+function dropScreeningTitles(tokens: string[], cleaned: string): string[] {
+  return isAbjad(cleaned) ? tokens : dropTitles(tokens);
+}
+
+/**
+ * "Abd" with the article fused on, as Latin spellings write "Abd al-" ("Abdul Rahman", "Abdel
+ * Aziz", "Abdulrahman"): the article alone is dropped (step 8), so the fused one goes too
+ * ("abd rahman", "abdrahman"). Not before an "l" or fewer than three letters: "Abdullah",
+ * "Abdallah" and "Abdolah" are Abd Allah, a name of its own.
+ */
+const ABD_WITH_ARTICLE = /^abd[aeiou]l(?!l)(?=$|[a-z]{3})/;
+
+/** Step 8, first half: the article fused to "abd" dropped (ABD_WITH_ARTICLE). */
+function foldAbdArticle(tokens: string[]): string[] {
+  return tokens.map((t) => t.replace(ABD_WITH_ARTICLE, 'abd'));
+}
+
+/** Step 8, second half: particles out wherever they stand, when at least two other tokens remain. */
 function dropParticles(tokens: string[]): string[] {
   const others = tokens.filter((t) => !PARTICLES.has(t));
   return others.length >= 2 ? others : tokens;
@@ -287,7 +321,8 @@ function dropParticles(tokens: string[]): string[] {
 
 /** Normalised AML tokens of a name, in their original order; the unit of token-level matching. */
 export function nameTokens(name: string): string[] {
-  return dropParticles(dropTitles(splitTokens(transliterate(cleanText(name), 'screening'))));
+  const cleaned = cleanText(name);
+  return dropParticles(foldAbdArticle(dropScreeningTitles(splitTokens(transliterate(cleaned, 'screening')), cleaned)));
 }
 
 /** Normalised name: lower-case ASCII tokens joined by one space (see module comment). */
@@ -309,16 +344,20 @@ export function sortedTokenKey(name: string): string {
 
 /**
  * Every normalisation of a name worth comparing, distinct, plain one first: plus the German
- * spelling (ä/ö/ü → ae/oe/ue) when the name has an umlaut, and the lists' romanisation of Korean
- * when it is written in Hangul.
+ * spelling (ä/ö/ü → ae/oe/ue) when the name has an umlaut, the lists' romanisation of Korean
+ * when it is written in Hangul, and the lists' vowels for Revised Romanization's "eo"/"eu" when
+ * it is written in Latin letters (step 10).
  */
 export function nameVariants(name: string): string[] {
-  const variants = new Set([normalizeName(name)]);
+  const plain = normalizeName(name);
+  const variants = new Set([plain]);
   // NFC so a decomposed "u + combining diaeresis" is seen as ü too.
   const composed = name.normalize('NFC');
   if (/[äöüÄÖÜ]/.test(composed)) variants.add(normalizeName(composed.replace(/[äöüÄÖÜ]/g, (ch) => UMLAUTS[ch] ?? ch)));
   if (/\p{Script=Hangul}/u.test(composed))
-    variants.add(dropParticles(dropTitles(splitTokens(transliterate(cleanText(name), 'korean-lists')))).join(' '));
+    variants.add(dropParticles(foldAbdArticle(dropTitles(splitTokens(transliterate(cleanText(name), 'korean-lists'))))).join(' '));
+  // Hangul is romanised the lists' way above; a Latin spelling may be Revised Romanization (step 10).
+  else if (/e[ou]/.test(plain)) variants.add(plain.replace(REVISED_ROMANIZATION_VOWELS, '$1'));
   return [...variants];
 }
 
@@ -330,16 +369,23 @@ export function isAbjad(name: string): boolean {
 /**
  * Consonant skeleton of a normalised token: what is left of a name when vowels and the letters
  * that stand for them are unwritten, as in Arabic, Persian and Hebrew script ("soleimani" and
- * "slymny" → "slmn"). Vowels and y/w/v out; q, c → k; zh → j; a word-final h (ta marbuta,
- * Persian final -e) out; doubled letters once. Also what a typo in every word of a name
- * usually leaves intact ("Nicloas Madruo" and "Nicolas Maduro" → "nkls mdr"). Can be empty.
+ * "slymny" → "slmn"). The French "ch" for ش → sh ("Akkacha", عكاشة); c before e, i, y → s
+ * ("Lounici", لونيسي), other c and q → k; the French "dj" for ج → j; vowels and y/w/v out; then a
+ * word's final h's after another letter out (ta marbuta, also after "sh" as in عكاشة "kshh" and
+ * "Akkacha" "kksh", both "ks"; Persian final -e, and "Taha" as "طه" is written: "th" → "t"
+ * either way); only then zh → j, so the z and ta marbuta of حمزة ("hmzh") stay "hmz"; doubled
+ * letters once. Also what a typo in every word of a name usually leaves intact
+ * ("Nicloas Madruo" and "Nicolas Maduro" → "nkls mdr"). Can be empty.
  */
 export function consonantSkeleton(token: string): string {
   return token
-    .replace(/zh/g, 'j')
+    .replace(/ch/g, 'sh')
+    .replace(/c(?=[eiy])/g, 's')
     .replace(/[qc]/g, 'k')
-    .replace(/h$/, '')
+    .replace(/dj/g, 'j')
     .replace(/[aeiouywv]/g, '')
+    .replace(/(?<=.)h+$/, '')
+    .replace(/zh/g, 'j')
     .replace(/(.)\1+/g, '$1');
 }
 

@@ -119,11 +119,23 @@ export interface AmlScreening {
 export const ABJAD_SKELETON_CREDIT = 0.9;
 
 /**
- * Factor (0..1) on the similarity to a listed person's one-word name or alias ("Hussein", "Abu
- * Ali" written as one word): one word names nobody in particular, so it alone never declines
- * (exact: 70, review) and a longer ordinary name sharing it is no hit (2/3 × 0.7 < 0.5).
+ * Factor (0..1) on the similarity to a listed one-word name or alias ("Hussein", "Abu Ali"
+ * written as one word, a vessel "AMINA"): one word names nobody in particular, so it alone never
+ * declines a person (exact: 70, review) and a longer ordinary name sharing it is no hit
+ * (2/3 × 0.7 < 0.5). An organisation's, vessel's or aircraft's one-word name is weighted only
+ * when the query has more words: screened alone, "Hamas" is that organisation's name (90, see
+ * PERSON_QUERY_ORGANIZATION_FACTOR).
  */
 export const ONE_WORD_NAME_FACTOR = 0.7;
+
+/**
+ * Factor (0..1) on the similarity of a person's name (a query without any
+ * ORGANIZATION_GENERIC_TOKENS) to an organisation's, vessel's or aircraft's name: a person is not
+ * the company named after them ("Dawood Ibrahim" vs "DAWOOD IBRAHIM ORGANIZATION": 87 → 78,
+ * review), so only the whole name of an organisation declines a person query (exact: 90).
+ * Persons are scored first in that sense; organisation names count on their own terms.
+ */
+export const PERSON_QUERY_ORGANIZATION_FACTOR = 0.9;
 
 /**
  * Weight (0..1) of an organisation's generic words (ORGANIZATION_GENERIC_TOKENS) in the token
@@ -202,6 +214,8 @@ interface PreparedName {
   variants: PreparedVariant[];
   /** Written in Arabic, Persian or Hebrew script: compared by consonant skeletons too. */
   abjad: boolean;
+  /** Holds a legal form or trade word (ORGANIZATION_GENERIC_TOKENS): read as an organisation's name, not a person's. */
+  organizationWords: boolean;
 }
 
 /** Cache of prepared names per entity object; entities are treated as immutable once imported. */
@@ -213,7 +227,8 @@ function prepareName(original: string): PreparedName {
     .map((v) => v.split(' ').filter((t) => t.length > 0))
     .filter((tokens) => tokens.length > 0)
     .map((tokens) => ({ tokens, compact: tokens.join(''), skeleton: tokens.map(consonantSkeleton).filter((t) => t.length > 0) }));
-  return { original, variants, abjad: isAbjad(original) };
+  const organizationWords = variants.some((v) => v.tokens.some((t) => ORGANIZATION_GENERIC_TOKENS.has(t)));
+  return { original, variants, abjad: isAbjad(original), organizationWords };
 }
 
 /** Primary name and aliases of an entity, prepared and cached. */
@@ -234,9 +249,35 @@ function compactSimilarity(a: string, b: string): number {
   return s < TOKEN_MATCH_FLOOR ? 0 : s ** FUZZY_TOKEN_EXPONENT;
 }
 
-/** Credit of two skeleton tokens: 1 when equal, else 0. */
+/**
+ * `tokens` with each pair of neighbours joined whose concatenation is one token of `other`: a
+ * compound name written as one word on one side and two on the other ("Abdallah" and "عبد الله",
+ * skeletons "bdl" and "bd l"; "Noureddine" and "نور الدين", "nrdn" and "nr dn").
+ */
+function joinCompounds(tokens: readonly string[], other: readonly string[]): readonly string[] {
+  if (tokens.length < 2) return tokens;
+  const wanted = new Set(other);
+  const joined: string[] = [];
+  for (let i = 0; i < tokens.length; i += 1) {
+    const pair = i + 1 < tokens.length ? tokens[i]! + tokens[i + 1]! : undefined;
+    if (pair !== undefined && wanted.has(pair) && !wanted.has(tokens[i]!)) {
+      joined.push(pair);
+      i += 1;
+    } else joined.push(tokens[i]!);
+  }
+  return joined;
+}
+
+/**
+ * Credit (0..1) of two equal skeleton tokens of one letter: "b" and "d" are what is left of "Abu
+ * Du'a", "D-Boy" and "Abou Daoud" alike, so they say little, but "l" (Ali) still says something.
+ */
+export const ONE_LETTER_SKELETON_CREDIT = 0.8;
+
+/** Credit of two skeleton tokens: 1 when equal, ONE_LETTER_SKELETON_CREDIT when equal and one letter long, else 0. */
 function exactly(a: string, b: string): number {
-  return a === b ? 1 : 0;
+  if (a !== b) return 0;
+  return a.length === 1 ? ONE_LETTER_SKELETON_CREDIT : 1;
 }
 
 /** Token weight in an alignment against an organisation: its generic words count GENERIC_TOKEN_WEIGHT. */
@@ -257,7 +298,10 @@ function pairSimilarity(a: PreparedVariant, b: PreparedVariant, options: { organ
   // token alignment already sees everything, and the compact string would add prefix bias.
   if (a.tokens.length !== b.tokens.length) score = Math.max(score, compactSimilarity(a.compact, b.compact));
   // Skeletons only count when equal: they are short, so near ones ("mrn"/"mr") mean little.
-  if (options.abjad) score = Math.max(score, ABJAD_SKELETON_CREDIT * softTokenScore(a.skeleton, b.skeleton, undefined, exactly));
+  if (options.abjad) {
+    const [sa, sb] = [joinCompounds(a.skeleton, b.skeleton), joinCompounds(b.skeleton, a.skeleton)];
+    score = Math.max(score, ABJAD_SKELETON_CREDIT * softTokenScore(sa, sb, undefined, exactly));
+  }
   return score;
 }
 
@@ -270,7 +314,10 @@ function bestNameMatch(query: PreparedName, names: PreparedName[], kind: EntityK
     for (const qv of query.variants) {
       for (const cv of name.variants) {
         let s = pairSimilarity(qv, cv, { organization, abjad });
-        if (!organization && cv.tokens.length === 1) s *= ONE_WORD_NAME_FACTOR;
+        // A person's one word names nobody; an organisation's or vessel's one word ("HAMAS") is its
+        // name when screened alone, but only a shared word inside a longer name ("Amina Yusuf").
+        if (cv.tokens.length === 1 && (!organization || qv.tokens.length > 1)) s *= ONE_WORD_NAME_FACTOR;
+        if (organization && !query.organizationWords) s *= PERSON_QUERY_ORGANIZATION_FACTOR;
         if (s > best.similarity) best = { similarity: s, matched: name.original };
       }
     }

@@ -271,7 +271,10 @@ export const CANDIDATE_MIN_SIMILARITY = 0.4;
  *
  * With `index` (the process's in-memory copy of the names, name-index.ts) the same answer is
  * computed in memory and only the entities are read; the query above runs when the index cannot
- * answer (still building, or the lists changed since it was built).
+ * answer (still building, or the lists changed since it was built). With `index` and
+ * `options.edits`, up to `limit` further entities follow: those whose names are one edit per
+ * word from the query's (`AmlNameIndex.candidates`), which trigram similarity misses when every
+ * word is misspelt; the pg_trgm query has no such path.
  */
 export async function findCandidates(
   em: EntityManager,
@@ -279,11 +282,14 @@ export async function findCandidates(
   lists: readonly AmlList[] = AML_LISTS,
   limit = CANDIDATE_LIMIT,
   index?: AmlNameIndex | null,
+  options: { edits?: boolean } = {},
 ): Promise<SanctionedEntity[]> {
   const variants = candidateForms(fullName);
   if (variants.length === 0 || lists.length === 0) return [];
   if (index) {
-    const indexed = await index.candidates(em, variants, lists, CANDIDATE_MIN_SIMILARITY, limit);
+    // Spelled variants only for the edit path: consonant skeletons are short words one edit from thousands of others.
+    const editForms = options.edits ? nameVariants(fullName) : [];
+    const indexed = await index.candidates(em, variants, lists, CANDIDATE_MIN_SIMILARITY, limit, editForms);
     if (indexed) return indexed;
   }
   // One `%` per form (two to six): OR-ed, they become a BitmapOr over the GIN index.
@@ -314,7 +320,8 @@ export async function findCandidates(
 
 /**
  * Screens a query against the stored lists: trigram candidates (from `index` when given and
- * current, else pg_trgm), then `screen()`.
+ * current, else pg_trgm), with `index` also the names one edit per word away (findCandidates'
+ * `edits`), then `screen()`.
  */
 export async function screenStored(
   em: EntityManager,
@@ -322,7 +329,7 @@ export async function screenStored(
   lists: readonly AmlList[] = AML_LISTS,
   index?: AmlNameIndex | null,
 ): Promise<AmlScreening> {
-  const candidates = await findCandidates(em, query.full_name, lists, CANDIDATE_LIMIT, index);
+  const candidates = await findCandidates(em, query.full_name, lists, CANDIDATE_LIMIT, index, { edits: true });
   return screen(query, candidates, lists);
 }
 

@@ -2,7 +2,8 @@
  * What the stored name forms give candidate retrieval, on a database of its own (the AML tables
  * are global): `aml:import` of an OFAC sdn.csv with its alt.csv and add.csv; a name misspelt in
  * every word, or written in Arabic script, found through its consonant skeleton by the in-memory
- * index and by pg_trgm alike; and Migration20261123000600AmlNameForms recomputing the forms that
+ * index and by pg_trgm alike, or with two letters swapped in every word, found by the index's
+ * edit path; and Migration20261123000600AmlNameForms recomputing the forms that
  * an older release stored.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -133,6 +134,39 @@ describe('name forms', () => {
         expect(screening.hits.find((hit) => hit.entity_id === expected)?.score, query).toBeGreaterThanOrEqual(80);
       }
       expect(index.counters().fallbacks).toBe(0);
+    } finally {
+      await index.stop();
+    }
+  });
+
+  it('given two letters swapped in every word, which trigram similarity misses, when screened through the index, then the edit path finds the listed name and it declines', async () => {
+    const em = scratch.database.orm.em.fork();
+    const dergham: SanctionedEntity = {
+      source_list: 'OFAC_SDN',
+      source_id: '20962',
+      kind: 'person',
+      primary_name: 'Duraid DERGHAM',
+      aliases: [],
+      dates_of_birth: [],
+      countries: ['SY'],
+      programs: ['SYRIA'],
+      topics: ['sanction'],
+    };
+    await upsertEntities(em, [dergham]);
+    const index = new AmlNameIndex(scratch.database.orm.em);
+    await index.start();
+    try {
+      const query = 'Duarid Derhgam';
+      // Trigram similarity 0.17, skeletons "drd drhgm" and "drd drghm": neither way finds it.
+      expect((await findCandidates(em, query, AML_LISTS, CANDIDATE_LIMIT, null)).map(entityId)).not.toContain('OFAC_SDN:20962');
+      expect((await findCandidates(em, query, AML_LISTS, CANDIDATE_LIMIT, index)).map(entityId)).not.toContain('OFAC_SDN:20962');
+      const withEdits = await findCandidates(em, query, AML_LISTS, CANDIDATE_LIMIT, index, { edits: true });
+      expect(withEdits.map(entityId)).toContain('OFAC_SDN:20962');
+      const screening = await screenStored(em, { full_name: query }, AML_LISTS, index);
+      expect(screening.hits[0]).toMatchObject({ entity_id: 'OFAC_SDN:20962', matched_name: 'Duraid DERGHAM' });
+      expect(screening.score).toBeGreaterThanOrEqual(80);
+      // Other lists are not screened by the edit path either.
+      expect((await findCandidates(em, query, ['UN_SC'], CANDIDATE_LIMIT, index, { edits: true })).map(entityId)).toEqual([]);
     } finally {
       await index.stop();
     }

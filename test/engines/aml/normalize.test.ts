@@ -55,6 +55,13 @@ describe('normalizeName', () => {
     expect(sortedTokenKey('Borislav Kravetsky')).toBe(sortedTokenKey('kravetsky borislav'));
   });
 
+  it("nameVariants adds the lists' o/u for Revised Romanization's eo/eu in Latin names, not for Hangul (romanised the lists' way already)", () => {
+    expect(nameVariants('Kim Yeo-jong')).toEqual(['kim yeo jong', 'kim yo jong']);
+    expect(nameVariants('Kim Yeong-cheol')).toEqual(['kim yeong cheol', 'kim yong chol']);
+    expect(nameVariants('Choe Ryong-hae')).toEqual(['choe ryong hae']);
+    expect(nameVariants('김여정')).toEqual(['gim yeo jeong', 'kim yo jong']);
+  });
+
   it('nameVariants adds the German umlaut spelling only when there is an umlaut', () => {
     expect(nameVariants('José Müller')).toEqual(['jose muller', 'jose mueller']);
     expect(nameVariants('Jose Mueller')).toEqual(['jose mueller']);
@@ -132,11 +139,33 @@ describe('consonant skeletons', () => {
     expect(skeletonName(normalizeName('Qasem Soleimani'))).toBe(skeletonName(normalizeName('قاسم سليماني')));
     expect(skeletonName(normalizeName('Saddam Hussein al-Tikriti'))).toBe(skeletonName(normalizeName('صدام حسين التكريتي')));
     expect(skeletonName(normalizeName('Ali Khamenei'))).toBe(skeletonName(normalizeName('علی خامنه‌ای')));
+    // ة after z is not the letter "zh"; a final h is dropped after the vowels, so Taha is طه.
+    expect(skeletonName(normalizeName('Muhammad Hamza Zubaidi'))).toBe(skeletonName(normalizeName('محمد حمزة زبيدي')));
+    expect(skeletonName(normalizeName('Taha Yassin Ramadan al-Jizrawi'))).toBe(skeletonName(normalizeName('طه ياسين رمضان الجزراوي')));
+    // "Omar" unvocalised is "mr", a name here and not a title; "Abdul" is "Abd al-".
+    expect(skeletonName(normalizeName('Omar Mahmoud Uthman'))).toBe(skeletonName(normalizeName('عمر محمود عثمان')));
+    expect(skeletonName(normalizeName('Abdul Rahman Yasin'))).toBe(skeletonName(normalizeName('عبد الرحمن ياسين')));
+    expect(skeletonName(normalizeName('Djamel Moustfa'))).toBe(skeletonName(normalizeName('جمال مصطفى')));
+  });
+
+  it('given Abd with the article fused on, when normalised, then it is Abd al- without the article; Abdullah stays', () => {
+    expect(normalizeName('Abdul Rahman Yasin')).toBe(normalizeName('Abd al-Rahman Yasin'));
+    expect(normalizeName('Abdel Aziz Rantisi')).toBe('abd aziz rantisi');
+    expect(normalizeName('Abdulrahman Yusuf')).toBe('abdrahman yusuf');
+    expect(normalizeName('Abdullah Azzam')).toBe('abdullah azzam');
+    expect(normalizeName('Abdolah Azzam')).toBe('abdolah azzam');
+  });
+
+  it('given Mr before a Latin name, when normalised, then it is a title; "mr" from Arabic script is Omar', () => {
+    expect(normalizeName('Mr Omar Uthman')).toBe('omar uthman');
+    expect(normalizeName('عمر عثمان')).toBe('mr thmn');
   });
 
   it('given a typo in every word, when reduced, then the skeleton usually survives', () => {
     expect(skeletonName('nicloas madruo moors')).toBe(skeletonName('nicolas maduro moros'));
     expect(consonantSkeleton('kym')).toBe(consonantSkeleton('kim'));
+    // A lone h is the word's only consonant, not a final one: "hee" and "hae" keep it.
+    expect(consonantSkeleton('hee')).toBe('h');
   });
 
   it('given a word of vowels only, when reduced, then the skeleton is empty and left out', () => {

@@ -5,6 +5,7 @@ import {
   DOB_CONFLICT_PENALTY,
   MIN_HIT_SCORE,
   ONE_WORD_NAME_FACTOR,
+  PERSON_QUERY_ORGANIZATION_FACTOR,
   nameSimilarity,
   riskBand,
   scoreEntity,
@@ -105,6 +106,16 @@ describe('nameSimilarity', () => {
     expect(nameSimilarity(a, b)).toBeCloseTo(expected, 5);
   });
 
+  it.each([
+    ['משה כהן', 'Moshe Cohen'],
+    ['יוסף מזרחי', 'Yosef Mizrahi'],
+    ['Алексей Навальный', 'Aleksei Navalny'],
+    ['Евгений Пригожин', 'Yevgeniy Prigozhin'],
+    ['Γεώργιος Παπαδόπουλος', 'Georgios Papadopoulos'],
+  ])('given %s (Hebrew, Cyrillic, Greek) and the Latin spelling %s, then they are one name at the decline level', (native, latin) => {
+    expect(nameSimilarity(native, latin)).toBeGreaterThanOrEqual(0.8);
+  });
+
   it('keeps lone shared first names or surnames below the decline threshold', () => {
     expect(nameSimilarity('John', 'John Smith')).toBeLessThan(0.8);
     expect(nameSimilarity('Smith', 'John Smith')).toBeLessThan(0.8);
@@ -136,6 +147,37 @@ describe('names as people read them', () => {
     expect(scoreEntity({ full_name: 'محمد علي' }, soleimani).score).toBeLessThan(MIN_HIT_SCORE);
   });
 
+  it('given an Arabic-script name and the Latin spelling a list holds, when scored, then the usual spelling differences do not keep it from declining', () => {
+    const cases: [string, string][] = [
+      ['محمد حمزة زبيدي', 'Muhammad Hamza ZUBAIDI'], // ة after z
+      ['طه ياسين رمضان الجزراوي', 'Taha Yassin Ramadan AL-JIZRAWI'], // Taha is "th"
+      ['عمر محمود عثمان', 'Omar Mahmoud UTHMAN'], // Omar is "mr", not a title
+      ['عبد الرحمن ياسين', 'Abdul Rahman YASIN'], // Abdul is Abd al-
+      ['عادل عبد الله مهدي', 'Adil Abdallah MAHDI'], // one word on one side, two on the other
+      ['المهدي بن محمد بن محمد كمون', 'Mehdi Ben Mohamed Ben Mohamed KAMMOUN'], // Maghreb "ben"
+      ['جمال لونيسي', 'Djamel LOUNICI'], // French dj and soft c
+      ['جمال عكاشة', 'Djamel AKKACHA'], // French ch
+    ];
+    for (const [query, listed] of cases) {
+      expect(
+        scoreEntity({ full_name: query }, entity({ primary_name: listed, aliases: [], dates_of_birth: [], countries: [] })).score,
+        query,
+      ).toBeGreaterThanOrEqual(DECLINE);
+    }
+    // One-letter skeletons ("b", "d") say little: Abu Du'a is not D-Boy.
+    expect(
+      scoreEntity({ full_name: 'أبو دعاء' }, entity({ primary_name: 'D-BOY', aliases: [], dates_of_birth: [], countries: [] })).score,
+    ).toBeLessThan(DECLINE);
+  });
+
+  it('given a Korean name in Revised Romanization, when the list writes it the McCune–Reischauer way, then it declines', () => {
+    const kimYoJong = entity({ primary_name: 'Yo Jong KIM', aliases: [], dates_of_birth: [], countries: [] });
+    expect(scoreEntity({ full_name: 'Kim Yeo-jong' }, kimYoJong).score).toBe(100);
+    const kimYongChol = entity({ primary_name: 'Yong Chol KIM', aliases: [], dates_of_birth: [], countries: [] });
+    expect(scoreEntity({ full_name: 'Kim Yeong-cheol' }, kimYongChol).score).toBe(100);
+    expect(scoreEntity({ full_name: 'Kim Yeo-jong' }, kimYongChol).score).toBeLessThan(DECLINE);
+  });
+
   it('given a typo in every word, when scored, then it still declines; a different name does not', () => {
     const kim = entity({ primary_name: 'Jong Un KIM', aliases: [], dates_of_birth: [], countries: [] });
     expect(scoreEntity({ full_name: 'Kym Jung Un' }, kim).score).toBeGreaterThanOrEqual(DECLINE);
@@ -158,6 +200,14 @@ describe('names as people read them', () => {
     expect(scoreEntity({ full_name: 'Hussein' }, hussein).score).toBe(Math.round(100 * ONE_WORD_NAME_FACTOR));
   });
 
+  it("given a vessel's or organisation's one-word name, when a longer personal name shares it, then it is no hit; the name screened alone still is", () => {
+    const amina = entity({ kind: 'vessel', primary_name: 'AMINA', aliases: [], dates_of_birth: [], countries: [] });
+    expect(scoreEntity({ full_name: 'Amina Yusuf' }, amina).score).toBeLessThan(MIN_HIT_SCORE);
+    const hamas = entity({ kind: 'organization', primary_name: 'HAMAS', aliases: [], dates_of_birth: [], countries: [] });
+    expect(scoreEntity({ full_name: 'Hamas' }, hamas).score).toBe(Math.round(100 * PERSON_QUERY_ORGANIZATION_FACTOR));
+    expect(scoreEntity({ full_name: 'Saidullah Hamas' }, hamas).score).toBeLessThan(MIN_HIT_SCORE);
+  });
+
   it('given an organisation, when a name shares only its generic words, then it does not decline; its distinctive name does', () => {
     const impire = entity({
       kind: 'organization',
@@ -170,6 +220,19 @@ describe('names as people read them', () => {
     expect(scoreEntity({ full_name: 'Impire Shipping Limited' }, impire).score).toBe(100);
     expect(scoreEntity({ full_name: 'Impire Shipping' }, impire).score).toBeGreaterThanOrEqual(MIN_HIT_SCORE);
     expect(nameSimilarity('Impire Shipping Limited', 'IMPIRE SHIPPING LIMITED', 'organization')).toBe(1);
+  });
+
+  it("given a person's name, when an organisation is named after them, then it is a hit for review, not a decline; its own name still declines", () => {
+    const organization = entity({
+      kind: 'organization',
+      primary_name: 'DAWOOD IBRAHIM ORGANIZATION',
+      aliases: [],
+      dates_of_birth: [],
+      countries: [],
+    });
+    expect(scoreEntity({ full_name: 'Dawood Ibrahim' }, organization).score).toBeGreaterThanOrEqual(MIN_HIT_SCORE);
+    expect(scoreEntity({ full_name: 'Dawood Ibrahim' }, organization).score).toBeLessThan(DECLINE);
+    expect(scoreEntity({ full_name: 'Dawood Ibrahim Organization' }, organization).score).toBe(100);
   });
 
   it('given a person and an organisation scoring the same, when screened, then the person comes first', () => {
