@@ -44,7 +44,7 @@ const ID_CARD: SyntheticIdentity = {
   expiryDate: yymmdd(4),
 };
 
-describe('POST /v1/id-verification', () => {
+describe('POST /v1/id-verification', { timeout: 120_000 }, () => {
   let testApp: TestApp;
   let tenant: TestTenant;
   const images = {} as Record<'passport' | 'expired' | 'cardFront' | 'cardBack' | 'tiny' | 'blurry', string>;
