@@ -1,5 +1,5 @@
 /**
- * Cancelable face templates (DESIGN.md "Lists"): the embedding passes through a secret,
+ * Cancelable face templates (docs/design.md "Lists"): the embedding passes through a secret,
  * per-tenant random projection before it is stored.
  *
  * - The projection is the first `TEMPLATE_DIMENSION` (256) rows of a random orthogonal matrix Q
@@ -146,7 +146,7 @@ export function templateFromBytes(bytes: Uint8Array): Int8Array {
   return new Int8Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
 }
 
-/** Face entry fingerprint (DESIGN.md "Smaller decisions"): `sha256:` + hex SHA-256 of the stored template bytes. */
+/** Face entry fingerprint (docs/design.md "Smaller decisions"): `sha256:` + hex SHA-256 of the stored template bytes. */
 export function fingerprint(template: Int8Array): string {
   return `sha256:${createHash('sha256').update(templateBytes(template)).digest('hex')}`;
 }
