@@ -2,7 +2,7 @@ import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { API_KEY_ENVIRONMENTS } from './api-key.entity.js';
 import { TenantSchema } from './tenant.entity.js';
 
-/** Webhook payload versions a destination can choose (DESIGN.md "Events and webhooks"). */
+/** Webhook payload versions a destination can choose (docs/design.md "Events and webhooks"). */
 export const WEBHOOK_VERSIONS = ['v1', 'v2', 'v3'] as const;
 /** A payload version. */
 export type WebhookVersion = (typeof WEBHOOK_VERSIONS)[number];

@@ -1,6 +1,6 @@
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
 import { screenAml, type AmlResult } from '../src/aml/aml.service.js';
-import { requirePrincipal, type GraphQLContext } from '../src/graphql/context.js';
+import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
 import { ScreenAmlInput } from './aml.input.js';
 import { AmlResultObject } from './aml.type.js';
 
@@ -31,7 +31,7 @@ export class AmlResolver {
     description: 'Screens a person against sanctions, PEP and adverse-media lists and stores the result.',
   })
   async screenAml(@Arg('input', () => ScreenAmlInput) input: ScreenAmlInput, @Ctx() context: GraphQLContext): Promise<AmlResultObject> {
-    const scope = requirePrincipal(context);
+    const scope = requireTenant(context);
     // GraphQL null means "not given", as in the REST body.
     const body = {
       full_name: input.fullName,

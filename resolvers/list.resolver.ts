@@ -37,7 +37,7 @@ function definedOnly(input: object): Record<string, unknown> {
   return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined && value !== null));
 }
 
-/** Lists and their entries (DESIGN.md "Lists"). */
+/** Lists and their entries (docs/design.md "Lists"). */
 @Resolver(() => ListObject)
 export class ListResolver {
   @Query(() => [ListObject], {

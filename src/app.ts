@@ -74,6 +74,24 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   let amlIndex: AmlNameIndex | null = null;
   let engines: RunningEngines | undefined;
   let rateLimits: RateLimits | undefined;
+  // One teardown for close() and for a failed start, so the two cannot drift apart. A stack
+  // disposes last-registered first: these are registered in the reverse of the order they run,
+  // up front, and each stops what has started by then (a failed start has not started them all).
+  const teardown = new AsyncDisposableStack();
+  // The ID document OCR holds ONNX sessions; drop them with the app.
+  teardown.defer(closeMrzReader);
+  // The proof-of-address OCR worker thread would keep the process alive.
+  teardown.defer(closeOcrWorker);
+  teardown.defer(() => database.close());
+  teardown.defer(() => rateLimits?.close());
+  teardown.defer(() => emitter?.stop());
+  teardown.defer(() => jobs?.stop());
+  teardown.defer(() => fanout?.stop());
+  teardown.defer(() => amlIndex?.stop());
+  teardown.defer(() => apiKeys?.stop());
+  // After HTTP: requests in flight finish their engine work first.
+  teardown.defer(() => engines?.close());
+  teardown.defer(() => http?.close());
   try {
     const { orm } = database;
     await syncBuiltInWorkflows(orm.em.fork());
@@ -120,15 +138,12 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     const address = http.app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.PORT;
     const url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
-    let closing: Promise<void> | undefined;
     const started = http;
     const startedJobs = jobs;
     const startedEmitter = emitter;
-    const startedFanout = fanout;
-    const startedKeys = apiKeys;
-    const startedIndex = amlIndex;
     const startedEngines = engines;
-    const startedLimits = rateLimits;
+    // close() runs the teardown once and hands every later caller the same promise.
+    let closing: Promise<void> | undefined;
     return {
       url,
       config,
@@ -142,35 +157,13 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       engines: startedEngines,
       demo,
       close() {
-        closing ??= (async () => {
-          await started.close();
-          // After HTTP: requests in flight finish their engine work first.
-          await startedEngines.close();
-          startedKeys.stop();
-          await startedIndex?.stop();
-          await startedFanout.stop();
-          await startedJobs?.stop();
-          await startedEmitter?.stop();
-          await startedLimits.close();
-          await database.close();
-          // The proof-of-address OCR worker thread would keep the process alive.
-          await closeOcrWorker();
-          // The ID document OCR holds ONNX sessions; drop them with the app.
-          await closeMrzReader();
-        })();
+        closing ??= teardown.disposeAsync();
         return closing;
       },
     };
   } catch (error) {
-    await http?.close().catch(() => undefined);
-    await engines?.close().catch(() => undefined);
-    apiKeys?.stop();
-    await amlIndex?.stop();
-    await fanout?.stop().catch(() => undefined);
-    await jobs?.stop().catch(() => undefined);
-    await emitter?.stop().catch(() => undefined);
-    await rateLimits?.close().catch(() => undefined);
-    await database.close().catch(() => undefined);
+    // The start's own error is the one worth seeing; a step of the teardown failing too is not.
+    await teardown.disposeAsync().catch(() => undefined);
     throw error;
   }
 }

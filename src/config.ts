@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_RETRY_SCHEDULE_SECONDS } from './webhooks/schedule.js';
 
 /**
  * Configuration, read once from the environment and validated at start-up: a bad setting stops
@@ -54,7 +55,7 @@ const ConfigSchema = z.object({
   WEBHOOK_RETRY_SCHEDULE_SECONDS: z
     .string()
     .regex(/^\s*\d+(\.\d+)?(\s*,\s*\d+(\.\d+)?)*\s*$/, 'a comma-separated list of seconds, e.g. 0,5,300')
-    .default('0,5,300,1800,7200,18000,36000,50400,72000,86400')
+    .default(DEFAULT_RETRY_SCHEDULE_SECONDS.join(','))
     .transform((value) => value.split(',').map((part) => Number(part.trim()))),
   /** How long a claimed webhook delivery stays reserved for the emitter that claimed it, in seconds; after that (a crashed emitter) another may send it. */
   WEBHOOK_CLAIM_LEASE_SECONDS: z.coerce.number().min(0.1).default(60),

@@ -29,7 +29,7 @@ export const IsoDate = z
     return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
   }, 'must be a real calendar date YYYY-MM-DD');
 
-/** Body of `POST /v1/aml` (DESIGN.md: only full_name is required; lists default to every list). */
+/** Body of `POST /v1/aml` (docs/design.md "Smaller decisions": only full_name is required; lists default to every list). */
 export const ScreenAmlInputSchema = z
   .object({
     full_name: z.string().trim().min(1, 'full_name must not be empty').max(AML_FULL_NAME_MAX_LENGTH),
@@ -42,7 +42,7 @@ export const ScreenAmlInputSchema = z
 /** Accepted input of screenAml. */
 export type ScreenAmlInput = z.input<typeof ScreenAmlInputSchema>;
 
-/** One hit of the AML result (the spec leaves the item shape open; DESIGN.md fixes it here). */
+/** One hit of the AML result (the spec leaves the item shape open; docs/design.md "Smaller decisions" fixes it here). */
 export interface AmlResultHit {
   /** `SOURCE_LIST:source_id`, stable across re-imports of the list. */
   entity_id: string;

@@ -1,5 +1,6 @@
 import { EventEmitter } from 'node:events';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { ApiKeyPrincipal } from './context.js';
 
@@ -9,7 +10,7 @@ import type { ApiKeyPrincipal } from './context.js';
  * Revocations made in this process apply at once.
  */
 export const API_KEY_EPOCH_POLL_MS = 200;
-/** Most API keys one process keeps principals for; the oldest is dropped first. */
+/** Most API keys one process keeps principals for; the least recently used is dropped first. */
 export const API_KEY_CACHE_MAX = 10_000;
 
 /** Announces, within this process, that API keys changed (revocations made here apply at once). */
@@ -27,7 +28,7 @@ export function apiKeysChanged(): void {
  * change to `api_key`) is fresh; any change, here or elsewhere, empties it.
  */
 export class ApiKeyCache {
-  private readonly entries = new Map<string, ApiKeyPrincipal>();
+  private readonly entries = new LRUCache<string, ApiKeyPrincipal>({ max: API_KEY_CACHE_MAX });
   /** Bumped on every invalidation, so a lookup that raced a revocation is not stored. */
   private generation = 0;
   /** Last epoch read, or null while none is fresh (the cache then serves nothing). */
@@ -52,7 +53,6 @@ export class ApiKeyCache {
   /** Keeps a principal read from the database, unless keys changed since {@link begin}. */
   remember(keyHash: string, principal: ApiKeyPrincipal, token: number): void {
     if (this.epoch === null || token !== this.generation) return;
-    if (this.entries.size >= API_KEY_CACHE_MAX) this.entries.delete(this.entries.keys().next().value as string);
     this.entries.set(keyHash, principal);
   }
 

@@ -1,5 +1,5 @@
 /**
- * Retakes instead of dead ends (DESIGN.md, "Added after the first release"): a node whose photo
+ * Retakes instead of dead ends (docs/design.md "Decisions", retakes): a node whose photo
  * could not be read waits for a new submission instead of failing, until the workflow's
  * `max_attempts` submissions have been made. Substantive results (expired, tampered, face
  * mismatch, a sanctions hit) still fail at once. Pure functions; the caller stores the outcome.

@@ -1,5 +1,5 @@
 /**
- * The session state machine (DESIGN.md "Sessions"): which status may follow which, and who may
+ * The session state machine (docs/design.md "Sessions"): which status may follow which, and who may
  * cause it. Pure data and functions; persistence, auditing and events are the caller's business.
  */
 import { SESSION_STATUSES, type SessionStatus } from './types.js';

@@ -10,8 +10,6 @@ export type SessionStatus = (typeof SESSION_STATUSES)[number];
 
 /** Statuses a session can be shared from (spec rule 1). */
 export const SHAREABLE_STATUSES: readonly SessionStatus[] = ['approved', 'declined', 'in_review'];
-/** Statuses during which a create with the same (workflow_id, vendor_data) returns the existing session. */
-export const REUSABLE_STATUSES: readonly SessionStatus[] = ['pending', 'in_progress', 'in_review'];
 
 /** Node types a workflow can be composed of. */
 export const NODE_TYPES = [

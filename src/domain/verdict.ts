@@ -1,5 +1,5 @@
 /**
- * The verdict engine (DESIGN.md "Decisions") as one pure function: given a workflow, the node
+ * The verdict engine (docs/design.md "Decisions") as one pure function: given a workflow, the node
  * results so far, list hits and the AML score, say whether the session is decided and why.
  */
 import { DEFAULT_AML_SCORE_THRESHOLD } from '../workflows/built-in.js';

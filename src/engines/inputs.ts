@@ -47,7 +47,7 @@ export interface BiometricKycInput {
 
 /** Input of `aml_screening`, also the body of the standalone `POST /v1/aml`. */
 export interface AmlScreeningInput {
-  /** Name to screen; the only required field (DESIGN.md "Smaller decisions"). */
+  /** Name to screen; the only required field (docs/design.md "Smaller decisions"). */
   full_name: string;
   /** Date of birth `YYYY-MM-DD`, narrows matches. */
   date_of_birth?: string;

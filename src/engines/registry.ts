@@ -4,7 +4,6 @@ import type { ServiceSecrets } from '../auth/secrets.js';
 import type { Config } from '../config.js';
 import type { NodeType } from '../domain/types.js';
 import { ApiError } from '../errors.js';
-import { NODE_CATALOGUE } from '../workflows/node-catalogue.js';
 import { createLiveAmlEngine, LIVE_AML_PROVIDER } from './aml/engine.js';
 import type { AmlNameIndex } from './aml/name-index.js';
 import { CPU_ENGINES } from './cpu-engines.js';
@@ -67,16 +66,9 @@ export function engineFor(mode: EngineMode, nodeType: NodeType, provider: string
   return CPU_ENGINES[provider] === engine ? offloaded(engine) : engine;
 }
 
-/** True when every node of a workflow can run in the given mode (checked when a session is created). */
+/** The providers of a workflow's nodes that no live engine on this server backs (checked when a live session is created). */
 export function missingLiveProviders(nodes: readonly { type: NodeType; provider: string }[]): string[] {
   return nodes
     .filter((node) => !LIVE_ENGINES[node.provider] || LIVE_ENGINES[node.provider]?.nodeType !== node.type)
     .map((node) => node.provider);
-}
-
-/** Every provider a node type accepts, with whether a live engine backs it (for docs and clients). */
-export function providerAvailability(): { nodeType: NodeType; provider: string; live: boolean }[] {
-  return (Object.keys(NODE_CATALOGUE) as NodeType[]).flatMap((nodeType) =>
-    NODE_CATALOGUE[nodeType].providers.map((provider) => ({ nodeType, provider, live: LIVE_ENGINES[provider] !== undefined })),
-  );
 }

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { toSessionStatusEvent, type LiveStatusHub } from './live-status.js';
@@ -59,15 +60,14 @@ export interface EventFanout {
   stop(): Promise<void>;
 }
 
-/** A bounded set of recently delivered event ids, oldest evicted first. */
+/** A bounded set of recently delivered event ids, oldest evicted first (`has` does not refresh an id). */
 class RecentIds {
-  private readonly ids = new Set<string>();
+  private readonly ids = new LRUCache<string, true>({ max: RECENT_EVENT_IDS_MAX });
 
   /** Remembers `id`; false when it was already delivered. */
   add(id: string): boolean {
     if (this.ids.has(id)) return false;
-    this.ids.add(id);
-    if (this.ids.size > RECENT_EVENT_IDS_MAX) this.ids.delete(this.ids.values().next().value as string);
+    this.ids.set(id, true);
     return true;
   }
 }

@@ -30,6 +30,3 @@ export function requireTenant(context: GraphQLContext): ApiKeyPrincipal {
     throw new ApiError('forbidden', 'This operation needs an API key; a session token only reaches its own verification steps.');
   return context.principal;
 }
-
-/** Same as {@link requireTenant}; kept for resolvers written before end-user tokens existed. */
-export const requirePrincipal = requireTenant;

@@ -9,7 +9,12 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { ApiError, toProblem } from '../errors.js';
 import { rateLimitHeaders, type RateLimits, type RequestIdentity } from '../limits/rate-limits.js';
 
-/** graphql-ws close code for a connection refused by a rate limit (4429, after HTTP's 429). */
+/**
+ * graphql-ws close code for a connection refused by a rate limit (4429, after HTTP's 429). Ours:
+ * graphql-ws's `CloseCode` has no rate-limit code; its 4429 is `TooManyInitialisationRequests`
+ * (a second connection_init), told apart by the close reason. Either way graphql-ws's own client
+ * does not reconnect after a 4429: a refused client does not hammer the server, its own code retries.
+ */
 export const WS_CLOSE_RATE_LIMITED = 4429;
 
 /** Paths no limit applies to: the orchestrator's probes must answer whatever clients do. */

@@ -6,6 +6,7 @@ import cors from '@fastify/cors';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { parse, validate, type GraphQLError, type GraphQLSchema } from 'graphql';
+import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
@@ -29,11 +30,11 @@ import { createLoaders } from '../graphql/loaders.js';
 import type { Services } from '../services.js';
 import { sharedSubscribe } from '../graphql/shared-subscribe.js';
 
-/** WebSocket close code for a connection without an API key. */
-export const WS_CLOSE_UNAUTHORIZED = 4401;
-/** WebSocket close code for an unknown or revoked API key. */
-export const WS_CLOSE_FORBIDDEN = 4403;
-/** WebSocket close code for a tenant already holding WS_MAX_SOCKETS_PER_TENANT sockets on this server. */
+/**
+ * WebSocket close code for a tenant already holding WS_MAX_SOCKETS_PER_TENANT sockets on this
+ * server. graphql-ws's `CloseCode` has no code for this (a missing or refused credential closes
+ * with its `Unauthorized` 4401 and `Forbidden` 4403), so the code is ours.
+ */
 export const WS_CLOSE_TOO_MANY_SOCKETS = 4430;
 /** Longest path parameter the router passes to a route, in characters. */
 const PATH_PARAM_MAX_LENGTH = 1_000;
@@ -220,7 +221,7 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
           // The hosted flow's page: its token names one session, checked by each operation. Its
           // sockets are counted per token, so one link cannot hold every connection either.
           if (sessionToken.length > 200) {
-            ctx.extra.socket.close(WS_CLOSE_FORBIDDEN, 'Forbidden: invalid x-session-token');
+            ctx.extra.socket.close(CloseCode.Forbidden, 'Forbidden: invalid x-session-token');
             return false;
           }
           const counted = `end-user:${sessionToken}`;
@@ -238,13 +239,13 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
           return true;
         }
         if (typeof key !== 'string' || key.length === 0) {
-          ctx.extra.socket.close(WS_CLOSE_UNAUTHORIZED, 'Unauthorized: x-api-key (or x-session-token) missing from connection_init');
+          ctx.extra.socket.close(CloseCode.Unauthorized, 'Unauthorized: x-api-key (or x-session-token) missing from connection_init');
           return false;
         }
         const principal = await authenticate(orm.em.fork(), key, services.apiKeys);
         if (!principal) {
           await services.rateLimits.recordAuthFailure(address).catch(() => undefined);
-          ctx.extra.socket.close(WS_CLOSE_FORBIDDEN, 'Forbidden: unknown or revoked x-api-key');
+          ctx.extra.socket.close(CloseCode.Forbidden, 'Forbidden: unknown or revoked x-api-key');
           return false;
         }
         const open = socketsPerTenant.get(principal.tenantId) ?? 0;

@@ -1,5 +1,5 @@
 /**
- * Request rate limits and engine quotas (DESIGN: 429 `rate_limited` with `Retry-After` and the
+ * Request rate limits and engine quotas (docs/design.md "Rate limits and quotas": 429 `rate_limited` with `Retry-After` and the
  * IETF draft `RateLimit`/`RateLimit-Policy` headers). Counters are rate-limiter-flexible's: in
  * PostgreSQL (table `rate_limit`, one upsert per charge) when the service runs on a server, so
  * every instance shares them, and in memory on the embedded database, which one process owns.

@@ -1,5 +1,5 @@
 /**
- * Where face templates live and how one is matched (DESIGN.md "Lists", docs/lists.md "Face
+ * Where face templates live and how one is matched (docs/design.md "Lists", docs/lists.md "Face
  * search"). Every face entry keeps its template (256 signed bytes, src/engines/face/template.ts)
  * in `list_entry.template bytea`. With pgvector the same values are also in
  * `list_entry.embedding vector(256)` under a cosine HNSW index and a match is an index search;

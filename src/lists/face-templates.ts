@@ -1,5 +1,5 @@
 /**
- * Cancelable face templates per tenant (DESIGN.md "Lists"): each tenant has a random secret,
+ * Cancelable face templates per tenant (docs/design.md "Lists"): each tenant has a random secret,
  * sealed at rest with the service's key, that seeds the orthogonal projection of
  * src/engines/face/template.ts (256 signed bytes per template). Rotating the secret bumps its version and revokes every template
  * made under the old one. The raw image never leaves this module's callers' memory.

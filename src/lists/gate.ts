@@ -1,5 +1,5 @@
 /**
- * List gating while a session is decided (DESIGN.md "Decisions", "Lists"). Documents and names
+ * List gating while a session is decided (docs/design.md "Decisions", "Lists"). Documents and names
  * are gated by fingerprint, faces by cosine similarity of the session's selfie template to the
  * tenant's face entries. Everything is read through the decision transaction: a deleted entry
  * gates nothing from its commit on, on every instance, since nothing is cached.

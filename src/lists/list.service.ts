@@ -1,5 +1,5 @@
 /**
- * Lists and their entries (DESIGN.md "Lists"). Every tenant has three built-in lists (face,
+ * Lists and their entries (docs/design.md "Lists"). Every tenant has three built-in lists (face,
  * document, name), created on first use; custom lists are created, renamed, re-policied, retyped
  * while empty, and deleted. Entries carry only fingerprints, plus a cancelable template for faces.
  */

@@ -1,5 +1,5 @@
 /**
- * Who the `aml_screening` node of a session screens (DESIGN.md, last section; audit H2).
+ * Who the `aml_screening` node of a session screens (docs/design.md "Decisions", who AML screens; audit H2).
  *
  * In a workflow with a document node, the AML node screens the identity read from the document
  * (name, date of birth and nationality, as the document engine extracted them from the MRZ or

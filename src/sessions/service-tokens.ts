@@ -178,12 +178,6 @@ export class ServiceTokens {
     return token;
   }
 
-  /** The token of a session, decrypted, when one was issued and not revoked. */
-  async tokenOfSession(em: EntityManager, sessionId: string): Promise<string | null> {
-    const row = await em.findOne(ServiceTokenSchema, { sessionId, revokedAt: null }, { orderBy: { issuedAt: 'desc' } });
-    return row ? this.secrets.decrypt(row.tokenEncrypted) : null;
-  }
-
   /**
    * Checks the signature and that the claims agree with the key: a live or sandbox key signs
    * only tokens of its environment addressed to their tenant; the legacy key only tokens from

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
 import type { WebhookAttemptStatus, WebhookDeliveryStatus, WebhookVersion } from '../../entities/webhook.entity.js';
@@ -37,6 +38,8 @@ const WATERMARK_INTERVAL_MS = 30_000;
  * transaction that records events stays open this long.
  */
 const WATERMARK_GRACE_SECONDS = 300;
+/** HMAC keys of destination secrets one emitter keeps derived, the least recently used dropped first. */
+const SIGNING_KEY_CACHE_MAX = 10_000;
 /** Characters of an error message kept on an attempt row. */
 const ERROR_MAX_CHARS = 1000;
 
@@ -151,7 +154,7 @@ export class WebhookEmitter {
   private deliveryPending = false;
   private loops: Promise<void>[] = [];
   private readonly wakeTimers = new Set<NodeJS.Timeout>();
-  private readonly keyCache = new Map<string, Buffer>();
+  private readonly keyCache = new LRUCache<string, Buffer>({ max: SIGNING_KEY_CACHE_MAX });
   private lastWatermarkAt = 0;
   private readonly onBusEvent = (event: PublishedEvent) => {
     if (!event.webhooksDone) this.wakeFanOut();
@@ -515,7 +518,6 @@ export class WebhookEmitter {
   private keyOf(sealed: string): Buffer {
     let key = this.keyCache.get(sealed);
     if (!key) {
-      if (this.keyCache.size > 10_000) this.keyCache.clear();
       key = signingKeyOf(this.options.secrets.decrypt(sealed));
       this.keyCache.set(sealed, key);
     }

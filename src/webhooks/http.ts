@@ -2,7 +2,7 @@ import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { guardedLookup, literalHostRefusal, RefusedAddressError } from './ssrf.js';
 
-/** Longest a delivery attempt may take, connect to last byte, in milliseconds (DESIGN.md: 15 s). */
+/** Longest a delivery attempt may take, connect to last byte, in milliseconds (docs/design.md "Events and webhooks": 15 s). */
 export const WEBHOOK_TIMEOUT_MS = 15_000;
 /** Most response-body bytes read and kept per attempt; the rest is discarded unread. */
 export const RESPONSE_BODY_CAP_BYTES = 4096;

@@ -20,11 +20,11 @@ export interface EventForDelivery {
 
 export type { DecisionJson } from '../sessions/decision-json.js';
 
-/** The fields v2 carries for a status change, in the order DESIGN.md lists them. */
+/** The fields v2 carries for a status change, in the order docs/design.md "Events and webhooks" lists them. */
 const V2_STATUS_FIELDS = ['session_id', 'status', 'previous_status', 'workflow_id', 'vendor_data'] as const;
 
 /**
- * The JSON body of an event in one payload version (DESIGN.md "Events and webhooks"):
+ * The JSON body of an event in one payload version (docs/design.md "Events and webhooks"):
  * v3 `{id, type, timestamp, data}` where `data` of a status change is the decision itself as of the
  * event (its snapshot) with the change's own fields beside it (`previous_status`, `changed_at`,
  * `actor`, `environment`, `reason`); v2 flat

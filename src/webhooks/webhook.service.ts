@@ -209,12 +209,6 @@ export async function getDelivery(em: EntityManager, scope: TenantScope, id: str
   return delivery;
 }
 
-/** Every attempt of a delivery, oldest first. */
-export async function listAttempts(em: EntityManager, scope: TenantScope, deliveryId: string): Promise<WebhookAttempt[]> {
-  const delivery = await getDelivery(em, scope, deliveryId);
-  return em.find(WebhookAttemptSchema, { deliveryId: delivery.id }, { orderBy: { attemptedAt: 'asc', id: 'asc' } });
-}
-
 /** Attempts of several deliveries in one query (DataLoader batch), keyed by delivery id. */
 export async function attemptsByDeliveryIds(em: EntityManager, deliveryIds: readonly string[]): Promise<Map<string, WebhookAttempt[]>> {
   const rows = await em.find(

@@ -14,7 +14,7 @@ import {
 } from '../../src/domain/session-state.js';
 import { SESSION_STATUSES, type SessionStatus } from '../../src/domain/types.js';
 
-/** The rules of DESIGN.md "Sessions", written out independently of the module under test. */
+/** The rules of docs/design.md "Sessions", written out independently of the module under test. */
 const EXPECTED_ALLOWED: ReadonlyArray<readonly [SessionStatus, SessionStatus, TransitionActor]> = [
   ['pending', 'in_progress', 'end_user'],
   ['in_progress', 'approved', 'decision_engine'],

@@ -1,7 +1,7 @@
 import { Migration } from '@mikro-orm/migrations';
 
 /**
- * Lists that gate verifications (DESIGN.md "Lists"), their entries, each tenant's secret face
+ * Lists that gate verifications (docs/design.md "Lists"), their entries, each tenant's secret face
  * template key, and the gate material a session's input leaves behind (a selfie's template, the
  * screened name). Face templates live in `embedding vector(1024)` under a cosine HNSW index where
  * the server has pgvector, else in `template bytea` scanned exactly; src/lists/face-index.ts

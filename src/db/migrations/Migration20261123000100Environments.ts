@@ -4,7 +4,7 @@ import { Migration } from '@mikro-orm/migrations';
 const ENVIRONMENT_CHECK = `check (environment in ('live', 'sandbox'))`;
 
 /**
- * Every tenant-owned object belongs to one environment (DESIGN.md "Environments"), as sessions,
+ * Every tenant-owned object belongs to one environment (docs/design.md "Tenancy and environments"), as sessions,
  * share tokens and ledger entries already did. Existing rows are assigned deliberately:
  * - rows that hang off a session (webhook deliveries and their attempts, phone codes, outbox
  *   events) take their session's environment;

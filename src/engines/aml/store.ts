@@ -21,7 +21,7 @@
  * Works through any MikroORM EntityManager on PostgreSQL 15+ and on PGlite: statements use
  * MikroORM's `?` placeholders with string/number values (arrays travel as JSON text and are
  * unpacked in SQL), and an import is one transaction on one connection that never waits on
- * another (the PGlite caveat in DESIGN.md).
+ * another (docs/design.md "Storage and the embedded database").
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';

@@ -48,7 +48,7 @@ export interface AnalyzeFaceOptions {
    */
   field?: string;
   /**
-   * `only`: exactly one face or a 400 (selfies, list entries: DESIGN.md "Smaller decisions").
+   * `only`: exactly one face or a 400 (selfies, list entries: docs/design.md "Smaller decisions").
    * `largest`: the largest face wins (ID documents often print a second, smaller "ghost" portrait).
    * @default 'only'
    */

@@ -1,5 +1,5 @@
 /**
- * Cancelable face templates (DESIGN.md "Lists"): the embedding passes through a secret,
+ * Cancelable face templates (docs/design.md "Lists"): the embedding passes through a secret,
  * per-tenant random projection before it is stored.
  *
  * - The projection is the first `TEMPLATE_DIMENSION` (256) rows of a random orthogonal matrix Q
@@ -20,6 +20,7 @@
  *   about d² multiply-adds. The last few matrices are cached per secret.
  */
 import { createCipheriv, createHash, createHmac } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import { EMBEDDING_DIMENSION, l2Normalize } from './analyze.js';
 
 /** Values in a template (one signed byte each): the first 256 of the 1024 rotated coordinates, the fewest that kept the measured list error rates (docs/face.md). */
@@ -28,7 +29,7 @@ export const TEMPLATE_DIMENSION = 256;
 export const TEMPLATE_VALUE_MAX = 127;
 /** Label mixed into the HMAC, so a change of construction (v2) yields new matrices rather than silently different ones. */
 const DERIVATION_LABEL = 'openkyc/face-template/v1';
-/** How many tenants' matrices stay in memory. */
+/** How many tenants' matrices stay in memory; the least recently used is dropped first. */
 const CACHE_SIZE = 8;
 
 /** A secret rotation: reflection vectors (unit length) and the final sign flips. */
@@ -39,7 +40,7 @@ interface Rotation {
   signs: Float64Array;
 }
 
-const cache = new Map<string, Rotation>();
+const cache = new LRUCache<string, Rotation>({ max: CACHE_SIZE });
 
 /** Deterministic standard-normal numbers from a seed: AES-CTR keystream → uniforms → Box–Muller. */
 function gaussianStream(seed: Buffer, count: number): Float64Array {
@@ -85,7 +86,6 @@ function rotationFor(secret: string | Buffer): Rotation {
     for (let i = 0; i < length; i++) v[i] /= vNorm;
     reflections.push(v);
   }
-  if (cache.size >= CACHE_SIZE) cache.delete(cache.keys().next().value as string);
   cache.set(key, { reflections, signs });
   return { reflections, signs };
 }
@@ -146,7 +146,7 @@ export function templateFromBytes(bytes: Uint8Array): Int8Array {
   return new Int8Array(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength));
 }
 
-/** Face entry fingerprint (DESIGN.md "Smaller decisions"): `sha256:` + hex SHA-256 of the stored template bytes. */
+/** Face entry fingerprint (docs/design.md "Smaller decisions"): `sha256:` + hex SHA-256 of the stored template bytes. */
 export function fingerprint(template: Int8Array): string {
   return `sha256:${createHash('sha256').update(templateBytes(template)).digest('hex')}`;
 }

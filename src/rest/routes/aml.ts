@@ -4,7 +4,7 @@ import { AML_LISTS } from '../../engines/aml/entity.js';
 import { ScreenAmlDocument, type AmlResultFieldsFragment } from '../../graphql/generated/operations.js';
 import { defineRoute } from '../route.js';
 
-/** The spec's AML result JSON, with the hit shape DESIGN.md fixes. */
+/** The spec's AML result JSON, with the hit shape docs/design.md "Smaller decisions" fixes. */
 export const AmlResultJson = z.object({
   aml_id: z.string(),
   risk_band: z.number().int().min(1).max(5),
