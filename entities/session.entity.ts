@@ -103,6 +103,10 @@ export const SessionStatusChangeSchema = defineEntity({
     /** `api` (creation), `end_user`, `decision_engine`, `reviewer`, `expiry`, `import`. */
     actor: p.text(),
     actorKeyId: p.uuid().nullable(),
+    /** The operator who made the change in the console, when one did. */
+    actorOperatorId: p.uuid().nullable(),
+    /** That operator's name at the time, so the audit trail reads the same after a rename. */
+    actorName: p.text().nullable(),
     reason: p.text().nullable(),
     createdAt: p.datetime(),
   },

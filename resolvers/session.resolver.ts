@@ -66,6 +66,8 @@ function toStatusChangeObject(row: SessionStatusChange): StatusChangeObject {
     toStatus: row.toStatus,
     actor: row.actor,
     actorKeyId: row.actorKeyId ?? null,
+    actorOperatorId: row.actorOperatorId ?? null,
+    actorName: row.actorName ?? null,
     reason: row.reason ?? null,
     at: unixSeconds(row.createdAt),
   };
@@ -172,7 +174,7 @@ export class SessionResolver {
     return (await context.loaders.nodeResultsBySessionId.load(session.id)).map(toNodeResultObject);
   }
 
-  @FieldResolver(() => [StatusChangeObject], { description: 'Every status change: actor, key, time, from, to, reason.' })
+  @FieldResolver(() => [StatusChangeObject], { description: 'Every status change: actor, key or operator, time, from, to, reason.' })
   async reviewHistory(@Root() session: SessionObject, @Ctx() context: GraphQLContext): Promise<StatusChangeObject[]> {
     return (await context.loaders.statusChangesBySessionId.load(session.id)).map(toStatusChangeObject);
   }

@@ -27,6 +27,7 @@ export const ERROR_CATALOGUE = {
   otp_expired: { status: 422, title: 'One-time code expired' },
   provider_unavailable: { status: 422, title: 'Provider unavailable' },
   rate_limited: { status: 429, title: 'Too many requests' },
+  account_locked: { status: 429, title: 'Account locked after repeated wrong passwords' },
   too_many_subscriptions: { status: 429, title: 'Too many operations on one connection' },
   query_too_complex: { status: 400, title: 'Query too complex' },
   internal_error: { status: 500, title: 'Internal error' },

@@ -9,7 +9,7 @@ import { parse, validate, type GraphQLError, type GraphQLSchema } from 'graphql'
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
-import { authenticate, type Principal } from '../auth/context.js';
+import { authenticate, type Principal, type TenantPrincipal } from '../auth/context.js';
 import type { Config } from '../config.js';
 import { checkDatabaseReady } from '../db/readiness.js';
 import { requestSignals } from '../engines/pool/executor.js';
@@ -24,13 +24,14 @@ import { REST_ROUTES } from '../rest/routes/index.js';
 import { problemErrorHandler, problemNotFoundHandler } from './errors.js';
 import { contextFactory } from './request-context.js';
 import { registerHostedPage } from './hosted-page.js';
+import { consoleTokenFrom, CSRF_HEADER, operatorFromCookie, registerConsoleAuth } from './console-auth.js';
 import { createLoaders } from '../graphql/loaders.js';
 import type { Services } from '../services.js';
 import { sharedSubscribe } from '../graphql/shared-subscribe.js';
 
 /** WebSocket close code for a connection without an API key. */
 export const WS_CLOSE_UNAUTHORIZED = 4401;
-/** WebSocket close code for an unknown or revoked API key. */
+/** WebSocket close code for an unknown or revoked API key, or a console sign-in without its CSRF token. */
 export const WS_CLOSE_FORBIDDEN = 4403;
 /** WebSocket close code for a tenant already holding WS_MAX_SOCKETS_PER_TENANT sockets on this server. */
 export const WS_CLOSE_TOO_MANY_SOCKETS = 4430;
@@ -56,8 +57,14 @@ export interface HttpServer {
 /** Most sockets one session link (the hosted flow on a phone and a computer) may hold open at once. */
 const WS_MAX_SOCKETS_PER_SESSION_TOKEN = 4;
 
-/** Connection state kept per graphql-ws socket: its key or session token, and the tenant (or link) whose socket count it holds. */
-type SocketExtra = { apiKey?: string; sessionToken?: string; countedTenantId?: string } & Record<PropertyKey, unknown>;
+/**
+ * Connection state kept per graphql-ws socket: its key, session token or console sign-in (the
+ * cookie of the upgrade request), and the tenant (or link) whose socket count it holds.
+ */
+type SocketExtra = { apiKey?: string; sessionToken?: string; consoleCookie?: boolean; countedTenantId?: string } & Record<
+  PropertyKey,
+  unknown
+>;
 
 /** Builds fastify with `/graphql` (Apollo + graphql-ws), the `/v1` REST facade, OpenAPI and health routes. */
 export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
@@ -154,9 +161,12 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
     method: ['GET', 'POST', 'OPTIONS'],
     handler: fastifyApolloHandler(apollo, {
       context: async (request) => {
-        const context = await createContext(request);
+        const context = await createContext(request, { consoleCookie: true });
         if (!context.principal)
-          throw new ApiError('unauthenticated', 'A valid x-api-key header (or, for end-user steps, x-session-token) is required.');
+          throw new ApiError(
+            'unauthenticated',
+            'A valid x-api-key header (or, for end-user steps, x-session-token; in the console, its sign-in) is required.',
+          );
         return context;
       },
     }),
@@ -196,11 +206,20 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
           ctx.extra.sessionToken = sessionToken;
           return true;
         }
-        if (typeof key !== 'string' || key.length === 0) {
+        let principal: TenantPrincipal | null;
+        if (typeof key === 'string' && key.length > 0) {
+          principal = await authenticate(orm.em.fork(), key, services.apiKeys);
+          ctx.extra.apiKey = key;
+        } else if (consoleTokenFrom(ctx.extra.request.headers)) {
+          // The console: its sign-in cookie came with the upgrade request, its CSRF token in connection_init.
+          principal = await operatorFromCookie(orm.em.fork(), ctx.extra.request.headers, ctx.connectionParams?.[CSRF_HEADER]).catch(
+            () => null,
+          );
+          ctx.extra.consoleCookie = true;
+        } else {
           ctx.extra.socket.close(WS_CLOSE_UNAUTHORIZED, 'Unauthorized: x-api-key (or x-session-token) missing from connection_init');
           return false;
         }
-        const principal = await authenticate(orm.em.fork(), key, services.apiKeys);
         if (!principal) {
           ctx.extra.socket.close(WS_CLOSE_FORBIDDEN, 'Forbidden: unknown or revoked x-api-key');
           return false;
@@ -212,7 +231,6 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
         }
         socketsPerTenant.set(principal.tenantId, open + 1);
         ctx.extra.countedTenantId = principal.tenantId;
-        ctx.extra.apiKey = key;
         return true;
       },
       onClose: (ctx) => {
@@ -251,10 +269,13 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
         }
         const em = orm.em.fork();
         // Re-check the key per operation so a revoked key stops working on open sockets too.
-        const principal: Principal | null = ctx.extra.sessionToken
-          ? { kind: 'end_user', token: ctx.extra.sessionToken }
-          : await authenticate(em, ctx.extra.apiKey!, services.apiKeys);
-        if (!principal) return [new ApiError('unauthenticated', 'The API key of this connection is no longer valid.')];
+        // Re-check the console sign-in too: signing out, or switching environment, applies to open sockets.
+        let principal: Principal | null;
+        if (ctx.extra.sessionToken) principal = { kind: 'end_user', token: ctx.extra.sessionToken };
+        else if (ctx.extra.consoleCookie)
+          principal = await operatorFromCookie(em, ctx.extra.request.headers, ctx.connectionParams?.[CSRF_HEADER]).catch(() => null);
+        else principal = await authenticate(em, ctx.extra.apiKey!, services.apiKeys);
+        if (!principal) return [new ApiError('unauthenticated', 'The credentials of this connection are no longer valid.')];
         const host = ctx.extra.request.headers.host ?? `${config.HOST}:${config.PORT}`;
         const contextValue: GraphQLContext = {
           requestId: randomUUID(),
@@ -279,6 +300,9 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
 
   // --- The hosted verification flow a session URL opens
   registerHostedPage(app, orm, services);
+
+  // --- The console's sign-in (operators; everything else it does is GraphQL)
+  registerConsoleAuth(app, orm, config);
 
   // --- Public keys that verify service tokens offline
   app.get('/.well-known/jwks.json', async (_request, reply) => {

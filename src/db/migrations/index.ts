@@ -18,6 +18,7 @@ import { Migration20261123000500BoundedInput } from './Migration20261123000500Bo
 import { Migration20261123000600AmlNameForms } from './Migration20261123000600AmlNameForms.js';
 import { Migration20261124000100Resubmission } from './Migration20261124000100Resubmission.js';
 import { Migration20261124000200FlowSettings } from './Migration20261124000200FlowSettings.js';
+import { Migration20261124000300Operators } from './Migration20261124000300Operators.js';
 
 /** Every migration in order; listed explicitly so tsx, vitest and a bundle all find the same set. */
 export const MIGRATIONS = [
@@ -41,4 +42,5 @@ export const MIGRATIONS = [
   Migration20261123000600AmlNameForms,
   Migration20261124000100Resubmission,
   Migration20261124000200FlowSettings,
+  Migration20261124000300Operators,
 ];

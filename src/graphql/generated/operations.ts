@@ -99,6 +99,14 @@ export type CreateListInput = {
   type: ListType;
 };
 
+export type CreateOperatorInput = {
+  email: Scalars['String']['input'];
+  name: Scalars['String']['input'];
+  /** At least 12 characters; stored as an argon2id hash. */
+  password: Scalars['String']['input'];
+  role: OperatorRole;
+};
+
 export type CreateSessionInput = {
   /** Per-session webhook URL. */
   callback?: InputMaybe<Scalars['String']['input']>;
@@ -509,6 +517,8 @@ export type Mutation = {
   confirmPhoneCode: VerificationProgress;
   /** Creates a custom list. */
   createList: List;
+  /** Adds an operator to the caller's tenant; only a signed-in admin may (an API key of one environment may not create people who see both). */
+  createOperator: Operator;
   /** Starts a session, or returns the active one for the same workflow and vendorData. */
   createSession: CreateSessionPayload;
   /** Registers a destination (active); the secret is shown only now. */
@@ -595,6 +605,11 @@ export type MutationConfirmPhoneCodeArgs = {
 
 export type MutationCreateListArgs = {
   input: CreateListInput;
+};
+
+
+export type MutationCreateOperatorArgs = {
+  input: CreateOperatorInput;
 };
 
 
@@ -783,6 +798,24 @@ export type NodeType =
   | 'phone_verification'
   | 'proof_of_address';
 
+/** A person who signs in to the console for the tenant, with a role. */
+export type Operator = {
+  /** Unix seconds. */
+  createdAt: Scalars['UnixTime']['output'];
+  /** Sign-in address, lower-case. */
+  email: Scalars['String']['output'];
+  id: Scalars['String']['output'];
+  /** The name the audit trail shows. */
+  name: Scalars['String']['output'];
+  role: OperatorRole;
+};
+
+/** viewer reads; reviewer also decides in-review sessions; admin also changes settings and manages operators. */
+export type OperatorRole =
+  | 'admin'
+  | 'reviewer'
+  | 'viewer';
+
 export type PageInfo = {
   endCursor?: Maybe<Scalars['String']['output']>;
   hasNextPage: Scalars['Boolean']['output'];
@@ -860,6 +893,8 @@ export type ProofOfAddressWarning = {
 };
 
 export type Query = {
+  /** The operator signed in to the console; null for an API key. */
+  currentOperator?: Maybe<Operator>;
   /** The hosted flow's settings of the key's environment (defaults until changed). */
   flowSettings: FlowSettings;
   /** What the hosted flow's page shows for one session: branding, steps, document types, prefill. With the session token (x-session-token) or the API key. */
@@ -1027,7 +1062,7 @@ export type Session = {
   nodeResults: Array<NodeResult>;
   /** Where the hosted flow sends the browser at the end, when set. */
   redirectUrl?: Maybe<Scalars['String']['output']>;
-  /** Every status change: actor, key, time, from, to, reason. */
+  /** Every status change: actor, key or operator, time, from, to, reason. */
   reviewHistory: Array<StatusChange>;
   status: SessionStatus;
   /** Unix time, seconds. */
@@ -1116,6 +1151,10 @@ export type StatusChange = {
   actor: Scalars['String']['output'];
   /** Id of the API key that made the change, when a key did. */
   actorKeyId?: Maybe<Scalars['String']['output']>;
+  /** The operator's name at the time of the change, when an operator made it. */
+  actorName?: Maybe<Scalars['String']['output']>;
+  /** Id of the operator who made the change in the console, when one did. */
+  actorOperatorId?: Maybe<Scalars['String']['output']>;
   /** Unix time, seconds. */
   at: Scalars['UnixTime']['output'];
   fromStatus?: Maybe<SessionStatus>;
