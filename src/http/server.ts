@@ -24,6 +24,7 @@ import { REST_ROUTES } from '../rest/routes/index.js';
 import { problemErrorHandler, problemNotFoundHandler } from './errors.js';
 import { contextFactory } from './request-context.js';
 import { registerHostedPage } from './hosted-page.js';
+import { registerConsolePage } from './console-page.js';
 import { consoleTokenFrom, CSRF_HEADER, operatorFromCookie, registerConsoleAuth } from './console-auth.js';
 import { createLoaders } from '../graphql/loaders.js';
 import type { Services } from '../services.js';
@@ -301,7 +302,8 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
   // --- The hosted verification flow a session URL opens
   registerHostedPage(app, orm, services);
 
-  // --- The console's sign-in (operators; everything else it does is GraphQL)
+  // --- The console: its page and its sign-in (operators; everything else it does is GraphQL)
+  registerConsolePage(app);
   registerConsoleAuth(app, orm, config);
 
   // --- Public keys that verify service tokens offline
