@@ -1,8 +1,9 @@
-import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
 import { ApiError } from '../src/errors.js';
 import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
 import { createOperator, readOperator, type OperatorSummary } from '../src/operators/operator.service.js';
 import { unixSeconds } from '../src/time.js';
+import { setEvidenceRetention } from '../src/evidence/evidence.service.js';
 import { CreateOperatorInput, OperatorObject } from './operator.type.js';
 
 /** Shapes an operator for GraphQL. */
@@ -36,5 +37,16 @@ export class OperatorResolver {
         'Operators are added by an admin in the console or with the CLI (operator:create), not with an API key.',
       );
     return toOperatorObject(await createOperator(context.em, { ...input, tenant_id: principal.tenantId }));
+  }
+
+  @Mutation(() => Int, {
+    description:
+      "Sets how many days the tenant's evidence is kept (0-3650; 0 keeps nothing); files already kept are shortened to it. Admins in the console only.",
+  })
+  async setEvidenceRetention(@Arg('days', () => Int) days: number, @Ctx() context: GraphQLContext): Promise<number> {
+    const principal = requireTenant(context);
+    // A tenant-wide setting (both environments): not for an API key of one environment.
+    if (principal.kind !== 'operator') throw new ApiError('forbidden', 'The evidence retention is set by an admin in the console.');
+    return setEvidenceRetention(context.em, principal.tenantId, days);
   }
 }

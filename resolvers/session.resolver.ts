@@ -1,6 +1,9 @@
 import { Arg, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { SessionStatusChange } from '../entities/session.entity.js';
+import { signedEvidenceUrl } from '../src/evidence/evidence.service.js';
+import { EvidenceObject } from './evidence.type.js';
 import type { NodeType } from '../src/domain/types.js';
+import { ApiError } from '../src/errors.js';
 import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
 import * as sessions from '../src/sessions/session.service.js';
 import { sessionRecordOf, type NodeResultRecord, type SessionRecord } from '../src/sessions/session-record.js';
@@ -177,6 +180,29 @@ export class SessionResolver {
   @FieldResolver(() => [StatusChangeObject], { description: 'Every status change: actor, key or operator, time, from, to, reason.' })
   async reviewHistory(@Root() session: SessionObject, @Ctx() context: GraphQLContext): Promise<StatusChangeObject[]> {
     return (await context.loaders.statusChangesBySessionId.load(session.id)).map(toStatusChangeObject);
+  }
+
+  @FieldResolver(() => [EvidenceObject], {
+    description:
+      'The images and documents kept for operators (console sign-in only; an API key gets FORBIDDEN), each behind a short-lived URL.',
+  })
+  async evidence(@Root() session: SessionObject, @Ctx() context: GraphQLContext): Promise<EvidenceObject[]> {
+    const principal = requireTenant(context);
+    if (principal.kind !== 'operator')
+      throw new ApiError(
+        'forbidden',
+        'Evidence is shown to operators signed in to the console, each view audited by name; not to API keys.',
+      );
+    return (await context.loaders.evidenceBySessionId.load(session.id)).map((item) => ({
+      id: item.id,
+      kind: item.kind,
+      nodeType: item.nodeType,
+      contentType: item.contentType,
+      byteLength: item.byteLength,
+      createdAt: unixSeconds(item.createdAt),
+      expiresAt: unixSeconds(item.expiresAt),
+      url: signedEvidenceUrl(context.services.secrets, item.id, principal),
+    }));
   }
 
   @FieldResolver(() => DecisionObject, { description: 'The verdict, or the current status and results so far before one.' })

@@ -20,6 +20,7 @@ export const ERROR_CATALOGUE = {
   share_token_redeemed: { status: 409, title: 'Share token already redeemed' },
   workflow_in_use: { status: 409, title: 'Workflow is used by active sessions' },
   share_token_expired: { status: 410, title: 'Share token expired' },
+  link_expired: { status: 410, title: 'Link expired' },
   payload_too_large: { status: 413, title: 'Payload too large' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   document_too_old: { status: 422, title: 'Document too old' },

@@ -47,12 +47,13 @@ interface Case extends QueueItem {
     at: number;
   }[];
   warnings: { code: string; message: string }[];
+  evidence: { id: string; kind: string; contentType: string; url: string }[];
 }
 
 const QUEUE_FIELDS = 'id vendorData workflowId createdAt updatedAt decision { reasons { code message } }';
 const QUEUE = `query { sessions(first: 100, filter: { statuses: [in_review] }) { edges { node { ${QUEUE_FIELDS} } } } }`;
 const QUEUE_ITEM = `query ($id: String!) { session(id: $id) { status ${QUEUE_FIELDS} } }`;
-const CASE = `query ($id: String!) { session(id: $id) { ${QUEUE_FIELDS} status environment expectedDetails
+const CASE = `query ($id: String!) { session(id: $id) { ${QUEUE_FIELDS} status environment expectedDetails evidence { id kind contentType url }
   warnings { code message } nodeResults { nodeType status warnings { code message } details }
   reviewHistory { actor actorName fromStatus toStatus reason at } } }`;
 const REVIEW = `mutation ($id: String!, $decision: ReviewDecision!, $reason: String!) {
@@ -315,6 +316,47 @@ function identitySection(session: Case): HTMLElement {
   );
 }
 
+/** Names of the evidence kinds as shown. */
+const EVIDENCE_LABELS: Record<string, string> = {
+  document_front: 'Document, front',
+  document_back: 'Document, back',
+  selfie: 'Selfie',
+  proof_of_address: 'Proof of address',
+};
+
+/**
+ * The document front and back beside the selfie, with the similarity the face step measured.
+ * Each file comes through its short-lived signed URL, and the server audits every opening; the
+ * latest submission of each kind is shown (earlier ones were retakes).
+ */
+function evidenceSection(session: Case): HTMLElement {
+  const latest = new Map(session.evidence.map((item) => [item.kind, item]));
+  const face = session.nodeResults.find((node) => node.nodeType === 'biometric_kyc');
+  const similarity = typeof face?.details.similarity === 'number' ? `${Math.round(face.details.similarity * 100)} %` : null;
+  return h(
+    'section',
+    { 'aria-labelledby': 'evidence-heading' },
+    h('h2', { id: 'evidence-heading' }, 'Evidence'),
+    latest.size === 0
+      ? h('p', {}, 'Nothing kept: the files were not images, or the retention period is 0 or over.')
+      : h(
+          'div',
+          { class: 'evidence', id: 'evidence' },
+          ...[...latest.values()].map((item) => {
+            const label = EVIDENCE_LABELS[item.kind] ?? item.kind;
+            return h(
+              'figure',
+              { 'data-kind': item.kind },
+              item.contentType.startsWith('image/')
+                ? h('img', { src: item.url, alt: `${label} as submitted` })
+                : h('a', { href: item.url, target: '_blank', rel: 'noopener' }, `Open the ${label.toLowerCase()} (PDF)`),
+              h('figcaption', {}, item.kind === 'selfie' && similarity ? `${label} · similarity ${similarity}` : label),
+            );
+          }),
+        ),
+  );
+}
+
 /** Every node's result, warnings and the checks it ran. */
 function checksSection(session: Case): HTMLElement {
   const face = session.nodeResults.find((node) => node.nodeType === 'biometric_kyc');
@@ -525,7 +567,7 @@ async function caseScreen(id: string): Promise<void> {
       h(
         'div',
         { class: 'columns wide' },
-        h('div', {}, identitySection(session), checksSection(session), amlSection(session)),
+        h('div', {}, evidenceSection(session), identitySection(session), checksSection(session), amlSection(session)),
         h('div', {}, decisionSection(session), timelineSection(session)),
       ),
     ),

@@ -25,6 +25,7 @@ import { problemErrorHandler, problemNotFoundHandler } from './errors.js';
 import { contextFactory } from './request-context.js';
 import { registerHostedPage } from './hosted-page.js';
 import { registerConsolePage } from './console-page.js';
+import { registerEvidenceRoute } from './evidence.js';
 import { consoleTokenFrom, CSRF_HEADER, operatorFromCookie, registerConsoleAuth } from './console-auth.js';
 import { createLoaders } from '../graphql/loaders.js';
 import type { Services } from '../services.js';
@@ -305,6 +306,7 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
   // --- The console: its page and its sign-in (operators; everything else it does is GraphQL)
   registerConsolePage(app);
   registerConsoleAuth(app, orm, config);
+  registerEvidenceRoute(app, orm, services);
 
   // --- Public keys that verify service tokens offline
   app.get('/.well-known/jwks.json', async (_request, reply) => {

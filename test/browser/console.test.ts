@@ -1,12 +1,14 @@
 /**
  * The operator console in a real browser (Chromium driven by playwright-core): a reviewer signs
  * in, a case arrives in the queue live (no reload), the reviewer opens it, sees the checks, the
+ * document and the selfie as submitted (evidence through signed URLs, each view audited), the
  * document's fields beside the personal details and the AML hit, declines with a reason, and the
  * integrator's webhook receiver gets the decision signed; a viewer sees the case but cannot
  * decide, in the page or by calling the API from it. Every screen passes axe and is saved to
  * test-artifacts/screens.
  */
 import type { Browser, Page } from 'playwright-core';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeOperator, OPERATOR_PASSWORD } from '../console/support.js';
 import { completeStandardKyc, tokenOf } from '../sessions/support.js';
@@ -22,6 +24,14 @@ let testApp: TestApp;
 let tenant: TestTenant;
 let browser: Browser;
 let receiver: Receiver;
+/** What the end user submits: a drawn passport page and a drawn face, as data URIs. */
+let documentImage: string;
+let selfieImage: string;
+
+/** Renders an SVG drawing to a PNG data URI (the fonts are the tests' vendored ones). */
+async function drawn(svg: string): Promise<string> {
+  return `data:image/png;base64,${(await sharp(Buffer.from(svg)).png().toBuffer()).toString('base64')}`;
+}
 
 const enabled = chromiumAvailable();
 
@@ -37,6 +47,22 @@ beforeAll(async () => {
   expect(destination.status).toBe(201);
   receiver.secret = destination.body.secret;
   browser = await launchChromium({ camera: false });
+  documentImage = await drawn(`<svg xmlns="http://www.w3.org/2000/svg" width="600" height="400">
+    <rect width="600" height="400" rx="18" fill="#e8e2d0"/><rect x="30" y="90" width="170" height="220" fill="#b9b2a0"/>
+    <circle cx="115" cy="170" r="45" fill="#8d6e63"/><rect x="60" y="225" width="110" height="70" rx="30" fill="#5d4037"/>
+    <text x="30" y="60" font-family="DejaVu Sans" font-size="30" fill="#2b2b2b">PASSPORT · UNITED KINGDOM</text>
+    <text x="230" y="130" font-family="DejaVu Sans" font-size="24" fill="#2b2b2b">PEP</text>
+    <text x="230" y="170" font-family="DejaVu Sans" font-size="24" fill="#2b2b2b">SANDBOX</text>
+    <text x="230" y="210" font-family="DejaVu Sans" font-size="20" fill="#2b2b2b">01 JAN 1990 · GBR</text>
+    <text x="30" y="350" font-family="DejaVu Sans Mono" font-size="18" fill="#2b2b2b">P&lt;GBRPEP&lt;&lt;SANDBOX&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;</text>
+    <text x="30" y="380" font-family="DejaVu Sans Mono" font-size="18" fill="#2b2b2b">SBX0000000GBR9001011M3111235&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;&lt;</text>
+  </svg>`);
+  selfieImage = await drawn(`<svg xmlns="http://www.w3.org/2000/svg" width="300" height="380">
+    <rect width="300" height="380" fill="#cfd8dc"/><circle cx="150" cy="150" r="80" fill="#8d6e63"/>
+    <rect x="60" y="250" width="180" height="130" rx="60" fill="#37474f"/>
+    <circle cx="122" cy="140" r="8" fill="#212121"/><circle cx="178" cy="140" r="8" fill="#212121"/>
+    <path d="M120 190 Q150 210 180 190" stroke="#212121" stroke-width="5" fill="none"/>
+  </svg>`);
 }, 120_000);
 afterAll(async () => {
   await browser?.close();
@@ -75,6 +101,8 @@ async function caseInReview(vendorData: string): Promise<string> {
   });
   expect(created.status).toBe(201);
   const status = await completeStandardKyc(testApp, { sessionToken: tokenOf(created.body.url) }, created.body.session_id, {
+    imageFront: documentImage,
+    selfie: selfieImage,
     document: { firstName: 'Sandbox', lastName: 'Pep' },
   });
   expect(status).toBe('in_review');
@@ -104,6 +132,18 @@ describe.skipIf(!enabled)('the operator console', () => {
       expect(identity).toContain('SBX000000');
       expect(identity).toContain('Sandbox');
       expect(await page.locator('#similarity').textContent()).toContain('94 %');
+      // The document and the selfie as submitted, through their signed URLs; each opening audited by name.
+      for (const kind of ['document_front', 'selfie']) {
+        const image = page.locator(`figure[data-kind="${kind}"] img`);
+        await expect
+          .poll(() => image.evaluate((element) => (element as unknown as { naturalWidth: number }).naturalWidth))
+          .toBeGreaterThan(100);
+      }
+      expect(await page.locator('figure[data-kind="selfie"] figcaption').textContent()).toBe('Selfie · similarity 94 %');
+      const views = await testApp.app.orm.em
+        .fork()
+        .execute<{ operator_name: string }[]>('select operator_name from evidence_view where session_id = ?', [sessionId]);
+      expect(views.map((view) => view.operator_name).sort()).toEqual(['Katherine Johnson', 'Katherine Johnson']);
       expect(await page.locator('tr[data-node="document_verification"]').textContent()).toContain('passed');
       await expectNoSeriousA11yViolations(page, 'case');
       await screenshot(page, 'console-case');

@@ -311,6 +311,8 @@ const END_USER_CASES: Record<string, { query: string; variables(owner: Owned): R
  */
 const OPERATOR_CASES: Record<string, { query: string; variables(owner: Owned): Record<string, unknown> }> = {
   currentOperator: { query: 'query { currentOperator { id email name role } }', variables: () => ({}) },
+  // Tenant-wide (both environments), so only console admins set it; 30 is the default: the owner's own admin in the other environment changes nothing.
+  setEvidenceRetention: { query: 'mutation { setEvidenceRetention(days: 30) }', variables: () => ({}) },
   createOperator: {
     query: 'mutation ($input: CreateOperatorInput!) { createOperator(input: $input) { id email } }',
     variables: () => ({

@@ -19,6 +19,7 @@ import { Migration20261123000600AmlNameForms } from './Migration20261123000600Am
 import { Migration20261124000100Resubmission } from './Migration20261124000100Resubmission.js';
 import { Migration20261124000200FlowSettings } from './Migration20261124000200FlowSettings.js';
 import { Migration20261124000300Operators } from './Migration20261124000300Operators.js';
+import { Migration20261124000400Evidence } from './Migration20261124000400Evidence.js';
 
 /** Every migration in order; listed explicitly so tsx, vitest and a bundle all find the same set. */
 export const MIGRATIONS = [
@@ -43,4 +44,5 @@ export const MIGRATIONS = [
   Migration20261124000100Resubmission,
   Migration20261124000200FlowSettings,
   Migration20261124000300Operators,
+  Migration20261124000400Evidence,
 ];

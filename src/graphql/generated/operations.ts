@@ -209,6 +209,24 @@ export type Environment =
   | 'live'
   | 'sandbox';
 
+/** A submitted image or document, kept encrypted; its url works for 5 minutes and every opening is audited. */
+export type Evidence = {
+  byteLength: Scalars['Int']['output'];
+  /** image/jpeg, image/png, image/webp or application/pdf. */
+  contentType: Scalars['String']['output'];
+  /** Unix seconds. */
+  createdAt: Scalars['UnixTime']['output'];
+  /** Unix seconds at which it is purged (the retention period). */
+  expiresAt: Scalars['UnixTime']['output'];
+  id: Scalars['String']['output'];
+  /** document_front, document_back, selfie or proof_of_address. */
+  kind: Scalars['String']['output'];
+  /** The step it was submitted to. */
+  nodeType: Scalars['String']['output'];
+  /** Signed, same-origin path of the file for the signed-in operator; works for 5 minutes. */
+  url: Scalars['String']['output'];
+};
+
 export type ExpectedDetailsInput = {
   /** ISO-2. */
   country?: InputMaybe<Scalars['String']['input']>;
@@ -549,6 +567,8 @@ export type Mutation = {
   screenAml: AmlResult;
   /** Queues a `webhook.test` message to an active destination. */
   sendTestWebhook: WebhookDelivery;
+  /** Sets how many days the tenant's evidence is kept (0-3650; 0 keeps nothing); files already kept are shortened to it. Admins in the console only. */
+  setEvidenceRetention: Scalars['Int']['output'];
   /** Mints a one-shot share token for an approved, declined or in_review session, addressed to one partner application. */
   shareSession: ShareToken;
   /** Submits personal data for AML screening. In a workflow with a document step the identity read from the document is screened and this data is compared with it (a difference is an aml_document_mismatch warning); sent before the document, it waits for it. */
@@ -685,6 +705,11 @@ export type MutationScreenAmlArgs = {
 
 export type MutationSendTestWebhookArgs = {
   destinationId: Scalars['ID']['input'];
+};
+
+
+export type MutationSetEvidenceRetentionArgs = {
+  days: Scalars['Int']['input'];
 };
 
 
@@ -1051,6 +1076,8 @@ export type Session = {
   /** The verdict, or the current status and results so far before one. */
   decision: Decision;
   environment: Environment;
+  /** The images and documents kept for operators (console sign-in only; an API key gets FORBIDDEN), each behind a short-lived URL. */
+  evidence: Array<Evidence>;
   expectedDetails?: Maybe<Scalars['JSONObject']['output']>;
   /** Unix time, seconds; pending and in-progress sessions expire then. */
   expiresAt: Scalars['UnixTime']['output'];
