@@ -351,6 +351,29 @@ describe('roles and the audit trail', () => {
     });
   });
 
+  it('given two reviewers, when both decide one case at the same moment, then exactly one decision wins and the other is told it came too late', async () => {
+    const sessionId = await inReviewSession(tenant.sandboxKey);
+    const [first, second] = await Promise.all([
+      signIn(testApp, await makeOperator(testApp, tenant.id, 'reviewer', 'First Reviewer')),
+      signIn(testApp, await makeOperator(testApp, tenant.id, 'reviewer', 'Second Reviewer')),
+    ]);
+
+    const answers = await Promise.all([
+      consoleGql(testApp, first, REVIEW, { id: sessionId, decision: 'approved', reason: 'looks fine' }),
+      consoleGql(testApp, second, REVIEW, { id: sessionId, decision: 'declined', reason: 'looks wrong' }),
+    ]);
+
+    const won = answers.filter((answer) => answer.body.data?.reviewSession);
+    const lost = answers.filter((answer) => answer.body.errors);
+    expect(won).toHaveLength(1);
+    expect(lost).toHaveLength(1);
+    expect(lost[0]!.body.errors[0].extensions.code).toBe('INVALID_TRANSITION');
+    const history = (await testApp.graphql(SESSION, { id: sessionId }, tenant.sandboxKey)).body.data.session;
+    const decisions = history.reviewHistory.filter((change: { actor: string }) => change.actor === 'reviewer');
+    expect(decisions).toHaveLength(1);
+    expect(history.status).toBe(won[0]!.body.data.reviewSession.status);
+  });
+
   it("given an operator of another tenant, when deciding this tenant's in-review session, then it is NOT_FOUND", async () => {
     const sessionId = await inReviewSession(tenant.sandboxKey);
     const stranger = await signIn(testApp, await makeOperator(testApp, other.id, 'admin'));
