@@ -62,6 +62,10 @@ export const SessionSchema = defineEntity({
     updatedAt: p.datetime(),
     expiresAt: p.datetime(),
     decidedAt: p.datetime().nullable(),
+    /** When its evidence and personal data were erased on request; the decision and the audit trail stay. */
+    erasedAt: p.datetime().nullable(),
+    /** Who asked: `api_key:<id>` or `operator:<name>`. */
+    erasedBy: p.text().nullable(),
   },
 });
 /** A session row. */

@@ -2,6 +2,8 @@ import { Arg, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 't
 import type { SessionStatusChange } from '../entities/session.entity.js';
 import { signedEvidenceUrl } from '../src/evidence/evidence.service.js';
 import { EvidenceObject } from './evidence.type.js';
+import { ErasureObject } from './erasure.type.js';
+import { eraseSession } from '../src/evidence/erasure.service.js';
 import type { NodeType } from '../src/domain/types.js';
 import { ApiError } from '../src/errors.js';
 import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
@@ -164,6 +166,15 @@ export class SessionResolver {
     const principal = requireTenant(context);
     const reviewed = await sessions.reviewSession(context.em, context.services, principal, id, decision, reason);
     return toSessionObject(sessionRecordOf(reviewed), context);
+  }
+
+  @Mutation(() => ErasureObject, {
+    description:
+      "Erases a decided or expired session's evidence and personal data on the person's request; the status, the decision, the node outcomes and the audit trail stay. 409 while the session is active.",
+  })
+  async eraseSession(@Arg('id', () => String) id: string, @Ctx() context: GraphQLContext): Promise<ErasureObject> {
+    const erased = await eraseSession(context.em, context.services, requireTenant(context), id);
+    return { sessionId: erased.sessionId, erasedAt: unixSeconds(erased.erasedAt), evidenceDeleted: erased.evidenceDeleted };
   }
 
   @FieldResolver(() => WorkflowObject, { nullable: true })

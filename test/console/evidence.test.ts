@@ -219,3 +219,75 @@ describe('retention', () => {
     expect(schedule?.cron).toBe('*/5 * * * *');
   });
 });
+
+describe('erasure on request', () => {
+  it('given a decided session with evidence, when its tenant erases it over REST, then the files and personal data are gone and the decision and audit trail stay; again changes nothing', async () => {
+    const created = await testApp.rest('POST', '/v1/sessions', {
+      key: tenant.sandboxKey,
+      body: {
+        workflow_id: 'standard_kyc',
+        vendor_data: 'erase-me',
+        expected_details: { first_name: 'Jane', last_name: 'Example' },
+        metadata: { crm: 'J-1' },
+      },
+    });
+    const sessionId = created.body.session_id as string;
+    expect(
+      await completeStandardKyc(testApp, { sessionToken: tokenOf(created.body.url) }, sessionId, {
+        imageFront: dataUri(documentPng),
+        selfie: dataUri(selfiePng),
+        document: { firstName: 'Jane', lastName: 'Example' },
+      }),
+    ).toBe('approved');
+    const before = await testApp.rest('GET', `/v1/sessions/${sessionId}/decision`, { key: tenant.sandboxKey });
+    expect(JSON.stringify(before.body)).toContain('Example');
+
+    const erased = await testApp.rest('POST', `/v1/sessions/${sessionId}/erase`, { key: tenant.sandboxKey });
+    const again = await testApp.rest('POST', `/v1/sessions/${sessionId}/erase`, { key: tenant.sandboxKey });
+
+    expect(erased.status).toBe(200);
+    expect(erased.body).toMatchObject({ session_id: sessionId, evidence_deleted: 2 });
+    expect(again.body).toEqual({ ...erased.body, evidence_deleted: 0 });
+    const em = testApp.app.orm.em.fork();
+    const [row] = await em.execute<{ expected_details: unknown; metadata: unknown; erased_by: string; status: string }[]>(
+      'select expected_details, metadata, erased_by, status from session where id = ?',
+      [sessionId],
+    );
+    expect(row).toMatchObject({ expected_details: null, metadata: null, erased_by: `api_key:${tenant.sandboxKeyId}`, status: 'approved' });
+    const [evidence] = await em.execute<{ n: string }[]>('select count(*) as n from evidence where session_id = ?', [sessionId]);
+    expect(Number(evidence!.n)).toBe(0);
+    const after = await testApp.rest('GET', `/v1/sessions/${sessionId}/decision`, { key: tenant.sandboxKey });
+    expect(after.body).toMatchObject({ status: 'approved', service_token: before.body.service_token });
+    expect(JSON.stringify(after.body)).not.toContain('Example');
+    expect(after.body.node_results.document_verification.details).not.toHaveProperty('extracted');
+    expect(after.body.node_results.document_verification.details).toHaveProperty('checks');
+    const history = (
+      await testApp.graphql(
+        'query ($id: String!) { session(id: $id) { reviewHistory { toStatus } } }',
+        { id: sessionId },
+        tenant.sandboxKey,
+      )
+    ).body.data.session.reviewHistory;
+    expect(history.map((change: { toStatus: string }) => change.toStatus)).toEqual(['pending', 'in_progress', 'approved']);
+  });
+
+  it('given an active session, when erased, then it is 409; a reviewer may not erase, an admin in the console may', async () => {
+    const pending = await testApp.rest('POST', '/v1/sessions', {
+      key: tenant.sandboxKey,
+      body: { workflow_id: 'standard_kyc', vendor_data: 'erase-active' },
+    });
+    const decided = await sessionWithImages('erase-by-admin');
+    const admin = await signIn(testApp, await makeOperator(testApp, tenant.id, 'admin', 'Ada Admin'));
+    const ERASE = 'mutation ($id: String!) { eraseSession(id: $id) { evidenceDeleted } }';
+
+    const active = await testApp.rest('POST', `/v1/sessions/${pending.body.session_id}/erase`, { key: tenant.sandboxKey });
+    const byReviewer = await consoleGql(testApp, reviewer, ERASE, { id: decided });
+    const byAdmin = await consoleGql(testApp, admin, ERASE, { id: decided });
+
+    expect(active.status).toBe(409);
+    expect(byReviewer.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    expect(byAdmin.body.data.eraseSession.evidenceDeleted).toBe(2);
+    const [row] = await testApp.app.orm.em.fork().execute<{ erased_by: string }[]>('select erased_by from session where id = ?', [decided]);
+    expect(row!.erased_by).toBe('operator:Ada Admin');
+  });
+});

@@ -20,6 +20,7 @@ import { Migration20261124000100Resubmission } from './Migration20261124000100Re
 import { Migration20261124000200FlowSettings } from './Migration20261124000200FlowSettings.js';
 import { Migration20261124000300Operators } from './Migration20261124000300Operators.js';
 import { Migration20261124000400Evidence } from './Migration20261124000400Evidence.js';
+import { Migration20261124000500Erasure } from './Migration20261124000500Erasure.js';
 
 /** Every migration in order; listed explicitly so tsx, vitest and a bundle all find the same set. */
 export const MIGRATIONS = [
@@ -45,4 +46,5 @@ export const MIGRATIONS = [
   Migration20261124000200FlowSettings,
   Migration20261124000300Operators,
   Migration20261124000400Evidence,
+  Migration20261124000500Erasure,
 ];

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { NODE_STATUSES, SESSION_STATUSES } from '../../domain/types.js';
 import {
   CreateSessionDocument,
+  EraseSessionDocument,
   GetDecisionDocument,
   GetSessionDocument,
   IntrospectServiceTokenDocument,
@@ -298,6 +299,24 @@ export const sessionRoutes = [
     status: 200,
     present: (data) => presentDecision(data.reviewSession.decision),
     response: DecisionJson,
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/v1/sessions/:session_id/erase',
+    operationId: 'eraseSession',
+    summary:
+      "Erases a decided or expired session's evidence and personal data on the person's request; the decision and the audit trail stay (409 while active).",
+    tag: 'Sessions',
+    operation: EraseSessionDocument,
+    params: SessionParams,
+    variables: ({ params }) => ({ id: params.session_id }),
+    status: 200,
+    present: (data) => ({
+      session_id: data.eraseSession.sessionId,
+      erased_at: data.eraseSession.erasedAt,
+      evidence_deleted: data.eraseSession.evidenceDeleted,
+    }),
+    response: z.object({ session_id: z.string(), erased_at: z.number().int(), evidence_deleted: z.number().int() }),
   }),
   defineRoute({
     method: 'POST',
