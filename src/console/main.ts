@@ -58,7 +58,7 @@ const CASE = `query ($id: String!) { session(id: $id) { ${QUEUE_FIELDS} status e
   reviewHistory { actor actorName fromStatus toStatus reason at } } }`;
 const REVIEW = `mutation ($id: String!, $decision: ReviewDecision!, $reason: String!) {
   reviewSession(id: $id, decision: $decision, reason: $reason) { id status } }`;
-const STATUS_CHANGES = 'subscription { sessionStatusChanged { sessionId status previousStatus } }';
+const REVIEW_QUEUE = 'subscription { reviewQueue { sessionId status previousStatus } }';
 
 /** Creates an element with attributes (`on*` functions become listeners) and children. */
 function h<K extends keyof HTMLElementTagNameMap>(
@@ -574,18 +574,18 @@ async function caseScreen(id: string): Promise<void> {
   );
 }
 
-/** Follows status changes of the sign-in's tenant and environment: the queue and an open case stay current. */
+/** Follows the review queue of the sign-in's tenant and environment: sessions entering review are added, leaving it removed; an open case stays current. */
 function follow(): void {
   if (socket) return;
   socket = openSocket(() => {
     app.dataset.live = 'on';
     markLive();
   });
-  socket.subscribe<{ sessionStatusChanged: { sessionId: string; status: string; previousStatus: string | null } }>(
-    { query: STATUS_CHANGES },
+  socket.subscribe<{ reviewQueue: { sessionId: string; status: string; previousStatus: string | null } }>(
+    { query: REVIEW_QUEUE },
     {
       next: async ({ data }) => {
-        const change = data?.sessionStatusChanged;
+        const change = data?.reviewQueue;
         if (!change) return;
         if (change.status === 'in_review') {
           const { session } = await graphql<{ session: QueueItem & { status: string } }>(QUEUE_ITEM, { id: change.sessionId });

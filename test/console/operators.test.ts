@@ -313,6 +313,40 @@ describe('tenant and environment of an operator', () => {
   });
 });
 
+describe('the review queue subscription', () => {
+  it('given a console socket on reviewQueue, when sessions of its scope and others change, then it gets only its own sessions entering and leaving review', async () => {
+    const credential = await signIn(testApp, await makeOperator(testApp, tenant.id, 'reviewer', 'Queue Watcher'), 'sandbox');
+    const socket = consoleSocket(credential, credential.csrfToken);
+    const received: { sessionId: string; status: string; previousStatus: string }[] = [];
+    const next = new Promise<void>((resolve, reject) => {
+      socket.subscribe<{ reviewQueue: { sessionId: string; status: string; previousStatus: string } }>(
+        { query: 'subscription { reviewQueue { sessionId status previousStatus } }' },
+        {
+          next: ({ data }) => {
+            received.push(data!.reviewQueue);
+            if (received.length === 2) resolve();
+          },
+          error: reject,
+          complete: () => undefined,
+        },
+      );
+    });
+    await waitForSubscribers(testApp.app.services.live, 1);
+
+    await inReviewSession(other.sandboxKey);
+    await pendingSession(tenant.sandboxKey);
+    const own = await inReviewSession(tenant.sandboxKey);
+    await consoleGql(testApp, credential, REVIEW, { id: own, decision: 'approved', reason: 'checked by hand' });
+    await next;
+
+    expect(received).toEqual([
+      { sessionId: own, status: 'in_review', previousStatus: 'in_progress' },
+      { sessionId: own, status: 'approved', previousStatus: 'in_review' },
+    ]);
+    await socket.dispose();
+  });
+});
+
 describe('roles and the audit trail', () => {
   it('given a viewer, when deciding an in-review session or changing a setting, then it is FORBIDDEN and nothing changes', async () => {
     const sessionId = await inReviewSession(tenant.sandboxKey);

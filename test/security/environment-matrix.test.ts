@@ -329,7 +329,11 @@ const OPERATOR_CASES: Record<string, { query: string; variables(owner: Owned): R
 };
 
 /** Subscriptions, exercised by their own test below. */
-const SUBSCRIPTION_CASES = ['sessionStatusChanged', /* test/hosted/live-progress.test.ts */ 'hostedFlowChanged'];
+const SUBSCRIPTION_CASES = [
+  'sessionStatusChanged',
+  /* test/hosted/live-progress.test.ts */ 'hostedFlowChanged',
+  /* test/console/operators.test.ts: the same hub and scope as sessionStatusChanged, filtered to in_review */ 'reviewQueue',
+];
 
 let testApp: TestApp;
 let receiver: Server;

@@ -1209,6 +1209,8 @@ export type StatusChange = {
 export type Subscription = {
   /** Status changes of one session, for the hosted flow's page (session token in connection_init's x-session-token) or the tenant's key; the computer that showed the QR code follows the phone this way. */
   hostedFlowChanged: SessionStatusEvent;
+  /** The review queue of the caller's tenant and environment, live: a session entering in_review (status in_review) or leaving it (previousStatus in_review), in commit order. The console follows it. */
+  reviewQueue: SessionStatusEvent;
   /** Every committed status change of the key's tenant and environment (creation included), in commit order, optionally filtered. */
   sessionStatusChanged: SessionStatusEvent;
 };
