@@ -14,6 +14,26 @@ let socket: Client | null = null;
 /** The in-review sessions the queue shows, by id, newest first when rendered. */
 const queue = new Map<string, QueueItem>();
 
+/** The queue's filters, applied by the server to the list and here to live arrivals. */
+interface QueueFilter {
+  vendorData?: string;
+  workflowId?: string;
+  /** Unix seconds, inclusive. */
+  createdAfter?: number;
+  /** Unix seconds, exclusive. */
+  createdBefore?: number;
+}
+let filter: QueueFilter = {};
+
+/** Whether a live arrival belongs in the filtered queue (the same rules the server's filter applies). */
+function inFilter(item: QueueItem): boolean {
+  if (filter.vendorData && item.vendorData !== filter.vendorData) return false;
+  if (filter.workflowId && item.workflowId !== filter.workflowId) return false;
+  if (filter.createdAfter !== undefined && item.createdAt < filter.createdAfter) return false;
+  if (filter.createdBefore !== undefined && item.createdAt >= filter.createdBefore) return false;
+  return true;
+}
+
 /** One row of the review queue. */
 interface QueueItem {
   id: string;
@@ -51,7 +71,7 @@ interface Case extends QueueItem {
 }
 
 const QUEUE_FIELDS = 'id vendorData workflowId createdAt updatedAt decision { reasons { code message } }';
-const QUEUE = `query { sessions(first: 100, filter: { statuses: [in_review] }) { edges { node { ${QUEUE_FIELDS} } } } }`;
+const QUEUE = `query ($filter: SessionFilterInput!) { sessions(first: 100, filter: $filter) { edges { node { ${QUEUE_FIELDS} } } } }`;
 const QUEUE_ITEM = `query ($id: String!) { session(id: $id) { status ${QUEUE_FIELDS} } }`;
 const CASE = `query ($id: String!) { session(id: $id) { ${QUEUE_FIELDS} status environment expectedDetails evidence { id kind contentType url }
   warnings { code message } nodeResults { nodeType status warnings { code message } details }
@@ -216,7 +236,7 @@ function refreshQueueTable(): void {
 
 /** The live review queue. */
 async function queueScreen(): Promise<void> {
-  const answer = await graphql<{ sessions: { edges: { node: QueueItem }[] } }>(QUEUE);
+  const answer = await graphql<{ sessions: { edges: { node: QueueItem }[] } }>(QUEUE, { filter: { statuses: ['in_review'], ...filter } });
   queue.clear();
   for (const { node } of answer.sessions.edges) queue.set(node.id, node);
   show(
@@ -226,6 +246,7 @@ async function queueScreen(): Promise<void> {
       'main',
       {},
       h('h1', { tabindex: '-1' }, 'Review queue'),
+      filterForm(),
       h('p', { id: 'queue-count' }),
       h('p', { class: 'live', id: 'live' }, socket ? 'Connecting for live updates…' : ''),
       h(
@@ -250,6 +271,79 @@ async function queueScreen(): Promise<void> {
   );
   refreshQueueTable();
   markLive();
+}
+
+/** A day picked in a date input as Unix seconds at its start (UTC), or undefined when empty. */
+function dayStart(value: FormDataEntryValue | null): number | undefined {
+  return typeof value === 'string' && value ? Date.parse(`${value}T00:00:00Z`) / 1000 : undefined;
+}
+
+/** The queue's filters: vendor data, workflow and creation dates. */
+function filterForm(): HTMLElement {
+  const day = (seconds: number | undefined) => (seconds === undefined ? undefined : new Date(seconds * 1000).toISOString().slice(0, 10));
+  const form = h(
+    'form',
+    {
+      class: 'filters',
+      'aria-label': 'Filter the queue',
+      onsubmit: async (event) => {
+        event.preventDefault();
+        const data = new FormData(form);
+        const until = dayStart(data.get('created_to'));
+        filter = {
+          vendorData: String(data.get('vendor_data') ?? '').trim() || undefined,
+          workflowId: String(data.get('workflow_id') ?? '').trim() || undefined,
+          createdAfter: dayStart(data.get('created_from')),
+          createdBefore: until === undefined ? undefined : until + 24 * 3600,
+        };
+        await queueScreen();
+        announce(`${queue.size} cases match.`);
+      },
+    },
+    h(
+      'div',
+      {},
+      h('label', { for: 'filter-vendor' }, 'Vendor data'),
+      h('input', { id: 'filter-vendor', name: 'vendor_data', value: filter.vendorData }),
+    ),
+    h(
+      'div',
+      {},
+      h('label', { for: 'filter-workflow' }, 'Workflow'),
+      h('input', { id: 'filter-workflow', name: 'workflow_id', value: filter.workflowId }),
+    ),
+    h(
+      'div',
+      {},
+      h('label', { for: 'filter-from' }, 'Created from'),
+      h('input', { id: 'filter-from', name: 'created_from', type: 'date', value: day(filter.createdAfter) }),
+    ),
+    h(
+      'div',
+      {},
+      h('label', { for: 'filter-to' }, 'Created until'),
+      h('input', {
+        id: 'filter-to',
+        name: 'created_to',
+        type: 'date',
+        value: day(filter.createdBefore === undefined ? undefined : filter.createdBefore - 24 * 3600),
+      }),
+    ),
+    h('button', { type: 'submit' }, 'Filter'),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary',
+        onclick: async () => {
+          filter = {};
+          await queueScreen();
+        },
+      },
+      'Clear',
+    ),
+  );
+  return form;
 }
 
 /** Shows that the queue follows the server live once the socket is up. */
@@ -589,7 +683,7 @@ function follow(): void {
         if (!change) return;
         if (change.status === 'in_review') {
           const { session } = await graphql<{ session: QueueItem & { status: string } }>(QUEUE_ITEM, { id: change.sessionId });
-          if (session.status === 'in_review') {
+          if (session.status === 'in_review' && inFilter(session)) {
             queue.set(session.id, session);
             announce(`New case in review: ${session.vendorData}.`);
           }

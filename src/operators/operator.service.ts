@@ -112,7 +112,7 @@ function locked(until: Date): ApiError {
   const seconds = Math.max(1, Math.ceil((until.getTime() - Date.now()) / 1000));
   return new ApiError(
     'account_locked',
-    `Too many wrong passwords: this account is locked for ${seconds} s. An admin can also reset the password.`,
+    `Too many wrong passwords: this account is locked for ${seconds} s.`,
     [],
     { 'Retry-After': String(seconds) },
   );

@@ -181,10 +181,20 @@ describe.skipIf(!enabled)('the operator console', () => {
   );
 
   it(
-    'given a viewer, when opening a case in review, then the page offers no decision and the API refuses one made from the page',
+    'given a viewer, when filtering the queue and opening a case in review, then the filter holds and the page offers no decision and the API refuses one made from the page',
     async () => {
       const sessionId = await caseInReview('customer-viewer');
       const page = await signInPage(await makeOperator(testApp, tenant.id, 'viewer', 'Vera Viewer'));
+      // Filters: another vendor's data hides the case, its own shows only it; the server and live arrivals agree.
+      await page.getByLabel('Vendor data').fill('someone-else');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await expect.poll(() => page.locator('#queue-count').textContent()).toBe('No case waits for review.');
+      await page.getByLabel('Vendor data').fill('customer-viewer');
+      await page.getByLabel('Created from').fill(new Date().toISOString().slice(0, 10));
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await expect.poll(() => page.locator('#queue-count').textContent()).toBe('1 case waits for review.');
+      await expectNoSeriousA11yViolations(page, 'filtered queue');
+      await screenshot(page, 'console-queue-filtered');
       await page.locator(`tr[data-session-id="${sessionId}"]`).getByRole('link').click();
       await screen(page, 'case');
 
