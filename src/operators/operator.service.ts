@@ -110,12 +110,9 @@ function wrongCredentials(): ApiError {
 /** The refusal of a locked account, saying when to try again. */
 function locked(until: Date): ApiError {
   const seconds = Math.max(1, Math.ceil((until.getTime() - Date.now()) / 1000));
-  return new ApiError(
-    'account_locked',
-    `Too many wrong passwords: this account is locked for ${seconds} s.`,
-    [],
-    { 'Retry-After': String(seconds) },
-  );
+  return new ApiError('account_locked', `Too many wrong passwords: this account is locked for ${seconds} s.`, [], {
+    'Retry-After': String(seconds),
+  });
 }
 
 /**
