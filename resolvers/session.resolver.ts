@@ -3,6 +3,8 @@ import type { SessionStatusChange } from '../entities/session.entity.js';
 import { signedEvidenceUrl } from '../src/evidence/evidence.service.js';
 import { EvidenceObject } from './evidence.type.js';
 import { ErasureObject } from './erasure.type.js';
+import { SessionNoteObject } from './note.type.js';
+import { addSessionNote, type SessionNote } from '../src/notes/note.service.js';
 import { eraseSession } from '../src/evidence/erasure.service.js';
 import type { NodeType } from '../src/domain/types.js';
 import { ApiError } from '../src/errors.js';
@@ -61,6 +63,11 @@ export function toNodeResultObject(row: NodeResultRecord): NodeResultObject {
     details: row.details,
     updatedAt: unixSeconds(row.updatedAt),
   };
+}
+
+/** Shapes a note for GraphQL. */
+function toNoteObject(note: SessionNote): SessionNoteObject {
+  return { ...note, createdAt: unixSeconds(note.createdAt) };
 }
 
 /** Shapes a status change row for GraphQL. */
@@ -175,6 +182,22 @@ export class SessionResolver {
   async eraseSession(@Arg('id', () => String) id: string, @Ctx() context: GraphQLContext): Promise<ErasureObject> {
     const erased = await eraseSession(context.em, context.services, requireTenant(context), id);
     return { sessionId: erased.sessionId, erasedAt: unixSeconds(erased.erasedAt), evidenceDeleted: erased.evidenceDeleted };
+  }
+
+  @Mutation(() => SessionNoteObject, {
+    description: "Adds a note to a session, under the author's name (reviewers and admins in the console, or a key).",
+  })
+  async addSessionNote(
+    @Arg('sessionId', () => String) sessionId: string,
+    @Arg('body', () => String) body: string,
+    @Ctx() context: GraphQLContext,
+  ): Promise<SessionNoteObject> {
+    return toNoteObject(await addSessionNote(context.em, context.services, requireTenant(context), sessionId, body));
+  }
+
+  @FieldResolver(() => [SessionNoteObject], { description: 'Notes on the session, oldest first.' })
+  async notes(@Root() session: SessionObject, @Ctx() context: GraphQLContext): Promise<SessionNoteObject[]> {
+    return (await context.loaders.notesBySessionId.load(session.id)).map(toNoteObject);
   }
 
   @FieldResolver(() => WorkflowObject, { nullable: true })

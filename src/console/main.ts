@@ -68,14 +68,16 @@ interface Case extends QueueItem {
   }[];
   warnings: { code: string; message: string }[];
   evidence: { id: string; kind: string; contentType: string; url: string }[];
+  notes: { id: string; authorName: string; body: string; createdAt: number }[];
 }
 
 const QUEUE_FIELDS = 'id vendorData workflowId createdAt updatedAt decision { reasons { code message } }';
 const QUEUE = `query ($filter: SessionFilterInput!) { sessions(first: 100, filter: $filter) { edges { node { ${QUEUE_FIELDS} } } } }`;
 const QUEUE_ITEM = `query ($id: String!) { session(id: $id) { status ${QUEUE_FIELDS} } }`;
-const CASE = `query ($id: String!) { session(id: $id) { ${QUEUE_FIELDS} status environment expectedDetails evidence { id kind contentType url }
+const CASE = `query ($id: String!) { session(id: $id) { ${QUEUE_FIELDS} status environment expectedDetails evidence { id kind contentType url } notes { id authorName body createdAt }
   warnings { code message } nodeResults { nodeType status warnings { code message } details }
   reviewHistory { actor actorName fromStatus toStatus reason at } } }`;
+const ADD_NOTE = `mutation ($sessionId: String!, $body: String!) { addSessionNote(sessionId: $sessionId, body: $body) { id } }`;
 const REVIEW = `mutation ($id: String!, $decision: ReviewDecision!, $reason: String!) {
   reviewSession(id: $id, decision: $decision, reason: $reason) { id status } }`;
 const REVIEW_QUEUE = 'subscription { reviewQueue { sessionId status previousStatus } }';
@@ -578,6 +580,46 @@ function timelineSection(session: Case): HTMLElement {
   );
 }
 
+/** Notes on the case, under their authors' names; reviewers and admins add them. */
+function notesSection(session: Case): HTMLElement {
+  const list = h(
+    'ul',
+    { class: 'notes', id: 'notes' },
+    ...session.notes.map((note) =>
+      h('li', {}, h('p', {}, note.body), h('p', { class: 'reason' }, `${note.authorName}, ${when(note.createdAt)}`)),
+    ),
+  );
+  const heading = h('h2', { id: 'notes-heading' }, 'Notes');
+  if (me!.operator.role === 'viewer')
+    return h('section', { 'aria-labelledby': 'notes-heading' }, heading, session.notes.length ? list : h('p', {}, 'No notes.'));
+  const error = h('p', { class: 'error', role: 'alert', id: 'note-error' });
+  const form = h(
+    'form',
+    {
+      onsubmit: async (event) => {
+        event.preventDefault();
+        const body = (form.querySelector('#note') as HTMLTextAreaElement).value.trim();
+        if (!body) {
+          error.textContent = 'Write the note first.';
+          return;
+        }
+        try {
+          await graphql(ADD_NOTE, { sessionId: session.id, body });
+          announce('Note added.');
+          await caseScreen(session.id);
+        } catch (failure) {
+          error.textContent = failure instanceof ApiError ? failure.message : 'The server could not be reached.';
+        }
+      },
+    },
+    h('label', { for: 'note' }, 'New note'),
+    h('textarea', { id: 'note', name: 'note', rows: '2' }),
+    error,
+    h('button', { type: 'submit', class: 'secondary' }, 'Add note'),
+  );
+  return h('section', { 'aria-labelledby': 'notes-heading' }, heading, session.notes.length ? list : null, form);
+}
+
 /** Approve or decline with a reason, for reviewers and admins while the session is in review. */
 function decisionSection(session: Case): HTMLElement {
   const heading = h('h2', { id: 'decision-heading' }, 'Decision');
@@ -662,7 +704,7 @@ async function caseScreen(id: string): Promise<void> {
         'div',
         { class: 'columns wide' },
         h('div', {}, evidenceSection(session), identitySection(session), checksSection(session), amlSection(session)),
-        h('div', {}, decisionSection(session), timelineSection(session)),
+        h('div', {}, decisionSection(session), notesSection(session), timelineSection(session)),
       ),
     ),
   );

@@ -6,6 +6,7 @@ import { WorkflowSchema, type Workflow } from '../../entities/workflow.entity.js
 import type { ServiceSecrets } from '../auth/secrets.js';
 import { readNodeResults, type NodeResultRecord } from '../sessions/session-record.js';
 import { listEvidence, type EvidenceItem } from '../evidence/evidence.service.js';
+import { listNotes, type SessionNote } from '../notes/note.service.js';
 
 /** The DataLoaders of one request: nested fields load in one query per kind, whatever the page size. */
 export interface Loaders {
@@ -19,6 +20,8 @@ export interface Loaders {
   serviceTokenBySessionId: DataLoader<string, string | null>;
   /** Evidence kept for each session (metadata only), oldest first. */
   evidenceBySessionId: DataLoader<string, EvidenceItem[]>;
+  /** Notes on each session, oldest first. */
+  notesBySessionId: DataLoader<string, SessionNote[]>;
 }
 
 /** Groups rows by a key, returning one array per requested key in key order. */
@@ -59,6 +62,9 @@ export function createLoaders(em: EntityManager, secrets: ServiceSecrets): Loade
     }),
     evidenceBySessionId: new DataLoader(async (sessionIds) =>
       groupInKeyOrder(sessionIds, await listEvidence(em, sessionIds), (row) => row.sessionId),
+    ),
+    notesBySessionId: new DataLoader(async (sessionIds) =>
+      groupInKeyOrder(sessionIds, await listNotes(em, sessionIds), (row) => row.sessionId),
     ),
   };
 }

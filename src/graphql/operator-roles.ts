@@ -3,8 +3,8 @@ import type { OperatorRole } from '../../entities/operator.entity.js';
 import { ApiError } from '../errors.js';
 import type { GraphQLContext } from './context.js';
 
-/** The mutations a `reviewer` may run besides reading: deciding cases. Every other mutation is an `admin`'s. */
-export const REVIEWER_MUTATIONS: ReadonlySet<string> = new Set(['reviewSession']);
+/** The mutations a `reviewer` may run besides reading: deciding cases and noting why. Every other mutation is an `admin`'s. */
+export const REVIEWER_MUTATIONS: ReadonlySet<string> = new Set(['reviewSession', 'addSessionNote']);
 
 /** Whether an operator of `role` may run the mutation `field`; reads and subscriptions are every role's. */
 export function roleMayMutate(role: OperatorRole, field: string): boolean {

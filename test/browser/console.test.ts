@@ -148,6 +148,11 @@ describe.skipIf(!enabled)('the operator console', () => {
       await expectNoSeriousA11yViolations(page, 'case');
       await screenshot(page, 'console-case');
 
+      // A note, kept under the reviewer's name.
+      await page.getByLabel('New note').fill('The photo shows moiré: a screen, not paper.');
+      await page.getByRole('button', { name: 'Add note' }).click();
+      await expect.poll(() => page.locator('#notes').textContent()).toContain('Katherine Johnson');
+
       // Without a reason nothing is sent; with one the case is declined.
       await page.getByRole('button', { name: 'Decline' }).click();
       await expect.poll(() => page.locator('#decision-error').textContent()).toContain('Give a reason');

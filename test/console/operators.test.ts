@@ -408,6 +408,34 @@ describe('roles and the audit trail', () => {
     expect(history.status).toBe(won[0]!.body.data.reviewSession.status);
   });
 
+  it('given a case, when a reviewer and a key add notes, then both are listed under their authors; a viewer cannot add one; an empty note is a 400', async () => {
+    const sessionId = await inReviewSession(tenant.sandboxKey);
+    const reviewer = await signIn(testApp, await makeOperator(testApp, tenant.id, 'reviewer', 'Dorothy Vaughan'));
+    const viewer = await signIn(testApp, await makeOperator(testApp, tenant.id, 'viewer'));
+    const ADD = 'mutation ($sessionId: String!, $body: String!) { addSessionNote(sessionId: $sessionId, body: $body) { authorName } }';
+
+    const byReviewer = await consoleGql(testApp, reviewer, ADD, { sessionId, body: 'Called the customer: the address is a new one.' });
+    const byKey = await testApp.rest('POST', `/v1/sessions/${sessionId}/notes`, {
+      key: tenant.sandboxKey,
+      body: { body: 'CRM ticket 4711' },
+    });
+    const byViewer = await consoleGql(testApp, viewer, ADD, { sessionId, body: 'viewer note' });
+    const empty = await testApp.rest('POST', `/v1/sessions/${sessionId}/notes`, { key: tenant.sandboxKey, body: { body: '  ' } });
+
+    expect(byReviewer.body.data.addSessionNote.authorName).toBe('Dorothy Vaughan');
+    expect(byKey.status).toBe(201);
+    expect(byKey.body).toMatchObject({ session_id: sessionId, author_name: `api_key:${tenant.sandboxKeyId}`, body: 'CRM ticket 4711' });
+    expect(byViewer.body.errors[0].extensions.code).toBe('FORBIDDEN');
+    expect(empty.status).toBe(400);
+    const notes = (
+      await consoleGql(testApp, viewer, 'query ($id: String!) { session(id: $id) { notes { authorName body } } }', { id: sessionId })
+    ).body.data.session.notes;
+    expect(notes).toEqual([
+      { authorName: 'Dorothy Vaughan', body: 'Called the customer: the address is a new one.' },
+      { authorName: `api_key:${tenant.sandboxKeyId}`, body: 'CRM ticket 4711' },
+    ]);
+  });
+
   it("given an operator of another tenant, when deciding this tenant's in-review session, then it is NOT_FOUND", async () => {
     const sessionId = await inReviewSession(tenant.sandboxKey);
     const stranger = await signIn(testApp, await makeOperator(testApp, other.id, 'admin'));

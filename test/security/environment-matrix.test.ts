@@ -155,6 +155,11 @@ const ROUTE_CASES: Record<string, RouteCase> = {
   'GET /v1/sessions': { refusal: 'no_leak', calls: () => [{}], shows: (o) => o.approvedSessionId },
   'GET /v1/sessions/:session_id': { refusal: 'not_found', calls: sessionCalls },
   'GET /v1/sessions/:session_id/decision': { refusal: 'not_found', calls: sessionCalls },
+  'POST /v1/sessions/:session_id/notes': {
+    refusal: 'not_found',
+    phase: 'write',
+    calls: (o) => [{ params: { session_id: o.approvedSessionId }, body: { body: 'matrix note' } }],
+  },
   // Last of all (a deletion phase): it strips the owner's approved session of its personal data.
   'POST /v1/sessions/:session_id/erase': { refusal: 'not_found', phase: 'delete', calls: sessionCalls },
   'POST /v1/sessions/:session_id/review': {

@@ -21,6 +21,7 @@ import { Migration20261124000200FlowSettings } from './Migration20261124000200Fl
 import { Migration20261124000300Operators } from './Migration20261124000300Operators.js';
 import { Migration20261124000400Evidence } from './Migration20261124000400Evidence.js';
 import { Migration20261124000500Erasure } from './Migration20261124000500Erasure.js';
+import { Migration20261124000600SessionNotes } from './Migration20261124000600SessionNotes.js';
 
 /** Every migration in order; listed explicitly so tsx, vitest and a bundle all find the same set. */
 export const MIGRATIONS = [
@@ -47,4 +48,5 @@ export const MIGRATIONS = [
   Migration20261124000300Operators,
   Migration20261124000400Evidence,
   Migration20261124000500Erasure,
+  Migration20261124000600SessionNotes,
 ];
