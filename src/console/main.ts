@@ -77,6 +77,7 @@ const QUEUE_ITEM = `query ($id: String!) { session(id: $id) { status ${QUEUE_FIE
 const CASE = `query ($id: String!) { session(id: $id) { ${QUEUE_FIELDS} status environment expectedDetails evidence { id kind contentType url } notes { id authorName body createdAt }
   warnings { code message } nodeResults { nodeType status warnings { code message } details }
   reviewHistory { actor actorName fromStatus toStatus reason at } } }`;
+const OVERVIEW = `query { decisionsPerDay(days: 14) { day approved declined } reviewBacklog { underAnHour underADay underAWeek older } }`;
 const ADD_NOTE = `mutation ($sessionId: String!, $body: String!) { addSessionNote(sessionId: $sessionId, body: $body) { id } }`;
 const REVIEW = `mutation ($id: String!, $decision: ReviewDecision!, $reason: String!) {
   reviewSession(id: $id, decision: $decision, reason: $reason) { id status } }`;
@@ -146,7 +147,7 @@ function header(): HTMLElement {
     'header',
     { class: 'bar' },
     h('a', { href: '#/', class: 'brand' }, 'openkyc console'),
-    h('nav', { 'aria-label': 'Console' }, h('a', { href: '#/' }, 'Review queue')),
+    h('nav', { 'aria-label': 'Console' }, h('a', { href: '#/' }, 'Review queue'), ' ', h('a', { href: '#/overview' }, 'Overview')),
     h('div', { class: 'who' }, h('label', { for: 'environment' }, 'Environment'), environment),
     h('p', { class: 'who', id: 'operator' }, `${operator.name} · ${operator.role}`),
     h(
@@ -710,6 +711,122 @@ async function caseScreen(id: string): Promise<void> {
   );
 }
 
+const SVG = 'http://www.w3.org/2000/svg';
+
+/** Creates an SVG element with attributes. */
+function svg(tag: string, attributes: Record<string, string | number>, ...children: (Node | string)[]): SVGElement {
+  const element = document.createElementNS(SVG, tag);
+  for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, String(value));
+  element.append(...children);
+  return element;
+}
+
+/**
+ * A bar chart: one group per label, one bar per series, drawn to scale with the counts written
+ * above the bars; the figure's table says the same for people who would rather read.
+ */
+function barChart(
+  id: string,
+  title: string,
+  labels: string[],
+  series: { name: string; className: string; values: number[] }[],
+  /** Writes 0 above empty bars too: for a few bars, where "none" is the news. */
+  showZeros = false,
+): HTMLElement {
+  const width = 640;
+  const height = 220;
+  const top = 20;
+  const bottom = 36;
+  const max = Math.max(1, ...series.flatMap((one) => one.values));
+  const groupWidth = width / labels.length;
+  const barWidth = Math.max(4, (groupWidth - 8) / series.length);
+  const bars = labels.flatMap((label, index) =>
+    series.map((one, s) => {
+      const value = one.values[index]!;
+      const barHeight = ((height - top - bottom) * value) / max;
+      const x = index * groupWidth + 4 + s * barWidth;
+      const y = height - bottom - barHeight;
+      return svg(
+        'g',
+        {},
+        svg(
+          'rect',
+          { x, y, width: barWidth - 2, height: barHeight, class: one.className },
+          svg('title', {}, `${label}, ${one.name}: ${value}`),
+        ),
+        value > 0 || showZeros
+          ? svg('text', { x: x + (barWidth - 2) / 2, y: y - 4, 'text-anchor': 'middle', class: 'chart-value' }, String(value))
+          : '',
+      );
+    }),
+  );
+  const axis = labels.map((label, index) =>
+    svg('text', { x: index * groupWidth + groupWidth / 2, y: height - bottom + 16, 'text-anchor': 'middle', class: 'chart-label' }, label),
+  );
+  return h(
+    'figure',
+    { class: 'chart', id },
+    svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': title }, ...bars, ...axis) as unknown as HTMLElement,
+    h('figcaption', {}, title, ' ', ...series.map((one) => h('span', { class: `key ${one.className}` }, one.name))),
+    h(
+      'table',
+      { class: 'visually-hidden' },
+      h('caption', {}, title),
+      h('thead', {}, h('tr', {}, h('th', { scope: 'col' }, ''), ...series.map((one) => h('th', { scope: 'col' }, one.name)))),
+      h(
+        'tbody',
+        {},
+        ...labels.map((label, index) =>
+          h('tr', {}, h('th', { scope: 'row' }, label), ...series.map((one) => h('td', {}, String(one.values[index])))),
+        ),
+      ),
+    ),
+  );
+}
+
+/** Charts where people would rather look than read: decisions per day by outcome, and the review backlog by age. */
+async function overviewScreen(): Promise<void> {
+  const data = await graphql<{
+    decisionsPerDay: { day: string; approved: number; declined: number }[];
+    reviewBacklog: { underAnHour: number; underADay: number; underAWeek: number; older: number };
+  }>(OVERVIEW);
+  const days = data.decisionsPerDay;
+  const backlog = data.reviewBacklog;
+  show(
+    'overview',
+    header(),
+    h(
+      'main',
+      {},
+      h('h1', { tabindex: '-1' }, 'Overview'),
+      h('h2', {}, 'Decisions per day'),
+      barChart(
+        'decisions-chart',
+        `Decisions per day over the last 14 days, ${me!.environment} (UTC days)`,
+        days.map((day) => day.day.slice(5)),
+        [
+          { name: 'approved', className: 'series-approved', values: days.map((day) => day.approved) },
+          { name: 'declined', className: 'series-declined', values: days.map((day) => day.declined) },
+        ],
+      ),
+      h('h2', {}, 'Review backlog by age'),
+      barChart(
+        'backlog-chart',
+        'Cases waiting for review, by time since their last change',
+        ['under 1 h', '1–24 h', '1–7 days', '7 days +'],
+        [
+          {
+            name: 'cases',
+            className: 'series-backlog',
+            values: [backlog.underAnHour, backlog.underADay, backlog.underAWeek, backlog.older],
+          },
+        ],
+        true,
+      ),
+    ),
+  );
+}
+
 /** Follows the review queue of the sign-in's tenant and environment: sessions entering review are added, leaving it removed; an open case stays current. */
 function follow(): void {
   if (socket) return;
@@ -749,6 +866,7 @@ async function route(): Promise<void> {
   follow();
   const caseId = /^#\/case\/([\w-]+)$/.exec(location.hash)?.[1];
   if (caseId) return caseScreen(caseId);
+  if (location.hash === '#/overview') return overviewScreen();
   return queueScreen();
 }
 

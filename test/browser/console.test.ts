@@ -111,7 +111,7 @@ async function caseInReview(vendorData: string): Promise<string> {
 
 describe.skipIf(!enabled)('the operator console', () => {
   it(
-    'given a reviewer on the queue, when a case goes to review, then it appears without reload; opened and declined with a reason, the webhook receiver gets the decision signed',
+    'given a reviewer on the queue, when a case goes to review, then it appears without reload; opened and declined with a reason, the webhook receiver gets the decision signed and the overview charts it',
     async () => {
       const page = await signInPage(await makeOperator(testApp, tenant.id, 'reviewer', 'Katherine Johnson'), 'console');
       await page.locator('#app[data-live="on"]').waitFor();
@@ -180,6 +180,17 @@ describe.skipIf(!enabled)('the operator console', () => {
       await page.getByRole('link', { name: '← Review queue' }).click();
       await screen(page, 'queue');
       expect(await page.locator(`tr[data-session-id="${sessionId}"]`).count()).toBe(0);
+
+      // The overview charts today's decline, drawn to scale, with the numbers in a table too.
+      await page.getByRole('link', { name: 'Overview' }).click();
+      await screen(page, 'overview');
+      const drawn = await page
+        .locator('#decisions-chart rect.series-declined')
+        .evaluateAll((bars) => bars.filter((bar) => Number(bar.getAttribute('height')) > 0).length);
+      expect(drawn).toBe(1);
+      expect(await page.locator('#decisions-chart table').textContent()).toContain('1');
+      await expectNoSeriousA11yViolations(page, 'overview');
+      await screenshot(page, 'console-overview');
       await page.context().close();
     },
     FLOW_MS,

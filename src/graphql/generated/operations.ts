@@ -168,6 +168,14 @@ export type Decision = {
   workflowId: Scalars['String']['output'];
 };
 
+/** Decisions made on one UTC day, by outcome (decision engine and reviewers alike). */
+export type DecisionDay = {
+  approved: Scalars['Int']['output'];
+  /** YYYY-MM-DD, UTC. */
+  day: Scalars['String']['output'];
+  declined: Scalars['Int']['output'];
+};
+
 export type DecisionReason = {
   code: Scalars['String']['output'];
   entryId?: Maybe<Scalars['String']['output']>;
@@ -944,6 +952,8 @@ export type ProofOfAddressWarning = {
 export type Query = {
   /** The operator signed in to the console; null for an API key. */
   currentOperator?: Maybe<Operator>;
+  /** Decisions per UTC day over the last `days` days (1-90, default 14), today included; empty days are zeros. */
+  decisionsPerDay: Array<DecisionDay>;
   /** The hosted flow's settings of the key's environment (defaults until changed). */
   flowSettings: FlowSettings;
   /** What the hosted flow's page shows for one session: branding, steps, document types, prefill. With the session token (x-session-token) or the API key. */
@@ -958,6 +968,8 @@ export type Query = {
   listEntries: ListEntryPage;
   /** The tenant's built-in face, document and name lists and its custom lists, with entry counts. */
   lists: Array<List>;
+  /** The in-review sessions by age. */
+  reviewBacklog: ReviewBacklog;
   /** One session of the calling tenant; NOT_FOUND otherwise. */
   session: Session;
   /** Sessions of the calling tenant and environment, newest first. */
@@ -976,6 +988,11 @@ export type Query = {
   workflow: Workflow;
   /** The built-in workflows and the calling tenant's custom ones. */
   workflows: Array<Workflow>;
+};
+
+
+export type QueryDecisionsPerDayArgs = {
+  days?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -1045,6 +1062,17 @@ export type QueryWebhookDestinationArgs = {
 
 export type QueryWorkflowArgs = {
   id: Scalars['String']['input'];
+};
+
+/** In-review sessions by how long they have waited since their last change. */
+export type ReviewBacklog = {
+  /** 7 days or more. */
+  older: Scalars['Int']['output'];
+  /** 1 to 24 hours. */
+  underADay: Scalars['Int']['output'];
+  /** 1 to 7 days. */
+  underAWeek: Scalars['Int']['output'];
+  underAnHour: Scalars['Int']['output'];
 };
 
 /** What a reviewer decides for an in-review session. */
