@@ -85,7 +85,13 @@ export const captureEvidence: NodeInputObserver = async (em, services, session, 
   const files = Object.entries(fields).flatMap(([field, kind]) => {
     const value = (input as Record<string, unknown>)[field];
     if (typeof value !== 'string' || !value.startsWith('data:')) return [];
-    return [{ kind, ...decodeDataUri(value, field, EVIDENCE_TYPES) }];
+    try {
+      return [{ kind, ...decodeDataUri(value, field, EVIDENCE_TYPES) }];
+    } catch (error) {
+      // The engine accepted the submission already: a file of a type we do not keep is not kept, rather than failing it.
+      if (error instanceof ApiError) return [];
+      throw error;
+    }
   });
   if (files.length === 0) return undefined;
   const days = await retentionDays(em, session.tenant.id);
