@@ -1,7 +1,15 @@
 import { argon2, randomBytes, timingSafeEqual } from 'node:crypto';
 import { promisify } from 'node:util';
 
-const argon2Async = promisify(argon2);
+/**
+ * Node's argon2 (node:crypto, Node ≥ 24.7, which the project's own runtime is), bound on first
+ * use so that the rest of the service still starts on an older Node and only sign-in says why.
+ */
+function argon2Async(algorithm: 'argon2id', parameters: Parameters<typeof argon2>[1]): Promise<Buffer> {
+  if (typeof argon2 !== 'function')
+    throw new Error(`Operator passwords need node:crypto argon2 (Node 24.7 or later); this is Node ${process.versions.node}.`);
+  return promisify(argon2)(algorithm, parameters);
+}
 
 /**
  * argon2id cost, OWASP's first recommended setting: 19 MiB of memory, 2 passes, 1 lane. About
