@@ -2,6 +2,7 @@ import { AmlEntitySchema, AmlListImportSchema } from './aml-entity.entity.js';
 import { ApiKeySchema } from './api-key.entity.js';
 import { CheckRunSchema } from './check-run.entity.js';
 import { FaceTemplateKeySchema, ListEntrySchema, ListSchema } from './list.entity.js';
+import { OperatorLoginSchema, OperatorSchema } from './operator.entity.js';
 import { OutboxEventSchema } from './outbox-event.entity.js';
 import { PhoneOtpSchema } from './phone-otp.entity.js';
 import { ServiceTokenSchema, SigningKeySchema } from './service-token.entity.js';
@@ -35,12 +36,15 @@ export const ALL_ENTITIES = [
   WebhookDestinationSchema,
   WebhookDeliverySchema,
   WebhookAttemptSchema,
+  OperatorSchema,
+  OperatorLoginSchema,
 ];
 
 export * from './aml-entity.entity.js';
 export * from './api-key.entity.js';
 export * from './check-run.entity.js';
 export * from './list.entity.js';
+export * from './operator.entity.js';
 export * from './outbox-event.entity.js';
 export * from './phone-otp.entity.js';
 export * from './service-token.entity.js';

@@ -62,6 +62,10 @@ export const SessionSchema = defineEntity({
     updatedAt: p.datetime(),
     expiresAt: p.datetime(),
     decidedAt: p.datetime().nullable(),
+    /** When its evidence and personal data were erased on request; the decision and the audit trail stay. */
+    erasedAt: p.datetime().nullable(),
+    /** Who asked: `api_key:<id>` or `operator:<name>`. */
+    erasedBy: p.text().nullable(),
   },
 });
 /** A session row. */
@@ -103,6 +107,10 @@ export const SessionStatusChangeSchema = defineEntity({
     /** `api` (creation), `end_user`, `decision_engine`, `reviewer`, `expiry`, `import`. */
     actor: p.text(),
     actorKeyId: p.uuid().nullable(),
+    /** The operator who made the change in the console, when one did. */
+    actorOperatorId: p.uuid().nullable(),
+    /** That operator's name at the time, so the audit trail reads the same after a rename. */
+    actorName: p.text().nullable(),
     reason: p.text().nullable(),
     createdAt: p.datetime(),
   },

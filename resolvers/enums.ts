@@ -1,5 +1,6 @@
 import { registerEnumType } from 'type-graphql';
 import { API_KEY_ENVIRONMENTS } from '../entities/api-key.entity.js';
+import { OPERATOR_ROLES } from '../entities/operator.entity.js';
 import { WORKFLOW_TYPES } from '../entities/workflow.entity.js';
 import { NODE_STATUSES, NODE_TYPES, SESSION_STATUSES } from '../src/domain/types.js';
 
@@ -29,4 +30,11 @@ export const EnvironmentEnum = enumOf(API_KEY_ENVIRONMENTS);
 registerEnumType(EnvironmentEnum, {
   name: 'Environment',
   description: 'live runs the real engines; sandbox the deterministic sandbox provider.',
+});
+
+/** Operator roles as a GraphQL enum. */
+export const OperatorRoleEnum = enumOf(OPERATOR_ROLES);
+registerEnumType(OperatorRoleEnum, {
+  name: 'OperatorRole',
+  description: 'viewer reads; reviewer also decides in-review sessions; admin also changes settings and manages operators.',
 });

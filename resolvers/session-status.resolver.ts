@@ -46,6 +46,21 @@ export class SessionStatusResolver {
 
   @Subscription(() => SessionStatusEventObject, {
     description:
+      "The review queue of the caller's tenant and environment, live: a session entering in_review (status in_review) or leaving it (previousStatus in_review), in commit order. The console follows it.",
+    subscribe: ({ context }) => {
+      const principal = requireTenant(context as GraphQLContext);
+      return (context as GraphQLContext).services.live.subscribe(
+        { tenantId: principal.tenantId, environment: principal.environment },
+        { touching: 'in_review' },
+      );
+    },
+  })
+  reviewQueue(@Root() event: SessionStatusEvent): SessionStatusEventObject {
+    return toEventObject(event);
+  }
+
+  @Subscription(() => SessionStatusEventObject, {
+    description:
       "Status changes of one session, for the hosted flow's page (session token in connection_init's x-session-token) or the tenant's key; the computer that showed the QR code follows the phone this way.",
     subscribe: async ({ args, context }) => {
       const graphqlContext = context as GraphQLContext;

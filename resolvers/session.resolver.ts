@@ -1,6 +1,13 @@
 import { Arg, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { SessionStatusChange } from '../entities/session.entity.js';
+import { signedEvidenceUrl } from '../src/evidence/evidence.service.js';
+import { EvidenceObject } from './evidence.type.js';
+import { ErasureObject } from './erasure.type.js';
+import { SessionNoteObject } from './note.type.js';
+import { addSessionNote, type SessionNote } from '../src/notes/note.service.js';
+import { eraseSession } from '../src/evidence/erasure.service.js';
 import type { NodeType } from '../src/domain/types.js';
+import { ApiError } from '../src/errors.js';
 import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
 import * as sessions from '../src/sessions/session.service.js';
 import { sessionRecordOf, type NodeResultRecord, type SessionRecord } from '../src/sessions/session-record.js';
@@ -58,6 +65,11 @@ export function toNodeResultObject(row: NodeResultRecord): NodeResultObject {
   };
 }
 
+/** Shapes a note for GraphQL. */
+function toNoteObject(note: SessionNote): SessionNoteObject {
+  return { ...note, createdAt: unixSeconds(note.createdAt) };
+}
+
 /** Shapes a status change row for GraphQL. */
 function toStatusChangeObject(row: SessionStatusChange): StatusChangeObject {
   return {
@@ -66,6 +78,8 @@ function toStatusChangeObject(row: SessionStatusChange): StatusChangeObject {
     toStatus: row.toStatus,
     actor: row.actor,
     actorKeyId: row.actorKeyId ?? null,
+    actorOperatorId: row.actorOperatorId ?? null,
+    actorName: row.actorName ?? null,
     reason: row.reason ?? null,
     at: unixSeconds(row.createdAt),
   };
@@ -161,6 +175,31 @@ export class SessionResolver {
     return toSessionObject(sessionRecordOf(reviewed), context);
   }
 
+  @Mutation(() => ErasureObject, {
+    description:
+      "Erases a decided or expired session's evidence and personal data on the person's request; the status, the decision, the node outcomes and the audit trail stay. 409 while the session is active.",
+  })
+  async eraseSession(@Arg('id', () => String) id: string, @Ctx() context: GraphQLContext): Promise<ErasureObject> {
+    const erased = await eraseSession(context.em, context.services, requireTenant(context), id);
+    return { sessionId: erased.sessionId, erasedAt: unixSeconds(erased.erasedAt), evidenceDeleted: erased.evidenceDeleted };
+  }
+
+  @Mutation(() => SessionNoteObject, {
+    description: "Adds a note to a session, under the author's name (reviewers and admins in the console, or a key).",
+  })
+  async addSessionNote(
+    @Arg('sessionId', () => String) sessionId: string,
+    @Arg('body', () => String) body: string,
+    @Ctx() context: GraphQLContext,
+  ): Promise<SessionNoteObject> {
+    return toNoteObject(await addSessionNote(context.em, context.services, requireTenant(context), sessionId, body));
+  }
+
+  @FieldResolver(() => [SessionNoteObject], { description: 'Notes on the session, oldest first.' })
+  async notes(@Root() session: SessionObject, @Ctx() context: GraphQLContext): Promise<SessionNoteObject[]> {
+    return (await context.loaders.notesBySessionId.load(session.id)).map(toNoteObject);
+  }
+
   @FieldResolver(() => WorkflowObject, { nullable: true })
   async workflow(@Root() session: SessionObject, @Ctx() context: GraphQLContext): Promise<WorkflowObject | null> {
     const workflow = await context.loaders.workflowById.load(session.workflowId);
@@ -172,9 +211,32 @@ export class SessionResolver {
     return (await context.loaders.nodeResultsBySessionId.load(session.id)).map(toNodeResultObject);
   }
 
-  @FieldResolver(() => [StatusChangeObject], { description: 'Every status change: actor, key, time, from, to, reason.' })
+  @FieldResolver(() => [StatusChangeObject], { description: 'Every status change: actor, key or operator, time, from, to, reason.' })
   async reviewHistory(@Root() session: SessionObject, @Ctx() context: GraphQLContext): Promise<StatusChangeObject[]> {
     return (await context.loaders.statusChangesBySessionId.load(session.id)).map(toStatusChangeObject);
+  }
+
+  @FieldResolver(() => [EvidenceObject], {
+    description:
+      'The images and documents kept for operators (console sign-in only; an API key gets FORBIDDEN), each behind a short-lived URL.',
+  })
+  async evidence(@Root() session: SessionObject, @Ctx() context: GraphQLContext): Promise<EvidenceObject[]> {
+    const principal = requireTenant(context);
+    if (principal.kind !== 'operator')
+      throw new ApiError(
+        'forbidden',
+        'Evidence is shown to operators signed in to the console, each view audited by name; not to API keys.',
+      );
+    return (await context.loaders.evidenceBySessionId.load(session.id)).map((item) => ({
+      id: item.id,
+      kind: item.kind,
+      nodeType: item.nodeType,
+      contentType: item.contentType,
+      byteLength: item.byteLength,
+      createdAt: unixSeconds(item.createdAt),
+      expiresAt: unixSeconds(item.expiresAt),
+      url: signedEvidenceUrl(context.services.secrets, item.id, principal),
+    }));
   }
 
   @FieldResolver(() => DecisionObject, { description: 'The verdict, or the current status and results so far before one.' })

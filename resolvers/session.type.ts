@@ -112,6 +112,12 @@ export class StatusChangeObject {
   @Field(() => String, { nullable: true, description: 'Id of the API key that made the change, when a key did.' })
   actorKeyId?: string | null;
 
+  @Field(() => String, { nullable: true, description: 'Id of the operator who made the change in the console, when one did.' })
+  actorOperatorId?: string | null;
+
+  @Field(() => String, { nullable: true, description: "The operator's name at the time of the change, when an operator made it." })
+  actorName?: string | null;
+
   @Field(() => String, { nullable: true })
   reason?: string | null;
 

@@ -14,45 +14,63 @@ export interface HostedManifest {
   jsGzipBytes: number;
 }
 
-/** Bundles src/hosted (TypeScript and CSS) into dist/hosted with hashed names and a manifest the page reads. */
-export async function buildHosted(): Promise<HostedManifest> {
-  const source = (path: string) => fileURLToPath(new URL(`../src/hosted/${path}`, import.meta.url));
+/** One browser app of ours: a folder of src/ with main.ts, styles.css and its own tsconfig.json. */
+export interface BrowserApp {
+  /** Folder under src/ and prefix of the output names (`hosted`, `console`). */
+  name: string;
+  /** Where the bundle and its manifest go (emptied first). */
+  outDir: string;
+}
+
+/** Bundles one browser app (TypeScript and CSS) with hashed names and a manifest its page reads. */
+export async function bundleBrowserApp(app: BrowserApp): Promise<HostedManifest> {
+  const source = (path: string) => fileURLToPath(new URL(`../src/${app.name}/${path}`, import.meta.url));
   const result = await build({
-    entryPoints: { hosted: source('main.ts'), styles: source('styles.css') },
+    entryPoints: { [app.name]: source('main.ts'), styles: source('styles.css') },
     bundle: true,
     format: 'esm',
     platform: 'browser',
     target: ['chrome100', 'safari15', 'firefox100'],
     minify: true,
     write: false,
-    outdir: HOSTED_BUILD_DIR,
+    outdir: app.outDir,
     tsconfig: source('tsconfig.json'),
     logLevel: 'warning',
   });
-  rmSync(HOSTED_BUILD_DIR, { recursive: true, force: true });
-  mkdirSync(HOSTED_BUILD_DIR, { recursive: true });
+  rmSync(app.outDir, { recursive: true, force: true });
+  mkdirSync(app.outDir, { recursive: true });
   const names: Record<string, string> = {};
   let jsGzipBytes = 0;
   for (const file of result.outputFiles) {
     const extension = file.path.endsWith('.css') ? 'css' : 'js';
     const hash = createHash('sha256').update(file.contents).digest('hex').slice(0, 12);
-    const name = `hosted-${hash}.${extension}`;
-    writeFileSync(`${HOSTED_BUILD_DIR}${name}`, file.contents);
+    const name = `${app.name}-${hash}.${extension}`;
+    writeFileSync(`${app.outDir}${name}`, file.contents);
     names[extension] = name;
     if (extension === 'js') jsGzipBytes = gzipSync(file.contents).length;
   }
   const manifest: HostedManifest = { js: names.js, css: names.css, jsGzipBytes };
-  writeFileSync(`${HOSTED_BUILD_DIR}manifest.json`, JSON.stringify(manifest));
+  writeFileSync(`${app.outDir}manifest.json`, JSON.stringify(manifest));
   return manifest;
+}
+
+/** Reads the manifest of a browser app's last build, or null when it was never built. */
+export function readManifest(outDir: string): HostedManifest | null {
+  try {
+    return JSON.parse(readFileSync(`${outDir}manifest.json`, 'utf8')) as HostedManifest;
+  } catch {
+    return null;
+  }
+}
+
+/** Bundles src/hosted (TypeScript and CSS) into dist/hosted with hashed names and a manifest the page reads. */
+export function buildHosted(): Promise<HostedManifest> {
+  return bundleBrowserApp({ name: 'hosted', outDir: HOSTED_BUILD_DIR });
 }
 
 /** The manifest of the last build, or null when the flow was never built. */
 export function readHostedManifest(): HostedManifest | null {
-  try {
-    return JSON.parse(readFileSync(`${HOSTED_BUILD_DIR}manifest.json`, 'utf8')) as HostedManifest;
-  } catch {
-    return null;
-  }
+  return readManifest(HOSTED_BUILD_DIR);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

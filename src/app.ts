@@ -7,6 +7,7 @@ import { configureNfcTrust } from './engines/document/nfc.js';
 import { installLiveEngines } from './engines/registry.js';
 import { startEngineExecutor, type RunningEngines } from './engines/pool/start.js';
 import { installListGate } from './lists/gate.js';
+import { installEvidenceCapture } from './evidence/evidence.service.js';
 import { closeMrzReader } from './engines/document/mrz-reader.js';
 import { closeOcrWorker } from './engines/poa/ocr.js';
 import { createServiceSecrets, resolveMasterKey } from './auth/secrets.js';
@@ -104,6 +105,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     configureNfcTrust(config.NFC_CSCA_CERTS_PATH);
     engines = await startEngineExecutor(config, logger, database.embedded);
     installListGate();
+    installEvidenceCapture();
     const tokens = new ServiceTokens(secrets);
     await tokens.init(orm.em.fork());
     apiKeys = new ApiKeyCache();

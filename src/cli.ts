@@ -2,6 +2,7 @@
  * Admin CLI: `npm run cli -- <command>`. Talks to the configured database directly (or, in
  * embedded mode while the server runs, through the server's embedded Unix socket).
  */
+import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
@@ -16,6 +17,7 @@ import { ApiError } from './errors.js';
 import { EventBus } from './events/outbox.js';
 import { createTenant, issueApiKey, listTenants, revokeApiKey } from './tenants/tenant.service.js';
 import { readCallbackSecret } from './tenants/callback-secrets.js';
+import { createOperator } from './operators/operator.service.js';
 import { createServiceSecrets, resolveMasterKey } from './auth/secrets.js';
 import { rotateMasterKey } from './auth/master-key-rotation.js';
 import { syncBuiltInWorkflows } from './workflows/workflow.service.js';
@@ -32,6 +34,11 @@ Commands:
   key:issue <tenant-id> [--env live|sandbox] [--name <label>]
                                            Issue an API key (shown once); default env sandbox
   key:revoke <key-id|prefix>               Revoke a key; it answers 401 at once
+  operator:create <tenant-id> <email> --name <full name> [--role viewer|reviewer|admin]
+                                           Create a person who signs in to /console (default role
+                                           admin: the first operator adds the others). The password
+                                           is OPERATOR_PASSWORD when set (12+ characters), else one
+                                           is generated and shown once
   callback-secret <tenant-id> [--env live|sandbox]
                                            Print the secrets that sign per-session callback events
                                            (each environment has its own; both when --env is omitted)
@@ -59,6 +66,7 @@ export async function runCli(argv: string[]): Promise<number> {
     options: {
       env: { type: 'string' },
       name: { type: 'string', default: '' },
+      role: { type: 'string' },
       format: { type: 'string' },
       list: { type: 'string', multiple: true },
       help: { type: 'boolean', short: 'h' },
@@ -104,6 +112,30 @@ export async function runCli(argv: string[]): Promise<number> {
           ),
         );
         console.error('The api_key is shown once; store it now.');
+        return 0;
+      }
+      case 'operator:create': {
+        const given = process.env.OPERATOR_PASSWORD;
+        // A password on the command line would sit in the shell history and the process list: the environment or a generated one.
+        const password = given || randomBytes(18).toString('base64url');
+        const operator = await createOperator(em, {
+          tenant_id: requireArg(rest[0], 'tenant-id'),
+          email: requireArg(rest[1], 'email'),
+          name: values.name,
+          role: values.role ?? 'admin',
+          password,
+        });
+        console.log(
+          JSON.stringify(
+            { operator_id: operator.id, tenant_id: operator.tenantId, email: operator.email, name: operator.name, role: operator.role },
+            null,
+            2,
+          ),
+        );
+        if (!given) {
+          console.log(`password: ${password}`);
+          console.error('The password is shown once; give it to the operator now. They sign in at /console.');
+        }
         return 0;
       }
       case 'key:revoke':

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
+import type { OperatorRole } from '../../entities/operator.entity.js';
 import { hashApiKey } from './api-keys.js';
 import type { ApiKeyCache } from './key-cache.js';
 
@@ -26,8 +27,42 @@ export interface EndUserPrincipal {
   token: string;
 }
 
+/**
+ * A request made by a person signed in to the console: it acts in the operator's tenant and the
+ * environment chosen for the sign-in, with the operator's role, and is audited by name.
+ */
+export interface OperatorPrincipal extends TenantScope {
+  kind: 'operator';
+  operatorId: string;
+  /** The operator's name as the audit trail shows it. */
+  operatorName: string;
+  role: OperatorRole;
+  /** The console sign-in the request came with, revoked by signing out. */
+  loginId: string;
+}
+
+/** Who acts for a tenant: a machine with an API key or a person in the console. */
+export type TenantPrincipal = ApiKeyPrincipal | OperatorPrincipal;
+
 /** Who a request acts for. */
-export type Principal = ApiKeyPrincipal | EndUserPrincipal;
+export type Principal = TenantPrincipal | EndUserPrincipal;
+
+/** Who made an audited change, as the audit columns record it. */
+export interface AuditIdentity {
+  /** The API key's id, when a key made the change. */
+  keyId: string | null;
+  /** The operator's id, when a person in the console made it. */
+  operatorId: string | null;
+  /** The operator's name at the time. */
+  name: string | null;
+}
+
+/** The audit columns of a change made by `principal` (none for the service itself or an end user). */
+export function auditIdentityOf(principal: Principal | null): AuditIdentity {
+  if (principal?.kind === 'api_key') return { keyId: principal.apiKeyId, operatorId: null, name: null };
+  if (principal?.kind === 'operator') return { keyId: null, operatorId: principal.operatorId, name: principal.operatorName };
+  return { keyId: null, operatorId: null, name: null };
+}
 
 /** Upper bound on the length of a key we bother hashing, in characters: longer input is not a key. */
 const MAX_KEY_LENGTH = 200;

@@ -53,6 +53,8 @@ export interface ServiceSecrets {
    * a leaked table reveals no code and a digest cannot be moved to another row.
    */
   oneTimeCodeDigest(boundTo: string, code: string): string;
+  /** Signature (HMAC-SHA256, base64url) of a short-lived evidence URL's parameters, with a key of its own. */
+  evidenceUrlSignature(payload: string): string;
 }
 
 /** The keys one master key yields. */
@@ -63,6 +65,7 @@ interface DerivedKeys {
   legacy: KeyObject;
   link: KeyObject;
   oneTimeCode: KeyObject;
+  evidenceUrl: KeyObject;
 }
 
 /** Derives every purpose key from a master key. Key objects are made once: one per HMAC showed in request profiles. */
@@ -73,6 +76,7 @@ function deriveKeys(masterKey: string): DerivedKeys {
     legacy: derive('secrets-at-rest/v1'),
     link: derive('session-link/v1'),
     oneTimeCode: derive('one-time-code/v1'),
+    evidenceUrl: derive('evidence-url/v1'),
   };
 }
 
@@ -165,6 +169,9 @@ export function createServiceSecrets(masterKey: string): ServiceSecrets {
     },
     oneTimeCodeDigest(boundTo, code) {
       return createHmac('sha256', keys.oneTimeCode).update(`${boundTo}\0${code}`).digest('base64url');
+    },
+    evidenceUrlSignature(payload) {
+      return createHmac('sha256', keys.evidenceUrl).update(payload).digest('base64url');
     },
   };
 }

@@ -34,6 +34,8 @@ export interface SessionStatusFilter {
   vendorData?: string | null;
   /** Only these new statuses; empty or absent means all. */
   statuses?: readonly SessionStatus[] | null;
+  /** Only changes into or out of this status (the review queue: sessions entering and leaving `in_review`). */
+  touching?: SessionStatus | null;
 }
 
 /** Whose events a subscriber may see: one tenant, one environment (a sandbox key sees sandbox sessions only). */
@@ -80,6 +82,7 @@ export function matchesFilter(event: SessionStatusEvent, filter: SessionStatusFi
   if (filter.workflowId && filter.workflowId !== event.workflowId) return false;
   if (filter.vendorData != null && filter.vendorData !== event.vendorData) return false;
   if (filter.statuses && filter.statuses.length > 0 && !filter.statuses.includes(event.status)) return false;
+  if (filter.touching && event.status !== filter.touching && event.previousStatus !== filter.touching) return false;
   return true;
 }
 

@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger as Logger } from 'fastify';
-import type { ApiKeyPrincipal, Principal } from '../auth/context.js';
+import type { TenantPrincipal, Principal } from '../auth/context.js';
 import type { Config } from '../config.js';
 import { ApiError } from '../errors.js';
 import type { Services } from '../services.js';
@@ -23,10 +23,14 @@ export interface GraphQLContext {
   baseUrl: string;
 }
 
-/** The tenant principal of a request made with an API key; end-user tokens cannot call tenant operations. */
-export function requireTenant(context: GraphQLContext): ApiKeyPrincipal {
+/**
+ * The tenant principal of a request made with an API key or by a signed-in operator; end-user
+ * tokens cannot call tenant operations. What an operator's role allows is checked once for every
+ * operation (src/graphql/operator-roles.ts), not here.
+ */
+export function requireTenant(context: GraphQLContext): TenantPrincipal {
   if (!context.principal) throw new ApiError('unauthenticated', 'A valid x-api-key is required.');
-  if (context.principal.kind !== 'api_key')
+  if (context.principal.kind === 'end_user')
     throw new ApiError('forbidden', 'This operation needs an API key; a session token only reaches its own verification steps.');
   return context.principal;
 }

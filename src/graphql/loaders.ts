@@ -5,6 +5,8 @@ import { SessionStatusChangeSchema, type SessionStatusChange } from '../../entit
 import { WorkflowSchema, type Workflow } from '../../entities/workflow.entity.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
 import { readNodeResults, type NodeResultRecord } from '../sessions/session-record.js';
+import { listEvidence, type EvidenceItem } from '../evidence/evidence.service.js';
+import { listNotes, type SessionNote } from '../notes/note.service.js';
 
 /** The DataLoaders of one request: nested fields load in one query per kind, whatever the page size. */
 export interface Loaders {
@@ -16,6 +18,10 @@ export interface Loaders {
   statusChangesBySessionId: DataLoader<string, SessionStatusChange[]>;
   /** The current (unrevoked) service token of each session, decrypted, or null. */
   serviceTokenBySessionId: DataLoader<string, string | null>;
+  /** Evidence kept for each session (metadata only), oldest first. */
+  evidenceBySessionId: DataLoader<string, EvidenceItem[]>;
+  /** Notes on each session, oldest first. */
+  notesBySessionId: DataLoader<string, SessionNote[]>;
 }
 
 /** Groups rows by a key, returning one array per requested key in key order. */
@@ -54,5 +60,11 @@ export function createLoaders(em: EntityManager, secrets: ServiceSecrets): Loade
       for (const row of rows) if (!latest.has(row.sessionId)) latest.set(row.sessionId, secrets.decrypt(row.tokenEncrypted));
       return sessionIds.map((id) => latest.get(id) ?? null);
     }),
+    evidenceBySessionId: new DataLoader(async (sessionIds) =>
+      groupInKeyOrder(sessionIds, await listEvidence(em, sessionIds), (row) => row.sessionId),
+    ),
+    notesBySessionId: new DataLoader(async (sessionIds) =>
+      groupInKeyOrder(sessionIds, await listNotes(em, sessionIds), (row) => row.sessionId),
+    ),
   };
 }

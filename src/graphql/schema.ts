@@ -2,10 +2,13 @@ import 'reflect-metadata';
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { SUBSCRIBE_FUNCTIONS_ONLY } from '../events/live-status.js';
+import { guardMutationsByRole } from './operator-roles.js';
 import { AmlResolver } from '../../resolvers/aml.resolver.js';
+import { DashboardResolver } from '../../resolvers/dashboard.resolver.js';
 import { FlowSettingsResolver } from '../../resolvers/flow-settings.resolver.js';
 import { IdVerificationResolver } from '../../resolvers/id-verification.resolver.js';
 import { ListResolver } from '../../resolvers/list.resolver.js';
+import { OperatorResolver } from '../../resolvers/operator.resolver.js';
 import { ProofOfAddressResolver } from '../../resolvers/poa.resolver.js';
 import { ServiceTokenResolver } from '../../resolvers/service-token.resolver.js';
 import { SessionResolver } from '../../resolvers/session.resolver.js';
@@ -29,12 +32,14 @@ export const RESOLVERS = [
   ListResolver,
   WebhookResolver,
   FlowSettingsResolver,
+  OperatorResolver,
+  DashboardResolver,
 ] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;
 
 /** Builds the schema once per process (type-graphql metadata is global, so building twice gains nothing). */
 export function getSchema(): Promise<GraphQLSchema> {
-  cached ??= buildSchema({ resolvers: [...RESOLVERS], validate: false, pubSub: SUBSCRIBE_FUNCTIONS_ONLY });
+  cached ??= buildSchema({ resolvers: [...RESOLVERS], validate: false, pubSub: SUBSCRIBE_FUNCTIONS_ONLY }).then(guardMutationsByRole);
   return cached;
 }

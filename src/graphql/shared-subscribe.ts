@@ -14,7 +14,7 @@ const resultsByEvent = new WeakMap<object, Map<string, Promise<ExecutionResult>>
  */
 function selectionKey(args: ExecutionArgs): string {
   const principal = (args.contextValue as GraphQLContext | undefined)?.principal;
-  const scope = principal?.kind === 'api_key' ? `${principal.tenantId}:${principal.environment}` : 'none';
+  const scope = principal && principal.kind !== 'end_user' ? `${principal.tenantId}:${principal.environment}` : 'none';
   return `${scope}\n${args.operationName ?? ''}\n${JSON.stringify(args.variableValues ?? {})}\n${print(args.document)}`;
 }
 

@@ -7,14 +7,28 @@ import type { Config } from '../config.js';
 import type { GraphQLContext } from '../graphql/context.js';
 import { createLoaders } from '../graphql/loaders.js';
 import type { Services } from '../services.js';
+import { operatorFromCookie } from './console-auth.js';
 
 /** Builds the per-request GraphQL context from an HTTP request. */
-export type RequestContextFactory = (request: {
-  id?: string;
-  headers: IncomingHttpHeaders;
-  log?: Logger;
-  protocol?: string;
-}) => Promise<GraphQLContext>;
+export type RequestContextFactory = (
+  request: {
+    id?: string;
+    headers: IncomingHttpHeaders;
+    log?: Logger;
+    protocol?: string;
+  },
+  options?: PrincipalOptions,
+) => Promise<GraphQLContext>;
+
+/** Which credentials a transport accepts besides API keys and session tokens. */
+export interface PrincipalOptions {
+  /**
+   * Whether the console's sign-in cookie (with its CSRF header) counts: on `/graphql` only, which
+   * the console uses; the REST facade stays for machines with keys.
+   * @default false
+   */
+  consoleCookie?: boolean;
+}
 
 /** Longest end-user token we accept, in characters. */
 const SESSION_TOKEN_MAX_LENGTH = 100;
@@ -30,23 +44,25 @@ export function apiKeyFrom(headers: IncomingHttpHeaders): string | undefined {
   return singleHeader(headers, 'x-api-key');
 }
 
-/** Resolves who a request acts for: an API key, else an end user's session token, else nobody. */
+/** Resolves who a request acts for: an API key, else an end user's session token, else (when accepted) a console sign-in, else nobody. */
 export async function resolvePrincipal(
   context: Pick<GraphQLContext, 'em' | 'services'>,
   headers: IncomingHttpHeaders,
+  options: PrincipalOptions = {},
 ): Promise<Principal | null> {
   const apiKey = apiKeyFrom(headers);
   if (apiKey) return authenticate(context.em, apiKey, context.services.apiKeys);
   const sessionToken = singleHeader(headers, 'x-session-token');
   if (sessionToken && sessionToken.length <= SESSION_TOKEN_MAX_LENGTH) return { kind: 'end_user', token: sessionToken };
+  if (options.consoleCookie) return operatorFromCookie(context.em, headers);
   return null;
 }
 
 /** Returns a factory that forks an EntityManager, creates the loaders and authenticates the request. */
 export function contextFactory(orm: MikroORM, config: Config, logger: Logger, services: Services): RequestContextFactory {
-  return async (request) => {
+  return async (request, options) => {
     const em = orm.em.fork();
-    const principal = await resolvePrincipal({ em, services }, request.headers);
+    const principal = await resolvePrincipal({ em, services }, request.headers, options);
     const host = singleHeader(request.headers, 'host') ?? `${config.HOST}:${config.PORT}`;
     return {
       requestId: request.id ?? randomUUID(),

@@ -10,7 +10,7 @@ import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
 import { WebSocketServer } from 'ws';
-import { authenticate, type Principal } from '../auth/context.js';
+import { authenticate, type Principal, type TenantPrincipal } from '../auth/context.js';
 import type { Config } from '../config.js';
 import { checkDatabaseReady } from '../db/readiness.js';
 import { requestSignals } from '../engines/pool/executor.js';
@@ -26,6 +26,9 @@ import { problemClientErrorHandler, problemErrorHandler, problemNotFoundHandler 
 import { registerRateLimits, WS_CLOSE_RATE_LIMITED } from './rate-limit-hooks.js';
 import { contextFactory } from './request-context.js';
 import { registerHostedPage } from './hosted-page.js';
+import { registerConsolePage } from './console-page.js';
+import { registerEvidenceRoute } from './evidence.js';
+import { consoleTokenFrom, CSRF_HEADER, operatorFromCookie, registerConsoleAuth } from './console-auth.js';
 import { createLoaders } from '../graphql/loaders.js';
 import type { Services } from '../services.js';
 import { sharedSubscribe } from '../graphql/shared-subscribe.js';
@@ -60,8 +63,14 @@ export interface HttpServer {
 /** Most sockets one session link (the hosted flow on a phone and a computer) may hold open at once. */
 const WS_MAX_SOCKETS_PER_SESSION_TOKEN = 4;
 
-/** Connection state kept per graphql-ws socket: its key or session token, and the tenant (or link) whose socket count it holds. */
-type SocketExtra = { apiKey?: string; sessionToken?: string; countedTenantId?: string } & Record<PropertyKey, unknown>;
+/**
+ * Connection state kept per graphql-ws socket: its key, session token or console sign-in (the
+ * cookie of the upgrade request), and the tenant (or link) whose socket count it holds.
+ */
+type SocketExtra = { apiKey?: string; sessionToken?: string; consoleCookie?: boolean; countedTenantId?: string } & Record<
+  PropertyKey,
+  unknown
+>;
 
 /** Builds fastify with `/graphql` (Apollo + graphql-ws), the `/v1` REST facade, OpenAPI and health routes. */
 export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
@@ -175,9 +184,12 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
     method: ['GET', 'POST', 'OPTIONS'],
     handler: fastifyApolloHandler(apollo, {
       context: async (request) => {
-        const context = await createContext(request);
+        const context = await createContext(request, { consoleCookie: true });
         if (!context.principal)
-          throw new ApiError('unauthenticated', 'A valid x-api-key header (or, for end-user steps, x-session-token) is required.');
+          throw new ApiError(
+            'unauthenticated',
+            'A valid x-api-key header (or, for end-user steps, x-session-token; in the console, its sign-in) is required.',
+          );
         return context;
       },
     }),
@@ -238,14 +250,26 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
           ctx.extra.sessionToken = sessionToken;
           return true;
         }
-        if (typeof key !== 'string' || key.length === 0) {
+        let principal: TenantPrincipal | null;
+        if (typeof key === 'string' && key.length > 0) {
+          principal = await authenticate(orm.em.fork(), key, services.apiKeys);
+          ctx.extra.apiKey = key;
+        } else if (consoleTokenFrom(ctx.extra.request.headers)) {
+          // The console: its sign-in cookie came with the upgrade request, its CSRF token in connection_init.
+          principal = await operatorFromCookie(orm.em.fork(), ctx.extra.request.headers, ctx.connectionParams?.[CSRF_HEADER]).catch(
+            () => null,
+          );
+          ctx.extra.consoleCookie = true;
+        } else {
           ctx.extra.socket.close(CloseCode.Unauthorized, 'Unauthorized: x-api-key (or x-session-token) missing from connection_init');
           return false;
         }
-        const principal = await authenticate(orm.em.fork(), key, services.apiKeys);
         if (!principal) {
           await services.rateLimits.recordAuthFailure(address).catch(() => undefined);
-          ctx.extra.socket.close(CloseCode.Forbidden, 'Forbidden: unknown or revoked x-api-key');
+          ctx.extra.socket.close(
+            CloseCode.Forbidden,
+            'Forbidden: unknown or revoked x-api-key, or a console sign-in without its CSRF token',
+          );
           return false;
         }
         const open = socketsPerTenant.get(principal.tenantId) ?? 0;
@@ -255,7 +279,6 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
         }
         socketsPerTenant.set(principal.tenantId, open + 1);
         ctx.extra.countedTenantId = principal.tenantId;
-        ctx.extra.apiKey = key;
         return true;
       },
       onClose: (ctx) => {
@@ -305,10 +328,13 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
         }
         const em = orm.em.fork();
         // Re-check the key per operation so a revoked key stops working on open sockets too.
-        const principal: Principal | null = ctx.extra.sessionToken
-          ? { kind: 'end_user', token: ctx.extra.sessionToken }
-          : await authenticate(em, ctx.extra.apiKey!, services.apiKeys);
-        if (!principal) return [new ApiError('unauthenticated', 'The API key of this connection is no longer valid.')];
+        // Re-check the console sign-in too: signing out, or switching environment, applies to open sockets.
+        let principal: Principal | null;
+        if (ctx.extra.sessionToken) principal = { kind: 'end_user', token: ctx.extra.sessionToken };
+        else if (ctx.extra.consoleCookie)
+          principal = await operatorFromCookie(em, ctx.extra.request.headers, ctx.connectionParams?.[CSRF_HEADER]).catch(() => null);
+        else principal = await authenticate(em, ctx.extra.apiKey!, services.apiKeys);
+        if (!principal) return [new ApiError('unauthenticated', 'The credentials of this connection are no longer valid.')];
         const host = ctx.extra.request.headers.host ?? `${config.HOST}:${config.PORT}`;
         const contextValue: GraphQLContext = {
           requestId: randomUUID(),
@@ -333,6 +359,11 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
 
   // --- The hosted verification flow a session URL opens
   registerHostedPage(app, orm, services);
+
+  // --- The console: its page and its sign-in (operators; everything else it does is GraphQL)
+  registerConsolePage(app);
+  registerConsoleAuth(app, orm, config);
+  registerEvidenceRoute(app, orm, services);
 
   // --- Public keys that verify service tokens offline
   app.get('/.well-known/jwks.json', async (_request, reply) => {

@@ -10,7 +10,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { CheckRunSchema } from '../../entities/check-run.entity.js';
 import { TenantSchema } from '../../entities/tenant.entity.js';
-import type { ApiKeyPrincipal } from '../auth/context.js';
+import type { TenantPrincipal } from '../auth/context.js';
 import type { Warning } from '../domain/types.js';
 import { decodeDataUri } from '../engines/data-uri.js';
 import type { DocumentChecks, DocumentVerificationDetails } from '../engines/details.js';
@@ -80,7 +80,7 @@ export interface IdVerificationResult {
 export type IdVerificationServiceOptions = DocumentEngineOptions;
 
 /** Runs the check for the key's environment. */
-async function runEngine(principal: ApiKeyPrincipal, input: DocumentVerificationInput, options: IdVerificationServiceOptions) {
+async function runEngine(principal: TenantPrincipal, input: DocumentVerificationInput, options: IdVerificationServiceOptions) {
   if (principal.environment === 'live') return verifyDocumentOffThread(input, options);
   const tokenErrors = checkSandboxInput('document_verification', input);
   if (tokenErrors.length > 0) throw validationError(tokenErrors);
@@ -101,7 +101,7 @@ async function runEngine(principal: ApiKeyPrincipal, input: DocumentVerification
 /** Checks one ID document and stores the result (never the images) for the tenant. */
 export async function verifyIdDocument(
   em: EntityManager,
-  principal: ApiKeyPrincipal,
+  principal: TenantPrincipal,
   input: unknown,
   options: IdVerificationServiceOptions = {},
 ): Promise<IdVerificationResult> {

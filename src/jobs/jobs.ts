@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Services } from '../services.js';
 import { rescreenPendingRequests } from '../aml/monitoring.service.js';
 import { expireDueSessions } from '../sessions/session.service.js';
+import { purgeExpiredEvidence } from '../evidence/evidence.service.js';
 
 /** Queue of the periodic session-expiry sweep. */
 export const SESSION_EXPIRY_QUEUE = 'session-expiry';
@@ -14,6 +15,10 @@ export const SESSION_EXPIRY_CRON = '* * * * *';
 export const AML_RESCREEN_QUEUE = 'aml-rescreen';
 /** How often pending re-screening requests are looked for (cron): every minute, and at once when a job is sent. */
 export const AML_RESCREEN_CRON = '* * * * *';
+/** Queue of the evidence purge: files past their tenant's retention are deleted. */
+export const EVIDENCE_PURGE_QUEUE = 'evidence-purge';
+/** How often the purge runs (cron): every five minutes, so a file outlives its retention by at most that (reads hide it at once). */
+export const EVIDENCE_PURGE_CRON = '*/5 * * * *';
 /** PostgreSQL schema pg-boss keeps its tables in. */
 export const JOBS_SCHEMA = 'pgboss';
 /** Connections pg-boss may hold, on top of the ORM pool. */
@@ -33,7 +38,7 @@ export interface Jobs {
 }
 
 /**
- * Starts pg-boss with the session-expiry and AML re-screening schedules and their workers. On a
+ * Starts pg-boss with the session-expiry, AML re-screening and evidence purge schedules and their workers. On a
  * server it has a pool of its own; on embedded PGlite it shares the ORM's single connection (see
  * src/db/database.ts).
  */
@@ -55,6 +60,12 @@ export async function startJobs(database: Database, services: Services, logger: 
   await boss.work(AML_RESCREEN_QUEUE, async () => {
     const summary = await rescreenPendingRequests(orm.em.fork(), services.bus);
     if (summary.requests > 0) logger.info({ ...summary }, 'AML lists changed: approved sessions re-screened');
+  });
+  await boss.createQueue(EVIDENCE_PURGE_QUEUE);
+  await boss.schedule(EVIDENCE_PURGE_QUEUE, EVIDENCE_PURGE_CRON);
+  await boss.work(EVIDENCE_PURGE_QUEUE, async () => {
+    const purged = await purgeExpiredEvidence(orm.em.fork());
+    if (purged > 0) logger.info({ purged }, 'evidence past its retention deleted');
   });
   return {
     boss,

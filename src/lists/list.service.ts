@@ -17,7 +17,7 @@ import {
   type ListType,
 } from '../../entities/list.entity.js';
 import { SessionSchema } from '../../entities/session.entity.js';
-import type { ApiKeyPrincipal, TenantScope } from '../auth/context.js';
+import type { TenantPrincipal, TenantScope } from '../auth/context.js';
 import { documentNumberKey, sortedTokenKey } from '../engines/aml/normalize.js';
 import { fingerprint as templateFingerprint, templateFromBytes } from '../engines/face/index.js';
 import { ApiError, notFound, validationError } from '../errors.js';
@@ -267,15 +267,15 @@ function assertListType(list: List, entryType: ListType): void {
 }
 
 /** Who added an entry, for the audit column. */
-function addedBy(principal: ApiKeyPrincipal): string {
-  return `api_key:${principal.apiKeyId}`;
+function addedBy(principal: TenantPrincipal): string {
+  return principal.kind === 'operator' ? `operator:${principal.operatorId}` : `api_key:${principal.apiKeyId}`;
 }
 
 /** Inserts a name or document entry. */
 async function insertEntry(
   em: EntityManager,
   list: List,
-  principal: ApiKeyPrincipal,
+  principal: TenantPrincipal,
   fingerprint: string,
   reason: string | undefined,
 ): Promise<ListEntry> {
@@ -297,7 +297,7 @@ async function insertEntry(
 }
 
 /** Adds a name to a name list. */
-export async function addNameEntry(em: EntityManager, principal: ApiKeyPrincipal, listId: string, rawInput: unknown): Promise<ListEntry> {
+export async function addNameEntry(em: EntityManager, principal: TenantPrincipal, listId: string, rawInput: unknown): Promise<ListEntry> {
   const input = parseOrThrow(NameEntryInputSchema, rawInput);
   const list = await findList(em, principal, listId);
   assertListType(list, 'name');
@@ -307,7 +307,7 @@ export async function addNameEntry(em: EntityManager, principal: ApiKeyPrincipal
 /** Adds a document to a document list. */
 export async function addDocumentEntry(
   em: EntityManager,
-  principal: ApiKeyPrincipal,
+  principal: TenantPrincipal,
   listId: string,
   rawInput: unknown,
 ): Promise<ListEntry> {
@@ -332,7 +332,7 @@ export interface FaceEntryCreated {
 export async function addFaceEntry(
   em: EntityManager,
   services: Services,
-  principal: ApiKeyPrincipal,
+  principal: TenantPrincipal,
   listId: string,
   rawInput: unknown,
 ): Promise<FaceEntryCreated> {

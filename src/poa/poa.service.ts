@@ -10,7 +10,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { CheckRunSchema } from '../../entities/check-run.entity.js';
 import { TenantSchema } from '../../entities/tenant.entity.js';
-import type { ApiKeyPrincipal } from '../auth/context.js';
+import type { TenantPrincipal } from '../auth/context.js';
 import type { Warning } from '../domain/types.js';
 import { decodeDataUri } from '../engines/data-uri.js';
 import type { ProofOfAddressDetails } from '../engines/details.js';
@@ -63,7 +63,7 @@ export type PoaResult = Pick<ProofOfAddressDetails, 'result_code' | 'extracted' 
 export type PoaServiceOptions = PoaEngineOptions;
 
 /** Runs the check for the key's environment; returns the status, warnings and details. */
-async function runEngine(principal: ApiKeyPrincipal, input: ProofOfAddressInput, options: PoaServiceOptions) {
+async function runEngine(principal: TenantPrincipal, input: ProofOfAddressInput, options: PoaServiceOptions) {
   if (principal.environment === 'live') return analyseProofOfAddressOffThread(input, options);
   const tokenErrors = checkSandboxInput('proof_of_address', input);
   if (tokenErrors.length > 0) throw validationError(tokenErrors);
@@ -79,7 +79,7 @@ async function runEngine(principal: ApiKeyPrincipal, input: ProofOfAddressInput,
 /** Checks one proof-of-address document and stores the result for the tenant. */
 export async function checkProofOfAddress(
   em: EntityManager,
-  principal: ApiKeyPrincipal,
+  principal: TenantPrincipal,
   input: unknown,
   options: PoaServiceOptions = {},
 ): Promise<PoaResult> {

@@ -791,6 +791,8 @@ const PROBLEM_DETAILS: Record<ErrorCode, string> = {
   validation_failed: 'The request has invalid fields.',
   malformed_json: 'The body is not valid JSON.',
   headers_too_large: 'The request headers are larger than the limit of 16 KB.',
+  link_expired: 'This evidence link has expired: open the case again for a new one.',
+  account_locked: 'Too many wrong passwords: this account is locked for 900 s.',
   share_to_self: 'A session cannot be shared with the application that owns it.',
   redirect_not_allowed: 'redirect_url https://evil.example/done is not in the allowed redirect origins of the flow settings.',
   unauthenticated: 'A valid x-api-key header (or, for end-user steps, x-session-token) is required.',

@@ -32,7 +32,11 @@ export interface CreateRow {
   metadata: Record<string, unknown> | null;
   contact_details: Record<string, unknown> | null;
   expected_details: Record<string, unknown> | null;
-  key_id: string;
+  /** The API key that asked, when a key did. */
+  key_id: string | null;
+  /** The operator who asked in the console, by id and name, when one did. */
+  operator_id: string | null;
+  actor_name: string | null;
   /** Lifetime, in seconds. */
   ttl_seconds: number;
   /** The workflow's nodes, each with its pending result to write. */
@@ -61,7 +65,7 @@ const INSERT_SESSIONS_SQL = `
   with input as (
     select * from jsonb_to_recordset($1::jsonb) as x (ord int, id uuid, tenant_id uuid, environment text, workflow_id text,
       vendor_data text, callback text, redirect_url text, language text, metadata jsonb, contact_details jsonb, expected_details jsonb, key_id uuid,
-      ttl_seconds int, nodes jsonb, audit_id uuid, changed_at timestamptz, event_id uuid, payload jsonb, snapshot text)
+      operator_id uuid, actor_name text, ttl_seconds int, nodes jsonb, audit_id uuid, changed_at timestamptz, event_id uuid, payload jsonb, snapshot text)
   ), created as (
     insert into session (id, tenant_id, environment, workflow_id, vendor_data, status, callback, redirect_url, language, metadata,
                          contact_details, expected_details, created_by_key_id, created_at, updated_at, expires_at)
@@ -77,8 +81,10 @@ const INSERT_SESSIONS_SQL = `
       from created join input on input.id = created.id
       cross join lateral jsonb_to_recordset(input.nodes) as node (type text, required boolean, provider text)
   ), audit as (
-    insert into session_status_change (id, session_id, tenant_id, from_status, to_status, actor, actor_key_id, reason, created_at)
-    select input.audit_id, created.id, created.tenant_id, null, 'pending', 'api', created.created_by_key_id, null, input.changed_at
+    insert into session_status_change (id, session_id, tenant_id, from_status, to_status, actor, actor_key_id, actor_operator_id,
+                                       actor_name, reason, created_at)
+    select input.audit_id, created.id, created.tenant_id, null, 'pending', 'api', created.created_by_key_id, input.operator_id,
+           input.actor_name, null, input.changed_at
       from created join input on input.id = created.id
   ), event as (
     insert into outbox_event (id, tenant_id, environment, type, session_id, payload, snapshot, created_at)

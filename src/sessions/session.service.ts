@@ -12,7 +12,7 @@ import {
 import { ServiceTokenSchema } from '../../entities/service-token.entity.js';
 import { TenantSchema } from '../../entities/tenant.entity.js';
 import { WorkflowSchema, type Workflow } from '../../entities/workflow.entity.js';
-import type { ApiKeyPrincipal, Principal, TenantScope } from '../auth/context.js';
+import { auditIdentityOf, type TenantPrincipal, type Principal, type TenantScope } from '../auth/context.js';
 import type { Config } from '../config.js';
 import { assertTransition, InvalidTransitionError, type TransitionActor } from '../domain/session-state.js';
 import { type ListHit, type NodeResult, type NodeType, type SessionStatus } from '../domain/types.js';
@@ -107,10 +107,12 @@ export function recordStatusChange(
   from: SessionStatus | null,
   to: SessionStatus,
   actor: AuditActor,
-  actorKeyId: string | null,
+  /** Whose request made the change, for the audit columns; null when the service itself did. */
+  by: Principal | null,
   reason: string | null,
 ): void {
   const at = new Date();
+  const who = auditIdentityOf(by);
   tx.create(SessionStatusChangeSchema, {
     id: randomUUID(),
     sessionId: session.id,
@@ -118,7 +120,9 @@ export function recordStatusChange(
     fromStatus: from,
     toStatus: to,
     actor,
-    actorKeyId,
+    actorKeyId: who.keyId,
+    actorOperatorId: who.operatorId,
+    actorName: who.name,
     reason,
     createdAt: at,
   });
@@ -167,7 +171,7 @@ function transition(
   session: Session,
   to: SessionStatus,
   actor: TransitionActor,
-  actorKeyId: string | null,
+  by: Principal | null,
   reason: string | null = null,
 ): void {
   try {
@@ -179,7 +183,7 @@ function transition(
   const from = session.status;
   session.status = to;
   session.updatedAt = new Date();
-  recordStatusChange(tx, events, { ...session, tenantId: session.tenant.id }, from, to, actor, actorKeyId, reason);
+  recordStatusChange(tx, events, { ...session, tenantId: session.tenant.id }, from, to, actor, by, reason);
 }
 
 /** Expires, in the transaction, the pending or in-progress sessions matching `where` whose time is up. */
@@ -221,7 +225,7 @@ export async function createSession(
   em: EntityManager,
   services: Services,
   config: Config,
-  principal: ApiKeyPrincipal,
+  principal: TenantPrincipal,
   rawInput: unknown,
 ): Promise<CreateSessionResult> {
   const input = parseOrThrow(CreateSessionInputSchema, rawInput);
@@ -244,6 +248,7 @@ export async function createSession(
   }
   const key = [principal.tenantId, principal.environment, workflow.id, input.vendor_data];
   const nodes = workflow.nodes.map((node) => ({ type: node.type, required: node.required, provider: node.provider }));
+  const who = auditIdentityOf(principal);
   for (let attempt = 1; ; attempt += 1) {
     const id = randomUUID();
     const changedAt = new Date();
@@ -275,18 +280,21 @@ export async function createSession(
       metadata: input.metadata ?? null,
       contact_details: input.contact_details ?? null,
       expected_details: input.expected_details ?? null,
-      key_id: principal.apiKeyId,
+      key_id: who.keyId,
+      operator_id: who.operatorId,
+      actor_name: who.name,
       ttl_seconds: config.SESSION_TTL_SECONDS,
       nodes,
       audit_id: randomUUID(),
       changed_at: changedAt.toISOString(),
       event_id: event.id,
       payload: event.payload,
-      snapshot: services.bus.snapshotter?.seal(
-        JSON.stringify(
-          pendingDecision({ id, workflowId: workflow.id, vendorData: input.vendor_data, nodes, metadata: input.metadata ?? null }),
-        ),
-      ) ?? null,
+      snapshot:
+        services.bus.snapshotter?.seal(
+          JSON.stringify(
+            pendingDecision({ id, workflowId: workflow.id, vendorData: input.vendor_data, nodes, metadata: input.metadata ?? null }),
+          ),
+        ) ?? null,
     });
     if (row) {
       services.bus.publishEvents([{ ...event, seq: Number(row.event_seq), webhooksDone: row.webhooks_done }]);
@@ -345,7 +353,7 @@ export async function readSession(
 }
 
 /**
- * Whether a principal may see a session: its tenant's key of the same environment, or its
+ * Whether a principal may see a session: its tenant's key (or operator) of the same environment, or its
  * end-user token until the session's `expires_at`. The token is an HMAC of the id that cannot be
  * revoked, so its session's lifetime is its own: afterwards it is answered as an invalid token.
  */
@@ -354,7 +362,7 @@ function isVisible(
   principal: Principal,
   session: Pick<SessionRecord, 'id' | 'tenantId' | 'environment' | 'expiresAt'>,
 ): boolean {
-  if (principal.kind === 'api_key') return session.tenantId === principal.tenantId && session.environment === principal.environment;
+  if (principal.kind !== 'end_user') return session.tenantId === principal.tenantId && session.environment === principal.environment;
   return session.expiresAt.getTime() > Date.now() && services.secrets.verifySessionLinkToken(session.id, principal.token);
 }
 
@@ -406,7 +414,7 @@ export const SESSIONS_PAGE_DEFAULT = 20;
 /** A page of sessions, newest first, with stable ordering by (created_at, id). */
 export async function listSessions(
   em: EntityManager,
-  principal: ApiKeyPrincipal,
+  principal: TenantPrincipal,
   filter: SessionFilter,
   page: { first?: number; after?: string },
 ): Promise<{ sessions: Session[]; hasNextPage: boolean }> {
@@ -585,8 +593,7 @@ async function submitNodeInputOnce(
     const outcome = statusAfterSubmission(result, attempts, workflow.maxAttempts);
     const retake = outcome.status === 'resubmission_requested';
     const counterpart = linked ? await assertLinkedBasis(tx, session.id, linked) : null;
-    if (locked.status === 'pending')
-      transition(tx, events, locked, 'in_progress', 'end_user', principal.kind === 'api_key' ? principal.apiKeyId : null);
+    if (locked.status === 'pending') transition(tx, events, locked, 'in_progress', 'end_user', principal);
     const now = new Date();
     const stored = {
       status: outcome.status,
@@ -667,11 +674,11 @@ function assertAcceptsInput(session: Session): void {
 /** A reviewer's verdict on an in-review session. */
 export type ReviewDecision = 'approved' | 'declined';
 
-/** Decides an in_review session by hand, with a mandatory reason, audited with the reviewer's key. */
+/** Decides an in_review session by hand, with a mandatory reason, audited with the reviewer's key or the operator's name. */
 export async function reviewSession(
   em: EntityManager,
   services: Services,
-  principal: ApiKeyPrincipal,
+  principal: TenantPrincipal,
   sessionId: string,
   decision: ReviewDecision,
   reason: string,
@@ -684,7 +691,7 @@ export async function reviewSession(
   await loadSession(em, services, principal, sessionId);
   return transactionWithEvents(em, services.bus, async (tx, events) => {
     const session = await tx.findOneOrFail(SessionSchema, { id: sessionId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-    transition(tx, events, session, decision, 'reviewer', principal.apiKeyId, trimmed);
+    transition(tx, events, session, decision, 'reviewer', principal, trimmed);
     session.decidedAt = new Date();
     if (decision === 'approved') {
       // Load through the transaction: on PGlite a read on another connection would wait for it forever.

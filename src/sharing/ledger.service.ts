@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LedgerEntrySchema, type LedgerEntry } from '../../entities/share-token.entity.js';
-import type { ApiKeyPrincipal } from '../auth/context.js';
+import type { TenantPrincipal } from '../auth/context.js';
 import { assertPageSize, decodeKeysetCursor, olderThan } from '../pagination.js';
 
 /** Most ledger entries one page may hold. */
@@ -15,7 +15,7 @@ export const LEDGER_PAGE_DEFAULT = 20;
  */
 export async function listLedgerEntries(
   em: EntityManager,
-  principal: ApiKeyPrincipal,
+  principal: TenantPrincipal,
   page: { first?: number; after?: string },
 ): Promise<{ entries: LedgerEntry[]; hasNextPage: boolean }> {
   const first = page.first ?? LEDGER_PAGE_DEFAULT;

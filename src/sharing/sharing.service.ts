@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { SessionNodeResultSchema, SessionSchema, type Session, type StoredReason } from '../../entities/session.entity.js';
 import { LedgerEntrySchema, ShareTokenSchema, type LedgerBeneficiary } from '../../entities/share-token.entity.js';
-import type { ApiKeyPrincipal } from '../auth/context.js';
+import { auditIdentityOf, type TenantPrincipal } from '../auth/context.js';
 import type { Config } from '../config.js';
 import { SHAREABLE_STATUSES, type SessionStatus } from '../domain/types.js';
 import { ApiError, notFound, validationError } from '../errors.js';
@@ -79,7 +79,7 @@ export interface MintedShareToken {
 export async function shareSession(
   em: EntityManager,
   services: Services,
-  principal: ApiKeyPrincipal,
+  principal: TenantPrincipal,
   sessionId: string,
   rawInput: unknown,
 ): Promise<MintedShareToken> {
@@ -107,7 +107,7 @@ export async function shareSession(
     environment: session.environment,
     sessionId: session.id,
     partnerApplicationId: partnerId,
-    createdByKeyId: principal.apiKeyId,
+    createdByKeyId: auditIdentityOf(principal).keyId,
     createdAt: now,
     expiresAt,
     redeemedAt: null,
@@ -148,7 +148,7 @@ export async function importSharedSession(
   em: EntityManager,
   services: Services,
   config: Config,
-  principal: ApiKeyPrincipal,
+  principal: TenantPrincipal,
   rawInput: unknown,
 ): Promise<ImportedSession> {
   const input = parseOrThrow(ImportSharedSessionInputSchema, rawInput);
@@ -169,7 +169,7 @@ export async function importSharedSession(
     const redeemed = await tx.execute<{ id: string }[]>(
       `update share_token set redeemed_at = now(), redeemed_by_key_id = ?
         where id = ? and redeemed_at is null and expires_at > now() returning id`,
-      [principal.apiKeyId, token.id],
+      [auditIdentityOf(principal).keyId, token.id],
     );
     if (redeemed.length === 0) {
       const [current] = await tx.execute<{ redeemed_at: Date | null }[]>(`select redeemed_at from share_token where id = ?`, [token.id]);
@@ -210,7 +210,7 @@ export async function importSharedSession(
         complianceLevel,
         original.amlScore ?? null,
         token.id,
-        principal.apiKeyId,
+        auditIdentityOf(principal).keyId,
         config.SESSION_TTL_SECONDS,
       ],
     );
@@ -245,7 +245,7 @@ export async function importSharedSession(
       null,
       status,
       'import',
-      principal.apiKeyId,
+      principal,
       `imported from share token ${token.id} (trust_review ${input.trust_review})`,
     );
     const serviceToken = approved

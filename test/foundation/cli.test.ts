@@ -109,4 +109,37 @@ describe('admin CLI: which database', () => {
     },
     CLI_RUN_MS,
   );
+
+  it(
+    'given a tenant, when operator:create is run without OPERATOR_PASSWORD, then it prints a generated password once and that operator signs in to the running server as an admin',
+    async () => {
+      const env = { PGLITE_DATA_DIR: serverDataDir, RUNTIME_DIR: runtimeDir };
+      const tenantId = JSON.parse((await cli(['tenant:create', 'Operator Corp'], env)).stdout).tenant_id as string;
+
+      const created = await cli(['operator:create', tenantId, 'First.Admin@Example.com', '--name', 'First Admin'], env);
+
+      expect(created.code).toBe(0);
+      const [json, passwordLine] = created.stdout.split(/\n(?=password: )/);
+      expect(JSON.parse(json!)).toMatchObject({
+        tenant_id: tenantId,
+        email: 'first.admin@example.com',
+        name: 'First Admin',
+        role: 'admin',
+      });
+      expect(created.stderr).toContain('The password is shown once');
+      const password = passwordLine!.replace('password: ', '').trim();
+      const signedIn = await fetch(`${testApp.url}/console/api/sign-in`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ email: 'first.admin@example.com', password }),
+      });
+      expect(signedIn.status).toBe(200);
+      expect(((await signedIn.json()) as { operator: { role: string } }).operator.role).toBe('admin');
+
+      const again = await cli(['operator:create', tenantId, 'first.admin@example.com', '--name', 'Twice'], env);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toContain('exists already');
+    },
+    CLI_RUN_MS * 3,
+  );
 });

@@ -6,7 +6,10 @@
  * any of the owner's objects; afterwards everything the owner can read is exactly as before. Then
  * the owner's own key makes the same calls, so a 404 above is known to come from the boundary and
  * not from a wrong id. The route table and the schema are enumerated: a route or an operation
- * added without a case here fails the first test.
+ * added without a case here fails the first test. Console operators are principals too: an admin
+ * of the owner's tenant signed in to the other environment, and an admin of another tenant
+ * signed in to the owner's, make every GraphQL call above with their cookie; the owner's own
+ * admin, signed in to the owner's environment, reaches the owner's objects.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -19,6 +22,7 @@ import type { RestRoute } from '../../src/rest/route.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 import { recordStatusEvents, waitForSubscribers } from '../events/support.js';
 import { gql, SANDBOX_IMAGE, tokenOf, type Credential } from '../sessions/support.js';
+import { consoleGql, makeOperator, OPERATOR_PASSWORD, signIn, type ConsoleCredential } from '../console/support.js';
 
 const AML_NODE = { type: 'aml_screening', required: true, provider: 'openkyc:aml_screen' };
 const OTHER: Record<ApiKeyEnvironment, ApiKeyEnvironment> = { live: 'sandbox', sandbox: 'live' };
@@ -151,6 +155,13 @@ const ROUTE_CASES: Record<string, RouteCase> = {
   'GET /v1/sessions': { refusal: 'no_leak', calls: () => [{}], shows: (o) => o.approvedSessionId },
   'GET /v1/sessions/:session_id': { refusal: 'not_found', calls: sessionCalls },
   'GET /v1/sessions/:session_id/decision': { refusal: 'not_found', calls: sessionCalls },
+  'POST /v1/sessions/:session_id/notes': {
+    refusal: 'not_found',
+    phase: 'write',
+    calls: (o) => [{ params: { session_id: o.approvedSessionId }, body: { body: 'matrix note' } }],
+  },
+  // Last of all (a deletion phase): it strips the owner's approved session of its personal data.
+  'POST /v1/sessions/:session_id/erase': { refusal: 'not_found', phase: 'delete', calls: sessionCalls },
   'POST /v1/sessions/:session_id/review': {
     refusal: 'not_found',
     phase: 'write',
@@ -301,8 +312,36 @@ const END_USER_CASES: Record<string, { query: string; variables(owner: Owned): R
   },
 };
 
+/**
+ * The operator operations, which address no object by id: each caller sees or changes only its
+ * own tenant (test/console/operators.test.ts has their role cases).
+ */
+const OPERATOR_CASES: Record<string, { query: string; variables(owner: Owned): Record<string, unknown> }> = {
+  // Counts of the caller's own scope (test/console/dashboard.test.ts shows another scope's sessions do not count).
+  decisionsPerDay: { query: 'query { decisionsPerDay(days: 7) { day approved declined } }', variables: () => ({}) },
+  reviewBacklog: { query: 'query { reviewBacklog { underAnHour underADay underAWeek older } }', variables: () => ({}) },
+  currentOperator: { query: 'query { currentOperator { id email name role } }', variables: () => ({}) },
+  // Tenant-wide (both environments), so only console admins set it; 30 is the default: the owner's own admin in the other environment changes nothing.
+  setEvidenceRetention: { query: 'mutation { setEvidenceRetention(days: 30) }', variables: () => ({}) },
+  createOperator: {
+    query: 'mutation ($input: CreateOperatorInput!) { createOperator(input: $input) { id email } }',
+    variables: () => ({
+      input: {
+        email: `matrix-${Math.random().toString(36).slice(2)}@example.com`,
+        name: 'Matrix',
+        role: 'viewer',
+        password: OPERATOR_PASSWORD,
+      },
+    }),
+  },
+};
+
 /** Subscriptions, exercised by their own test below. */
-const SUBSCRIPTION_CASES = ['sessionStatusChanged', /* test/hosted/live-progress.test.ts */ 'hostedFlowChanged'];
+const SUBSCRIPTION_CASES = [
+  'sessionStatusChanged',
+  /* test/hosted/live-progress.test.ts */ 'hostedFlowChanged',
+  /* test/console/operators.test.ts: the same hub and scope as sessionStatusChanged, filtered to in_review */ 'reviewQueue',
+];
 
 let testApp: TestApp;
 let receiver: Server;
@@ -311,6 +350,10 @@ let owner: TestTenant;
 let outsider: TestTenant;
 let partner: TestTenant;
 const owned: Partial<Record<ApiKeyEnvironment, Owned>> = {};
+/** Console sign-ins that must not reach the owner's objects in each environment (see foreignKeys). */
+const foreignOperators: Partial<Record<ApiKeyEnvironment, ConsoleCredential[]>> = {};
+/** The owner's admin signed in to each environment. */
+const ownOperators: Partial<Record<ApiKeyEnvironment, ConsoleCredential>> = {};
 /** The pending sessions of the other principals, whose end-user tokens are tried on the owner's session. */
 const foreignTokens: Partial<Record<ApiKeyEnvironment, string[]>> = {};
 
@@ -345,14 +388,18 @@ async function viaRest(route: RestRoute, call: Call, key: string): Promise<Answe
   return { status: response.status, body: response.body, code: (response.body as { code?: string } | undefined)?.code };
 }
 
-/** Runs the route's GraphQL operation directly, with the variables the route itself derives from the call. */
-async function viaGraphQL(route: RestRoute, call: Call, key: string): Promise<Answer> {
+/** Runs the route's GraphQL operation directly, with the variables the route itself derives from the call, as a key or a console sign-in. */
+async function viaGraphQL(route: RestRoute, call: Call, key: string | ConsoleCredential): Promise<Answer> {
   const variables = route.variables({
     params: route.params ? route.params.parse(call.params ?? {}) : undefined,
     query: route.query ? route.query.parse(call.query ?? {}) : undefined,
     body: route.body ? route.body.parse(call.body ?? {}) : undefined,
   });
-  const response = await testApp.graphql(print(route.operation as DocumentNode), variables as Record<string, unknown>, key);
+  const query = print(route.operation as DocumentNode);
+  const response =
+    typeof key === 'string'
+      ? await testApp.graphql(query, variables as Record<string, unknown>, key)
+      : await consoleGql(testApp, key, query, variables as Record<string, unknown>);
   const [error] = response.body.errors ?? [];
   if (error) {
     const code = error.extensions?.code;
@@ -547,7 +594,13 @@ beforeAll(async () => {
   for (const environment of ['live', 'sandbox'] as const) {
     owned[environment] = await makeOwned(environment);
   }
+  const [ownerAdmin, outsiderAdmin] = [await makeOperator(testApp, owner.id, 'admin'), await makeOperator(testApp, outsider.id, 'admin')];
   for (const environment of ['live', 'sandbox'] as const) {
+    foreignOperators[environment] = [
+      await signIn(testApp, ownerAdmin, OTHER[environment]),
+      await signIn(testApp, outsiderAdmin, environment),
+    ];
+    ownOperators[environment] = await signIn(testApp, ownerAdmin, environment);
     foreignTokens[environment] = [
       await foreignSessionToken(keyOf(owner, OTHER[environment])),
       await foreignSessionToken(keyOf(outsider, environment)),
@@ -584,6 +637,7 @@ describe('the tenant and environment matrix', () => {
     const covered = new Set([
       ...REST_ROUTES.map((route) => rootFieldOf(route.operation as DocumentNode)),
       ...Object.keys(END_USER_CASES),
+      ...Object.keys(OPERATOR_CASES),
       ...SUBSCRIPTION_CASES,
     ]);
     const operations = [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()].flatMap((type) =>
@@ -598,6 +652,12 @@ describe('the tenant and environment matrix', () => {
   describe.each(['live', 'sandbox'] as const)('given objects owned in %s', (environment) => {
     it('when a key of the other environment and a key of another tenant call every route and operation, then each answers as for nothing there and the owner sees no change', async () => {
       const o = owned[environment]!;
+      // The other environment's case ran first, and its callers (this owner's key and admin there)
+      // made sessions here whose webhook deliveries may still be on their way: settle them first.
+      await until(
+        () => testApp.rest('GET', `/v1/webhook-destinations/${o.destinationId}/deliveries`, { key: o.key }),
+        (response) => response.body.deliveries?.every((delivery: { status: string }) => delivery.status === 'succeeded'),
+      );
       const before = await snapshot(o);
       for (const route of REST_ROUTES) {
         const routeCase = ROUTE_CASES[`${route.method} ${route.path}`]!;
@@ -615,6 +675,23 @@ describe('the tenant and environment matrix', () => {
             );
           }
         }
+        // Sharing's callers are tenants by their keys' application; the operators' case is the others'.
+        if (routeCase.callers) continue;
+        for (const [index, operator] of foreignOperators[environment]!.entries()) {
+          for (const call of routeCase.calls(o)) {
+            const what = `GraphQL ${rootFieldOf(route.operation)} ${route.method} ${pathOf(route, call)} by foreign operator ${index}`;
+            expectRefused(await viaGraphQL(route, call, operator), routeCase.refusal, o, call, what);
+          }
+        }
+      }
+      for (const [operation, operatorCase] of Object.entries(OPERATOR_CASES)) {
+        for (const caller of [...foreignKeys(o), ...foreignOperators[environment]!]) {
+          const answer =
+            typeof caller === 'string'
+              ? await gql(testApp, { key: caller }, operatorCase.query, operatorCase.variables(o))
+              : await consoleGql(testApp, caller, operatorCase.query, operatorCase.variables(o));
+          expectRefused({ status: answer.status, body: answer.body }, 'no_leak', o, {}, `${operation} by a foreign principal`);
+        }
       }
       for (const [operation, endUserCase] of Object.entries(END_USER_CASES)) {
         const credentials: Credential[] = [
@@ -624,6 +701,11 @@ describe('the tenant and environment matrix', () => {
         for (const credential of credentials) {
           const answer = await gql(testApp, credential, endUserCase.query, endUserCase.variables(o));
           const what = `${operation} with ${JSON.stringify(credential).slice(0, 30)}`;
+          expect.soft(answer.body.errors?.[0]?.extensions?.code, `${what}: ${JSON.stringify(answer.body)}`).toBe('NOT_FOUND');
+        }
+        for (const [index, operator] of foreignOperators[environment]!.entries()) {
+          const answer = await consoleGql(testApp, operator, endUserCase.query, endUserCase.variables(o));
+          const what = `${operation} by foreign operator ${index}`;
           expect.soft(answer.body.errors?.[0]?.extensions?.code, `${what}: ${JSON.stringify(answer.body)}`).toBe('NOT_FOUND');
         }
       }
@@ -649,8 +731,11 @@ describe('the tenant and environment matrix', () => {
             const what = `${route.method} ${pathOf(route, call)}`;
             // A deletion or a redemption succeeds once: its GraphQL twin is checked on the same footing before it.
             const transports = phase === 'delete' || route.path.endsWith('import-shared') ? [viaRest] : [viaGraphQL, viaRest];
-            for (const transport of transports) {
-              const answer = await transport(route, call, own);
+            // The owner's admin in the console reaches the same objects (reads and writes; a deletion succeeds once).
+            const withOperator =
+              phase === 'delete' || routeCase.callers ? [] : [(r: RestRoute, c: Call) => viaGraphQL(r, c, ownOperators[environment]!)];
+            for (const transport of [...transports.map((t) => (r: RestRoute, c: Call) => t(r, c, own)), ...withOperator]) {
+              const answer = await transport(route, call);
               expect(answer.status, `${what}: ${JSON.stringify(answer.body)}`).not.toBe(404);
               expect(answer.status, `${what}: ${JSON.stringify(answer.body)}`).toBeLessThan(500);
               if (routeCase.shows) expect(JSON.stringify(answer.body), what).toContain(routeCase.shows(o));

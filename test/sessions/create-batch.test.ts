@@ -36,6 +36,8 @@ function createRow(vendorData: string, overrides: Partial<CreateRow> = {}): Crea
     contact_details: null,
     expected_details: null,
     key_id: tenant.sandboxKeyId,
+    operator_id: null,
+    actor_name: null,
     ttl_seconds: 3600,
     nodes: [
       { type: 'document_verification', required: true, provider: 'openkyc:mrz_ocr' },

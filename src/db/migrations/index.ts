@@ -20,6 +20,10 @@ import { Migration20261124000100Resubmission } from './Migration20261124000100Re
 import { Migration20261124000200FlowSettings } from './Migration20261124000200FlowSettings.js';
 import { Migration20261124000300AmlTransliterationForms } from './Migration20261124000300AmlTransliterationForms.js';
 import { Migration20261124000300RateLimits } from './Migration20261124000300RateLimits.js';
+import { Migration20261124000300Operators } from './Migration20261124000300Operators.js';
+import { Migration20261124000400Evidence } from './Migration20261124000400Evidence.js';
+import { Migration20261124000500Erasure } from './Migration20261124000500Erasure.js';
+import { Migration20261124000600SessionNotes } from './Migration20261124000600SessionNotes.js';
 import { Migration20261124000500EventSnapshots } from './Migration20261124000500EventSnapshots.js';
 
 /** Every migration in order; listed explicitly so tsx, vitest and a bundle all find the same set. */
@@ -46,5 +50,9 @@ export const MIGRATIONS = [
   Migration20261124000200FlowSettings,
   Migration20261124000300AmlTransliterationForms,
   Migration20261124000300RateLimits,
+  Migration20261124000300Operators,
+  Migration20261124000400Evidence,
+  Migration20261124000500Erasure,
+  Migration20261124000600SessionNotes,
   Migration20261124000500EventSnapshots,
 ];

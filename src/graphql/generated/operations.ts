@@ -99,6 +99,14 @@ export type CreateListInput = {
   type: ListType;
 };
 
+export type CreateOperatorInput = {
+  email: Scalars['String']['input'];
+  name: Scalars['String']['input'];
+  /** At least 12 characters; stored as an argon2id hash. */
+  password: Scalars['String']['input'];
+  role: OperatorRole;
+};
+
 export type CreateSessionInput = {
   /** Per-session webhook URL. */
   callback?: InputMaybe<Scalars['String']['input']>;
@@ -160,6 +168,14 @@ export type Decision = {
   workflowId: Scalars['String']['output'];
 };
 
+/** Decisions made on one UTC day, by outcome (decision engine and reviewers alike). */
+export type DecisionDay = {
+  approved: Scalars['Int']['output'];
+  /** YYYY-MM-DD, UTC. */
+  day: Scalars['String']['output'];
+  declined: Scalars['Int']['output'];
+};
+
 export type DecisionReason = {
   code: Scalars['String']['output'];
   entryId?: Maybe<Scalars['String']['output']>;
@@ -200,6 +216,33 @@ export type DocumentStepInput = {
 export type Environment =
   | 'live'
   | 'sandbox';
+
+/** A session's evidence and personal data erased on request; its decision and audit trail stay. */
+export type Erasure = {
+  /** Unix seconds of the first erasure (erasing again changes nothing). */
+  erasedAt: Scalars['UnixTime']['output'];
+  /** Evidence files deleted by this call. */
+  evidenceDeleted: Scalars['Int']['output'];
+  sessionId: Scalars['String']['output'];
+};
+
+/** A submitted image or document, kept encrypted; its url works for 5 minutes and every opening is audited. */
+export type Evidence = {
+  byteLength: Scalars['Int']['output'];
+  /** image/jpeg, image/png, image/webp or application/pdf. */
+  contentType: Scalars['String']['output'];
+  /** Unix seconds. */
+  createdAt: Scalars['UnixTime']['output'];
+  /** Unix seconds at which it is purged (the retention period). */
+  expiresAt: Scalars['UnixTime']['output'];
+  id: Scalars['String']['output'];
+  /** document_front, document_back, selfie or proof_of_address. */
+  kind: Scalars['String']['output'];
+  /** The step it was submitted to. */
+  nodeType: Scalars['String']['output'];
+  /** Signed, same-origin path of the file for the signed-in operator; works for 5 minutes. */
+  url: Scalars['String']['output'];
+};
 
 export type ExpectedDetailsInput = {
   /** ISO-2. */
@@ -503,12 +546,16 @@ export type Mutation = {
   addFaceListEntry: FaceEntryCreated;
   /** Adds a name (stored as the SHA-256 of its normalised form) to a name list. */
   addNameListEntry: ListEntry;
+  /** Adds a note to a session, under the author's name (reviewers and admins in the console, or a key). */
+  addSessionNote: SessionNote;
   /** Checks a utility bill, bank statement or government letter and stores the result (never the document). DOCUMENT_TOO_OLD when issued more than maxAgeDays days ago. */
   checkProofOfAddress: ProofOfAddressResult;
   /** Confirms the one-time code. */
   confirmPhoneCode: VerificationProgress;
   /** Creates a custom list. */
   createList: List;
+  /** Adds an operator to the caller's tenant; only a signed-in admin may (an API key of one environment may not create people who see both). */
+  createOperator: Operator;
   /** Starts a session, or returns the active one for the same workflow and vendorData. */
   createSession: CreateSessionPayload;
   /** Registers a destination (active); the secret is shown only now. */
@@ -523,6 +570,8 @@ export type Mutation = {
   deleteWebhookDestination: Scalars['Boolean']['output'];
   /** Deletes a custom workflow; WORKFLOW_IN_USE while active sessions use it, WORKFLOW_READ_ONLY for built-ins. */
   deleteWorkflow: Scalars['Boolean']['output'];
+  /** Erases a decided or expired session's evidence and personal data on the person's request; the status, the decision, the node outcomes and the audit trail stay. 409 while the session is active. */
+  eraseSession: Erasure;
   /** Redeems a share token (once per application) and clones the verification into the caller's application. */
   importSharedSession: ImportedSession;
   /** Sends a delivery again now, same webhook-id and body, restarting its schedule. */
@@ -539,6 +588,8 @@ export type Mutation = {
   screenAml: AmlResult;
   /** Queues a `webhook.test` message to an active destination. */
   sendTestWebhook: WebhookDelivery;
+  /** Sets how many days the tenant's evidence is kept (0-3650; 0 keeps nothing); files already kept are shortened to it. Admins in the console only. */
+  setEvidenceRetention: Scalars['Int']['output'];
   /** Mints a one-shot share token for an approved, declined or in_review session, addressed to one partner application. */
   shareSession: ShareToken;
   /** Submits personal data for AML screening. In a workflow with a document step the identity read from the document is screened and this data is compared with it (a difference is an aml_document_mismatch warning); sent before the document, it waits for it. */
@@ -582,6 +633,12 @@ export type MutationAddNameListEntryArgs = {
 };
 
 
+export type MutationAddSessionNoteArgs = {
+  body: Scalars['String']['input'];
+  sessionId: Scalars['String']['input'];
+};
+
+
 export type MutationCheckProofOfAddressArgs = {
   input: CheckProofOfAddressInput;
 };
@@ -595,6 +652,11 @@ export type MutationConfirmPhoneCodeArgs = {
 
 export type MutationCreateListArgs = {
   input: CreateListInput;
+};
+
+
+export type MutationCreateOperatorArgs = {
+  input: CreateOperatorInput;
 };
 
 
@@ -630,6 +692,11 @@ export type MutationDeleteWebhookDestinationArgs = {
 
 
 export type MutationDeleteWorkflowArgs = {
+  id: Scalars['String']['input'];
+};
+
+
+export type MutationEraseSessionArgs = {
   id: Scalars['String']['input'];
 };
 
@@ -670,6 +737,11 @@ export type MutationScreenAmlArgs = {
 
 export type MutationSendTestWebhookArgs = {
   destinationId: Scalars['ID']['input'];
+};
+
+
+export type MutationSetEvidenceRetentionArgs = {
+  days: Scalars['Int']['input'];
 };
 
 
@@ -783,6 +855,24 @@ export type NodeType =
   | 'phone_verification'
   | 'proof_of_address';
 
+/** A person who signs in to the console for the tenant, with a role. */
+export type Operator = {
+  /** Unix seconds. */
+  createdAt: Scalars['UnixTime']['output'];
+  /** Sign-in address, lower-case. */
+  email: Scalars['String']['output'];
+  id: Scalars['String']['output'];
+  /** The name the audit trail shows. */
+  name: Scalars['String']['output'];
+  role: OperatorRole;
+};
+
+/** viewer reads; reviewer also decides in-review sessions; admin also changes settings and manages operators. */
+export type OperatorRole =
+  | 'admin'
+  | 'reviewer'
+  | 'viewer';
+
 export type PageInfo = {
   endCursor?: Maybe<Scalars['String']['output']>;
   hasNextPage: Scalars['Boolean']['output'];
@@ -860,6 +950,10 @@ export type ProofOfAddressWarning = {
 };
 
 export type Query = {
+  /** The operator signed in to the console; null for an API key. */
+  currentOperator?: Maybe<Operator>;
+  /** Decisions per UTC day over the last `days` days (1-90, default 14), today included; empty days are zeros. */
+  decisionsPerDay: Array<DecisionDay>;
   /** The hosted flow's settings of the key's environment (defaults until changed). */
   flowSettings: FlowSettings;
   /** What the hosted flow's page shows for one session: branding, steps, document types, prefill. With the session token (x-session-token) or the API key. */
@@ -874,6 +968,8 @@ export type Query = {
   listEntries: ListEntryPage;
   /** The tenant's built-in face, document and name lists and its custom lists, with entry counts. */
   lists: Array<List>;
+  /** The in-review sessions by age. */
+  reviewBacklog: ReviewBacklog;
   /** One session of the calling tenant; NOT_FOUND otherwise. */
   session: Session;
   /** Sessions of the calling tenant and environment, newest first. */
@@ -892,6 +988,11 @@ export type Query = {
   workflow: Workflow;
   /** The built-in workflows and the calling tenant's custom ones. */
   workflows: Array<Workflow>;
+};
+
+
+export type QueryDecisionsPerDayArgs = {
+  days?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -963,6 +1064,17 @@ export type QueryWorkflowArgs = {
   id: Scalars['String']['input'];
 };
 
+/** In-review sessions by how long they have waited since their last change. */
+export type ReviewBacklog = {
+  /** 7 days or more. */
+  older: Scalars['Int']['output'];
+  /** 1 to 24 hours. */
+  underADay: Scalars['Int']['output'];
+  /** 1 to 7 days. */
+  underAWeek: Scalars['Int']['output'];
+  underAnHour: Scalars['Int']['output'];
+};
+
 /** What a reviewer decides for an in-review session. */
 export type ReviewDecision =
   | 'approved'
@@ -1016,6 +1128,8 @@ export type Session = {
   /** The verdict, or the current status and results so far before one. */
   decision: Decision;
   environment: Environment;
+  /** The images and documents kept for operators (console sign-in only; an API key gets FORBIDDEN), each behind a short-lived URL. */
+  evidence: Array<Evidence>;
   expectedDetails?: Maybe<Scalars['JSONObject']['output']>;
   /** Unix time, seconds; pending and in-progress sessions expire then. */
   expiresAt: Scalars['UnixTime']['output'];
@@ -1025,9 +1139,11 @@ export type Session = {
   metadata?: Maybe<Scalars['JSONObject']['output']>;
   /** Results so far, one per workflow node. */
   nodeResults: Array<NodeResult>;
+  /** Notes on the session, oldest first. */
+  notes: Array<SessionNote>;
   /** Where the hosted flow sends the browser at the end, when set. */
   redirectUrl?: Maybe<Scalars['String']['output']>;
-  /** Every status change: actor, key, time, from, to, reason. */
+  /** Every status change: actor, key or operator, time, from, to, reason. */
   reviewHistory: Array<StatusChange>;
   status: SessionStatus;
   /** Unix time, seconds. */
@@ -1058,6 +1174,18 @@ export type SessionFilterInput = {
   statuses?: InputMaybe<Array<SessionStatus>>;
   vendorData?: InputMaybe<Scalars['String']['input']>;
   workflowId?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** A note on a session by a reviewer (or a key), kept with the author. */
+export type SessionNote = {
+  /** The operator's name at the time, or api_key:<id>. */
+  authorName: Scalars['String']['output'];
+  authorOperatorId?: Maybe<Scalars['String']['output']>;
+  body: Scalars['String']['output'];
+  /** Unix seconds. */
+  createdAt: Scalars['UnixTime']['output'];
+  id: Scalars['String']['output'];
+  sessionId: Scalars['String']['output'];
 };
 
 /** Where a verification session stands. */
@@ -1116,6 +1244,10 @@ export type StatusChange = {
   actor: Scalars['String']['output'];
   /** Id of the API key that made the change, when a key did. */
   actorKeyId?: Maybe<Scalars['String']['output']>;
+  /** The operator's name at the time of the change, when an operator made it. */
+  actorName?: Maybe<Scalars['String']['output']>;
+  /** Id of the operator who made the change in the console, when one did. */
+  actorOperatorId?: Maybe<Scalars['String']['output']>;
   /** Unix time, seconds. */
   at: Scalars['UnixTime']['output'];
   fromStatus?: Maybe<SessionStatus>;
@@ -1127,6 +1259,8 @@ export type StatusChange = {
 export type Subscription = {
   /** Status changes of one session, for the hosted flow's page (session token in connection_init's x-session-token) or the tenant's key; the computer that showed the QR code follows the phone this way. */
   hostedFlowChanged: SessionStatusEvent;
+  /** The review queue of the caller's tenant and environment, live: a session entering in_review (status in_review) or leaving it (previousStatus in_review), in commit order. The console follows it. */
+  reviewQueue: SessionStatusEvent;
   /** Every committed status change of the key's tenant and environment (creation included), in commit order, optionally filtered. */
   sessionStatusChanged: SessionStatusEvent;
 };
@@ -1531,6 +1665,21 @@ export type RevokeServiceTokenMutationVariables = Exact<{
 
 export type RevokeServiceTokenMutation = { revokeServiceToken: { active: boolean, status: string, jti?: string | null, sessionId?: string | null, tenantId?: string | null, workflowId?: string | null, complianceLevel?: string | null, vendorData?: string | null, issuedAt?: number | null, expiresAt?: number | null, revokedAt?: number | null } };
 
+export type EraseSessionMutationVariables = Exact<{
+  id: Scalars['String']['input'];
+}>;
+
+
+export type EraseSessionMutation = { eraseSession: { sessionId: string, erasedAt: number, evidenceDeleted: number } };
+
+export type AddSessionNoteMutationVariables = Exact<{
+  sessionId: Scalars['String']['input'];
+  body: Scalars['String']['input'];
+}>;
+
+
+export type AddSessionNoteMutation = { addSessionNote: { id: string, sessionId: string, authorName: string, body: string, createdAt: number } };
+
 export type ShareSessionMutationVariables = Exact<{
   sessionId: Scalars['String']['input'];
   partnerApplicationId: Scalars['String']['input'];
@@ -1781,6 +1930,8 @@ export const GetDecisionDocument = {"kind":"Document","definitions":[{"kind":"Op
 export const ReviewSessionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"ReviewSession"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"decision"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ReviewDecision"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"reason"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"reviewSession"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"decision"},"value":{"kind":"Variable","name":{"kind":"Name","value":"decision"}}},{"kind":"Argument","name":{"kind":"Name","value":"reason"},"value":{"kind":"Variable","name":{"kind":"Name","value":"reason"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"SessionFields"}},{"kind":"Field","name":{"kind":"Name","value":"decidedAt"}},{"kind":"Field","name":{"kind":"Name","value":"decision"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"DecisionFields"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"NodeResultFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"NodeResult"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"nodeType"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}},{"kind":"Field","name":{"kind":"Name","value":"warnings"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"field"}}]}},{"kind":"Field","name":{"kind":"Name","value":"details"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"SessionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Session"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"vendorData"}},{"kind":"Field","name":{"kind":"Name","value":"redirectUrl"}},{"kind":"Field","name":{"kind":"Name","value":"language"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"expiresAt"}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"DecisionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Decision"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"vendorData"}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"serviceToken"}},{"kind":"Field","name":{"kind":"Name","value":"metadata"}},{"kind":"Field","name":{"kind":"Name","value":"nodeResults"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"NodeResultFields"}}]}},{"kind":"Field","name":{"kind":"Name","value":"reasons"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"code"}},{"kind":"Field","name":{"kind":"Name","value":"message"}},{"kind":"Field","name":{"kind":"Name","value":"nodeType"}},{"kind":"Field","name":{"kind":"Name","value":"listId"}},{"kind":"Field","name":{"kind":"Name","value":"entryId"}}]}}]}}]} as unknown as DocumentNode<ReviewSessionMutation, ReviewSessionMutationVariables>;
 export const IntrospectServiceTokenDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"IntrospectServiceToken"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"token"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"introspectServiceToken"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"token"},"value":{"kind":"Variable","name":{"kind":"Name","value":"token"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"IntrospectionFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"IntrospectionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ServiceTokenIntrospection"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"active"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"jti"}},{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"tenantId"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"vendorData"}},{"kind":"Field","name":{"kind":"Name","value":"issuedAt"}},{"kind":"Field","name":{"kind":"Name","value":"expiresAt"}},{"kind":"Field","name":{"kind":"Name","value":"revokedAt"}}]}}]} as unknown as DocumentNode<IntrospectServiceTokenQuery, IntrospectServiceTokenQueryVariables>;
 export const RevokeServiceTokenDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"RevokeServiceToken"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"token"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"reason"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"revokeServiceToken"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"token"},"value":{"kind":"Variable","name":{"kind":"Name","value":"token"}}},{"kind":"Argument","name":{"kind":"Name","value":"reason"},"value":{"kind":"Variable","name":{"kind":"Name","value":"reason"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"IntrospectionFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"IntrospectionFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"ServiceTokenIntrospection"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"active"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"jti"}},{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"tenantId"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"vendorData"}},{"kind":"Field","name":{"kind":"Name","value":"issuedAt"}},{"kind":"Field","name":{"kind":"Name","value":"expiresAt"}},{"kind":"Field","name":{"kind":"Name","value":"revokedAt"}}]}}]} as unknown as DocumentNode<RevokeServiceTokenMutation, RevokeServiceTokenMutationVariables>;
+export const EraseSessionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"EraseSession"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"eraseSession"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"erasedAt"}},{"kind":"Field","name":{"kind":"Name","value":"evidenceDeleted"}}]}}]}}]} as unknown as DocumentNode<EraseSessionMutation, EraseSessionMutationVariables>;
+export const AddSessionNoteDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"AddSessionNote"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"sessionId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"body"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"addSessionNote"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"sessionId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"sessionId"}}},{"kind":"Argument","name":{"kind":"Name","value":"body"},"value":{"kind":"Variable","name":{"kind":"Name","value":"body"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"authorName"}},{"kind":"Field","name":{"kind":"Name","value":"body"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}}]}}]}}]} as unknown as DocumentNode<AddSessionNoteMutation, AddSessionNoteMutationVariables>;
 export const ShareSessionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"ShareSession"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"sessionId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"partnerApplicationId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"expiresIn"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"shareSession"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"sessionId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"sessionId"}}},{"kind":"Argument","name":{"kind":"Name","value":"partnerApplicationId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"partnerApplicationId"}}},{"kind":"Argument","name":{"kind":"Name","value":"expiresIn"},"value":{"kind":"Variable","name":{"kind":"Name","value":"expiresIn"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"shareToken"}},{"kind":"Field","name":{"kind":"Name","value":"expiresAt"}}]}}]}}]} as unknown as DocumentNode<ShareSessionMutation, ShareSessionMutationVariables>;
 export const ImportSharedSessionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"ImportSharedSession"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ImportSharedSessionInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"importSharedSession"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"importedFrom"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"serviceToken"}}]}}]}}]} as unknown as DocumentNode<ImportSharedSessionMutation, ImportSharedSessionMutationVariables>;
 export const ListLedgerEntriesDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"ListLedgerEntries"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"first"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"after"}},"type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"ledgerEntries"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"first"},"value":{"kind":"Variable","name":{"kind":"Name","value":"first"}}},{"kind":"Argument","name":{"kind":"Name","value":"after"},"value":{"kind":"Variable","name":{"kind":"Name","value":"after"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"edges"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"node"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"LedgerEntryFields"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"pageInfo"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"hasNextPage"}},{"kind":"Field","name":{"kind":"Name","value":"endCursor"}}]}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"LedgerEntryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"LedgerEntry"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"environment"}},{"kind":"Field","name":{"kind":"Name","value":"shareTokenId"}},{"kind":"Field","name":{"kind":"Name","value":"originalSessionId"}},{"kind":"Field","name":{"kind":"Name","value":"importedSessionId"}},{"kind":"Field","name":{"kind":"Name","value":"payerApplicationId"}},{"kind":"Field","name":{"kind":"Name","value":"originatingApplicationId"}},{"kind":"Field","name":{"kind":"Name","value":"beneficiary"}},{"kind":"Field","name":{"kind":"Name","value":"beneficiaryApplicationId"}},{"kind":"Field","name":{"kind":"Name","value":"amount"}},{"kind":"Field","name":{"kind":"Name","value":"amountMicros"}},{"kind":"Field","name":{"kind":"Name","value":"currency"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}}]}}]} as unknown as DocumentNode<ListLedgerEntriesQuery, ListLedgerEntriesQueryVariables>;

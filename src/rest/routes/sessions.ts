@@ -1,7 +1,9 @@
 import { z } from 'zod';
 import { NODE_STATUSES, SESSION_STATUSES } from '../../domain/types.js';
 import {
+  AddSessionNoteDocument,
   CreateSessionDocument,
+  EraseSessionDocument,
   GetDecisionDocument,
   GetSessionDocument,
   IntrospectServiceTokenDocument,
@@ -300,6 +302,50 @@ export const sessionRoutes = [
     present: (data) => presentDecision(data.reviewSession.decision),
     response: DecisionJson,
     problems: ['invalid_transition'],
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/v1/sessions/:session_id/notes',
+    operationId: 'addSessionNote',
+    summary: "Adds a note to a session under the calling key (in the console, under the reviewer's name).",
+    tag: 'Sessions',
+    operation: AddSessionNoteDocument,
+    params: SessionParams,
+    body: z.object({ body: z.string().trim().min(1, 'body is required').max(4000) }).strict(),
+    variables: ({ params, body }) => ({ sessionId: params.session_id, body: body.body }),
+    status: 201,
+    present: (data) => ({
+      note_id: data.addSessionNote.id,
+      session_id: data.addSessionNote.sessionId,
+      author_name: data.addSessionNote.authorName,
+      body: data.addSessionNote.body,
+      created_at: data.addSessionNote.createdAt,
+    }),
+    response: z.object({
+      note_id: z.string(),
+      session_id: z.string(),
+      author_name: z.string(),
+      body: z.string(),
+      created_at: z.number().int(),
+    }),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/v1/sessions/:session_id/erase',
+    operationId: 'eraseSession',
+    summary:
+      "Erases a decided or expired session's evidence and personal data on the person's request; the decision and the audit trail stay (409 while active).",
+    tag: 'Sessions',
+    operation: EraseSessionDocument,
+    params: SessionParams,
+    variables: ({ params }) => ({ id: params.session_id }),
+    status: 200,
+    present: (data) => ({
+      session_id: data.eraseSession.sessionId,
+      erased_at: data.eraseSession.erasedAt,
+      evidence_deleted: data.eraseSession.evidenceDeleted,
+    }),
+    response: z.object({ session_id: z.string(), erased_at: z.number().int(), evidence_deleted: z.number().int() }),
   }),
   defineRoute({
     method: 'POST',

@@ -1,0 +1,32 @@
+import { Field, Int, ObjectType } from 'type-graphql';
+import { UnixTimeScalar } from './scalars.js';
+
+/** One image or document the end user submitted, kept encrypted for the tenant's retention period. */
+@ObjectType('Evidence', {
+  description: 'A submitted image or document, kept encrypted; its url works for 5 minutes and every opening is audited.',
+})
+export class EvidenceObject {
+  @Field(() => String)
+  id!: string;
+
+  @Field(() => String, { description: 'document_front, document_back, selfie or proof_of_address.' })
+  kind!: string;
+
+  @Field(() => String, { description: 'The step it was submitted to.' })
+  nodeType!: string;
+
+  @Field(() => String, { description: 'image/jpeg, image/png, image/webp or application/pdf.' })
+  contentType!: string;
+
+  @Field(() => Int)
+  byteLength!: number;
+
+  @Field(() => UnixTimeScalar, { description: 'Unix seconds.' })
+  createdAt!: number;
+
+  @Field(() => UnixTimeScalar, { description: 'Unix seconds at which it is purged (the retention period).' })
+  expiresAt!: number;
+
+  @Field(() => String, { description: 'Signed, same-origin path of the file for the signed-in operator; works for 5 minutes.' })
+  url!: string;
+}

@@ -1,0 +1,87 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { TenantPrincipal } from '../auth/context.js';
+import { ApiError } from '../errors.js';
+import type { Services } from '../services.js';
+import { loadSession } from '../sessions/session.service.js';
+
+/**
+ * What a node result keeps after an erasure: the outcome and the checks that made the decision,
+ * none of the person's data (names, dates, numbers, addresses, phone, the typed AML subject). AML
+ * hits stay: they describe the listed entity, from a public list, and justify the decision.
+ */
+const KEPT_DETAIL_KEYS = [
+  'result_code',
+  'checks',
+  'score',
+  'risk_band',
+  'similarity',
+  'document_type',
+  'issuing_country',
+  'checked_lists',
+  'screened_source',
+  'hits',
+] as const;
+
+/** Statuses a session must have left before it is erased: erasing one still collecting input or under review would leave it undecidable. */
+const ACTIVE_STATUSES = ['pending', 'in_progress', 'in_review'];
+
+/** What an erasure did. */
+export interface ErasureResult {
+  sessionId: string;
+  erasedAt: Date;
+  /** Evidence files deleted. */
+  evidenceDeleted: number;
+}
+
+/**
+ * Erases a decided (or expired) session's evidence and personal data on the person's request, in
+ * one transaction: the kept files, the portrait embedding, list subjects, phone codes, the typed
+ * details and metadata, the personal fields of node results and warning texts, and the bodies of
+ * its webhook deliveries (their log rows stay). The status, the decision's reasons, the node
+ * outcomes and checks, the service token and the audit trail stay. Erasing again changes nothing.
+ */
+export async function eraseSession(
+  em: EntityManager,
+  services: Services,
+  principal: TenantPrincipal,
+  sessionId: string,
+): Promise<ErasureResult> {
+  const session = await loadSession(em, services, principal, sessionId);
+  if (ACTIVE_STATUSES.includes(session.status))
+    throw new ApiError(
+      'conflict',
+      `The session is ${session.status}: erase it once it is decided or expired (a pending one expires at expires_at).`,
+    );
+  const by = principal.kind === 'operator' ? `operator:${principal.operatorName}` : `api_key:${principal.apiKeyId}`;
+  return em.transactional(async (tx) => {
+    const deleted = await tx.execute<{ id: string }[]>('delete from evidence where session_id = ? returning id', [sessionId]);
+    for (const table of ['session_portrait', 'session_list_subject', 'phone_otp'])
+      await tx.execute(`delete from ${table} where session_id = ?`, [sessionId], 'run');
+    const keep = KEPT_DETAIL_KEYS.map((key) => `'${key}'`).join(', ');
+    await tx.execute(
+      `update session_node_result
+          set details = coalesce((select jsonb_object_agg(key, value) from jsonb_each(details) where key in (${keep})), '{}'::jsonb),
+              warnings = coalesce((select jsonb_agg(jsonb_build_object('code', w->>'code', 'field', w->'field', 'message', w->>'code'))
+                                     from jsonb_array_elements(warnings) w), '[]'::jsonb)
+        where session_id = ?`,
+      [sessionId],
+      'run',
+    );
+    await tx.execute(
+      `update webhook_delivery set body = ? where session_id = ?`,
+      [services.secrets.encrypt(JSON.stringify({ erased: true, session_id: sessionId })), sessionId],
+      'run',
+    );
+    const [row] = await tx.execute<{ erased_at: Date }[]>(
+      `update session
+          set expected_details = null, contact_details = null, metadata = null,
+              warnings = coalesce((select jsonb_agg(jsonb_build_object('code', w->>'code', 'field', w->'field', 'message', w->>'code'))
+                                     from jsonb_array_elements(warnings) w), '[]'::jsonb),
+              erased_at = coalesce(erased_at, now()), erased_by = coalesce(erased_by, ?)
+        where id = ?
+        returning erased_at`,
+      [by, sessionId],
+    );
+    return { sessionId, erasedAt: new Date(row!.erased_at), evidenceDeleted: deleted.length };
+  });
+}

@@ -1,0 +1,280 @@
+import { createCipheriv, createDecipheriv, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
+import type { OperatorPrincipal } from '../auth/context.js';
+import type { ServiceSecrets } from '../auth/secrets.js';
+import type { NodeType } from '../domain/types.js';
+import { decodeDataUri } from '../engines/data-uri.js';
+import { ApiError } from '../errors.js';
+import type { Services } from '../services.js';
+import { registerNodeInputObserver, type NodeInputObserver } from '../sessions/session.service.js';
+
+/** How long an evidence URL works after it is handed out, in seconds: long enough to open a case, too short to share. */
+export const EVIDENCE_URL_TTL_SECONDS = 5 * 60;
+/** Longest retention a tenant may set, in days (ten years). */
+export const EVIDENCE_RETENTION_MAX_DAYS = 3650;
+/** The types evidence is kept in: those the engines accept. */
+const EVIDENCE_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'application/pdf'] as const;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Bytes of a tenant's data key (AES-256). */
+const DATA_KEY_BYTES = 32;
+/** AES-GCM nonce length, in bytes. */
+const GCM_IV_BYTES = 12;
+
+/** The input fields each step keeps as evidence, by the kind they are shown as. */
+const EVIDENCE_FIELDS: Partial<Record<NodeType, Record<string, string>>> = {
+  document_verification: { image_front: 'document_front', image_back: 'document_back' },
+  biometric_kyc: { selfie: 'selfie' },
+  proof_of_address: { document_image: 'proof_of_address' },
+};
+
+/**
+ * The tenant's evidence data key, made on first use and stored sealed by the master key (so a
+ * master key rotation re-wraps it with the other sealed columns, src/auth/sealed-columns.ts).
+ */
+async function tenantDataKey(em: EntityManager, secrets: ServiceSecrets, tenantId: string): Promise<Buffer> {
+  const read = async () =>
+    (await em.execute<{ key_sealed: string }[]>('select key_sealed from tenant_data_key where tenant_id = ?', [tenantId]))[0];
+  let row = await read();
+  if (!row) {
+    // Two first submissions at once: one insert wins, both read the winner's key.
+    await em.execute(
+      'insert into tenant_data_key (tenant_id, key_sealed) values (?, ?) on conflict (tenant_id) do nothing',
+      [tenantId, secrets.encrypt(randomBytes(DATA_KEY_BYTES).toString('base64'))],
+      'run',
+    );
+    row = await read();
+  }
+  return Buffer.from(secrets.decrypt(row!.key_sealed), 'base64');
+}
+
+/** One piece of evidence sealed for storage: AES-256-GCM under the tenant key, bound to its row id. */
+interface SealedEvidence {
+  id: string;
+  kind: string;
+  contentType: string;
+  byteLength: number;
+  iv: Buffer;
+  tag: Buffer;
+  ciphertext: Buffer;
+}
+
+/** Encrypts one file; the row id is the additional data, so a ciphertext moved to another row does not open. */
+function sealEvidence(key: Buffer, id: string, bytes: Buffer): Pick<SealedEvidence, 'iv' | 'tag' | 'ciphertext'> {
+  const iv = randomBytes(GCM_IV_BYTES);
+  const cipher = createCipheriv('aes-256-gcm', key, iv);
+  cipher.setAAD(Buffer.from(id));
+  const ciphertext = Buffer.concat([cipher.update(bytes), cipher.final()]);
+  return { iv, tag: cipher.getAuthTag(), ciphertext };
+}
+
+/** The tenant's retention in days (0: keep nothing). */
+async function retentionDays(em: EntityManager, tenantId: string): Promise<number> {
+  const [row] = await em.execute<{ days: number }[]>('select evidence_retention_days as days from tenant where id = ?', [tenantId]);
+  return row?.days ?? 0;
+}
+
+/**
+ * Keeps the images and documents of an accepted submission as evidence, encrypted, for the
+ * tenant's retention period; written in the decision's transaction, so a submission that fails
+ * leaves none. Sandbox magic tokens are not files and are not kept.
+ */
+export const captureEvidence: NodeInputObserver = async (em, services, session, nodeType, input) => {
+  const fields = EVIDENCE_FIELDS[nodeType];
+  if (!fields) return undefined;
+  const files = Object.entries(fields).flatMap(([field, kind]) => {
+    const value = (input as Record<string, unknown>)[field];
+    if (typeof value !== 'string' || !value.startsWith('data:')) return [];
+    try {
+      return [{ kind, ...decodeDataUri(value, field, EVIDENCE_TYPES) }];
+    } catch (error) {
+      // The engine accepted the submission already: a file of a type we do not keep is not kept, rather than failing it.
+      if (error instanceof ApiError) return [];
+      throw error;
+    }
+  });
+  if (files.length === 0) return undefined;
+  const days = await retentionDays(em, session.tenant.id);
+  if (days === 0) return undefined;
+  const key = await tenantDataKey(em, services.secrets, session.tenant.id);
+  const sealed: SealedEvidence[] = files.map((file) => {
+    const id = randomUUID();
+    return { id, kind: file.kind, contentType: file.mimeType, byteLength: file.bytes.length, ...sealEvidence(key, id, file.bytes) };
+  });
+  return async (tx) => {
+    for (const item of sealed)
+      await tx.execute(
+        `insert into evidence (id, tenant_id, environment, session_id, node_type, kind, content_type, byte_length, iv, tag, ciphertext, expires_at)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now() + make_interval(days => ?))`,
+        [
+          item.id,
+          session.tenant.id,
+          session.environment,
+          session.id,
+          nodeType,
+          item.kind,
+          item.contentType,
+          item.byteLength,
+          item.iv,
+          item.tag,
+          item.ciphertext,
+          days,
+        ],
+        'run',
+      );
+  };
+};
+
+/** Evidence of a session as listed to an operator, with a URL that works for a few minutes. */
+export interface EvidenceItem {
+  id: string;
+  sessionId: string;
+  nodeType: string;
+  kind: string;
+  contentType: string;
+  byteLength: number;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+/** The evidence of sessions (already scoped by the caller), oldest first, without the ciphertext. */
+export async function listEvidence(em: EntityManager, sessionIds: readonly string[]): Promise<EvidenceItem[]> {
+  if (sessionIds.length === 0) return [];
+  const rows = await em.execute<
+    {
+      id: string;
+      session_id: string;
+      node_type: string;
+      kind: string;
+      content_type: string;
+      byte_length: number;
+      created_at: Date;
+      expires_at: Date;
+    }[]
+  >(
+    `select id, session_id, node_type, kind, content_type, byte_length, created_at, expires_at from evidence
+      where session_id = any(?::uuid[]) and expires_at > now() order by created_at, kind`,
+    [`{${sessionIds.join(',')}}`],
+  );
+  return rows.map((row) => ({
+    id: row.id,
+    sessionId: row.session_id,
+    nodeType: row.node_type,
+    kind: row.kind,
+    contentType: row.content_type,
+    byteLength: row.byte_length,
+    createdAt: new Date(row.created_at),
+    expiresAt: new Date(row.expires_at),
+  }));
+}
+
+/** The parameters a signature covers: which file, for whom, until when. */
+function urlPayload(evidenceId: string, operatorId: string, expires: number): string {
+  return `${evidenceId}.${operatorId}.${expires}`;
+}
+
+/** A short-lived URL of one file for one operator; the view is audited when the URL is opened. */
+export function signedEvidenceUrl(secrets: ServiceSecrets, evidenceId: string, operator: OperatorPrincipal, now = Date.now()): string {
+  const expires = Math.floor(now / 1000) + EVIDENCE_URL_TTL_SECONDS;
+  const signature = secrets.evidenceUrlSignature(urlPayload(evidenceId, operator.operatorId, expires));
+  return `/console/evidence/${evidenceId}?operator=${operator.operatorId}&expires=${expires}&signature=${signature}`;
+}
+
+/** What opening an evidence URL gives: the file, decrypted. */
+export interface OpenedEvidence {
+  contentType: string;
+  bytes: Buffer;
+}
+
+/**
+ * Opens a signed evidence URL: checks the signature and the time, decrypts the file with its
+ * tenant's key and records the view with the operator's name, in that order, so no file leaves
+ * without its audit row. A wrong signature or an unknown file is a 404, an expired URL a 410.
+ */
+export async function openEvidence(
+  em: EntityManager,
+  services: Services,
+  evidenceId: string,
+  query: { operator?: unknown; expires?: unknown; signature?: unknown },
+): Promise<OpenedEvidence> {
+  const { operator, expires, signature } = query;
+  if (
+    !UUID.test(evidenceId) ||
+    typeof operator !== 'string' ||
+    !UUID.test(operator) ||
+    typeof expires !== 'string' ||
+    typeof signature !== 'string' ||
+    !/^\d{1,12}$/.test(expires)
+  )
+    throw new ApiError('not_found', 'No such evidence.');
+  const expected = Buffer.from(services.secrets.evidenceUrlSignature(urlPayload(evidenceId, operator, Number(expires))));
+  const given = Buffer.from(signature);
+  if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw new ApiError('not_found', 'No such evidence.');
+  if (Number(expires) * 1000 <= Date.now())
+    throw new ApiError('link_expired', 'This evidence link has expired: open the case again for a new one.');
+  return em.transactional(async (tx) => {
+    const [row] = await tx.execute<
+      {
+        tenant_id: string;
+        environment: ApiKeyEnvironment;
+        session_id: string;
+        content_type: string;
+        iv: Buffer;
+        tag: Buffer;
+        ciphertext: Buffer;
+        operator_name: string | null;
+        operator_tenant_id: string | null;
+      }[]
+    >(
+      `select e.tenant_id, e.environment, e.session_id, e.content_type, e.iv, e.tag, e.ciphertext,
+              o.name as operator_name, o.tenant_id as operator_tenant_id
+         from evidence e left join operator o on o.id = ?::uuid and o.disabled_at is null
+        where e.id = ?::uuid and e.expires_at > now()`,
+      [operator, evidenceId],
+    );
+    // The signature already binds file and operator; the tenant check keeps it so if an id ever moved.
+    if (!row || !row.operator_name || row.operator_tenant_id !== row.tenant_id) throw new ApiError('not_found', 'No such evidence.');
+    const key = await tenantDataKey(tx as EntityManager, services.secrets, row.tenant_id);
+    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(row.iv));
+    decipher.setAAD(Buffer.from(evidenceId));
+    decipher.setAuthTag(Buffer.from(row.tag));
+    const bytes = Buffer.concat([decipher.update(Buffer.from(row.ciphertext)), decipher.final()]);
+    await tx.execute(
+      `insert into evidence_view (id, evidence_id, session_id, tenant_id, operator_id, operator_name) values (?, ?, ?, ?, ?, ?)`,
+      [randomUUID(), evidenceId, row.session_id, row.tenant_id, operator, row.operator_name],
+      'run',
+    );
+    return { contentType: row.content_type, bytes };
+  });
+}
+
+/** Deletes evidence past its retention; returns how many files went. Run by the job runner every few minutes. */
+export async function purgeExpiredEvidence(em: EntityManager): Promise<number> {
+  const deleted = await em.execute<{ id: string }[]>('delete from evidence where expires_at <= now() returning id');
+  return deleted.length;
+}
+
+/** Sets a tenant's retention (0 keeps nothing); files already kept expire no later than the new period allows. */
+export async function setEvidenceRetention(em: EntityManager, tenantId: string, days: number): Promise<number> {
+  if (!Number.isInteger(days) || days < 0 || days > EVIDENCE_RETENTION_MAX_DAYS)
+    throw new ApiError('validation_failed', `days must be a whole number from 0 to ${EVIDENCE_RETENTION_MAX_DAYS}.`, [
+      { field: 'days', code: 'invalid', message: `days must be 0 to ${EVIDENCE_RETENTION_MAX_DAYS}` },
+    ]);
+  await em.execute('update tenant set evidence_retention_days = ? where id = ?', [days, tenantId], 'run');
+  await em.execute(
+    `update evidence set expires_at = created_at + make_interval(days => ?)
+      where tenant_id = ? and expires_at > created_at + make_interval(days => ?)`,
+    [days, tenantId, days],
+    'run',
+  );
+  return days;
+}
+
+let installed = false;
+
+/** Plugs evidence capture into the session flow, once per process. */
+export function installEvidenceCapture(): void {
+  if (installed) return;
+  installed = true;
+  registerNodeInputObserver(captureEvidence);
+}
