@@ -67,6 +67,9 @@ export async function eraseSession(
       [sessionId],
       'run',
     );
+    // The decision snapshots kept with the session's events hold the same personal fields: a
+    // webhook not yet built is then built from the erased session instead.
+    await tx.execute(`update outbox_event set snapshot = null where session_id = ?`, [sessionId], 'run');
     await tx.execute(
       `update webhook_delivery set body = ? where session_id = ?`,
       [services.secrets.encrypt(JSON.stringify({ erased: true, session_id: sessionId })), sessionId],

@@ -256,6 +256,12 @@ describe('erasure on request', () => {
     expect(row).toMatchObject({ expected_details: null, metadata: null, erased_by: `api_key:${tenant.sandboxKeyId}`, status: 'approved' });
     const [evidence] = await em.execute<{ n: string }[]>('select count(*) as n from evidence where session_id = ?', [sessionId]);
     expect(Number(evidence!.n)).toBe(0);
+    // The decision snapshots kept with the session's events go too (they carry the same fields).
+    const [snapshots] = await em.execute<{ n: string }[]>(
+      'select count(*) as n from outbox_event where session_id = ? and snapshot is not null',
+      [sessionId],
+    );
+    expect(Number(snapshots!.n)).toBe(0);
     const after = await testApp.rest('GET', `/v1/sessions/${sessionId}/decision`, { key: tenant.sandboxKey });
     expect(after.body).toMatchObject({ status: 'approved', service_token: before.body.service_token });
     expect(JSON.stringify(after.body)).not.toContain('Example');
