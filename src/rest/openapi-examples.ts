@@ -45,6 +45,7 @@ const ID = {
   poa: 'cedc597f-1c98-48e3-9050-b4941de44fad',
   idVerification: '2b695764-975d-44b2-aaa4-a4b6aba33220',
   signingKey: 'live-bb9dddd8-fefc-450c-8d70-b90787a43287',
+  note: '6d1f3b2a-9c8e-4f7d-a6b5-c4d3e2f1a0b9',
 } as const;
 
 /** Unix seconds of the story: the session is created at T, everything else happens a few seconds later. */
@@ -438,6 +439,21 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
     },
   },
   getDecision: { params: { session_id: ID.session }, response: DECISION },
+  addSessionNote: {
+    params: { session_id: ID.reviewedSession },
+    request: { body: 'Called the customer: the employer named in the AML hit is a namesake.' },
+    response: {
+      note_id: ID.note,
+      session_id: ID.reviewedSession,
+      author_name: `api_key:${ID.apiKey}`,
+      body: 'Called the customer: the employer named in the AML hit is a namesake.',
+      created_at: REVIEWED_AT - 60,
+    },
+  },
+  eraseSession: {
+    params: { session_id: ID.reviewedSession },
+    response: { session_id: ID.reviewedSession, erased_at: REVIEWED_AT + 86_400, evidence_deleted: 2 },
+  },
   reviewSession: {
     params: { session_id: ID.reviewedSession },
     request: { decision: 'approved', reason: 'PEP status checked by compliance: former local councillor, low risk.' },
