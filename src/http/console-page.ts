@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { gzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
+import { registerBundleAssets } from './bundle-assets.js';
 import { CONSOLE_BUILD_DIR, readConsoleManifest } from '../../scripts/build-console.js';
 import type { HostedManifest } from '../../scripts/build-hosted.js';
 
@@ -50,7 +49,6 @@ function shell(manifest: HostedManifest, nonce: string): string {
 
 /** The console at `/console`: the app shell with strict headers, and its bundled assets. Screens are addressed in the fragment. */
 export function registerConsolePage(app: FastifyInstance): void {
-  const assets = new Map<string, { plain: Buffer; gzip: Buffer }>();
   app.get('/console', async (_request, reply) => {
     const manifest = readConsoleManifest();
     reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').header('x-content-type-options', 'nosniff');
@@ -67,24 +65,5 @@ export function registerConsolePage(app: FastifyInstance): void {
       .type('text/html; charset=utf-8')
       .send(shell(manifest, nonce));
   });
-  app.get<{ Params: { name: string } }>(`${CONSOLE_ASSET_PREFIX}:name`, async (request, reply) => {
-    const manifest = readConsoleManifest();
-    const name = request.params.name;
-    if (!manifest || (name !== manifest.js && name !== manifest.css))
-      return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
-    let asset = assets.get(name);
-    if (!asset) {
-      const plain = await readFile(`${CONSOLE_BUILD_DIR}${name}`);
-      asset = { plain, gzip: gzipSync(plain, { level: 9 }) };
-      assets.set(name, asset);
-    }
-    const gzip = /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
-    if (gzip) reply.header('content-encoding', 'gzip');
-    return reply
-      .header('vary', 'accept-encoding')
-      .header('cache-control', 'public, max-age=31536000, immutable')
-      .header('x-content-type-options', 'nosniff')
-      .type(name.endsWith('.js') ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8')
-      .send(gzip ? asset.gzip : asset.plain);
-  });
+  registerBundleAssets(app, CONSOLE_ASSET_PREFIX, CONSOLE_BUILD_DIR, readConsoleManifest);
 }

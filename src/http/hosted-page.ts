@@ -1,7 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
-import { gzipSync } from 'node:zlib';
 import type { FastifyInstance } from 'fastify';
+import { registerBundleAssets } from './bundle-assets.js';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { HOSTED_BUILD_DIR, readHostedManifest, type HostedManifest } from '../../scripts/build-hosted.js';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
@@ -63,7 +62,6 @@ function shell(manifest: HostedManifest, nonce: string): string {
  * of the address bar by then) keeps its `frame-ancestors`.
  */
 export function registerHostedPage(app: FastifyInstance, orm: MikroORM, services: Services): void {
-  const assets = new Map<string, { plain: Buffer; gzip: Buffer }>();
   app.get<{ Params: { session_id: string }; Querystring: { token?: unknown } }>('/verify/:session_id', async (request, reply) => {
     const manifest = readHostedManifest();
     reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').header('x-content-type-options', 'nosniff');
@@ -107,26 +105,5 @@ export function registerHostedPage(app: FastifyInstance, orm: MikroORM, services
       .type('text/html; charset=utf-8')
       .send(shell(manifest, nonce));
   });
-  app.get<{ Params: { name: string } }>(`${HOSTED_ASSET_PREFIX}:name`, async (request, reply) => {
-    const manifest = readHostedManifest();
-    const name = request.params.name;
-    if (!manifest || (name !== manifest.js && name !== manifest.css)) {
-      return reply.code(404).type('text/plain; charset=utf-8').send('Not found');
-    }
-    // Compressed once, when first asked for: the flow is sized for phones on slow networks.
-    let asset = assets.get(name);
-    if (!asset) {
-      const plain = await readFile(`${HOSTED_BUILD_DIR}${name}`);
-      asset = { plain, gzip: gzipSync(plain, { level: 9 }) };
-      assets.set(name, asset);
-    }
-    const gzip = /\bgzip\b/.test(String(request.headers['accept-encoding'] ?? ''));
-    if (gzip) reply.header('content-encoding', 'gzip');
-    return reply
-      .header('vary', 'accept-encoding')
-      .header('cache-control', 'public, max-age=31536000, immutable')
-      .header('x-content-type-options', 'nosniff')
-      .type(name.endsWith('.js') ? 'text/javascript; charset=utf-8' : 'text/css; charset=utf-8')
-      .send(gzip ? asset.gzip : asset.plain);
-  });
+  registerBundleAssets(app, HOSTED_ASSET_PREFIX, HOSTED_BUILD_DIR, readHostedManifest);
 }

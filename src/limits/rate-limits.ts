@@ -196,18 +196,23 @@ export function createRateLimits(options: RateLimitsOptions): RateLimits {
   return {
     enabled: true,
     async chargeRequest(identity) {
-      const blocked = await authFailures.counter.get(identity.address);
+      const charges = [charge(address, identity.address, 'Too many requests from this address.')];
+      if (identity.apiKey) charges.push(charge(key, digest(identity.apiKey), 'Too many requests with this API key.'));
+      else if (identity.sessionToken)
+        charges.push(charge(sessionToken, digest(identity.sessionToken), 'Too many requests for this verification link.'));
+      // One round trip to the counters, not two: the block check goes out with the charges.
+      const [blockCheck, ...outcomes] = await Promise.allSettled([authFailures.counter.get(identity.address), ...charges]);
+      if (blockCheck.status === 'rejected') throw blockCheck.reason;
+      const blocked = blockCheck.value;
       if (blocked && blocked.consumedPoints > authFailures.policy.quota)
         throw rateLimitedError(
           authFailures.policy,
           blocked.msBeforeNext / 1000,
           'Too many failed authentications from this address; requests from it are refused for a while.',
         );
-      const charges = [charge(address, identity.address, 'Too many requests from this address.')];
-      if (identity.apiKey) charges.push(charge(key, digest(identity.apiKey), 'Too many requests with this API key.'));
-      else if (identity.sessionToken)
-        charges.push(charge(sessionToken, digest(identity.sessionToken), 'Too many requests for this verification link.'));
-      const states = await Promise.all(charges);
+      const refused = outcomes.find((outcome) => outcome.status === 'rejected');
+      if (refused) throw refused.reason;
+      const states = outcomes.map((outcome) => (outcome as PromiseFulfilledResult<LimitState>).value);
       // The header names the limit the client is closest to (the key's, mostly).
       return states.reduce((tightest, state) =>
         state.remaining / state.policy.quota < tightest.remaining / tightest.policy.quota ? state : tightest,
