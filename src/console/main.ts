@@ -254,7 +254,7 @@ async function queueScreen(): Promise<void> {
       h('p', { class: 'live', id: 'live' }, socket ? 'Connecting for live updates…' : ''),
       h(
         'table',
-        {},
+        { tabindex: '0' },
         h('caption', {}, `Sessions in review, ${me!.environment}`),
         h(
           'thead',
@@ -383,7 +383,7 @@ function identitySection(session: Case): HTMLElement {
     ),
     h(
       'table',
-      { id: 'identity' },
+      { tabindex: '0', id: 'identity' },
       h('caption', {}, 'Personal details given beside the document as read'),
       h(
         'thead',
@@ -466,7 +466,7 @@ function checksSection(session: Case): HTMLElement {
       : null,
     h(
       'table',
-      {},
+      { tabindex: '0' },
       h('caption', {}, 'Result of each step'),
       h(
         'thead',
@@ -523,7 +523,7 @@ function amlSection(session: Case): HTMLElement | null {
       ? h('p', {}, 'No hit.')
       : h(
           'table',
-          { id: 'aml-hits' },
+          { tabindex: '0', id: 'aml-hits' },
           h('caption', {}, 'Hits'),
           h(
             'thead',

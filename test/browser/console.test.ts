@@ -19,6 +19,8 @@ import { chromiumAvailable, expectNoSeriousA11yViolations, launchChromium, scree
 /** A browser run through several screens on a loaded 2-core machine. */
 const FLOW_MS = 120_000;
 const DESKTOP = { viewport: { width: 1280, height: 900 } };
+/** A phone (a reviewer away from a desk): every screen must fit its width. */
+const PHONE = { viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true };
 
 let testApp: TestApp;
 let tenant: TestTenant;
@@ -76,8 +78,8 @@ async function screen(page: Page, name: string): Promise<void> {
 }
 
 /** Opens the console in a fresh browser context and signs in through the form. */
-async function signInPage(email: string, shots?: string): Promise<Page> {
-  const context = await browser.newContext(DESKTOP);
+async function signInPage(email: string, shots?: string, device: typeof DESKTOP | typeof PHONE = DESKTOP): Promise<Page> {
+  const context = await browser.newContext(device);
   const page = await context.newPage();
   await page.goto(`${testApp.url}/console`);
   await screen(page, 'sign-in');
@@ -256,6 +258,29 @@ describe.skipIf(!enabled)('the operator console', () => {
       await expectNoSeriousA11yViolations(page, 'sign-in error');
       await screenshot(page, 'console-sign-in-error');
       await context.close();
+    },
+    FLOW_MS,
+  );
+
+  it(
+    'given a reviewer on a phone, when the queue and a case are shown, then each screen fits the phone width and passes axe',
+    async () => {
+      const page = await signInPage(await makeOperator(testApp, tenant.id, 'reviewer', 'Mary Jackson'), undefined, PHONE);
+      const sessionId = await caseInReview('customer-phone');
+      const row = page.locator(`tr[data-session-id="${sessionId}"]`);
+      await row.waitFor();
+      const overflow = () => page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+      await screenshot(page, 'console-phone-queue');
+      expect(await overflow()).toBeLessThanOrEqual(0);
+      await expectNoSeriousA11yViolations(page, 'phone queue');
+
+      await row.getByRole('link', { name: 'customer-phone' }).click();
+      await screen(page, 'case');
+      await expect.poll(() => page.locator('#aml-hits').textContent()).toContain('SANDBOX PEP');
+      expect(await overflow()).toBeLessThanOrEqual(0);
+      await expectNoSeriousA11yViolations(page, 'phone case');
+      await screenshot(page, 'console-phone-case');
+      await page.context().close();
     },
     FLOW_MS,
   );
