@@ -139,7 +139,7 @@ async function startServer(mode: string): Promise<Server> {
   const children: ChildProcess[] = [];
   if (execution === 'queue') {
     for (let i = 0; i < Number(count || '1'); i++) {
-      const worker = tsx('src/worker.ts', { ENGINE_POOL_SIZE: '1', LOG_LEVEL: 'info' });
+      const worker = tsx('src/bin/worker.ts', { ENGINE_POOL_SIZE: '1', LOG_LEVEL: 'info' });
       children.push(worker);
       await jsonLine<{ msg?: string }>(worker, (line) => line.msg === 'engine worker started');
     }

@@ -1,5 +1,5 @@
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
-import { screenAml, type AmlResult } from '../src/aml/aml.service.js';
+import { screenAml, type AmlResult } from '../src/engines/aml/standalone.js';
 import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
 import { ScreenAmlInput } from './aml.input.js';
 import { AmlResultObject } from './aml.type.js';

@@ -1,6 +1,6 @@
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
 import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
-import { verifyIdDocument, type IdVerificationResult } from '../src/id-verification/id-verification.service.js';
+import { verifyIdDocument, type IdVerificationResult } from '../src/engines/document/standalone.js';
 import { VerifyIdDocumentInput } from './id-verification.input.js';
 import { IdVerificationResultObject } from './id-verification.type.js';
 

@@ -1,6 +1,6 @@
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
 import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
-import { checkProofOfAddress, type PoaResult } from '../src/poa/poa.service.js';
+import { checkProofOfAddress, type PoaResult } from '../src/engines/poa/standalone.js';
 import { CheckProofOfAddressInput } from './poa.input.js';
 import { ProofOfAddressResultObject } from './poa.type.js';
 

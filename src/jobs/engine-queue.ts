@@ -1,6 +1,6 @@
 /**
  * Engine work through PostgreSQL (ENGINE_EXECUTION=queue): the API sends each engine task as a
- * pg-boss job and waits for its result; `npm run worker` processes (src/worker.ts) take the jobs,
+ * pg-boss job and waits for its result; `npm run worker` processes (src/bin/worker.ts) take the jobs,
  * run them in their own thread pool and store the outcome as the job's output. A deployment adds
  * verification throughput by adding worker machines, not API servers.
  *

@@ -33,9 +33,9 @@ interface RunningWorker {
   next(match: (line: WorkerLog) => boolean): Promise<WorkerLog>;
 }
 
-/** Starts `src/worker.ts` as `npm run worker` does, with one engine thread. */
+/** Starts `src/bin/worker.ts` as `npm run worker` does, with one engine thread. */
 function startWorker(): RunningWorker {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bin/worker.ts'], {
     cwd: REPOSITORY,
     env: { ...process.env, ENGINE_POOL_SIZE: '1', ENGINE_QUEUE_SUPERVISE_SECONDS: '1', LOG_LEVEL: 'info' },
     stdio: ['ignore', 'pipe', 'inherit'],

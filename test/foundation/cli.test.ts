@@ -28,7 +28,7 @@ function cli(args: string[], env: Record<string, string>): Promise<CliRun> {
   return new Promise((resolve) => {
     execFile(
       join(ROOT, 'node_modules/.bin/tsx'),
-      ['src/cli.ts', ...args],
+      ['src/bin/cli.ts', ...args],
       { cwd: ROOT, env: { ...process.env, DATABASE_URL: '', MASTER_KEY: '', NODE_NO_WARNINGS: '1', LOG_LEVEL: 'warn', ...env } },
       (error, stdout, stderr) => resolve({ code: error ? Number(error.code ?? 1) : 0, stdout, stderr }),
     );

@@ -101,7 +101,7 @@ describe('embedded database security', () => {
     'given the running server, when the admin CLI runs on the same data directory, then it reaches the database through the server socket',
     async () => {
       const tenant = await testApp!.tenant('cli-visible');
-      const { stdout } = await run(join(ROOT, 'node_modules/.bin/tsx'), ['src/cli.ts', 'callback-secret', tenant.id], {
+      const { stdout } = await run(join(ROOT, 'node_modules/.bin/tsx'), ['src/bin/cli.ts', 'callback-secret', tenant.id], {
         cwd: ROOT,
         env: { ...process.env, DATABASE_URL: '', MASTER_KEY: '', PGLITE_DATA_DIR: dataDir, NODE_NO_WARNINGS: '1' },
       });

@@ -17,7 +17,7 @@ import { openScratchDatabase } from '../support/scratch-database.js';
 
 const run = promisify(execFile);
 const ROOT = new URL('../..', import.meta.url).pathname;
-const ROTATE_COMMAND = ['src/cli.ts', 'secrets:rotate-master-key'];
+const ROTATE_COMMAND = ['src/bin/cli.ts', 'secrets:rotate-master-key'];
 /** An on-disk first start (initdb and every migration) takes tens of seconds on a loaded machine. */
 const ON_DISK_START_MS = 180_000;
 

@@ -22,9 +22,9 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-/** Starts `src/emitter.ts` as its own process against the test app's database; resolves once it logs that it started. */
+/** Starts `src/bin/emitter.ts` as its own process against the test app's database; resolves once it logs that it started. */
 async function spawnEmitter(): Promise<ChildProcess> {
-  const child = spawn('node_modules/.bin/tsx', ['src/emitter.ts'], {
+  const child = spawn('node_modules/.bin/tsx', ['src/bin/emitter.ts'], {
     env: {
       ...process.env,
       ...WEBHOOK_TEST_ENV,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ScreenAmlInputSchema } from '../../aml/aml.service.js';
+import { ScreenAmlInputSchema } from '../../engines/aml/standalone.js';
 import { AML_LISTS } from '../../engines/aml/entity.js';
 import { ScreenAmlDocument, type AmlResultFieldsFragment } from '../../graphql/generated/operations.js';
 import { defineRoute } from '../route.js';

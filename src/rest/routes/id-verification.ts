@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DOCUMENT_RESULT_CODES } from '../../engines/document/engine.js';
 import { SANDBOX_CATALOGUE } from '../../engines/sandbox/catalogue.js';
 import { VerifyIdDocumentDocument, type IdVerificationResultFieldsFragment } from '../../graphql/generated/operations.js';
-import { VerifyIdDocumentInputSchema } from '../../id-verification/id-verification.service.js';
+import { VerifyIdDocumentInputSchema } from '../../engines/document/standalone.js';
 import { defineRoute } from '../route.js';
 
 const Outcome = z.enum(['passed', 'failed', 'review', 'warning', 'skipped']);

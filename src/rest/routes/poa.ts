@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CheckProofOfAddressDocument, type ProofOfAddressResultFieldsFragment } from '../../graphql/generated/operations.js';
-import { CheckProofOfAddressInputSchema } from '../../poa/poa.service.js';
+import { CheckProofOfAddressInputSchema } from '../../engines/poa/standalone.js';
 import { defineRoute } from '../route.js';
 
 const Outcome = z.enum(['passed', 'failed', 'review', 'warning', 'skipped']);

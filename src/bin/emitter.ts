@@ -5,11 +5,11 @@
  * finish in-flight attempts, record them, and exit.
  */
 import pino from 'pino';
-import { createServiceSecrets, resolveMasterKey } from './auth/secrets.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
-import { loggerOptions } from './logging.js';
-import { startEmbeddedDatabase } from './db/embedded.js';
-import { startEmitter } from './webhooks/run.js';
+import { createServiceSecrets, resolveMasterKey } from '../auth/secrets.js';
+import { ConfigError, loadConfig, type Config } from '../config.js';
+import { loggerOptions } from '../logging.js';
+import { startEmbeddedDatabase } from '../db/embedded.js';
+import { startEmitter } from '../webhooks/run.js';
 
 let config: Config;
 let masterKey: string;

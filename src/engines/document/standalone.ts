@@ -8,20 +8,20 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { CheckRunSchema } from '../../entities/check-run.entity.js';
-import { TenantSchema } from '../../entities/tenant.entity.js';
-import type { TenantPrincipal } from '../auth/context.js';
-import type { Warning } from '../domain/types.js';
-import { decodeDataUri } from '../engines/data-uri.js';
-import type { DocumentChecks, DocumentVerificationDetails } from '../engines/details.js';
-import type { DocumentEngineOptions } from '../engines/document/engine.js';
-import { DOCUMENT_IMAGE_TYPES, MAX_DOCUMENT_IMAGE_BYTES } from '../engines/document/image.js';
-import { TWO_SIDED_ID_TYPES, type DocumentVerificationInput } from '../engines/inputs.js';
-import { verifyDocumentOffThread } from '../engines/pool/executor.js';
-import { checkSandboxInput, createSandboxDocumentEngine, SANDBOX_TOKEN_PREFIX } from '../engines/sandbox/index.js';
-import { validationError } from '../errors.js';
-import { parseOrThrow } from '../validation.js';
-import { CountryCodeAnyCase } from '../sessions/node-inputs.js';
+import { CheckRunSchema } from '../../../entities/check-run.entity.js';
+import { TenantSchema } from '../../../entities/tenant.entity.js';
+import type { TenantPrincipal } from '../../auth/context.js';
+import type { Warning } from '../../domain/types.js';
+import { decodeDataUri } from '../data-uri.js';
+import type { DocumentChecks, DocumentVerificationDetails } from '../details.js';
+import type { DocumentEngineOptions } from './engine.js';
+import { DOCUMENT_IMAGE_TYPES, MAX_DOCUMENT_IMAGE_BYTES } from './image.js';
+import { TWO_SIDED_ID_TYPES, type DocumentVerificationInput } from '../inputs.js';
+import { verifyDocumentOffThread } from '../pool/executor.js';
+import { checkSandboxInput, createSandboxDocumentEngine, SANDBOX_TOKEN_PREFIX } from '../sandbox/index.js';
+import { validationError } from '../../errors.js';
+import { parseOrThrow } from '../../validation.js';
+import { CountryCodeAnyCase } from '../../sessions/node-inputs.js';
 
 /** Longest accepted `id_type`, in characters (the list is open-ended, but not unbounded). */
 export const ID_TYPE_MAX_LENGTH = 40;

@@ -7,9 +7,9 @@
  */
 import { availableParallelism } from 'node:os';
 import pino from 'pino';
-import { ConfigError, loadConfig, type Config } from './config.js';
-import { poolFromConfig } from './engines/pool/start.js';
-import { startEngineWorker } from './jobs/engine-queue.js';
+import { ConfigError, loadConfig, type Config } from '../config.js';
+import { poolFromConfig } from '../engines/pool/start.js';
+import { startEngineWorker } from '../jobs/engine-queue.js';
 
 let config: Config;
 try {

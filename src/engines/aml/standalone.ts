@@ -5,17 +5,17 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { CheckRunSchema } from '../../entities/check-run.entity.js';
-import { TenantSchema } from '../../entities/tenant.entity.js';
-import type { TenantScope } from '../auth/context.js';
-import { AML_LISTS, type AmlList } from '../engines/aml/entity.js';
-import type { MatchedField } from '../engines/aml/score.js';
-import type { AmlNameIndex } from '../engines/aml/name-index.js';
-import { screenStored } from '../engines/aml/store.js';
-import { amlStatus } from '../engines/sandbox/aml.js';
-import { parseOrThrow } from '../validation.js';
-import { DEFAULT_AML_SCORE_THRESHOLD } from '../workflows/built-in.js';
-import { CountryCodeAnyCase } from '../sessions/node-inputs.js';
+import { CheckRunSchema } from '../../../entities/check-run.entity.js';
+import { TenantSchema } from '../../../entities/tenant.entity.js';
+import type { TenantScope } from '../../auth/context.js';
+import { AML_LISTS, type AmlList } from './entity.js';
+import type { MatchedField } from './score.js';
+import type { AmlNameIndex } from './name-index.js';
+import { screenStored } from './store.js';
+import { amlStatus } from '../sandbox/aml.js';
+import { parseOrThrow } from '../../validation.js';
+import { DEFAULT_AML_SCORE_THRESHOLD } from '../../workflows/built-in.js';
+import { CountryCodeAnyCase } from '../../sessions/node-inputs.js';
 
 /** Longest accepted `full_name`, in characters; real names are far shorter, and scoring is quadratic in tokens. */
 export const AML_FULL_NAME_MAX_LENGTH = 300;

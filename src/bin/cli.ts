@@ -6,21 +6,21 @@ import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import { API_KEY_ENVIRONMENTS, type ApiKeyEnvironment } from '../entities/api-key.entity.js';
-import { ConfigError, loadConfig, type Config } from './config.js';
-import { loggerOptions } from './logging.js';
-import { openDatabase, type Database } from './db/database.js';
-import { defaultRuntimeDir, holdsDatabase, runningEmbeddedServers } from './db/embedded.js';
-import { importListFile } from './aml/aml-import.js';
-import { rescreenPendingRequests } from './aml/monitoring.service.js';
-import { ApiError } from './errors.js';
-import { EventBus } from './events/outbox.js';
-import { createTenant, issueApiKey, listTenants, revokeApiKey } from './tenants/tenant.service.js';
-import { readCallbackSecret } from './tenants/callback-secrets.js';
-import { createOperator } from './operators/operator.service.js';
-import { createServiceSecrets, resolveMasterKey } from './auth/secrets.js';
-import { rotateMasterKey } from './auth/master-key-rotation.js';
-import { syncBuiltInWorkflows } from './workflows/workflow.service.js';
+import { API_KEY_ENVIRONMENTS, type ApiKeyEnvironment } from '../../entities/api-key.entity.js';
+import { ConfigError, loadConfig, type Config } from '../config.js';
+import { loggerOptions } from '../logging.js';
+import { openDatabase, type Database } from '../db/database.js';
+import { defaultRuntimeDir, holdsDatabase, runningEmbeddedServers } from '../db/embedded.js';
+import { importListFile } from '../engines/aml/importers/cli.js';
+import { rescreenPendingRequests } from '../engines/aml/monitoring.js';
+import { ApiError } from '../errors.js';
+import { EventBus } from '../events/outbox.js';
+import { createTenant, issueApiKey, listTenants, revokeApiKey } from '../tenants/tenant.service.js';
+import { readCallbackSecret } from '../tenants/callback-secrets.js';
+import { createOperator } from '../operators/operator.service.js';
+import { createServiceSecrets, resolveMasterKey } from '../auth/secrets.js';
+import { rotateMasterKey } from '../auth/master-key-rotation.js';
+import { syncBuiltInWorkflows } from '../workflows/workflow.service.js';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 

@@ -2,8 +2,8 @@
  * `npm start`: runs the service. With no DATABASE_URL it starts the embedded PostgreSQL (PGlite)
  * in ./.data/pglite. SIGTERM and SIGINT drain HTTP and sockets, then close the database.
  */
-import { startApp } from './app.js';
-import { ConfigError, loadConfig } from './config.js';
+import { startApp } from '../app.js';
+import { ConfigError, loadConfig } from '../config.js';
 
 let config;
 try {

@@ -8,20 +8,20 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { CheckRunSchema } from '../../entities/check-run.entity.js';
-import { TenantSchema } from '../../entities/tenant.entity.js';
-import type { TenantPrincipal } from '../auth/context.js';
-import type { Warning } from '../domain/types.js';
-import { decodeDataUri } from '../engines/data-uri.js';
-import type { ProofOfAddressDetails } from '../engines/details.js';
-import { POA_DEFAULT_MAX_AGE_DAYS, type ProofOfAddressInput } from '../engines/inputs.js';
-import { POA_MIME_TYPES, type PoaEngineOptions } from '../engines/poa/engine.js';
-import { analyseProofOfAddressOffThread } from '../engines/pool/executor.js';
-import { ageInDays } from '../engines/poa/dates.js';
-import { checkSandboxInput, createSandboxPoaEngine, SANDBOX_TOKEN_PREFIX } from '../engines/sandbox/index.js';
-import { ApiError, validationError } from '../errors.js';
-import { parseOrThrow } from '../validation.js';
-import { CountryCodeAnyCase } from '../sessions/node-inputs.js';
+import { CheckRunSchema } from '../../../entities/check-run.entity.js';
+import { TenantSchema } from '../../../entities/tenant.entity.js';
+import type { TenantPrincipal } from '../../auth/context.js';
+import type { Warning } from '../../domain/types.js';
+import { decodeDataUri } from '../data-uri.js';
+import type { ProofOfAddressDetails } from '../details.js';
+import { POA_DEFAULT_MAX_AGE_DAYS, type ProofOfAddressInput } from '../inputs.js';
+import { POA_MIME_TYPES, type PoaEngineOptions } from './engine.js';
+import { analyseProofOfAddressOffThread } from '../pool/executor.js';
+import { ageInDays } from './dates.js';
+import { checkSandboxInput, createSandboxPoaEngine, SANDBOX_TOKEN_PREFIX } from '../sandbox/index.js';
+import { ApiError, validationError } from '../../errors.js';
+import { parseOrThrow } from '../../validation.js';
+import { CountryCodeAnyCase } from '../../sessions/node-inputs.js';
 
 /** Largest accepted `max_age_days`: ten years; an older document proves nothing about today. */
 export const POA_MAX_AGE_DAYS_LIMIT = 3650;

@@ -1,6 +1,6 @@
 /** List file import as the admin CLI runs it (`aml:import`): format names, validation, checksum. */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { isAmlList, type AmlList } from '../engines/aml/entity.js';
+import { isAmlList, type AmlList } from '../entity.js';
 import { createHash } from 'node:crypto';
 import {
   detectFormat,
@@ -9,9 +9,9 @@ import {
   readHead,
   type ImportOptions,
   type ListFormat,
-} from '../engines/aml/importers/index.js';
-import { fileChecksum, importEntities, type ImportSummary } from '../engines/aml/store.js';
-import { validationError } from '../errors.js';
+} from './index.js';
+import { fileChecksum, importEntities, type ImportSummary } from '../store.js';
+import { validationError } from '../../../errors.js';
 
 /** `--format` values of `aml:import` and the importer each selects. */
 export const CLI_LIST_FORMATS: Readonly<Record<string, ListFormat>> = {
