@@ -39,6 +39,6 @@ export class AmlResolver {
       ...(input.country != null ? { country: input.country } : {}),
       ...(input.lists != null ? { lists: input.lists } : {}),
     };
-    return toAmlResultObject(await screenAml(context.em, scope, body, context.services.amlIndex));
+    return toAmlResultObject(await screenAml(context.em, context.services, scope, body));
   }
 }

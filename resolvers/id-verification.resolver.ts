@@ -66,6 +66,6 @@ export class IdVerificationResolver {
         : {}),
       ...(input.metadata != null ? { metadata: input.metadata } : {}),
     };
-    return toIdVerificationResultObject(await verifyIdDocument(context.em, principal, body));
+    return toIdVerificationResultObject(await verifyIdDocument(context.em, context.services, principal, body));
   }
 }

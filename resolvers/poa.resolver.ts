@@ -52,6 +52,6 @@ export class ProofOfAddressResolver {
       ...(input.country != null ? { country: input.country } : {}),
       ...(input.maxAgeDays != null ? { max_age_days: input.maxAgeDays } : {}),
     };
-    return toProofOfAddressResultObject(await checkProofOfAddress(context.em, principal, body));
+    return toProofOfAddressResultObject(await checkProofOfAddress(context.em, context.services, principal, body));
   }
 }

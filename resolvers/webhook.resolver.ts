@@ -172,7 +172,7 @@ export class WebhookResolver {
   @Mutation(() => WebhookDeliveryObject, { description: 'Sends a delivery again now, same webhook-id and body, restarting its schedule.' })
   async replayWebhookDelivery(@Arg('id', () => ID) id: string, @Ctx() context: GraphQLContext): Promise<WebhookDeliveryObject> {
     const scope = requireTenant(context);
-    return toDeliveryObject(await webhooks.replayDelivery(context.em, scope, id));
+    return toDeliveryObject(await webhooks.replayDelivery(context.em, context.services, scope, id));
   }
 
   @Mutation(() => WebhookDeliveryObject, { description: 'Queues a `webhook.test` message to an active destination.' })
@@ -181,7 +181,7 @@ export class WebhookResolver {
     @Ctx() context: GraphQLContext,
   ): Promise<WebhookDeliveryObject> {
     const scope = requireTenant(context);
-    return toDeliveryObject(await webhooks.sendTestEvent(context.em, context.services.secrets, scope, destinationId));
+    return toDeliveryObject(await webhooks.sendTestEvent(context.em, context.services, scope, destinationId));
   }
 
   @Mutation(() => String, {

@@ -3,11 +3,14 @@ import pino, { type Logger } from 'pino';
 import type { Config } from './config.js';
 import { loggerOptions, withRedaction } from './logging.js';
 import { openDatabase, type Database } from './db/database.js';
-import { configureNfcTrust } from './engines/document/nfc.js';
-import { installLiveEngines } from './engines/registry.js';
+import { loadNfcTrust } from './engines/document/nfc.js';
+import { createEngineRegistry } from './engines/registry.js';
 import { startEngineExecutor, type RunningEngines } from './engines/pool/start.js';
-import { installListGate } from './lists/gate.js';
-import { installEvidenceCapture } from './evidence/evidence.service.js';
+import { createListGate } from './lists/gate.js';
+import { captureEvidence } from './evidence/evidence.service.js';
+import { capturePortrait } from './sessions/portrait.js';
+import type { DecisionHooks } from './sessions/decision-hooks.js';
+import { WorkflowCache } from './workflows/workflow-cache.js';
 import { closeMrzReader } from './engines/document/mrz-reader.js';
 import { closeOcrWorker } from './engines/poa/ocr.js';
 import { createServiceSecrets, resolveMasterKey } from './auth/secrets.js';
@@ -101,17 +104,34 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     // Built in the background: screens run pg_trgm until it is ready (same results).
     amlIndex = config.AML_NAME_INDEX ? new AmlNameIndex(orm.em, logger) : null;
     void amlIndex?.start();
-    installLiveEngines({ em: () => orm.em.fork(), secrets, config, logger, amlIndex });
-    configureNfcTrust(config.NFC_CSCA_CERTS_PATH);
-    engines = await startEngineExecutor(config, logger, database.embedded);
-    installListGate();
-    installEvidenceCapture();
+    const nfcTrust = loadNfcTrust(config.NFC_CSCA_CERTS_PATH);
+    engines = await startEngineExecutor(config, logger, database.embedded, nfcTrust);
+    const listGate = createListGate();
+    // Every plug-in of the decision flow, in the order they run.
+    const decisionHooks: DecisionHooks = {
+      listGates: listGate.listGates,
+      inputObservers: [...listGate.inputObservers, captureEvidence, capturePortrait],
+    };
     const tokens = new ServiceTokens(secrets);
     await tokens.init(orm.em.fork());
     apiKeys = new ApiKeyCache();
     await apiKeys.start(orm.em, logger);
     rateLimits = createRateLimits({ config, logger, databaseUrl: database.embedded ? undefined : database.url });
-    const services: Services = { secrets, tokens, bus: new EventBus(), live: new LiveStatusHub(), apiKeys, amlIndex, rateLimits };
+    const services: Services = {
+      secrets,
+      tokens,
+      bus: new EventBus(),
+      live: new LiveStatusHub(),
+      apiKeys,
+      amlIndex,
+      rateLimits,
+      engines: createEngineRegistry({ em: () => orm.em.fork(), secrets, config, logger, amlIndex }),
+      decisionHooks,
+      workflows: new WorkflowCache(),
+      nfcTrust,
+      // The emitter starts below; until then (and without one in process) there is nothing to wake.
+      wakeEmitter: () => emitter?.emitter.wake(),
+    };
     services.bus.snapshotter = {
       load: (tx, sessionIds) => loadDecisions(tx, sessionIds, secrets),
       seal: (json) => secrets.encrypt(json),

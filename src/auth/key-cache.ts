@@ -1,4 +1,3 @@
-import { EventEmitter } from 'node:events';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
@@ -13,15 +12,6 @@ export const API_KEY_EPOCH_POLL_MS = 200;
 /** Most API keys one process keeps principals for; the least recently used is dropped first. */
 export const API_KEY_CACHE_MAX = 10_000;
 
-/** Announces, within this process, that API keys changed (revocations made here apply at once). */
-const localChanges = new EventEmitter<{ changed: [] }>();
-localChanges.setMaxListeners(0);
-
-/** Tells every cache in this process that API keys changed; call after the change committed. */
-export function apiKeysChanged(): void {
-  localChanges.emit('changed');
-}
-
 /**
  * Principals of recently used API keys, keyed by key hash, so that a request costs no query for
  * its key. The cache serves only while its poll of `api_key_epoch` (bumped by a trigger on every
@@ -34,11 +24,6 @@ export class ApiKeyCache {
   /** Last epoch read, or null while none is fresh (the cache then serves nothing). */
   private epoch: string | null = null;
   private timer: NodeJS.Timeout | null = null;
-  private readonly onLocalChange = (): void => this.invalidate();
-
-  constructor() {
-    localChanges.on('changed', this.onLocalChange);
-  }
 
   /** The cached principal of a key hash, when the cache is live. */
   get(keyHash: string): ApiKeyPrincipal | undefined {
@@ -56,7 +41,7 @@ export class ApiKeyCache {
     this.entries.set(keyHash, principal);
   }
 
-  /** Drops every cached principal. */
+  /** Drops every cached principal: the app calls it after a key change it made committed, so the change applies at once. */
   invalidate(): void {
     this.generation += 1;
     this.entries.clear();
@@ -78,7 +63,6 @@ export class ApiKeyCache {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    localChanges.off('changed', this.onLocalChange);
     this.epoch = null;
     this.invalidate();
   }

@@ -12,13 +12,6 @@ import { offloaded } from './pool/executor.js';
 import { sandboxEngines } from './sandbox/index.js';
 import type { EngineMode, NodeEngine } from './types.js';
 
-/**
- * Live engines by provider name (`openkyc:<job>`). Each engine module registers itself here with
- * one line; a provider missing from this map has no real engine yet, and a live session that
- * needs it is refused with `provider_unavailable` rather than passed.
- */
-export const LIVE_ENGINES: Partial<Record<string, NodeEngine>> = { ...CPU_ENGINES };
-
 /** What live engines that need infrastructure are built with, once the database is open. */
 export interface LiveEngineDependencies {
   /** A fresh EntityManager (a fork) for one engine run. */
@@ -34,41 +27,57 @@ export interface LiveEngineDependencies {
 }
 
 /**
- * Live engines that need dependencies (a database, ...), by provider: `installLiveEngines` builds
- * them into LIVE_ENGINES at start-up. Such an engine module registers itself here with one line.
+ * Live engines that need dependencies (a database, ...), by provider: `createEngineRegistry`
+ * builds them for one app. Such an engine module registers itself here with one line; the
+ * CPU-bound engines need none and are listed in `CPU_ENGINES`.
  */
 export const LIVE_ENGINE_FACTORIES: Partial<Record<string, (dependencies: LiveEngineDependencies) => NodeEngine>> = {
   [LIVE_AML_PROVIDER]: (dependencies) => createLiveAmlEngine(dependencies),
   [LIVE_PHONE_PROVIDER]: (dependencies) => livePhoneEngineFactory(dependencies),
 };
 
-/** Builds every LIVE_ENGINE_FACTORIES engine into LIVE_ENGINES; the composition root calls it once the database is open. */
-export function installLiveEngines(dependencies: LiveEngineDependencies): void {
-  for (const [provider, factory] of Object.entries(LIVE_ENGINE_FACTORIES)) {
-    if (factory) LIVE_ENGINES[provider] = factory(dependencies);
-  }
+/** The engines of one running app (`Services.engines`): which engine runs a node, and which providers it lacks. */
+export interface EngineRegistry {
+  /**
+   * The engine that runs a workflow node: the sandbox engine for sandbox keys, the live provider
+   * otherwise (`provider_unavailable` when this server has none). A CPU-bound live engine
+   * (`CPU_ENGINES`) comes wrapped so that its run goes to the engine executor (a worker thread or
+   * a worker process), off the API's event loop.
+   */
+  engineFor(mode: EngineMode, nodeType: NodeType, provider: string): NodeEngine;
+  /** The providers of a workflow's nodes that no live engine on this server backs (checked when a live session is created). */
+  missingLiveProviders(nodes: readonly { type: NodeType; provider: string }[]): string[];
+  /** The live engine of a provider as built, unwrapped (tests and diagnostics); undefined when none. */
+  live(provider: string): NodeEngine | undefined;
 }
 
 /**
- * The engine that runs a workflow node: the sandbox engine for sandbox keys, the live provider
- * otherwise. A CPU-bound live engine (`CPU_ENGINES`) comes wrapped so that its run goes to the
- * engine executor (a worker thread or a worker process), off the API's event loop.
+ * Builds the live engines of one app by provider (`openkyc:<job>`): the CPU engines and one
+ * engine per LIVE_ENGINE_FACTORIES entry, over this app's database and secrets. A provider
+ * missing here has no real engine yet, and a live session that needs it is refused with
+ * `provider_unavailable` rather than passed.
  */
-export function engineFor(mode: EngineMode, nodeType: NodeType, provider: string): NodeEngine {
-  if (mode === 'sandbox') return sandboxEngines[nodeType];
-  const engine = LIVE_ENGINES[provider];
-  if (!engine || engine.nodeType !== nodeType) {
-    throw new ApiError(
-      'provider_unavailable',
-      `Provider ${provider} for ${nodeType} has no live engine on this server; use a sandbox key or another workflow.`,
-    );
-  }
-  return CPU_ENGINES[provider] === engine ? offloaded(engine) : engine;
-}
-
-/** The providers of a workflow's nodes that no live engine on this server backs (checked when a live session is created). */
-export function missingLiveProviders(nodes: readonly { type: NodeType; provider: string }[]): string[] {
-  return nodes
-    .filter((node) => !LIVE_ENGINES[node.provider] || LIVE_ENGINES[node.provider]?.nodeType !== node.type)
-    .map((node) => node.provider);
+export function createEngineRegistry(dependencies: LiveEngineDependencies): EngineRegistry {
+  const live = new Map<string, NodeEngine>();
+  for (const [provider, engine] of Object.entries(CPU_ENGINES)) if (engine) live.set(provider, offloaded(engine));
+  for (const [provider, factory] of Object.entries(LIVE_ENGINE_FACTORIES)) if (factory) live.set(provider, factory(dependencies));
+  const backs = (provider: string, nodeType: NodeType) => live.get(provider)?.nodeType === nodeType;
+  return {
+    engineFor(mode, nodeType, provider) {
+      if (mode === 'sandbox') return sandboxEngines[nodeType];
+      if (!backs(provider, nodeType)) {
+        throw new ApiError(
+          'provider_unavailable',
+          `Provider ${provider} for ${nodeType} has no live engine on this server; use a sandbox key or another workflow.`,
+        );
+      }
+      return live.get(provider)!;
+    },
+    missingLiveProviders(nodes) {
+      return nodes.filter((node) => !backs(node.provider, node.type)).map((node) => node.provider);
+    },
+    live(provider) {
+      return CPU_ENGINES[provider] ?? live.get(provider);
+    },
+  };
 }

@@ -7,7 +7,7 @@ import type { NodeType } from '../domain/types.js';
 import { decodeDataUri } from '../engines/data-uri.js';
 import { ApiError } from '../errors.js';
 import type { Services } from '../services.js';
-import { registerNodeInputObserver, type NodeInputObserver } from '../sessions/session.service.js';
+import type { NodeInputObserver } from '../sessions/decision-hooks.js';
 
 /** How long an evidence URL works after it is handed out, in seconds: long enough to open a case, too short to share. */
 export const EVIDENCE_URL_TTL_SECONDS = 5 * 60;
@@ -268,13 +268,4 @@ export async function setEvidenceRetention(em: EntityManager, tenantId: string, 
     'run',
   );
   return days;
-}
-
-let installed = false;
-
-/** Plugs evidence capture into the session flow, once per process. */
-export function installEvidenceCapture(): void {
-  if (installed) return;
-  installed = true;
-  registerNodeInputObserver(captureEvidence);
 }

@@ -11,7 +11,7 @@ import type { ListHit, NodeResult, NodeType } from '../domain/types.js';
 import type { DocumentVerificationDetails } from '../engines/details.js';
 import { FACE_MATCH_PASS_SIMILARITY, templateBytes, templateFromBytes } from '../engines/face/index.js';
 import { ApiError } from '../errors.js';
-import { registerListGate, registerNodeInputObserver, type NodeInputObserver } from '../sessions/session.service.js';
+import type { DecisionHooks, NodeInputObserver } from '../sessions/decision-hooks.js';
 import { matchFaces } from './face-index.js';
 import { templateOfImage } from './face-templates.js';
 import { documentFingerprint, nameFingerprint } from './list.service.js';
@@ -173,12 +173,11 @@ export const captureListSubjects: NodeInputObserver = async (em, services, sessi
   return undefined;
 };
 
-let installed = false;
-
-/** Plugs the list gate and the input observer into the session decision flow, once per process. */
-export function installListGate(): void {
-  if (installed) return;
-  installed = true;
-  registerListGate(findListHits);
-  registerNodeInputObserver(captureListSubjects);
+/**
+ * The list gate as the decision flow's plug-ins: `findListHits` gates every decision and
+ * `captureListSubjects` keeps the gate material of every input. The composition root adds them to
+ * `Services.decisionHooks`, so a reader of the decision flow finds the gate there.
+ */
+export function createListGate(): DecisionHooks {
+  return { listGates: [findListHits], inputObservers: [captureListSubjects] };
 }

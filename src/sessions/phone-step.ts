@@ -2,7 +2,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { SessionNodeResultSchema } from '../../entities/session.entity.js';
 import type { Principal } from '../auth/context.js';
 import { sendsCodes } from '../engines/phone/engine.js';
-import { engineFor } from '../engines/registry.js';
 import { ApiError, validationError } from '../errors.js';
 import type { Services } from '../services.js';
 import { parseOrThrow } from '../validation.js';
@@ -47,7 +46,7 @@ export async function requestPhoneCode(
     throw validationError([{ field: 'phone', code: 'required', message: 'phone is required (no contact phone was given at creation)' }]);
   const phone = parseOrThrow(PhoneNumber, raw, 'phone');
   // Refuses live sessions whose provider has no engine here, exactly as submissions do.
-  const engine = engineFor(session.environment, 'phone_verification', node.provider);
+  const engine = services.engines.engineFor(session.environment, 'phone_verification', node.provider);
   // Live engines send a real code (own transaction: none is open here); the sandbox sends nothing.
   const expiresAt = sendsCodes(engine)
     ? (await engine.sendCode({ tenantId: session.tenant.id, sessionId: session.id, phone })).expiresAt

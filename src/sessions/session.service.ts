@@ -3,7 +3,6 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import {
   SessionNodeResultSchema,
-  SessionPortraitSchema,
   SessionSchema,
   SessionStatusChangeSchema,
   type Session,
@@ -12,17 +11,14 @@ import {
 import { ServiceTokenSchema } from '../../entities/service-token.entity.js';
 import { TenantSchema } from '../../entities/tenant.entity.js';
 import { WorkflowSchema, type Workflow } from '../../entities/workflow.entity.js';
-import { auditIdentityOf, type TenantPrincipal, type Principal, type TenantScope } from '../auth/context.js';
+import { auditIdentityOf, type TenantPrincipal, type Principal } from '../auth/context.js';
 import type { Config } from '../config.js';
 import { assertTransition, InvalidTransitionError, type TransitionActor } from '../domain/session-state.js';
-import { type ListHit, type NodeResult, type NodeType, type SessionStatus } from '../domain/types.js';
+import { type NodeResult, type NodeType, type SessionStatus } from '../domain/types.js';
 import { decideVerdict } from '../domain/verdict.js';
 import { hotQuery } from '../db/native.js';
 import { insertSession } from './create-batch.js';
-import { decodeDataUri } from '../engines/data-uri.js';
-import { analyzeFaceOffThread } from '../engines/pool/executor.js';
 import { checkSandboxInput } from '../engines/sandbox/index.js';
-import { engineFor, missingLiveProviders } from '../engines/registry.js';
 import type { QuotaEngine } from '../limits/rate-limits.js';
 import { pendingDecision } from './decision-json.js';
 import type { AmlScreeningInput } from '../engines/inputs.js';
@@ -56,42 +52,10 @@ import { webhookUrlProblem } from '../webhooks/ssrf.js';
 import { assertSandboxImagesDecode } from '../engines/sandbox/input-images.js';
 import { statusAfterSubmission, SUBMITTABLE_NODE_STATUSES } from '../domain/resubmission.js';
 import { checkRedirectUrl } from '../tenants/flow-settings.js';
+import { loadPortrait } from './portrait.js';
 
 /** Who changed a status, for the audit log: the state machine's actors plus creation and import. */
 export type AuditActor = TransitionActor | 'api' | 'import';
-
-/**
- * Finds list entries that gate a session while it is decided. The lists capability plugs its
- * gate in here; with none registered, nothing gates.
- */
-export type ListGate = (em: EntityManager, session: Session, nodeResults: Partial<Record<NodeType, NodeResult>>) => Promise<ListHit[]>;
-
-const listGates: ListGate[] = [];
-
-/** Registers a list gate consulted by every decision. */
-export function registerListGate(gate: ListGate): void {
-  listGates.push(gate);
-}
-
-/**
- * Keeps, from a node's raw input, what a list gate needs that the node result does not carry (a
- * selfie's face template, never the image). Runs after the engine, outside any transaction;
- * returns a step that writes through the decision transaction's `tx`, or nothing.
- */
-export type NodeInputObserver = (
-  em: EntityManager,
-  services: Services,
-  session: Session,
-  nodeType: NodeType,
-  input: unknown,
-) => Promise<((tx: EntityManager) => Promise<void>) | undefined>;
-
-const inputObservers: NodeInputObserver[] = [];
-
-/** Registers an observer of every node input a session accepts. */
-export function registerNodeInputObserver(observer: NodeInputObserver): void {
-  inputObservers.push(observer);
-}
 
 /** The end-user URL of a session: `{PUBLIC_URL}/verify/{id}?token=…`. */
 export function sessionUrl(config: Config, services: Services, baseUrl: string, sessionId: string): string {
@@ -234,11 +198,11 @@ export async function createSession(
   if (callbackProblem)
     throw validationError([{ field: 'callback', code: 'invalid', message: callbackProblem.replace(/^url /, 'callback ') }]);
   const redirectUrl = input.redirect_url === undefined ? null : await checkRedirectUrl(em, principal, input.redirect_url);
-  const workflow = await findWorkflowForSession(em, principal, input.workflow_id);
+  const workflow = await services.workflows.forSession(em, principal, input.workflow_id);
   if (!workflow)
     throw validationError([{ field: 'workflow_id', code: 'unknown', message: `workflow ${input.workflow_id} does not exist` }]);
   if (principal.environment === 'live') {
-    const missing = missingLiveProviders(workflow.nodes);
+    const missing = services.engines.missingLiveProviders(workflow.nodes);
     if (missing.length > 0) {
       throw new ApiError(
         'provider_unavailable',
@@ -312,27 +276,6 @@ export async function createSession(
       );
     }
   }
-}
-
-/** The nodes a new session needs from its workflow. */
-type SessionWorkflow = Pick<Workflow, 'id' | 'nodes'>;
-
-/** Built-in workflows by id: read-only and synced at start, so this process may keep them. */
-let builtInWorkflows: Map<string, SessionWorkflow> | null = null;
-
-/** The workflow a new session runs: a built-in from memory, a custom one from the database. */
-async function findWorkflowForSession(em: EntityManager, scope: TenantScope, id: string): Promise<SessionWorkflow | null> {
-  if (!builtInWorkflows) {
-    const rows = await em.execute<SessionWorkflow[]>('select id, nodes from workflow where built_in');
-    builtInWorkflows = new Map(rows.map((row) => [row.id, row]));
-  }
-  const builtIn = builtInWorkflows.get(id);
-  if (builtIn) return builtIn;
-  const [custom] = await em.execute<SessionWorkflow[]>(
-    'select id, nodes from workflow where id = ? and tenant_id = ? and environment = ? and deleted_at is null',
-    [id, scope.tenantId, scope.environment],
-  );
-  return custom ?? null;
 }
 
 /** Reads a session and its node results for presentation, expiring it first when its time is up; 404 otherwise. */
@@ -445,7 +388,7 @@ function resultsByType(rows: SessionNodeResult[]): Partial<Record<NodeType, Node
 async function decide(tx: EntityManager, events: EventBatch, services: Services, session: Session, workflow: Workflow): Promise<void> {
   const rows = await tx.find(SessionNodeResultSchema, { sessionId: session.id });
   const nodeResults = resultsByType(rows);
-  const listHits = (await Promise.all(listGates.map((gate) => gate(tx, session, nodeResults)))).flat();
+  const listHits = (await Promise.all(services.decisionHooks.listGates.map((gate) => gate(tx, session, nodeResults)))).flat();
   const amlScore =
     typeof nodeResults.aml_screening?.details?.score === 'number' ? (nodeResults.aml_screening.details.score as number) : null;
   session.amlScore = amlScore === null ? null : Math.round(amlScore);
@@ -537,7 +480,7 @@ async function submitNodeInputOnce(
     if (tokenErrors.length > 0) throw validationError(tokenErrors);
     await assertSandboxImagesDecode(nodeType, input as Record<string, unknown>);
   }
-  const engine = engineFor(session.environment, nodeType, node.provider);
+  const engine = services.engines.engineFor(session.environment, nodeType, node.provider);
   const live = session.environment === 'live';
   const quota = live ? QUOTA_ENGINE_OF_NODE[nodeType] : undefined;
   if (quota) await services.rateLimits.chargeEngine({ tenantId: session.tenant.id, environment: session.environment }, quota);
@@ -569,17 +512,15 @@ async function submitNodeInputOnce(
         nodeType: nodeType as 'aml_screening' | 'document_verification',
         amlInput: nodeType === 'aml_screening' ? (input as AmlScreeningInput) : undefined,
         documentResult: ownResult ?? undefined,
-        amlEngine: engineFor(session.environment, 'aml_screening', amlNode.provider),
+        amlEngine: services.engines.engineFor(session.environment, 'aml_screening', amlNode.provider),
         context,
       })
     : null;
   const result = ownResult ?? linked!.aml!;
-  // The selfie step compares against the document portrait: keep its embedding (never the image).
-  const portrait =
-    live && nodeType === 'document_verification' && workflow.nodes.some((candidate) => candidate.type === 'biometric_kyc')
-      ? await portraitEmbedding((input as { image_front: string }).image_front)
-      : null;
-  const observed = await Promise.all(inputObservers.map((observer) => observer(em, services, session, nodeType, input)));
+  // What the decision flow's plug-ins keep from the input (list subjects, evidence, the document portrait).
+  const observed = await Promise.all(
+    services.decisionHooks.inputObservers.map((observer) => observer(em, services, session, nodeType, input, workflow)),
+  );
 
   return transactionWithEvents(em, services.bus, async (tx, events) => {
     const locked = await tx.findOneOrFail(SessionSchema, { id: session.id }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
@@ -611,13 +552,6 @@ async function submitNodeInputOnce(
       const { status, provider, warnings, details } = linked.aml;
       Object.assign(counterpart, { status, provider, warnings, details, updatedAt: now });
     }
-    if (portrait && !retake)
-      tx.create(SessionPortraitSchema, {
-        sessionId: session.id,
-        embeddingEncrypted: services.secrets.encrypt(JSON.stringify(portrait)),
-        createdAt: now,
-      });
-    if (nodeType === 'biometric_kyc') await tx.nativeDelete(SessionPortraitSchema, { sessionId: session.id });
     // The status does not change (in_progress), but integrators who follow steps want to know.
     if (retake)
       events.record(tx, {
@@ -636,7 +570,7 @@ async function submitNodeInputOnce(
         },
       });
     await tx.flush();
-    for (const step of observed) await step?.(tx);
+    for (const step of observed) await step?.(tx, { retake, now });
     await decide(tx, events, services, locked, workflow);
     await tx.flush();
     return {
@@ -644,25 +578,6 @@ async function submitNodeInputOnce(
       nodeResults: await tx.find(SessionNodeResultSchema, { sessionId: session.id }, { orderBy: { createdAt: 'asc', nodeType: 'asc' } }),
     };
   });
-}
-
-/** The stored document portrait embedding of a session, if the document step kept one. */
-async function loadPortrait(em: EntityManager, services: Services, sessionId: string): Promise<number[] | undefined> {
-  const row = await em.findOne(SessionPortraitSchema, { sessionId });
-  return row ? (JSON.parse(services.secrets.decrypt(row.embeddingEncrypted)) as number[]) : undefined;
-}
-
-/** The face embedding of a document image's largest face, or null when it shows none or is unreadable. */
-async function portraitEmbedding(imageFront: string): Promise<number[] | null> {
-  try {
-    const image = decodeDataUri(imageFront, 'image_front', ['image/jpeg', 'image/png', 'image/webp']);
-    return (await analyzeFaceOffThread(image.bytes, { field: 'image_front', pick: 'largest' })).embedding;
-  } catch (error) {
-    // The document step already judged the image; a portrait without a face only means the
-    // selfie step will ask for review.
-    if (error instanceof ApiError) return null;
-    throw error;
-  }
 }
 
 /** Sessions accept input only while pending or in progress. */

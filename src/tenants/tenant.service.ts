@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKeySchema, type ApiKeyEnvironment } from '../../entities/api-key.entity.js';
-import { apiKeysChanged } from '../auth/key-cache.js';
+import type { ApiKeyCache } from '../auth/key-cache.js';
 import { TenantSchema, type Tenant } from '../../entities/tenant.entity.js';
 import { generateApiKey } from '../auth/api-keys.js';
 import { ApiError, notFound } from '../errors.js';
@@ -47,14 +47,21 @@ export async function issueApiKey(em: EntityManager, tenantId: string, environme
   return { id: row.id, tenantId, environment, prefix: issued.prefix, key: issued.raw };
 }
 
-/** Revokes a key by id or visible prefix: 401 from this process's next request, on other servers within one epoch poll. */
-export async function revokeApiKey(em: EntityManager, idOrPrefix: string): Promise<{ id: string; prefix: string }> {
+/**
+ * Revokes a key by id or visible prefix: 401 from the next request of the app whose `apiKeys`
+ * cache is given, on other servers (and without it) within one epoch poll.
+ */
+export async function revokeApiKey(
+  em: EntityManager,
+  idOrPrefix: string,
+  apiKeys: Pick<ApiKeyCache, 'invalidate'> | null = null,
+): Promise<{ id: string; prefix: string }> {
   const isUuid = /^[0-9a-f-]{36}$/i.test(idOrPrefix);
   const key = await em.findOne(ApiKeySchema, isUuid ? { id: idOrPrefix } : { prefix: idOrPrefix });
   if (!key) throw notFound('API key');
   key.revokedAt ??= new Date();
   await em.flush();
-  apiKeysChanged();
+  apiKeys?.invalidate();
   return { id: key.id, prefix: key.prefix };
 }
 

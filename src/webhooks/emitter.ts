@@ -105,14 +105,6 @@ interface AttemptResult {
   attempted: boolean;
 }
 
-/** Emitters running in this process, so API actions (test, replay) can wake them without polling. */
-const localEmitters = new Set<WebhookEmitter>();
-
-/** Wakes every emitter of this process; a separate emitter process finds the work on its next poll. */
-export function wakeLocalEmitters(): void {
-  for (const emitter of localEmitters) emitter.wake();
-}
-
 /** Adds `delta` to a counter of a map, dropping it at zero so the map holds only what is in flight. */
 function adjust(counts: Map<string, number>, key: string, delta: number): void {
   const next = (counts.get(key) ?? 0) + delta;
@@ -172,7 +164,6 @@ export class WebhookEmitter {
   start(): void {
     if (this.running) return;
     this.running = true;
-    localEmitters.add(this);
     this.options.bus?.on('event', this.onBusEvent);
     this.loops = [this.fanOutLoop(), this.deliveryLoop()];
   }
@@ -187,7 +178,6 @@ export class WebhookEmitter {
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
-    localEmitters.delete(this);
     this.options.bus?.off('event', this.onBusEvent);
     for (const timer of this.wakeTimers) clearTimeout(timer);
     this.wake();

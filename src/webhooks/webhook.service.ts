@@ -15,11 +15,11 @@ import {
 } from '../../entities/webhook.entity.js';
 import { generateSigningSecret } from '../auth/api-keys.js';
 import type { TenantScope } from '../auth/context.js';
-import type { ServiceSecrets } from '../auth/secrets.js';
 import { assertPageSize, decodeKeysetCursor, encodeKeysetCursor, olderThan } from '../pagination.js';
 import { ApiError, notFound } from '../errors.js';
 import { parseOrThrow } from '../validation.js';
-import { wakeLocalEmitters } from './emitter.js';
+import type { ServiceSecrets } from '../auth/secrets.js';
+import type { Services } from '../services.js';
 import { buildTestBody, TEST_EVENT_TYPE } from './payloads.js';
 import { webhookUrlProblem } from './ssrf.js';
 
@@ -225,7 +225,7 @@ export async function attemptsByDeliveryIds(em: EntityManager, deliveryIds: read
  * Sends a delivery again, at once, with the same `webhook-id` and body, restarting its retry
  * schedule. A destination that is inactive cannot receive: 409.
  */
-export async function replayDelivery(em: EntityManager, scope: TenantScope, id: string): Promise<WebhookDelivery> {
+export async function replayDelivery(em: EntityManager, services: Services, scope: TenantScope, id: string): Promise<WebhookDelivery> {
   const delivery = await getDelivery(em, scope, id);
   if (delivery.destinationId) {
     const destination = await em.findOne(WebhookDestinationSchema, { id: delivery.destinationId, environment: delivery.environment });
@@ -236,14 +236,14 @@ export async function replayDelivery(em: EntityManager, scope: TenantScope, id: 
   delivery.nextAttemptAt = new Date();
   delivery.updatedAt = new Date();
   await em.flush();
-  wakeLocalEmitters();
+  services.wakeEmitter();
   return delivery;
 }
 
 /** Queues a `webhook.test` message to one active destination, in its payload version. */
 export async function sendTestEvent(
   em: EntityManager,
-  secrets: ServiceSecrets,
+  services: Services,
   scope: TenantScope,
   destinationId: string,
 ): Promise<WebhookDelivery> {
@@ -261,7 +261,7 @@ export async function sendTestEvent(
     callbackUrl: null,
     target: destination.id,
     // Sealed at rest like every delivery body; the emitter opens it only to sign and send.
-    body: secrets.encrypt(buildTestBody(destination.version, destination.id, destination.environment, now)),
+    body: services.secrets.encrypt(buildTestBody(destination.version, destination.id, destination.environment, now)),
     status: 'pending',
     attemptCount: 0,
     schedulePosition: 0,
@@ -270,6 +270,6 @@ export async function sendTestEvent(
     updatedAt: now,
   });
   await em.flush();
-  wakeLocalEmitters();
+  services.wakeEmitter();
   return delivery;
 }

@@ -4,7 +4,6 @@ import { AML_LISTS, type SanctionedEntity } from '../../src/engines/aml/entity.j
 import { createLiveAmlEngine } from '../../src/engines/aml/engine.js';
 import { importFile } from '../../src/engines/aml/importers/index.js';
 import { importEntities, latestImports } from '../../src/engines/aml/store.js';
-import { LIVE_ENGINES } from '../../src/engines/registry.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 
 const SCREEN_AML = /* GraphQL */ `
@@ -150,12 +149,58 @@ describe('AML screening', () => {
     });
   });
 
+  // docs/sandbox.md: with a sandbox key every check runs on the sandbox provider, never the live lists.
+  describe('POST /v1/aml by environment', () => {
+    it('given a live key and a listed name, when screened, then the stored lists answer and the check is kept as live', async () => {
+      const response = await screenRest({ full_name: 'Tareq al-Zubaydawi', lists: ['OFAC_SDN'] }, tenant.liveKey);
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ checked_lists: ['OFAC_SDN'], risk_band: 5 });
+      expect(response.body.hits[0]).toMatchObject({ entity_id: 'OFAC_SDN:90003', list: 'OFAC_SDN' });
+      const run = await testApp.app.orm.em.fork().findOneOrFail(CheckRunSchema, { id: response.body.aml_id });
+      expect(run).toMatchObject({ kind: 'aml', environment: 'live', status: 'failed' });
+    });
+
+    it('given a sandbox key and a listed name, when screened, then no hit: the sandbox never screens the live lists', async () => {
+      const response = await screenRest({ full_name: 'Tareq al-Zubaydawi', lists: ['OFAC_SDN'] }, tenant.sandboxKey);
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ hits: [], score: 0, risk_band: 1, checked_lists: ['OFAC_SDN'] });
+      const run = await testApp.app.orm.em.fork().findOneOrFail(CheckRunSchema, { id: response.body.aml_id });
+      expect(run).toMatchObject({ kind: 'aml', environment: 'sandbox', status: 'passed' });
+    });
+
+    it('given a sandbox key and the magic name Sandbox Sanctioned, when screened, then the sandbox hit in the live hit shape', async () => {
+      const response = await screenRest({ full_name: 'Sandbox Sanctioned' }, tenant.sandboxKey);
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ score: 95, risk_band: 5 });
+      expect(response.body.hits).toEqual([
+        {
+          entity_id: 'OFAC_SDN:sandbox-ofac-0001',
+          list: 'OFAC_SDN',
+          matched_name: 'SANDBOX SANCTIONED',
+          name: 'SANDBOX SANCTIONED',
+          score: 95,
+          matched_fields: ['name'],
+          programs: [],
+          topics: ['sanction'],
+        },
+      ]);
+      const run = await testApp.app.orm.em.fork().findOneOrFail(CheckRunSchema, { id: response.body.aml_id });
+      expect(run).toMatchObject({ kind: 'aml', environment: 'sandbox', status: 'failed' });
+    });
+
+    it('given a sandbox key, the magic name and lists without its list, when screened, then no hit (as in a session)', async () => {
+      const response = await screenRest({ full_name: 'Sandbox Sanctioned', lists: ['PEP'] }, tenant.sandboxKey);
+      expect(response.status).toBe(200);
+      expect(response.body).toMatchObject({ hits: [], score: 0, checked_lists: ['PEP'] });
+    });
+  });
+
   describe('GraphQL screenAml', () => {
     it('given an alias and lists, when screened, then the same result in camelCase', async () => {
       const { body } = await testApp.graphql(
         SCREEN_AML,
         { input: { fullName: 'Tareq al-Zubaydawi', lists: ['OFAC_SDN'] } },
-        tenant.sandboxKey,
+        tenant.liveKey,
       );
       expect(body.errors).toBeUndefined();
       expect(body.data.screenAml).toMatchObject({ checkedLists: ['OFAC_SDN'], riskBand: 5 });
@@ -186,8 +231,8 @@ describe('AML screening', () => {
   describe('live aml_screening engine', () => {
     const context = { tenantId: 't', sessionId: 's', amlScoreThreshold: 80 };
 
-    it('given the installed registry, then openkyc:aml_screen has a live engine', () => {
-      expect(LIVE_ENGINES['openkyc:aml_screen']?.nodeType).toBe('aml_screening');
+    it("given the app's engine registry, then openkyc:aml_screen has a live engine", () => {
+      expect(testApp.app.services.engines.live('openkyc:aml_screen')?.nodeType).toBe('aml_screening');
     });
 
     it.each([

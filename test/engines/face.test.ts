@@ -24,7 +24,7 @@ import {
 } from '../../src/engines/face/index.js';
 import { liveFaceEngine } from '../../src/engines/face/engine.js';
 import { FACE_MATCH_PASS_SIMILARITY, FACE_MATCH_REVIEW_SIMILARITY } from '../../src/engines/face/thresholds.js';
-import { LIVE_ENGINES } from '../../src/engines/registry.js';
+import { CPU_ENGINES } from '../../src/engines/cpu-engines.js';
 import type { EngineContext } from '../../src/engines/types.js';
 import { faceSample, faceSamplePng } from '../support/face-samples.js';
 
@@ -216,7 +216,7 @@ describe('cancelable templates', () => {
 
 describe('live openkyc:face_match engine', () => {
   it('given the registry, when the provider is looked up, then the live face engine serves biometric_kyc', () => {
-    expect(LIVE_ENGINES['openkyc:face_match']).toBe(liveFaceEngine);
+    expect(CPU_ENGINES['openkyc:face_match']).toBe(liveFaceEngine);
     expect(liveFaceEngine.nodeType).toBe('biometric_kyc');
   });
 

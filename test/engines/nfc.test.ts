@@ -5,13 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../src/config.js';
 import { verifyDocument } from '../../src/engines/document/engine.js';
 import { findMrz } from '../../src/engines/document/mrz-text.js';
-import {
-  compareChipMrz,
-  configureNfcTrust,
-  configuredCscaTrust,
-  parseCscaBundle,
-  verifyPassiveAuthentication,
-} from '../../src/engines/document/nfc.js';
+import { compareChipMrz, loadNfcTrust, parseCscaBundle, verifyPassiveAuthentication } from '../../src/engines/document/nfc.js';
 import { ApiError } from '../../src/errors.js';
 import { buildChip, buildDg1, buildSod, issueCertificate, nfcInput, toPem } from '../id-verification/support/chip.js';
 import {
@@ -164,15 +158,10 @@ describe('NFC passive authentication', () => {
       const bad = join(directory, 'bad.pem');
       writeFileSync(bad, 'nothing here');
       expect(parseCscaBundle(toPem(chip.csca.certificate))).toHaveLength(1);
-      try {
-        configureNfcTrust(good);
-        expect(configuredCscaTrust()).toHaveLength(2);
-        expect(() => configureNfcTrust(bad)).toThrow(ConfigError);
-        expect(() => configureNfcTrust(join(directory, 'missing.pem'))).toThrow(ConfigError);
-      } finally {
-        configureNfcTrust(undefined);
-      }
-      expect(configuredCscaTrust()).toHaveLength(0);
+      expect(loadNfcTrust(good)).toHaveLength(2);
+      expect(() => loadNfcTrust(bad)).toThrow(ConfigError);
+      expect(() => loadNfcTrust(join(directory, 'missing.pem'))).toThrow(ConfigError);
+      expect(loadNfcTrust(undefined)).toHaveLength(0);
     });
   });
 

@@ -207,7 +207,7 @@ describe('sessionStatusChanged subscription', () => {
       await new Promise<void>((resolve) => socket.on('connected', () => resolve()));
       // Revoked through this server's own path (applies at once); a revocation made elsewhere
       // reaches the key cache with its next epoch poll (test/foundation/key-cache.test.ts).
-      await revokeApiKey(testApp.app.orm.em.fork(), extra.id);
+      await revokeApiKey(testApp.app.orm.em.fork(), extra.id, testApp.app.services.apiKeys);
       const refused = recordStatusEvents(socket);
       await expect(refused.take(1)).rejects.toThrow(/no longer valid/);
       expect(testApp.app.services.live.subscriberCount).toBe(0);

@@ -27,7 +27,7 @@ describe('authentication', () => {
     testApp = await startTestApp();
     tenant = await testApp.tenant();
     const revoked = await testApp.issueKey(tenant.id, 'sandbox');
-    await revokeApiKey(testApp.app.orm.em.fork(), revoked.prefix);
+    await revokeApiKey(testApp.app.orm.em.fork(), revoked.prefix, testApp.app.services.apiKeys);
     revokedKey = revoked.key;
   });
   afterAll(() => testApp.close());
@@ -91,7 +91,7 @@ describe('authentication', () => {
       client.subscribe({ query: LIST_WORKFLOWS }, { next: resolve, error: reject, complete: () => undefined });
     });
     expect(first.data.workflows).toHaveLength(5);
-    await revokeApiKey(testApp.app.orm.em.fork(), extra.id);
+    await revokeApiKey(testApp.app.orm.em.fork(), extra.id, testApp.app.services.apiKeys);
     const errors = await new Promise<any>((resolve) => {
       client.subscribe({ query: LIST_WORKFLOWS }, { next: () => undefined, error: resolve, complete: () => undefined });
     });

@@ -39,7 +39,7 @@ describe('API key cache', () => {
   it('given a cached key, when this process revokes it, then the very next request is 401', async () => {
     const issued = await testApp.issueKey(tenant.id, 'sandbox');
     expect(await statusWith(issued.key)).toBe(200);
-    await revokeApiKey(testApp.app.orm.em.fork(), issued.prefix);
+    await revokeApiKey(testApp.app.orm.em.fork(), issued.prefix, testApp.app.services.apiKeys);
     expect(await statusWith(issued.key)).toBe(401);
   });
 

@@ -1,7 +1,7 @@
 import { PDFDocument } from 'pdf-lib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckRunSchema } from '../../entities/check-run.entity.js';
-import { LIVE_ENGINES } from '../../src/engines/registry.js';
+import { CPU_ENGINES } from '../../src/engines/cpu-engines.js';
 import { PoaResultJson } from '../../src/rest/routes/poa.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 import { billPdf, billPng, dataUri, daysAgo, longDate, tamperedBillPng } from './fixtures.js';
@@ -214,7 +214,7 @@ describe('POST /v1/poa (sandbox key)', () => {
 
 describe('openkyc:poa_ocr workflow engine', () => {
   it('given a too-old bill, when the node runs, then the node fails with document_too_old instead of throwing', async () => {
-    const engine = LIVE_ENGINES['openkyc:poa_ocr'];
+    const engine = CPU_ENGINES['openkyc:poa_ocr'];
     expect(engine?.nodeType).toBe('proof_of_address');
     const pdf = dataUri('application/pdf', await billPdf({ issued: longDate(daysAgo(120)) }));
 

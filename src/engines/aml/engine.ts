@@ -8,12 +8,26 @@ import type { AmlScreeningInput } from '../inputs.js';
 import { amlStatus, amlSubjectOf } from '../sandbox/aml.js';
 import type { NodeEngine } from '../types.js';
 import { AML_LISTS, isAmlList, type AmlList } from './entity.js';
-import type { AmlHit } from './score.js';
+import type { AmlHit, AmlQuery, AmlScreening } from './score.js';
 import type { AmlNameIndex } from './name-index.js';
 import { screenStored } from './store.js';
 
 /** Provider name of the live AML engine (src/workflows/node-catalogue.ts). */
 export const LIVE_AML_PROVIDER = 'openkyc:aml_screen';
+
+/**
+ * An `aml_screening` engine that also answers a standalone screen (`POST /v1/aml`) with the full
+ * hits (entity, programmes, topics) that the node details leave out. Live and sandbox both are one.
+ */
+export interface ListScreeningEngine extends NodeEngine<AmlScreeningInput> {
+  /** Screens one subject against `lists`. */
+  screen(subject: AmlQuery, lists: readonly AmlList[]): Promise<AmlScreening>;
+}
+
+/** Whether an engine answers standalone screens (every `aml_screening` engine of the registry does). */
+export function isListScreeningEngine(engine: NodeEngine): engine is ListScreeningEngine {
+  return engine.nodeType === 'aml_screening' && typeof (engine as Partial<ListScreeningEngine>).screen === 'function';
+}
 
 /** What the live AML engine needs. */
 export interface LiveAmlEngineDependencies {
@@ -47,15 +61,17 @@ function resultCode(best: AmlHit | undefined, threshold: number): string {
  * Creates the live AML engine. Node status: failed at or above the workflow's threshold,
  * review when there are hits below it, passed without hits (`amlStatus`, shared with sandbox).
  */
-export function createLiveAmlEngine(dependencies: LiveAmlEngineDependencies): NodeEngine<AmlScreeningInput> {
+export function createLiveAmlEngine(dependencies: LiveAmlEngineDependencies): ListScreeningEngine {
+  const screen = (subject: AmlQuery, lists: readonly AmlList[]) => screenStored(dependencies.em(), subject, lists, dependencies.amlIndex);
   return {
     provider: LIVE_AML_PROVIDER,
     nodeType: 'aml_screening',
+    screen,
     async run(input, context) {
       // Inputs are validated upstream; unknown list names are ignored rather than screened.
       const lists: AmlList[] = input.lists ? [...new Set(input.lists.filter(isAmlList))] : [...AML_LISTS];
       const subject = amlSubjectOf(input);
-      const screening = await screenStored(dependencies.em(), subject, lists, dependencies.amlIndex);
+      const screening = await screen(subject, lists);
       const details: AmlScreeningDetails = {
         result_code: resultCode(screening.hits[0], context.amlScoreThreshold),
         score: screening.score,

@@ -1,20 +1,20 @@
 /**
  * Standalone AML screening (`POST /v1/aml`, GraphQL `screenAml`): validates the body, screens it
- * against the stored lists and keeps the result in `check_run` (kind `aml`) for the tenant's audit.
+ * with the engine of the key's environment (the stored lists for live keys, the sandbox's magic
+ * names for sandbox keys, as in a session) and keeps the result in `check_run` (kind `aml`) for
+ * the tenant's audit (src/engines/standalone.ts).
  */
-import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { CheckRunSchema } from '../../../entities/check-run.entity.js';
-import { TenantSchema } from '../../../entities/tenant.entity.js';
 import type { TenantScope } from '../../auth/context.js';
+import { ApiError } from '../../errors.js';
+import type { Services } from '../../services.js';
+import { runStandaloneCheck } from '../standalone.js';
 import { AML_LISTS, type AmlList } from './entity.js';
+import { isListScreeningEngine } from './engine.js';
 import type { MatchedField } from './score.js';
-import type { AmlNameIndex } from './name-index.js';
-import { screenStored } from './store.js';
 import { amlStatus } from '../sandbox/aml.js';
 import { parseOrThrow } from '../../validation.js';
-import { DEFAULT_AML_SCORE_THRESHOLD } from '../../workflows/built-in.js';
 import { CountryCodeAnyCase } from '../../sessions/node-inputs.js';
 
 /** Longest accepted `full_name`, in characters; real names are far shorter, and scoring is quadratic in tokens. */
@@ -76,47 +76,36 @@ export interface AmlResult {
   checked_lists: AmlList[];
 }
 
-/** Screens one person and stores the result for the tenant's environment; `index` is the server's in-memory name index, if any. */
-export async function screenAml(em: EntityManager, scope: TenantScope, input: unknown, index?: AmlNameIndex | null): Promise<AmlResult> {
+/** Screens one person with the engine of the key's environment and stores the result for the tenant's environment. */
+export async function screenAml(em: EntityManager, services: Services, scope: TenantScope, input: unknown): Promise<AmlResult> {
   const data = parseOrThrow(ScreenAmlInputSchema, input);
-  const lists = data.lists ?? [...AML_LISTS];
-  const screening = await screenStored(
-    em,
-    {
-      full_name: data.full_name,
-      ...(data.date_of_birth ? { date_of_birth: data.date_of_birth } : {}),
-      ...(data.country ? { country: data.country } : {}),
-    },
-    lists,
-    index,
-  );
-  const result: AmlResult = {
-    aml_id: randomUUID(),
-    risk_band: screening.risk_band,
-    hits: screening.hits.map((hit) => ({
-      entity_id: hit.entity_id,
-      list: hit.source_list,
-      matched_name: hit.matched_name,
-      name: hit.name,
-      score: hit.score,
-      matched_fields: hit.matched_fields,
-      programs: hit.programs,
-      topics: hit.topics,
-    })),
-    score: screening.score,
-    checked_lists: screening.checked_lists,
-  };
-  em.create(CheckRunSchema, {
-    id: result.aml_id,
-    tenant: em.getReference(TenantSchema, scope.tenantId),
-    environment: scope.environment,
-    kind: 'aml',
-    // A standalone check has no workflow: its status is what the default threshold would make of it.
-    status: amlStatus(result.score, result.hits.length, DEFAULT_AML_SCORE_THRESHOLD),
-    result: { ...result },
-    metadata: null,
-    createdAt: new Date(),
+  return runStandaloneCheck(em, services, scope, 'aml_screening', data, async (engine, context, id) => {
+    if (!isListScreeningEngine(engine)) throw new ApiError('provider_unavailable', `${engine.provider} cannot screen standalone.`);
+    const screening = await engine.screen(
+      {
+        full_name: data.full_name,
+        ...(data.date_of_birth ? { date_of_birth: data.date_of_birth } : {}),
+        ...(data.country ? { country: data.country } : {}),
+      },
+      data.lists ?? AML_LISTS,
+    );
+    const result: AmlResult = {
+      aml_id: id,
+      risk_band: screening.risk_band,
+      hits: screening.hits.map((hit) => ({
+        entity_id: hit.entity_id,
+        list: hit.source_list,
+        matched_name: hit.matched_name,
+        name: hit.name,
+        score: hit.score,
+        matched_fields: hit.matched_fields,
+        programs: hit.programs,
+        topics: hit.topics,
+      })),
+      score: screening.score,
+      checked_lists: screening.checked_lists,
+    };
+    // A standalone check has no workflow: its status is what the default threshold (the context's) would make of it.
+    return { status: amlStatus(result.score, result.hits.length, context.amlScoreThreshold), result, stored: { ...result } };
   });
-  await em.flush();
-  return result;
 }

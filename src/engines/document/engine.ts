@@ -16,7 +16,7 @@ import { assessQuality, decodeDocumentImage, type DocumentImage } from './image.
 import { readMrz } from './mrz-reader.js';
 import { checkNamesAgainstViz, NAME_MIN_CONFIDENCE } from './names.js';
 import type { MrzRead } from './mrz-text.js';
-import { compareChipMrz, configuredCscaTrust, verifyPassiveAuthentication, type NfcVerification } from './nfc.js';
+import { compareChipMrz, verifyPassiveAuthentication, type NfcVerification } from './nfc.js';
 
 /** Provider name of this engine, as workflows name it. */
 export const MRZ_OCR_PROVIDER = 'openkyc:mrz_ocr';
@@ -55,7 +55,7 @@ export interface DocumentEngineOptions {
   now?: () => Date;
   /** Reads an MRZ from a photo. @default the PaddleOCR reader of `mrz-reader.ts` */
   readMrz?: (bytes: Buffer) => Promise<MrzRead | null>;
-  /** CSCA certificates for NFC passive authentication. @default those of NFC_CSCA_CERTS_PATH (`configureNfcTrust`) */
+  /** CSCA certificates for NFC passive authentication. @default none (the engine's thread passes the server's `NfcTrust`) */
   cscaCertificates?: NonNullable<Parameters<typeof verifyPassiveAuthentication>[1]>['cscaCertificates'];
 }
 
@@ -159,7 +159,7 @@ export async function verifyDocument(
   const back = input.image_back ? await decodeDocumentImage(input.image_back, 'image_back') : null;
   // Before OCR, so malformed chip data is a 400 without the cost of reading the photo.
   const chip = await verifyPassiveAuthentication(input.nfc, {
-    cscaCertificates: options.cscaCertificates ?? configuredCscaTrust(),
+    cscaCertificates: options.cscaCertificates ?? [],
     checkDate: today,
   });
   // Until the printed MRZ is read, the chip's own verification stands (early results keep it).
@@ -372,5 +372,5 @@ export function createMrzOcrEngine(options: DocumentEngineOptions = {}): NodeEng
   };
 }
 
-/** The engine registered in `LIVE_ENGINES`. */
+/** The live engine without test options, as listed in `CPU_ENGINES` (its thread passes the NFC trust: `runEngineTask`). */
 export const mrzOcrEngine = createMrzOcrEngine();

@@ -256,19 +256,14 @@ export function loadCscaBundle(path: string): pkijs.Certificate[] {
   return parseCscaBundle(readFileSync(path, 'utf8'), path);
 }
 
-/** CSCA certificates of the running server; set once at start-up by `configureNfcTrust`. */
-let configuredCscaCertificates: readonly pkijs.Certificate[] = [];
+/** The CSCA certificates a server trusts for NFC passive authentication (empty: chips are read, not trusted). */
+export type NfcTrust = readonly pkijs.Certificate[];
 
-/** Installs the server's CSCA certificates (from NFC_CSCA_CERTS_PATH), used when an engine call passes none. */
-export function configureNfcTrust(path: string | undefined): void {
+/** Loads the CSCA certificates NFC_CSCA_CERTS_PATH names (none without it); a bad bundle is a configuration error that stops the start. */
+export function loadNfcTrust(path: string | undefined): NfcTrust {
   try {
-    configuredCscaCertificates = path ? loadCscaBundle(path) : [];
+    return path ? loadCscaBundle(path) : [];
   } catch (error) {
     throw new ConfigError(`Invalid configuration:\n  NFC_CSCA_CERTS_PATH: ${error instanceof Error ? error.message : String(error)}`);
   }
-}
-
-/** The CSCA certificates `configureNfcTrust` installed (empty when none are configured). */
-export function configuredCscaTrust(): readonly pkijs.Certificate[] {
-  return configuredCscaCertificates;
 }

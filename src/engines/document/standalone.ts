@@ -3,23 +3,17 @@
  * validates the body (spec Errors 7: `country`, `id_type`, `image_front`, and `image_back` for
  * two-sided types), runs the engine of the key's environment (the live MRZ engine for live keys,
  * the sandbox engine for sandbox keys, which also accept `sandbox:` tokens), and keeps the result
- * in `check_run` (kind `id_verification`) without the images.
+ * in `check_run` (kind `id_verification`) without the images (src/engines/standalone.ts).
  */
-import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { CheckRunSchema } from '../../../entities/check-run.entity.js';
-import { TenantSchema } from '../../../entities/tenant.entity.js';
 import type { TenantPrincipal } from '../../auth/context.js';
 import type { Warning } from '../../domain/types.js';
-import { decodeDataUri } from '../data-uri.js';
 import type { DocumentChecks, DocumentVerificationDetails } from '../details.js';
-import type { DocumentEngineOptions } from './engine.js';
-import { DOCUMENT_IMAGE_TYPES, MAX_DOCUMENT_IMAGE_BYTES } from './image.js';
 import { TWO_SIDED_ID_TYPES, type DocumentVerificationInput } from '../inputs.js';
-import { verifyDocumentOffThread } from '../pool/executor.js';
-import { checkSandboxInput, createSandboxDocumentEngine, SANDBOX_TOKEN_PREFIX } from '../sandbox/index.js';
 import { validationError } from '../../errors.js';
+import type { Services } from '../../services.js';
+import { runStandaloneCheck } from '../standalone.js';
 import { parseOrThrow } from '../../validation.js';
 import { CountryCodeAnyCase } from '../../sessions/node-inputs.js';
 
@@ -76,34 +70,12 @@ export interface IdVerificationResult {
   metadata?: Record<string, unknown>;
 }
 
-/** Options of the service, for tests. */
-export type IdVerificationServiceOptions = DocumentEngineOptions;
-
-/** Runs the check for the key's environment. */
-async function runEngine(principal: TenantPrincipal, input: DocumentVerificationInput, options: IdVerificationServiceOptions) {
-  if (principal.environment === 'live') return verifyDocumentOffThread(input, options);
-  const tokenErrors = checkSandboxInput('document_verification', input);
-  if (tokenErrors.length > 0) throw validationError(tokenErrors);
-  // Sandbox keys take a token or a real data URI; a malformed URI is the same 400 as with live keys.
-  for (const field of ['image_front', 'image_back'] as const) {
-    const value = input[field];
-    if (typeof value === 'string' && !value.startsWith(SANDBOX_TOKEN_PREFIX))
-      decodeDataUri(value, field, DOCUMENT_IMAGE_TYPES, MAX_DOCUMENT_IMAGE_BYTES);
-  }
-  const result = await createSandboxDocumentEngine(options).run(input, {
-    tenantId: principal.tenantId,
-    sessionId: '',
-    amlScoreThreshold: 0,
-  });
-  return { status: result.status, warnings: result.warnings, details: result.details as DocumentVerificationDetails };
-}
-
 /** Checks one ID document and stores the result (never the images) for the tenant. */
 export async function verifyIdDocument(
   em: EntityManager,
+  services: Services,
   principal: TenantPrincipal,
   input: unknown,
-  options: IdVerificationServiceOptions = {},
 ): Promise<IdVerificationResult> {
   const data = parseOrThrow(VerifyIdDocumentInputSchema, input);
   if (TWO_SIDED_ID_TYPES.includes(data.id_type) && (data.image_back === undefined || data.image_back === null)) {
@@ -119,30 +91,21 @@ export async function verifyIdDocument(
     ...(data.enable_nfc !== undefined ? { enable_nfc: data.enable_nfc } : {}),
     ...(data.nfc !== undefined ? { nfc: data.nfc } : {}),
   };
-  const analysis = await runEngine(principal, engineInput, options);
-  const { details } = analysis;
-  const result: IdVerificationResult = {
-    verification_id: randomUUID(),
-    status: analysis.status as IdVerificationResult['status'],
-    result_code: details.result_code,
-    checks: { ...details.checks },
-    issuing_country: details.issuing_country,
-    document_type: details.document_type,
-    extracted: { ...details.extracted },
-    warnings: analysis.warnings.map((warning) => ({ ...warning })),
-    ...(data.metadata !== undefined ? { metadata: data.metadata } : {}),
-  };
-  em.create(CheckRunSchema, {
-    id: result.verification_id,
-    tenant: em.getReference(TenantSchema, principal.tenantId),
-    environment: principal.environment,
-    kind: 'id_verification',
-    status: result.status,
+  return runStandaloneCheck(em, services, principal, 'document_verification', engineInput, async (engine, context, id) => {
+    const analysis = await engine.run(engineInput, context);
+    const details = analysis.details as DocumentVerificationDetails;
+    const result: IdVerificationResult = {
+      verification_id: id,
+      status: analysis.status as IdVerificationResult['status'],
+      result_code: details.result_code,
+      checks: { ...details.checks },
+      issuing_country: details.issuing_country,
+      document_type: details.document_type,
+      extracted: { ...details.extracted },
+      warnings: analysis.warnings.map((warning) => ({ ...warning })),
+      ...(data.metadata !== undefined ? { metadata: data.metadata } : {}),
+    };
     // The result only: the images and chip data are never stored.
-    result: { ...result, metadata: undefined },
-    metadata: data.metadata ?? null,
-    createdAt: new Date(),
+    return { status: result.status, result, stored: { ...result, metadata: undefined }, metadata: data.metadata ?? null };
   });
-  await em.flush();
-  return result;
 }

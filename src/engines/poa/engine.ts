@@ -239,5 +239,5 @@ export function createLivePoaEngine(options: PoaEngineOptions = {}): NodeEngine<
   };
 }
 
-/** The live engine on the real clock, as registered in `LIVE_ENGINES`. */
+/** The live engine on the real clock, as listed in `CPU_ENGINES`. */
 export const livePoaEngine = createLivePoaEngine();

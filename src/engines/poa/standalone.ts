@@ -3,23 +3,18 @@
  * the body, runs the engine of the key's environment (live OCR engine for live keys, the sandbox
  * engine for sandbox keys, which also accept `sandbox:` tokens), answers 422 `document_too_old`
  * for a document issued more than `max_age_days` days ago, and otherwise keeps the result in
- * `check_run` (kind `poa`) without the document.
+ * `check_run` (kind `poa`) without the document (src/engines/standalone.ts).
  */
-import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { CheckRunSchema } from '../../../entities/check-run.entity.js';
-import { TenantSchema } from '../../../entities/tenant.entity.js';
 import type { TenantPrincipal } from '../../auth/context.js';
 import type { Warning } from '../../domain/types.js';
-import { decodeDataUri } from '../data-uri.js';
 import type { ProofOfAddressDetails } from '../details.js';
 import { POA_DEFAULT_MAX_AGE_DAYS, type ProofOfAddressInput } from '../inputs.js';
-import { POA_MIME_TYPES, type PoaEngineOptions } from './engine.js';
-import { analyseProofOfAddressOffThread } from '../pool/executor.js';
 import { ageInDays } from './dates.js';
-import { checkSandboxInput, createSandboxPoaEngine, SANDBOX_TOKEN_PREFIX } from '../sandbox/index.js';
-import { ApiError, validationError } from '../../errors.js';
+import { ApiError } from '../../errors.js';
+import type { Services } from '../../services.js';
+import { runStandaloneCheck } from '../standalone.js';
 import { parseOrThrow } from '../../validation.js';
 import { CountryCodeAnyCase } from '../../sessions/node-inputs.js';
 
@@ -59,29 +54,12 @@ export type PoaResult = Pick<ProofOfAddressDetails, 'result_code' | 'extracted' 
   warnings: Warning[];
 };
 
-/** Options of the service, for tests. */
-export type PoaServiceOptions = PoaEngineOptions;
-
-/** Runs the check for the key's environment; returns the status, warnings and details. */
-async function runEngine(principal: TenantPrincipal, input: ProofOfAddressInput, options: PoaServiceOptions) {
-  if (principal.environment === 'live') return analyseProofOfAddressOffThread(input, options);
-  const tokenErrors = checkSandboxInput('proof_of_address', input);
-  if (tokenErrors.length > 0) throw validationError(tokenErrors);
-  // Sandbox keys take a token or a real data URI; a malformed URI is the same 400 as with live keys.
-  if (!input.document_image.startsWith(SANDBOX_TOKEN_PREFIX)) decodeDataUri(input.document_image, 'document_image', POA_MIME_TYPES);
-  const result = await createSandboxPoaEngine(options).run(input, { tenantId: principal.tenantId, sessionId: '', amlScoreThreshold: 0 });
-  const details = result.details as ProofOfAddressDetails;
-  const maxAgeDays = input.max_age_days ?? POA_DEFAULT_MAX_AGE_DAYS;
-  const ageDays = ageInDays(details.extracted.issued_at, (options.now ?? (() => new Date()))());
-  return { status: result.status as PoaResult['status'], warnings: result.warnings, details, ageDays, maxAgeDays };
-}
-
-/** Checks one proof-of-address document and stores the result for the tenant. */
+/** Checks one proof-of-address document with the engine of the key's environment and stores the result for the tenant. */
 export async function checkProofOfAddress(
   em: EntityManager,
+  services: Services,
   principal: TenantPrincipal,
   input: unknown,
-  options: PoaServiceOptions = {},
 ): Promise<PoaResult> {
   const data = parseOrThrow(CheckProofOfAddressInputSchema, input);
   const engineInput: ProofOfAddressInput = {
@@ -90,34 +68,26 @@ export async function checkProofOfAddress(
     ...(data.country !== undefined ? { country: data.country } : {}),
     ...(data.max_age_days !== undefined ? { max_age_days: data.max_age_days } : {}),
   };
-  const analysis = await runEngine(principal, engineInput, options);
-  const { details } = analysis;
-  if (details.checks.freshness === 'failed') {
-    throw new ApiError(
-      'document_too_old',
-      `The document was issued on ${details.extracted.issued_at}, ${analysis.ageDays ?? '?'} days ago; max_age_days is ${analysis.maxAgeDays}.`,
-    );
-  }
-  const result: PoaResult = {
-    poa_id: randomUUID(),
-    status: analysis.status,
-    result_code: details.result_code,
-    extracted: { ...details.extracted },
-    checks: { ...details.checks },
-    ...(details.tamper_method !== undefined ? { tamper_method: details.tamper_method } : {}),
-    warnings: analysis.warnings.map((warning) => ({ ...warning })),
-  };
-  em.create(CheckRunSchema, {
-    id: result.poa_id,
-    tenant: em.getReference(TenantSchema, principal.tenantId),
-    environment: principal.environment,
-    kind: 'poa',
-    status: result.status,
+  return runStandaloneCheck(em, services, principal, 'proof_of_address', engineInput, async (engine, context, id) => {
+    const analysis = await engine.run(engineInput, context);
+    const details = analysis.details as ProofOfAddressDetails;
+    if (details.checks.freshness === 'failed') {
+      const ageDays = ageInDays(details.extracted.issued_at, new Date());
+      throw new ApiError(
+        'document_too_old',
+        `The document was issued on ${details.extracted.issued_at}, ${ageDays ?? '?'} days ago; max_age_days is ${data.max_age_days ?? POA_DEFAULT_MAX_AGE_DAYS}.`,
+      );
+    }
+    const result: PoaResult = {
+      poa_id: id,
+      status: analysis.status as PoaResult['status'],
+      result_code: details.result_code,
+      extracted: { ...details.extracted },
+      checks: { ...details.checks },
+      ...(details.tamper_method !== undefined ? { tamper_method: details.tamper_method } : {}),
+      warnings: analysis.warnings.map((warning) => ({ ...warning })),
+    };
     // The result only: the document itself is never stored.
-    result: { ...result },
-    metadata: null,
-    createdAt: new Date(),
+    return { status: result.status, result, stored: { ...result } };
   });
-  await em.flush();
-  return result;
 }

@@ -9,12 +9,18 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { ApiError } from '../../errors.js';
-import { verifyDocument, type DocumentEngineOptions, type DocumentOutcome } from '../document/engine.js';
 import type { AnalyzeFaceOptions, FaceAnalysis } from '../face/analyze.js';
-import type { DocumentVerificationInput, ProofOfAddressInput } from '../inputs.js';
-import type { PoaAnalysis, PoaEngineOptions } from '../poa/engine.js';
 import type { NodeEngine } from '../types.js';
-import { settleEngineTask, toWireContext, unwrapOutcome, type EngineTask, type EngineTaskOutcome, type EngineTaskResult } from './tasks.js';
+import {
+  DEFAULT_ENGINE_THREAD_SETTINGS,
+  settleEngineTask,
+  toWireContext,
+  unwrapOutcome,
+  type EngineTask,
+  type EngineTaskOutcome,
+  type EngineTaskResult,
+  type EngineThreadSettings,
+} from './tasks.js';
 
 /** How engine work is executed: `pool` (threads of this process), `queue` (worker processes), `inline` (this thread). */
 export type EngineExecution = 'pool' | 'queue' | 'inline';
@@ -47,12 +53,17 @@ export function engineTimeout(timeoutMs: number): ApiError {
   return new ApiError('engine_timeout', `The verification did not finish within its time budget of ${timeoutMs} ms; it was aborted.`);
 }
 
-/** Engine work on the calling thread: what runs until the composition root installs another executor, and the benchmark's baseline. */
-export const inlineExecutor: EngineExecutor = {
-  mode: 'inline',
-  run: (task) => settleEngineTask(task),
-  close: async () => undefined,
-};
+/** Engine work on the calling thread, with the engines configured by `settings` (an app's NFC trust). */
+export function createInlineExecutor(settings: EngineThreadSettings = DEFAULT_ENGINE_THREAD_SETTINGS): EngineExecutor {
+  return {
+    mode: 'inline',
+    run: (task) => settleEngineTask(task, settings),
+    close: async () => undefined,
+  };
+}
+
+/** Engine work on the calling thread without configuration: what runs until the composition root installs another executor, and the benchmark's baseline. */
+export const inlineExecutor: EngineExecutor = createInlineExecutor();
 
 let current: EngineExecutor = inlineExecutor;
 
@@ -95,18 +106,6 @@ export function offloaded<Input>(engine: NodeEngine<Input>): NodeEngine<Input> {
   };
 }
 
-/** `verifyDocument` (standalone, no session context) on the executor. */
-export function verifyDocumentOffThread(input: DocumentVerificationInput, options: DocumentEngineOptions = {}): Promise<DocumentOutcome> {
-  // An injected MRZ reader or certificate list lives in this thread only (tests): run here.
-  if (options.readMrz || options.cscaCertificates) return verifyDocument(input, null, options);
-  return runOffloaded({ kind: 'document', input, nowMs: options.now?.().getTime() });
-}
-
-/** `analyseProofOfAddress` on the executor. */
-export function analyseProofOfAddressOffThread(input: ProofOfAddressInput, options: PoaEngineOptions = {}): Promise<PoaAnalysis> {
-  return runOffloaded({ kind: 'poa', input, nowMs: options.now?.().getTime() });
-}
-
 /** `analyzeFace` on the executor. */
 export function analyzeFaceOffThread(bytes: Buffer, options: AnalyzeFaceOptions = {}): Promise<FaceAnalysis> {
   return runOffloaded({ kind: 'face', imageBase64: bytes.toString('base64'), options });
@@ -129,7 +128,7 @@ export interface PoolExecutorOptions {
 
 /** Configuration a pool thread or worker process applies before its first task. */
 export interface EngineWorkerData {
-  /** NFC_CSCA_CERTS_PATH: module state of the document engine, set per thread. */
+  /** NFC_CSCA_CERTS_PATH: each thread loads the certificates into its engine settings. */
   nfcCscaCertsPath?: string;
 }
 

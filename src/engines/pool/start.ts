@@ -7,7 +7,8 @@ import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import { createQueueExecutor } from '../../jobs/engine-queue.js';
-import { createPoolExecutor, inlineExecutor, installEngineExecutor, type EngineExecutor } from './executor.js';
+import type { NfcTrust } from '../document/nfc.js';
+import { createInlineExecutor, createPoolExecutor, installEngineExecutor, type EngineExecutor } from './executor.js';
 
 /** The installed executor and how to stop it (and put the previous one back). */
 export interface RunningEngines {
@@ -30,9 +31,15 @@ export function poolFromConfig(config: Config): EngineExecutor {
 /**
  * Creates the executor ENGINE_EXECUTION names and installs it for this process. Embedded, the
  * queue is refused at configuration time (`loadConfig`), so `embedded` only documents that PGlite
- * always keeps the engines in this process.
+ * always keeps the engines in this process. Inline, the engines run with the app's `nfcTrust`;
+ * pool threads and worker processes load it from the configuration themselves.
  */
-export async function startEngineExecutor(config: Config, logger: Logger, embedded: boolean): Promise<RunningEngines> {
+export async function startEngineExecutor(
+  config: Config,
+  logger: Logger,
+  embedded: boolean,
+  nfcTrust: NfcTrust = [],
+): Promise<RunningEngines> {
   let executor: EngineExecutor;
   if (config.ENGINE_EXECUTION === 'queue' && !embedded && config.DATABASE_URL)
     executor = await createQueueExecutor({
@@ -41,7 +48,7 @@ export async function startEngineExecutor(config: Config, logger: Logger, embedd
       timeoutMs: config.ENGINE_TIMEOUT_MS,
       logger,
     });
-  else if (config.ENGINE_EXECUTION === 'inline') executor = inlineExecutor;
+  else if (config.ENGINE_EXECUTION === 'inline') executor = createInlineExecutor({ nfcTrust });
   else executor = poolFromConfig(config);
   const uninstall = installEngineExecutor(executor);
   logger.info({ execution: executor.mode }, 'verification engines ready');

@@ -8,7 +8,8 @@
 import type { NodeResult } from '../../domain/types.js';
 import { ApiError, ERROR_CATALOGUE, type ErrorCode, type FieldError } from '../../errors.js';
 import { CPU_ENGINES } from '../cpu-engines.js';
-import { verifyDocument, type DocumentOutcome } from '../document/engine.js';
+import { createMrzOcrEngine, MRZ_OCR_PROVIDER, verifyDocument, type DocumentOutcome } from '../document/engine.js';
+import type { NfcTrust } from '../document/nfc.js';
 import { analyzeFace, type AnalyzeFaceOptions, type FaceAnalysis } from '../face/analyze.js';
 import type { DocumentVerificationInput, ProofOfAddressInput } from '../inputs.js';
 import { analyseProofOfAddress, type PoaAnalysis } from '../poa/engine.js';
@@ -112,16 +113,27 @@ function fromWireContext(context: WireEngineContext): EngineContext {
 
 const clockAt = (nowMs: number | undefined) => (nowMs === undefined ? {} : { now: () => new Date(nowMs) });
 
-/** Runs one task in the current thread; the body of every executor's worker. */
-export async function runEngineTask(task: EngineTask): Promise<unknown> {
+/** What the engines of a thread run with: the server's configuration they need, given when the thread starts. */
+export interface EngineThreadSettings {
+  /** CSCA certificates for NFC passive authentication (NFC_CSCA_CERTS_PATH). */
+  nfcTrust: NfcTrust;
+}
+
+/** Settings of a thread started without configuration: no NFC trust. */
+export const DEFAULT_ENGINE_THREAD_SETTINGS: EngineThreadSettings = { nfcTrust: [] };
+
+/** Runs one task in the current thread with that thread's settings; the body of every executor's worker. */
+export async function runEngineTask(task: EngineTask, settings: EngineThreadSettings = DEFAULT_ENGINE_THREAD_SETTINGS): Promise<unknown> {
   switch (task.kind) {
     case 'node': {
-      const engine = CPU_ENGINES[task.provider];
+      // The document engine is the one that needs the thread's settings; the others are used as listed.
+      const engine =
+        task.provider === MRZ_OCR_PROVIDER ? createMrzOcrEngine({ cscaCertificates: settings.nfcTrust }) : CPU_ENGINES[task.provider];
       if (!engine) throw new Error(`No CPU engine for provider ${task.provider}`);
-      return engine.run(task.input, fromWireContext(task.context));
+      return engine.run(task.input as never, fromWireContext(task.context));
     }
     case 'document':
-      return verifyDocument(task.input, null, clockAt(task.nowMs));
+      return verifyDocument(task.input, null, { ...clockAt(task.nowMs), cscaCertificates: settings.nfcTrust });
     case 'poa':
       return analyseProofOfAddress(task.input, clockAt(task.nowMs));
     case 'face':
@@ -130,9 +142,12 @@ export async function runEngineTask(task: EngineTask): Promise<unknown> {
 }
 
 /** `runEngineTask` with its error captured in the outcome, for the thread and process boundaries. */
-export async function settleEngineTask(task: EngineTask): Promise<EngineTaskOutcome> {
+export async function settleEngineTask(
+  task: EngineTask,
+  settings: EngineThreadSettings = DEFAULT_ENGINE_THREAD_SETTINGS,
+): Promise<EngineTaskOutcome> {
   try {
-    return { ok: true, value: await runEngineTask(task) };
+    return { ok: true, value: await runEngineTask(task, settings) };
   } catch (error) {
     return { ok: false, error: toWireError(error) };
   }

@@ -3,13 +3,14 @@
  * started with, then settles each task piscina hands it.
  */
 import { workerData } from 'piscina';
-import { configureNfcTrust } from '../document/nfc.js';
+import { loadNfcTrust } from '../document/nfc.js';
 import type { EngineWorkerData } from './executor.js';
-import { settleEngineTask, type EngineTask, type EngineTaskOutcome } from './tasks.js';
+import { settleEngineTask, type EngineTask, type EngineTaskOutcome, type EngineThreadSettings } from './tasks.js';
 
-configureNfcTrust((workerData as EngineWorkerData | undefined)?.nfcCscaCertsPath);
+/** This thread's settings, from the configuration it was started with (one thread, one server). */
+const settings: EngineThreadSettings = { nfcTrust: loadNfcTrust((workerData as EngineWorkerData | undefined)?.nfcCscaCertsPath) };
 
 /** Runs one task in this thread; errors come back inside the outcome (see `EngineTaskOutcome`). */
 export default function runTask(task: EngineTask): Promise<EngineTaskOutcome> {
-  return settleEngineTask(task);
+  return settleEngineTask(task, settings);
 }

@@ -3,11 +3,11 @@
  * document node that is the name the sandbox document "read" (src/sessions/aml-subject.ts).
  */
 import type { NodeStatus } from '../../domain/types.js';
-import { AML_LISTS } from '../aml/entity.js';
-import { riskBand } from '../aml/score.js';
+import type { ListScreeningEngine } from '../aml/engine.js';
+import { AML_LISTS, type AmlList } from '../aml/entity.js';
+import { riskBand, type AmlQuery, type AmlScreening } from '../aml/score.js';
 import type { AmlHit, AmlScreeningDetails, AmlSubject } from '../details.js';
 import type { AmlScreeningInput } from '../inputs.js';
-import type { NodeEngine } from '../types.js';
 import { NODE_CATALOGUE } from '../../workflows/node-catalogue.js';
 import { SANDBOX_CATALOGUE } from './catalogue.js';
 import { copyWarnings, resolveOutcome } from './shared.js';
@@ -31,17 +31,49 @@ export function amlSubjectOf(input: AmlScreeningInput): AmlSubject {
   };
 }
 
-/** Creates the sandbox AML engine. */
-export function createSandboxAmlEngine(): NodeEngine<AmlScreeningInput> {
+/** Risk topics of a sandbox hit's category, as a live entity of that kind carries them. */
+const SANDBOX_TOPICS: Record<AmlHit['category'], string[]> = {
+  sanctions: ['sanction'],
+  pep: ['role.pep'],
+  adverse_media: ['crime'],
+};
+
+/** The catalogue hits of a magic name on the lists screened: a list that was not screened cannot produce a hit, in sandbox as in live. */
+function sandboxHits(fullName: string, checkedLists: readonly string[]) {
+  const outcome = resolveOutcome(SANDBOX_CATALOGUE.aml_screening, fullName);
+  return { outcome, hits: outcome.effect.hits.filter((hit) => checkedLists.includes(hit.list)).map((hit): AmlHit => ({ ...hit })) };
+}
+
+/** Creates the sandbox AML engine; its standalone screen answers the magic names with the live hit shape. */
+export function createSandboxAmlEngine(): ListScreeningEngine {
   const provider = NODE_CATALOGUE.aml_screening.sandboxProvider;
   return {
     provider,
     nodeType: 'aml_screening',
+    async screen(subject: AmlQuery, lists: readonly AmlList[]): Promise<AmlScreening> {
+      const checkedLists = [...new Set(lists)];
+      const { hits } = sandboxHits(subject.full_name, checkedLists);
+      const score = Math.max(0, ...hits.map((hit) => hit.score));
+      return {
+        score,
+        risk_band: riskBand(score),
+        hits: hits.map((hit) => ({
+          entity_id: `${hit.list}:${hit.entry_id}`,
+          source_list: hit.list as AmlList, // the catalogue names real lists
+          source_id: hit.entry_id,
+          name: hit.matched_name,
+          matched_name: hit.matched_name,
+          score: hit.score,
+          matched_fields: ['name'],
+          programs: [],
+          topics: [...SANDBOX_TOPICS[hit.category]],
+        })),
+        checked_lists: checkedLists,
+      };
+    },
     async run(input, context) {
-      const outcome = resolveOutcome(SANDBOX_CATALOGUE.aml_screening, input.full_name);
       const checkedLists = [...new Set(input.lists ?? AML_LISTS)];
-      // A list that was not screened cannot produce a hit, in sandbox as in live.
-      const hits: AmlHit[] = outcome.effect.hits.filter((hit) => checkedLists.includes(hit.list)).map((hit) => ({ ...hit }));
+      const { outcome, hits } = sandboxHits(input.full_name, checkedLists);
       const score = Math.max(0, ...hits.map((hit) => hit.score));
       const details: AmlScreeningDetails = {
         result_code: hits.length === 0 ? 'clear' : outcome.resultCode,

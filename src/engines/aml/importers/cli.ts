@@ -2,14 +2,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { isAmlList, type AmlList } from '../entity.js';
 import { createHash } from 'node:crypto';
-import {
-  detectFormat,
-  detectOfacCompanion,
-  importFile,
-  readHead,
-  type ImportOptions,
-  type ListFormat,
-} from './index.js';
+import { detectFormat, detectOfacCompanion, importFile, readHead, type ImportOptions, type ListFormat } from './index.js';
 import { fileChecksum, importEntities, type ImportSummary } from '../store.js';
 import { validationError } from '../../../errors.js';
 
