@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { MikroORM } from '@mikro-orm/postgresql';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import { authenticate, type Principal } from '../auth/context.js';
 import type { Config } from '../config.js';
@@ -10,15 +10,7 @@ import type { Services } from '../services.js';
 import { operatorFromCookie } from './console-auth.js';
 
 /** Builds the per-request GraphQL context from an HTTP request. */
-export type RequestContextFactory = (
-  request: {
-    id?: string;
-    headers: IncomingHttpHeaders;
-    log?: Logger;
-    protocol?: string;
-  },
-  options?: PrincipalOptions,
-) => Promise<GraphQLContext>;
+export type RequestContextFactory = (request: OperationOrigin, options?: PrincipalOptions) => Promise<GraphQLContext>;
 
 /** Which credentials a transport accepts besides API keys and session tokens. */
 export interface PrincipalOptions {
@@ -58,21 +50,46 @@ export async function resolvePrincipal(
   return null;
 }
 
-/** Returns a factory that forks an EntityManager, creates the loaders and authenticates the request. */
+/** Where a GraphQL operation came from: what its context takes from the HTTP request or the WebSocket upgrade. */
+export interface OperationOrigin {
+  /** The request id (Fastify's); a fresh UUID when absent (WebSocket operations). */
+  id?: string;
+  headers: IncomingHttpHeaders;
+  /** The request's logger; the server's when absent. */
+  log?: Logger;
+  /** `http` when absent. */
+  protocol?: string;
+}
+
+/**
+ * The GraphQL context of one operation, over `em` and for `principal`: the one construction for
+ * HTTP requests (GraphQL and the REST facade) and WebSocket operations.
+ */
+export function operationContext(
+  app: { config: Config; logger: Logger; services: Services },
+  em: EntityManager,
+  principal: Principal | null,
+  origin: OperationOrigin,
+): GraphQLContext {
+  const { config, services } = app;
+  const host = singleHeader(origin.headers, 'host') ?? `${config.HOST}:${config.PORT}`;
+  return {
+    requestId: origin.id ?? randomUUID(),
+    em,
+    principal,
+    config,
+    logger: origin.log ?? app.logger,
+    services,
+    loaders: createLoaders(em, services.secrets),
+    baseUrl: config.PUBLIC_URL ?? `${origin.protocol ?? 'http'}://${host}`,
+  };
+}
+
+/** Returns a factory that forks an EntityManager, authenticates the request and builds its context. */
 export function contextFactory(orm: MikroORM, config: Config, logger: Logger, services: Services): RequestContextFactory {
   return async (request, options) => {
     const em = orm.em.fork();
     const principal = await resolvePrincipal({ em, services }, request.headers, options);
-    const host = singleHeader(request.headers, 'host') ?? `${config.HOST}:${config.PORT}`;
-    return {
-      requestId: request.id ?? randomUUID(),
-      em,
-      principal,
-      config,
-      logger: request.log ?? logger,
-      services,
-      loaders: createLoaders(em, services.secrets),
-      baseUrl: config.PUBLIC_URL ?? `${request.protocol ?? 'http'}://${host}`,
-    };
+    return operationContext({ config, logger, services }, em, principal, request);
   };
 }

@@ -24,12 +24,11 @@ import { registerExplorer } from './explorer.js';
 import { REST_ROUTES } from '../rest/routes/index.js';
 import { problemClientErrorHandler, problemErrorHandler, problemNotFoundHandler } from './errors.js';
 import { registerRateLimits, WS_CLOSE_RATE_LIMITED } from './rate-limit-hooks.js';
-import { contextFactory } from './request-context.js';
+import { contextFactory, operationContext } from './request-context.js';
 import { registerHostedPage } from './hosted-page.js';
 import { registerConsolePage } from './console-page.js';
 import { registerEvidenceRoute } from './evidence.js';
 import { consoleTokenFrom, CSRF_HEADER, operatorFromCookie, registerConsoleAuth } from './console-auth.js';
-import { createLoaders } from '../graphql/loaders.js';
 import type { Services } from '../services.js';
 import { sharedSubscribe } from '../graphql/shared-subscribe.js';
 
@@ -335,17 +334,7 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
           principal = await operatorFromCookie(em, ctx.extra.request.headers, ctx.connectionParams?.[CSRF_HEADER]).catch(() => null);
         else principal = await authenticate(em, ctx.extra.apiKey!, services.apiKeys);
         if (!principal) return [new ApiError('unauthenticated', 'The credentials of this connection are no longer valid.')];
-        const host = ctx.extra.request.headers.host ?? `${config.HOST}:${config.PORT}`;
-        const contextValue: GraphQLContext = {
-          requestId: randomUUID(),
-          em,
-          principal,
-          config,
-          logger,
-          services,
-          loaders: createLoaders(em, services.secrets),
-          baseUrl: config.PUBLIC_URL ?? `http://${host}`,
-        };
+        const contextValue = operationContext({ config, logger, services }, em, principal, { headers: ctx.extra.request.headers });
         return { schema, document, operationName: payload.operationName, variableValues, contextValue };
       },
     },
