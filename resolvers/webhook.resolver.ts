@@ -41,6 +41,8 @@ export function toDeliveryObject(delivery: WebhookDelivery): WebhookDeliveryObje
     attemptCount: delivery.attemptCount,
     nextAttemptAt: delivery.status === 'pending' && delivery.nextAttemptAt ? unixSeconds(delivery.nextAttemptAt) : null,
     lastStatusCode: delivery.lastStatusCode ?? null,
+    replayedBy: delivery.replayedBy ?? null,
+    replayedAt: delivery.replayedAt ? unixSeconds(delivery.replayedAt) : null,
     createdAt: unixSeconds(delivery.createdAt),
     updatedAt: unixSeconds(delivery.updatedAt),
   };

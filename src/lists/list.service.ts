@@ -289,6 +289,7 @@ async function insertEntry(
     keyVersion: null,
     reason: reason ?? null,
     addedBy: addedBy(principal),
+    addedByName: principal.kind === 'operator' ? principal.operatorName : null,
     sessionId: null,
     addedAt: new Date(),
   });
@@ -369,8 +370,8 @@ export async function addFaceEntry(
   const id = randomUUID();
   const columns = await templateColumns(em, template);
   await em.execute(
-    `insert into list_entry (id, list_id, tenant_id, environment, entry_type, fingerprint, template, ${columns.embedding === null ? '' : 'embedding, '}key_version, reason, added_by, session_id, added_at)
-     values (?, ?, ?, ?, 'face', ?, ?, ${columns.embedding === null ? '' : '?::vector, '}?, ?, ?, ?, now())`,
+    `insert into list_entry (id, list_id, tenant_id, environment, entry_type, fingerprint, template, ${columns.embedding === null ? '' : 'embedding, '}key_version, reason, added_by, added_by_name, session_id, added_at)
+     values (?, ?, ?, ?, 'face', ?, ?, ${columns.embedding === null ? '' : '?::vector, '}?, ?, ?, ?, ?, now())`,
     [
       id,
       list.id,
@@ -382,6 +383,7 @@ export async function addFaceEntry(
       keyVersion,
       input.reason ?? null,
       addedBy(principal),
+      principal.kind === 'operator' ? principal.operatorName : null,
       input.session_id ?? null,
     ],
     'run',

@@ -510,8 +510,10 @@ export type List = {
 export type ListEntry = {
   /** Unix seconds. */
   addedAt: Scalars['UnixTime']['output'];
-  /** Who added it: `api_key:<key id>`. */
+  /** Who added it: `api_key:<key id>` or `operator:<operator id>`. */
   addedBy: Scalars['String']['output'];
+  /** The operator's name when a person in the console added it; null for a key. */
+  addedByName?: Maybe<Scalars['String']['output']>;
   entryType: ListType;
   /** `sha256:<hex>`. */
   fingerprint: Scalars['String']['output'];
@@ -972,8 +974,12 @@ export type Query = {
   reviewBacklog: ReviewBacklog;
   /** One session of the calling tenant; NOT_FOUND otherwise. */
   session: Session;
+  /** How far the sessions created in the last `days` days (1-90, default 30) got: created, started, submitted, decided. */
+  sessionFunnel: SessionFunnel;
   /** Sessions of the calling tenant and environment, newest first. */
   sessions: SessionConnection;
+  /** Time from creation to first decision of the sessions decided in the last `days` days (1-90, default 30). */
+  timeToDecision: TimeToDecision;
   /** The session's steps (in its workflow's order) and their status. */
   verificationSteps: VerificationProgress;
   /** The tenant's deliveries, newest first, by destination, session or status. */
@@ -1029,10 +1035,20 @@ export type QuerySessionArgs = {
 };
 
 
+export type QuerySessionFunnelArgs = {
+  days?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
 export type QuerySessionsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   filter?: InputMaybe<SessionFilterInput>;
   first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryTimeToDecisionArgs = {
+  days?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -1176,6 +1192,17 @@ export type SessionFilterInput = {
   workflowId?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** Sessions created in the window by the furthest stage they reached; each stage counts those at it or beyond. */
+export type SessionFunnel = {
+  created: Scalars['Int']['output'];
+  /** Reached approved or declined. */
+  decided: Scalars['Int']['output'];
+  /** Reached in_progress (or a later stage). */
+  started: Scalars['Int']['output'];
+  /** Reached in_review or a decision. */
+  submitted: Scalars['Int']['output'];
+};
+
 /** A note on a session by a reviewer (or a key), kept with the author. */
 export type SessionNote = {
   /** The operator's name at the time, or api_key:<id>. */
@@ -1273,6 +1300,25 @@ export type SubscriptionHostedFlowChangedArgs = {
 
 export type SubscriptionSessionStatusChangedArgs = {
   filter?: InputMaybe<SessionStatusSubscriptionFilter>;
+};
+
+/** Time from creation to the first decision of the sessions decided in the window: buckets and percentiles. */
+export type TimeToDecision = {
+  /** Sessions decided in the window. */
+  decided: Scalars['Int']['output'];
+  /** A day or more. */
+  older: Scalars['Int']['output'];
+  /** Median, seconds; null when nothing was decided. */
+  p50Seconds?: Maybe<Scalars['Int']['output']>;
+  /** 90th percentile, seconds; null when nothing was decided. */
+  p90Seconds?: Maybe<Scalars['Int']['output']>;
+  /** 1 to 24 hours. */
+  underADay: Scalars['Int']['output'];
+  underAMinute: Scalars['Int']['output'];
+  /** 10 to 60 minutes. */
+  underAnHour: Scalars['Int']['output'];
+  /** 1 to 10 minutes. */
+  underTenMinutes: Scalars['Int']['output'];
 };
 
 export type UpdateListInput = {
@@ -1392,6 +1438,10 @@ export type WebhookDelivery = {
   lastStatusCode?: Maybe<Scalars['Int']['output']>;
   /** Unix seconds of the next try while pending. */
   nextAttemptAt?: Maybe<Scalars['UnixTime']['output']>;
+  /** Unix seconds of the last replay; null when never replayed. */
+  replayedAt?: Maybe<Scalars['UnixTime']['output']>;
+  /** Who replayed it last: the operator's name or `api_key:<key id>`; null when never replayed. */
+  replayedBy?: Maybe<Scalars['String']['output']>;
   sessionId?: Maybe<Scalars['String']['output']>;
   status: WebhookDeliveryStatus;
   /** Unix seconds. */
