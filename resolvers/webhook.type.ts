@@ -132,7 +132,10 @@ export class WebhookDeliveryObject {
   @Field(() => Int, { nullable: true, description: 'HTTP status of the latest try.' })
   lastStatusCode!: number | null;
 
-  @Field(() => String, { nullable: true, description: "Who replayed it last: the operator's name or `api_key:<key id>`; null when never replayed." })
+  @Field(() => String, {
+    nullable: true,
+    description: "Who replayed it last: the operator's name or `api_key:<key id>`; null when never replayed.",
+  })
   replayedBy!: string | null;
 
   @Field(() => UnixTimeScalar, { nullable: true, description: 'Unix seconds of the last replay; null when never replayed.' })

@@ -7,6 +7,9 @@ import { me, resetSession, state } from './state.js';
 export const NAV: { href: string; label: string; roles?: SignIn['operator']['role'][] }[] = [
   { href: '#/', label: 'Review queue' },
   { href: '#/overview', label: 'Overview' },
+  { href: '#/lists', label: 'Lists' },
+  { href: '#/workflows', label: 'Workflows' },
+  { href: '#/webhooks', label: 'Webhooks' },
 ];
 
 /** The bar on every signed-in screen: where one is, who one is, the environment switch and sign-out. */

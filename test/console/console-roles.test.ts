@@ -46,16 +46,32 @@ const code = (answer: { body: any }) => answer.body.errors?.[0]?.extensions?.cod
 
 /** The built-in name list's id and entry count, as the operator sees it. */
 async function nameList(credential: ConsoleCredential): Promise<{ id: string; entries: number }> {
-  const lists = (await consoleGql(testApp, credential, LISTS)).body.data.lists as { id: string; type: string; builtIn: boolean; entries: number }[];
+  const lists = (await consoleGql(testApp, credential, LISTS)).body.data.lists as {
+    id: string;
+    type: string;
+    builtIn: boolean;
+    entries: number;
+  }[];
   return lists.find((list) => list.type === 'name' && list.builtIn)!;
 }
 
-/** Sends a test message to the destination and waits for the receiver to get it; returns the delivery id. */
+/**
+ * Sends a test message to the destination and waits until the receiver got it and the emitter
+ * recorded the success (a replay before that would race the emitter's own bookkeeping); returns
+ * the delivery id.
+ */
 async function deliveredTest(): Promise<string> {
   const sent = await testApp.rest('POST', `/v1/webhook-destinations/${destinationId}/test`, { key: tenant.sandboxKey });
   expect(sent.status).toBe(202);
   const id = sent.body.id as string;
   await receiver.waitFor((all) => all.some((item) => item.id === id));
+  await expect
+    .poll(
+      async () =>
+        (await testApp.graphql(`query ($id: ID!) { webhookDelivery(id: $id) { status } }`, { id }, tenant.sandboxKey)).body.data
+          .webhookDelivery.status,
+    )
+    .toBe('succeeded');
   return id;
 }
 

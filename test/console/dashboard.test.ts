@@ -88,7 +88,10 @@ const TIME_TO_DECISION = /* GraphQL */ `
  * moved through `path`, each step `[status, seconds after creation]`; the last step is its status.
  */
 async function history(key: string, createdHoursAgo: number, path: [string, number][]): Promise<string> {
-  const created = await testApp.rest('POST', '/v1/sessions', { key, body: { workflow_id: 'aml_only', vendor_data: `funnel-${randomUUID()}` } });
+  const created = await testApp.rest('POST', '/v1/sessions', {
+    key,
+    body: { workflow_id: 'aml_only', vendor_data: `funnel-${randomUUID()}` },
+  });
   expect(created.status).toBe(201);
   const id = created.body.session_id as string;
   const em = testApp.app.orm.em.fork();
@@ -148,12 +151,29 @@ describe('dashboard aggregates', () => {
     const key = mine.sandboxKey;
     await history(key, 1, []); // created only
     await history(key, 1, [['in_progress', 10]]); // started
-    await history(key, 1, [['in_progress', 10], ['in_review', 50]]); // submitted
+    await history(key, 1, [
+      ['in_progress', 10],
+      ['in_review', 50],
+    ]); // submitted
     await history(key, 2, [['approved', 30]]); // decided in 30 s, without passing in_progress
-    await history(key, 3, [['in_progress', 10], ['declined', 300]]); // decided in 5 min
-    await history(key, 5, [['in_progress', 10], ['expired', 3600]]); // started, then expired
-    await history(key, 48, [['in_progress', 60], ['in_review', 600], ['approved', 7200]]); // decided in 2 h
-    await history(key, 72, [['in_progress', 60], ['in_review', 600], ['approved', 172_800]]); // decided in 2 days
+    await history(key, 3, [
+      ['in_progress', 10],
+      ['declined', 300],
+    ]); // decided in 5 min
+    await history(key, 5, [
+      ['in_progress', 10],
+      ['expired', 3600],
+    ]); // started, then expired
+    await history(key, 48, [
+      ['in_progress', 60],
+      ['in_review', 600],
+      ['approved', 7200],
+    ]); // decided in 2 h
+    await history(key, 72, [
+      ['in_progress', 60],
+      ['in_review', 600],
+      ['approved', 172_800],
+    ]); // decided in 2 days
     await history(key, 40 * 24, [['approved', 30]]); // created and decided 40 days ago: outside both windows
     await history(mine.liveKey, 1, [['approved', 30]]); // the live environment
     await history(foreign.sandboxKey, 1, [['declined', 30]]); // another tenant
