@@ -7,18 +7,27 @@
  * overview charts the funnel and the time to decision of known data; a viewer sees every page
  * and can change nothing. Every screen passes axe and is saved to test-artifacts/screens.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeOperator } from '../console/support.js';
 import { faceSample, faceSamplePng } from '../support/face-samples.js';
-import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
-import { startReceiver, WEBHOOK_TEST_ENV, type Receiver } from '../webhooks/support.js';
-import { caseInReview, drawnEvidence, screen, signInPage } from './console-support.js';
-import { chromiumAvailable, expectNoSeriousA11yViolations, launchChromium, screenshot } from './support.js';
+import type { TestApp, TestTenant } from '../support/app.js';
+import type { Receiver } from '../webhooks/support.js';
+import {
+  caseInReview,
+  closeConsoleHarness,
+  drawnEvidence,
+  screen,
+  signInPage,
+  startConsoleHarness,
+  type ConsoleHarness,
+} from './console-support.js';
+import { chromiumAvailable, expectNoSeriousA11yViolations, screenshot } from './support.js';
 
 /** A browser run through several screens on a loaded 2-core machine. */
 const FLOW_MS = 120_000;
 
+let harness: ConsoleHarness | undefined;
 let testApp: TestApp;
 let tenant: TestTenant;
 let browser: Browser;
@@ -30,18 +39,22 @@ const enabled = chromiumAvailable();
 
 beforeAll(async () => {
   if (!enabled) return;
-  testApp = await startTestApp(WEBHOOK_TEST_ENV);
-  tenant = await testApp.tenant('Acme Bank');
-  receiver = await startReceiver();
-  browser = await launchChromium({ camera: false });
+  harness = await startConsoleHarness('Acme Bank');
+  ({ testApp, tenant, browser, receiver } = harness);
   const { documentImage } = await drawnEvidence();
   evidence = { documentImage, selfieImage: `data:image/png;base64,${(await faceSamplePng(faceSample('g0_00'))).toString('base64')}` };
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await receiver?.close();
-  await testApp?.close();
-});
+afterAll(() => closeConsoleHarness(harness));
+
+/** Presses the log's Refresh until `row` lists `tries` successful tries (the emitter works in the background). */
+async function succeededTries(page: Page, row: Locator, tries: number): Promise<void> {
+  await expect
+    .poll(async () => {
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      return row.locator('li[data-status="succeeded"]').count();
+    })
+    .toBe(tries);
+}
 
 /** Goes to a section through the bar and waits for its screen. */
 async function open(page: Page, link: string, name: string): Promise<void> {
@@ -154,12 +167,7 @@ describe.skipIf(!enabled)('the console pages', () => {
       const [first] = await receiver.waitFor((all) => all.some((item) => item.body?.type === 'webhook.test'));
       expect(first!.verified).toBe(true);
       const row = page.locator(`tr[data-delivery-id="${first!.id}"]`);
-      await expect
-        .poll(async () => {
-          await page.getByRole('button', { name: 'Refresh' }).click();
-          return row.locator('li[data-status="succeeded"]').count();
-        })
-        .toBe(1);
+      await succeededTries(page, row, 1);
       expect(await row.textContent()).toMatch(/HTTP 204 · \d+ ms/);
       await check(page, 'console-webhook');
 
@@ -168,12 +176,7 @@ describe.skipIf(!enabled)('the console pages', () => {
       const again = receiver.received.filter((item) => item.id === first!.id)[1]!;
       expect(again.verified).toBe(true);
       expect(again.rawBody).toBe(first!.rawBody);
-      await expect
-        .poll(async () => {
-          await page.getByRole('button', { name: 'Refresh' }).click();
-          return row.locator('li[data-status="succeeded"]').count();
-        })
-        .toBe(2);
+      await succeededTries(page, row, 2);
       expect(await row.textContent()).toContain('replayed by Mary Winston');
       await check(page, 'console-webhook-replayed');
 

@@ -7,8 +7,33 @@ import sharp from 'sharp';
 import { expect } from 'vitest';
 import { OPERATOR_PASSWORD } from '../console/support.js';
 import { completeStandardKyc, tokenOf } from '../sessions/support.js';
-import type { TestApp } from '../support/app.js';
-import { expectNoSeriousA11yViolations, screenshot } from './support.js';
+import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
+import { startReceiver, WEBHOOK_TEST_ENV, type Receiver } from '../webhooks/support.js';
+import { expectNoSeriousA11yViolations, launchChromium, screenshot } from './support.js';
+
+/** What a console test file starts once: the app (webhooks delivered in process, loopback allowed), a tenant, a real webhook receiver and Chromium. */
+export interface ConsoleHarness {
+  testApp: TestApp;
+  tenant: TestTenant;
+  receiver: Receiver;
+  browser: Browser;
+}
+
+/** Starts the harness of a console test file, its tenant named `tenantName`. */
+export async function startConsoleHarness(tenantName: string): Promise<ConsoleHarness> {
+  const testApp = await startTestApp(WEBHOOK_TEST_ENV);
+  const tenant = await testApp.tenant(tenantName);
+  const receiver = await startReceiver();
+  const browser = await launchChromium({ camera: false });
+  return { testApp, tenant, receiver, browser };
+}
+
+/** Stops what startConsoleHarness started (nothing when it never ran). */
+export async function closeConsoleHarness(harness: ConsoleHarness | undefined): Promise<void> {
+  await harness?.browser.close();
+  await harness?.receiver.close();
+  await harness?.testApp.close();
+}
 
 /** A desktop browser window. */
 export const DESKTOP = { viewport: { width: 1280, height: 900 } };

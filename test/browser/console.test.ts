@@ -10,14 +10,25 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeOperator } from '../console/support.js';
-import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
-import { startReceiver, WEBHOOK_TEST_ENV, type Receiver } from '../webhooks/support.js';
-import { caseInReview as driveToReview, DESKTOP, drawnEvidence, PHONE, screen, signInPage as openConsole } from './console-support.js';
-import { chromiumAvailable, expectNoSeriousA11yViolations, launchChromium, screenshot } from './support.js';
+import type { TestApp, TestTenant } from '../support/app.js';
+import type { Receiver } from '../webhooks/support.js';
+import {
+  caseInReview as driveToReview,
+  closeConsoleHarness,
+  DESKTOP,
+  drawnEvidence,
+  PHONE,
+  screen,
+  signInPage as openConsole,
+  startConsoleHarness,
+  type ConsoleHarness,
+} from './console-support.js';
+import { chromiumAvailable, expectNoSeriousA11yViolations, screenshot } from './support.js';
 
 /** A browser run through several screens on a loaded 2-core machine. */
 const FLOW_MS = 120_000;
 
+let harness: ConsoleHarness | undefined;
 let testApp: TestApp;
 let tenant: TestTenant;
 let browser: Browser;
@@ -29,23 +40,17 @@ const enabled = chromiumAvailable();
 
 beforeAll(async () => {
   if (!enabled) return;
-  testApp = await startTestApp(WEBHOOK_TEST_ENV);
-  tenant = await testApp.tenant('Acme Bank');
-  receiver = await startReceiver();
+  harness = await startConsoleHarness('Acme Bank');
+  ({ testApp, tenant, browser, receiver } = harness);
   const destination = await testApp.rest('POST', '/v1/webhook-destinations', {
     key: tenant.sandboxKey,
     body: { url: receiver.url, events: ['session.status_changed'] },
   });
   expect(destination.status).toBe(201);
   receiver.secret = destination.body.secret;
-  browser = await launchChromium({ camera: false });
   evidence = await drawnEvidence();
 }, 120_000);
-afterAll(async () => {
-  await browser?.close();
-  await receiver?.close();
-  await testApp?.close();
-});
+afterAll(() => closeConsoleHarness(harness));
 
 /** Opens the console in a fresh browser context and signs in through the form. */
 function signInPage(email: string, shots?: string, device: typeof DESKTOP | typeof PHONE = DESKTOP) {

@@ -320,6 +320,8 @@ const OPERATOR_CASES: Record<string, { query: string; variables(owner: Owned): R
   // Counts of the caller's own scope (test/console/dashboard.test.ts shows another scope's sessions do not count).
   decisionsPerDay: { query: 'query { decisionsPerDay(days: 7) { day approved declined } }', variables: () => ({}) },
   reviewBacklog: { query: 'query { reviewBacklog { underAnHour underADay underAWeek older } }', variables: () => ({}) },
+  sessionFunnel: { query: 'query { sessionFunnel(days: 7) { created started submitted decided } }', variables: () => ({}) },
+  timeToDecision: { query: 'query { timeToDecision(days: 7) { decided p50Seconds p90Seconds } }', variables: () => ({}) },
   currentOperator: { query: 'query { currentOperator { id email name role } }', variables: () => ({}) },
   // Tenant-wide (both environments), so only console admins set it; 30 is the default: the owner's own admin in the other environment changes nothing.
   setEvidenceRetention: { query: 'mutation { setEvidenceRetention(days: 30) }', variables: () => ({}) },
