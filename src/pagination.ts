@@ -37,5 +37,16 @@ export function assertPageSize(size: number, max: number, field: string): void {
 
 /** The MikroORM filter for rows strictly after a position in newest-first order. */
 export function olderThan(position: KeysetPosition): Record<string, unknown> {
-  return { $or: [{ createdAt: { $lt: position.createdAt } }, { createdAt: position.createdAt, id: { $lt: position.id } }] };
+  return afterPosition(position, 'desc');
+}
+
+/**
+ * The MikroORM filter for rows strictly after a position in a listing ordered by (`dateField`, id),
+ * newest first (`desc`) or oldest first (`asc`: queues and timelines read in the order things happened).
+ */
+export function afterPosition(position: KeysetPosition, order: 'asc' | 'desc', dateField = 'createdAt'): Record<string, unknown> {
+  const beyond = order === 'desc' ? '$lt' : '$gt';
+  return {
+    $or: [{ [dateField]: { [beyond]: position.createdAt } }, { [dateField]: position.createdAt, id: { [beyond]: position.id } }],
+  };
 }
