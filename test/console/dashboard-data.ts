@@ -58,7 +58,8 @@ export async function seedScope(
   const destinationId = randomUUID();
   const busySessionId = await amlSession(testApp, key, null);
   const [tenant, env] = [tenantId, environment];
-  const ago = `now() - (i || ' seconds')::interval - interval '1 hour'`;
+  // Millisecond precision, as the service writes timestamps (cursors carry milliseconds, src/pagination.ts).
+  const ago = `date_trunc('milliseconds', now()) - (i || ' seconds')::interval - interval '1 hour'`;
   await em.execute(
     `insert into session (id, tenant_id, environment, workflow_id, vendor_data, status, metadata, warnings, reasons, created_at, updated_at, expires_at)
      select gen_random_uuid(), ?, ?, 'aml_only', 'dash-bulk-' || i, 'in_review', null, '[]', '[]', ${ago}, ${ago}, now() + interval '1 day'
