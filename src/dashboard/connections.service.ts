@@ -7,7 +7,7 @@ import { WebhookDestinationSchema, type WebhookDestination } from '../../entitie
 import type { OperatorPrincipal, TenantPrincipal, TenantScope } from '../auth/context.js';
 import { ApiError } from '../errors.js';
 import { findList } from '../lists/list.service.js';
-import type { SessionNote } from '../notes/note.service.js';
+import { NOTE_COLUMNS, noteOfRow, type SessionNote, type SessionNoteRow } from '../notes/note.service.js';
 import { afterPosition, assertPageSize, decodeKeysetCursor } from '../pagination.js';
 import type { Services } from '../services.js';
 import { loadSession } from '../sessions/session.service.js';
@@ -103,26 +103,16 @@ export async function notesPage(
   assertPageSize(first, DASHBOARD_PAGE_MAX, 'first');
   const session = await loadSession(em, services, principal, sessionId);
   const position = page.after ? decodeKeysetCursor(page.after, 'after') : null;
-  // session_note has no entity (notes are written and read with plain SQL, src/notes/note.service.ts).
   const [rows, [count]] = await Promise.all([
-    em.execute<
-      { id: string; session_id: string; author_name: string; author_operator_id: string | null; body: string; created_at: Date }[]
-    >(
-      `select id, session_id, author_name, author_operator_id, body, created_at from session_note
+    em.execute<SessionNoteRow[]>(
+      `select ${NOTE_COLUMNS} from session_note
         where session_id = ? and (?::timestamptz is null or (created_at, id) > (?::timestamptz, ?::uuid))
         order by created_at, id limit ?`,
       [session.id, position?.createdAt ?? null, position?.createdAt ?? null, position?.id ?? null, first + 1],
     ),
     em.execute<{ n: number }[]>('select count(*)::int as n from session_note where session_id = ?', [session.id]),
   ]);
-  const notes = rows.map((row) => ({
-    id: row.id,
-    sessionId: row.session_id,
-    authorName: row.author_name,
-    authorOperatorId: row.author_operator_id,
-    body: row.body,
-    createdAt: new Date(row.created_at),
-  }));
+  const notes = rows.map(noteOfRow);
   return { rows: notes.slice(0, first), hasNextPage: notes.length > first, totalCount: count?.n ?? 0 };
 }
 

@@ -184,7 +184,19 @@ describe('paging a connection', () => {
   });
 
   it('given a cursor this API did not make, when passed as after, then a validation error naming after', async () => {
-    const answer = await consoleGql(testApp, own, REVIEW_QUEUE, { after: 'not-a-cursor' });
-    expect(answer.body.errors?.[0]?.extensions?.fieldErrors?.[0]?.field).toBe('after');
+    // A forged position with an id that is no UUID would otherwise reach the database as a cast error.
+    const forged = Buffer.from(JSON.stringify([new Date().toISOString(), 'not-a-uuid'])).toString('base64url');
+    for (const after of ['not-a-cursor', forged]) {
+      for (const [query, variables] of [
+        [REVIEW_QUEUE, { after }],
+        [
+          NOTES.replace('first: 100', 'first: 100, after: $after').replace('$sessionId: String!', '$sessionId: String!, $after: String'),
+          { sessionId: seeded.busySessionId, after },
+        ],
+      ] as const) {
+        const answer = await consoleGql(testApp, own, query, variables);
+        expect(answer.body.errors?.[0]?.extensions?.fieldErrors?.[0]?.field, JSON.stringify(answer.body)).toBe('after');
+      }
+    }
   });
 });
