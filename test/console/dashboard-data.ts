@@ -81,9 +81,10 @@ export async function seedScope(
      select gen_random_uuid(), ?, ?, ?, 'name', 'sha256:' || md5(? || i), 'bulk', 'api_key:test', ${ago} from generate_series(1, ?) i`,
     [list.body.uuid, tenant, env, destinationId, rows],
   );
+  // Inactive: on a shared server database another test file's emitter would fan this scope's events out to active ones.
   await em.execute(
     `insert into webhook_destination (id, tenant_id, environment, url, version, events, active, secret_encrypted, created_at, updated_at)
-     select case when i = 1 then ?::uuid else gen_random_uuid() end, ?, ?, 'https://hooks.example/' || i, 'v3', null, true, 'unused', ${ago}, ${ago}
+     select case when i = 1 then ?::uuid else gen_random_uuid() end, ?, ?, 'https://hooks.example/' || i, 'v3', null, false, 'unused', ${ago}, ${ago}
        from generate_series(1, ?) i`,
     [destinationId, tenant, env, rows],
   );
