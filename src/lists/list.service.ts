@@ -23,6 +23,7 @@ import { fingerprint as templateFingerprint, templateFromBytes } from '../engine
 import { ApiError, notFound, validationError } from '../errors.js';
 import type { Services } from '../services.js';
 import { parseOrThrow } from '../validation.js';
+import { keptSelfie } from '../evidence/evidence.service.js';
 import { faceTemplateKey, templateOfImage } from './face-templates.js';
 import { templateColumns } from './face-index.js';
 import { CountryCodeAnyCase } from '../sessions/node-inputs.js';
@@ -327,7 +328,8 @@ export interface FaceEntryCreated {
 
 /**
  * Adds a face to a face list: from `image` (exactly one face, else 400), or, with only
- * `session_id`, from that session's selfie template. The image is decoded, described and dropped
+ * `session_id`, from that session's selfie template (or, when it has none under the current
+ * template key, from its selfie still kept as evidence). The image is decoded, described and dropped
  * in memory; only the projected template and its fingerprint are stored.
  */
 export async function addFaceEntry(
@@ -360,12 +362,17 @@ export async function addFaceEntry(
       [input.session_id, key.version],
       'all',
     );
-    if (!row) {
+    // No template under the current key (made before a key rotation, say): the kept selfie, if still kept, gives one.
+    const selfie = row ? null : await keptSelfie(em, services.secrets, principal.tenantId, input.session_id!);
+    if (row) {
+      template = templateFromBytes(row.template);
+      keyVersion = key.version;
+    } else if (selfie) {
+      ({ template, keyVersion } = await templateOfImage(em, services, principal.tenantId, selfie, 'session_id'));
+    } else {
       const message = 'the session has no selfie with a detectable face; send image instead';
       throw validationError([{ field: 'session_id', code: 'no_face_template', message }], message);
     }
-    template = templateFromBytes(row.template);
-    keyVersion = key.version;
   }
   const id = randomUUID();
   const columns = await templateColumns(em, template);
