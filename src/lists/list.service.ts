@@ -364,15 +364,18 @@ export async function addFaceEntry(
     );
     // No template under the current key (made before a key rotation, say): the kept selfie, if still kept, gives one.
     const selfie = row ? null : await keptSelfie(em, services.secrets, principal.tenantId, input.session_id!);
+    const noTemplate = () => {
+      const message = 'the session has no selfie with a detectable face; send image instead';
+      return validationError([{ field: 'session_id', code: 'no_face_template', message }], message);
+    };
     if (row) {
       template = templateFromBytes(row.template);
       keyVersion = key.version;
     } else if (selfie) {
-      ({ template, keyVersion } = await templateOfImage(em, services, principal.tenantId, selfie, 'session_id'));
-    } else {
-      const message = 'the session has no selfie with a detectable face; send image instead';
-      throw validationError([{ field: 'session_id', code: 'no_face_template', message }], message);
-    }
+      ({ template, keyVersion } = await templateOfImage(em, services, principal.tenantId, selfie, 'session_id').catch((error: unknown) => {
+        throw error instanceof ApiError ? noTemplate() : error;
+      }));
+    } else throw noTemplate();
   }
   const id = randomUUID();
   const columns = await templateColumns(em, template);

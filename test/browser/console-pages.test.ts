@@ -17,6 +17,7 @@ import {
   caseInReview,
   closeConsoleHarness,
   drawnEvidence,
+  PHONE,
   screen,
   signInPage,
   startConsoleHarness,
@@ -226,10 +227,12 @@ describe.skipIf(!enabled)('the console pages', () => {
   );
 
   it(
-    'given a viewer, when opening a list, a workflow and a destination, then nothing offers a change and the API refuses one made from the page',
+    'given a viewer on a phone, when opening a list, the workflows and a destination, then each fits the width, nothing offers a change and the API refuses one made from the page',
     async () => {
-      const page = await signInPage(browser, testApp, await makeOperator(testApp, tenant.id, 'viewer', 'Vera Viewer'));
+      const page = await signInPage(browser, testApp, await makeOperator(testApp, tenant.id, 'viewer', 'Vera Viewer'), undefined, PHONE);
+      const overflow = () => page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
       await open(page, 'Lists', 'lists');
+      expect(await overflow()).toBeLessThanOrEqual(0);
       await page.getByRole('link', { name: 'Blocked faces' }).click();
       await screen(page, 'list');
       expect(await page.locator('#viewer-note').textContent()).toContain('viewer');
@@ -243,11 +246,14 @@ describe.skipIf(!enabled)('the console pages', () => {
       const listId = await page.locator('main[data-list-id]').getAttribute('data-list-id');
 
       await open(page, 'Workflows', 'workflows');
+      expect(await overflow()).toBeLessThanOrEqual(0);
       expect(await page.getByRole('link', { name: 'Compose a workflow' }).count()).toBe(0);
+      await check(page, 'console-workflows-phone');
       await open(page, 'Webhooks', 'webhooks');
       expect(await page.getByRole('button', { name: 'Add destination' }).count()).toBe(0);
       await page.locator('#destinations tbody a').first().click();
       await screen(page, 'webhook');
+      expect(await overflow()).toBeLessThanOrEqual(0);
       expect(await page.getByRole('button', { name: /^Replay|Save|Delete/ }).count()).toBe(0);
       await check(page, 'console-webhook-viewer');
 
