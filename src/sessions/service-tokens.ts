@@ -21,6 +21,26 @@ import type { ServiceSecrets } from '../auth/secrets.js';
 import { ApiError, notFound } from '../errors.js';
 import { transactionWithEvents, type EventBus } from '../events/outbox.js';
 
+/**
+ * The current (newest unrevoked) service token of each session, decrypted; sessions without one
+ * are absent. The one read of "the session's token" for the API's loader and the decision snapshots.
+ */
+export async function currentTokens(
+  em: EntityManager,
+  secrets: ServiceSecrets,
+  sessionIds: readonly string[],
+): Promise<Map<string, string>> {
+  const tokens = new Map<string, string>();
+  if (sessionIds.length === 0) return tokens;
+  const rows = await em.find(
+    ServiceTokenSchema,
+    { sessionId: { $in: [...sessionIds] }, revokedAt: null },
+    { orderBy: { issuedAt: 'desc' } },
+  );
+  for (const row of rows) if (!tokens.has(row.sessionId)) tokens.set(row.sessionId, secrets.decrypt(row.tokenEncrypted));
+  return tokens;
+}
+
 /** Signature algorithm of service tokens. */
 export const SERVICE_TOKEN_ALGORITHM = 'EdDSA';
 /** Issuer claim of service tokens. */

@@ -24,7 +24,7 @@ import { analyzeFaceOffThread } from '../engines/pool/executor.js';
 import { checkSandboxInput } from '../engines/sandbox/index.js';
 import { engineFor, missingLiveProviders } from '../engines/registry.js';
 import type { QuotaEngine } from '../limits/rate-limits.js';
-import { pendingDecision } from './decision-json.js';
+import { pendingDecision } from './decision.js';
 import type { AmlScreeningInput } from '../engines/inputs.js';
 import type { EngineContext } from '../engines/types.js';
 import { ApiError, notFound, validationError } from '../errors.js';
@@ -291,9 +291,7 @@ export async function createSession(
       payload: event.payload,
       snapshot:
         services.bus.snapshotter?.seal(
-          JSON.stringify(
-            pendingDecision({ id, workflowId: workflow.id, vendorData: input.vendor_data, nodes, metadata: input.metadata ?? null }),
-          ),
+          pendingDecision({ id, workflowId: workflow.id, vendorData: input.vendor_data, metadata: input.metadata ?? null }, nodes),
         ) ?? null,
     });
     if (row) {

@@ -9,7 +9,7 @@ import type { EventBus, PublishedEvent } from '../events/outbox.js';
 import { nowSeconds } from '../time.js';
 import { WebhookHttpClient, type SendResult } from './http.js';
 import { buildWebhookBody, type EventForDelivery } from './payloads.js';
-import { loadDecisions, type DecisionJson } from '../sessions/decision-json.js';
+import { decisionJson, readDecisions, type DecisionJson } from '../sessions/decision.js';
 import { nextRetryDelayMs, parseRetryAfter } from './schedule.js';
 import { signingKeyOf, signWebhook } from './signing.js';
 import { sealedCallbackSecret } from '../tenants/callback-secrets.js';
@@ -381,7 +381,7 @@ export class WebhookEmitter {
       const { subscribed, callback } = targetsOf(event);
       if (callback || subscribed.some((destination) => destination.version === 'v3')) needDecision.add(event.sessionId);
     }
-    const decisions = await loadDecisions(tx, [...needDecision], this.options.secrets);
+    const decisions = await readDecisions(tx, this.options.secrets, [...needDecision]);
     const firstAttemptAt = () => new Date(Date.now() + (nextRetryDelayMs(this.options.retryScheduleSeconds, 0) ?? 0));
     return events.flatMap((event) => {
       const { subscribed, callback } = targetsOf(event);
@@ -390,7 +390,7 @@ export class WebhookEmitter {
           ? null
           : event.snapshot
             ? (JSON.parse(this.options.secrets.decrypt(event.snapshot)) as DecisionJson)
-            : (decisions.get(event.sessionId) ?? null);
+            : ((decision) => (decision ? decisionJson(decision) : null))(decisions.get(event.sessionId));
       const common = {
         tenant_id: event.tenantId,
         environment: event.environment,
