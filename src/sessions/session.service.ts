@@ -11,7 +11,7 @@ import {
 } from '../../entities/session.entity.js';
 import { TenantSchema } from '../../entities/tenant.entity.js';
 import { WorkflowSchema, type Workflow } from '../../entities/workflow.entity.js';
-import { auditIdentityOf, type TenantPrincipal, type Principal, type TenantScope } from '../auth/context.js';
+import { auditIdentityOf, type TenantPrincipal, type Principal } from '../auth/context.js';
 import type { Config } from '../config.js';
 import {
   acceptsInput,
@@ -65,6 +65,7 @@ import { webhookUrlProblem } from '../webhooks/ssrf.js';
 import { assertSandboxImagesDecode } from '../engines/sandbox/input-images.js';
 import { statusAfterSubmission, SUBMITTABLE_NODE_STATUSES } from '../domain/resubmission.js';
 import { checkRedirectUrl } from '../tenants/flow-settings.js';
+import { sessionWorkflow } from '../workflows/workflow.service.js';
 
 /** Who changed a status, for the audit log: the state machine's actors plus creation and import. */
 export type AuditActor = TransitionActor | 'api' | 'import';
@@ -243,9 +244,7 @@ export async function createSession(
   if (callbackProblem)
     throw validationError([{ field: 'callback', code: 'invalid', message: callbackProblem.replace(/^url /, 'callback ') }]);
   const redirectUrl = input.redirect_url === undefined ? null : await checkRedirectUrl(em, principal, input.redirect_url);
-  const workflow = await findWorkflowForSession(em, principal, input.workflow_id);
-  if (!workflow)
-    throw validationError([{ field: 'workflow_id', code: 'unknown', message: `workflow ${input.workflow_id} does not exist` }]);
+  const workflow = await sessionWorkflow(em, principal, input.workflow_id);
   if (principal.environment === 'live') {
     const missing = missingLiveProviders(workflow.nodes);
     if (missing.length > 0) {
@@ -319,27 +318,6 @@ export async function createSession(
       );
     }
   }
-}
-
-/** The nodes a new session needs from its workflow. */
-type SessionWorkflow = Pick<Workflow, 'id' | 'nodes'>;
-
-/** Built-in workflows by id: read-only and synced at start, so this process may keep them. */
-let builtInWorkflows: Map<string, SessionWorkflow> | null = null;
-
-/** The workflow a new session runs: a built-in from memory, a custom one from the database. */
-async function findWorkflowForSession(em: EntityManager, scope: TenantScope, id: string): Promise<SessionWorkflow | null> {
-  if (!builtInWorkflows) {
-    const rows = await em.execute<SessionWorkflow[]>('select id, nodes from workflow where built_in');
-    builtInWorkflows = new Map(rows.map((row) => [row.id, row]));
-  }
-  const builtIn = builtInWorkflows.get(id);
-  if (builtIn) return builtIn;
-  const [custom] = await em.execute<SessionWorkflow[]>(
-    'select id, nodes from workflow where id = ? and tenant_id = ? and environment = ? and deleted_at is null',
-    [id, scope.tenantId, scope.environment],
-  );
-  return custom ?? null;
 }
 
 /** Reads a session and its node results for presentation, expiring it first when its time is up; 404 otherwise. */

@@ -15,7 +15,7 @@ import { approvedOnly } from '../sessions/decision.js';
 import { loadSession, recordStatusChange, tenantExists } from '../sessions/session.service.js';
 import { VENDOR_DATA_MAX_LENGTH } from '../sessions/session-input.js';
 import { parseOrThrow } from '../validation.js';
-import { findWorkflow } from '../workflows/workflow.service.js';
+import { sessionWorkflow } from '../workflows/workflow.service.js';
 
 /** Lifetime of a share token when `expires_in` is omitted, in seconds (spec Limits). */
 export const SHARE_TOKEN_EXPIRES_IN_DEFAULT_SECONDS = 3600;
@@ -155,10 +155,7 @@ export async function importSharedSession(
   rawInput: unknown,
 ): Promise<ImportedSession> {
   const input = parseOrThrow(ImportSharedSessionInputSchema, rawInput);
-  const workflow = await findWorkflow(em, principal, input.workflow_id);
-  if (!workflow) {
-    throw validationError([{ field: 'workflow_id', code: 'unknown', message: `workflow ${input.workflow_id} does not exist` }]);
-  }
+  const workflow = await sessionWorkflow(em, principal, input.workflow_id);
   const tokenHash = hashShareToken(input.share_token);
 
   return transactionWithEvents(em, services.bus, async (tx, events) => {

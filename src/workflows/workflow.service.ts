@@ -114,6 +114,33 @@ export async function findWorkflow(em: EntityManager, scope: TenantScope, id: st
   return em.findOne(WorkflowSchema, { id, ...visibleTo(scope) });
 }
 
+/** What a new session needs of its workflow. */
+export type SessionWorkflow = Pick<Workflow, 'id' | 'nodes' | 'complianceLevel'>;
+
+/** Built-in workflows by id: read-only and synced at start, so this process may keep them. */
+let builtInWorkflows: Map<string, SessionWorkflow> | null = null;
+
+/**
+ * The workflow a new session runs, created or imported from a share: one visible to the scope (as
+ * {@link findWorkflow} sees it), a built-in from memory, a custom one with one plain query (the
+ * create path is hot); an unknown id is the `workflow_id` field error.
+ */
+export async function sessionWorkflow(em: EntityManager, scope: TenantScope, id: string): Promise<SessionWorkflow> {
+  const columns = 'id, nodes, compliance_level as "complianceLevel"';
+  if (!builtInWorkflows) {
+    const rows = await em.execute<SessionWorkflow[]>(`select ${columns} from workflow where built_in`);
+    builtInWorkflows = new Map(rows.map((row) => [row.id, row]));
+  }
+  const builtIn = builtInWorkflows.get(id);
+  if (builtIn) return builtIn;
+  const [custom] = await em.execute<SessionWorkflow[]>(
+    `select ${columns} from workflow where id = ? and tenant_id = ? and environment = ? and deleted_at is null`,
+    [id, scope.tenantId, scope.environment],
+  );
+  if (!custom) throw validationError([{ field: 'workflow_id', code: 'unknown', message: `workflow ${id} does not exist` }]);
+  return custom;
+}
+
 /** One workflow visible to the scope, or a 404. */
 export async function getWorkflow(em: EntityManager, scope: TenantScope, id: string): Promise<Workflow> {
   const workflow = await findWorkflow(em, scope, id);

@@ -4,9 +4,8 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AmlHit as DetailsHit, AmlScreeningDetails } from '../details.js';
-import type { AmlScreeningInput } from '../inputs.js';
+import { amlSubjectOf, type AmlScreeningInput } from '../inputs.js';
 import { amlNodeStatus } from '../../domain/node-outcome.js';
-import { amlSubjectOf } from '../sandbox/aml.js';
 import type { NodeEngine } from '../types.js';
 import { AML_LISTS, isAmlList, type AmlList } from './entity.js';
 import type { AmlHit } from './score.js';

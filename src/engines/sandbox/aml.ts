@@ -5,21 +5,12 @@
 import { amlNodeStatus } from '../../domain/node-outcome.js';
 import { AML_LISTS } from '../aml/entity.js';
 import { riskBand } from '../aml/score.js';
-import type { AmlHit, AmlScreeningDetails, AmlSubject } from '../details.js';
-import type { AmlScreeningInput } from '../inputs.js';
+import type { AmlHit, AmlScreeningDetails } from '../details.js';
+import { amlSubjectOf, type AmlScreeningInput } from '../inputs.js';
 import type { NodeEngine } from '../types.js';
 import { NODE_CATALOGUE } from '../../domain/workflow.js';
 import { SANDBOX_CATALOGUE } from './catalogue.js';
 import { copyWarnings, resolveOutcome } from './shared.js';
-
-/** Whom an AML input screens: its name, date of birth and country, without `lists` (where, not whom); shared with live. */
-export function amlSubjectOf(input: AmlScreeningInput): AmlSubject {
-  return {
-    full_name: input.full_name,
-    ...(input.date_of_birth ? { date_of_birth: input.date_of_birth } : {}),
-    ...(input.country ? { country: input.country } : {}),
-  };
-}
 
 /** Creates the sandbox AML engine. */
 export function createSandboxAmlEngine(): NodeEngine<AmlScreeningInput> {
