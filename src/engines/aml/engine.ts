@@ -12,7 +12,7 @@ import type { AmlHit } from './score.js';
 import type { AmlNameIndex } from './name-index.js';
 import { screenStored } from './store.js';
 
-/** Provider name of the live AML engine (src/workflows/node-catalogue.ts). */
+/** Provider name of the live AML engine (src/domain/workflow.ts). */
 export const LIVE_AML_PROVIDER = 'openkyc:aml_screen';
 
 /** What the live AML engine needs. */
