@@ -7,7 +7,7 @@ import { setEvidenceRetention } from '../src/evidence/evidence.service.js';
 import { CreateOperatorInput, OperatorObject } from './operator.type.js';
 
 /** Shapes an operator for GraphQL. */
-function toOperatorObject(operator: OperatorSummary): OperatorObject {
+export function toOperatorObject(operator: OperatorSummary): OperatorObject {
   return { id: operator.id, email: operator.email, name: operator.name, role: operator.role, createdAt: unixSeconds(operator.createdAt) };
 }
 

@@ -10,6 +10,7 @@ import type { NodeType } from '../src/domain/types.js';
 import { ApiError } from '../src/errors.js';
 import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
 import * as sessions from '../src/sessions/session.service.js';
+import { approvedOnly, decisionOf } from '../src/sessions/decision.js';
 import { sessionRecordOf, type NodeResultRecord, type SessionRecord } from '../src/sessions/session-record.js';
 import { unixSeconds } from '../src/time.js';
 import { CreateSessionInput, ReviewDecisionEnum, SessionFilterInput } from './session.input.js';
@@ -24,7 +25,7 @@ import {
 import { dateOfUnixTime } from './scalars.js';
 import { toWorkflowObject } from './workflow.resolver.js';
 import { WorkflowObject } from './workflow.type.js';
-import { encodeKeysetCursor } from '../src/pagination.js';
+import { toConnectionPage } from './connection.js';
 
 /** Shapes a session row for GraphQL. */
 export function toSessionObject(session: SessionRecord, context: GraphQLContext): SessionObject {
@@ -46,7 +47,7 @@ export function toSessionObject(session: SessionRecord, context: GraphQLContext)
     updatedAt: unixSeconds(session.updatedAt),
     expiresAt: unixSeconds(session.expiresAt),
     decidedAt: session.decidedAt ? unixSeconds(session.decidedAt) : null,
-    complianceLevel: session.status === 'approved' ? session.complianceLevel : null,
+    complianceLevel: approvedOnly(session.status, session.complianceLevel),
     tenantId: session.tenantId,
     reasons: session.reasons,
   };
@@ -66,12 +67,12 @@ export function toNodeResultObject(row: NodeResultRecord): NodeResultObject {
 }
 
 /** Shapes a note for GraphQL. */
-function toNoteObject(note: SessionNote): SessionNoteObject {
+export function toNoteObject(note: SessionNote): SessionNoteObject {
   return { ...note, createdAt: unixSeconds(note.createdAt) };
 }
 
 /** Shapes a status change row for GraphQL. */
-function toStatusChangeObject(row: SessionStatusChange): StatusChangeObject {
+export function toStatusChangeObject(row: SessionStatusChange): StatusChangeObject {
   return {
     id: row.id,
     fromStatus: row.fromStatus ?? null,
@@ -156,11 +157,12 @@ export class SessionResolver {
       },
       { first: first ?? undefined, after: after ?? undefined },
     );
-    const edges = page.sessions.map((session) => ({
-      cursor: encodeKeysetCursor(session),
-      node: toSessionObject(sessionRecordOf(session), context),
-    }));
-    return { edges, pageInfo: { hasNextPage: page.hasNextPage, endCursor: edges.at(-1)?.cursor ?? null } };
+    return toConnectionPage(
+      { rows: page.sessions, hasNextPage: page.hasNextPage },
+      (session) => session,
+      (session) => toSessionObject(sessionRecordOf(session), context),
+      after,
+    );
   }
 
   @Mutation(() => SessionObject, { description: 'Approves or declines an in-review session, with a reason; audited.' })
@@ -243,24 +245,18 @@ export class SessionResolver {
   async decision(@Root() session: SessionObject, @Ctx() context: GraphQLContext): Promise<DecisionObject> {
     const [rows, token] = await Promise.all([
       context.loaders.nodeResultsBySessionId.load(session.id),
+      // decisionOf shows the token only when approved; this only spares the others the read.
       session.status === 'approved' ? context.loaders.serviceTokenBySessionId.load(session.id) : Promise.resolve(null),
     ]);
-    return buildDecision(session, rows, token);
+    const decision = decisionOf(
+      { ...session, complianceLevel: session.complianceLevel ?? null, metadata: session.metadata ?? null },
+      rows,
+      token,
+    );
+    return {
+      ...decision,
+      nodeResults: decision.nodeResults.map(toNodeResultObject),
+      reasons: decision.reasons.map((reason) => ({ ...reason, nodeType: (reason.nodeType as NodeType | undefined) ?? null })),
+    };
   }
-}
-
-/** The decision of a session; compliance level and token only when approved (spec rule 2). */
-export function buildDecision(session: SessionObject, rows: NodeResultRecord[], token: string | null): DecisionObject {
-  const approved = session.status === 'approved';
-  return {
-    sessionId: session.id,
-    status: session.status,
-    workflowId: session.workflowId,
-    vendorData: session.vendorData,
-    complianceLevel: approved ? (session.complianceLevel ?? null) : null,
-    serviceToken: approved ? token : null,
-    nodeResults: rows.map(toNodeResultObject),
-    reasons: session.reasons.map((reason) => ({ ...reason, nodeType: (reason.nodeType as NodeType | undefined) ?? null })),
-    metadata: session.metadata ?? null,
-  };
 }

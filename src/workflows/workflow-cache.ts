@@ -1,9 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Workflow } from '../../entities/workflow.entity.js';
 import type { TenantScope } from '../auth/context.js';
+import { validationError } from '../errors.js';
 
-/** The nodes a new session needs from its workflow. */
-export type SessionWorkflow = Pick<Workflow, 'id' | 'nodes'>;
+/** What a new session needs of its workflow. */
+export type SessionWorkflow = Pick<Workflow, 'id' | 'nodes' | 'complianceLevel'>;
+
+/** The columns of a {@link SessionWorkflow}. */
+const SESSION_WORKFLOW_COLUMNS = 'id, nodes, compliance_level as "complianceLevel"';
 
 /**
  * Built-in workflows by id, read once per app (`Services.workflows`): they are read-only and
@@ -12,20 +16,25 @@ export type SessionWorkflow = Pick<Workflow, 'id' | 'nodes'>;
 export class WorkflowCache {
   private builtIn: Promise<Map<string, SessionWorkflow>> | null = null;
 
-  /** The workflow a new session runs: a built-in from memory, a custom one of the scope from the database. */
-  async forSession(em: EntityManager, scope: TenantScope, id: string): Promise<SessionWorkflow | null> {
+  /**
+   * The workflow a new session runs, created or imported from a share: one visible to the scope
+   * (as `findWorkflow` sees it), a built-in from memory, a custom one with one plain query (the
+   * create path is hot); an unknown id is the `workflow_id` field error.
+   */
+  async forSession(em: EntityManager, scope: TenantScope, id: string): Promise<SessionWorkflow> {
     const builtIn = (await this.builtIns(em)).get(id);
     if (builtIn) return builtIn;
     const [custom] = await em.execute<SessionWorkflow[]>(
-      'select id, nodes from workflow where id = ? and tenant_id = ? and environment = ? and deleted_at is null',
+      `select ${SESSION_WORKFLOW_COLUMNS} from workflow where id = ? and tenant_id = ? and environment = ? and deleted_at is null`,
       [id, scope.tenantId, scope.environment],
     );
-    return custom ?? null;
+    if (!custom) throw validationError([{ field: 'workflow_id', code: 'unknown', message: `workflow ${id} does not exist` }]);
+    return custom;
   }
 
   /** Reads the built-ins on first use; a failed read is tried again by the next call. */
   private builtIns(em: EntityManager): Promise<Map<string, SessionWorkflow>> {
-    this.builtIn ??= em.execute<SessionWorkflow[]>('select id, nodes from workflow where built_in').then(
+    this.builtIn ??= em.execute<SessionWorkflow[]>(`select ${SESSION_WORKFLOW_COLUMNS} from workflow where built_in`).then(
       (rows) => new Map(rows.map((row) => [row.id, row])),
       (error: unknown) => {
         this.builtIn = null;

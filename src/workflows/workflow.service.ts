@@ -6,11 +6,12 @@ import { z } from 'zod';
 import { TenantSchema } from '../../entities/tenant.entity.js';
 import type { TenantScope } from '../auth/context.js';
 import { WORKFLOW_TYPES, WorkflowSchema, type Workflow, type WorkflowNode } from '../../entities/workflow.entity.js';
+import { ACTIVE_STATUSES_SQL } from '../domain/session-state.js';
 import { NODE_TYPES } from '../domain/types.js';
 import { ApiError, notFound, validationError } from '../errors.js';
 import { parseOrThrow } from '../validation.js';
-import { BUILT_IN_WORKFLOWS, BUILT_IN_WORKFLOW_IDS, DEFAULT_AML_SCORE_THRESHOLD } from './built-in.js';
-import { NODE_CATALOGUE, PROVIDER_PATTERN } from './node-catalogue.js';
+import { BUILT_IN_WORKFLOWS, BUILT_IN_WORKFLOW_IDS } from './built-in.js';
+import { DEFAULT_AML_SCORE_THRESHOLD, NODE_CATALOGUE, PROVIDER_PATTERN } from '../domain/workflow.js';
 
 /** Longest workflow name, in characters. */
 export const WORKFLOW_NAME_MAX_LENGTH = 200;
@@ -161,7 +162,7 @@ export async function deleteWorkflow(em: EntityManager, scope: TenantScope, id: 
     );
     if (!workflow) throw notFound('Workflow');
     const [{ active }] = await tx.execute<{ active: string }[]>(
-      `select count(*) as active from session where workflow_id = ? and status in ('pending', 'in_progress', 'in_review')`,
+      `select count(*) as active from session where workflow_id = ? and ${ACTIVE_STATUSES_SQL}`,
       [id],
     );
     if (Number(active) > 0)

@@ -320,7 +320,35 @@ const OPERATOR_CASES: Record<string, { query: string; variables(owner: Owned): R
   // Counts of the caller's own scope (test/console/dashboard.test.ts shows another scope's sessions do not count).
   decisionsPerDay: { query: 'query { decisionsPerDay(days: 7) { day approved declined } }', variables: () => ({}) },
   reviewBacklog: { query: 'query { reviewBacklog { underAnHour underADay underAWeek older } }', variables: () => ({}) },
+  sessionFunnel: { query: 'query { sessionFunnel(days: 7) { created started submitted decided } }', variables: () => ({}) },
+  timeToDecision: { query: 'query { timeToDecision(days: 7) { decided p50Seconds p90Seconds } }', variables: () => ({}) },
   currentOperator: { query: 'query { currentOperator { id email name role } }', variables: () => ({}) },
+  // The dashboard connections (test/console/connections.test.ts checks each one's boundary in detail).
+  reviewQueueSessions: { query: 'query { reviewQueueSessions { edges { node { id vendorData } } } }', variables: () => ({}) },
+  sessionTimeline: {
+    query: 'query ($id: String!) { sessionTimeline(sessionId: $id) { edges { node { id actorName } } } }',
+    variables: (o) => ({ id: o.approvedSessionId }),
+  },
+  sessionNotes: {
+    query: 'query ($id: String!) { sessionNotes(sessionId: $id) { edges { node { id body } } } }',
+    variables: (o) => ({ id: o.approvedSessionId }),
+  },
+  listEntriesConnection: {
+    query: 'query ($id: String!) { listEntriesConnection(listId: $id) { edges { node { id fingerprint } } } }',
+    variables: (o) => ({ id: o.listId }),
+  },
+  webhookDestinationsConnection: {
+    query: 'query { webhookDestinationsConnection { edges { node { id url } } } }',
+    variables: () => ({}),
+  },
+  webhookDeliveriesConnection: {
+    query:
+      'query ($id: ID) { webhookDeliveriesConnection(destinationId: $id) { edges { node { id destination { id } attempts { id } } } } }',
+    variables: (o) => ({ id: o.destinationId }),
+  },
+  // Tenant-wide people and keys, for console admins only (a key gets FORBIDDEN).
+  operators: { query: 'query { operators { edges { node { id email } } } }', variables: () => ({}) },
+  apiKeys: { query: 'query { apiKeys { edges { node { id prefix } } } }', variables: () => ({}) },
   // Tenant-wide (both environments), so only console admins set it; 30 is the default: the owner's own admin in the other environment changes nothing.
   setEvidenceRetention: { query: 'mutation { setEvidenceRetention(days: 30) }', variables: () => ({}) },
   createOperator: {

@@ -23,6 +23,7 @@ import { Migration20261124000300RateLimits } from './Migration20261124000300Rate
 import { Migration20261124000300Operators } from './Migration20261124000300Operators.js';
 import { Migration20261124000400Evidence } from './Migration20261124000400Evidence.js';
 import { Migration20261124000500Erasure } from './Migration20261124000500Erasure.js';
+import { Migration20261124000700H16PagesAudit } from './Migration20261124000700H16PagesAudit.js';
 import { Migration20261124000600SessionNotes } from './Migration20261124000600SessionNotes.js';
 import { Migration20261124000500EventSnapshots } from './Migration20261124000500EventSnapshots.js';
 
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   Migration20261124000500Erasure,
   Migration20261124000600SessionNotes,
   Migration20261124000500EventSnapshots,
+  Migration20261124000700H16PagesAudit,
 ];

@@ -13,7 +13,7 @@ import { runStandaloneCheck } from '../standalone.js';
 import { AML_LISTS, type AmlList } from './entity.js';
 import { isListScreeningEngine } from './engine.js';
 import type { MatchedField } from './score.js';
-import { amlStatus } from '../sandbox/aml.js';
+import { amlNodeStatus } from '../../domain/node-outcome.js';
 import { parseOrThrow } from '../../validation.js';
 import { CountryCodeAnyCase } from '../../sessions/node-inputs.js';
 
@@ -106,6 +106,6 @@ export async function screenAml(em: EntityManager, services: Services, scope: Te
       checked_lists: screening.checked_lists,
     };
     // A standalone check has no workflow: its status is what the default threshold (the context's) would make of it.
-    return { status: amlStatus(result.score, result.hits.length, context.amlScoreThreshold), result, stored: { ...result } };
+    return { status: amlNodeStatus(result.score, result.hits.length, context.amlScoreThreshold), result, stored: { ...result } };
   });
 }

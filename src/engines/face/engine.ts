@@ -11,7 +11,7 @@ import type { NodeEngine } from '../types.js';
 import { ApiError } from '../../errors.js';
 import { analyzeFace, faceMatchOutcome, livenessOutcome, similarity, type FaceAnalysis } from './analyze.js';
 
-/** Provider name of the live face engine (src/workflows/node-catalogue.ts). */
+/** Provider name of the live face engine (src/domain/workflow.ts). */
 export const LIVE_FACE_PROVIDER = 'openkyc:face_match';
 
 /** Image types a selfie may be sent as. */

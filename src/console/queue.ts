@@ -1,0 +1,225 @@
+/** The live review queue: in-review sessions of the sign-in's environment, filtered, following graphql-ws. */
+import { graphql, openSocket } from './api.js';
+import { caseScreen } from './case.js';
+import { announce, h, root, show, when } from './dom.js';
+import { header } from './layout.js';
+import { me, state } from './state.js';
+
+/** The in-review sessions the queue shows, by id, newest first when rendered. */
+const queue = new Map<string, QueueItem>();
+
+/** The queue's filters, applied by the server to the list and here to live arrivals. */
+interface QueueFilter {
+  vendorData?: string;
+  workflowId?: string;
+  /** Unix seconds, inclusive. */
+  createdAfter?: number;
+  /** Unix seconds, exclusive. */
+  createdBefore?: number;
+}
+let filter: QueueFilter = {};
+state.resets.push(() => queue.clear());
+
+/** Whether a live arrival belongs in the filtered queue (the same rules the server's filter applies). */
+function inFilter(item: QueueItem): boolean {
+  if (filter.vendorData && item.vendorData !== filter.vendorData) return false;
+  if (filter.workflowId && item.workflowId !== filter.workflowId) return false;
+  if (filter.createdAfter !== undefined && item.createdAt < filter.createdAfter) return false;
+  if (filter.createdBefore !== undefined && item.createdAt >= filter.createdBefore) return false;
+  return true;
+}
+
+/** One row of the review queue. */
+export interface QueueItem {
+  id: string;
+  vendorData: string;
+  workflowId: string;
+  createdAt: number;
+  updatedAt: number;
+  decision: { reasons: { code: string; message: string }[] };
+}
+
+const QUEUE_FIELDS = 'id vendorData workflowId createdAt updatedAt decision { reasons { code message } }';
+const QUEUE = `query ($filter: SessionFilterInput!) { sessions(first: 100, filter: $filter) { edges { node { ${QUEUE_FIELDS} } } } }`;
+const QUEUE_ITEM = `query ($id: String!) { session(id: $id) { status ${QUEUE_FIELDS} } }`;
+const REVIEW_QUEUE = 'subscription { reviewQueue { sessionId status previousStatus } }';
+
+/** Rows of the queue table, newest first. */
+function queueRows(): HTMLElement[] {
+  return [...queue.values()]
+    .sort((a, b) => b.updatedAt - a.updatedAt)
+    .map((item) =>
+      h(
+        'tr',
+        { 'data-session-id': item.id },
+        h('td', {}, h('a', { href: `#/case/${item.id}` }, item.vendorData)),
+        h('td', {}, item.workflowId),
+        h('td', {}, item.decision.reasons.map((reason) => reason.message).join(' ') || '—'),
+        h('td', {}, when(item.updatedAt)),
+      ),
+    );
+}
+
+/** Re-renders the queue's table body and count in place (the screen stays, focus stays). */
+function refreshQueueTable(): void {
+  const body = root.querySelector('#queue-rows');
+  if (!body) return;
+  const rows = queueRows();
+  body.replaceChildren(
+    ...(rows.length
+      ? rows
+      : [h('tr', {}, h('td', { colspan: '4' }, 'Nothing to review: a case appears here as soon as it needs a person.'))]),
+  );
+  root.querySelector('#queue-count')!.textContent =
+    queue.size === 0 ? 'No case waits for review.' : queue.size === 1 ? '1 case waits for review.' : `${queue.size} cases wait for review.`;
+}
+
+/** The live review queue. */
+export async function queueScreen(): Promise<void> {
+  const answer = await graphql<{ sessions: { edges: { node: QueueItem }[] } }>(QUEUE, { filter: { statuses: ['in_review'], ...filter } });
+  queue.clear();
+  for (const { node } of answer.sessions.edges) queue.set(node.id, node);
+  show(
+    'queue',
+    header(),
+    h(
+      'main',
+      {},
+      h('h1', { tabindex: '-1' }, 'Review queue'),
+      filterForm(),
+      h('p', { id: 'queue-count' }),
+      h('p', { class: 'live', id: 'live' }, state.socket ? 'Connecting for live updates…' : ''),
+      h(
+        'table',
+        { tabindex: '0' },
+        h('caption', {}, `Sessions in review, ${me().environment}`),
+        h(
+          'thead',
+          {},
+          h(
+            'tr',
+            {},
+            h('th', { scope: 'col' }, 'Vendor data'),
+            h('th', { scope: 'col' }, 'Workflow'),
+            h('th', { scope: 'col' }, 'Why'),
+            h('th', { scope: 'col' }, 'Last change'),
+          ),
+        ),
+        h('tbody', { id: 'queue-rows' }),
+      ),
+    ),
+  );
+  refreshQueueTable();
+  markLive();
+}
+
+/** A day picked in a date input as Unix seconds at its start (UTC), or undefined when empty. */
+function dayStart(value: FormDataEntryValue | null): number | undefined {
+  return typeof value === 'string' && value ? Date.parse(`${value}T00:00:00Z`) / 1000 : undefined;
+}
+
+/** The queue's filters: vendor data, workflow and creation dates. */
+function filterForm(): HTMLElement {
+  const day = (seconds: number | undefined) => (seconds === undefined ? undefined : new Date(seconds * 1000).toISOString().slice(0, 10));
+  const form = h(
+    'form',
+    {
+      class: 'filters',
+      'aria-label': 'Filter the queue',
+      onsubmit: async (event) => {
+        event.preventDefault();
+        const data = new FormData(form);
+        const until = dayStart(data.get('created_to'));
+        filter = {
+          vendorData: String(data.get('vendor_data') ?? '').trim() || undefined,
+          workflowId: String(data.get('workflow_id') ?? '').trim() || undefined,
+          createdAfter: dayStart(data.get('created_from')),
+          createdBefore: until === undefined ? undefined : until + 24 * 3600,
+        };
+        await queueScreen();
+        announce(`${queue.size} cases match.`);
+      },
+    },
+    h(
+      'div',
+      {},
+      h('label', { for: 'filter-vendor' }, 'Vendor data'),
+      h('input', { id: 'filter-vendor', name: 'vendor_data', value: filter.vendorData }),
+    ),
+    h(
+      'div',
+      {},
+      h('label', { for: 'filter-workflow' }, 'Workflow'),
+      h('input', { id: 'filter-workflow', name: 'workflow_id', value: filter.workflowId }),
+    ),
+    h(
+      'div',
+      {},
+      h('label', { for: 'filter-from' }, 'Created from'),
+      h('input', { id: 'filter-from', name: 'created_from', type: 'date', value: day(filter.createdAfter) }),
+    ),
+    h(
+      'div',
+      {},
+      h('label', { for: 'filter-to' }, 'Created until'),
+      h('input', {
+        id: 'filter-to',
+        name: 'created_to',
+        type: 'date',
+        value: day(filter.createdBefore === undefined ? undefined : filter.createdBefore - 24 * 3600),
+      }),
+    ),
+    h('button', { type: 'submit' }, 'Filter'),
+    h(
+      'button',
+      {
+        type: 'button',
+        class: 'secondary',
+        onclick: async () => {
+          filter = {};
+          await queueScreen();
+        },
+      },
+      'Clear',
+    ),
+  );
+  return form;
+}
+
+/** Shows that the queue follows the server live once the socket is up. */
+function markLive(): void {
+  const live = root.querySelector('#live');
+  if (live && root.dataset.live === 'on') live.textContent = 'Live: new cases appear here without reloading.';
+}
+
+/** Follows the review queue of the sign-in's tenant and environment: sessions entering review are added, leaving it removed; an open case stays current. */
+export function follow(): void {
+  if (state.socket) return;
+  state.socket = openSocket(() => {
+    root.dataset.live = 'on';
+    markLive();
+  });
+  state.socket.subscribe<{ reviewQueue: { sessionId: string; status: string; previousStatus: string | null } }>(
+    { query: REVIEW_QUEUE },
+    {
+      next: async ({ data }) => {
+        const change = data?.reviewQueue;
+        if (!change) return;
+        if (change.status === 'in_review') {
+          const { session } = await graphql<{ session: QueueItem & { status: string } }>(QUEUE_ITEM, { id: change.sessionId });
+          if (session.status === 'in_review' && inFilter(session)) {
+            queue.set(session.id, session);
+            announce(`New case in review: ${session.vendorData}.`);
+          }
+        } else queue.delete(change.sessionId);
+        refreshQueueTable();
+        const open = root.querySelector<HTMLElement>('main[data-session-id]');
+        if (open?.dataset.sessionId === change.sessionId && open.dataset.status !== change.status) await caseScreen(change.sessionId);
+      },
+      error: () => {
+        root.dataset.live = 'off';
+      },
+      complete: () => undefined,
+    },
+  );
+}
