@@ -226,7 +226,12 @@ export async function attemptsByDeliveryIds(em: EntityManager, deliveryIds: read
  * schedule, and records who asked (the operator's name or the key). A destination that is
  * inactive cannot receive: 409.
  */
-export async function replayDelivery(em: EntityManager, services: Services, principal: TenantPrincipal, id: string): Promise<WebhookDelivery> {
+export async function replayDelivery(
+  em: EntityManager,
+  services: Services,
+  principal: TenantPrincipal,
+  id: string,
+): Promise<WebhookDelivery> {
   const delivery = await getDelivery(em, principal, id);
   if (delivery.destinationId) {
     const destination = await em.findOne(WebhookDestinationSchema, { id: delivery.destinationId, environment: delivery.environment });
