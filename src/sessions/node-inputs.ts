@@ -64,7 +64,7 @@ export const IsoDate = z
   .refine((value) => {
     const date = new Date(`${value}T00:00:00Z`);
     return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
-  }, 'is not a real calendar date');
+  }, 'must be a real calendar date YYYY-MM-DD');
 
 /** A phone number that libphonenumber-js accepts, normalised to E.164. */
 export const PhoneNumber = z

@@ -15,19 +15,10 @@ import { isListScreeningEngine } from './engine.js';
 import type { MatchedField } from './score.js';
 import { amlNodeStatus } from '../../domain/node-outcome.js';
 import { parseOrThrow } from '../../validation.js';
-import { CountryCodeAnyCase } from '../../sessions/node-inputs.js';
+import { CountryCodeAnyCase, IsoDate } from '../../sessions/node-inputs.js';
 
 /** Longest accepted `full_name`, in characters; real names are far shorter, and scoring is quadratic in tokens. */
 export const AML_FULL_NAME_MAX_LENGTH = 300;
-
-/** A calendar date `YYYY-MM-DD` that exists (no 2024-02-30). */
-export const IsoDate = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
-  .refine((value) => {
-    const date = new Date(`${value}T00:00:00Z`);
-    return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
-  }, 'must be a real calendar date YYYY-MM-DD');
 
 /** Body of `POST /v1/aml` (docs/design.md "Smaller decisions": only full_name is required; lists default to every list). */
 export const ScreenAmlInputSchema = z
