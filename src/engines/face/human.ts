@@ -7,8 +7,8 @@
  *   router registered on tfjs' IO registry, so nothing is fetched: tfjs-core alone has no
  *   `file://` handler and Node's `fetch` refuses `file:` URLs.
  * - Only the face models run: blazeface (detector), antispoof and liveness. The embedding comes
- *   from face-api (faceapi.ts, docs/face.md); human's faceres description runs only when a
- *   benchmark asks for it (`createHuman({ faceres: true })`). Mesh, iris, emotion, body, hand,
+ *   from face-api (faceapi.ts, docs/face.md); human's own description models run only
+ *   when a benchmark asks for one (`createHuman({ description })`). Mesh, iris, emotion, body, hand,
  *   object and segmentation are off.
  * - Frame cache off (`cacheSensitivity: 0`, `skipFrames: 0`, `skipTime: 0`): every call is an
  *   unrelated still image, and human's video-oriented caching would return the previous
@@ -37,7 +37,7 @@ export interface HumanFace {
   live?: number;
   /**
    * Embedding, not normalised: face-api's 128-d descriptor, set by analyze.ts on the largest face
-   * only; human's faceres (1024-d) when the instance was created with `faceres: true`.
+   * only; a human description model's when the instance was created with one (benchmarks).
    */
   embedding?: ArrayLike<number>;
 }
@@ -94,7 +94,7 @@ function fileModelRouter(tf: HumanTf) {
 }
 
 /** human's configuration: wasm backend, models from disk, face models only, no caching between calls. */
-function humanConfig(wasmDir: string, faceres: boolean): Record<string, unknown> {
+function humanConfig(wasmDir: string, description: HumanDescription | undefined): Record<string, unknown> {
   const still = { skipFrames: 0, skipTime: 0 };
   return {
     backend: 'wasm',
@@ -126,7 +126,12 @@ function humanConfig(wasmDir: string, faceres: boolean): Record<string, unknown>
       attention: { enabled: false },
       iris: { enabled: false },
       emotion: { enabled: false },
-      description: { enabled: faceres, modelPath: 'faceres.json', ...still },
+      description: { enabled: description?.slot === 'description', modelPath: description?.modelPath ?? 'faceres.json', ...still },
+      mobilefacenet: {
+        enabled: description?.slot === 'mobilefacenet',
+        modelPath: description?.modelPath ?? 'mobilefacenet.json',
+        ...still,
+      },
       antispoof: { enabled: true, modelPath: 'antispoof.json', ...still },
       liveness: { enabled: true, modelPath: 'liveness.json', ...still },
     },
@@ -136,12 +141,18 @@ function humanConfig(wasmDir: string, faceres: boolean): Record<string, unknown>
 let loading: Promise<HumanInstance> | undefined;
 let queue: Promise<unknown> = Promise.resolve();
 
+/** An embedding model for human to run besides detection (benchmarks only): its config slot and model (a name in human's models folder, or a `file://` URL). */
+export interface HumanDescription {
+  slot: 'description' | 'mobilefacenet';
+  modelPath: string;
+}
+
 /**
  * A new human instance on the wasm backend with the models from disk. The engine keeps one
- * (`getHuman`); `faceres: true` also runs human's own 1024-d description, which
- * `bench/face-models.ts` measures beside face-api's.
+ * (`getHuman`) without any description model; `bench/face-models.ts` makes others with one
+ * (human's faceres and the like) to measure them beside face-api's embedding.
  */
-export async function createHuman(options: { faceres?: boolean } = {}): Promise<HumanInstance> {
+export async function createHuman(options: { description?: HumanDescription } = {}): Promise<HumanInstance> {
   // Resolved from human's own folder so the tfjs packages are the copies its build requires.
   const humanRequire = createRequire(HUMAN_MAIN);
   let wasmEntry: string;
@@ -154,7 +165,7 @@ export async function createHuman(options: { faceres?: boolean } = {}): Promise<
   }
   const wasmDir = path.dirname(wasmEntry);
   const { Human } = humanRequire(path.join(HUMAN_DIST, 'human.node-wasm.js')) as HumanModule;
-  const human = new Human(humanConfig(wasmDir, options.faceres ?? false));
+  const human = new Human(humanConfig(wasmDir, options.description));
   human.tf.io.registerLoadRouter(fileModelRouter(human.tf));
   await human.load();
   return human;
