@@ -1,6 +1,6 @@
 /**
  * Face embedding models side by side (issue 15.7, docs/face.md "Model choice"):
- * `npx tsx bench/face-models.ts [--data <dir>] [--human-models <dir>] [--sets dev,assets]`.
+ * `npx tsx bench/face-models.ts [--data <dir>] [--human-models <dir>] [--sets dev,assets] [--only face-api,…]`.
  *
  * Candidates: `faceres` (human's 1024-d description, the engine's model before face-api), the
  * engine as it runs (`face-api`: human's detection, face-api's landmark-aligned 128-d descriptor),
@@ -28,6 +28,7 @@ const { values: args } = parseArgs({
     'human-models': { type: 'string' },
     sets: { type: 'string', default: 'dev,assets' },
     candidate: { type: 'string' },
+    only: { type: 'string' },
   },
 });
 
@@ -147,7 +148,7 @@ function pairs(set: string, list: Item[], embeddings: (number[] | null)[]): { ge
 
 async function main(): Promise<void> {
   if (args.candidate) return embed(args.candidate);
-  const candidates = ['faceres', 'face-api', ...(args['human-models'] ? ['faceres-deep', 'mobilefacenet'] : [])];
+  const candidates = args.only?.split(',') ?? ['faceres', 'face-api', ...(args['human-models'] ? ['faceres-deep', 'mobilefacenet'] : [])];
   const sets = args.sets!.split(',');
   const lists = Object.fromEntries(
     await Promise.all(sets.map(async (set) => [set, (await items(set)).map((entry) => entry.item)] as const)),

@@ -263,6 +263,15 @@ describe('live openkyc:face_match engine', () => {
     expect(result.warnings).toEqual([expect.objectContaining({ code: 'document_portrait_missing' })]);
   });
 
+  it('given a portrait embedding stored by the previous model (1024 values), when run, then the node goes to review as without a portrait', async () => {
+    const stale = Array.from({ length: 1024 }, (_, i) => Math.sin(i));
+    const result = await liveFaceEngine.run({ selfie: dataUri(images.author2) }, { ...CONTEXT, documentPortraitEmbedding: stale });
+    expect(result).toMatchObject({
+      status: 'review',
+      details: { result_code: 'document_portrait_missing', checks: { face_match: 'skipped' } },
+    });
+  });
+
   it('given a selfie that is not a data URI, when run, then it is a 400 on selfie', async () => {
     const error = await rejection(
       liveFaceEngine.run({ selfie: 'https://example.com/me.jpg' }, { ...CONTEXT, documentPortrait: images.author1 }),

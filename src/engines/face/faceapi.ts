@@ -21,7 +21,9 @@ import { getHuman } from './human.js';
 /**
  * Smallest confidence (0–1) of face-api's SSD detector in the crop around a face human found: human
  * already decided there is a face (at ≥ 0.5), the SSD only places it for the landmarks, and on
- * small or recompressed faces it scores 0.2–0.5 where it is right (docs/face.md).
+ * small or recompressed faces it scores 0.2–0.5 where it is right. At 0.1 it finds 12 more of
+ * the 120 screenshot crops, but their embeddings are poor (same-person pairs down to 0.86, where
+ * a 400 asking for a better photo serves the user better than a failed match; docs/face.md).
  */
 export const FACEAPI_MIN_CONFIDENCE = 0.2;
 /** Most faces the detector reports; enough to tell "one" from "several". */
@@ -209,7 +211,7 @@ export interface CropTf {
  * the box (`FACE_CROP_SCALE` times its larger side, black beyond the image) is scaled to
  * `FACE_CROP_SIDE_PX`, so small faces (document portraits, distant selfies) reach face-api's
  * detector at a size it finds and large ones cost no more; then face-api detects, aligns and
- * describes the largest face of that crop. Null when it finds none there.
+ * describes the face of that crop nearest its centre. Null when it finds none there.
  */
 export async function describeFaceAt(
   tf: CropTf,
@@ -231,16 +233,18 @@ export async function describeFaceAt(
     const faceapi = await getFaceApi();
     const options = new faceapi.SsdMobilenetv1Options({ minConfidence: FACEAPI_MIN_CONFIDENCE, maxResults: FACEAPI_MAX_FACES });
     const results = await faceapi.detectAllFaces(crop, options).withFaceLandmarks().withFaceDescriptors();
-    const largest = results.sort(
-      (a, b) => b.detection.box.width * b.detection.box.height - a.detection.box.width * a.detection.box.height,
-    )[0];
-    if (!largest) return null;
+    // The face human found is at the crop's centre: take face-api's face nearest to it (a
+    // neighbour's face can reach into the crop's margin).
+    const centre = FACE_CROP_SIDE_PX / 2;
+    const distance = (found: FaceApiBox) => Math.hypot(found.x + found.width / 2 - centre, found.y + found.height / 2 - centre);
+    const nearest = results.sort((a, b) => distance(a.detection.box) - distance(b.detection.box))[0];
+    if (!nearest) return null;
     const scale = side / FACE_CROP_SIDE_PX;
-    const found = largest.detection.box;
+    const found = nearest.detection.box;
     return {
       box: [left + found.x * scale, top + found.y * scale, found.width * scale, found.height * scale],
-      score: largest.detection.score,
-      descriptor: largest.descriptor,
+      score: nearest.detection.score,
+      descriptor: nearest.descriptor,
     };
   } finally {
     crop.dispose();
