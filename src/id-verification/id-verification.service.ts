@@ -21,7 +21,7 @@ import { verifyDocumentOffThread } from '../engines/pool/executor.js';
 import { checkSandboxInput, createSandboxDocumentEngine, SANDBOX_TOKEN_PREFIX } from '../engines/sandbox/index.js';
 import { validationError } from '../errors.js';
 import { parseOrThrow } from '../validation.js';
-import { CountryCodeAnyCase } from '../sessions/node-inputs.js';
+import { CountryCodeAnyCase } from '../input-rules.js';
 
 /** Longest accepted `id_type`, in characters (the list is open-ended, but not unbounded). */
 export const ID_TYPE_MAX_LENGTH = 40;

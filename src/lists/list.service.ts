@@ -25,7 +25,7 @@ import type { Services } from '../services.js';
 import { parseOrThrow } from '../validation.js';
 import { faceTemplateKey, templateOfImage } from './face-templates.js';
 import { templateColumns } from './face-index.js';
-import { CountryCodeAnyCase } from '../sessions/node-inputs.js';
+import { CountryCodeAnyCase, isUuid } from '../input-rules.js';
 
 /** Entries one page holds when no `limit` is given. */
 export const LIST_ENTRIES_PAGE_DEFAULT = 50;
@@ -143,7 +143,7 @@ export function nameFingerprint(name: string): string {
 
 /** A uuid, or a 404: a malformed id names nothing the caller owns. */
 function assertUuid(id: string, what: string): void {
-  if (!z.uuid().safeParse(id).success) throw notFound(what);
+  if (!isUuid(id)) throw notFound(what);
 }
 
 /** Creates the built-in lists of a tenant's environment that do not exist yet (race-safe). */

@@ -8,6 +8,7 @@ import type { OperatorPrincipal } from '../auth/context.js';
 import { decoyPasswordHash, hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, verifyPassword } from '../auth/passwords.js';
 import { ApiError, notFound } from '../errors.js';
 import { parseOrThrow } from '../validation.js';
+import { UUID_PATTERN } from '../input-rules.js';
 
 /** Consecutive wrong passwords after which an account is locked. */
 export const OPERATOR_MAX_FAILED_LOGINS = 5;
@@ -20,12 +21,10 @@ const LOGIN_TOKEN_BYTES = 32;
 /** Longest cookie token we bother hashing, in characters (ours are 43). */
 const LOGIN_TOKEN_MAX_LENGTH = 100;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** What creating an operator takes. */
 export const CreateOperatorInputSchema = z
   .object({
-    tenant_id: z.string().regex(UUID, 'tenant_id must be a UUID'),
+    tenant_id: z.string().regex(UUID_PATTERN, 'tenant_id must be a UUID'),
     // Not RFC 5322 in full: an address a person can type, with one @ and a dot in the domain.
     email: z
       .string()

@@ -21,7 +21,7 @@ import { ageInDays } from '../engines/poa/dates.js';
 import { checkSandboxInput, createSandboxPoaEngine, SANDBOX_TOKEN_PREFIX } from '../engines/sandbox/index.js';
 import { ApiError, validationError } from '../errors.js';
 import { parseOrThrow } from '../validation.js';
-import { CountryCodeAnyCase } from '../sessions/node-inputs.js';
+import { CountryCodeAnyCase } from '../input-rules.js';
 
 /** Largest accepted `max_age_days`: ten years; an older document proves nothing about today. */
 export const POA_MAX_AGE_DAYS_LIMIT = 3650;

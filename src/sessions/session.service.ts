@@ -28,6 +28,7 @@ import { pendingDecision } from './decision-json.js';
 import type { AmlScreeningInput } from '../engines/inputs.js';
 import type { EngineContext } from '../engines/types.js';
 import { ApiError, notFound, validationError } from '../errors.js';
+import { isUuid } from '../input-rules.js';
 import { transactionWithEvents, type EventBatch, type EventBus } from '../events/outbox.js';
 import type { Services } from '../services.js';
 import { unixSeconds } from '../time.js';
@@ -42,7 +43,7 @@ import {
   screenSubmittedData,
 } from './aml-subject.js';
 import { NODE_INPUT_SCHEMAS } from './node-inputs.js';
-import { CreateSessionInputSchema } from './session-input.js';
+import { CreateSessionInputSchema, storedExpectedDetails, type CreateSessionInput } from './session-input.js';
 import {
   readSessionWithResults,
   SESSION_COLUMNS,
@@ -226,17 +227,17 @@ export async function createSession(
   services: Services,
   config: Config,
   principal: TenantPrincipal,
-  rawInput: unknown,
+  rawInput: CreateSessionInput,
 ): Promise<CreateSessionResult> {
   const input = parseOrThrow(CreateSessionInputSchema, rawInput);
   // The callback receives the decision and the service token: the same rules as a webhook destination.
   const callbackProblem = input.callback === undefined ? null : webhookUrlProblem(input.callback, config.DEV_ALLOW_LOOPBACK_WEBHOOKS);
   if (callbackProblem)
     throw validationError([{ field: 'callback', code: 'invalid', message: callbackProblem.replace(/^url /, 'callback ') }]);
-  const redirectUrl = input.redirect_url === undefined ? null : await checkRedirectUrl(em, principal, input.redirect_url);
-  const workflow = await findWorkflowForSession(em, principal, input.workflow_id);
+  const redirectUrl = input.redirectUrl === undefined ? null : await checkRedirectUrl(em, principal, input.redirectUrl);
+  const workflow = await findWorkflowForSession(em, principal, input.workflowId);
   if (!workflow)
-    throw validationError([{ field: 'workflow_id', code: 'unknown', message: `workflow ${input.workflow_id} does not exist` }]);
+    throw validationError([{ field: 'workflowId', code: 'unknown', message: `workflow ${input.workflowId} does not exist` }]);
   if (principal.environment === 'live') {
     const missing = missingLiveProviders(workflow.nodes);
     if (missing.length > 0) {
@@ -246,7 +247,7 @@ export async function createSession(
       );
     }
   }
-  const key = [principal.tenantId, principal.environment, workflow.id, input.vendor_data];
+  const key = [principal.tenantId, principal.environment, workflow.id, input.vendorData];
   const nodes = workflow.nodes.map((node) => ({ type: node.type, required: node.required, provider: node.provider }));
   const who = auditIdentityOf(principal);
   for (let attempt = 1; ; attempt += 1) {
@@ -259,7 +260,7 @@ export async function createSession(
       type: 'session.status_changed' as const,
       sessionId: id,
       payload: statusChangedPayload(
-        { id, workflowId: workflow.id, vendorData: input.vendor_data, environment: principal.environment },
+        { id, workflowId: workflow.id, vendorData: input.vendorData, environment: principal.environment },
         null,
         'pending',
         'api',
@@ -273,13 +274,13 @@ export async function createSession(
       tenant_id: principal.tenantId,
       environment: principal.environment,
       workflow_id: workflow.id,
-      vendor_data: input.vendor_data,
+      vendor_data: input.vendorData,
       callback: input.callback ?? null,
       redirect_url: redirectUrl,
       language: input.language ?? null,
       metadata: input.metadata ?? null,
-      contact_details: input.contact_details ?? null,
-      expected_details: input.expected_details ?? null,
+      contact_details: input.contactDetails ?? null,
+      expected_details: storedExpectedDetails(input.expectedDetails),
       key_id: who.keyId,
       operator_id: who.operatorId,
       actor_name: who.name,
@@ -292,7 +293,7 @@ export async function createSession(
       snapshot:
         services.bus.snapshotter?.seal(
           JSON.stringify(
-            pendingDecision({ id, workflowId: workflow.id, vendorData: input.vendor_data, nodes, metadata: input.metadata ?? null }),
+            pendingDecision({ id, workflowId: workflow.id, vendorData: input.vendorData, nodes, metadata: input.metadata ?? null }),
           ),
         ) ?? null,
     });
@@ -342,7 +343,7 @@ export async function readSession(
   principal: Principal,
   sessionId: string,
 ): Promise<SessionWithResults> {
-  if (!UUID_PATTERN.test(sessionId)) throw notFound('Session');
+  if (!isUuid(sessionId)) throw notFound('Session');
   const found = await readSessionWithResults(em, sessionId);
   if (!found || !isVisible(services, principal, found.session)) throw notFound('Session');
   if (isPastExpiry(found.session)) {
@@ -372,11 +373,10 @@ function isPastExpiry(session: Pick<SessionRecord, 'status' | 'expiresAt'>): boo
 }
 
 /** Shape of a session id; anything else is not found without a query. */
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Loads a session the principal may see, expiring it first when its time is up; 404 otherwise. */
 export async function loadSession(em: EntityManager, services: Services, principal: Principal, sessionId: string): Promise<Session> {
-  if (!UUID_PATTERN.test(sessionId)) throw notFound('Session');
+  if (!isUuid(sessionId)) throw notFound('Session');
   const session = await em.findOne(SessionSchema, { id: sessionId });
   if (
     !session ||

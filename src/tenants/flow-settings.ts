@@ -223,7 +223,7 @@ export async function updateFlowSettings(
  */
 export async function checkRedirectUrl(em: EntityManager, scope: TenantScope, value: string): Promise<string> {
   const refuse = (message: string) =>
-    new ApiError('redirect_not_allowed', message, [{ field: 'redirect_url', code: 'not_allowed', message }]);
+    new ApiError('redirect_not_allowed', message, [{ field: 'redirectUrl', code: 'not_allowed', message }]);
   let url: URL;
   try {
     url = new URL(value);

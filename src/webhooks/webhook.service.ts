@@ -18,6 +18,7 @@ import type { TenantScope } from '../auth/context.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
 import { assertPageSize, decodeKeysetCursor, encodeKeysetCursor, olderThan } from '../pagination.js';
 import { ApiError, notFound } from '../errors.js';
+import { isUuid } from '../input-rules.js';
 import { parseOrThrow } from '../validation.js';
 import { wakeLocalEmitters } from './emitter.js';
 import { buildTestBody, TEST_EVENT_TYPE } from './payloads.js';
@@ -29,13 +30,6 @@ export const WEBHOOK_URL_MAX_LENGTH = 2048;
 export const DELIVERIES_PAGE_MAX = 100;
 /** Deliveries per page when the caller gives no limit. */
 export const DELIVERIES_PAGE_DEFAULT = 20;
-
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** True for a well-formed UUID; anything else is answered 404 before it reaches a uuid column. */
-function isUuid(value: string): boolean {
-  return UUID_PATTERN.test(value);
-}
 
 /** The url field, checked for scheme and address class (see {@link webhookUrlProblem}). */
 function urlField(allowLoopback: boolean) {

@@ -16,7 +16,7 @@ import {
   type SessionFieldsFragment,
 } from '../../graphql/generated/operations.js';
 import { SESSIONS_PAGE_DEFAULT, SESSIONS_PAGE_MAX } from '../../sessions/session.service.js';
-import { CreateSessionInputSchema } from '../../sessions/session-input.js';
+import { CREATE_SESSION_FIELDS as fields } from '../../sessions/session-input.js';
 import { defineRoute } from '../route.js';
 
 /** Drops null and undefined fields: a field that does not apply is absent, not null. */
@@ -159,6 +159,30 @@ function presentIntrospection(state: IntrospectionFieldsFragment): z.infer<typeo
   }) as z.infer<typeof IntrospectionJson>;
 }
 
+/** Body of `POST /v1/sessions` (snake_case, as the spec writes it), from the service's field rules. */
+const CreateSessionBody = z
+  .object({
+    workflow_id: fields.workflowId,
+    vendor_data: fields.vendorData,
+    callback: fields.callback.optional(),
+    /** Where the hosted flow sends the browser at the end; its origin must be allowed in the flow settings. */
+    redirect_url: fields.redirectUrl.optional(),
+    /** Language of the hosted flow; otherwise `?lang=`, then the browser's, then the tenant's default. */
+    language: fields.language.optional(),
+    metadata: fields.metadata.optional(),
+    contact_details: z.object({ email: fields.email.optional(), phone: fields.phone.optional() }).strict().optional(),
+    expected_details: z
+      .object({
+        first_name: fields.name.optional(),
+        last_name: fields.name.optional(),
+        date_of_birth: fields.dateOfBirth.optional(),
+        country: fields.country.optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
 const SessionParams = z.object({ session_id: z.string().min(1).max(100) });
 /** Unix seconds in a query string: any safe integer (not 32-bit limited; GraphQL's UnixTime takes it). */
 const UnixQuery = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
@@ -173,7 +197,7 @@ export const sessionRoutes = [
       'Starts a verification session; an active session with the same workflow_id and vendor_data is returned instead (200, idempotent_reuse true).',
     tag: 'Sessions',
     operation: CreateSessionDocument,
-    body: CreateSessionInputSchema,
+    body: CreateSessionBody,
     variables: ({ body }) => ({
       input: {
         workflowId: body.workflow_id,
