@@ -82,6 +82,11 @@ export function notGiven<T extends z.ZodType>(schema: T) {
   return schema.nullish().transform((value) => value ?? undefined);
 }
 
+/** Like notGiven, with the value a field takes when it is not given. */
+export function givenOr<T extends z.ZodType>(schema: T, fallback: z.output<T>) {
+  return schema.nullish().transform((value): z.output<T> => value ?? fallback);
+}
+
 /** The fields of an object that are neither null nor undefined: GraphQL's null and an absent REST field both mean "not given". */
 export function definedFields<T extends object>(value: T): { [K in keyof T]?: NonNullable<T[K]> } {
   return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== null && field !== undefined)) as {
