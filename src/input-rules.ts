@@ -77,6 +77,19 @@ export function isUuid(value: string): boolean {
   return UUID_PATTERN.test(value);
 }
 
+/**
+ * What a service accepts before its schema checks it: the schema's input with every string-literal
+ * union widened to string, since GraphQL types such fields String and the service's schema is
+ * what refuses an unknown value.
+ */
+export type Unchecked<T> = T extends string
+  ? string
+  : T extends readonly (infer Item)[]
+    ? Unchecked<Item>[]
+    : T extends object
+      ? { [K in keyof T]: Unchecked<T[K]> }
+      : T;
+
 /** A field GraphQL may send as null: null reads as "not given", as an absent field does, so the output has no null. */
 export function notGiven<T extends z.ZodType>(schema: T) {
   return schema.nullish().transform((value) => value ?? undefined);

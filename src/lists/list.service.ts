@@ -25,7 +25,7 @@ import type { Services } from '../services.js';
 import { parseOrThrow } from '../validation.js';
 import { faceTemplateKey, templateOfImage } from './face-templates.js';
 import { templateColumns } from './face-index.js';
-import { CountryCodeAnyCase, isUuid } from '../input-rules.js';
+import { CountryCodeAnyCase, isUuid, notGiven, type Unchecked } from '../input-rules.js';
 
 /** Entries one page holds when no `limit` is given. */
 export const LIST_ENTRIES_PAGE_DEFAULT = 50;
@@ -52,64 +52,78 @@ export interface ListWithCount {
   entries: number;
 }
 
+/**
+ * The rule of each list and entry field, once: the service's camelCase schemas and the REST
+ * bodies' snake_case ones (src/rest/routes/lists.ts) are built from these.
+ */
+export const LIST_FIELDS = {
+  name: z.string().trim().min(1).max(200),
+  type: z.enum(LIST_TYPES),
+  policy: z.enum(LIST_POLICIES),
+  /** Free-text reason of an entry. */
+  reason: z.string().max(1000),
+  image: z.string().min(1),
+  sessionId: z.string().min(1).max(100),
+  entryName: z
+    .string()
+    .max(500)
+    .refine((name) => sortedTokenKey(name).length > 0, { message: 'name has no letters or digits' }),
+  country: CountryCodeAnyCase,
+  idType: z.string().min(1).max(50),
+  documentNumber: z
+    .string()
+    .max(100)
+    .refine((value) => normaliseDocumentNumber(value).length > 0, { message: 'has no letters or digits' }),
+} as const;
+
+const fields = LIST_FIELDS;
+
 /** Input of createList. */
 export const CreateListInputSchema = z
-  .object({
-    name: z.string().trim().min(1).max(200),
-    type: z.enum(LIST_TYPES),
-    policy: z.enum(LIST_POLICIES).optional(),
-  })
+  .object({ name: fields.name, type: fields.type, policy: notGiven(fields.policy) })
   .strict();
 
 /** Input of updateList: at least one field. */
 export const UpdateListInputSchema = z
-  .object({
-    name: z.string().trim().min(1).max(200).optional(),
-    type: z.enum(LIST_TYPES).optional(),
-    policy: z.enum(LIST_POLICIES).optional(),
-  })
+  .object({ name: notGiven(fields.name), type: notGiven(fields.type), policy: notGiven(fields.policy) })
   .strict()
-  .refine((input) => Object.keys(input).length > 0, { message: 'give at least one of name, type, policy' });
+  .refine((input) => Object.values(input).some((value) => value !== undefined), { message: 'give at least one of name, type, policy' });
 
-/** Free-text reason of an entry. */
-const Reason = z.string().max(1000).optional();
+/** Why a face entry names neither an image nor a session. */
+export const FACE_ENTRY_SOURCE_MESSAGE = 'give image, or the id of a session with a selfie';
 
 /** Input of a face entry: an image, or a session whose selfie template is taken. */
 export const FaceEntryInputSchema = z
-  .object({
-    image: z.string().min(1).optional(),
-    reason: Reason,
-    session_id: z.string().min(1).max(100).optional(),
-  })
+  .object({ image: notGiven(fields.image), reason: notGiven(fields.reason), sessionId: notGiven(fields.sessionId) })
   .strict()
-  .refine((input) => input.image !== undefined || input.session_id !== undefined, {
-    message: 'give image, or session_id of a session with a selfie',
+  .refine((input) => input.image !== undefined || input.sessionId !== undefined, {
+    message: FACE_ENTRY_SOURCE_MESSAGE,
     path: ['image'],
   });
 
 /** Input of a name entry. */
-export const NameEntryInputSchema = z
-  .object({
-    name: z
-      .string()
-      .max(500)
-      .refine((name) => sortedTokenKey(name).length > 0, { message: 'name has no letters or digits' }),
-    reason: Reason,
-  })
-  .strict();
+export const NameEntryInputSchema = z.object({ name: fields.entryName, reason: notGiven(fields.reason) }).strict();
 
 /** Input of a document entry: the fields that identify one document. */
 export const DocumentEntryInputSchema = z
   .object({
-    country: CountryCodeAnyCase,
-    id_type: z.string().min(1).max(50),
-    document_number: z
-      .string()
-      .max(100)
-      .refine((value) => normaliseDocumentNumber(value).length > 0, { message: 'document_number has no letters or digits' }),
-    reason: Reason,
+    country: fields.country,
+    idType: fields.idType,
+    documentNumber: fields.documentNumber,
+    reason: notGiven(fields.reason),
   })
   .strict();
+
+/** What createList accepts before validation: GraphQL's `CreateListInput` as is. */
+export type CreateListInput = Unchecked<z.input<typeof CreateListInputSchema>>;
+/** What updateList accepts before validation: GraphQL's `UpdateListInput` as is. */
+export type UpdateListInput = Unchecked<z.input<typeof UpdateListInputSchema>>;
+/** What addFaceEntry accepts before validation: GraphQL's `FaceListEntryInput` as is. */
+export type FaceEntryInput = z.input<typeof FaceEntryInputSchema>;
+/** What addNameEntry accepts before validation: GraphQL's `NameListEntryInput` as is. */
+export type NameEntryInput = z.input<typeof NameEntryInputSchema>;
+/** What addDocumentEntry accepts before validation: GraphQL's `DocumentListEntryInput` as is. */
+export type DocumentEntryInput = z.input<typeof DocumentEntryInputSchema>;
 
 /** Paging of entries. */
 const PageSchema = z
@@ -197,7 +211,7 @@ export async function getList(em: EntityManager, scope: TenantScope, listId: str
 }
 
 /** Creates a custom list in the scope's environment. */
-export async function createList(em: EntityManager, scope: TenantScope, rawInput: unknown): Promise<ListWithCount> {
+export async function createList(em: EntityManager, scope: TenantScope, rawInput: CreateListInput): Promise<ListWithCount> {
   const input = parseOrThrow(CreateListInputSchema, rawInput);
   const list = em.create(ListSchema, {
     id: randomUUID(),
@@ -217,7 +231,12 @@ export async function createList(em: EntityManager, scope: TenantScope, rawInput
  * retyped (403); a custom list may change type only while empty (409), since its entries would
  * no longer mean anything.
  */
-export async function updateList(em: EntityManager, scope: TenantScope, listId: string, rawInput: unknown): Promise<ListWithCount> {
+export async function updateList(
+  em: EntityManager,
+  scope: TenantScope,
+  listId: string,
+  rawInput: UpdateListInput,
+): Promise<ListWithCount> {
   const input = parseOrThrow(UpdateListInputSchema, rawInput);
   const list = await findList(em, scope, listId);
   const entries = (await entryCounts(em, [list.id])).get(list.id) ?? 0;
@@ -297,7 +316,12 @@ async function insertEntry(
 }
 
 /** Adds a name to a name list. */
-export async function addNameEntry(em: EntityManager, principal: TenantPrincipal, listId: string, rawInput: unknown): Promise<ListEntry> {
+export async function addNameEntry(
+  em: EntityManager,
+  principal: TenantPrincipal,
+  listId: string,
+  rawInput: NameEntryInput,
+): Promise<ListEntry> {
   const input = parseOrThrow(NameEntryInputSchema, rawInput);
   const list = await findList(em, principal, listId);
   assertListType(list, 'name');
@@ -309,12 +333,12 @@ export async function addDocumentEntry(
   em: EntityManager,
   principal: TenantPrincipal,
   listId: string,
-  rawInput: unknown,
+  rawInput: DocumentEntryInput,
 ): Promise<ListEntry> {
   const input = parseOrThrow(DocumentEntryInputSchema, rawInput);
   const list = await findList(em, principal, listId);
   assertListType(list, 'document');
-  return insertEntry(em, list, principal, documentFingerprint(input.country, input.id_type, input.document_number), input.reason);
+  return insertEntry(em, list, principal, documentFingerprint(input.country, input.idType, input.documentNumber), input.reason);
 }
 
 /** The result of adding a face (spec "Face entry creation result"). */
@@ -326,7 +350,7 @@ export interface FaceEntryCreated {
 
 /**
  * Adds a face to a face list: from `image` (exactly one face, else 400), or, with only
- * `session_id`, from that session's selfie template. The image is decoded, described and dropped
+ * `sessionId`, from that session's selfie template. The image is decoded, described and dropped
  * in memory; only the projected template and its fingerprint are stored.
  */
 export async function addFaceEntry(
@@ -334,16 +358,16 @@ export async function addFaceEntry(
   services: Services,
   principal: TenantPrincipal,
   listId: string,
-  rawInput: unknown,
+  rawInput: FaceEntryInput,
 ): Promise<FaceEntryCreated> {
   const input = parseOrThrow(FaceEntryInputSchema, rawInput);
   const list = await findList(em, principal, listId);
   assertListType(list, 'face');
-  if (input.session_id !== undefined) {
-    assertUuid(input.session_id, 'Session');
+  if (input.sessionId !== undefined) {
+    assertUuid(input.sessionId, 'Session');
     const session = await em.findOne(
       SessionSchema,
-      { id: input.session_id, tenant: principal.tenantId, environment: principal.environment },
+      { id: input.sessionId, tenant: principal.tenantId, environment: principal.environment },
       { fields: ['id'] },
     );
     if (!session) throw notFound('Session');
@@ -356,12 +380,12 @@ export async function addFaceEntry(
     const key = await faceTemplateKey(em, services, principal.tenantId);
     const [row] = await em.execute<{ template: Buffer }[]>(
       `select template from session_list_subject where session_id = ? and kind = 'face' and key_version = ? and template is not null`,
-      [input.session_id, key.version],
+      [input.sessionId, key.version],
       'all',
     );
     if (!row) {
       const message = 'the session has no selfie with a detectable face; send image instead';
-      throw validationError([{ field: 'session_id', code: 'no_face_template', message }], message);
+      throw validationError([{ field: 'sessionId', code: 'no_face_template', message }], message);
     }
     template = templateFromBytes(row.template);
     keyVersion = key.version;
@@ -382,7 +406,7 @@ export async function addFaceEntry(
       keyVersion,
       input.reason ?? null,
       addedBy(principal),
-      input.session_id ?? null,
+      input.sessionId ?? null,
     ],
     'run',
   );

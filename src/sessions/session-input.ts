@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ExpectedDetails } from '../../entities/session.entity.js';
-import { CountryCode, definedFields, IsoDate, notGiven, PhoneNumber } from '../input-rules.js';
+import { CountryCode, definedFields, IsoDate, notGiven, PhoneNumber, type Unchecked } from '../input-rules.js';
 import { SUPPORTED_LANGUAGES } from '../tenants/flow-settings.js';
 
 /** Largest `metadata` object, in bytes of its JSON. */
@@ -76,11 +76,8 @@ export const CreateSessionInputSchema = z
   })
   .strict();
 
-/**
- * What createSession accepts before validation: GraphQL's `CreateSessionInput` as is (nulls where
- * GraphQL sends them, `language` any string until the schema checks it).
- */
-export type CreateSessionInput = Omit<z.input<typeof CreateSessionInputSchema>, 'language'> & { language?: string | null };
+/** What createSession accepts before validation: GraphQL's `CreateSessionInput` as is. */
+export type CreateSessionInput = Unchecked<z.input<typeof CreateSessionInputSchema>>;
 /** Validated create input: nulls dropped, text trimmed, phone in E.164. */
 export type ValidCreateSessionInput = z.output<typeof CreateSessionInputSchema>;
 

@@ -17,12 +17,9 @@ import {
 } from '../../graphql/generated/operations.js';
 import { SESSIONS_PAGE_DEFAULT, SESSIONS_PAGE_MAX } from '../../sessions/session.service.js';
 import { CREATE_SESSION_FIELDS as fields } from '../../sessions/session-input.js';
+import { definedFields } from '../../input-rules.js';
 import { defineRoute } from '../route.js';
 
-/** Drops null and undefined fields: a field that does not apply is absent, not null. */
-function present<T extends Record<string, unknown>>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== null && field !== undefined)) as Partial<T>;
-}
 
 const WarningJson = z.object({ code: z.string(), message: z.string(), field: z.string().optional() });
 const NodeResultJson = z.object({
@@ -98,7 +95,7 @@ export const IntrospectionJson = z.object({
 
 /** Warnings as JSON, without absent fields. */
 function presentWarnings(warnings: { code: string; message: string; field?: string | null }[]) {
-  return warnings.map((warning) => present(warning) as z.infer<typeof WarningJson>);
+  return warnings.map((warning) => definedFields(warning) as z.infer<typeof WarningJson>);
 }
 
 /** Node results keyed by node type, as the spec shows them. */
@@ -119,7 +116,7 @@ function presentSession(session: SessionFieldsFragment) {
     status: session.status,
     workflow_id: session.workflowId,
     vendor_data: session.vendorData,
-    ...present({ redirect_url: session.redirectUrl, language: session.language }),
+    ...definedFields({ redirect_url: session.redirectUrl, language: session.language }),
     created_at: session.createdAt,
     expires_at: session.expiresAt,
   };
@@ -127,7 +124,7 @@ function presentSession(session: SessionFieldsFragment) {
 
 /** Shapes a decision. */
 function presentDecision(decision: DecisionFieldsFragment): z.infer<typeof DecisionJson> {
-  return present({
+  return definedFields({
     session_id: decision.sessionId,
     status: decision.status,
     workflow_id: decision.workflowId,
@@ -136,7 +133,7 @@ function presentDecision(decision: DecisionFieldsFragment): z.infer<typeof Decis
     service_token: decision.serviceToken,
     node_results: presentNodeResults(decision.nodeResults),
     reasons: decision.reasons.map((reason) =>
-      present({ code: reason.code, message: reason.message, node_type: reason.nodeType, list_id: reason.listId, entry_id: reason.entryId }),
+      definedFields({ code: reason.code, message: reason.message, node_type: reason.nodeType, list_id: reason.listId, entry_id: reason.entryId }),
     ),
     metadata: decision.metadata,
   }) as z.infer<typeof DecisionJson>;
@@ -144,7 +141,7 @@ function presentDecision(decision: DecisionFieldsFragment): z.infer<typeof Decis
 
 /** Shapes an introspection. */
 function presentIntrospection(state: IntrospectionFieldsFragment): z.infer<typeof IntrospectionJson> {
-  return present({
+  return definedFields({
     active: state.active,
     status: state.status,
     jti: state.jti,
@@ -257,11 +254,11 @@ export const sessionRoutes = [
     present: (data) => ({
       sessions: data.sessions.edges.map((edge) => ({
         ...presentSession(edge.node),
-        ...present({ decided_at: edge.node.decidedAt }),
+        ...definedFields({ decided_at: edge.node.decidedAt }),
         updated_at: edge.node.updatedAt,
       })),
       has_more: data.sessions.pageInfo.hasNextPage,
-      ...present({ next_cursor: data.sessions.pageInfo.hasNextPage ? data.sessions.pageInfo.endCursor : null }),
+      ...definedFields({ next_cursor: data.sessions.pageInfo.hasNextPage ? data.sessions.pageInfo.endCursor : null }),
     }),
     response: z.object({
       sessions: z.array(
@@ -285,7 +282,7 @@ export const sessionRoutes = [
       ...presentSession(session),
       environment: session.environment,
       updated_at: session.updatedAt,
-      ...present({
+      ...definedFields({
         decided_at: session.decidedAt,
         callback: session.callback,
         metadata: session.metadata,
