@@ -54,18 +54,6 @@ export class IdVerificationResolver {
     const principal = requireTenant(context);
     // Live keys run the OCR engine: one unit of the tenant's hourly document quota.
     if (principal.environment === 'live') await context.services.rateLimits.chargeEngine(principal, 'document');
-    // GraphQL null means "not given", as in the REST body.
-    const body = {
-      country: input.country,
-      id_type: input.idType,
-      image_front: input.imageFront,
-      ...(input.imageBack != null ? { image_back: input.imageBack } : {}),
-      ...(input.enableNfc != null ? { enable_nfc: input.enableNfc } : {}),
-      ...(input.nfc != null
-        ? { nfc: { sod: input.nfc.sod, dg1: input.nfc.dg1, ...(input.nfc.dg2 != null ? { dg2: input.nfc.dg2 } : {}) } }
-        : {}),
-      ...(input.metadata != null ? { metadata: input.metadata } : {}),
-    };
-    return toIdVerificationResultObject(await verifyIdDocument(context.em, principal, body));
+    return toIdVerificationResultObject(await verifyIdDocument(context.em, principal, input));
   }
 }

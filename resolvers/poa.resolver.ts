@@ -45,13 +45,6 @@ export class ProofOfAddressResolver {
     const principal = requireTenant(context);
     // Live keys run the OCR engine: one unit of the tenant's hourly proof-of-address quota.
     if (principal.environment === 'live') await context.services.rateLimits.chargeEngine(principal, 'poa');
-    // GraphQL null means "not given", as in the REST body.
-    const body = {
-      document_image: input.documentImage,
-      ...(input.expectedName != null ? { expected_name: input.expectedName } : {}),
-      ...(input.country != null ? { country: input.country } : {}),
-      ...(input.maxAgeDays != null ? { max_age_days: input.maxAgeDays } : {}),
-    };
-    return toProofOfAddressResultObject(await checkProofOfAddress(context.em, principal, body));
+    return toProofOfAddressResultObject(await checkProofOfAddress(context.em, principal, input));
   }
 }

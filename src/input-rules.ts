@@ -5,6 +5,7 @@
  */
 import { isValidPhoneNumber, parsePhoneNumberFromString } from 'libphonenumber-js';
 import { z } from 'zod';
+import { ApiError } from './errors.js';
 import { countryToIso2 } from './engines/aml/countries.js';
 import { icaoToIso2 } from './engines/document/countries.js';
 
@@ -98,6 +99,37 @@ export function notGiven<T extends z.ZodType>(schema: T) {
 /** Like notGiven, with the value a field takes when it is not given. */
 export function givenOr<T extends z.ZodType>(schema: T, fallback: z.output<T>) {
   return schema.nullish().transform((value): z.output<T> => value ?? fallback);
+}
+
+/**
+ * An error with its field errors renamed (and the field at the start of each message with them):
+ * how a transport or a service hands an error to a caller who writes the fields another way.
+ */
+export function withRenamedFields(error: unknown, rename: (field: string) => string): unknown {
+  if (!(error instanceof ApiError) || error.fieldErrors.length === 0) return error;
+  const fieldErrors = error.fieldErrors.map((fieldError) => {
+    const field = rename(fieldError.field);
+    const { message } = fieldError;
+    return { ...fieldError, field, message: message.startsWith(fieldError.field) ? field + message.slice(fieldError.field.length) : message };
+  });
+  return new ApiError(error.code, error.message, fieldErrors, error.headers);
+}
+
+/** The camelCase name of a snake_case field path (`image_front` → `imageFront`). */
+export function camelFieldName(field: string): string {
+  return field.replace(/_([a-z0-9])/g, (_match, letter: string) => letter.toUpperCase());
+}
+
+/**
+ * The result of an engine run, or its error with the engine's snake_case field names turned to the
+ * camelCase ones of the service's input: engines read the spec's snake_case input, callers write camelCase.
+ */
+export async function withCallerFieldNames<T>(run: Promise<T>): Promise<T> {
+  try {
+    return await run;
+  } catch (error) {
+    throw withRenamedFields(error, camelFieldName);
+  }
 }
 
 /** The fields of an object that are neither null nor undefined: GraphQL's null and an absent REST field both mean "not given". */

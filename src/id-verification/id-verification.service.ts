@@ -21,7 +21,7 @@ import { verifyDocumentOffThread } from '../engines/pool/executor.js';
 import { checkSandboxInput, createSandboxDocumentEngine, SANDBOX_TOKEN_PREFIX } from '../engines/sandbox/index.js';
 import { validationError } from '../errors.js';
 import { parseOrThrow } from '../validation.js';
-import { CountryCodeAnyCase } from '../input-rules.js';
+import { CountryCodeAnyCase, definedFields, notGiven, withCallerFieldNames } from '../input-rules.js';
 
 /** Longest accepted `id_type`, in characters (the list is open-ended, but not unbounded). */
 export const ID_TYPE_MAX_LENGTH = 40;
@@ -35,23 +35,38 @@ const Base64 = z
   .max(NFC_DATA_GROUP_MAX_CHARS)
   .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'must be base64');
 
-/** Body of `POST /v1/id-verification` (snake_case, strict: no coercion, unknown fields refused). */
+/**
+ * The rule of each field, once: the service's camelCase schema and the REST body's snake_case one
+ * (src/rest/routes/id-verification.ts) are built from these.
+ */
+export const VERIFY_ID_DOCUMENT_FIELDS = {
+  country: CountryCodeAnyCase,
+  idType: z
+    .string()
+    .max(ID_TYPE_MAX_LENGTH)
+    .regex(/^[A-Z][A-Z0-9_]*$/, 'must be an upper-case word such as PASSPORT, DRIVERS_LICENSE, NATIONAL_ID or RESIDENCE_PERMIT'),
+  image: z.string().min(1, 'must not be empty'),
+  enableNfc: z.boolean(),
+  nfc: z.object({ sod: Base64, dg1: Base64, dg2: Base64.optional() }).strict(),
+  metadata: z.record(z.string(), z.unknown()),
+} as const;
+
+const fields = VERIFY_ID_DOCUMENT_FIELDS;
+
+/** Input of verifyIdDocument (GraphQL's `VerifyIdDocumentInput`, and `POST /v1/id-verification` once mapped). */
 export const VerifyIdDocumentInputSchema = z
   .object({
-    country: CountryCodeAnyCase,
-    id_type: z
-      .string()
-      .max(ID_TYPE_MAX_LENGTH)
-      .regex(/^[A-Z][A-Z0-9_]*$/, 'id_type must be an upper-case word such as PASSPORT, DRIVERS_LICENSE, NATIONAL_ID or RESIDENCE_PERMIT'),
-    image_front: z.string().min(1, 'image_front must not be empty'),
-    image_back: z.string().min(1, 'image_back must not be empty').nullable().optional(),
-    enable_nfc: z.boolean().optional(),
-    nfc: z.object({ sod: Base64, dg1: Base64, dg2: Base64.optional() }).strict().optional(),
-    metadata: z.record(z.string(), z.unknown()).optional(),
+    country: fields.country,
+    idType: fields.idType,
+    imageFront: fields.image,
+    imageBack: notGiven(fields.image),
+    enableNfc: notGiven(fields.enableNfc),
+    nfc: notGiven(z.object({ sod: Base64, dg1: Base64, dg2: notGiven(Base64) }).strict()),
+    metadata: notGiven(fields.metadata),
   })
   .strict();
 
-/** Accepted input of verifyIdDocument. */
+/** What verifyIdDocument accepts before validation: GraphQL's `VerifyIdDocumentInput` as is. */
 export type VerifyIdDocumentInput = z.input<typeof VerifyIdDocumentInputSchema>;
 
 /** The spec's ID verification result, plus `warnings` and the echoed `metadata`. */
@@ -102,24 +117,25 @@ async function runEngine(principal: TenantPrincipal, input: DocumentVerification
 export async function verifyIdDocument(
   em: EntityManager,
   principal: TenantPrincipal,
-  input: unknown,
+  input: VerifyIdDocumentInput,
   options: IdVerificationServiceOptions = {},
 ): Promise<IdVerificationResult> {
   const data = parseOrThrow(VerifyIdDocumentInputSchema, input);
-  if (TWO_SIDED_ID_TYPES.includes(data.id_type) && (data.image_back === undefined || data.image_back === null)) {
+  if (TWO_SIDED_ID_TYPES.includes(data.idType) && data.imageBack === undefined) {
     throw validationError([
-      { field: 'image_back', code: 'required', message: `image_back is required for ${data.id_type} (a two-sided document)` },
+      { field: 'imageBack', code: 'required', message: `the back image is required for ${data.idType} (a two-sided document)` },
     ]);
   }
+  // The engines read the spec's snake_case input; their field errors are named back the way the caller wrote them.
+  const { nfc } = data;
   const engineInput: DocumentVerificationInput = {
     country: data.country,
-    id_type: data.id_type,
-    image_front: data.image_front,
-    ...(data.image_back != null ? { image_back: data.image_back } : {}),
-    ...(data.enable_nfc !== undefined ? { enable_nfc: data.enable_nfc } : {}),
-    ...(data.nfc !== undefined ? { nfc: data.nfc } : {}),
+    id_type: data.idType,
+    image_front: data.imageFront,
+    ...definedFields({ image_back: data.imageBack, enable_nfc: data.enableNfc }),
+    ...(nfc ? { nfc: { sod: nfc.sod, dg1: nfc.dg1, ...definedFields({ dg2: nfc.dg2 }) } } : {}),
   };
-  const analysis = await runEngine(principal, engineInput, options);
+  const analysis = await withCallerFieldNames(runEngine(principal, engineInput, options));
   const { details } = analysis;
   const result: IdVerificationResult = {
     verification_id: randomUUID(),

@@ -21,29 +21,37 @@ import { ageInDays } from '../engines/poa/dates.js';
 import { checkSandboxInput, createSandboxPoaEngine, SANDBOX_TOKEN_PREFIX } from '../engines/sandbox/index.js';
 import { ApiError, validationError } from '../errors.js';
 import { parseOrThrow } from '../validation.js';
-import { CountryCodeAnyCase } from '../input-rules.js';
+import { CountryCodeAnyCase, definedFields, notGiven, withCallerFieldNames } from '../input-rules.js';
 
 /** Largest accepted `max_age_days`: ten years; an older document proves nothing about today. */
 export const POA_MAX_AGE_DAYS_LIMIT = 3650;
 /** Longest accepted `expected_name`, in characters. */
 export const POA_EXPECTED_NAME_MAX_LENGTH = 300;
 
-/** Body of `POST /v1/poa` (snake_case, strict: no coercion, unknown fields refused). */
+/**
+ * The rule of each field, once: the service's camelCase schema and the REST body's snake_case one
+ * (src/rest/routes/poa.ts) are built from these.
+ */
+export const CHECK_PROOF_OF_ADDRESS_FIELDS = {
+  documentImage: z.string().min(1, 'must not be empty'),
+  expectedName: z.string().trim().min(1, 'must not be empty').max(POA_EXPECTED_NAME_MAX_LENGTH),
+  country: CountryCodeAnyCase,
+  maxAgeDays: z.number().int('must be an integer').min(1, 'must be a positive integer').max(POA_MAX_AGE_DAYS_LIMIT),
+} as const;
+
+const fields = CHECK_PROOF_OF_ADDRESS_FIELDS;
+
+/** Input of checkProofOfAddress (GraphQL's `CheckProofOfAddressInput`, and `POST /v1/poa` once mapped). */
 export const CheckProofOfAddressInputSchema = z
   .object({
-    document_image: z.string().min(1, 'document_image must not be empty'),
-    expected_name: z.string().trim().min(1, 'expected_name must not be empty').max(POA_EXPECTED_NAME_MAX_LENGTH).optional(),
-    country: CountryCodeAnyCase.optional(),
-    max_age_days: z
-      .number()
-      .int('max_age_days must be an integer')
-      .min(1, 'max_age_days must be a positive integer')
-      .max(POA_MAX_AGE_DAYS_LIMIT)
-      .optional(),
+    documentImage: fields.documentImage,
+    expectedName: notGiven(fields.expectedName),
+    country: notGiven(fields.country),
+    maxAgeDays: notGiven(fields.maxAgeDays),
   })
   .strict();
 
-/** Accepted input of checkProofOfAddress. */
+/** What checkProofOfAddress accepts before validation: GraphQL's `CheckProofOfAddressInput` as is. */
 export type CheckProofOfAddressInput = z.input<typeof CheckProofOfAddressInputSchema>;
 
 /**
@@ -80,17 +88,16 @@ async function runEngine(principal: TenantPrincipal, input: ProofOfAddressInput,
 export async function checkProofOfAddress(
   em: EntityManager,
   principal: TenantPrincipal,
-  input: unknown,
+  input: CheckProofOfAddressInput,
   options: PoaServiceOptions = {},
 ): Promise<PoaResult> {
   const data = parseOrThrow(CheckProofOfAddressInputSchema, input);
+  // The engines read the spec's snake_case input; their field errors are named back the way the caller wrote them.
   const engineInput: ProofOfAddressInput = {
-    document_image: data.document_image,
-    ...(data.expected_name !== undefined ? { expected_name: data.expected_name } : {}),
-    ...(data.country !== undefined ? { country: data.country } : {}),
-    ...(data.max_age_days !== undefined ? { max_age_days: data.max_age_days } : {}),
+    document_image: data.documentImage,
+    ...definedFields({ expected_name: data.expectedName, country: data.country, max_age_days: data.maxAgeDays }),
   };
-  const analysis = await runEngine(principal, engineInput, options);
+  const analysis = await withCallerFieldNames(runEngine(principal, engineInput, options));
   const { details } = analysis;
   if (details.checks.freshness === 'failed') {
     throw new ApiError(

@@ -3,6 +3,7 @@ import type { GraphQLSchema } from 'graphql';
 import { z } from 'zod';
 import { ApiError, type FieldError } from '../errors.js';
 import { runOperation } from '../graphql/execute.js';
+import { withRenamedFields } from '../input-rules.js';
 import { ID_MAX_LENGTH, findUnstorableText, toFieldErrors } from '../validation.js';
 import type { RequestContextFactory } from '../http/request-context.js';
 import { restFieldName, type RestRoute } from './route.js';
@@ -28,20 +29,6 @@ function assertStorableRequest(request: FastifyRequest): void {
   problems.push(...findUnstorableText(params), ...findUnstorableText(request.query ?? {}));
   if (request.body !== undefined) problems.push(...findUnstorableText(request.body));
   if (problems.length > 0) throw new ApiError('validation_failed', 'The request has invalid fields.', problems);
-}
-
-/**
- * The error of an operation with its field errors renamed to the REST fields (GraphQL names them
- * in camelCase, as its clients wrote them): a REST client reads the names it sent.
- */
-function withRestFieldNames(error: unknown): unknown {
-  if (!(error instanceof ApiError) || error.fieldErrors.length === 0) return error;
-  const fieldErrors = error.fieldErrors.map((fieldError) => {
-    const field = restFieldName(fieldError.field);
-    const message = fieldError.message.startsWith(fieldError.field) ? field + fieldError.message.slice(fieldError.field.length) : fieldError.message;
-    return { ...fieldError, field, message };
-  });
-  return new ApiError(error.code, error.message, fieldErrors, error.headers);
 }
 
 /** Methods a REST path may be called with, for the 405 answer of the others. */
@@ -103,7 +90,8 @@ export function registerRestFacade(
           body: parsePart(route.body, request.body, ''),
         };
         const data = await runOperation(schema, route.operation, route.variables(input), context).catch((error: unknown) => {
-          throw withRestFieldNames(error);
+          // GraphQL names fields in camelCase; a REST client reads the names it sent.
+          throw withRenamedFields(error, restFieldName);
         });
         const status = typeof route.status === 'function' ? route.status(data) : route.status;
         const body = route.present(data);

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { DOCUMENT_RESULT_CODES } from '../../engines/document/engine.js';
 import { SANDBOX_CATALOGUE } from '../../engines/sandbox/catalogue.js';
 import { VerifyIdDocumentDocument, type IdVerificationResultFieldsFragment } from '../../graphql/generated/operations.js';
-import { VerifyIdDocumentInputSchema } from '../../id-verification/id-verification.service.js';
+import { VERIFY_ID_DOCUMENT_FIELDS as fields } from '../../id-verification/id-verification.service.js';
 import { defineRoute } from '../route.js';
 
 const Outcome = z.enum(['passed', 'failed', 'review', 'warning', 'skipped']);
@@ -80,6 +80,19 @@ export function presentIdVerificationResult(result: IdVerificationResultFieldsFr
   };
 }
 
+/** Body of `POST /v1/id-verification` (snake_case, strict: no coercion, unknown fields refused), from the service's field rules. */
+const VerifyIdDocumentBody = z
+  .object({
+    country: fields.country,
+    id_type: fields.idType,
+    image_front: fields.image,
+    image_back: fields.image.nullable().optional(),
+    enable_nfc: fields.enableNfc.optional(),
+    nfc: fields.nfc.optional(),
+    metadata: fields.metadata.optional(),
+  })
+  .strict();
+
 /** ID verification routes. */
 export const idVerificationRoutes = [
   defineRoute({
@@ -89,16 +102,16 @@ export const idVerificationRoutes = [
     summary: 'Checks one ID document: image quality, MRZ and ICAO check digits, expiry, country and type, optional NFC.',
     tag: 'ID verification',
     operation: VerifyIdDocumentDocument,
-    body: VerifyIdDocumentInputSchema,
+    body: VerifyIdDocumentBody,
     variables: ({ body }) => ({
       input: {
         country: body.country,
         idType: body.id_type,
         imageFront: body.image_front,
-        ...(body.image_back != null ? { imageBack: body.image_back } : {}),
-        ...(body.enable_nfc !== undefined ? { enableNfc: body.enable_nfc } : {}),
-        ...(body.nfc !== undefined ? { nfc: body.nfc } : {}),
-        ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
+        imageBack: body.image_back,
+        enableNfc: body.enable_nfc,
+        nfc: body.nfc,
+        metadata: body.metadata,
       },
     }),
     status: 200,

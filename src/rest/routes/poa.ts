@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CheckProofOfAddressDocument, type ProofOfAddressResultFieldsFragment } from '../../graphql/generated/operations.js';
-import { CheckProofOfAddressInputSchema } from '../../poa/poa.service.js';
+import { CHECK_PROOF_OF_ADDRESS_FIELDS as fields } from '../../poa/poa.service.js';
 import { defineRoute } from '../route.js';
 
 const Outcome = z.enum(['passed', 'failed', 'review', 'warning', 'skipped']);
@@ -45,6 +45,16 @@ export function presentPoaResult(result: ProofOfAddressResultFieldsFragment): Po
   };
 }
 
+/** Body of `POST /v1/poa` (snake_case, strict: no coercion, unknown fields refused), from the service's field rules. */
+const CheckProofOfAddressBody = z
+  .object({
+    document_image: fields.documentImage,
+    expected_name: fields.expectedName.optional(),
+    country: fields.country.optional(),
+    max_age_days: fields.maxAgeDays.optional(),
+  })
+  .strict();
+
 /** Proof-of-address routes. */
 export const poaRoutes = [
   defineRoute({
@@ -54,13 +64,13 @@ export const poaRoutes = [
     summary: 'Checks a utility bill, bank statement or government letter; 422 document_too_old past max_age_days (default 90).',
     tag: 'Proof of address',
     operation: CheckProofOfAddressDocument,
-    body: CheckProofOfAddressInputSchema,
+    body: CheckProofOfAddressBody,
     variables: ({ body }) => ({
       input: {
         documentImage: body.document_image,
-        ...(body.expected_name !== undefined ? { expectedName: body.expected_name } : {}),
-        ...(body.country !== undefined ? { country: body.country } : {}),
-        ...(body.max_age_days !== undefined ? { maxAgeDays: body.max_age_days } : {}),
+        expectedName: body.expected_name,
+        country: body.country,
+        maxAgeDays: body.max_age_days,
       },
     }),
     status: 200,
