@@ -115,6 +115,15 @@ export function withRenamedFields(error: unknown, rename: (field: string) => str
   return new ApiError(error.code, error.message, fieldErrors, error.headers);
 }
 
+/**
+ * The snake_case name of a camelCase field path (`expectedDetails.dateOfBirth` →
+ * `expected_details.date_of_birth`): the spec's names, which REST and the engines use, are the
+ * same words as GraphQL's.
+ */
+export function snakeFieldName(field: string): string {
+  return field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+}
+
 /** The camelCase name of a snake_case field path (`image_front` → `imageFront`). */
 export function camelFieldName(field: string): string {
   return field.replace(/_([a-z0-9])/g, (_match, letter: string) => letter.toUpperCase());

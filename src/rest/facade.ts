@@ -3,10 +3,10 @@ import type { GraphQLSchema } from 'graphql';
 import { z } from 'zod';
 import { ApiError, type FieldError } from '../errors.js';
 import { runOperation } from '../graphql/execute.js';
-import { withRenamedFields } from '../input-rules.js';
+import { snakeFieldName, withRenamedFields } from '../input-rules.js';
 import { ID_MAX_LENGTH, findUnstorableText, toFieldErrors } from '../validation.js';
 import type { RequestContextFactory } from '../http/request-context.js';
-import { restFieldName, type RestRoute } from './route.js';
+import type { RestRoute } from './route.js';
 
 /** Validates one part of the request; a failure is a 400 listing every bad field. */
 function parsePart<T>(schema: z.ZodType<T> | undefined, value: unknown, prefix: string): T {
@@ -90,8 +90,9 @@ export function registerRestFacade(
           body: parsePart(route.body, request.body, ''),
         };
         const data = await runOperation(schema, route.operation, route.variables(input), context).catch((error: unknown) => {
-          // GraphQL names fields in camelCase; a REST client reads the names it sent.
-          throw withRenamedFields(error, restFieldName);
+          // GraphQL names fields in camelCase; a REST client reads the names it sent. The routes'
+          // `variables` give each snake_case field the camelCase name of the same words, so this is their inverse.
+          throw withRenamedFields(error, snakeFieldName);
         });
         const status = typeof route.status === 'function' ? route.status(data) : route.status;
         const body = route.present(data);

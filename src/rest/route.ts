@@ -60,15 +60,6 @@ export interface RestRoute<TData = any, TVariables = any, P = any, Q = any, B = 
   problems?: readonly ErrorCode[];
 }
 
-/**
- * The REST name of a field that an operation's error names the GraphQL way: the inverse of the
- * routes' `variables` maps, which give each snake_case REST field the camelCase name of the same
- * words (`expected_details.date_of_birth` ↔ `expectedDetails.dateOfBirth`, `session_id` ↔ `sessionId`).
- */
-export function restFieldName(field: string): string {
-  return field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
-}
-
 /** Declares a route with its types inferred from the operation and schemas. */
 export function defineRoute<TData, TVariables, P = undefined, Q = undefined, B = undefined>(
   route: RestRoute<TData, TVariables, P, Q, B>,

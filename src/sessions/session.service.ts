@@ -28,7 +28,7 @@ import { pendingDecision } from './decision-json.js';
 import type { AmlScreeningInput } from '../engines/inputs.js';
 import type { EngineContext } from '../engines/types.js';
 import { ApiError, notFound, validationError } from '../errors.js';
-import { isUuid } from '../input-rules.js';
+import { camelFieldName, isUuid, withRenamedFields } from '../input-rules.js';
 import { transactionWithEvents, type EventBatch, type EventBus } from '../events/outbox.js';
 import type { Services } from '../services.js';
 import { unixSeconds } from '../time.js';
@@ -42,7 +42,7 @@ import {
   prepareLinkedAmlStep,
   screenSubmittedData,
 } from './aml-subject.js';
-import { NODE_INPUT_SCHEMAS } from './node-inputs.js';
+import { parseNodeInput, type NodeInput } from './node-inputs.js';
 import { CreateSessionInputSchema, storedExpectedDetails, type CreateSessionInput } from './session-input.js';
 import {
   readSessionWithResults,
@@ -500,13 +500,14 @@ export async function submitNodeInput(
   principal: Principal,
   sessionId: string,
   nodeType: NodeType,
-  rawInput: unknown,
+  rawInput: NodeInput,
 ): Promise<SessionProgress> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await submitNodeInputOnce(em, services, principal, sessionId, nodeType, rawInput);
     } catch (error) {
-      if (!(error instanceof LinkedStepChangedError)) throw error;
+      // Engines and sandbox checks name the spec's snake_case fields; the caller wrote camelCase.
+      if (!(error instanceof LinkedStepChangedError)) throw withRenamedFields(error, camelFieldName);
       if (attempt >= LINKED_STEP_ATTEMPTS) throw linkedStepConflict();
     }
   }
@@ -531,7 +532,7 @@ async function submitNodeInputOnce(
   if (existing && !SUBMITTABLE_NODE_STATUSES.includes(existing.status))
     throw new ApiError('conflict', `The ${nodeType} step is already complete (${existing.status}).`);
 
-  const input = parseOrThrow(NODE_INPUT_SCHEMAS[nodeType], rawInput);
+  const input = parseNodeInput(nodeType, rawInput);
   if (session.environment === 'sandbox') {
     const tokenErrors = checkSandboxInput(nodeType, input);
     if (tokenErrors.length > 0) throw validationError(tokenErrors);
