@@ -138,12 +138,7 @@ export class VerificationResolver {
     return this.submit(context, sessionId, 'business_registry', input);
   }
 
-  private async submit(
-    context: GraphQLContext,
-    sessionId: string,
-    nodeType: NodeType,
-    input: NodeInput,
-  ): Promise<VerificationProgress> {
+  private async submit(context: GraphQLContext, sessionId: string, nodeType: NodeType, input: NodeInput): Promise<VerificationProgress> {
     return toProgress(
       context,
       await sessions.submitNodeInput(context.em, context.services, principalOf(context), sessionId, nodeType, input),

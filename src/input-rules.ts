@@ -110,7 +110,11 @@ export function withRenamedFields(error: unknown, rename: (field: string) => str
   const fieldErrors = error.fieldErrors.map((fieldError) => {
     const field = rename(fieldError.field);
     const { message } = fieldError;
-    return { ...fieldError, field, message: message.startsWith(fieldError.field) ? field + message.slice(fieldError.field.length) : message };
+    return {
+      ...fieldError,
+      field,
+      message: message.startsWith(fieldError.field) ? field + message.slice(fieldError.field.length) : message,
+    };
   });
   return new ApiError(error.code, error.message, fieldErrors, error.headers);
 }
@@ -123,6 +127,9 @@ export function withRenamedFields(error: unknown, rename: (field: string) => str
 export function snakeFieldName(field: string): string {
   return field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 }
+
+/** The camelCase form of a snake_case name, as a type (`issuing_state` → `issuingState`). */
+export type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;
 
 /** The camelCase name of a snake_case field path (`image_front` → `imageFront`). */
 export function camelFieldName(field: string): string {

@@ -13,7 +13,6 @@ import { flowSettingsFor } from '../tenants/flow-settings.js';
 /** URL prefix of the flow's own scripts and styles (content-hashed names, cached for a year). */
 export const HOSTED_ASSET_PREFIX = '/verify/assets/';
 
-
 /**
  * The Content-Security-Policy of the page: its one script by nonce (no inline script anywhere),
  * its own styles, images from itself or data:/blob: (photos taken in the browser, the logo), API

@@ -79,9 +79,7 @@ export const LIST_FIELDS = {
 const fields = LIST_FIELDS;
 
 /** Input of createList. */
-export const CreateListInputSchema = z
-  .object({ name: fields.name, type: fields.type, policy: notGiven(fields.policy) })
-  .strict();
+export const CreateListInputSchema = z.object({ name: fields.name, type: fields.type, policy: notGiven(fields.policy) }).strict();
 
 /** Input of updateList: at least one field. */
 export const UpdateListInputSchema = z
@@ -231,12 +229,7 @@ export async function createList(em: EntityManager, scope: TenantScope, rawInput
  * retyped (403); a custom list may change type only while empty (409), since its entries would
  * no longer mean anything.
  */
-export async function updateList(
-  em: EntityManager,
-  scope: TenantScope,
-  listId: string,
-  rawInput: UpdateListInput,
-): Promise<ListWithCount> {
+export async function updateList(em: EntityManager, scope: TenantScope, listId: string, rawInput: UpdateListInput): Promise<ListWithCount> {
   const input = parseOrThrow(UpdateListInputSchema, rawInput);
   const list = await findList(em, scope, listId);
   const entries = (await entryCounts(em, [list.id])).get(list.id) ?? 0;

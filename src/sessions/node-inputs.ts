@@ -71,9 +71,7 @@ export const NODE_INPUT_SCHEMAS = {
       maxAgeDays: notGiven(fields.maxAgeDays),
     })
     .strict(),
-  business_registry: z
-    .object({ companyName: fields.text, registrationNumber: fields.text, country: fields.country })
-    .strict(),
+  business_registry: z.object({ companyName: fields.text, registrationNumber: fields.text, country: fields.country }).strict(),
 } satisfies Record<NodeType, z.ZodType>;
 
 /** What submitNodeInput accepts for a node type before validation: GraphQL's step input as is. */

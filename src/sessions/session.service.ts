@@ -236,8 +236,7 @@ export async function createSession(
     throw validationError([{ field: 'callback', code: 'invalid', message: callbackProblem.replace(/^url /, 'callback ') }]);
   const redirectUrl = input.redirectUrl === undefined ? null : await checkRedirectUrl(em, principal, input.redirectUrl);
   const workflow = await findWorkflowForSession(em, principal, input.workflowId);
-  if (!workflow)
-    throw validationError([{ field: 'workflowId', code: 'unknown', message: `workflow ${input.workflowId} does not exist` }]);
+  if (!workflow) throw validationError([{ field: 'workflowId', code: 'unknown', message: `workflow ${input.workflowId} does not exist` }]);
   if (principal.environment === 'live') {
     const missing = missingLiveProviders(workflow.nodes);
     if (missing.length > 0) {

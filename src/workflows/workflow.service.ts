@@ -191,12 +191,7 @@ export async function deleteWorkflow(em: EntityManager, scope: TenantScope, id: 
 }
 
 /** Patches a custom workflow; built-ins answer 403 `workflow_read_only`, other tenants' and environments' 404. */
-export async function updateWorkflow(
-  em: EntityManager,
-  scope: TenantScope,
-  id: string,
-  input: UpdateWorkflowInput,
-): Promise<Workflow> {
+export async function updateWorkflow(em: EntityManager, scope: TenantScope, id: string, input: UpdateWorkflowInput): Promise<Workflow> {
   const workflow = await getWorkflow(em, scope, id);
   if (workflow.builtIn || BUILT_IN_WORKFLOW_IDS.has(workflow.id)) {
     throw new ApiError('workflow_read_only', `Workflow ${workflow.id} is built in and cannot be changed.`);

@@ -18,9 +18,7 @@ import { LIST_ENTRIES_PAGE_DEFAULT, LIST_ENTRIES_PAGE_MAX, LIST_FIELDS as fields
 import { defineRoute, GRAPHQL_INT_MAX } from '../route.js';
 
 // Bodies in the spec's snake_case, from the service's field rules; the service checks what spans fields.
-const UpdateListBody = z
-  .object({ name: fields.name.optional(), type: fields.type.optional(), policy: fields.policy.optional() })
-  .strict();
+const UpdateListBody = z.object({ name: fields.name.optional(), type: fields.type.optional(), policy: fields.policy.optional() }).strict();
 const CreateListBody = UpdateListBody.extend({ name: fields.name, type: fields.type });
 const FaceEntryBody = z
   .object({ image: fields.image.optional(), reason: fields.reason.optional(), session_id: fields.sessionId.optional() })

@@ -20,7 +20,6 @@ import { CREATE_SESSION_FIELDS as fields } from '../../sessions/session-input.js
 import { definedFields } from '../../input-rules.js';
 import { defineRoute } from '../route.js';
 
-
 const WarningJson = z.object({ code: z.string(), message: z.string(), field: z.string().optional() });
 const NodeResultJson = z.object({
   status: z.enum(NODE_STATUSES),
@@ -133,7 +132,13 @@ function presentDecision(decision: DecisionFieldsFragment): z.infer<typeof Decis
     service_token: decision.serviceToken,
     node_results: presentNodeResults(decision.nodeResults),
     reasons: decision.reasons.map((reason) =>
-      definedFields({ code: reason.code, message: reason.message, node_type: reason.nodeType, list_id: reason.listId, entry_id: reason.entryId }),
+      definedFields({
+        code: reason.code,
+        message: reason.message,
+        node_type: reason.nodeType,
+        list_id: reason.listId,
+        entry_id: reason.entryId,
+      }),
     ),
     metadata: decision.metadata,
   }) as z.infer<typeof DecisionJson>;

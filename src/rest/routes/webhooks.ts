@@ -20,7 +20,6 @@ import { DELIVERIES_PAGE_MAX } from '../../webhooks/webhook.service.js';
 import { definedFields } from '../../input-rules.js';
 import { defineRoute } from '../route.js';
 
-
 /** The spec's Webhook destination JSON; `events` absent means all events; `secret` only at creation and rotation. */
 export const WebhookDestinationJson = z.object({
   uuid: z.string(),
