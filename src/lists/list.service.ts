@@ -6,16 +6,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import {
-  LIST_POLICIES,
-  LIST_TYPES,
-  ListEntrySchema,
-  ListSchema,
-  type List,
-  type ListEntry,
-  type ListPolicy,
-  type ListType,
-} from '../../entities/list.entity.js';
+import { ListEntrySchema, ListSchema, type List, type ListEntry, type ListPolicy, type ListType } from '../../entities/list.entity.js';
 import { SessionSchema } from '../../entities/session.entity.js';
 import type { TenantPrincipal, TenantScope } from '../auth/context.js';
 import { documentNumberKey, sortedTokenKey } from '../engines/aml/normalize.js';
@@ -25,7 +16,19 @@ import type { Services } from '../services.js';
 import { parseOrThrow } from '../validation.js';
 import { faceTemplateKey, templateOfImage } from './face-templates.js';
 import { templateColumns } from './face-index.js';
-import { CountryCodeAnyCase, isUuid, notGiven, type Unchecked } from '../input-rules.js';
+import { isUuid } from '../input-rules.js';
+import {
+  CreateListInputSchema,
+  DocumentEntryInputSchema,
+  FaceEntryInputSchema,
+  NameEntryInputSchema,
+  UpdateListInputSchema,
+  type CreateListInput,
+  type DocumentEntryInput,
+  type FaceEntryInput,
+  type NameEntryInput,
+  type UpdateListInput,
+} from './list-input.js';
 
 /** Entries one page holds when no `limit` is given. */
 export const LIST_ENTRIES_PAGE_DEFAULT = 50;
@@ -51,77 +54,6 @@ export interface ListWithCount {
   /** Number of entries. */
   entries: number;
 }
-
-/**
- * The rule of each list and entry field, once: the service's camelCase schemas and the REST
- * bodies' snake_case ones (src/rest/routes/lists.ts) are built from these.
- */
-export const LIST_FIELDS = {
-  name: z.string().trim().min(1).max(200),
-  type: z.enum(LIST_TYPES),
-  policy: z.enum(LIST_POLICIES),
-  /** Free-text reason of an entry. */
-  reason: z.string().max(1000),
-  image: z.string().min(1),
-  sessionId: z.string().min(1).max(100),
-  entryName: z
-    .string()
-    .max(500)
-    .refine((name) => sortedTokenKey(name).length > 0, { message: 'name has no letters or digits' }),
-  country: CountryCodeAnyCase,
-  idType: z.string().min(1).max(50),
-  documentNumber: z
-    .string()
-    .max(100)
-    .refine((value) => normaliseDocumentNumber(value).length > 0, { message: 'has no letters or digits' }),
-} as const;
-
-const fields = LIST_FIELDS;
-
-/** Input of createList. */
-export const CreateListInputSchema = z.object({ name: fields.name, type: fields.type, policy: notGiven(fields.policy) }).strict();
-
-/** Input of updateList: at least one field. */
-export const UpdateListInputSchema = z
-  .object({ name: notGiven(fields.name), type: notGiven(fields.type), policy: notGiven(fields.policy) })
-  .strict()
-  .refine((input) => Object.values(input).some((value) => value !== undefined), { message: 'give at least one of name, type, policy' });
-
-/** Why a face entry names neither an image nor a session. */
-export const FACE_ENTRY_SOURCE_MESSAGE = 'give image, or the id of a session with a selfie';
-
-/** Input of a face entry: an image, or a session whose selfie template is taken. */
-export const FaceEntryInputSchema = z
-  .object({ image: notGiven(fields.image), reason: notGiven(fields.reason), sessionId: notGiven(fields.sessionId) })
-  .strict()
-  .refine((input) => input.image !== undefined || input.sessionId !== undefined, {
-    message: FACE_ENTRY_SOURCE_MESSAGE,
-    path: ['image'],
-  });
-
-/** Input of a name entry. */
-export const NameEntryInputSchema = z.object({ name: fields.entryName, reason: notGiven(fields.reason) }).strict();
-
-/** Input of a document entry: the fields that identify one document. */
-export const DocumentEntryInputSchema = z
-  .object({
-    country: fields.country,
-    idType: fields.idType,
-    documentNumber: fields.documentNumber,
-    reason: notGiven(fields.reason),
-  })
-  .strict();
-
-/** What createList accepts before validation: GraphQL's `CreateListInput` as is. */
-export type CreateListInput = Unchecked<z.input<typeof CreateListInputSchema>>;
-/** What updateList accepts before validation: GraphQL's `UpdateListInput` as is. */
-export type UpdateListInput = Unchecked<z.input<typeof UpdateListInputSchema>>;
-/** What addFaceEntry accepts before validation: GraphQL's `FaceListEntryInput` as is. */
-export type FaceEntryInput = z.input<typeof FaceEntryInputSchema>;
-/** What addNameEntry accepts before validation: GraphQL's `NameListEntryInput` as is. */
-export type NameEntryInput = z.input<typeof NameEntryInputSchema>;
-/** What addDocumentEntry accepts before validation: GraphQL's `DocumentListEntryInput` as is. */
-export type DocumentEntryInput = z.input<typeof DocumentEntryInputSchema>;
 
 /** Paging of entries. */
 const PageSchema = z

@@ -14,7 +14,8 @@ import {
   type ListEntryFieldsFragment,
   type ListFieldsFragment,
 } from '../../graphql/generated/operations.js';
-import { LIST_ENTRIES_PAGE_DEFAULT, LIST_ENTRIES_PAGE_MAX, LIST_FIELDS as fields } from '../../lists/list.service.js';
+import { LIST_FIELDS as fields } from '../../lists/list-input.js';
+import { LIST_ENTRIES_PAGE_DEFAULT, LIST_ENTRIES_PAGE_MAX } from '../../lists/list.service.js';
 import { defineRoute, GRAPHQL_INT_MAX } from '../route.js';
 
 // Bodies in the spec's snake_case, from the service's field rules; the service checks what spans fields.
