@@ -9,53 +9,52 @@ import { CheckRunSchema } from '../../entities/check-run.entity.js';
 import { TenantSchema } from '../../entities/tenant.entity.js';
 import type { TenantScope } from '../auth/context.js';
 import { AML_LISTS, type AmlList } from '../engines/aml/entity.js';
-import type { MatchedField } from '../engines/aml/score.js';
+import type { AmlHit, MatchedField } from '../engines/aml/score.js';
 import type { AmlNameIndex } from '../engines/aml/name-index.js';
 import { screenStored } from '../engines/aml/store.js';
 import { amlNodeStatus } from '../domain/node-outcome.js';
 import { parseOrThrow } from '../validation.js';
 import { DEFAULT_AML_SCORE_THRESHOLD } from '../domain/workflow.js';
-import { CountryCodeAnyCase } from '../sessions/node-inputs.js';
+import { CountryCodeAnyCase, definedFields, IsoDate, notGiven } from '../input-rules.js';
 
 /** Longest accepted `full_name`, in characters; real names are far shorter, and scoring is quadratic in tokens. */
 export const AML_FULL_NAME_MAX_LENGTH = 300;
 
-/** A calendar date `YYYY-MM-DD` that exists (no 2024-02-30). */
-export const IsoDate = z
-  .string()
-  .regex(/^\d{4}-\d{2}-\d{2}$/, 'must be a date YYYY-MM-DD')
-  .refine((value) => {
-    const date = new Date(`${value}T00:00:00Z`);
-    return !Number.isNaN(date.getTime()) && date.toISOString().slice(0, 10) === value;
-  }, 'must be a real calendar date YYYY-MM-DD');
+/** The rule of each screenAml field, once: the service's camelCase schema and the REST body's snake_case one are built from these. */
+export const SCREEN_AML_FIELDS = {
+  fullName: z.string().trim().min(1, 'must not be empty').max(AML_FULL_NAME_MAX_LENGTH),
+  dateOfBirth: IsoDate,
+  country: CountryCodeAnyCase,
+  lists: z.array(z.enum(AML_LISTS)).min(1, 'give at least one list, or omit lists to screen every list'),
+} as const;
 
-/** Body of `POST /v1/aml` (docs/design.md "Smaller decisions": only full_name is required; lists default to every list). */
+/** Input of screenAml (docs/design.md "Smaller decisions": only fullName is required; lists default to every list). */
 export const ScreenAmlInputSchema = z
   .object({
-    full_name: z.string().trim().min(1, 'full_name must not be empty').max(AML_FULL_NAME_MAX_LENGTH),
-    date_of_birth: IsoDate.optional(),
-    country: CountryCodeAnyCase.optional(),
-    lists: z.array(z.enum(AML_LISTS)).min(1, 'give at least one list, or omit lists to screen every list').optional(),
+    fullName: SCREEN_AML_FIELDS.fullName,
+    dateOfBirth: notGiven(SCREEN_AML_FIELDS.dateOfBirth),
+    country: notGiven(SCREEN_AML_FIELDS.country),
+    lists: notGiven(SCREEN_AML_FIELDS.lists),
   })
   .strict();
 
-/** Accepted input of screenAml. */
+/** What screenAml accepts before validation: GraphQL's `ScreenAmlInput` as is. */
 export type ScreenAmlInput = z.input<typeof ScreenAmlInputSchema>;
 
 /** One hit of the AML result (the spec leaves the item shape open; docs/design.md "Smaller decisions" fixes it here). */
 export interface AmlResultHit {
   /** `SOURCE_LIST:source_id`, stable across re-imports of the list. */
-  entity_id: string;
+  entityId: string;
   /** List the entity is on. */
   list: AmlList;
   /** The listed name or alias that matched best. */
-  matched_name: string;
+  matchedName: string;
   /** The entity's primary name. */
   name: string;
   /** 0–100. */
   score: number;
   /** Query fields that agreed: `name`, `date_of_birth`, `country`. */
-  matched_fields: MatchedField[];
+  matchedFields: MatchedField[];
   /** Sanctions programmes. */
   programs: string[];
   /** Risk topics (`sanction`, `role.pep`, ...). */
@@ -65,55 +64,81 @@ export interface AmlResultHit {
 /** The spec's AML result. */
 export interface AmlResult {
   /** Id of the stored check. */
-  aml_id: string;
+  amlId: string;
   /** 1 (low) to 5 (high). */
-  risk_band: number;
+  riskBand: number;
   /** Potential matches, best first. */
   hits: AmlResultHit[];
   /** 0–100: the best hit's score, 0 without hits. */
   score: number;
   /** Exactly the lists screened. */
-  checked_lists: AmlList[];
+  checkedLists: AmlList[];
+}
+
+/** The AML result as the spec writes it (snake_case): the REST body and the stored check, from one mapping. */
+export function amlResultJson(result: AmlResult) {
+  return {
+    aml_id: result.amlId,
+    risk_band: result.riskBand,
+    hits: result.hits.map((hit) => ({
+      entity_id: hit.entityId,
+      list: hit.list,
+      matched_name: hit.matchedName,
+      name: hit.name,
+      score: hit.score,
+      matched_fields: hit.matchedFields,
+      programs: hit.programs,
+      topics: hit.topics,
+    })),
+    score: result.score,
+    checked_lists: result.checkedLists,
+  };
+}
+
+/** A hit of the name index as the AML result reports it. */
+function resultHitOf(hit: AmlHit): AmlResultHit {
+  return {
+    entityId: hit.entity_id,
+    list: hit.source_list,
+    matchedName: hit.matched_name,
+    name: hit.name,
+    score: hit.score,
+    matchedFields: hit.matched_fields,
+    programs: hit.programs,
+    topics: hit.topics,
+  };
 }
 
 /** Screens one person and stores the result for the tenant's environment; `index` is the server's in-memory name index, if any. */
-export async function screenAml(em: EntityManager, scope: TenantScope, input: unknown, index?: AmlNameIndex | null): Promise<AmlResult> {
+export async function screenAml(
+  em: EntityManager,
+  scope: TenantScope,
+  input: ScreenAmlInput,
+  index?: AmlNameIndex | null,
+): Promise<AmlResult> {
   const data = parseOrThrow(ScreenAmlInputSchema, input);
   const lists = data.lists ?? [...AML_LISTS];
   const screening = await screenStored(
     em,
-    {
-      full_name: data.full_name,
-      ...(data.date_of_birth ? { date_of_birth: data.date_of_birth } : {}),
-      ...(data.country ? { country: data.country } : {}),
-    },
+    { full_name: data.fullName, ...definedFields({ date_of_birth: data.dateOfBirth, country: data.country }) },
     lists,
     index,
   );
   const result: AmlResult = {
-    aml_id: randomUUID(),
-    risk_band: screening.risk_band,
-    hits: screening.hits.map((hit) => ({
-      entity_id: hit.entity_id,
-      list: hit.source_list,
-      matched_name: hit.matched_name,
-      name: hit.name,
-      score: hit.score,
-      matched_fields: hit.matched_fields,
-      programs: hit.programs,
-      topics: hit.topics,
-    })),
+    amlId: randomUUID(),
+    riskBand: screening.risk_band,
+    hits: screening.hits.map(resultHitOf),
     score: screening.score,
-    checked_lists: screening.checked_lists,
+    checkedLists: screening.checked_lists,
   };
   em.create(CheckRunSchema, {
-    id: result.aml_id,
+    id: result.amlId,
     tenant: em.getReference(TenantSchema, scope.tenantId),
     environment: scope.environment,
     kind: 'aml',
     // A standalone check has no workflow: its status is what the default threshold would make of it.
     status: amlNodeStatus(result.score, result.hits.length, DEFAULT_AML_SCORE_THRESHOLD),
-    result: { ...result },
+    result: amlResultJson(result),
     metadata: null,
     createdAt: new Date(),
   });
