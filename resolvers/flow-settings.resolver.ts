@@ -163,19 +163,8 @@ export class FlowSettingsResolver {
     @Ctx() context: GraphQLContext,
   ): Promise<FlowSettingsObject> {
     const scope = requireTenant(context);
-    const snake = Object.fromEntries(
-      Object.entries({
-        display_name: input.displayName,
-        logo: input.logo,
-        primary_color: input.primaryColor,
-        privacy_url: input.privacyUrl,
-        allowed_redirect_origins: input.allowedRedirectOrigins,
-        allowed_embed_origins: input.allowedEmbedOrigins,
-        default_language: input.defaultLanguage,
-      }).filter(([, value]) => value !== undefined),
-    );
     return toSettingsObject(
-      await updateFlowSettings(context.em, scope, snake, { allowHttpLoopback: context.config.DEV_ALLOW_LOOPBACK_WEBHOOKS }),
+      await updateFlowSettings(context.em, scope, input, { allowHttpLoopback: context.config.DEV_ALLOW_LOOPBACK_WEBHOOKS }),
     );
   }
 

@@ -33,11 +33,6 @@ export function toListEntryObject(entry: ListEntry): ListEntryObject {
   };
 }
 
-/** Drops nulls GraphQL sends for omitted optional fields, so the service sees them as absent. */
-function definedOnly(input: object): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined && value !== null));
-}
-
 /** Lists and their entries (docs/design.md "Lists"). */
 @Resolver(() => ListObject)
 export class ListResolver {
@@ -70,7 +65,7 @@ export class ListResolver {
   @Mutation(() => ListObject, { description: 'Creates a custom list.' })
   async createList(@Arg('input', () => CreateListInput) input: CreateListInput, @Ctx() context: GraphQLContext): Promise<ListObject> {
     const scope = requireTenant(context);
-    return toListObject(await lists.createList(context.em, scope, definedOnly(input)));
+    return toListObject(await lists.createList(context.em, scope, input));
   }
 
   @Mutation(() => ListObject, { description: 'Renames, re-policies or retypes a list; built-ins cannot be retyped (FORBIDDEN).' })
@@ -80,7 +75,7 @@ export class ListResolver {
     @Ctx() context: GraphQLContext,
   ): Promise<ListObject> {
     const scope = requireTenant(context);
-    return toListObject(await lists.updateList(context.em, scope, id, definedOnly(input)));
+    return toListObject(await lists.updateList(context.em, scope, id, input));
   }
 
   @Mutation(() => Boolean, { description: 'Deletes a custom list and its entries; built-ins are FORBIDDEN.' })
@@ -99,11 +94,7 @@ export class ListResolver {
     const principal = requireTenant(context);
     // An image runs the face model (in either environment): one unit of the tenant's hourly face quota.
     if (input.image != null) await context.services.rateLimits.chargeEngine(principal, 'face');
-    const { sessionId, ...rest } = definedOnly(input);
-    const created = await lists.addFaceEntry(context.em, context.services, principal, listId, {
-      ...rest,
-      ...(sessionId !== undefined ? { session_id: sessionId } : {}),
-    });
+    const created = await lists.addFaceEntry(context.em, context.services, principal, listId, input);
     return {
       id: created.entry.id,
       fingerprint: created.entry.fingerprint,
@@ -119,7 +110,7 @@ export class ListResolver {
     @Ctx() context: GraphQLContext,
   ): Promise<ListEntryObject> {
     const principal = requireTenant(context);
-    return toListEntryObject(await lists.addNameEntry(context.em, principal, listId, definedOnly(input)));
+    return toListEntryObject(await lists.addNameEntry(context.em, principal, listId, input));
   }
 
   @Mutation(() => ListEntryObject, { description: 'Adds a document (SHA-256 of country, type and number) to a document list.' })
@@ -129,10 +120,7 @@ export class ListResolver {
     @Ctx() context: GraphQLContext,
   ): Promise<ListEntryObject> {
     const principal = requireTenant(context);
-    const { idType, documentNumber, ...rest } = definedOnly(input);
-    return toListEntryObject(
-      await lists.addDocumentEntry(context.em, principal, listId, { ...rest, id_type: idType, document_number: documentNumber }),
-    );
+    return toListEntryObject(await lists.addDocumentEntry(context.em, principal, listId, input));
   }
 
   @Mutation(() => Boolean, { description: 'Removes an entry; it gates nothing from that instant.' })

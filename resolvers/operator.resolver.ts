@@ -36,7 +36,7 @@ export class OperatorResolver {
         'forbidden',
         'Operators are added by an admin in the console or with the CLI (operator:create), not with an API key.',
       );
-    return toOperatorObject(await createOperator(context.em, { ...input, tenant_id: principal.tenantId }));
+    return toOperatorObject(await createOperator(context.em, { ...input, tenantId: principal.tenantId }));
   }
 
   @Mutation(() => Int, {

@@ -86,30 +86,6 @@ export function toStatusChangeObject(row: SessionStatusChange): StatusChangeObje
   };
 }
 
-/** Converts a GraphQL input with camelCase keys to the service's snake_case input, dropping nulls. */
-function toCreateInput(input: CreateSessionInput): Record<string, unknown> {
-  const defined = <T extends object>(value: T | undefined | null) =>
-    value ? Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined && field !== null)) : undefined;
-  const expected = defined(input.expectedDetails);
-  return Object.fromEntries(
-    Object.entries({
-      workflow_id: input.workflowId,
-      vendor_data: input.vendorData,
-      callback: input.callback ?? undefined,
-      redirect_url: input.redirectUrl ?? undefined,
-      language: input.language ?? undefined,
-      metadata: input.metadata ?? undefined,
-      contact_details: defined(input.contactDetails),
-      expected_details: expected && {
-        first_name: expected.firstName,
-        last_name: expected.lastName,
-        date_of_birth: expected.dateOfBirth,
-        country: expected.country,
-      },
-    }).filter(([, value]) => value !== undefined),
-  );
-}
-
 /** Sessions: creation, reading, listing, review, and their nested fields through DataLoaders. */
 @Resolver(() => SessionObject)
 export class SessionResolver {
@@ -121,7 +97,7 @@ export class SessionResolver {
     @Ctx() context: GraphQLContext,
   ): Promise<CreateSessionPayload> {
     const principal = requireTenant(context);
-    const result = await sessions.createSession(context.em, context.services, context.config, principal, toCreateInput(input));
+    const result = await sessions.createSession(context.em, context.services, context.config, principal, input);
     return { session: toSessionObject(result.session, context), idempotentReuse: result.idempotentReuse };
   }
 

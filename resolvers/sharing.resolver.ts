@@ -59,10 +59,7 @@ export class SharingResolver {
     expiresIn?: number | null,
   ): Promise<ShareTokenObject> {
     const principal = requireTenant(context);
-    const minted = await sharing.shareSession(context.em, context.services, principal, sessionId, {
-      partner_application_id: partnerApplicationId,
-      ...(expiresIn != null ? { expires_in: expiresIn } : {}),
-    });
+    const minted = await sharing.shareSession(context.em, context.services, principal, sessionId, { partnerApplicationId, expiresIn });
     return { id: minted.id, shareToken: minted.token, expiresAt: unixSeconds(minted.expiresAt) };
   }
 
@@ -74,12 +71,7 @@ export class SharingResolver {
     @Ctx() context: GraphQLContext,
   ): Promise<ImportedSessionObject> {
     const principal = requireTenant(context);
-    const imported = await sharing.importSharedSession(context.em, context.services, context.config, principal, {
-      share_token: input.shareToken,
-      trust_review: input.trustReview,
-      workflow_id: input.workflowId,
-      ...(input.vendorData != null ? { vendor_data: input.vendorData } : {}),
-    });
+    const imported = await sharing.importSharedSession(context.em, context.services, context.config, principal, input);
     return {
       sessionId: imported.session.id,
       importedFrom: imported.importedFrom,

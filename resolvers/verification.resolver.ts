@@ -5,6 +5,7 @@ import type { NodeType } from '../src/domain/types.js';
 import { ApiError } from '../src/errors.js';
 import type { GraphQLContext } from '../src/graphql/context.js';
 import * as phone from '../src/sessions/phone-step.js';
+import type { NodeInput } from '../src/sessions/node-inputs.js';
 import * as sessions from '../src/sessions/session.service.js';
 import type { NodeResultRecord } from '../src/sessions/session-record.js';
 import { unixSeconds } from '../src/time.js';
@@ -53,11 +54,6 @@ async function toProgress(context: GraphQLContext, progress: sessions.SessionPro
   };
 }
 
-/** Drops null and undefined fields, so optional GraphQL fields read as absent. */
-function compact(input: Record<string, unknown>): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined && value !== null));
-}
-
 /**
  * The end user's steps: read what the workflow needs, submit each node's input. Reachable with
  * the session token of the session URL (only that session) or with the tenant's API key.
@@ -78,18 +74,7 @@ export class VerificationResolver {
     @Arg('input', () => DocumentStepInput) input: DocumentStepInput,
     @Ctx() context: GraphQLContext,
   ): Promise<VerificationProgress> {
-    return this.submit(context, sessionId, 'document_verification', {
-      country: input.country,
-      id_type: input.idType,
-      image_front: input.imageFront,
-      image_back: input.imageBack,
-      enable_nfc: input.enableNfc,
-      nfc: input.nfc ? { sod: input.nfc.sod, dg1: input.nfc.dg1, ...(input.nfc.dg2 ? { dg2: input.nfc.dg2 } : {}) } : undefined,
-      document_number: input.documentNumber,
-      first_name: input.firstName,
-      last_name: input.lastName,
-      date_of_birth: input.dateOfBirth,
-    });
+    return this.submit(context, sessionId, 'document_verification', input);
   }
 
   @Mutation(() => VerificationProgress, { description: 'Submits the selfie, matched against the document portrait.' })
@@ -98,7 +83,7 @@ export class VerificationResolver {
     @Arg('input', () => SelfieStepInput) input: SelfieStepInput,
     @Ctx() context: GraphQLContext,
   ): Promise<VerificationProgress> {
-    return this.submit(context, sessionId, 'biometric_kyc', { selfie: input.selfie });
+    return this.submit(context, sessionId, 'biometric_kyc', input);
   }
 
   @Mutation(() => VerificationProgress, {
@@ -110,11 +95,7 @@ export class VerificationResolver {
     @Arg('input', () => AmlStepInput) input: AmlStepInput,
     @Ctx() context: GraphQLContext,
   ): Promise<VerificationProgress> {
-    return this.submit(context, sessionId, 'aml_screening', {
-      full_name: input.fullName,
-      date_of_birth: input.dateOfBirth,
-      country: input.country,
-    });
+    return this.submit(context, sessionId, 'aml_screening', input);
   }
 
   @Mutation(() => PhoneCodeRequest, { description: 'Sends a one-time code to the phone (given, or the contact phone of the session).' })
@@ -145,12 +126,7 @@ export class VerificationResolver {
     @Arg('input', () => ProofOfAddressStepInput) input: ProofOfAddressStepInput,
     @Ctx() context: GraphQLContext,
   ): Promise<VerificationProgress> {
-    return this.submit(context, sessionId, 'proof_of_address', {
-      document_image: input.documentImage,
-      expected_name: input.expectedName,
-      country: input.country,
-      max_age_days: input.maxAgeDays,
-    });
+    return this.submit(context, sessionId, 'proof_of_address', input);
   }
 
   @Mutation(() => VerificationProgress, { description: 'Submits the company to look up in its registry.' })
@@ -159,22 +135,13 @@ export class VerificationResolver {
     @Arg('input', () => BusinessRegistryStepInput) input: BusinessRegistryStepInput,
     @Ctx() context: GraphQLContext,
   ): Promise<VerificationProgress> {
-    return this.submit(context, sessionId, 'business_registry', {
-      company_name: input.companyName,
-      registration_number: input.registrationNumber,
-      country: input.country,
-    });
+    return this.submit(context, sessionId, 'business_registry', input);
   }
 
-  private async submit(
-    context: GraphQLContext,
-    sessionId: string,
-    nodeType: NodeType,
-    input: Record<string, unknown>,
-  ): Promise<VerificationProgress> {
+  private async submit(context: GraphQLContext, sessionId: string, nodeType: NodeType, input: NodeInput): Promise<VerificationProgress> {
     return toProgress(
       context,
-      await sessions.submitNodeInput(context.em, context.services, principalOf(context), sessionId, nodeType, compact(input)),
+      await sessions.submitNodeInput(context.em, context.services, principalOf(context), sessionId, nodeType, input),
     );
   }
 }

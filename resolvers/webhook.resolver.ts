@@ -62,17 +62,6 @@ export function toAttemptObject(attempt: WebhookAttempt): WebhookAttemptObject {
   };
 }
 
-/** The GraphQL update input as the service's snake_case input; null means "not given" except for `events`. */
-function toUpdateServiceInput(input: UpdateWebhookDestinationInput): Record<string, unknown> {
-  return {
-    ...(input.url != null ? { url: input.url } : {}),
-    ...(input.version != null ? { version: input.version } : {}),
-    ...(input.events !== undefined ? { events: input.events } : {}),
-    ...(input.active != null ? { active: input.active } : {}),
-    ...(input.rotateSecret != null ? { rotate_secret: input.rotateSecret } : {}),
-  };
-}
-
 /** Webhook destinations, their deliveries and attempts, replay and test messages. */
 @Resolver(() => WebhookDeliveryObject)
 export class WebhookResolver {
@@ -94,17 +83,12 @@ export class WebhookResolver {
     @Ctx() context: GraphQLContext,
   ): Promise<WebhookDestinationSecretPayload> {
     const scope = requireTenant(context);
-    const serviceInput = {
-      url: input.url,
-      ...(input.version != null ? { version: input.version } : {}),
-      ...(input.events != null ? { events: input.events } : {}),
-    };
     const result = await webhooks.createDestination(
       context.em,
       context.services.secrets,
       context.config.DEV_ALLOW_LOOPBACK_WEBHOOKS,
       scope,
-      serviceInput,
+      input,
     );
     return { destination: toDestinationObject(result.destination), secret: result.secret };
   }
@@ -124,7 +108,7 @@ export class WebhookResolver {
       context.config.DEV_ALLOW_LOOPBACK_WEBHOOKS,
       scope,
       id,
-      toUpdateServiceInput(input),
+      input,
     );
     return { destination: toDestinationObject(result.destination), secret: result.secret };
   }

@@ -22,23 +22,6 @@ export function toWorkflowObject(workflow: Workflow): WorkflowObject {
   };
 }
 
-/** Strips GraphQL's absent-vs-null distinction: a null optional field means "not given". */
-function definedOnly<T extends object>(input: T): Partial<T> {
-  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== undefined && value !== null)) as Partial<T>;
-}
-
-/** Converts the GraphQL input to the service's snake_case input. */
-function toServiceInput(input: CreateWorkflowInput | UpdateWorkflowInput): Record<string, unknown> {
-  const { complianceLevel, amlScoreThreshold, maxAttempts, nodes, ...rest } = definedOnly(input);
-  return {
-    ...rest,
-    ...(nodes !== undefined ? { nodes: nodes.map((node) => ({ ...node })) } : {}),
-    ...(complianceLevel !== undefined ? { compliance_level: complianceLevel } : {}),
-    ...(amlScoreThreshold !== undefined ? { aml_score_threshold: amlScoreThreshold } : {}),
-    ...(maxAttempts !== undefined ? { max_attempts: maxAttempts } : {}),
-  };
-}
-
 /** Workflows: the five built-ins plus the tenant's own. */
 @Resolver(() => WorkflowObject)
 export class WorkflowResolver {
@@ -60,7 +43,7 @@ export class WorkflowResolver {
     @Ctx() context: GraphQLContext,
   ): Promise<WorkflowObject> {
     const scope = requireTenant(context);
-    return toWorkflowObject(await workflows.createWorkflow(context.em, scope, toServiceInput(input)));
+    return toWorkflowObject(await workflows.createWorkflow(context.em, scope, input));
   }
 
   @Mutation(() => WorkflowObject, { description: 'Renames or changes a custom workflow; WORKFLOW_READ_ONLY for built-ins.' })
@@ -70,7 +53,7 @@ export class WorkflowResolver {
     @Ctx() context: GraphQLContext,
   ): Promise<WorkflowObject> {
     const scope = requireTenant(context);
-    return toWorkflowObject(await workflows.updateWorkflow(context.em, scope, id, toServiceInput(input)));
+    return toWorkflowObject(await workflows.updateWorkflow(context.em, scope, id, input));
   }
 
   @Mutation(() => Boolean, {

@@ -119,7 +119,7 @@ export async function runCli(argv: string[]): Promise<number> {
         // A password on the command line would sit in the shell history and the process list: the environment or a generated one.
         const password = given || randomBytes(18).toString('base64url');
         const operator = await createOperator(em, {
-          tenant_id: requireArg(rest[0], 'tenant-id'),
+          tenantId: requireArg(rest[0], 'tenant-id'),
           email: requireArg(rest[1], 'email'),
           name: values.name,
           role: values.role ?? 'admin',

@@ -6,6 +6,7 @@ import type { ServiceSecrets } from '../auth/secrets.js';
 import type { NodeType } from '../domain/types.js';
 import { decodeDataUri } from '../engines/data-uri.js';
 import { ApiError } from '../errors.js';
+import { isUuid } from '../input-rules.js';
 import type { Services } from '../services.js';
 import type { NodeInputObserver } from '../sessions/decision-hooks.js';
 
@@ -15,7 +16,6 @@ export const EVIDENCE_URL_TTL_SECONDS = 5 * 60;
 export const EVIDENCE_RETENTION_MAX_DAYS = 3650;
 /** The types evidence is kept in: those the engines accept. */
 const EVIDENCE_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'application/pdf'] as const;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Bytes of a tenant's data key (AES-256). */
 const DATA_KEY_BYTES = 32;
 /** AES-GCM nonce length, in bytes. */
@@ -224,9 +224,9 @@ export async function openEvidence(
 ): Promise<OpenedEvidence> {
   const { operator, expires, signature } = query;
   if (
-    !UUID.test(evidenceId) ||
+    !isUuid(evidenceId) ||
     typeof operator !== 'string' ||
-    !UUID.test(operator) ||
+    !isUuid(operator) ||
     typeof expires !== 'string' ||
     typeof signature !== 'string' ||
     !/^\d{1,12}$/.test(expires)

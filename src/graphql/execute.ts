@@ -5,6 +5,14 @@ import type { GraphQLContext } from './context.js';
 import { assertAcceptableInputs } from './input-limits.js';
 
 /**
+ * Whether a GraphQL error message is graphql-js's variable coercion failure (wrong type, unknown enum
+ * value, missing required variable): the client's input was wrong, whichever transport carried it.
+ */
+export function isVariableCoercionMessage(message: unknown): boolean {
+  return typeof message === 'string' && /^Variable "\$/.test(message);
+}
+
+/**
  * Runs one typed operation in-process against the shared schema; the REST facade's client.
  * Returns the data, or throws the first error as an ApiError (unknown errors are rethrown as is).
  */
@@ -34,6 +42,6 @@ function firstError(errors: readonly GraphQLError[]): Error {
   if (original instanceof ApiError) return original;
   if (error instanceof ApiError) return error;
   // Variable coercion errors carry no original error: the input itself was wrong.
-  if (!original && /^Variable "\$/.test(error.message)) return new ApiError('validation_failed', error.message);
+  if (!original && isVariableCoercionMessage(error.message)) return new ApiError('validation_failed', error.message);
   return original ?? error;
 }

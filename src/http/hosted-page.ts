@@ -5,14 +5,13 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { HOSTED_BUILD_DIR, readHostedManifest, type HostedManifest } from '../../scripts/build-hosted.js';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
 import { ApiError } from '../errors.js';
+import { isUuid } from '../input-rules.js';
 import type { Services } from '../services.js';
 import { loadSession } from '../sessions/session.service.js';
 import { flowSettingsFor } from '../tenants/flow-settings.js';
 
 /** URL prefix of the flow's own scripts and styles (content-hashed names, cached for a year). */
 export const HOSTED_ASSET_PREFIX = '/verify/assets/';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The Content-Security-Policy of the page: its one script by nonce (no inline script anywhere),
@@ -73,7 +72,7 @@ export function registerHostedPage(app: FastifyInstance, orm: MikroORM, services
     }
     let embedOrigins: string[] = [];
     let found = false as boolean;
-    if (UUID.test(request.params.session_id)) {
+    if (isUuid(request.params.session_id)) {
       const em = orm.em.fork();
       const [session] = await em.execute<{ tenant_id: string; environment: ApiKeyEnvironment }[]>(
         'select tenant_id, environment from session where id = ?',

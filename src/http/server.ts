@@ -16,6 +16,7 @@ import { checkDatabaseReady } from '../db/readiness.js';
 import { requestSignals } from '../engines/pool/executor.js';
 import { ApiError, fromDatabaseError } from '../errors.js';
 import type { GraphQLContext } from '../graphql/context.js';
+import { isVariableCoercionMessage } from '../graphql/execute.js';
 import { assertAcceptableInputs } from '../graphql/input-limits.js';
 import { assertWithinLimits, type OperationLimits } from '../graphql/limits.js';
 import { registerRestFacade } from '../rest/facade.js';
@@ -163,7 +164,7 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
     formatError(formatted, error) {
       const code = formatted.extensions?.code;
       // Variable coercion failures (wrong type, unknown enum value) are the client's input.
-      const isCoercionError = typeof formatted.message === 'string' && /^Variable "\$/.test(formatted.message) && !formatted.path;
+      const isCoercionError = isVariableCoercionMessage(formatted.message) && !formatted.path;
       if (code === 'BAD_USER_INPUT' || isCoercionError)
         return { ...formatted, extensions: { ...formatted.extensions, code: 'VALIDATION_FAILED' } };
       if (code === 'INTERNAL_SERVER_ERROR') {

@@ -6,16 +6,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import {
-  LIST_POLICIES,
-  LIST_TYPES,
-  ListEntrySchema,
-  ListSchema,
-  type List,
-  type ListEntry,
-  type ListPolicy,
-  type ListType,
-} from '../../entities/list.entity.js';
+import { ListEntrySchema, ListSchema, type List, type ListEntry, type ListPolicy, type ListType } from '../../entities/list.entity.js';
 import { SessionSchema } from '../../entities/session.entity.js';
 import type { TenantPrincipal, TenantScope } from '../auth/context.js';
 import { documentNumberKey, sortedTokenKey } from '../engines/aml/normalize.js';
@@ -26,7 +17,19 @@ import { parseOrThrow } from '../validation.js';
 import { keptSelfie } from '../evidence/evidence.service.js';
 import { faceTemplateKey, templateOfImage } from './face-templates.js';
 import { templateColumns } from './face-index.js';
-import { CountryCodeAnyCase } from '../sessions/node-inputs.js';
+import { isUuid } from '../input-rules.js';
+import {
+  CreateListInputSchema,
+  DocumentEntryInputSchema,
+  FaceEntryInputSchema,
+  NameEntryInputSchema,
+  UpdateListInputSchema,
+  type CreateListInput,
+  type DocumentEntryInput,
+  type FaceEntryInput,
+  type NameEntryInput,
+  type UpdateListInput,
+} from './list-input.js';
 
 /** Entries one page holds when no `limit` is given. */
 export const LIST_ENTRIES_PAGE_DEFAULT = 50;
@@ -52,65 +55,6 @@ export interface ListWithCount {
   /** Number of entries. */
   entries: number;
 }
-
-/** Input of createList. */
-export const CreateListInputSchema = z
-  .object({
-    name: z.string().trim().min(1).max(200),
-    type: z.enum(LIST_TYPES),
-    policy: z.enum(LIST_POLICIES).optional(),
-  })
-  .strict();
-
-/** Input of updateList: at least one field. */
-export const UpdateListInputSchema = z
-  .object({
-    name: z.string().trim().min(1).max(200).optional(),
-    type: z.enum(LIST_TYPES).optional(),
-    policy: z.enum(LIST_POLICIES).optional(),
-  })
-  .strict()
-  .refine((input) => Object.keys(input).length > 0, { message: 'give at least one of name, type, policy' });
-
-/** Free-text reason of an entry. */
-const Reason = z.string().max(1000).optional();
-
-/** Input of a face entry: an image, or a session whose selfie template is taken. */
-export const FaceEntryInputSchema = z
-  .object({
-    image: z.string().min(1).optional(),
-    reason: Reason,
-    session_id: z.string().min(1).max(100).optional(),
-  })
-  .strict()
-  .refine((input) => input.image !== undefined || input.session_id !== undefined, {
-    message: 'give image, or session_id of a session with a selfie',
-    path: ['image'],
-  });
-
-/** Input of a name entry. */
-export const NameEntryInputSchema = z
-  .object({
-    name: z
-      .string()
-      .max(500)
-      .refine((name) => sortedTokenKey(name).length > 0, { message: 'name has no letters or digits' }),
-    reason: Reason,
-  })
-  .strict();
-
-/** Input of a document entry: the fields that identify one document. */
-export const DocumentEntryInputSchema = z
-  .object({
-    country: CountryCodeAnyCase,
-    id_type: z.string().min(1).max(50),
-    document_number: z
-      .string()
-      .max(100)
-      .refine((value) => normaliseDocumentNumber(value).length > 0, { message: 'document_number has no letters or digits' }),
-    reason: Reason,
-  })
-  .strict();
 
 /** Paging of entries. */
 const PageSchema = z
@@ -144,7 +88,7 @@ export function nameFingerprint(name: string): string {
 
 /** A uuid, or a 404: a malformed id names nothing the caller owns. */
 function assertUuid(id: string, what: string): void {
-  if (!z.uuid().safeParse(id).success) throw notFound(what);
+  if (!isUuid(id)) throw notFound(what);
 }
 
 /** Creates the built-in lists of a tenant's environment that do not exist yet (race-safe). */
@@ -198,7 +142,7 @@ export async function getList(em: EntityManager, scope: TenantScope, listId: str
 }
 
 /** Creates a custom list in the scope's environment. */
-export async function createList(em: EntityManager, scope: TenantScope, rawInput: unknown): Promise<ListWithCount> {
+export async function createList(em: EntityManager, scope: TenantScope, rawInput: CreateListInput): Promise<ListWithCount> {
   const input = parseOrThrow(CreateListInputSchema, rawInput);
   const list = em.create(ListSchema, {
     id: randomUUID(),
@@ -218,7 +162,7 @@ export async function createList(em: EntityManager, scope: TenantScope, rawInput
  * retyped (403); a custom list may change type only while empty (409), since its entries would
  * no longer mean anything.
  */
-export async function updateList(em: EntityManager, scope: TenantScope, listId: string, rawInput: unknown): Promise<ListWithCount> {
+export async function updateList(em: EntityManager, scope: TenantScope, listId: string, rawInput: UpdateListInput): Promise<ListWithCount> {
   const input = parseOrThrow(UpdateListInputSchema, rawInput);
   const list = await findList(em, scope, listId);
   const entries = (await entryCounts(em, [list.id])).get(list.id) ?? 0;
@@ -299,7 +243,12 @@ async function insertEntry(
 }
 
 /** Adds a name to a name list. */
-export async function addNameEntry(em: EntityManager, principal: TenantPrincipal, listId: string, rawInput: unknown): Promise<ListEntry> {
+export async function addNameEntry(
+  em: EntityManager,
+  principal: TenantPrincipal,
+  listId: string,
+  rawInput: NameEntryInput,
+): Promise<ListEntry> {
   const input = parseOrThrow(NameEntryInputSchema, rawInput);
   const list = await findList(em, principal, listId);
   assertListType(list, 'name');
@@ -311,12 +260,12 @@ export async function addDocumentEntry(
   em: EntityManager,
   principal: TenantPrincipal,
   listId: string,
-  rawInput: unknown,
+  rawInput: DocumentEntryInput,
 ): Promise<ListEntry> {
   const input = parseOrThrow(DocumentEntryInputSchema, rawInput);
   const list = await findList(em, principal, listId);
   assertListType(list, 'document');
-  return insertEntry(em, list, principal, documentFingerprint(input.country, input.id_type, input.document_number), input.reason);
+  return insertEntry(em, list, principal, documentFingerprint(input.country, input.idType, input.documentNumber), input.reason);
 }
 
 /** The result of adding a face (spec "Face entry creation result"). */
@@ -328,7 +277,7 @@ export interface FaceEntryCreated {
 
 /**
  * Adds a face to a face list: from `image` (exactly one face, else 400), or, with only
- * `session_id`, from that session's selfie template (or, when it has none under the current
+ * `sessionId`, from that session's selfie template (or, when it has none under the current
  * template key, from its selfie still kept as evidence). The image is decoded, described and dropped
  * in memory; only the projected template and its fingerprint are stored.
  */
@@ -337,16 +286,16 @@ export async function addFaceEntry(
   services: Services,
   principal: TenantPrincipal,
   listId: string,
-  rawInput: unknown,
+  rawInput: FaceEntryInput,
 ): Promise<FaceEntryCreated> {
   const input = parseOrThrow(FaceEntryInputSchema, rawInput);
   const list = await findList(em, principal, listId);
   assertListType(list, 'face');
-  if (input.session_id !== undefined) {
-    assertUuid(input.session_id, 'Session');
+  if (input.sessionId !== undefined) {
+    assertUuid(input.sessionId, 'Session');
     const session = await em.findOne(
       SessionSchema,
-      { id: input.session_id, tenant: principal.tenantId, environment: principal.environment },
+      { id: input.sessionId, tenant: principal.tenantId, environment: principal.environment },
       { fields: ['id'] },
     );
     if (!session) throw notFound('Session');
@@ -359,20 +308,20 @@ export async function addFaceEntry(
     const key = await faceTemplateKey(em, services, principal.tenantId);
     const [row] = await em.execute<{ template: Buffer }[]>(
       `select template from session_list_subject where session_id = ? and kind = 'face' and key_version = ? and template is not null`,
-      [input.session_id, key.version],
+      [input.sessionId, key.version],
       'all',
     );
     // No template under the current key (made before a key rotation, say): the kept selfie, if still kept, gives one.
-    const selfie = row ? null : await keptSelfie(em, services.secrets, principal.tenantId, input.session_id!);
+    const selfie = row ? null : await keptSelfie(em, services.secrets, principal.tenantId, input.sessionId!);
     const noTemplate = () => {
       const message = 'the session has no selfie with a detectable face; send image instead';
-      return validationError([{ field: 'session_id', code: 'no_face_template', message }], message);
+      return validationError([{ field: 'sessionId', code: 'no_face_template', message }], message);
     };
     if (row) {
       template = templateFromBytes(row.template);
       keyVersion = key.version;
     } else if (selfie) {
-      ({ template, keyVersion } = await templateOfImage(em, services, principal.tenantId, selfie, 'session_id').catch((error: unknown) => {
+      ({ template, keyVersion } = await templateOfImage(em, services, principal.tenantId, selfie, 'sessionId').catch((error: unknown) => {
         throw error instanceof ApiError ? noTemplate() : error;
       }));
     } else throw noTemplate();
@@ -394,7 +343,7 @@ export async function addFaceEntry(
       input.reason ?? null,
       addedBy(principal),
       principal.kind === 'operator' ? principal.operatorName : null,
-      input.session_id ?? null,
+      input.sessionId ?? null,
     ],
     'run',
   );

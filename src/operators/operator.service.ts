@@ -8,6 +8,7 @@ import type { OperatorPrincipal } from '../auth/context.js';
 import { decoyPasswordHash, hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, verifyPassword } from '../auth/passwords.js';
 import { ApiError, notFound } from '../errors.js';
 import { parseOrThrow } from '../validation.js';
+import { UUID_PATTERN, type Unchecked } from '../input-rules.js';
 
 /** Consecutive wrong passwords after which an account is locked. */
 export const OPERATOR_MAX_FAILED_LOGINS = 5;
@@ -20,12 +21,10 @@ const LOGIN_TOKEN_BYTES = 32;
 /** Longest cookie token we bother hashing, in characters (ours are 43). */
 const LOGIN_TOKEN_MAX_LENGTH = 100;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** What creating an operator takes. */
 export const CreateOperatorInputSchema = z
   .object({
-    tenant_id: z.string().regex(UUID, 'tenant_id must be a UUID'),
+    tenantId: z.string().regex(UUID_PATTERN, 'must be a UUID'),
     // Not RFC 5322 in full: an address a person can type, with one @ and a dot in the domain.
     email: z
       .string()
@@ -38,6 +37,9 @@ export const CreateOperatorInputSchema = z
     password: z.string().min(PASSWORD_MIN_LENGTH, `password must have at least ${PASSWORD_MIN_LENGTH} characters`).max(PASSWORD_MAX_LENGTH),
   })
   .strict();
+
+/** What createOperator accepts before validation: GraphQL's `CreateOperatorInput` with the caller's tenant, or the CLI's arguments. */
+export type CreateOperatorInput = Unchecked<z.input<typeof CreateOperatorInputSchema>>;
 
 /** An operator as shown to people and to the operator itself: never the hash. */
 export interface OperatorSummary {
@@ -62,9 +64,9 @@ export function summarise(operator: Operator): OperatorSummary {
 }
 
 /** Creates an operator of a tenant (the CLI makes the first admin); the address must be unused across tenants: 409 otherwise. */
-export async function createOperator(em: EntityManager, rawInput: unknown): Promise<OperatorSummary> {
+export async function createOperator(em: EntityManager, rawInput: CreateOperatorInput): Promise<OperatorSummary> {
   const input = parseOrThrow(CreateOperatorInputSchema, rawInput);
-  const tenant = await em.findOne(TenantSchema, { id: input.tenant_id });
+  const tenant = await em.findOne(TenantSchema, { id: input.tenantId });
   if (!tenant) throw notFound('Tenant');
   if (await em.findOne(OperatorSchema, { email: input.email }))
     throw new ApiError('conflict', `An operator with the address ${input.email} exists already.`);

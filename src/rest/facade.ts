@@ -3,6 +3,7 @@ import type { GraphQLSchema } from 'graphql';
 import { z } from 'zod';
 import { ApiError, type FieldError } from '../errors.js';
 import { runOperation } from '../graphql/execute.js';
+import { snakeFieldName, withRenamedFields } from '../input-rules.js';
 import { ID_MAX_LENGTH, findUnstorableText, toFieldErrors } from '../validation.js';
 import type { RequestContextFactory } from '../http/request-context.js';
 import type { RestRoute } from './route.js';
@@ -88,7 +89,11 @@ export function registerRestFacade(
           query: parsePart(route.query, request.query, ''),
           body: parsePart(route.body, request.body, ''),
         };
-        const data = await runOperation(schema, route.operation, route.variables(input), context);
+        const data = await runOperation(schema, route.operation, route.variables(input), context).catch((error: unknown) => {
+          // GraphQL names fields in camelCase; a REST client reads the names it sent. The routes'
+          // `variables` give each snake_case field the camelCase name of the same words, so this is their inverse.
+          throw withRenamedFields(error, snakeFieldName);
+        });
         const status = typeof route.status === 'function' ? route.status(data) : route.status;
         const body = route.present(data);
         reply.code(status);

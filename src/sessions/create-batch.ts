@@ -10,6 +10,7 @@
  * with it, and each batch is one transaction.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ExpectedDetails } from '../../entities/session.entity.js';
 import { batcherFor } from '../db/batcher.js';
 import { ACTIVE_STATUSES_SQL } from '../domain/session-state.js';
 import { hotQuery } from '../db/native.js';
@@ -32,7 +33,7 @@ export interface CreateRow {
   language: string | null;
   metadata: Record<string, unknown> | null;
   contact_details: Record<string, unknown> | null;
-  expected_details: Record<string, unknown> | null;
+  expected_details: ExpectedDetails | null;
   /** The API key that asked, when a key did. */
   key_id: string | null;
   /** The operator who asked in the console, by id and name, when one did. */

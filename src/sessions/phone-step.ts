@@ -5,7 +5,7 @@ import { sendsCodes } from '../engines/phone/engine.js';
 import { ApiError, validationError } from '../errors.js';
 import type { Services } from '../services.js';
 import { parseOrThrow } from '../validation.js';
-import { PhoneNumber } from './node-inputs.js';
+import { PhoneNumber } from '../input-rules.js';
 import { assertAcceptsInput, loadSession, submitNodeInput, type SessionProgress } from './session.service.js';
 
 /** How long a one-time code stays valid, in seconds (10 minutes). */

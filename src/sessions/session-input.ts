@@ -1,6 +1,7 @@
 import { z } from 'zod';
+import type { ExpectedDetails } from '../../entities/session.entity.js';
+import { CountryCode, definedFields, IsoDate, notGiven, PhoneNumber, type Unchecked } from '../input-rules.js';
 import { SUPPORTED_LANGUAGES } from '../tenants/flow-settings.js';
-import { CountryCode, IsoDate, PhoneNumber } from './node-inputs.js';
 
 /** Largest `metadata` object, in bytes of its JSON. */
 export const METADATA_MAX_BYTES = 16 * 1024;
@@ -30,32 +31,63 @@ export const HttpUrl = z
     }
   }, 'must be an absolute http(s) URL');
 
-/** Body of `POST /v1/sessions` (snake_case, as the spec writes it). */
+/**
+ * The rule of each create field, once: the service's camelCase schema and the REST body's
+ * snake_case one (src/rest/routes/sessions.ts) are both built from these.
+ */
+export const CREATE_SESSION_FIELDS = {
+  workflowId: z.string().trim().min(1, 'must not be empty').max(200),
+  vendorData: z.string().trim().min(1, 'must not be empty').max(VENDOR_DATA_MAX_LENGTH),
+  callback: HttpUrl,
+  /** Where the hosted flow sends the browser at the end; its origin must be allowed in the flow settings. */
+  redirectUrl: z.string().max(CALLBACK_MAX_LENGTH),
+  /** Language of the hosted flow; otherwise `?lang=`, then the browser's, then the tenant's default. */
+  language: z.enum(SUPPORTED_LANGUAGES),
+  metadata: MetadataObject,
+  email: z.email().max(320),
+  phone: PhoneNumber,
+  name: z.string().trim().min(1).max(200),
+  dateOfBirth: IsoDate,
+  country: CountryCode,
+} as const;
+
+const fields = CREATE_SESSION_FIELDS;
+
+/** Input of createSession (GraphQL `CreateSessionInput`, and `POST /v1/sessions` once mapped), validated by the service. */
 export const CreateSessionInputSchema = z
   .object({
-    workflow_id: z.string().trim().min(1, 'workflow_id is required').max(200),
-    vendor_data: z.string().trim().min(1, 'vendor_data is required').max(VENDOR_DATA_MAX_LENGTH),
-    callback: HttpUrl.optional(),
-    /** Where the hosted flow sends the browser at the end; its origin must be allowed in the flow settings. */
-    redirect_url: z.string().max(CALLBACK_MAX_LENGTH).optional(),
-    /** Language of the hosted flow; otherwise `?lang=`, then the browser's, then the tenant's default. */
-    language: z.enum(SUPPORTED_LANGUAGES).optional(),
-    metadata: MetadataObject.optional(),
-    contact_details: z
-      .object({ email: z.email().max(320).optional(), phone: PhoneNumber.optional() })
-      .strict()
-      .optional(),
-    expected_details: z
-      .object({
-        first_name: z.string().trim().min(1).max(200).optional(),
-        last_name: z.string().trim().min(1).max(200).optional(),
-        date_of_birth: IsoDate.optional(),
-        country: CountryCode.optional(),
-      })
-      .strict()
-      .optional(),
+    workflowId: fields.workflowId,
+    vendorData: fields.vendorData,
+    callback: notGiven(fields.callback),
+    redirectUrl: notGiven(fields.redirectUrl),
+    language: notGiven(fields.language),
+    metadata: notGiven(fields.metadata),
+    contactDetails: notGiven(z.object({ email: notGiven(fields.email), phone: notGiven(fields.phone) }).strict()),
+    expectedDetails: notGiven(
+      z
+        .object({
+          firstName: notGiven(fields.name),
+          lastName: notGiven(fields.name),
+          dateOfBirth: notGiven(fields.dateOfBirth),
+          country: notGiven(fields.country),
+        })
+        .strict(),
+    ),
   })
   .strict();
 
-/** Validated create input. */
-export type CreateSessionInput = z.output<typeof CreateSessionInputSchema>;
+/** What createSession accepts before validation: GraphQL's `CreateSessionInput` as is. */
+export type CreateSessionInput = Unchecked<z.input<typeof CreateSessionInputSchema>>;
+/** Validated create input: nulls dropped, text trimmed, phone in E.164. */
+export type ValidCreateSessionInput = z.output<typeof CreateSessionInputSchema>;
+
+/** The stored form of the expected details (the `expected_details` jsonb column keeps the spec's names), without empty fields. */
+export function storedExpectedDetails(expected: ValidCreateSessionInput['expectedDetails']): ExpectedDetails | null {
+  if (!expected) return null;
+  return definedFields({
+    first_name: expected.firstName,
+    last_name: expected.lastName,
+    date_of_birth: expected.dateOfBirth,
+    country: expected.country,
+  });
+}

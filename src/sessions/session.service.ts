@@ -32,6 +32,7 @@ import { pendingDecision } from './decision.js';
 import type { AmlScreeningInput } from '../engines/inputs.js';
 import type { EngineContext } from '../engines/types.js';
 import { ApiError, notFound, validationError } from '../errors.js';
+import { camelFieldName, isUuid, withRenamedFields } from '../input-rules.js';
 import { transactionWithEvents, type EventBatch, type EventBus } from '../events/outbox.js';
 import type { Services } from '../services.js';
 import { unixSeconds } from '../time.js';
@@ -45,9 +46,9 @@ import {
   prepareLinkedAmlStep,
   screenSubmittedData,
 } from './aml-subject.js';
-import { NODE_INPUT_SCHEMAS } from './node-inputs.js';
+import { parseNodeInput, type NodeInput } from './node-inputs.js';
 import { revokeTokens } from './service-tokens.js';
-import { CreateSessionInputSchema } from './session-input.js';
+import { CreateSessionInputSchema, storedExpectedDetails, type CreateSessionInput } from './session-input.js';
 import {
   readSessionWithResults,
   SESSION_COLUMNS,
@@ -199,15 +200,15 @@ export async function createSession(
   services: Services,
   config: Config,
   principal: TenantPrincipal,
-  rawInput: unknown,
+  rawInput: CreateSessionInput,
 ): Promise<CreateSessionResult> {
   const input = parseOrThrow(CreateSessionInputSchema, rawInput);
   // The callback receives the decision and the service token: the same rules as a webhook destination.
   const callbackProblem = input.callback === undefined ? null : webhookUrlProblem(input.callback, config.DEV_ALLOW_LOOPBACK_WEBHOOKS);
   if (callbackProblem)
     throw validationError([{ field: 'callback', code: 'invalid', message: callbackProblem.replace(/^url /, 'callback ') }]);
-  const redirectUrl = input.redirect_url === undefined ? null : await checkRedirectUrl(em, principal, input.redirect_url);
-  const workflow = await services.workflows.forSession(em, principal, input.workflow_id);
+  const redirectUrl = input.redirectUrl === undefined ? null : await checkRedirectUrl(em, principal, input.redirectUrl);
+  const workflow = await services.workflows.forSession(em, principal, input.workflowId);
   if (principal.environment === 'live') {
     const missing = services.engines.missingLiveProviders(workflow.nodes);
     if (missing.length > 0) {
@@ -217,7 +218,7 @@ export async function createSession(
       );
     }
   }
-  const key = [principal.tenantId, principal.environment, workflow.id, input.vendor_data];
+  const key = [principal.tenantId, principal.environment, workflow.id, input.vendorData];
   const nodes = workflow.nodes.map((node) => ({ type: node.type, required: node.required, provider: node.provider }));
   const who = auditIdentityOf(principal);
   for (let attempt = 1; ; attempt += 1) {
@@ -230,7 +231,7 @@ export async function createSession(
       type: 'session.status_changed' as const,
       sessionId: id,
       payload: statusChangedPayload(
-        { id, workflowId: workflow.id, vendorData: input.vendor_data, environment: principal.environment },
+        { id, workflowId: workflow.id, vendorData: input.vendorData, environment: principal.environment },
         null,
         'pending',
         'api',
@@ -244,13 +245,13 @@ export async function createSession(
       tenant_id: principal.tenantId,
       environment: principal.environment,
       workflow_id: workflow.id,
-      vendor_data: input.vendor_data,
+      vendor_data: input.vendorData,
       callback: input.callback ?? null,
       redirect_url: redirectUrl,
       language: input.language ?? null,
       metadata: input.metadata ?? null,
-      contact_details: input.contact_details ?? null,
-      expected_details: input.expected_details ?? null,
+      contact_details: input.contactDetails ?? null,
+      expected_details: storedExpectedDetails(input.expectedDetails),
       key_id: who.keyId,
       operator_id: who.operatorId,
       actor_name: who.name,
@@ -262,7 +263,7 @@ export async function createSession(
       payload: event.payload,
       snapshot:
         services.bus.snapshotter?.seal(
-          pendingDecision({ id, workflowId: workflow.id, vendorData: input.vendor_data, metadata: input.metadata ?? null }, nodes),
+          pendingDecision({ id, workflowId: workflow.id, vendorData: input.vendorData, metadata: input.metadata ?? null }, nodes),
         ) ?? null,
     });
     if (row) {
@@ -290,7 +291,7 @@ export async function readSession(
   principal: Principal,
   sessionId: string,
 ): Promise<SessionWithResults> {
-  if (!UUID_PATTERN.test(sessionId)) throw notFound('Session');
+  if (!isUuid(sessionId)) throw notFound('Session');
   const found = await readSessionWithResults(em, sessionId);
   if (!found || !isVisible(services, principal, found.session)) throw notFound('Session');
   if (isPastExpiry(found.session)) {
@@ -315,11 +316,10 @@ function isVisible(
 }
 
 /** Shape of a session id; anything else is not found without a query. */
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Loads a session the principal may see, expiring it first when its time is up; 404 otherwise. */
 export async function loadSession(em: EntityManager, services: Services, principal: Principal, sessionId: string): Promise<Session> {
-  if (!UUID_PATTERN.test(sessionId)) throw notFound('Session');
+  if (!isUuid(sessionId)) throw notFound('Session');
   const session = await em.findOne(SessionSchema, { id: sessionId });
   if (
     !session ||
@@ -433,13 +433,14 @@ export async function submitNodeInput(
   principal: Principal,
   sessionId: string,
   nodeType: NodeType,
-  rawInput: unknown,
+  rawInput: NodeInput,
 ): Promise<SessionProgress> {
   for (let attempt = 1; ; attempt += 1) {
     try {
       return await submitNodeInputOnce(em, services, principal, sessionId, nodeType, rawInput);
     } catch (error) {
-      if (!(error instanceof LinkedStepChangedError)) throw error;
+      // Engines and sandbox checks name the spec's snake_case fields; the caller wrote camelCase.
+      if (!(error instanceof LinkedStepChangedError)) throw withRenamedFields(error, camelFieldName);
       if (attempt >= LINKED_STEP_ATTEMPTS) throw linkedStepConflict();
     }
   }
@@ -464,7 +465,7 @@ async function submitNodeInputOnce(
   if (existing && !SUBMITTABLE_NODE_STATUSES.includes(existing.status))
     throw new ApiError('conflict', `The ${nodeType} step is already complete (${existing.status}).`);
 
-  const input = parseOrThrow(NODE_INPUT_SCHEMAS[nodeType], rawInput);
+  const input = parseNodeInput(nodeType, rawInput);
   if (session.environment === 'sandbox') {
     const tokenErrors = checkSandboxInput(nodeType, input);
     if (tokenErrors.length > 0) throw validationError(tokenErrors);

@@ -13,7 +13,8 @@ import type { Services } from '../services.js';
 import { approve } from '../sessions/approval.js';
 import { approvedOnly } from '../sessions/decision.js';
 import { loadSession, recordStatusChange, tenantExists } from '../sessions/session.service.js';
-import { VENDOR_DATA_MAX_LENGTH } from '../sessions/session-input.js';
+import { notGiven } from '../input-rules.js';
+import { CREATE_SESSION_FIELDS } from '../sessions/session-input.js';
 import { parseOrThrow } from '../validation.js';
 
 /** Lifetime of a share token when `expires_in` is omitted, in seconds (spec Limits). */
@@ -34,23 +35,39 @@ const IMPORT_FEES: readonly { beneficiary: LedgerBeneficiary; amountMicros: numb
   { beneficiary: 'originating_tenant', amountMicros: IMPORT_FEE_MICROS },
 ];
 
-/** Body of `POST /v1/sessions/{session_id}/share` (snake_case, as the spec writes it). */
+/**
+ * The rule of each sharing field, once: the service's camelCase schemas and the REST bodies'
+ * snake_case ones (src/rest/routes/sharing.ts) are built from these.
+ */
+export const SHARING_FIELDS = {
+  partnerApplicationId: z.uuid(),
+  expiresIn: z.number().int().min(1).max(SHARE_TOKEN_EXPIRES_IN_MAX_SECONDS),
+  shareToken: z.string().min(1).max(SHARE_TOKEN_MAX_LENGTH),
+  /** A real boolean (no coercion). */
+  trustReview: z.boolean(),
+  workflowId: CREATE_SESSION_FIELDS.workflowId,
+  vendorData: CREATE_SESSION_FIELDS.vendorData,
+} as const;
+
+/** Input of shareSession (GraphQL's arguments, and `POST /v1/sessions/{session_id}/share` once mapped). */
 export const ShareSessionInputSchema = z
+  .object({ partnerApplicationId: SHARING_FIELDS.partnerApplicationId, expiresIn: notGiven(SHARING_FIELDS.expiresIn) })
+  .strict();
+
+/** Input of importSharedSession (GraphQL's `ImportSharedSessionInput`, and `POST /v1/sessions/import-shared` once mapped). */
+export const ImportSharedSessionInputSchema = z
   .object({
-    partner_application_id: z.uuid(),
-    expires_in: z.number().int().min(1).max(SHARE_TOKEN_EXPIRES_IN_MAX_SECONDS).optional(),
+    shareToken: SHARING_FIELDS.shareToken,
+    trustReview: SHARING_FIELDS.trustReview,
+    workflowId: SHARING_FIELDS.workflowId,
+    vendorData: notGiven(SHARING_FIELDS.vendorData),
   })
   .strict();
 
-/** Body of `POST /v1/sessions/import-shared`; `trust_review` must be a real boolean (no coercion). */
-export const ImportSharedSessionInputSchema = z
-  .object({
-    share_token: z.string().min(1).max(SHARE_TOKEN_MAX_LENGTH),
-    trust_review: z.boolean(),
-    workflow_id: z.string().trim().min(1).max(200),
-    vendor_data: z.string().trim().min(1).max(VENDOR_DATA_MAX_LENGTH).optional(),
-  })
-  .strict();
+/** What shareSession accepts before validation. */
+export type ShareSessionInput = z.input<typeof ShareSessionInputSchema>;
+/** What importSharedSession accepts before validation: GraphQL's `ImportSharedSessionInput` as is. */
+export type ImportSharedSessionInput = z.input<typeof ImportSharedSessionInputSchema>;
 
 /** The SHA-256 (hex) under which a share token is stored and looked up. */
 export function hashShareToken(token: string): string {
@@ -83,11 +100,11 @@ export async function shareSession(
   services: Services,
   principal: TenantPrincipal,
   sessionId: string,
-  rawInput: unknown,
+  rawInput: ShareSessionInput,
 ): Promise<MintedShareToken> {
   const input = parseOrThrow(ShareSessionInputSchema, rawInput);
   const session = await loadSession(em, services, principal, sessionId);
-  const partnerId = input.partner_application_id.toLowerCase();
+  const partnerId = input.partnerApplicationId.toLowerCase();
   // Importing one's own share would clone one approval onto any vendor_data (audit L11).
   if (partnerId === principal.tenantId) throw shareToSelf();
   if (!SHAREABLE_STATUSES.includes(session.status)) {
@@ -97,11 +114,11 @@ export async function shareSession(
     );
   }
   if (!(await tenantExists(em, partnerId))) {
-    throw validationError([{ field: 'partner_application_id', code: 'unknown', message: 'no application has this id' }]);
+    throw validationError([{ field: 'partnerApplicationId', code: 'unknown', message: 'no application has this id' }]);
   }
   const token = `${SHARE_TOKEN_PREFIX}${randomBytes(32).toString('base64url')}`;
   const now = new Date();
-  const expiresAt = new Date(now.getTime() + (input.expires_in ?? SHARE_TOKEN_EXPIRES_IN_DEFAULT_SECONDS) * 1000);
+  const expiresAt = new Date(now.getTime() + (input.expiresIn ?? SHARE_TOKEN_EXPIRES_IN_DEFAULT_SECONDS) * 1000);
   const row = em.create(ShareTokenSchema, {
     id: randomUUID(),
     tokenHash: hashShareToken(token),
@@ -151,11 +168,11 @@ export async function importSharedSession(
   services: Services,
   config: Config,
   principal: TenantPrincipal,
-  rawInput: unknown,
+  rawInput: ImportSharedSessionInput,
 ): Promise<ImportedSession> {
   const input = parseOrThrow(ImportSharedSessionInputSchema, rawInput);
-  const workflow = await services.workflows.forSession(em, principal, input.workflow_id);
-  const tokenHash = hashShareToken(input.share_token);
+  const workflow = await services.workflows.forSession(em, principal, input.workflowId);
+  const tokenHash = hashShareToken(input.shareToken);
 
   return transactionWithEvents(em, services.bus, async (tx, events) => {
     const token = await tx.findOne(ShareTokenSchema, { tokenHash });
@@ -181,11 +198,11 @@ export async function importSharedSession(
     if (!SHAREABLE_STATUSES.includes(original.status)) {
       throw new ApiError('session_not_shareable', `The shared session is ${original.status} and can no longer be imported.`);
     }
-    const status: SessionStatus = input.trust_review ? original.status : 'in_review';
+    const status: SessionStatus = input.trustReview ? original.status : 'in_review';
     const complianceLevel = approvedOnly(status, original.complianceLevel ?? workflow.complianceLevel);
-    const vendorData = input.vendor_data ?? `imported:${token.id}`;
+    const vendorData = input.vendorData ?? `imported:${token.id}`;
     const reasons = copiedReasons(original.reasons);
-    if (!input.trust_review) {
+    if (!input.trustReview) {
       reasons.push({ code: 'imported_for_review', message: `Imported without trusting the originating review (was ${original.status}).` });
     }
 
@@ -244,7 +261,7 @@ export async function importSharedSession(
       status,
       'import',
       principal,
-      `imported from share token ${token.id} (trust_review ${input.trust_review})`,
+      `imported from share token ${token.id} (trust_review ${input.trustReview})`,
     );
     // An approval (approvedOnly gave it a level) gets its own service token.
     const serviceToken = complianceLevel === null ? null : await approve(tx, services, session, { id: workflow.id, complianceLevel });
@@ -264,6 +281,6 @@ export async function importSharedSession(
       });
     }
     await tx.flush();
-    return { session, importedFrom: input.share_token, complianceLevel, serviceToken };
+    return { session, importedFrom: input.shareToken, complianceLevel, serviceToken };
   });
 }

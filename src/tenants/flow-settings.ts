@@ -10,6 +10,7 @@ import { z } from 'zod';
 import type { TenantScope } from '../auth/context.js';
 import { decodeDataUri } from '../engines/data-uri.js';
 import { ApiError, validationError } from '../errors.js';
+import type { Unchecked } from '../input-rules.js';
 import { parseOrThrow } from '../validation.js';
 
 /** Languages the hosted flow speaks; a session or the tenant picks one, the browser's is the fallback. */
@@ -85,7 +86,7 @@ function originSchema(allowHttpLoopback: boolean) {
     .transform((value) => new URL(value).origin);
 }
 
-/** Body of an update (snake_case, as REST writes it); absent fields keep their value, null clears. */
+/** Input of an update (GraphQL's `FlowSettingsInput`; REST maps its body to it); absent fields keep their value, null clears. */
 function updateSchema(allowHttpLoopback: boolean) {
   const origins = z
     .array(originSchema(allowHttpLoopback))
@@ -93,13 +94,13 @@ function updateSchema(allowHttpLoopback: boolean) {
     .transform((list) => [...new Set(list)]);
   return z
     .object({
-      display_name: z.string().trim().min(1).max(80).nullable().optional(),
+      displayName: z.string().trim().min(1).max(80).nullable().optional(),
       logo: z
         .string()
         .max(LOGO_MAX_BYTES * 2)
         .nullable()
         .optional(),
-      primary_color: z
+      primaryColor: z
         .string()
         .regex(/^#[0-9a-fA-F]{6}$/, 'must be a colour #rrggbb')
         .transform((value) => value.toLowerCase())
@@ -109,7 +110,7 @@ function updateSchema(allowHttpLoopback: boolean) {
         )
         .nullable()
         .optional(),
-      privacy_url: z
+      privacyUrl: z
         .string()
         .max(2048)
         .refine((value) => {
@@ -121,15 +122,17 @@ function updateSchema(allowHttpLoopback: boolean) {
         }, 'must be an https URL')
         .nullable()
         .optional(),
-      allowed_redirect_origins: origins.optional(),
-      allowed_embed_origins: origins.optional(),
-      default_language: z.enum(SUPPORTED_LANGUAGES).optional(),
+      allowedRedirectOrigins: origins.optional(),
+      allowedEmbedOrigins: origins.optional(),
+      defaultLanguage: z.enum(SUPPORTED_LANGUAGES).optional(),
     })
     .strict();
 }
 
 /** Validated update. */
 export type FlowSettingsUpdate = z.output<ReturnType<typeof updateSchema>>;
+/** What updateFlowSettings accepts before validation: GraphQL's `FlowSettingsInput` as is. */
+export type FlowSettingsInput = Unchecked<z.input<ReturnType<typeof updateSchema>>>;
 
 /** Checks a logo data URI by decoding it: PNG, JPEG or WebP, small enough; SVG (scriptable) refused. */
 async function checkLogo(logo: string): Promise<string> {
@@ -192,20 +195,20 @@ export async function flowSettingsFor(em: EntityManager, scope: TenantScope): Pr
 export async function updateFlowSettings(
   em: EntityManager,
   scope: TenantScope,
-  rawInput: unknown,
+  rawInput: FlowSettingsInput,
   options: { allowHttpLoopback: boolean },
 ): Promise<FlowSettingsRecord> {
   const input = parseOrThrow(updateSchema(options.allowHttpLoopback || scope.environment === 'sandbox'), rawInput);
   if (input.logo) await checkLogo(input.logo);
   const columns: [string, unknown][] = [];
   const set = (column: string, value: unknown) => value !== undefined && columns.push([column, value]);
-  set('display_name', input.display_name);
+  set('display_name', input.displayName);
   set('logo', input.logo);
-  set('primary_color', input.primary_color);
-  set('privacy_url', input.privacy_url);
-  set('allowed_redirect_origins', input.allowed_redirect_origins && JSON.stringify(input.allowed_redirect_origins));
-  set('allowed_embed_origins', input.allowed_embed_origins && JSON.stringify(input.allowed_embed_origins));
-  set('default_language', input.default_language);
+  set('primary_color', input.primaryColor);
+  set('privacy_url', input.privacyUrl);
+  set('allowed_redirect_origins', input.allowedRedirectOrigins && JSON.stringify(input.allowedRedirectOrigins));
+  set('allowed_embed_origins', input.allowedEmbedOrigins && JSON.stringify(input.allowedEmbedOrigins));
+  set('default_language', input.defaultLanguage);
   const names = columns.map(([column]) => column);
   await em.execute(
     `insert into flow_settings (tenant_id, environment${names.map((name) => `, ${name}`).join('')}, updated_at)
@@ -223,7 +226,7 @@ export async function updateFlowSettings(
  */
 export async function checkRedirectUrl(em: EntityManager, scope: TenantScope, value: string): Promise<string> {
   const refuse = (message: string) =>
-    new ApiError('redirect_not_allowed', message, [{ field: 'redirect_url', code: 'not_allowed', message }]);
+    new ApiError('redirect_not_allowed', message, [{ field: 'redirectUrl', code: 'not_allowed', message }]);
   let url: URL;
   try {
     url = new URL(value);

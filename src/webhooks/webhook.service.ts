@@ -18,6 +18,7 @@ import type { TenantPrincipal, TenantScope } from '../auth/context.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
 import { assertPageSize, decodeKeysetCursor, encodeKeysetCursor, olderThan } from '../pagination.js';
 import { ApiError, notFound } from '../errors.js';
+import { givenOr, isUuid, notGiven, type Unchecked } from '../input-rules.js';
 import { parseOrThrow } from '../validation.js';
 import type { Services } from '../services.js';
 import { buildTestBody, TEST_EVENT_TYPE } from './payloads.js';
@@ -29,13 +30,6 @@ export const WEBHOOK_URL_MAX_LENGTH = 2048;
 export const DELIVERIES_PAGE_MAX = 100;
 /** Deliveries per page when the caller gives no limit. */
 export const DELIVERIES_PAGE_DEFAULT = 20;
-
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** True for a well-formed UUID; anything else is answered 404 before it reaches a uuid column. */
-function isUuid(value: string): boolean {
-  return UUID_PATTERN.test(value);
-}
 
 /** The url field, checked for scheme and address class (see {@link webhookUrlProblem}). */
 function urlField(allowLoopback: boolean) {
@@ -55,13 +49,13 @@ const EventsField = z
   .min(1, 'events must name at least one event kind; omit it to receive all')
   .transform((events) => [...new Set(events)]);
 
-/** Input of createWebhookDestination (snake_case as clients write it). */
+/** Input of createWebhookDestination (GraphQL's camelCase input; REST maps its body to it). */
 export function createDestinationInputSchema(allowLoopback: boolean) {
   return z
     .object({
       url: urlField(allowLoopback),
-      version: z.enum(WEBHOOK_VERSIONS).default('v3'),
-      events: EventsField.optional(),
+      version: givenOr(z.enum(WEBHOOK_VERSIONS), 'v3'),
+      events: notGiven(EventsField),
     })
     .strict();
 }
@@ -70,15 +64,21 @@ export function createDestinationInputSchema(allowLoopback: boolean) {
 export function updateDestinationInputSchema(allowLoopback: boolean) {
   return z
     .object({
-      url: urlField(allowLoopback).optional(),
-      version: z.enum(WEBHOOK_VERSIONS).optional(),
+      url: notGiven(urlField(allowLoopback)),
+      version: notGiven(z.enum(WEBHOOK_VERSIONS)),
+      // Here null is a value: "every event kind", unlike an absent events field.
       events: EventsField.nullable().optional(),
-      active: z.boolean().optional(),
-      rotate_secret: z.boolean().optional(),
+      active: notGiven(z.boolean()),
+      rotateSecret: notGiven(z.boolean()),
     })
     .strict()
-    .refine((input) => Object.keys(input).length > 0, { message: 'give at least one field to change' });
+    .refine((input) => Object.values(input).some((value) => value !== undefined), { message: 'give at least one field to change' });
 }
+
+/** What createDestination accepts before validation: GraphQL's `CreateWebhookDestinationInput` as is. */
+export type CreateDestinationInput = Unchecked<z.input<ReturnType<typeof createDestinationInputSchema>>>;
+/** What updateDestination accepts before validation: GraphQL's `UpdateWebhookDestinationInput` as is. */
+export type UpdateDestinationInput = Unchecked<z.input<ReturnType<typeof updateDestinationInputSchema>>>;
 
 /** A destination with the secret that is shown only now (creation, rotation). */
 export interface DestinationWithSecret {
@@ -111,7 +111,7 @@ export async function createDestination(
   secrets: ServiceSecrets,
   allowLoopback: boolean,
   scope: TenantScope,
-  input: unknown,
+  input: CreateDestinationInput,
 ): Promise<DestinationWithSecret> {
   const parsed = parseOrThrow(createDestinationInputSchema(allowLoopback), input);
   const secret = generateSigningSecret();
@@ -131,14 +131,14 @@ export async function createDestination(
   return { destination, secret };
 }
 
-/** Changes a destination; `rotate_secret: true` returns a new secret and the old one signs nothing from now on. */
+/** Changes a destination; `rotateSecret: true` returns a new secret and the old one signs nothing from now on. */
 export async function updateDestination(
   em: EntityManager,
   secrets: ServiceSecrets,
   allowLoopback: boolean,
   scope: TenantScope,
   id: string,
-  input: unknown,
+  input: UpdateDestinationInput,
 ): Promise<DestinationWithSecret> {
   const destination = await getDestination(em, scope, id);
   const parsed = parseOrThrow(updateDestinationInputSchema(allowLoopback), input);
@@ -148,7 +148,7 @@ export async function updateDestination(
   if (parsed.active !== undefined) destination.active = parsed.active;
   let secret: string | null = null;
   // The emitter decrypts the secret at every attempt, so retries of older messages are signed with the new one too.
-  if (parsed.rotate_secret) {
+  if (parsed.rotateSecret) {
     secret = generateSigningSecret();
     destination.secretEncrypted = secrets.encrypt(secret);
   }

@@ -19,7 +19,7 @@ export class WorkflowCache {
   /**
    * The workflow a new session runs, created or imported from a share: one visible to the scope
    * (as `findWorkflow` sees it), a built-in from memory, a custom one with one plain query (the
-   * create path is hot); an unknown id is the `workflow_id` field error.
+   * create path is hot); an unknown id is the `workflowId` field error (REST names it `workflow_id`).
    */
   async forSession(em: EntityManager, scope: TenantScope, id: string): Promise<SessionWorkflow> {
     const builtIn = (await this.builtIns(em)).get(id);
@@ -28,7 +28,7 @@ export class WorkflowCache {
       `select ${SESSION_WORKFLOW_COLUMNS} from workflow where id = ? and tenant_id = ? and environment = ? and deleted_at is null`,
       [id, scope.tenantId, scope.environment],
     );
-    if (!custom) throw validationError([{ field: 'workflow_id', code: 'unknown', message: `workflow ${id} does not exist` }]);
+    if (!custom) throw validationError([{ field: 'workflowId', code: 'unknown', message: `workflow ${id} does not exist` }]);
     return custom;
   }
 

@@ -9,6 +9,7 @@ import { WORKFLOW_TYPES, WorkflowSchema, type Workflow, type WorkflowNode } from
 import { ACTIVE_STATUSES_SQL } from '../domain/session-state.js';
 import { NODE_TYPES } from '../domain/types.js';
 import { ApiError, notFound, validationError } from '../errors.js';
+import { definedFields, givenOr, notGiven } from '../input-rules.js';
 import { parseOrThrow } from '../validation.js';
 import { BUILT_IN_WORKFLOWS, BUILT_IN_WORKFLOW_IDS } from './built-in.js';
 import { DEFAULT_AML_SCORE_THRESHOLD, NODE_CATALOGUE, PROVIDER_PATTERN } from '../domain/workflow.js';
@@ -44,38 +45,56 @@ const NodesInput = z
     if (!nodes.some((node) => node.required)) ctx.addIssue({ code: 'custom', message: 'at least one node must be required' });
   });
 
-const Name = z.string().trim().min(1, 'name must not be empty').max(WORKFLOW_NAME_MAX_LENGTH);
-const ComplianceLevel = z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, 'compliance_level must be a lower-case word (letters, digits, _)');
-const Threshold = z.number().int().min(0).max(100);
-const MaxAttempts = z.number().int().min(1).max(MAX_ATTEMPTS_LIMIT);
+/**
+ * The rule of each workflow field, once: the service's camelCase schemas and the REST bodies'
+ * snake_case ones (src/rest/routes/workflows.ts) are built from these.
+ */
+export const WORKFLOW_FIELDS = {
+  name: z.string().trim().min(1, 'must not be empty').max(WORKFLOW_NAME_MAX_LENGTH),
+  type: z.enum(WORKFLOW_TYPES),
+  nodes: NodesInput,
+  complianceLevel: z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, 'must be a lower-case word (letters, digits, _)'),
+  amlScoreThreshold: z.number().int().min(0).max(100),
+  maxAttempts: z.number().int().min(1).max(MAX_ATTEMPTS_LIMIT),
+} as const;
 
-/** Input of createWorkflow (snake_case field names as clients write them). */
+/** What a field not given at creation defaults to. */
+export const WORKFLOW_DEFAULTS = {
+  type: 'user',
+  complianceLevel: 'standard',
+  amlScoreThreshold: DEFAULT_AML_SCORE_THRESHOLD,
+  maxAttempts: DEFAULT_MAX_ATTEMPTS,
+} as const;
+
+const fields = WORKFLOW_FIELDS;
+
+/** Input of createWorkflow (GraphQL's `CreateWorkflowInput`, and `POST /v1/workflows` once mapped). */
 export const CreateWorkflowInputSchema = z
   .object({
-    name: Name,
-    type: z.enum(WORKFLOW_TYPES).default('user'),
-    nodes: NodesInput,
-    compliance_level: ComplianceLevel.default('standard'),
-    aml_score_threshold: Threshold.default(DEFAULT_AML_SCORE_THRESHOLD),
-    max_attempts: MaxAttempts.default(DEFAULT_MAX_ATTEMPTS),
+    name: fields.name,
+    type: givenOr(fields.type, WORKFLOW_DEFAULTS.type),
+    nodes: fields.nodes,
+    complianceLevel: givenOr(fields.complianceLevel, WORKFLOW_DEFAULTS.complianceLevel),
+    amlScoreThreshold: givenOr(fields.amlScoreThreshold, WORKFLOW_DEFAULTS.amlScoreThreshold),
+    maxAttempts: givenOr(fields.maxAttempts, WORKFLOW_DEFAULTS.maxAttempts),
   })
   .strict();
 
 /** Input of updateWorkflow: every field optional, at least one present. */
 export const UpdateWorkflowInputSchema = z
   .object({
-    name: Name.optional(),
-    type: z.enum(WORKFLOW_TYPES).optional(),
-    nodes: NodesInput.optional(),
-    compliance_level: ComplianceLevel.optional(),
-    aml_score_threshold: Threshold.optional(),
-    max_attempts: MaxAttempts.optional(),
+    name: notGiven(fields.name),
+    type: notGiven(fields.type),
+    nodes: notGiven(fields.nodes),
+    complianceLevel: notGiven(fields.complianceLevel),
+    amlScoreThreshold: notGiven(fields.amlScoreThreshold),
+    maxAttempts: notGiven(fields.maxAttempts),
   })
   .strict();
 
-/** Accepted create input. */
+/** What createWorkflow accepts before validation: GraphQL's `CreateWorkflowInput` as is. */
 export type CreateWorkflowInput = z.input<typeof CreateWorkflowInputSchema>;
-/** Accepted update input. */
+/** What updateWorkflow accepts before validation: GraphQL's `UpdateWorkflowInput` as is. */
 export type UpdateWorkflowInput = z.input<typeof UpdateWorkflowInputSchema>;
 
 /** Upserts the built-in workflows from code so that the code stays their single source. */
@@ -122,7 +141,7 @@ export async function getWorkflow(em: EntityManager, scope: TenantScope, id: str
 }
 
 /** Composes a custom workflow owned by the tenant in the scope's environment. */
-export async function createWorkflow(em: EntityManager, scope: TenantScope, input: unknown): Promise<Workflow> {
+export async function createWorkflow(em: EntityManager, scope: TenantScope, input: CreateWorkflowInput): Promise<Workflow> {
   const data = parseOrThrow(CreateWorkflowInputSchema, input);
   const workflow = em.create(WorkflowSchema, {
     id: randomUUID(),
@@ -132,9 +151,9 @@ export async function createWorkflow(em: EntityManager, scope: TenantScope, inpu
     type: data.type,
     builtIn: false,
     nodes: data.nodes as WorkflowNode[],
-    complianceLevel: data.compliance_level,
-    amlScoreThreshold: data.aml_score_threshold,
-    maxAttempts: data.max_attempts,
+    complianceLevel: data.complianceLevel,
+    amlScoreThreshold: data.amlScoreThreshold,
+    maxAttempts: data.maxAttempts,
     createdAt: new Date(),
     updatedAt: new Date(),
   });
@@ -173,27 +192,27 @@ export async function deleteWorkflow(em: EntityManager, scope: TenantScope, id: 
 }
 
 /** Patches a custom workflow; built-ins answer 403 `workflow_read_only`, other tenants' and environments' 404. */
-export async function updateWorkflow(em: EntityManager, scope: TenantScope, id: string, input: unknown): Promise<Workflow> {
+export async function updateWorkflow(em: EntityManager, scope: TenantScope, id: string, input: UpdateWorkflowInput): Promise<Workflow> {
   const workflow = await getWorkflow(em, scope, id);
   if (workflow.builtIn || BUILT_IN_WORKFLOW_IDS.has(workflow.id)) {
     throw new ApiError('workflow_read_only', `Workflow ${workflow.id} is built in and cannot be changed.`);
   }
-  const patch = parseOrThrow(UpdateWorkflowInputSchema, input);
+  const patch = definedFields(parseOrThrow(UpdateWorkflowInputSchema, input));
   if (Object.keys(patch).length === 0) {
     throw validationError([
       {
         field: '(body)',
         code: 'required',
-        message: 'give at least one of name, type, nodes, compliance_level, aml_score_threshold, max_attempts',
+        message: 'give at least one field to change: name, type, nodes, compliance level, AML score threshold or max attempts',
       },
     ]);
   }
   if (patch.name !== undefined) workflow.name = patch.name;
   if (patch.type !== undefined) workflow.type = patch.type;
   if (patch.nodes !== undefined) workflow.nodes = patch.nodes as WorkflowNode[];
-  if (patch.compliance_level !== undefined) workflow.complianceLevel = patch.compliance_level;
-  if (patch.aml_score_threshold !== undefined) workflow.amlScoreThreshold = patch.aml_score_threshold;
-  if (patch.max_attempts !== undefined) workflow.maxAttempts = patch.max_attempts;
+  if (patch.complianceLevel !== undefined) workflow.complianceLevel = patch.complianceLevel;
+  if (patch.amlScoreThreshold !== undefined) workflow.amlScoreThreshold = patch.amlScoreThreshold;
+  if (patch.maxAttempts !== undefined) workflow.maxAttempts = patch.maxAttempts;
   workflow.updatedAt = new Date();
   await em.flush();
   return workflow;

@@ -213,7 +213,7 @@ describe('AML screening', () => {
 
     it('given a bad date, when screened, then VALIDATION_FAILED with the field', async () => {
       const { body } = await testApp.graphql(SCREEN_AML, { input: { fullName: 'X Y', dateOfBirth: '1968-13-01' } }, tenant.liveKey);
-      expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'VALIDATION_FAILED', fieldErrors: [{ field: 'date_of_birth' }] });
+      expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'VALIDATION_FAILED', fieldErrors: [{ field: 'dateOfBirth' }] });
     });
 
     it('given an unknown list, when screened, then the request is refused', async () => {

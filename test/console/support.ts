@@ -15,7 +15,7 @@ export interface ConsoleCredential {
 /** Creates an operator of a tenant directly through the service (the CLI's path); returns its address. */
 export async function makeOperator(testApp: TestApp, tenantId: string, role: OperatorRole, name = `Operator ${role}`): Promise<string> {
   const email = `${role}-${Math.random().toString(36).slice(2, 10)}@example.com`;
-  await createOperator(testApp.app.orm.em.fork(), { tenant_id: tenantId, email, name, role, password: OPERATOR_PASSWORD });
+  await createOperator(testApp.app.orm.em.fork(), { tenantId, email, name, role, password: OPERATOR_PASSWORD });
   return email;
 }
 

@@ -379,13 +379,13 @@ describe('decisions', () => {
     });
 
     const badInputs: [string, Record<string, unknown>, string][] = [
-      ['an unknown sandbox token', { country: 'GB', idType: 'PASSPORT', imageFront: 'sandbox:expird' }, 'image_front'],
+      ['an unknown sandbox token', { country: 'GB', idType: 'PASSPORT', imageFront: 'sandbox:expird' }, 'imageFront'],
       ['an unknown country', { country: 'XX', idType: 'PASSPORT', imageFront: SANDBOX_IMAGE }, 'country'],
-      ['a lower-case id type', { country: 'GB', idType: 'passport', imageFront: SANDBOX_IMAGE }, 'id_type'],
+      ['a lower-case id type', { country: 'GB', idType: 'passport', imageFront: SANDBOX_IMAGE }, 'idType'],
       [
         'an impossible date of birth',
         { country: 'GB', idType: 'PASSPORT', imageFront: SANDBOX_IMAGE, dateOfBirth: '2001-13-01' },
-        'date_of_birth',
+        'dateOfBirth',
       ],
     ];
     it.each(badInputs)(

@@ -141,6 +141,25 @@ describe('sessions', () => {
       expect(await testApp.app.orm.em.fork().count(SessionSchema, { tenant: other.id })).toBe(before);
     });
 
+    it.each([
+      ['unknown workflow', { workflowId: 'nope', vendorData: 'x' }, 'workflowId'],
+      [
+        'impossible birth date',
+        { workflowId: 'standard_kyc', vendorData: 'x', expectedDetails: { dateOfBirth: '1990-02-30' } },
+        'expectedDetails.dateOfBirth',
+      ],
+      ['bad phone', { workflowId: 'standard_kyc', vendorData: 'x', contactDetails: { phone: '12345' } }, 'contactDetails.phone'],
+    ])(
+      'given %s over GraphQL, when creating, then VALIDATION_FAILED names the field as GraphQL writes it',
+      async (_label, input, field) => {
+        const { body } = await testApp.graphql(CREATE_SESSION, { input }, other.sandboxKey);
+        expect(body.errors?.[0]?.extensions).toMatchObject({
+          code: 'VALIDATION_FAILED',
+          fieldErrors: [expect.objectContaining({ field })],
+        });
+      },
+    );
+
     it('given a valid phone in national-looking international form, when creating, then it is stored in E.164', async () => {
       const response = await createSession(testApp, tenant.sandboxKey, {
         workflow_id: 'enhanced_kyc',

@@ -9,13 +9,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import type { TenantPrincipal } from '../../auth/context.js';
 import type { Warning } from '../../domain/types.js';
-import type { DocumentChecks, DocumentVerificationDetails } from '../details.js';
+import type { CheckOutcome, DocumentVerificationDetails } from '../details.js';
 import { TWO_SIDED_ID_TYPES, type DocumentVerificationInput } from '../inputs.js';
 import { validationError } from '../../errors.js';
 import type { Services } from '../../services.js';
 import { runStandaloneCheck } from '../standalone.js';
 import { parseOrThrow } from '../../validation.js';
-import { CountryCodeAnyCase } from '../../sessions/node-inputs.js';
+import { CountryCodeAnyCase, definedFields, notGiven, withCallerFieldNames, type CamelCase } from '../../input-rules.js';
 
 /** Longest accepted `id_type`, in characters (the list is open-ended, but not unbounded). */
 export const ID_TYPE_MAX_LENGTH = 40;
@@ -29,45 +29,119 @@ const Base64 = z
   .max(NFC_DATA_GROUP_MAX_CHARS)
   .regex(/^[A-Za-z0-9+/]+={0,2}$/, 'must be base64');
 
-/** Body of `POST /v1/id-verification` (snake_case, strict: no coercion, unknown fields refused). */
+/**
+ * The rule of each field, once: the service's camelCase schema and the REST body's snake_case one
+ * (src/rest/routes/id-verification.ts) are built from these.
+ */
+export const VERIFY_ID_DOCUMENT_FIELDS = {
+  country: CountryCodeAnyCase,
+  idType: z
+    .string()
+    .max(ID_TYPE_MAX_LENGTH)
+    .regex(/^[A-Z][A-Z0-9_]*$/, 'must be an upper-case word such as PASSPORT, DRIVERS_LICENSE, NATIONAL_ID or RESIDENCE_PERMIT'),
+  image: z.string().min(1, 'must not be empty'),
+  enableNfc: z.boolean(),
+  nfc: z.object({ sod: Base64, dg1: Base64, dg2: Base64.optional() }).strict(),
+  metadata: z.record(z.string(), z.unknown()),
+} as const;
+
+const fields = VERIFY_ID_DOCUMENT_FIELDS;
+
+/** Input of verifyIdDocument (GraphQL's `VerifyIdDocumentInput`, and `POST /v1/id-verification` once mapped). */
 export const VerifyIdDocumentInputSchema = z
   .object({
-    country: CountryCodeAnyCase,
-    id_type: z
-      .string()
-      .max(ID_TYPE_MAX_LENGTH)
-      .regex(/^[A-Z][A-Z0-9_]*$/, 'id_type must be an upper-case word such as PASSPORT, DRIVERS_LICENSE, NATIONAL_ID or RESIDENCE_PERMIT'),
-    image_front: z.string().min(1, 'image_front must not be empty'),
-    image_back: z.string().min(1, 'image_back must not be empty').nullable().optional(),
-    enable_nfc: z.boolean().optional(),
-    nfc: z.object({ sod: Base64, dg1: Base64, dg2: Base64.optional() }).strict().optional(),
-    metadata: z.record(z.string(), z.unknown()).optional(),
+    country: fields.country,
+    idType: fields.idType,
+    imageFront: fields.image,
+    imageBack: notGiven(fields.image),
+    enableNfc: notGiven(fields.enableNfc),
+    nfc: notGiven(z.object({ sod: Base64, dg1: Base64, dg2: notGiven(Base64) }).strict()),
+    metadata: notGiven(fields.metadata),
   })
   .strict();
 
-/** Accepted input of verifyIdDocument. */
+/** What verifyIdDocument accepts before validation: GraphQL's `VerifyIdDocumentInput` as is. */
 export type VerifyIdDocumentInput = z.input<typeof VerifyIdDocumentInputSchema>;
+
+/** Fields read from the MRZ, camelCase; null when unread. */
+export type IdVerificationExtracted = {
+  [K in keyof DocumentVerificationDetails['extracted'] as CamelCase<K & string>]: DocumentVerificationDetails['extracted'][K];
+};
 
 /** The spec's ID verification result, plus `warnings` and the echoed `metadata`. */
 export interface IdVerificationResult {
   /** Id of the stored check. */
-  verification_id: string;
+  verificationId: string;
   /** `passed`, `review` or `failed`. */
   status: 'passed' | 'review' | 'failed';
   /** Machine-readable summary; catalogue in docs/id-verification.md. */
-  result_code: string;
+  resultCode: string;
   /** Per-check outcomes. */
-  checks: DocumentChecks;
+  checks: { documentAuthentic: CheckOutcome; mrzMatch: CheckOutcome; expiryCheck: CheckOutcome; nfcSignature: CheckOutcome };
   /** ISO-2; the requested country (a different MRZ issuing state is `country_mismatch`). */
-  issuing_country: string;
-  /** The requested `id_type`. */
-  document_type: string;
+  issuingCountry: string;
+  /** The requested `idType`. */
+  documentType: string;
   /** Fields parsed from the MRZ (names, number, dates, nationality, issuing state, sex, document code), so integrators need not retype them; null when unread. */
-  extracted: DocumentVerificationDetails['extracted'];
+  extracted: IdVerificationExtracted;
   /** Non-blocking findings and the reasons behind a failure. */
   warnings: Warning[];
   /** The caller's metadata, as sent; absent when none was sent. */
   metadata?: Record<string, unknown>;
+}
+
+/** The MRZ fields as the engine reads them, camelCase. */
+function extractedOf(extracted: DocumentVerificationDetails['extracted']): IdVerificationExtracted {
+  return {
+    firstName: extracted.first_name,
+    lastName: extracted.last_name,
+    dateOfBirth: extracted.date_of_birth,
+    documentNumber: extracted.document_number,
+    expiryDate: extracted.expiry_date,
+    nationality: extracted.nationality,
+    nationalityCode: extracted.nationality_code,
+    issuingState: extracted.issuing_state,
+    sex: extracted.sex,
+    documentCode: extracted.document_code,
+    mrzFormat: extracted.mrz_format,
+  };
+}
+
+/** The result as the spec writes it (snake_case, absent fields left out): the REST body and the stored check, from one mapping. */
+export function idVerificationResultJson(result: IdVerificationResult) {
+  const { extracted } = result;
+  return {
+    verification_id: result.verificationId,
+    status: result.status,
+    result_code: result.resultCode,
+    checks: {
+      document_authentic: result.checks.documentAuthentic,
+      mrz_match: result.checks.mrzMatch,
+      expiry_check: result.checks.expiryCheck,
+      nfc_signature: result.checks.nfcSignature,
+    },
+    issuing_country: result.issuingCountry,
+    document_type: result.documentType,
+    extracted: {
+      first_name: extracted.firstName,
+      last_name: extracted.lastName,
+      date_of_birth: extracted.dateOfBirth,
+      document_number: extracted.documentNumber,
+      expiry_date: extracted.expiryDate,
+      nationality: extracted.nationality,
+      nationality_code: extracted.nationalityCode,
+      issuing_state: extracted.issuingState,
+      sex: extracted.sex,
+      document_code: extracted.documentCode,
+      mrz_format: extracted.mrzFormat,
+    },
+    warnings: result.warnings.map((warning) => ({
+      code: warning.code,
+      message: warning.message,
+      ...definedFields({ field: warning.field }),
+    })),
+    ...definedFields({ metadata: result.metadata }),
+  };
 }
 
 /** Checks one ID document and stores the result (never the images) for the tenant. */
@@ -75,37 +149,44 @@ export async function verifyIdDocument(
   em: EntityManager,
   services: Services,
   principal: TenantPrincipal,
-  input: unknown,
+  input: VerifyIdDocumentInput,
 ): Promise<IdVerificationResult> {
   const data = parseOrThrow(VerifyIdDocumentInputSchema, input);
-  if (TWO_SIDED_ID_TYPES.includes(data.id_type) && (data.image_back === undefined || data.image_back === null)) {
+  if (TWO_SIDED_ID_TYPES.includes(data.idType) && data.imageBack === undefined) {
     throw validationError([
-      { field: 'image_back', code: 'required', message: `image_back is required for ${data.id_type} (a two-sided document)` },
+      { field: 'imageBack', code: 'required', message: `the back image is required for ${data.idType} (a two-sided document)` },
     ]);
   }
+  // The engines read the spec's snake_case input; their field errors are named back the way the caller wrote them.
+  const { nfc } = data;
   const engineInput: DocumentVerificationInput = {
     country: data.country,
-    id_type: data.id_type,
-    image_front: data.image_front,
-    ...(data.image_back != null ? { image_back: data.image_back } : {}),
-    ...(data.enable_nfc !== undefined ? { enable_nfc: data.enable_nfc } : {}),
-    ...(data.nfc !== undefined ? { nfc: data.nfc } : {}),
+    id_type: data.idType,
+    image_front: data.imageFront,
+    ...definedFields({ image_back: data.imageBack, enable_nfc: data.enableNfc }),
+    ...(nfc ? { nfc: { sod: nfc.sod, dg1: nfc.dg1, ...definedFields({ dg2: nfc.dg2 }) } } : {}),
   };
-  return runStandaloneCheck(em, services, principal, 'document_verification', engineInput, async (engine, context, id) => {
+  const check = runStandaloneCheck(em, services, principal, 'document_verification', engineInput, async (engine, context, id) => {
     const analysis = await engine.run(engineInput, context);
     const details = analysis.details as DocumentVerificationDetails;
     const result: IdVerificationResult = {
-      verification_id: id,
+      verificationId: id,
       status: analysis.status as IdVerificationResult['status'],
-      result_code: details.result_code,
-      checks: { ...details.checks },
-      issuing_country: details.issuing_country,
-      document_type: details.document_type,
-      extracted: { ...details.extracted },
+      resultCode: details.result_code,
+      checks: {
+        documentAuthentic: details.checks.document_authentic,
+        mrzMatch: details.checks.mrz_match,
+        expiryCheck: details.checks.expiry_check,
+        nfcSignature: details.checks.nfc_signature,
+      },
+      issuingCountry: details.issuing_country,
+      documentType: details.document_type,
+      extracted: extractedOf(details.extracted),
       warnings: analysis.warnings.map((warning) => ({ ...warning })),
-      ...(data.metadata !== undefined ? { metadata: data.metadata } : {}),
+      ...definedFields({ metadata: data.metadata }),
     };
     // The result only: the images and chip data are never stored.
-    return { status: result.status, result, stored: { ...result, metadata: undefined }, metadata: data.metadata ?? null };
+    return { status: result.status, result, stored: idVerificationResultJson({ ...result, metadata: undefined }), metadata: data.metadata ?? null };
   });
+  return withCallerFieldNames(check);
 }

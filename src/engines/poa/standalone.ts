@@ -9,85 +9,135 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import type { TenantPrincipal } from '../../auth/context.js';
 import type { Warning } from '../../domain/types.js';
-import type { ProofOfAddressDetails } from '../details.js';
+import type { CheckOutcome, ProofOfAddressDetails } from '../details.js';
 import { POA_DEFAULT_MAX_AGE_DAYS, type ProofOfAddressInput } from '../inputs.js';
 import { ageInDays } from './dates.js';
 import { ApiError } from '../../errors.js';
 import type { Services } from '../../services.js';
 import { runStandaloneCheck } from '../standalone.js';
 import { parseOrThrow } from '../../validation.js';
-import { CountryCodeAnyCase } from '../../sessions/node-inputs.js';
+import { CountryCodeAnyCase, definedFields, notGiven, withCallerFieldNames } from '../../input-rules.js';
 
 /** Largest accepted `max_age_days`: ten years; an older document proves nothing about today. */
 export const POA_MAX_AGE_DAYS_LIMIT = 3650;
 /** Longest accepted `expected_name`, in characters. */
 export const POA_EXPECTED_NAME_MAX_LENGTH = 300;
 
-/** Body of `POST /v1/poa` (snake_case, strict: no coercion, unknown fields refused). */
+/**
+ * The rule of each field, once: the service's camelCase schema and the REST body's snake_case one
+ * (src/rest/routes/poa.ts) are built from these.
+ */
+export const CHECK_PROOF_OF_ADDRESS_FIELDS = {
+  documentImage: z.string().min(1, 'must not be empty'),
+  expectedName: z.string().trim().min(1, 'must not be empty').max(POA_EXPECTED_NAME_MAX_LENGTH),
+  country: CountryCodeAnyCase,
+  maxAgeDays: z.number().int('must be an integer').min(1, 'must be a positive integer').max(POA_MAX_AGE_DAYS_LIMIT),
+} as const;
+
+const fields = CHECK_PROOF_OF_ADDRESS_FIELDS;
+
+/** Input of checkProofOfAddress (GraphQL's `CheckProofOfAddressInput`, and `POST /v1/poa` once mapped). */
 export const CheckProofOfAddressInputSchema = z
   .object({
-    document_image: z.string().min(1, 'document_image must not be empty'),
-    expected_name: z.string().trim().min(1, 'expected_name must not be empty').max(POA_EXPECTED_NAME_MAX_LENGTH).optional(),
-    country: CountryCodeAnyCase.optional(),
-    max_age_days: z
-      .number()
-      .int('max_age_days must be an integer')
-      .min(1, 'max_age_days must be a positive integer')
-      .max(POA_MAX_AGE_DAYS_LIMIT)
-      .optional(),
+    documentImage: fields.documentImage,
+    expectedName: notGiven(fields.expectedName),
+    country: notGiven(fields.country),
+    maxAgeDays: notGiven(fields.maxAgeDays),
   })
   .strict();
 
-/** Accepted input of checkProofOfAddress. */
+/** What checkProofOfAddress accepts before validation: GraphQL's `CheckProofOfAddressInput` as is. */
 export type CheckProofOfAddressInput = z.input<typeof CheckProofOfAddressInputSchema>;
 
-/**
- * The spec's proof-of-address result, plus `result_code`, `warnings` and how the checks were made:
- * the node details' shape (one definition), with the id and status of the stored check.
- */
-export type PoaResult = Pick<ProofOfAddressDetails, 'result_code' | 'extracted' | 'checks' | 'tamper_method'> & {
+/** The spec's proof-of-address result, plus `resultCode`, `warnings` and how the checks were made; the id and status of the stored check. */
+export interface PoaResult {
   /** Id of the stored check. */
-  poa_id: string;
+  poaId: string;
   /** `passed`, `review` or `failed` (a document too old is a 422, not a result). */
   status: 'passed' | 'review' | 'failed';
+  /** Machine-readable summary. */
+  resultCode: string;
+  /** Fields read from the document; empty strings for fields not found. */
+  extracted: { name: string; address: string; issuer: string; issuedAt: string };
+  /** Per-check outcomes. */
+  checks: { nameMatch: CheckOutcome; geocode: CheckOutcome; freshness: CheckOutcome; tamperScore: number };
+  /** How `tamperScore` was computed (live engine only). */
+  tamperMethod?: string;
   /** Non-blocking findings (name mismatch, unverifiable address, ...). */
   warnings: Warning[];
-};
+}
+
+/** The result as the spec writes it (snake_case, absent fields left out): the REST body and the stored check, from one mapping. */
+export function poaResultJson(result: PoaResult) {
+  return {
+    poa_id: result.poaId,
+    status: result.status,
+    result_code: result.resultCode,
+    extracted: {
+      name: result.extracted.name,
+      address: result.extracted.address,
+      issuer: result.extracted.issuer,
+      issued_at: result.extracted.issuedAt,
+    },
+    checks: {
+      name_match: result.checks.nameMatch,
+      geocode: result.checks.geocode,
+      freshness: result.checks.freshness,
+      tamper_score: result.checks.tamperScore,
+    },
+    ...definedFields({ tamper_method: result.tamperMethod }),
+    warnings: result.warnings.map((warning) => ({
+      code: warning.code,
+      message: warning.message,
+      ...definedFields({ field: warning.field }),
+    })),
+  };
+}
 
 /** Checks one proof-of-address document with the engine of the key's environment and stores the result for the tenant. */
 export async function checkProofOfAddress(
   em: EntityManager,
   services: Services,
   principal: TenantPrincipal,
-  input: unknown,
+  input: CheckProofOfAddressInput,
 ): Promise<PoaResult> {
   const data = parseOrThrow(CheckProofOfAddressInputSchema, input);
+  // The engines read the spec's snake_case input; their field errors are named back the way the caller wrote them.
   const engineInput: ProofOfAddressInput = {
-    document_image: data.document_image,
-    ...(data.expected_name !== undefined ? { expected_name: data.expected_name } : {}),
-    ...(data.country !== undefined ? { country: data.country } : {}),
-    ...(data.max_age_days !== undefined ? { max_age_days: data.max_age_days } : {}),
+    document_image: data.documentImage,
+    ...definedFields({ expected_name: data.expectedName, country: data.country, max_age_days: data.maxAgeDays }),
   };
-  return runStandaloneCheck(em, services, principal, 'proof_of_address', engineInput, async (engine, context, id) => {
+  const check = runStandaloneCheck(em, services, principal, 'proof_of_address', engineInput, async (engine, context, id) => {
     const analysis = await engine.run(engineInput, context);
     const details = analysis.details as ProofOfAddressDetails;
     if (details.checks.freshness === 'failed') {
       const ageDays = ageInDays(details.extracted.issued_at, new Date());
       throw new ApiError(
         'document_too_old',
-        `The document was issued on ${details.extracted.issued_at}, ${ageDays ?? '?'} days ago; max_age_days is ${data.max_age_days ?? POA_DEFAULT_MAX_AGE_DAYS}.`,
+        `The document was issued on ${details.extracted.issued_at}, ${ageDays ?? '?'} days ago; max_age_days is ${engineInput.max_age_days ?? POA_DEFAULT_MAX_AGE_DAYS}.`,
       );
     }
     const result: PoaResult = {
-      poa_id: id,
+      poaId: id,
       status: analysis.status as PoaResult['status'],
-      result_code: details.result_code,
-      extracted: { ...details.extracted },
-      checks: { ...details.checks },
-      ...(details.tamper_method !== undefined ? { tamper_method: details.tamper_method } : {}),
+      resultCode: details.result_code,
+      extracted: {
+        name: details.extracted.name,
+        address: details.extracted.address,
+        issuer: details.extracted.issuer,
+        issuedAt: details.extracted.issued_at,
+      },
+      checks: {
+        nameMatch: details.checks.name_match,
+        geocode: details.checks.geocode,
+        freshness: details.checks.freshness,
+        tamperScore: details.checks.tamper_score,
+      },
+      ...definedFields({ tamperMethod: details.tamper_method }),
       warnings: analysis.warnings.map((warning) => ({ ...warning })),
     };
     // The result only: the document itself is never stored.
-    return { status: result.status, result, stored: { ...result } };
+    return { status: result.status, result, stored: poaResultJson(result) };
   });
+  return withCallerFieldNames(check);
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { ScreenAmlInputSchema } from '../../engines/aml/standalone.js';
+import { amlResultJson, SCREEN_AML_FIELDS } from '../../engines/aml/standalone.js';
+import type { MatchedField } from '../../engines/aml/score.js';
 import { AML_LISTS } from '../../engines/aml/entity.js';
 import { ScreenAmlDocument, type AmlResultFieldsFragment } from '../../graphql/generated/operations.js';
 import { defineRoute } from '../route.js';
@@ -24,24 +25,19 @@ export const AmlResultJson = z.object({
   checked_lists: z.array(z.enum(AML_LISTS)),
 });
 
+/** Body of `POST /v1/aml` (snake_case, strict), from the service's field rules. */
+const ScreenAmlBody = z
+  .object({
+    full_name: SCREEN_AML_FIELDS.fullName,
+    date_of_birth: SCREEN_AML_FIELDS.dateOfBirth.optional(),
+    country: SCREEN_AML_FIELDS.country.optional(),
+    lists: SCREEN_AML_FIELDS.lists.optional(),
+  })
+  .strict();
+
 /** Shapes an AML result for REST. */
 export function presentAmlResult(result: AmlResultFieldsFragment): z.infer<typeof AmlResultJson> {
-  return {
-    aml_id: result.amlId,
-    risk_band: result.riskBand,
-    hits: result.hits.map((hit) => ({
-      entity_id: hit.entityId,
-      list: hit.list,
-      matched_name: hit.matchedName,
-      name: hit.name,
-      score: hit.score,
-      matched_fields: hit.matchedFields as ('name' | 'date_of_birth' | 'country')[],
-      programs: hit.programs,
-      topics: hit.topics,
-    })),
-    score: result.score,
-    checked_lists: result.checkedLists,
-  };
+  return amlResultJson({ ...result, hits: result.hits.map((hit) => ({ ...hit, matchedFields: hit.matchedFields as MatchedField[] })) });
 }
 
 /** AML screening routes. */
@@ -53,14 +49,9 @@ export const amlRoutes = [
     summary: 'Screens a person against sanctions, PEP and adverse-media lists; only full_name is required.',
     tag: 'AML',
     operation: ScreenAmlDocument,
-    body: ScreenAmlInputSchema,
+    body: ScreenAmlBody,
     variables: ({ body }) => ({
-      input: {
-        fullName: body.full_name,
-        ...(body.date_of_birth !== undefined ? { dateOfBirth: body.date_of_birth } : {}),
-        ...(body.country !== undefined ? { country: body.country } : {}),
-        ...(body.lists !== undefined ? { lists: body.lists } : {}),
-      },
+      input: { fullName: body.full_name, dateOfBirth: body.date_of_birth, country: body.country, lists: body.lists },
     }),
     status: 200,
     present: (data) => presentAmlResult(data.screenAml),

@@ -2,7 +2,11 @@ import { z } from 'zod';
 import { DOCUMENT_RESULT_CODES } from '../../engines/document/engine.js';
 import { SANDBOX_CATALOGUE } from '../../engines/sandbox/catalogue.js';
 import { VerifyIdDocumentDocument, type IdVerificationResultFieldsFragment } from '../../graphql/generated/operations.js';
-import { VerifyIdDocumentInputSchema } from '../../engines/document/standalone.js';
+import {
+  idVerificationResultJson,
+  VERIFY_ID_DOCUMENT_FIELDS as fields,
+  type IdVerificationResult,
+} from '../../engines/document/standalone.js';
 import { defineRoute } from '../route.js';
 
 const Outcome = z.enum(['passed', 'failed', 'review', 'warning', 'skipped']);
@@ -42,43 +46,32 @@ export const IdVerificationResultJson = z.object({
 });
 
 type IdVerificationResultBody = z.infer<typeof IdVerificationResultJson>;
-type Check = IdVerificationResultBody['checks']['mrz_match'];
 
 /** Shapes an ID verification result for REST (absent fields left out, not null). */
 export function presentIdVerificationResult(result: IdVerificationResultFieldsFragment): IdVerificationResultBody {
-  return {
-    verification_id: result.verificationId,
-    status: result.status as IdVerificationResultBody['status'],
-    result_code: result.resultCode as IdVerificationResultBody['result_code'],
-    checks: {
-      document_authentic: result.checks.documentAuthentic as Check,
-      mrz_match: result.checks.mrzMatch as Check,
-      expiry_check: result.checks.expiryCheck as Check,
-      nfc_signature: result.checks.nfcSignature as Check,
-    },
-    issuing_country: result.issuingCountry,
-    document_type: result.documentType,
-    extracted: {
-      first_name: result.extracted.firstName ?? null,
-      last_name: result.extracted.lastName ?? null,
-      date_of_birth: result.extracted.dateOfBirth ?? null,
-      document_number: result.extracted.documentNumber ?? null,
-      expiry_date: result.extracted.expiryDate ?? null,
-      nationality: result.extracted.nationality ?? null,
-      nationality_code: result.extracted.nationalityCode ?? null,
-      issuing_state: result.extracted.issuingState ?? null,
-      sex: result.extracted.sex ?? null,
-      document_code: result.extracted.documentCode ?? null,
-      mrz_format: result.extracted.mrzFormat ?? null,
-    },
-    warnings: result.warnings.map((warning) => ({
-      code: warning.code,
-      message: warning.message,
-      ...(warning.field != null ? { field: warning.field } : {}),
-    })),
-    ...(result.metadata != null ? { metadata: result.metadata } : {}),
-  };
+  return idVerificationResultJson({
+    ...result,
+    status: result.status as IdVerificationResult['status'],
+    checks: result.checks as IdVerificationResult['checks'],
+    // The fragment selects every extracted field; codegen types each as optional all the same.
+    extracted: result.extracted as IdVerificationResult['extracted'],
+    warnings: result.warnings.map((warning) => ({ ...warning, field: warning.field ?? undefined })),
+    metadata: result.metadata ?? undefined,
+  }) as IdVerificationResultBody;
 }
+
+/** Body of `POST /v1/id-verification` (snake_case, strict: no coercion, unknown fields refused), from the service's field rules. */
+const VerifyIdDocumentBody = z
+  .object({
+    country: fields.country,
+    id_type: fields.idType,
+    image_front: fields.image,
+    image_back: fields.image.nullable().optional(),
+    enable_nfc: fields.enableNfc.optional(),
+    nfc: fields.nfc.optional(),
+    metadata: fields.metadata.optional(),
+  })
+  .strict();
 
 /** ID verification routes. */
 export const idVerificationRoutes = [
@@ -89,16 +82,16 @@ export const idVerificationRoutes = [
     summary: 'Checks one ID document: image quality, MRZ and ICAO check digits, expiry, country and type, optional NFC.',
     tag: 'ID verification',
     operation: VerifyIdDocumentDocument,
-    body: VerifyIdDocumentInputSchema,
+    body: VerifyIdDocumentBody,
     variables: ({ body }) => ({
       input: {
         country: body.country,
         idType: body.id_type,
         imageFront: body.image_front,
-        ...(body.image_back != null ? { imageBack: body.image_back } : {}),
-        ...(body.enable_nfc !== undefined ? { enableNfc: body.enable_nfc } : {}),
-        ...(body.nfc !== undefined ? { nfc: body.nfc } : {}),
-        ...(body.metadata !== undefined ? { metadata: body.metadata } : {}),
+        imageBack: body.image_back,
+        enableNfc: body.enable_nfc,
+        nfc: body.nfc,
+        metadata: body.metadata,
       },
     }),
     status: 200,

@@ -14,16 +14,25 @@ import {
   type ListEntryFieldsFragment,
   type ListFieldsFragment,
 } from '../../graphql/generated/operations.js';
-import {
-  CreateListInputSchema,
-  DocumentEntryInputSchema,
-  FaceEntryInputSchema,
-  LIST_ENTRIES_PAGE_DEFAULT,
-  LIST_ENTRIES_PAGE_MAX,
-  NameEntryInputSchema,
-  UpdateListInputSchema,
-} from '../../lists/list.service.js';
+import { LIST_FIELDS as fields } from '../../lists/list-input.js';
+import { LIST_ENTRIES_PAGE_DEFAULT, LIST_ENTRIES_PAGE_MAX } from '../../lists/list.service.js';
 import { defineRoute, GRAPHQL_INT_MAX } from '../route.js';
+
+// Bodies in the spec's snake_case, from the service's field rules; the service checks what spans fields.
+const UpdateListBody = z.object({ name: fields.name.optional(), type: fields.type.optional(), policy: fields.policy.optional() }).strict();
+const CreateListBody = UpdateListBody.extend({ name: fields.name, type: fields.type });
+const FaceEntryBody = z
+  .object({ image: fields.image.optional(), reason: fields.reason.optional(), session_id: fields.sessionId.optional() })
+  .strict();
+const NameEntryBody = z.object({ name: fields.entryName, reason: fields.reason.optional() }).strict();
+const DocumentEntryBody = z
+  .object({
+    country: fields.country,
+    id_type: fields.idType,
+    document_number: fields.documentNumber,
+    reason: fields.reason.optional(),
+  })
+  .strict();
 
 /** The spec's List JSON. */
 export const ListJson = z.object({
@@ -105,10 +114,8 @@ export const listRoutes = [
     summary: 'Creates a custom list; policy defaults to auto_decline for face and document lists, review for name lists.',
     tag: 'Lists',
     operation: CreateListDocument,
-    body: CreateListInputSchema,
-    variables: ({ body }) => ({
-      input: { name: body.name, type: body.type, ...(body.policy !== undefined ? { policy: body.policy } : {}) },
-    }),
+    body: CreateListBody,
+    variables: ({ body }) => ({ input: { name: body.name, type: body.type, policy: body.policy } }),
     status: 201,
     present: (data) => presentList(data.createList),
     response: ListJson,
@@ -134,7 +141,7 @@ export const listRoutes = [
     tag: 'Lists',
     operation: UpdateListDocument,
     params: ListParams,
-    body: UpdateListInputSchema,
+    body: UpdateListBody,
     variables: ({ params, body }) => ({ id: params.uuid, input: body }),
     status: 200,
     present: (data) => presentList(data.updateList),
@@ -182,7 +189,7 @@ export const listRoutes = [
     tag: 'Lists',
     operation: AddFaceListEntryDocument,
     params: ListParams,
-    body: FaceEntryInputSchema,
+    body: FaceEntryBody,
     variables: ({ params, body }) => ({
       listId: params.uuid,
       input: { image: body.image, reason: body.reason, sessionId: body.session_id },
@@ -205,7 +212,7 @@ export const listRoutes = [
     tag: 'Lists',
     operation: AddNameListEntryDocument,
     params: ListParams,
-    body: NameEntryInputSchema,
+    body: NameEntryBody,
     variables: ({ params, body }) => ({ listId: params.uuid, input: { name: body.name, reason: body.reason } }),
     status: 201,
     present: (data) => presentListEntry(data.addNameListEntry),
@@ -219,7 +226,7 @@ export const listRoutes = [
     tag: 'Lists',
     operation: AddDocumentListEntryDocument,
     params: ListParams,
-    body: DocumentEntryInputSchema,
+    body: DocumentEntryBody,
     variables: ({ params, body }) => ({
       listId: params.uuid,
       input: { country: body.country, idType: body.id_type, documentNumber: body.document_number, reason: body.reason },

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CheckProofOfAddressDocument, type ProofOfAddressResultFieldsFragment } from '../../graphql/generated/operations.js';
-import { CheckProofOfAddressInputSchema } from '../../engines/poa/standalone.js';
+import { CHECK_PROOF_OF_ADDRESS_FIELDS as fields, poaResultJson, type PoaResult } from '../../engines/poa/standalone.js';
 import { defineRoute } from '../route.js';
 
 const Outcome = z.enum(['passed', 'failed', 'review', 'warning', 'skipped']);
@@ -20,30 +20,24 @@ type PoaResultBody = z.infer<typeof PoaResultJson>;
 
 /** Shapes a proof-of-address result for REST (absent fields left out, not null). */
 export function presentPoaResult(result: ProofOfAddressResultFieldsFragment): PoaResultBody {
-  return {
-    poa_id: result.poaId,
-    status: result.status as PoaResultBody['status'],
-    result_code: result.resultCode,
-    extracted: {
-      name: result.extracted.name,
-      address: result.extracted.address,
-      issuer: result.extracted.issuer,
-      issued_at: result.extracted.issuedAt,
-    },
-    checks: {
-      name_match: result.checks.nameMatch as PoaResultBody['checks']['name_match'],
-      geocode: result.checks.geocode as PoaResultBody['checks']['geocode'],
-      freshness: result.checks.freshness as PoaResultBody['checks']['freshness'],
-      tamper_score: result.checks.tamperScore,
-    },
-    ...(result.tamperMethod != null ? { tamper_method: result.tamperMethod } : {}),
-    warnings: result.warnings.map((warning) => ({
-      code: warning.code,
-      message: warning.message,
-      ...(warning.field != null ? { field: warning.field } : {}),
-    })),
-  };
+  return poaResultJson({
+    ...result,
+    status: result.status as PoaResult['status'],
+    checks: result.checks as PoaResult['checks'],
+    tamperMethod: result.tamperMethod ?? undefined,
+    warnings: result.warnings.map((warning) => ({ ...warning, field: warning.field ?? undefined })),
+  });
 }
+
+/** Body of `POST /v1/poa` (snake_case, strict: no coercion, unknown fields refused), from the service's field rules. */
+const CheckProofOfAddressBody = z
+  .object({
+    document_image: fields.documentImage,
+    expected_name: fields.expectedName.optional(),
+    country: fields.country.optional(),
+    max_age_days: fields.maxAgeDays.optional(),
+  })
+  .strict();
 
 /** Proof-of-address routes. */
 export const poaRoutes = [
@@ -54,13 +48,13 @@ export const poaRoutes = [
     summary: 'Checks a utility bill, bank statement or government letter; 422 document_too_old past max_age_days (default 90).',
     tag: 'Proof of address',
     operation: CheckProofOfAddressDocument,
-    body: CheckProofOfAddressInputSchema,
+    body: CheckProofOfAddressBody,
     variables: ({ body }) => ({
       input: {
         documentImage: body.document_image,
-        ...(body.expected_name !== undefined ? { expectedName: body.expected_name } : {}),
-        ...(body.country !== undefined ? { country: body.country } : {}),
-        ...(body.max_age_days !== undefined ? { maxAgeDays: body.max_age_days } : {}),
+        expectedName: body.expected_name,
+        country: body.country,
+        maxAgeDays: body.max_age_days,
       },
     }),
     status: 200,

@@ -17,13 +17,9 @@ import {
 } from '../../graphql/generated/operations.js';
 import { decisionJson } from '../../sessions/decision.js';
 import { SESSIONS_PAGE_DEFAULT, SESSIONS_PAGE_MAX } from '../../sessions/session.service.js';
-import { CreateSessionInputSchema } from '../../sessions/session-input.js';
+import { CREATE_SESSION_FIELDS as fields } from '../../sessions/session-input.js';
+import { definedFields } from '../../input-rules.js';
 import { defineRoute } from '../route.js';
-
-/** Drops null and undefined fields: a field that does not apply is absent, not null. */
-function present<T extends Record<string, unknown>>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== null && field !== undefined)) as Partial<T>;
-}
 
 const WarningJson = z.object({ code: z.string(), message: z.string(), field: z.string().optional() });
 const NodeResultJson = z.object({
@@ -99,7 +95,7 @@ export const IntrospectionJson = z.object({
 
 /** Warnings as JSON, without absent fields. */
 function presentWarnings(warnings: { code: string; message: string; field?: string | null }[]) {
-  return warnings.map((warning) => present(warning) as z.infer<typeof WarningJson>);
+  return warnings.map((warning) => definedFields(warning) as z.infer<typeof WarningJson>);
 }
 
 /** Node results keyed by node type, as the spec shows them. */
@@ -120,7 +116,7 @@ function presentSession(session: SessionFieldsFragment) {
     status: session.status,
     workflow_id: session.workflowId,
     vendor_data: session.vendorData,
-    ...present({ redirect_url: session.redirectUrl, language: session.language }),
+    ...definedFields({ redirect_url: session.redirectUrl, language: session.language }),
     created_at: session.createdAt,
     expires_at: session.expiresAt,
   };
@@ -133,7 +129,7 @@ function presentDecision(decision: DecisionFieldsFragment): z.infer<typeof Decis
 
 /** Shapes an introspection. */
 function presentIntrospection(state: IntrospectionFieldsFragment): z.infer<typeof IntrospectionJson> {
-  return present({
+  return definedFields({
     active: state.active,
     status: state.status,
     jti: state.jti,
@@ -147,6 +143,30 @@ function presentIntrospection(state: IntrospectionFieldsFragment): z.infer<typeo
     revoked_at: state.revokedAt,
   }) as z.infer<typeof IntrospectionJson>;
 }
+
+/** Body of `POST /v1/sessions` (snake_case, as the spec writes it), from the service's field rules. */
+const CreateSessionBody = z
+  .object({
+    workflow_id: fields.workflowId,
+    vendor_data: fields.vendorData,
+    callback: fields.callback.optional(),
+    /** Where the hosted flow sends the browser at the end; its origin must be allowed in the flow settings. */
+    redirect_url: fields.redirectUrl.optional(),
+    /** Language of the hosted flow; otherwise `?lang=`, then the browser's, then the tenant's default. */
+    language: fields.language.optional(),
+    metadata: fields.metadata.optional(),
+    contact_details: z.object({ email: fields.email.optional(), phone: fields.phone.optional() }).strict().optional(),
+    expected_details: z
+      .object({
+        first_name: fields.name.optional(),
+        last_name: fields.name.optional(),
+        date_of_birth: fields.dateOfBirth.optional(),
+        country: fields.country.optional(),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
 
 const SessionParams = z.object({ session_id: z.string().min(1).max(100) });
 /** Unix seconds in a query string: any safe integer (not 32-bit limited; GraphQL's UnixTime takes it). */
@@ -162,7 +182,7 @@ export const sessionRoutes = [
       'Starts a verification session; an active session with the same workflow_id and vendor_data is returned instead (200, idempotent_reuse true).',
     tag: 'Sessions',
     operation: CreateSessionDocument,
-    body: CreateSessionInputSchema,
+    body: CreateSessionBody,
     variables: ({ body }) => ({
       input: {
         workflowId: body.workflow_id,
@@ -222,11 +242,11 @@ export const sessionRoutes = [
     present: (data) => ({
       sessions: data.sessions.edges.map((edge) => ({
         ...presentSession(edge.node),
-        ...present({ decided_at: edge.node.decidedAt }),
+        ...definedFields({ decided_at: edge.node.decidedAt }),
         updated_at: edge.node.updatedAt,
       })),
       has_more: data.sessions.pageInfo.hasNextPage,
-      ...present({ next_cursor: data.sessions.pageInfo.hasNextPage ? data.sessions.pageInfo.endCursor : null }),
+      ...definedFields({ next_cursor: data.sessions.pageInfo.hasNextPage ? data.sessions.pageInfo.endCursor : null }),
     }),
     response: z.object({
       sessions: z.array(
@@ -250,7 +270,7 @@ export const sessionRoutes = [
       ...presentSession(session),
       environment: session.environment,
       updated_at: session.updatedAt,
-      ...present({
+      ...definedFields({
         decided_at: session.decidedAt,
         callback: session.callback,
         metadata: session.metadata,

@@ -7,8 +7,23 @@ import {
   type LedgerEntryFieldsFragment,
 } from '../../graphql/generated/operations.js';
 import { LEDGER_PAGE_DEFAULT, LEDGER_PAGE_MAX } from '../../sharing/ledger.service.js';
-import { ImportSharedSessionInputSchema, ShareSessionInputSchema } from '../../sharing/sharing.service.js';
+import { SHARING_FIELDS as fields } from '../../sharing/sharing.service.js';
 import { defineRoute } from '../route.js';
+
+/** Body of `POST /v1/sessions/{session_id}/share` (snake_case, as the spec writes it), from the service's field rules. */
+const ShareSessionBody = z
+  .object({ partner_application_id: fields.partnerApplicationId, expires_in: fields.expiresIn.optional() })
+  .strict();
+
+/** Body of `POST /v1/sessions/import-shared`; `trust_review` must be a real boolean (no coercion). */
+const ImportSharedSessionBody = z
+  .object({
+    share_token: fields.shareToken,
+    trust_review: fields.trustReview,
+    workflow_id: fields.workflowId,
+    vendor_data: fields.vendorData.optional(),
+  })
+  .strict();
 
 /** The spec's Share token result. */
 export const ShareTokenJson = z.object({ share_token: z.string(), expires_at: z.number().int() });
@@ -70,7 +85,7 @@ export const sharingRoutes = [
       "Redeems a share token (once per partner application) and clones the verification into the caller's application; 404 unknown token, 409 redeemed, 410 expired.",
     tag: 'Sharing',
     operation: ImportSharedSessionDocument,
-    body: ImportSharedSessionInputSchema,
+    body: ImportSharedSessionBody,
     variables: ({ body }) => ({
       input: { shareToken: body.share_token, trustReview: body.trust_review, workflowId: body.workflow_id, vendorData: body.vendor_data },
     }),
@@ -94,7 +109,7 @@ export const sharingRoutes = [
     tag: 'Sharing',
     operation: ShareSessionDocument,
     params: SessionParams,
-    body: ShareSessionInputSchema,
+    body: ShareSessionBody,
     variables: ({ params, body }) => ({
       sessionId: params.session_id,
       partnerApplicationId: body.partner_application_id,

@@ -11,7 +11,7 @@ import {
   VerificationStepsDocument,
   type VerificationProgressFieldsFragment,
 } from '../../graphql/generated/operations.js';
-import { NODE_INPUT_SCHEMAS } from '../../sessions/node-inputs.js';
+import { NODE_INPUT_FIELDS as fields } from '../../sessions/node-inputs.js';
 import { defineRoute } from '../route.js';
 
 /** The end user's view of a session: its status and each step of its workflow, in workflow order. */
@@ -52,6 +52,37 @@ export function presentProgress(progress: VerificationProgressFieldsFragment): z
 }
 
 const SessionParams = z.object({ session_id: z.string().min(1).max(100) });
+
+// Step bodies in the spec's snake_case, from the node input field rules (the service validates the camelCase input).
+const DocumentStepBody = z
+  .object({
+    country: fields.country,
+    id_type: fields.idType,
+    image_front: fields.image,
+    image_back: fields.image.nullable().optional(),
+    enable_nfc: fields.flag.optional(),
+    nfc: z.object({ sod: fields.nfcGroup, dg1: fields.nfcGroup, dg2: fields.nfcPortrait.optional() }).strict().optional(),
+    document_number: fields.text.optional(),
+    first_name: fields.text.optional(),
+    last_name: fields.text.optional(),
+    date_of_birth: fields.dateOfBirth.optional(),
+  })
+  .strict();
+const SelfieStepBody = z.object({ selfie: fields.image }).strict();
+const AmlStepBody = z
+  .object({ full_name: fields.text, date_of_birth: fields.dateOfBirth.optional(), country: fields.country.optional() })
+  .strict();
+const ProofOfAddressStepBody = z
+  .object({
+    document_image: fields.image,
+    expected_name: fields.text.optional(),
+    country: fields.country.optional(),
+    max_age_days: fields.maxAgeDays.optional(),
+  })
+  .strict();
+const BusinessRegistryStepBody = z
+  .object({ company_name: fields.text, registration_number: fields.text, country: fields.country })
+  .strict();
 const STEP_TAG = 'End-user steps';
 const BY_EITHER = 'Called with the session token of the session `url` (x-session-token; that session only) or the API key.';
 
@@ -84,7 +115,7 @@ export const stepRoutes = [
     credential: 'api_key_or_session_token',
     operation: SubmitDocumentStepDocument,
     params: SessionParams,
-    body: NODE_INPUT_SCHEMAS.document_verification,
+    body: DocumentStepBody,
     variables: ({ params, body }) => ({
       sessionId: params.session_id,
       input: {
@@ -114,7 +145,7 @@ export const stepRoutes = [
     credential: 'api_key_or_session_token',
     operation: SubmitSelfieStepDocument,
     params: SessionParams,
-    body: NODE_INPUT_SCHEMAS.biometric_kyc,
+    body: SelfieStepBody,
     variables: ({ params, body }) => ({ sessionId: params.session_id, input: { selfie: body.selfie } }),
     status: 200,
     present: (data) => presentProgress(data.submitSelfie),
@@ -130,7 +161,7 @@ export const stepRoutes = [
     credential: 'api_key_or_session_token',
     operation: SubmitAmlStepDocument,
     params: SessionParams,
-    body: NODE_INPUT_SCHEMAS.aml_screening.omit({ lists: true }),
+    body: AmlStepBody,
     variables: ({ params, body }) => ({
       sessionId: params.session_id,
       input: { fullName: body.full_name, dateOfBirth: body.date_of_birth, country: body.country },
@@ -149,7 +180,7 @@ export const stepRoutes = [
     credential: 'api_key_or_session_token',
     operation: SubmitProofOfAddressStepDocument,
     params: SessionParams,
-    body: NODE_INPUT_SCHEMAS.proof_of_address,
+    body: ProofOfAddressStepBody,
     variables: ({ params, body }) => ({
       sessionId: params.session_id,
       input: {
@@ -173,7 +204,7 @@ export const stepRoutes = [
     credential: 'api_key_or_session_token',
     operation: SubmitBusinessRegistryStepDocument,
     params: SessionParams,
-    body: NODE_INPUT_SCHEMAS.business_registry,
+    body: BusinessRegistryStepBody,
     variables: ({ params, body }) => ({
       sessionId: params.session_id,
       input: { companyName: body.company_name, registrationNumber: body.registration_number, country: body.country },
@@ -208,7 +239,7 @@ export const stepRoutes = [
     credential: 'api_key_or_session_token',
     operation: ConfirmPhoneCodeStepDocument,
     params: SessionParams,
-    body: z.object({ code: z.string().regex(/^\d{6}$/, 'must be the 6-digit code'), phone: z.string().min(1).max(40).optional() }).strict(),
+    body: z.object({ code: fields.code, phone: z.string().min(1).max(40).optional() }).strict(),
     variables: ({ params, body }) => ({ sessionId: params.session_id, input: { code: body.code, phone: body.phone } }),
     status: 200,
     present: (data) => presentProgress(data.confirmPhoneCode),

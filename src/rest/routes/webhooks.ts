@@ -17,12 +17,8 @@ import {
   type WebhookDestinationFieldsFragment,
 } from '../../graphql/generated/operations.js';
 import { DELIVERIES_PAGE_MAX } from '../../webhooks/webhook.service.js';
+import { definedFields } from '../../input-rules.js';
 import { defineRoute } from '../route.js';
-
-/** Drops null and undefined fields: a field that does not apply is absent, not null. */
-function present<T extends Record<string, unknown>>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== null && field !== undefined)) as Partial<T>;
-}
 
 /** The spec's Webhook destination JSON; `events` absent means all events; `secret` only at creation and rotation. */
 export const WebhookDestinationJson = z.object({
@@ -70,7 +66,7 @@ export function presentDestination(
   destination: WebhookDestinationFieldsFragment,
   secret?: string | null,
 ): z.infer<typeof WebhookDestinationJson> {
-  return present({
+  return definedFields({
     uuid: destination.id,
     url: destination.url,
     version: destination.version,
@@ -84,7 +80,7 @@ export function presentDestination(
 
 /** Shapes a delivery for REST. */
 export function presentDelivery(delivery: WebhookDeliveryFieldsFragment): z.infer<typeof WebhookDeliveryJson> {
-  return present({
+  return definedFields({
     id: delivery.id,
     event_id: delivery.eventId,
     event_type: delivery.eventType,
@@ -102,7 +98,7 @@ export function presentDelivery(delivery: WebhookDeliveryFieldsFragment): z.infe
 
 /** Shapes an attempt for REST. */
 export function presentAttempt(attempt: WebhookAttemptFieldsFragment): z.infer<typeof WebhookAttemptJson> {
-  return present({
+  return definedFields({
     id: attempt.id,
     delivery_id: attempt.deliveryId,
     attempted_at: attempt.attemptedAt,
@@ -244,7 +240,7 @@ export const webhookRoutes = [
     variables: ({ params, query }) => ({ destinationId: params.uuid, ...query }),
     status: 200,
     present: (data) =>
-      present({
+      definedFields({
         deliveries: data.webhookDeliveries.deliveries.map(presentDelivery),
         next_cursor: data.webhookDeliveries.nextCursor,
       }),

@@ -9,7 +9,7 @@ import {
   UpdateWorkflowDocument,
   type WorkflowFieldsFragment,
 } from '../../graphql/generated/operations.js';
-import { assertNotBuiltIn, CreateWorkflowInputSchema, UpdateWorkflowInputSchema } from '../../workflows/workflow.service.js';
+import { assertNotBuiltIn, WORKFLOW_DEFAULTS, WORKFLOW_FIELDS as fields } from '../../workflows/workflow.service.js';
 import { ID_MAX_LENGTH } from '../../validation.js';
 import { defineRoute } from '../route.js';
 
@@ -43,18 +43,37 @@ export function presentWorkflow(workflow: WorkflowFieldsFragment): z.infer<typeo
   };
 }
 
-type CreateBody = z.output<typeof CreateWorkflowInputSchema>;
-type UpdateBody = z.output<typeof UpdateWorkflowInputSchema>;
+/** Body of `PATCH /v1/workflows/:workflow_id` (snake_case, strict), from the service's field rules. */
+const UpdateWorkflowBody = z
+  .object({
+    name: fields.name.optional(),
+    type: fields.type.optional(),
+    nodes: fields.nodes.optional(),
+    compliance_level: fields.complianceLevel.optional(),
+    aml_score_threshold: fields.amlScoreThreshold.optional(),
+    max_attempts: fields.maxAttempts.optional(),
+  })
+  .strict();
 
-/** Converts the snake_case body to the GraphQL input. */
-function toGraphQLInput(body: Partial<CreateBody> | UpdateBody) {
+/** Body of `POST /v1/workflows`: name and nodes required, the rest defaulted as the service does. */
+const CreateWorkflowBody = UpdateWorkflowBody.extend({
+  name: fields.name,
+  nodes: fields.nodes,
+  type: fields.type.default(WORKFLOW_DEFAULTS.type),
+  compliance_level: fields.complianceLevel.default(WORKFLOW_DEFAULTS.complianceLevel),
+  aml_score_threshold: fields.amlScoreThreshold.default(WORKFLOW_DEFAULTS.amlScoreThreshold),
+  max_attempts: fields.maxAttempts.default(WORKFLOW_DEFAULTS.maxAttempts),
+});
+
+/** The GraphQL input of a workflow body: the one snake → camel map of both write routes. */
+function toGraphQLInput(body: z.output<typeof UpdateWorkflowBody>) {
   return {
-    ...(body.name !== undefined ? { name: body.name } : {}),
-    ...(body.type !== undefined ? { type: body.type } : {}),
-    ...(body.nodes !== undefined ? { nodes: body.nodes } : {}),
-    ...(body.compliance_level !== undefined ? { complianceLevel: body.compliance_level } : {}),
-    ...(body.aml_score_threshold !== undefined ? { amlScoreThreshold: body.aml_score_threshold } : {}),
-    ...(body.max_attempts !== undefined ? { maxAttempts: body.max_attempts } : {}),
+    name: body.name,
+    type: body.type,
+    nodes: body.nodes,
+    complianceLevel: body.compliance_level,
+    amlScoreThreshold: body.aml_score_threshold,
+    maxAttempts: body.max_attempts,
   };
 }
 
@@ -94,7 +113,7 @@ export const workflowRoutes = [
     summary: 'Composes a custom workflow; the server assigns workflow_id.',
     tag: 'Workflows',
     operation: CreateWorkflowDocument,
-    body: CreateWorkflowInputSchema,
+    body: CreateWorkflowBody,
     variables: ({ body }) => ({ input: { ...toGraphQLInput(body), name: body.name, nodes: body.nodes } }),
     status: 201,
     present: (data) => presentWorkflow(data.createWorkflow),
@@ -109,7 +128,7 @@ export const workflowRoutes = [
     operation: UpdateWorkflowDocument,
     params: WorkflowParams,
     before: ({ workflow_id }) => assertNotBuiltIn(workflow_id),
-    body: UpdateWorkflowInputSchema,
+    body: UpdateWorkflowBody,
     variables: ({ params, body }) => ({ id: params.workflow_id, input: toGraphQLInput(body) }),
     status: 200,
     present: (data) => presentWorkflow(data.updateWorkflow),
