@@ -7,6 +7,7 @@ import type { ServiceSecrets } from '../auth/secrets.js';
 import { readNodeResults, type NodeResultRecord } from '../sessions/session-record.js';
 import { listEvidence, type EvidenceItem } from '../evidence/evidence.service.js';
 import { listNotes, type SessionNote } from '../notes/note.service.js';
+import { listClaims, type SessionClaim } from '../operators/claims.js';
 
 /** The DataLoaders of one request: nested fields load in one query per kind, whatever the page size. */
 export interface Loaders {
@@ -22,6 +23,8 @@ export interface Loaders {
   evidenceBySessionId: DataLoader<string, EvidenceItem[]>;
   /** Notes on each session, oldest first. */
   notesBySessionId: DataLoader<string, SessionNote[]>;
+  /** Who holds each in-review case, if anyone. */
+  claimBySessionId: DataLoader<string, SessionClaim | null>;
 }
 
 /** Groups rows by a key, returning one array per requested key in key order. */
@@ -65,6 +68,9 @@ export function createLoaders(em: EntityManager, secrets: ServiceSecrets): Loade
     ),
     notesBySessionId: new DataLoader(async (sessionIds) =>
       groupInKeyOrder(sessionIds, await listNotes(em, sessionIds), (row) => row.sessionId),
+    ),
+    claimBySessionId: new DataLoader(async (sessionIds) =>
+      groupInKeyOrder(sessionIds, await listClaims(em, sessionIds), (row) => row.sessionId).map((claims) => claims[0] ?? null),
     ),
   };
 }

@@ -3,12 +3,20 @@ import type { OperatorRole } from '../../entities/operator.entity.js';
 import { ApiError } from '../errors.js';
 import type { GraphQLContext } from './context.js';
 
-/** The mutations a `reviewer` may run besides reading: deciding cases and noting why. Every other mutation is an `admin`'s. */
-export const REVIEWER_MUTATIONS: ReadonlySet<string> = new Set(['reviewSession', 'addSessionNote']);
+/** The mutations a `reviewer` may run besides reading: claiming, deciding cases and noting why. Every other mutation is an `admin`'s. */
+export const REVIEWER_MUTATIONS: ReadonlySet<string> = new Set(['reviewSession', 'addSessionNote', 'claimSession', 'releaseSession']);
+
+/** The mutations every operator runs on their own account (password, second factor), whatever the role. */
+export const SELF_SERVICE_MUTATIONS: ReadonlySet<string> = new Set([
+  'changeOwnPassword',
+  'startTotpEnrolment',
+  'confirmTotpEnrolment',
+  'disableOwnTotp',
+]);
 
 /** Whether an operator of `role` may run the mutation `field`; reads and subscriptions are every role's. */
 export function roleMayMutate(role: OperatorRole, field: string): boolean {
-  if (role === 'admin') return true;
+  if (role === 'admin' || SELF_SERVICE_MUTATIONS.has(field)) return true;
   if (role === 'reviewer') return REVIEWER_MUTATIONS.has(field);
   return false;
 }

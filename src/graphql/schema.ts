@@ -4,6 +4,7 @@ import { buildSchema } from 'type-graphql';
 import { SUBSCRIBE_FUNCTIONS_ONLY } from '../events/live-status.js';
 import { guardMutationsByRole } from './operator-roles.js';
 import { AmlResolver } from '../../resolvers/aml.resolver.js';
+import { ClaimResolver } from '../../resolvers/claim.resolver.js';
 import { DashboardResolver } from '../../resolvers/dashboard.resolver.js';
 import { FlowSettingsResolver } from '../../resolvers/flow-settings.resolver.js';
 import { IdVerificationResolver } from '../../resolvers/id-verification.resolver.js';
@@ -33,6 +34,7 @@ export const RESOLVERS = [
   WebhookResolver,
   FlowSettingsResolver,
   OperatorResolver,
+  ClaimResolver,
   DashboardResolver,
 ] as const;
 

@@ -25,6 +25,7 @@ import { Migration20261124000400Evidence } from './Migration20261124000400Eviden
 import { Migration20261124000500Erasure } from './Migration20261124000500Erasure.js';
 import { Migration20261124000600SessionNotes } from './Migration20261124000600SessionNotes.js';
 import { Migration20261124000500EventSnapshots } from './Migration20261124000500EventSnapshots.js';
+import { Migration20261125000100H16OpsClaimsTotp } from './Migration20261125000100H16OpsClaimsTotp.js';
 
 /** Every migration in order; listed explicitly so tsx, vitest and a bundle all find the same set. */
 export const MIGRATIONS = [
@@ -55,4 +56,5 @@ export const MIGRATIONS = [
   Migration20261124000500Erasure,
   Migration20261124000600SessionNotes,
   Migration20261124000500EventSnapshots,
+  Migration20261125000100H16OpsClaimsTotp,
 ];

@@ -548,8 +548,12 @@ export type Mutation = {
   addNameListEntry: ListEntry;
   /** Adds a note to a session, under the author's name (reviewers and admins in the console, or a key). */
   addSessionNote: SessionNote;
+  /** An admin hands an in-review case to a reviewer or admin of the organisation, taking it from whoever held it. Audited. */
+  assignSession: SessionClaim;
   /** Checks a utility bill, bank statement or government letter and stores the result (never the document). DOCUMENT_TOO_OLD when issued more than maxAgeDays days ago. */
   checkProofOfAddress: ProofOfAddressResult;
+  /** Claims an in-review case for the signed-in reviewer or admin; SESSION_CLAIMED when someone else holds it. Audited. Not for API keys. */
+  claimSession: SessionClaim;
   /** Confirms the one-time code. */
   confirmPhoneCode: VerificationProgress;
   /** Creates a custom list. */
@@ -574,6 +578,8 @@ export type Mutation = {
   eraseSession: Erasure;
   /** Redeems a share token (once per application) and clones the verification into the caller's application. */
   importSharedSession: ImportedSession;
+  /** Releases a case: its holder may, an admin may release anyone's. True once the case is unclaimed. Audited. */
+  releaseSession: Scalars['Boolean']['output'];
   /** Sends a delivery again now, same webhook-id and body, restarting its schedule. */
   replayWebhookDelivery: WebhookDelivery;
   /** Sends a one-time code to the phone (given, or the contact phone of the session). */
@@ -639,8 +645,19 @@ export type MutationAddSessionNoteArgs = {
 };
 
 
+export type MutationAssignSessionArgs = {
+  id: Scalars['String']['input'];
+  operatorId: Scalars['String']['input'];
+};
+
+
 export type MutationCheckProofOfAddressArgs = {
   input: CheckProofOfAddressInput;
+};
+
+
+export type MutationClaimSessionArgs = {
+  id: Scalars['String']['input'];
 };
 
 
@@ -703,6 +720,11 @@ export type MutationEraseSessionArgs = {
 
 export type MutationImportSharedSessionArgs = {
   input: ImportSharedSessionInput;
+};
+
+
+export type MutationReleaseSessionArgs = {
+  id: Scalars['String']['input'];
 };
 
 
@@ -1118,6 +1140,8 @@ export type ServiceTokenIntrospection = {
 /** A verification session of one end user. */
 export type Session = {
   callback?: Maybe<Scalars['String']['output']>;
+  /** Who is working on the case, while it is in review and claimed. */
+  claim?: Maybe<SessionClaim>;
   /** Compliance level of an approved session. */
   complianceLevel?: Maybe<Scalars['String']['output']>;
   contactDetails?: Maybe<Scalars['JSONObject']['output']>;
@@ -1154,6 +1178,16 @@ export type Session = {
   warnings: Array<Warning>;
   workflow?: Maybe<Workflow>;
   workflowId: Scalars['String']['output'];
+};
+
+/** The operator working on an in-review case; others cannot decide it until it is released. */
+export type SessionClaim = {
+  /** Unix seconds. */
+  claimedAt: Scalars['UnixTime']['output'];
+  operatorId: Scalars['String']['output'];
+  /** The holder's name, as the console shows it. */
+  operatorName: Scalars['String']['output'];
+  sessionId: Scalars['String']['output'];
 };
 
 export type SessionConnection = {
@@ -1259,7 +1293,7 @@ export type StatusChange = {
 export type Subscription = {
   /** Status changes of one session, for the hosted flow's page (session token in connection_init's x-session-token) or the tenant's key; the computer that showed the QR code follows the phone this way. */
   hostedFlowChanged: SessionStatusEvent;
-  /** The review queue of the caller's tenant and environment, live: a session entering in_review (status in_review) or leaving it (previousStatus in_review), in commit order. The console follows it. */
+  /** The review queue of the caller's tenant and environment, live: a session entering in_review (status in_review) or leaving it (previousStatus in_review), in commit order; and a case's holder changing (actor claim, status and previousStatus in_review, reason the holder's name or null once released). The console follows it. */
   reviewQueue: SessionStatusEvent;
   /** Every committed status change of the key's tenant and environment (creation included), in commit order, optionally filtered. */
   sessionStatusChanged: SessionStatusEvent;
