@@ -4,7 +4,9 @@ import { buildSchema } from 'type-graphql';
 import { SUBSCRIBE_FUNCTIONS_ONLY } from '../events/live-status.js';
 import { guardMutationsByRole } from './operator-roles.js';
 import { AmlResolver } from '../../resolvers/aml.resolver.js';
+import { ApiKeyResolver } from '../../resolvers/api-key.resolver.js';
 import { ClaimResolver } from '../../resolvers/claim.resolver.js';
+import { OperatorAccountResolver } from '../../resolvers/operator-account.resolver.js';
 import { DashboardResolver } from '../../resolvers/dashboard.resolver.js';
 import { FlowSettingsResolver } from '../../resolvers/flow-settings.resolver.js';
 import { IdVerificationResolver } from '../../resolvers/id-verification.resolver.js';
@@ -35,6 +37,8 @@ export const RESOLVERS = [
   FlowSettingsResolver,
   OperatorResolver,
   ClaimResolver,
+  OperatorAccountResolver,
+  ApiKeyResolver,
   DashboardResolver,
 ] as const;
 
