@@ -1,0 +1,170 @@
+/**
+ * Claims, second factors, operators and API keys in the console, in a real browser: a reviewer
+ * claims a case and decides it while a colleague sees it held and cannot decide; an operator
+ * enrols an authenticator app and signs in with its code; an admin adds an operator and creates
+ * an API key. Every new screen passes axe and is saved to test-artifacts/screens.
+ */
+import { Secret, TOTP } from 'otpauth';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inReviewSession, makeOperator, OPERATOR_PASSWORD } from '../console/support.js';
+import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
+import { chromiumAvailable, expectNoSeriousA11yViolations, launchChromium, screenshot } from './support.js';
+
+/** A browser run through several screens on a loaded 2-core machine. */
+const FLOW_MS = 120_000;
+
+let testApp: TestApp;
+let tenant: TestTenant;
+let browser: Browser;
+
+const enabled = chromiumAvailable();
+
+beforeAll(async () => {
+  if (!enabled) return;
+  testApp = await startTestApp();
+  tenant = await testApp.tenant('Acme Bank');
+  browser = await launchChromium({ camera: false });
+}, 120_000);
+afterAll(async () => {
+  await browser?.close();
+  await testApp?.close();
+});
+
+/** Waits for a screen of the console. */
+async function onScreen(page: Page, name: string): Promise<void> {
+  await page.locator(`#app[data-screen="${name}"]`).waitFor();
+}
+
+/** Fills and sends the sign-in form of an open console page (sandbox). */
+async function submitSignIn(page: Page, email: string): Promise<void> {
+  await page.getByLabel('Email address').fill(email);
+  await page.getByLabel('Password').fill(OPERATOR_PASSWORD);
+  await page.getByLabel('Environment', { exact: true }).selectOption('sandbox');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+}
+
+/** A fresh browser context signed in to the console as `email`, on the queue. */
+async function consolePage(email: string): Promise<Page> {
+  const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+  await page.goto(`${testApp.url}/console`);
+  await onScreen(page, 'sign-in');
+  await submitSignIn(page, email);
+  await onScreen(page, 'queue');
+  return page;
+}
+
+/** The code an authenticator app shows for `secret`, `stepsAhead` 30-second steps from now. */
+function codeFor(secret: string, stepsAhead = 0): string {
+  return new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + stepsAhead * 30_000 });
+}
+
+describe.skipIf(!enabled)('claims in the console', () => {
+  it(
+    'given two reviewers, when one claims a case, then the other sees who holds it in the queue and on the case and cannot decide; the holder declines it',
+    async () => {
+      const ada = await consolePage(await makeOperator(testApp, tenant.id, 'reviewer', 'Ada Lovelace'));
+      const grace = await consolePage(await makeOperator(testApp, tenant.id, 'reviewer', 'Grace Hopper'));
+      await grace.locator('#app[data-live="on"]').waitFor();
+      const id = await inReviewSession(testApp, tenant.sandboxKey);
+
+      await ada.goto(`${testApp.url}/console#/case/${id}`);
+      await onScreen(ada, 'case');
+      await ada.locator('#claim').click();
+      await expect.poll(() => ada.locator('#claim-status').textContent()).toBe('You are working on this case.');
+      await expectNoSeriousA11yViolations(ada, 'claimed case');
+      await screenshot(ada, 'claims-case-claimed');
+
+      // Grace's queue learns the holder live.
+      const row = grace.locator(`tr[data-session-id="${id}"] td.holder`);
+      await expect.poll(() => row.textContent()).toBe('Ada Lovelace');
+      await screenshot(grace, 'claims-queue-held');
+      await grace.locator(`tr[data-session-id="${id}"] a`).click();
+      await onScreen(grace, 'case');
+      await expect.poll(() => grace.locator('#held-by-other').textContent()).toContain('Ada Lovelace is working on this case');
+      expect(await grace.locator('#approve').count()).toBe(0);
+      expect(await grace.locator('#claim').count()).toBe(0);
+      await expectNoSeriousA11yViolations(grace, 'case held by another');
+      await screenshot(grace, 'claims-case-held-by-other');
+
+      await ada.locator('#reason').fill('Listed as a politically exposed person; no source of funds given.');
+      await ada.locator('#decline').click();
+      await expect.poll(() => ada.locator('main').getAttribute('data-status')).toBe('declined');
+      await expect.poll(() => grace.locator('main').getAttribute('data-status')).toBe('declined');
+    },
+    FLOW_MS,
+  );
+});
+
+describe.skipIf(!enabled)('a second factor in the console', () => {
+  it(
+    'given an operator, when enrolling an authenticator app and signing in again, then the sign-in asks for the code and admits the right one',
+    async () => {
+      const email = await makeOperator(testApp, tenant.id, 'viewer', 'Tess Totp');
+      const page = await consolePage(email);
+      await page.getByRole('link', { name: 'My account' }).click();
+      await onScreen(page, 'account');
+      await page.locator('#start-totp').click();
+      const secret = (await page.locator('#totp-secret').textContent())!;
+      await page.locator('.qr svg').waitFor();
+      await expectNoSeriousA11yViolations(page, 'account, enrolling');
+      await screenshot(page, 'account-totp-enrol');
+      await page.getByLabel('The 6-digit code your app shows now').fill(codeFor(secret));
+      await page.getByRole('button', { name: 'Turn on' }).click();
+      await expect.poll(() => page.locator('#totp-state').textContent()).toContain('On:');
+
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await onScreen(page, 'sign-in');
+      await submitSignIn(page, email);
+      await page.locator('#totp-code').waitFor({ state: 'visible' });
+      await expectNoSeriousA11yViolations(page, 'sign-in asking for a code');
+      await screenshot(page, 'sign-in-code');
+      await page.locator('#totp-code').fill(codeFor(secret, 1));
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await onScreen(page, 'queue');
+    },
+    FLOW_MS,
+  );
+});
+
+describe.skipIf(!enabled)('admins in the console', () => {
+  it(
+    'given an admin, when adding an operator and creating an API key, then the operator is listed and the key, shown once, works',
+    async () => {
+      const page = await consolePage(await makeOperator(testApp, tenant.id, 'admin', 'Alan Turing'));
+      await page.getByRole('link', { name: 'Operators' }).click();
+      await onScreen(page, 'operators');
+      await page.getByLabel('Name', { exact: true }).fill('Katherine Johnson');
+      await page.getByLabel('Email address').fill('katherine@example.com');
+      await page.getByLabel('Role', { exact: true }).selectOption('reviewer');
+      await page.getByLabel('Initial password').fill('initial password 123');
+      await page.getByRole('button', { name: 'Add operator' }).click();
+      await page.locator('tr[data-operator-email="katherine@example.com"]').waitFor();
+      await expectNoSeriousA11yViolations(page, 'operators');
+      await screenshot(page, 'operators');
+
+      await page.getByRole('link', { name: 'API keys' }).click();
+      await onScreen(page, 'keys');
+      await page.getByLabel('What is it for?').fill('CRM integration');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      const secret = (await page.locator('#new-key-secret').textContent())!;
+      await expectNoSeriousA11yViolations(page, 'API keys');
+      await screenshot(page, 'api-keys');
+      expect(secret).toMatch(/^idv_sandbox_/);
+      expect((await testApp.rest('GET', '/v1/workflows', { key: secret })).status).toBe(200);
+    },
+    FLOW_MS,
+  );
+
+  it(
+    'given a reviewer, when opening the operators page by its address, then there is no link to it and the page refuses',
+    async () => {
+      const page = await consolePage(await makeOperator(testApp, tenant.id, 'reviewer'));
+
+      expect(await page.getByRole('link', { name: 'Operators' }).count()).toBe(0);
+      await page.goto(`${testApp.url}/console#/operators`);
+      await onScreen(page, 'forbidden');
+    },
+    FLOW_MS,
+  );
+});
