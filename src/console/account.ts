@@ -22,7 +22,7 @@ function passwordForm(): HTMLElement {
   const form = h(
     'form',
     {
-      class: 'card',
+      class: 'card narrow-field',
       id: 'change-password',
       'aria-labelledby': 'password-heading',
       onsubmit: async (event) => {
@@ -79,6 +79,7 @@ function codeForm(id: string, label: string, button: string, submit: (code: stri
     'form',
     {
       id,
+      class: 'narrow-field',
       onsubmit: async (event) => {
         event.preventDefault();
         try {
