@@ -4,10 +4,9 @@
  * enrols an authenticator app and signs in with its code; an admin adds an operator and creates
  * an API key. Every new screen passes axe and is saved to test-artifacts/screens.
  */
-import { Secret, TOTP } from 'otpauth';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { inReviewSession, makeOperator, OPERATOR_PASSWORD } from '../console/support.js';
+import { inReviewSession, makeOperator, OPERATOR_PASSWORD, totpCodeFor } from '../console/support.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 import { chromiumAvailable, expectNoSeriousA11yViolations, launchChromium, screenshot } from './support.js';
 
@@ -52,11 +51,6 @@ async function consolePage(email: string): Promise<Page> {
   await submitSignIn(page, email);
   await onScreen(page, 'queue');
   return page;
-}
-
-/** The code an authenticator app shows for `secret`, `stepsAhead` 30-second steps from now. */
-function codeFor(secret: string, stepsAhead = 0): string {
-  return new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + stepsAhead * 30_000 });
 }
 
 describe.skipIf(!enabled)('claims in the console', () => {
@@ -109,7 +103,7 @@ describe.skipIf(!enabled)('a second factor in the console', () => {
       await page.locator('.qr svg').waitFor();
       await expectNoSeriousA11yViolations(page, 'account, enrolling');
       await screenshot(page, 'account-totp-enrol');
-      await page.getByLabel('The 6-digit code your app shows now').fill(codeFor(secret));
+      await page.getByLabel('The 6-digit code your app shows now').fill(totpCodeFor(secret));
       await page.getByRole('button', { name: 'Turn on' }).click();
       await expect.poll(() => page.locator('#totp-state').textContent()).toContain('On:');
 
@@ -119,7 +113,7 @@ describe.skipIf(!enabled)('a second factor in the console', () => {
       await page.locator('#totp-code').waitFor({ state: 'visible' });
       await expectNoSeriousA11yViolations(page, 'sign-in asking for a code');
       await screenshot(page, 'sign-in-code');
-      await page.locator('#totp-code').fill(codeFor(secret, 1));
+      await page.locator('#totp-code').fill(totpCodeFor(secret, 1));
       await page.getByRole('button', { name: 'Sign in' }).click();
       await onScreen(page, 'queue');
     },

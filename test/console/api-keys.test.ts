@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
-import { consoleGql, makeOperator, signIn, type ConsoleCredential } from './support.js';
+import { codeOf, consoleGql, makeOperator, operatorAuditOf, signIn, type ConsoleCredential } from './support.js';
 
 const API_KEYS = /* GraphQL */ `
   query {
@@ -52,11 +52,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => testApp?.close());
 
-/** The error code of a GraphQL answer, or null when it succeeded. */
-function codeOf(answer: { body: any }): string | null {
-  return answer.body.errors?.[0]?.extensions?.code ?? null;
-}
-
 describe('admins manage API keys', () => {
   it('given a sandbox admin, when creating a key, then its secret works once shown, the list shows its prefix only, and revoking it stops it; audited', async () => {
     const created = await consoleGql(testApp, admin, CREATE_API_KEY, { name: 'CRM integration' });
@@ -80,12 +75,7 @@ describe('admins manage API keys', () => {
     expect(listed.body.data.apiKeys.every((key: { environment: string }) => key.environment === 'sandbox')).toBe(true);
     expect(revoked.body.data.revokeApiKey.revokedAt).toEqual(expect.any(Number));
     expect(refused.status).toBe(401);
-    const audit = await testApp.app.orm.em
-      .fork()
-      .execute<{ action: string; actor_name: string; environment: string }[]>(
-        'select action, actor_name, environment from operator_audit where target_id = ? order by created_at',
-        [apiKey.id],
-      );
+    const audit = await operatorAuditOf(testApp, apiKey.id);
     expect(audit).toEqual([
       { action: 'api_key.created', actor_name: 'Key Keeper', environment: 'sandbox' },
       { action: 'api_key.revoked', actor_name: 'Key Keeper', environment: 'sandbox' },

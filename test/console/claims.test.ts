@@ -7,7 +7,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitForSubscribers } from '../events/support.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
-import { consoleGql, consoleSocket, inReviewSession, makeOperator, signIn, type ConsoleCredential } from './support.js';
+import {
+  codeOf,
+  consoleGql,
+  consoleSocket,
+  inReviewSession,
+  makeOperator,
+  operatorAuditOf,
+  operatorIdOf,
+  signIn,
+  type ConsoleCredential,
+} from './support.js';
 
 const CLAIM = /* GraphQL */ `
   mutation ($id: String!) {
@@ -52,13 +62,6 @@ const SESSION = /* GraphQL */ `
     }
   }
 `;
-const CURRENT_OPERATOR = /* GraphQL */ `
-  query {
-    currentOperator {
-      id
-    }
-  }
-`;
 
 let testApp: TestApp;
 let tenant: TestTenant;
@@ -77,23 +80,6 @@ beforeAll(async () => {
   ]);
 }, 60_000);
 afterAll(() => testApp?.close());
-
-/** The error code of a GraphQL answer, or null when it succeeded. */
-function codeOf(answer: { body: any }): string | null {
-  return answer.body.errors?.[0]?.extensions?.code ?? null;
-}
-
-/** The operator id of a console sign-in. */
-async function idOf(credential: ConsoleCredential): Promise<string> {
-  return (await consoleGql(testApp, credential, CURRENT_OPERATOR)).body.data.currentOperator.id;
-}
-
-/** The audit rows of a target, oldest first. */
-async function auditOf(targetId: string): Promise<{ action: string; actor_name: string; environment: string | null }[]> {
-  return testApp.app.orm.em
-    .fork()
-    .execute('select action, actor_name, environment from operator_audit where target_id = ? order by created_at, action', [targetId]);
-}
 
 describe('claiming a case', () => {
   it('given a case Ada claimed, when Grace decides or claims it, then both are refused with SESSION_CLAIMED and nothing changes; Ada decides it and the claim is gone', async () => {
@@ -115,7 +101,7 @@ describe('claiming a case', () => {
     const decided = await consoleGql(testApp, ada, REVIEW, { id, decision: 'declined', reason: 'sanctioned' });
     expect(decided.body.data?.reviewSession.status).toBe('declined');
     expect((await consoleGql(testApp, ada, SESSION, { id })).body.data.session.claim).toBeNull();
-    expect(await auditOf(id)).toEqual([{ action: 'session.claimed', actor_name: 'Ada Lovelace', environment: 'sandbox' }]);
+    expect(await operatorAuditOf(testApp, id)).toEqual([{ action: 'session.claimed', actor_name: 'Ada Lovelace', environment: 'sandbox' }]);
   });
 
   it('given a claimed case, when the tenant API key reviews it, then the integrator review works as the spec says', async () => {
@@ -140,7 +126,7 @@ describe('claiming a case', () => {
     expect((await consoleGql(testApp, grace, CLAIM, { id })).body.data.claimSession.operatorName).toBe('Grace Hopper');
     expect((await consoleGql(testApp, admin, RELEASE, { id })).body.data.releaseSession).toBe(true);
 
-    expect((await auditOf(id)).map((row) => `${row.action} by ${row.actor_name}`)).toEqual([
+    expect((await operatorAuditOf(testApp, id)).map((row) => `${row.action} by ${row.actor_name}`)).toEqual([
       'session.claimed by Ada Lovelace',
       'session.released by Ada Lovelace',
       'session.claimed by Grace Hopper',
@@ -153,17 +139,21 @@ describe('claiming a case', () => {
     const viewer = await signIn(testApp, await makeOperator(testApp, tenant.id, 'viewer'));
     await consoleGql(testApp, ada, CLAIM, { id });
 
-    const byReviewer = await consoleGql(testApp, ada, ASSIGN, { id, operatorId: await idOf(ada) });
-    const toViewer = await consoleGql(testApp, admin, ASSIGN, { id, operatorId: await idOf(viewer) });
-    const assigned = await consoleGql(testApp, admin, ASSIGN, { id, operatorId: await idOf(grace) });
+    const byReviewer = await consoleGql(testApp, ada, ASSIGN, { id, operatorId: await operatorIdOf(testApp, ada) });
+    const toViewer = await consoleGql(testApp, admin, ASSIGN, { id, operatorId: await operatorIdOf(testApp, viewer) });
+    const assigned = await consoleGql(testApp, admin, ASSIGN, { id, operatorId: await operatorIdOf(testApp, grace) });
     const viewerClaims = await consoleGql(testApp, viewer, CLAIM, { id });
 
     expect(codeOf(byReviewer)).toBe('FORBIDDEN');
     expect(codeOf(toViewer)).toBe('VALIDATION_FAILED');
-    expect(assigned.body.data.assignSession).toEqual({ operatorId: await idOf(grace), operatorName: 'Grace Hopper' });
+    expect(assigned.body.data.assignSession).toEqual({ operatorId: await operatorIdOf(testApp, grace), operatorName: 'Grace Hopper' });
     expect(codeOf(viewerClaims)).toBe('FORBIDDEN');
     expect(codeOf(await consoleGql(testApp, ada, REVIEW, { id, decision: 'approved', reason: 'mine' }))).toBe('SESSION_CLAIMED');
-    expect((await auditOf(id)).at(-1)).toEqual({ action: 'session.assigned', actor_name: 'Alan Turing', environment: 'sandbox' });
+    expect((await operatorAuditOf(testApp, id)).at(-1)).toEqual({
+      action: 'session.assigned',
+      actor_name: 'Alan Turing',
+      environment: 'sandbox',
+    });
   });
 
   it('given cases of another tenant, of the other environment and an operator of another tenant, when claiming or assigning, then each is NOT_FOUND', async () => {
@@ -175,8 +165,12 @@ describe('claiming a case', () => {
     expect(codeOf(await consoleGql(testApp, ada, CLAIM, { id: foreign }))).toBe('NOT_FOUND');
     expect(codeOf(await consoleGql(testApp, live, CLAIM, { id: own }))).toBe('NOT_FOUND');
     expect(codeOf(await consoleGql(testApp, live, RELEASE, { id: own }))).toBe('NOT_FOUND');
-    expect(codeOf(await consoleGql(testApp, admin, ASSIGN, { id: own, operatorId: await idOf(outsider) }))).toBe('NOT_FOUND');
-    expect(codeOf(await consoleGql(testApp, admin, ASSIGN, { id: foreign, operatorId: await idOf(grace) }))).toBe('NOT_FOUND');
+    expect(codeOf(await consoleGql(testApp, admin, ASSIGN, { id: own, operatorId: await operatorIdOf(testApp, outsider) }))).toBe(
+      'NOT_FOUND',
+    );
+    expect(codeOf(await consoleGql(testApp, admin, ASSIGN, { id: foreign, operatorId: await operatorIdOf(testApp, grace) }))).toBe(
+      'NOT_FOUND',
+    );
   });
 
   it('given an API key, when it claims, then it is FORBIDDEN: claims are for people', async () => {

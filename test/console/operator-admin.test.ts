@@ -5,7 +5,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
-import { consoleGql, makeOperator, OPERATOR_PASSWORD, postSignIn, signIn, type ConsoleCredential } from './support.js';
+import {
+  codeOf,
+  consoleGql,
+  makeOperator,
+  operatorAuditOf,
+  operatorIdOf,
+  OPERATOR_PASSWORD,
+  postSignIn,
+  signIn,
+  type ConsoleCredential,
+} from './support.js';
 
 const OPERATORS = /* GraphQL */ `
   query {
@@ -71,27 +81,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => testApp?.close());
 
-/** The error code of a GraphQL answer, or null when it succeeded. */
-function codeOf(answer: { body: any }): string | null {
-  return answer.body.errors?.[0]?.extensions?.code ?? null;
-}
-
-/** The operator id of a console sign-in. */
-async function idOf(credential: ConsoleCredential): Promise<string> {
-  return (await consoleGql(testApp, credential, CURRENT_OPERATOR)).body.data.currentOperator.id;
-}
-
-/** Actions audited on a target, oldest first, with who did them. */
-async function auditOf(targetId: string): Promise<string[]> {
-  const rows = await testApp.app.orm.em
-    .fork()
-    .execute<{ action: string; actor_name: string }[]>(
-      'select action, actor_name from operator_audit where target_id = ? order by created_at',
-      [targetId],
-    );
-  return rows.map((row) => `${row.action} by ${row.actor_name}`);
-}
-
 describe('admins manage operators', () => {
   it('given an admin, when adding a reviewer with an initial password, then the reviewer is listed, signs in with it and must change it; audited', async () => {
     const email = `new-${Math.random().toString(36).slice(2, 8)}@example.com`;
@@ -107,13 +96,15 @@ describe('admins manage operators', () => {
     expect(listed.body.data.operators[0].role).toBe('admin');
     expect(signedIn.status).toBe(200);
     expect(((await signedIn.json()) as any).operator.temporary_credential).toBe(true);
-    expect(await auditOf(created.body.data.createOperator.id)).toEqual(['operator.created by Alan Turing']);
+    expect(
+      (await operatorAuditOf(testApp, created.body.data.createOperator.id)).map((row) => `${row.action} by ${row.actor_name}`),
+    ).toEqual(['operator.created by Alan Turing']);
   });
 
   it('given a reviewer, when the admin makes them a viewer, disables and enables them, then each is applied, a disabled one cannot sign in, and each is audited', async () => {
     const email = await makeOperator(testApp, tenant.id, 'reviewer', 'Dorothy Vaughan');
     const colleague = await signIn(testApp, email);
-    const id = await idOf(colleague);
+    const id = await operatorIdOf(testApp, colleague);
 
     const demoted = await consoleGql(testApp, admin, UPDATE_OPERATOR, { id, input: { role: 'viewer' } });
     const disabled = await consoleGql(testApp, admin, UPDATE_OPERATOR, { id, input: { disabled: true } });
@@ -126,7 +117,7 @@ describe('admins manage operators', () => {
     expect(oldCookie.status).toBe(401);
     expect(refused.status).toBe(401);
     expect(enabled.body.data.updateOperator.disabled).toBe(false);
-    expect(await auditOf(id)).toEqual([
+    expect((await operatorAuditOf(testApp, id)).map((row) => `${row.action} by ${row.actor_name}`)).toEqual([
       'operator.role_changed by Alan Turing',
       'operator.disabled by Alan Turing',
       'operator.enabled by Alan Turing',
@@ -136,7 +127,7 @@ describe('admins manage operators', () => {
   it('given the only admin of an organisation, when demoting or disabling themselves, then LAST_ADMIN and nothing changes; with a second admin it works', async () => {
     const lone = await testApp.tenant();
     const only = await signIn(testApp, await makeOperator(testApp, lone.id, 'admin', 'Only Admin'));
-    const id = await idOf(only);
+    const id = await operatorIdOf(testApp, only);
 
     expect(codeOf(await consoleGql(testApp, only, UPDATE_OPERATOR, { id, input: { role: 'reviewer' } }))).toBe('LAST_ADMIN');
     expect(codeOf(await consoleGql(testApp, only, UPDATE_OPERATOR, { id, input: { disabled: true } }))).toBe('LAST_ADMIN');
@@ -151,7 +142,7 @@ describe('admins manage operators', () => {
   it('given a forgotten password, when the admin sets a temporary one, then old sign-ins end, the temporary one works and the operator replaces it', async () => {
     const email = await makeOperator(testApp, tenant.id, 'viewer', 'Mary Jackson');
     const before = await signIn(testApp, email);
-    const id = await idOf(before);
+    const id = await operatorIdOf(testApp, before);
 
     const reset = await consoleGql(testApp, admin, RESET_PASSWORD, { id, password: 'temporary password 1' });
     expect(reset.body.data.resetOperatorPassword.passwordChangeRequired).toBe(true);
@@ -172,7 +163,10 @@ describe('admins manage operators', () => {
     expect(changed.body.data?.changeOwnPassword).toBe(true);
     expect((await consoleGql(testApp, after, CURRENT_OPERATOR)).body.data.currentOperator.passwordChangeRequired).toBe(false);
     expect((await postSignIn(testApp, { email, password: 'my own new password' })).status).toBe(200);
-    expect(await auditOf(id)).toEqual(['operator.password_reset by Alan Turing', 'operator.password_changed by Mary Jackson']);
+    expect((await operatorAuditOf(testApp, id)).map((row) => `${row.action} by ${row.actor_name}`)).toEqual([
+      'operator.password_reset by Alan Turing',
+      'operator.password_changed by Mary Jackson',
+    ]);
   });
 });
 
@@ -180,7 +174,7 @@ describe('who may manage operators', () => {
   it('given a reviewer, a viewer and an API key, when listing or changing operators, then each is FORBIDDEN', async () => {
     const reviewer = await signIn(testApp, await makeOperator(testApp, tenant.id, 'reviewer'));
     const viewer = await signIn(testApp, await makeOperator(testApp, tenant.id, 'viewer'));
-    const target = await idOf(viewer);
+    const target = await operatorIdOf(testApp, viewer);
 
     for (const credential of [reviewer, viewer]) {
       expect(codeOf(await consoleGql(testApp, credential, OPERATORS))).toBe('FORBIDDEN');
@@ -198,7 +192,7 @@ describe('who may manage operators', () => {
 
   it('given an operator of another organisation, when an admin changes or resets them, then NOT_FOUND, and the list shows only their own people', async () => {
     const outsider = await signIn(testApp, await makeOperator(testApp, other.id, 'reviewer', 'Outsider'));
-    const id = await idOf(outsider);
+    const id = await operatorIdOf(testApp, outsider);
 
     expect(codeOf(await consoleGql(testApp, admin, UPDATE_OPERATOR, { id, input: { disabled: true } }))).toBe('NOT_FOUND');
     expect(codeOf(await consoleGql(testApp, admin, RESET_PASSWORD, { id, password: 'some password 123' }))).toBe('NOT_FOUND');

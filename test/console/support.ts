@@ -1,4 +1,5 @@
 import { createClient, type Client } from 'graphql-ws';
+import { Secret, TOTP } from 'otpauth';
 import { expect } from 'vitest';
 import { WebSocket } from 'ws';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
@@ -116,4 +117,29 @@ export function consoleSocket(testApp: TestApp, credential: ConsoleCredential, c
     lazy: false,
     onNonLazyError: () => undefined,
   });
+}
+
+/** The error code of a GraphQL answer, or null when it succeeded. */
+export function codeOf(answer: { body: any }): string | null {
+  return answer.body.errors?.[0]?.extensions?.code ?? null;
+}
+
+/** The operator id of a console sign-in. */
+export async function operatorIdOf(testApp: TestApp, credential: ConsoleCredential): Promise<string> {
+  return (await consoleGql(testApp, credential, 'query { currentOperator { id } }')).body.data.currentOperator.id;
+}
+
+/** The operator audit trail of one target, oldest first. */
+export async function operatorAuditOf(
+  testApp: TestApp,
+  targetId: string,
+): Promise<{ action: string; actor_name: string; environment: string | null }[]> {
+  return testApp.app.orm.em
+    .fork()
+    .execute('select action, actor_name, environment from operator_audit where target_id = ? order by created_at, action', [targetId]);
+}
+
+/** The code an authenticator app shows for `secret`, `stepsAhead` 30-second steps from now (the server accepts one either side). */
+export function totpCodeFor(secret: string, stepsAhead = 0): string {
+  return new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + stepsAhead * 30_000 });
 }

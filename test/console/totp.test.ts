@@ -4,11 +4,20 @@
  * towards the lock-out, a code is never accepted twice, and turning it off takes a code or an
  * admin. The secret is sealed at rest.
  */
-import { Secret, TOTP } from 'otpauth';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATOR_MAX_FAILED_LOGINS } from '../../src/operators/operator.service.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
-import { consoleGql, makeOperator, OPERATOR_PASSWORD, postSignIn, signIn, type ConsoleCredential } from './support.js';
+import {
+  consoleGql,
+  makeOperator,
+  operatorAuditOf,
+  operatorIdOf,
+  OPERATOR_PASSWORD,
+  postSignIn,
+  signIn,
+  totpCodeFor,
+  type ConsoleCredential,
+} from './support.js';
 
 const START = /* GraphQL */ `
   mutation {
@@ -53,14 +62,9 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => testApp?.close());
 
-/** The code an authenticator app shows for `secret`, `stepsAhead` 30-second steps from now (the server accepts one either side). */
-function codeFor(secret: string, stepsAhead = 0): string {
-  return new TOTP({ secret: Secret.fromBase32(secret) }).generate({ timestamp: Date.now() + stepsAhead * 30_000 });
-}
-
 /** A code that is certainly wrong for `secret` now. */
 function wrongCode(secret: string): string {
-  const right = new Set([-1, 0, 1].map((steps) => codeFor(secret, steps)));
+  const right = new Set([-1, 0, 1].map((steps) => totpCodeFor(secret, steps)));
   for (let n = 0; ; n += 1) {
     const candidate = String(n).padStart(6, '0');
     if (!right.has(candidate)) return candidate;
@@ -71,7 +75,7 @@ function wrongCode(secret: string): string {
 async function enrol(credential: ConsoleCredential): Promise<string> {
   const started = await consoleGql(testApp, credential, START);
   const secret = started.body.data.startTotpEnrolment.secret as string;
-  const confirmed = await consoleGql(testApp, credential, CONFIRM, { code: codeFor(secret) });
+  const confirmed = await consoleGql(testApp, credential, CONFIRM, { code: totpCodeFor(secret) });
   expect(confirmed.body.data?.confirmTotpEnrolment, JSON.stringify(confirmed.body)).toBe(true);
   return secret;
 }
@@ -83,7 +87,7 @@ describe('enrolling', () => {
     const started = await consoleGql(testApp, viewer, START);
     const { secret, otpauthUri, qrSvg } = started.body.data.startTotpEnrolment;
     const wrong = await consoleGql(testApp, viewer, CONFIRM, { code: wrongCode(secret) });
-    const right = await consoleGql(testApp, viewer, CONFIRM, { code: codeFor(secret) });
+    const right = await consoleGql(testApp, viewer, CONFIRM, { code: totpCodeFor(secret) });
     const again = await consoleGql(testApp, viewer, START);
 
     expect(secret).toMatch(/^[A-Z2-7]{32}$/);
@@ -109,7 +113,7 @@ describe('signing in with a second factor', () => {
   it('given an enrolled operator, when signing in without a code, with a wrong one, with the right one and with that one again, then it asks, refuses, admits and refuses the replay', async () => {
     const email = await makeOperator(testApp, tenant.id, 'reviewer', 'Tess Totp');
     const secret = await enrol(await signIn(testApp, email));
-    const next = codeFor(secret, 1);
+    const next = totpCodeFor(secret, 1);
 
     const without = await postSignIn(testApp, { email, password: OPERATOR_PASSWORD });
     const wrong = await postSignIn(testApp, { email, password: OPERATOR_PASSWORD, totp_code: wrongCode(secret) });
@@ -134,7 +138,7 @@ describe('signing in with a second factor', () => {
       answers.push((await postSignIn(testApp, { email, password: OPERATOR_PASSWORD, totp_code: wrongCode(secret) })).status);
 
     expect(answers).toEqual([...Array(OPERATOR_MAX_FAILED_LOGINS - 1).fill(401), 429]);
-    expect((await postSignIn(testApp, { email, password: OPERATOR_PASSWORD, totp_code: codeFor(secret, 1) })).status).toBe(429);
+    expect((await postSignIn(testApp, { email, password: OPERATOR_PASSWORD, totp_code: totpCodeFor(secret, 1) })).status).toBe(429);
   });
 });
 
@@ -145,18 +149,12 @@ describe('turning it off', () => {
     const secret = await enrol(credential);
 
     const wrong = await consoleGql(testApp, credential, DISABLE_OWN, { code: wrongCode(secret) });
-    const right = await consoleGql(testApp, credential, DISABLE_OWN, { code: codeFor(secret, 1) });
+    const right = await consoleGql(testApp, credential, DISABLE_OWN, { code: totpCodeFor(secret, 1) });
 
     expect(wrong.body.errors[0].extensions.code).toBe('OTP_INVALID');
     expect(right.body.data.disableOwnTotp).toBe(true);
     expect((await postSignIn(testApp, { email, password: OPERATOR_PASSWORD })).status).toBe(200);
-    const id = (await consoleGql(testApp, credential, CURRENT_OPERATOR)).body.data.currentOperator.id;
-    const audit = await testApp.app.orm.em
-      .fork()
-      .execute<{ action: string; actor_name: string }[]>(
-        'select action, actor_name from operator_audit where target_id = ? order by created_at',
-        [id],
-      );
+    const audit = await operatorAuditOf(testApp, await operatorIdOf(testApp, credential));
     expect(audit.map((row) => `${row.action} by ${row.actor_name}`)).toEqual([
       'operator.totp_enrolled by Olga Off',
       'operator.totp_disabled by Olga Off',
@@ -167,7 +165,7 @@ describe('turning it off', () => {
     const email = await makeOperator(testApp, tenant.id, 'reviewer', 'Lost Phone');
     const credential = await signIn(testApp, email);
     await enrol(credential);
-    const id = (await consoleGql(testApp, credential, CURRENT_OPERATOR)).body.data.currentOperator.id;
+    const id = await operatorIdOf(testApp, credential);
     const admin = await signIn(testApp, await makeOperator(testApp, tenant.id, 'admin'));
     const foreignAdmin = await signIn(testApp, await makeOperator(testApp, other.id, 'admin'));
 
