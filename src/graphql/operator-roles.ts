@@ -24,7 +24,8 @@ export function roleMayMutate(role: OperatorRole, field: string): boolean {
 /**
  * Wraps every root mutation of the schema with the operator role check, whichever transport
  * carries it (HTTP, graphql-ws, the REST facade). A mutation added later is an admin's until
- * listed above, so nothing new opens to viewers by default. API keys and end-user tokens are
+ * listed above, so nothing new opens to viewers by default. An operator whose password an admin
+ * chose may only replace it. API keys and end-user tokens are
  * unaffected. Only the Mutation type's fields are wrapped: reads cost nothing more.
  */
 export function guardMutationsByRole(schema: GraphQLSchema): GraphQLSchema {
@@ -34,6 +35,8 @@ export function guardMutationsByRole(schema: GraphQLSchema): GraphQLSchema {
     const resolve = field.resolve ?? defaultFieldResolver;
     field.resolve = (source, args, context: GraphQLContext, info) => {
       const principal = context.principal;
+      if (principal?.kind === 'operator' && principal.passwordChangeRequired && info.fieldName !== 'changeOwnPassword')
+        throw new ApiError('forbidden', 'An admin set your password: choose your own (changeOwnPassword) before changing anything else.');
       if (principal?.kind === 'operator' && !roleMayMutate(principal.role, info.fieldName))
         throw new ApiError('forbidden', `A ${principal.role} cannot run ${info.fieldName}; ask an admin of your organisation.`);
       return resolve(source, args, context, info);

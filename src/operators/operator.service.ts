@@ -231,9 +231,17 @@ export async function operatorForToken(em: EntityManager, token: string | undefi
   if (!token || token.length > LOGIN_TOKEN_MAX_LENGTH) return null;
   // One plain statement per request, like an API key's: no entity hydration.
   const [row] = await em.execute<
-    { login_id: string; environment: ApiKeyEnvironment; operator_id: string; tenant_id: string; name: string; role: OperatorRole }[]
+    {
+      login_id: string;
+      environment: ApiKeyEnvironment;
+      operator_id: string;
+      tenant_id: string;
+      name: string;
+      role: OperatorRole;
+      password_change_required: boolean;
+    }[]
   >(
-    `select l.id as login_id, l.environment, o.id as operator_id, o.tenant_id, o.name, o.role
+    `select l.id as login_id, l.environment, o.id as operator_id, o.tenant_id, o.name, o.role, o.password_change_required
        from operator_login l join operator o on o.id = l.operator_id
       where l.token_hash = ? and l.revoked_at is null and l.expires_at > now() and o.disabled_at is null`,
     [hashLoginToken(token)],
@@ -247,6 +255,7 @@ export async function operatorForToken(em: EntityManager, token: string | undefi
     operatorName: row.name,
     role: row.role,
     loginId: row.login_id,
+    passwordChangeRequired: row.password_change_required,
   };
 }
 

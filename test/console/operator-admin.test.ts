@@ -139,7 +139,7 @@ describe('admins manage operators', () => {
     );
   });
 
-  it('given a forgotten password, when the admin sets a temporary one, then old sign-ins end, the temporary one works and the operator replaces it', async () => {
+  it('given a forgotten password, when the admin sets a temporary one, then old sign-ins end, the temporary one works for nothing but replacing it, and the operator replaces it', async () => {
     const email = await makeOperator(testApp, tenant.id, 'viewer', 'Mary Jackson');
     const before = await signIn(testApp, email);
     const id = await operatorIdOf(testApp, before);
@@ -150,6 +150,7 @@ describe('admins manage operators', () => {
 
     const response = await postSignIn(testApp, { email, password: 'temporary password 1', environment: 'sandbox' });
     const after = { cookie: response.headers.get('set-cookie')!.split(';')[0]!, csrfToken: ((await response.json()) as any).csrf_token };
+    const beforeChange = await consoleGql(testApp, after, 'mutation { startTotpEnrolment { secret } }');
     const wrong = await consoleGql(testApp, after, CHANGE_OWN_PASSWORD, {
       currentPassword: 'not it at all',
       newPassword: 'my own new password',
@@ -159,6 +160,7 @@ describe('admins manage operators', () => {
       newPassword: 'my own new password',
     });
 
+    expect(codeOf(beforeChange)).toBe('FORBIDDEN');
     expect(codeOf(wrong)).toBe('VALIDATION_FAILED');
     expect(changed.body.data?.changeOwnPassword).toBe(true);
     expect((await consoleGql(testApp, after, CURRENT_OPERATOR)).body.data.currentOperator.passwordChangeRequired).toBe(false);
