@@ -49,12 +49,7 @@ function operatorRow(operator: OperatorRow, error: HTMLElement): HTMLElement {
     },
     ...ROLES.map((value) => h('option', { value, selected: value === operator.role }, value)),
   );
-  const resetPassword = () => {
-    const password = prompt(
-      `A temporary password for ${operator.name} (at least 12 characters); they choose their own at the next sign-in.`,
-    );
-    if (password) void change(error, RESET_PASSWORD, { id: operator.id, password }, `${operator.name}'s password was reset.`)();
-  };
+
   return h(
     'tr',
     { 'data-operator-email': operator.email },
@@ -84,11 +79,6 @@ function operatorRow(operator: OperatorRow, error: HTMLElement): HTMLElement {
             ),
           },
           operator.disabled ? 'Enable' : 'Disable',
-        ),
-        h(
-          'button',
-          { type: 'button', class: 'secondary', 'aria-label': `Reset the password of ${operator.name}`, onclick: resetPassword },
-          'Reset password',
         ),
         operator.totpEnabled
           ? h(
@@ -156,6 +146,52 @@ function createForm(error: HTMLElement): HTMLElement {
   return form;
 }
 
+/** The form with which an admin sets a temporary password for a colleague; they choose their own at the next sign-in. */
+function resetPasswordForm(operators: OperatorRow[], error: HTMLElement): HTMLElement {
+  const form = h(
+    'form',
+    {
+      class: 'filters',
+      id: 'reset-password',
+      'aria-label': 'Reset a password',
+      onsubmit: (event) => {
+        event.preventDefault();
+        const data = new FormData(form);
+        const id = String(data.get('operator') ?? '');
+        const name = operators.find((operator) => operator.id === id)?.name ?? 'The operator';
+        void change(error, RESET_PASSWORD, { id, password: String(data.get('password') ?? '') }, `${name}'s password was reset.`)();
+      },
+    },
+    h(
+      'div',
+      {},
+      h('label', { for: 'reset-operator' }, 'Operator'),
+      h(
+        'select',
+        { id: 'reset-operator', name: 'operator' },
+        ...operators
+          .filter((operator) => operator.id !== me().operator.id)
+          .map((operator) => h('option', { value: operator.id }, `${operator.name} (${operator.email})`)),
+      ),
+    ),
+    h(
+      'div',
+      {},
+      h('label', { for: 'reset-password-value' }, 'Temporary password'),
+      h('input', {
+        id: 'reset-password-value',
+        name: 'password',
+        type: 'password',
+        minlength: '12',
+        required: true,
+        autocomplete: 'new-password',
+      }),
+    ),
+    h('button', { type: 'submit', class: 'secondary' }, 'Reset password'),
+  );
+  return form;
+}
+
 /** The operators page; only admins reach it (the API refuses the others anyway). */
 export async function operatorsScreen(): Promise<void> {
   if (me().operator.role !== 'admin') {
@@ -174,6 +210,9 @@ export async function operatorsScreen(): Promise<void> {
       h('p', {}, 'People who sign in to this console. A new operator sets their own password at the first sign-in.'),
       h('h2', {}, 'Add an operator'),
       createForm(error),
+      h('h2', {}, 'Reset a password'),
+      h('p', {}, 'The operator signs in with the temporary password and must choose their own before doing anything else.'),
+      resetPasswordForm(operators, error),
       error,
       h(
         'table',

@@ -123,7 +123,7 @@ describe.skipIf(!enabled)('a second factor in the console', () => {
 
 describe.skipIf(!enabled)('admins in the console', () => {
   it(
-    'given an admin, when adding an operator and creating an API key, then the operator is listed and the key, shown once, works',
+    'given an admin, when adding an operator, resetting their password and creating an API key, then the operator must choose their own password at sign-in and the key, shown once, works',
     async () => {
       const page = await consolePage(await makeOperator(testApp, tenant.id, 'admin', 'Alan Turing'));
       await page.getByRole('link', { name: 'Operators' }).click();
@@ -134,8 +134,29 @@ describe.skipIf(!enabled)('admins in the console', () => {
       await page.getByLabel('Initial password').fill('initial password 123');
       await page.getByRole('button', { name: 'Add operator' }).click();
       await page.locator('tr[data-operator-email="katherine@example.com"]').waitFor();
+      await page.getByLabel('Operator', { exact: true }).selectOption({ label: 'Katherine Johnson (katherine@example.com)' });
+      await page.getByLabel('Temporary password').fill('temporary password 9');
+      await page.getByRole('button', { name: 'Reset password' }).click();
+      await expect.poll(() => page.locator('#announcer').textContent()).toBe("Katherine Johnson's password was reset.");
       await expectNoSeriousA11yViolations(page, 'operators');
       await screenshot(page, 'operators');
+
+      // Katherine signs in with the temporary password: the console asks for her own first.
+      const katherine = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+      await katherine.goto(`${testApp.url}/console`);
+      await onScreen(katherine, 'sign-in');
+      await katherine.getByLabel('Email address').fill('katherine@example.com');
+      await katherine.getByLabel('Password').fill('temporary password 9');
+      await katherine.getByRole('button', { name: 'Sign in' }).click();
+      await onScreen(katherine, 'account');
+      await katherine.locator('#must-change').waitFor();
+      await expectNoSeriousA11yViolations(katherine, 'account, password change required');
+      await screenshot(katherine, 'account-must-change');
+      await katherine.getByLabel('Current password').fill('temporary password 9');
+      await katherine.getByLabel('New password (at least 12 characters)').fill('katherine own password');
+      await katherine.getByLabel('New password again').fill('katherine own password');
+      await katherine.getByRole('button', { name: 'Change password' }).click();
+      await expect.poll(() => katherine.locator('#account-message').textContent()).toBe('Your password was changed.');
 
       await page.getByRole('link', { name: 'API keys' }).click();
       await onScreen(page, 'keys');
