@@ -23,5 +23,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     setupFiles: ['reflect-metadata'],
+    // expect.poll waits for what a page or a receiver shows; its 1 s default fails a correct test
+    // on a loaded 2-core CI machine. The limit only matters when the awaited thing never comes.
+    expect: { poll: { timeout: 15_000 } },
   },
 });

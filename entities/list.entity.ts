@@ -57,6 +57,8 @@ export const ListEntrySchema = defineEntity({
     reason: p.text().nullable(),
     /** Who added it: `api_key:<key id>`. */
     addedBy: p.text(),
+    /** The operator's name when a person in the console added it; null for a key. */
+    addedByName: p.text().nullable(),
     /** Session the face came from, when given. */
     sessionId: p.uuid().nullable(),
     addedAt: p.datetime(),

@@ -75,6 +75,9 @@ export const WebhookDeliverySchema = defineEntity({
     nextAttemptAt: p.datetime().nullable(),
     lastStatusCode: p.integer().nullable(),
     lastError: p.text().nullable(),
+    /** Who replayed it last: the operator's name, or `api_key:<key id>`; null when never replayed. */
+    replayedBy: p.text().nullable(),
+    replayedAt: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

@@ -1,8 +1,9 @@
-import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
 import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
-import { createApiKey, listApiKeys, revokeTenantApiKey, type ApiKeySummary } from '../src/tenants/api-key-admin.service.js';
+import { createApiKey, revokeTenantApiKey, type ApiKeySummary } from '../src/tenants/api-key-admin.service.js';
 import { unixSeconds } from '../src/time.js';
-import { ApiKeyObject, CreatedApiKeyObject } from './api-key.type.js';
+import { CreatedApiKeyObject } from './api-key.type.js';
+import { ApiKeyObject } from './connections.type.js';
 
 /** Shapes a key for GraphQL. */
 function toApiKeyObject(key: ApiKeySummary): ApiKeyObject {
@@ -16,16 +17,9 @@ function toApiKeyObject(key: ApiKeySummary): ApiKeyObject {
   };
 }
 
-/** API keys of the organisation, in the environment the admin works in: signed-in admins only, never a key. */
+/** Creating and revoking the organisation's API keys, in the environment the admin works in: signed-in admins only, never a key (the `apiKeys` connection lists them). */
 @Resolver()
 export class ApiKeyResolver {
-  @Query(() => [ApiKeyObject], {
-    description: "The organisation's API keys of the current environment, newest first. Admins in the console only.",
-  })
-  async apiKeys(@Ctx() context: GraphQLContext): Promise<ApiKeyObject[]> {
-    return (await listApiKeys(context.em, requireTenant(context))).map(toApiKeyObject);
-  }
-
   @Mutation(() => CreatedApiKeyObject, {
     description: 'Creates an API key in the current environment; its secret is in this answer only. Admins in the console only; audited.',
   })

@@ -1,5 +1,5 @@
 import { Arg, Ctx, Field, Int, ObjectType, Query, Resolver } from 'type-graphql';
-import { decisionsPerDay, reviewBacklog } from '../src/dashboard/stats.service.js';
+import { decisionsPerDay, reviewBacklog, sessionFunnel, timeToDecision } from '../src/dashboard/stats.service.js';
 import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
 
 /** Decisions made on one day, by outcome. */
@@ -31,6 +31,54 @@ export class ReviewBacklogObject {
   older!: number;
 }
 
+/** How far the sessions created in a window got. */
+@ObjectType('SessionFunnel', {
+  description: 'Sessions created in the window by the furthest stage they reached; each stage counts those at it or beyond.',
+})
+export class SessionFunnelObject {
+  @Field(() => Int)
+  created!: number;
+
+  @Field(() => Int, { description: 'Reached in_progress (or a later stage).' })
+  started!: number;
+
+  @Field(() => Int, { description: 'Reached in_review or a decision.' })
+  submitted!: number;
+
+  @Field(() => Int, { description: 'Reached approved or declined.' })
+  decided!: number;
+}
+
+/** Time from creation to the first decision, by bucket and percentile. */
+@ObjectType('TimeToDecision', {
+  description: 'Time from creation to the first decision of the sessions decided in the window: buckets and percentiles.',
+})
+export class TimeToDecisionObject {
+  @Field(() => Int, { description: 'Sessions decided in the window.' })
+  decided!: number;
+
+  @Field(() => Int)
+  underAMinute!: number;
+
+  @Field(() => Int, { description: '1 to 10 minutes.' })
+  underTenMinutes!: number;
+
+  @Field(() => Int, { description: '10 to 60 minutes.' })
+  underAnHour!: number;
+
+  @Field(() => Int, { description: '1 to 24 hours.' })
+  underADay!: number;
+
+  @Field(() => Int, { description: 'A day or more.' })
+  older!: number;
+
+  @Field(() => Int, { nullable: true, description: 'Median, seconds; null when nothing was decided.' })
+  p50Seconds!: number | null;
+
+  @Field(() => Int, { nullable: true, description: '90th percentile, seconds; null when nothing was decided.' })
+  p90Seconds!: number | null;
+}
+
 /** Aggregates for dashboards, counted in SQL for the caller's tenant and environment. */
 @Resolver()
 export class DashboardResolver {
@@ -47,5 +95,25 @@ export class DashboardResolver {
   @Query(() => ReviewBacklogObject, { description: 'The in-review sessions by age.' })
   async reviewBacklog(@Ctx() context: GraphQLContext): Promise<ReviewBacklogObject> {
     return reviewBacklog(context.em, requireTenant(context));
+  }
+
+  @Query(() => SessionFunnelObject, {
+    description: 'How far the sessions created in the last `days` days (1-90, default 30) got: created, started, submitted, decided.',
+  })
+  async sessionFunnel(
+    @Arg('days', () => Int, { nullable: true }) days: number | null,
+    @Ctx() context: GraphQLContext,
+  ): Promise<SessionFunnelObject> {
+    return sessionFunnel(context.em, requireTenant(context), days ?? 30);
+  }
+
+  @Query(() => TimeToDecisionObject, {
+    description: 'Time from creation to first decision of the sessions decided in the last `days` days (1-90, default 30).',
+  })
+  async timeToDecision(
+    @Arg('days', () => Int, { nullable: true }) days: number | null,
+    @Ctx() context: GraphQLContext,
+  ): Promise<TimeToDecisionObject> {
+    return timeToDecision(context.em, requireTenant(context), days ?? 30);
   }
 }

@@ -28,6 +28,7 @@ export function toListEntryObject(entry: ListEntry): ListEntryObject {
     fingerprint: entry.fingerprint,
     reason: entry.reason ?? null,
     addedBy: entry.addedBy,
+    addedByName: entry.addedByName ?? null,
     addedAt: unixSeconds(entry.addedAt),
   };
 }

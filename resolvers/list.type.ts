@@ -53,8 +53,11 @@ export class ListEntryObject {
   @Field(() => String, { nullable: true, description: 'Why the entry was added.' })
   reason!: string | null;
 
-  @Field(() => String, { description: 'Who added it: `api_key:<key id>`.' })
+  @Field(() => String, { description: 'Who added it: `api_key:<key id>` or `operator:<operator id>`.' })
   addedBy!: string;
+
+  @Field(() => String, { nullable: true, description: "The operator's name when a person in the console added it; null for a key." })
+  addedByName!: string | null;
 
   @Field(() => UnixTimeScalar, { description: 'Unix seconds.' })
   addedAt!: number;

@@ -1,9 +1,8 @@
-import { Arg, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { ApiError } from '../src/errors.js';
 import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
 import {
   addOperator,
-  listOperators,
   resetOperatorPassword,
   resetOperatorTotp,
   updateOperator,
@@ -23,23 +22,22 @@ export function toOperatorObject(operator: OperatorSummary): OperatorObject {
     createdAt: unixSeconds(operator.createdAt),
     disabled: operator.disabled,
     passwordChangeRequired: operator.passwordChangeRequired,
-    totpEnabled: operator.totpEnabled,
   };
 }
 
-/** Operators: who is signed in, and admins managing colleagues (every change audited with the admin's name). */
-@Resolver()
+/** Operators: who is signed in, and admins managing colleagues (every change audited with the admin's name; the `operators` connection lists them). */
+@Resolver(() => OperatorObject)
 export class OperatorResolver {
+  @FieldResolver(() => Boolean, { description: 'Whether sign-in asks for a one-time code (TOTP).' })
+  async totpEnabled(@Root() operator: OperatorObject, @Ctx() context: GraphQLContext): Promise<boolean> {
+    return context.loaders.totpEnabledByOperatorId.load(operator.id);
+  }
+
   @Query(() => OperatorObject, { nullable: true, description: 'The operator signed in to the console; null for an API key.' })
   async currentOperator(@Ctx() context: GraphQLContext): Promise<OperatorObject | null> {
     const principal = requireTenant(context);
     if (principal.kind !== 'operator') return null;
     return toOperatorObject(await readOperator(context.em, principal));
-  }
-
-  @Query(() => [OperatorObject], { description: "The operators of the caller's organisation, admins first. Admins in the console only." })
-  async operators(@Ctx() context: GraphQLContext): Promise<OperatorObject[]> {
-    return (await listOperators(context.em, requireTenant(context))).map(toOperatorObject);
   }
 
   @Mutation(() => OperatorObject, {

@@ -26,9 +26,6 @@ export class OperatorObject {
 
   @Field(() => Boolean, { description: 'An admin chose the password: the operator must set their own at the next sign-in.' })
   passwordChangeRequired!: boolean;
-
-  @Field(() => Boolean, { description: 'Whether sign-in asks for a one-time code (TOTP).' })
-  totpEnabled!: boolean;
 }
 
 /** A new operator of the caller's tenant. */

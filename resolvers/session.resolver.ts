@@ -24,7 +24,7 @@ import {
 import { dateOfUnixTime } from './scalars.js';
 import { toWorkflowObject } from './workflow.resolver.js';
 import { WorkflowObject } from './workflow.type.js';
-import { encodeKeysetCursor } from '../src/pagination.js';
+import { toConnectionPage } from './connection.js';
 
 /** Shapes a session row for GraphQL. */
 export function toSessionObject(session: SessionRecord, context: GraphQLContext): SessionObject {
@@ -66,12 +66,12 @@ export function toNodeResultObject(row: NodeResultRecord): NodeResultObject {
 }
 
 /** Shapes a note for GraphQL. */
-function toNoteObject(note: SessionNote): SessionNoteObject {
+export function toNoteObject(note: SessionNote): SessionNoteObject {
   return { ...note, createdAt: unixSeconds(note.createdAt) };
 }
 
 /** Shapes a status change row for GraphQL. */
-function toStatusChangeObject(row: SessionStatusChange): StatusChangeObject {
+export function toStatusChangeObject(row: SessionStatusChange): StatusChangeObject {
   return {
     id: row.id,
     fromStatus: row.fromStatus ?? null,
@@ -156,11 +156,12 @@ export class SessionResolver {
       },
       { first: first ?? undefined, after: after ?? undefined },
     );
-    const edges = page.sessions.map((session) => ({
-      cursor: encodeKeysetCursor(session),
-      node: toSessionObject(sessionRecordOf(session), context),
-    }));
-    return { edges, pageInfo: { hasNextPage: page.hasNextPage, endCursor: edges.at(-1)?.cursor ?? null } };
+    return toConnectionPage(
+      { rows: page.sessions, hasNextPage: page.hasNextPage },
+      (session) => session,
+      (session) => toSessionObject(sessionRecordOf(session), context),
+      after,
+    );
   }
 
   @Mutation(() => SessionObject, { description: 'Approves or declines an in-review session, with a reason; audited.' })

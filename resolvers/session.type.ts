@@ -3,6 +3,7 @@ import { Field, Int, ObjectType } from 'type-graphql';
 import type { NodeStatus, NodeType, SessionStatus } from '../src/domain/types.js';
 import { EnvironmentEnum, NodeStatusEnum, NodeTypeEnum, SessionStatusEnum } from './enums.js';
 import { UnixTimeScalar } from './scalars.js';
+import { Connection, type ConnectionPage } from './connection.js';
 
 /** A non-blocking finding listed beside a result. */
 @ObjectType('Warning', { description: 'A non-blocking finding (name or details mismatch); it sends the session to review.' })
@@ -201,35 +202,12 @@ export class CreateSessionPayload {
   idempotentReuse!: boolean;
 }
 
-/** One edge of the session connection. */
-@ObjectType('SessionEdge')
-export class SessionEdge {
-  @Field(() => String)
-  cursor!: string;
-
-  @Field(() => SessionObject)
-  node!: SessionObject;
-}
-
-/** Relay page info. */
-@ObjectType('PageInfo')
-export class PageInfo {
-  @Field(() => Boolean)
-  hasNextPage!: boolean;
-
-  @Field(() => String, { nullable: true })
-  endCursor?: string | null;
-}
-
 /** A page of sessions, newest first. */
-@ObjectType('SessionConnection')
-export class SessionConnection {
-  @Field(() => [SessionEdge])
-  edges!: SessionEdge[];
-
-  @Field(() => PageInfo)
-  pageInfo!: PageInfo;
-}
+export const SessionConnection = Connection(SessionObject, 'Session', {
+  description: 'A page of sessions of the calling tenant and environment.',
+});
+/** A page of sessions as resolvers return it. */
+export type SessionConnection = ConnectionPage<SessionObject>;
 
 /** One step the end user has to complete. */
 @ObjectType('VerificationStep')

@@ -8,7 +8,7 @@ import { ImportSharedSessionInput } from './sharing.input.js';
 import { toSessionObject } from './session.resolver.js';
 import { sessionRecordOf } from '../src/sessions/session-record.js';
 import { ImportedSessionObject, LedgerEntryConnection, LedgerEntryObject, ShareTokenObject } from './sharing.type.js';
-import { encodeKeysetCursor } from '../src/pagination.js';
+import { toConnectionPage } from './connection.js';
 
 /** Renders micro-units as an exact decimal string with at least two decimals (150000 → "0.15"). */
 export function formatMicros(micros: number): string {
@@ -104,7 +104,6 @@ export class SharingResolver {
   ): Promise<LedgerEntryConnection> {
     const principal = requireTenant(context);
     const page = await ledger.listLedgerEntries(context.em, principal, { first: first ?? undefined, after: after ?? undefined });
-    const edges = page.entries.map((entry) => ({ cursor: encodeKeysetCursor(entry), node: toLedgerEntryObject(entry) }));
-    return { edges, pageInfo: { hasNextPage: page.hasNextPage, endCursor: edges.at(-1)?.cursor ?? null } };
+    return toConnectionPage({ rows: page.entries, hasNextPage: page.hasNextPage }, (entry) => entry, toLedgerEntryObject, after);
   }
 }

@@ -2,7 +2,8 @@ import { Field, Int, ObjectType, registerEnumType } from 'type-graphql';
 import { LEDGER_BENEFICIARIES, type LedgerBeneficiary } from '../entities/share-token.entity.js';
 import type { SessionStatus } from '../src/domain/types.js';
 import { EnvironmentEnum, SessionStatusEnum } from './enums.js';
-import { PageInfo, SessionObject } from './session.type.js';
+import { SessionObject } from './session.type.js';
+import { Connection, type ConnectionPage } from './connection.js';
 import { UnixTimeScalar } from './scalars.js';
 
 /** Ledger beneficiaries as a GraphQL enum whose values are the wire strings. */
@@ -92,22 +93,9 @@ export class LedgerEntryObject {
   createdAt!: number;
 }
 
-/** One edge of the ledger connection. */
-@ObjectType('LedgerEntryEdge')
-export class LedgerEntryEdge {
-  @Field(() => String)
-  cursor!: string;
-
-  @Field(() => LedgerEntryObject)
-  node!: LedgerEntryObject;
-}
-
 /** A page of ledger entries, newest first. */
-@ObjectType('LedgerEntryConnection')
-export class LedgerEntryConnection {
-  @Field(() => [LedgerEntryEdge])
-  edges!: LedgerEntryEdge[];
-
-  @Field(() => PageInfo)
-  pageInfo!: PageInfo;
-}
+export const LedgerEntryConnection = Connection(LedgerEntryObject, 'LedgerEntry', {
+  description: 'A page of import fees of the calling tenant and environment, newest first.',
+});
+/** A page of ledger entries as resolvers return it. */
+export type LedgerEntryConnection = ConnectionPage<LedgerEntryObject>;

@@ -1,4 +1,3 @@
-import DataLoader from 'dataloader';
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { WebhookAttempt, WebhookDelivery, WebhookDeliveryStatus, WebhookDestination } from '../entities/webhook.entity.js';
 import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
@@ -41,6 +40,8 @@ export function toDeliveryObject(delivery: WebhookDelivery): WebhookDeliveryObje
     attemptCount: delivery.attemptCount,
     nextAttemptAt: delivery.status === 'pending' && delivery.nextAttemptAt ? unixSeconds(delivery.nextAttemptAt) : null,
     lastStatusCode: delivery.lastStatusCode ?? null,
+    replayedBy: delivery.replayedBy ?? null,
+    replayedAt: delivery.replayedAt ? unixSeconds(delivery.replayedAt) : null,
     createdAt: unixSeconds(delivery.createdAt),
     updatedAt: unixSeconds(delivery.updatedAt),
   };
@@ -59,20 +60,6 @@ export function toAttemptObject(attempt: WebhookAttempt): WebhookAttemptObject {
     responseBody: attempt.responseBody ?? null,
     nextAttemptAt: attempt.nextAttemptAt ? unixSeconds(attempt.nextAttemptAt) : null,
   };
-}
-
-/** Per-request loader of attempts by delivery id, so a page of deliveries loads its attempts in one query. */
-const attemptLoaders = new WeakMap<GraphQLContext, DataLoader<string, WebhookAttempt[]>>();
-function attemptsByDeliveryIdLoader(context: GraphQLContext): DataLoader<string, WebhookAttempt[]> {
-  let loader = attemptLoaders.get(context);
-  if (!loader) {
-    loader = new DataLoader(async (ids) => {
-      const byDelivery = await webhooks.attemptsByDeliveryIds(context.em, ids);
-      return ids.map((id) => byDelivery.get(id) ?? []);
-    });
-    attemptLoaders.set(context, loader);
-  }
-  return loader;
 }
 
 /** The GraphQL update input as the service's snake_case input; null means "not given" except for `events`. */
@@ -195,6 +182,13 @@ export class WebhookResolver {
 
   @FieldResolver(() => [WebhookAttemptObject], { description: 'Every HTTP try, oldest first.' })
   async attempts(@Root() delivery: WebhookDeliveryObject, @Ctx() context: GraphQLContext): Promise<WebhookAttemptObject[]> {
-    return (await attemptsByDeliveryIdLoader(context).load(delivery.id)).map(toAttemptObject);
+    return (await context.loaders.attemptsByDeliveryId.load(delivery.id)).map(toAttemptObject);
+  }
+
+  @FieldResolver(() => WebhookDestinationObject, { nullable: true, description: 'The destination; null for a session callback.' })
+  async destination(@Root() delivery: WebhookDeliveryObject, @Ctx() context: GraphQLContext): Promise<WebhookDestinationObject | null> {
+    if (!delivery.destinationId) return null;
+    const destination = await context.loaders.destinationById.load(delivery.destinationId);
+    return destination ? toDestinationObject(destination) : null;
   }
 }

@@ -132,6 +132,15 @@ export class WebhookDeliveryObject {
   @Field(() => Int, { nullable: true, description: 'HTTP status of the latest try.' })
   lastStatusCode!: number | null;
 
+  @Field(() => String, {
+    nullable: true,
+    description: "Who replayed it last: the operator's name or `api_key:<key id>`; null when never replayed.",
+  })
+  replayedBy!: string | null;
+
+  @Field(() => UnixTimeScalar, { nullable: true, description: 'Unix seconds of the last replay; null when never replayed.' })
+  replayedAt!: number | null;
+
   @Field(() => UnixTimeScalar, { description: 'Unix seconds.' })
   createdAt!: number;
 

@@ -6,6 +6,8 @@ import { validationError } from './errors.js';
  * rows inserted meanwhile neither shift nor repeat what a client already read.
  */
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** A position in a newest-first listing: the last row of a page. */
 export interface KeysetPosition {
   createdAt: Date;
@@ -22,7 +24,8 @@ export function decodeKeysetCursor(cursor: string, field: string): KeysetPositio
   try {
     const [createdAt, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [unknown, unknown];
     const date = new Date(String(createdAt));
-    if (Number.isNaN(date.getTime()) || typeof id !== 'string' || id.length === 0) throw new Error('bad cursor');
+    // Every keyset listing is of rows with UUID ids; anything else would only reach the database as a cast error.
+    if (Number.isNaN(date.getTime()) || typeof id !== 'string' || !UUID.test(id)) throw new Error('bad cursor');
     return { createdAt: date, id };
   } catch {
     throw validationError([{ field, code: 'invalid', message: `${field} is not a cursor this API returned` }]);
@@ -37,5 +40,16 @@ export function assertPageSize(size: number, max: number, field: string): void {
 
 /** The MikroORM filter for rows strictly after a position in newest-first order. */
 export function olderThan(position: KeysetPosition): Record<string, unknown> {
-  return { $or: [{ createdAt: { $lt: position.createdAt } }, { createdAt: position.createdAt, id: { $lt: position.id } }] };
+  return afterPosition(position, 'desc');
+}
+
+/**
+ * The MikroORM filter for rows strictly after a position in a listing ordered by (`dateField`, id),
+ * newest first (`desc`) or oldest first (`asc`: queues and timelines read in the order things happened).
+ */
+export function afterPosition(position: KeysetPosition, order: 'asc' | 'desc', dateField = 'createdAt'): Record<string, unknown> {
+  const beyond = order === 'desc' ? '$lt' : '$gt';
+  return {
+    $or: [{ [dateField]: { [beyond]: position.createdAt } }, { [dateField]: position.createdAt, id: { [beyond]: position.id } }],
+  };
 }

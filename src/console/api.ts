@@ -24,11 +24,18 @@ export interface SignIn {
   csrf_token: string;
 }
 
-/** A refusal the server answered: its catalogue code and message. */
+/** One invalid field of a refused input, as the server names it (`name`, `nodes[1].type`). */
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+/** A refusal the server answered: its catalogue code, message and, for validation, the fields at fault. */
 export class ApiError extends Error {
   constructor(
     readonly code: string,
     message: string,
+    readonly fieldErrors: FieldError[] = [],
   ) {
     super(message);
   }
@@ -93,9 +100,12 @@ export async function graphql<T>(query: string, variables: Record<string, unknow
     headers: { 'content-type': 'application/json', 'x-csrf-token': csrfToken },
     body: JSON.stringify({ query, variables }),
   });
-  const body = (await response.json()) as { data?: T; errors?: { message: string; extensions?: { code?: string } }[] };
+  const body = (await response.json()) as {
+    data?: T;
+    errors?: { message: string; extensions?: { code?: string; fieldErrors?: FieldError[] } }[];
+  };
   const [first] = body.errors ?? [];
-  if (first) throw new ApiError(first.extensions?.code ?? 'error', first.message);
+  if (first) throw new ApiError(first.extensions?.code ?? 'error', first.message, first.extensions?.fieldErrors ?? []);
   return body.data as T;
 }
 

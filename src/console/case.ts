@@ -2,6 +2,7 @@
 import { ApiError, graphql } from './api.js';
 import { announce, badge, h, show, when } from './dom.js';
 import { header } from './layout.js';
+import { faceEntryControl } from './lists.js';
 import { me } from './state.js';
 import type { QueueItem } from './queue.js';
 import { CLAIM_FIELDS, claimSection, heldByOther, heldByOtherNote, type Claim } from './claim.js';
@@ -138,6 +139,7 @@ function evidenceSection(session: Case): HTMLElement {
             );
           }),
         ),
+    latest.has('selfie') && me().operator.role !== 'viewer' ? faceEntryControl(session.id) : null,
   );
 }
 

@@ -63,3 +63,61 @@ export function barChart(
     ),
   );
 }
+
+/**
+ * A funnel: one horizontal bar per stage, drawn to scale against the first, each labelled with
+ * its count and its share of the first stage; the figure's table says the same.
+ */
+export function funnelChart(id: string, title: string, stages: { name: string; value: number }[]): HTMLElement {
+  const width = 640;
+  const row = 34;
+  const labelWidth = 150;
+  const height = stages.length * row + 8;
+  const first = stages[0]?.value ?? 0;
+  const share = (value: number) => (first === 0 ? '—' : `${Math.round((value / first) * 100)} %`);
+  const barSpace = width - labelWidth - 110;
+  const bars = stages.map((stage, index) => {
+    const barWidth = first === 0 ? 0 : (barSpace * stage.value) / first;
+    const y = 4 + index * row;
+    return svg(
+      'g',
+      {},
+      svg('text', { x: labelWidth - 8, y: y + row / 2 + 4, 'text-anchor': 'end', class: 'chart-label' }, stage.name),
+      svg(
+        'rect',
+        { x: labelWidth, y: y + 4, width: barWidth, height: row - 10, class: 'series-funnel' },
+        svg('title', {}, `${stage.name}: ${stage.value}`),
+      ),
+      svg('text', { x: labelWidth + barWidth + 6, y: y + row / 2 + 4, class: 'chart-value' }, `${stage.value} · ${share(stage.value)}`),
+    );
+  });
+  return h(
+    'figure',
+    { class: 'chart', id },
+    svg('svg', { viewBox: `0 0 ${width} ${height}`, role: 'img', 'aria-label': title }, ...bars) as unknown as HTMLElement,
+    h('figcaption', {}, title),
+    h(
+      'table',
+      { class: 'visually-hidden' },
+      h('caption', {}, title),
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          h('th', { scope: 'col' }, 'Stage'),
+          h('th', { scope: 'col' }, 'Sessions'),
+          h('th', { scope: 'col' }, 'Share of created'),
+        ),
+      ),
+      h(
+        'tbody',
+        {},
+        ...stages.map((stage) =>
+          h('tr', {}, h('th', { scope: 'row' }, stage.name), h('td', {}, String(stage.value)), h('td', {}, share(stage.value))),
+        ),
+      ),
+    ),
+  );
+}

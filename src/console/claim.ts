@@ -15,7 +15,7 @@ export const CLAIM_FIELDS = 'claim { operatorId operatorName }';
 const CLAIM = 'mutation ($id: String!) { claimSession(id: $id) { operatorName } }';
 const RELEASE = 'mutation ($id: String!) { releaseSession(id: $id) }';
 const ASSIGN = 'mutation ($id: String!, $operatorId: String!) { assignSession(id: $id, operatorId: $operatorId) { operatorName } }';
-const DECIDERS = 'query { operators { id name role disabled } }';
+const DECIDERS = 'query { operators(first: 100) { edges { node { id name role disabled } } } }';
 
 /** True when someone else holds the case: the decision form gives way to a note naming them. */
 export function heldByOther(claim: Claim | null): boolean {
@@ -76,7 +76,10 @@ export async function claimSection(sessionId: string, claim: Claim | null, refre
 async function assignForm(
   run: (query: string, variables: Record<string, unknown>, done: string) => () => Promise<void>,
 ): Promise<HTMLElement> {
-  const { operators } = await graphql<{ operators: { id: string; name: string; role: string; disabled: boolean }[] }>(DECIDERS);
+  const answer = await graphql<{ operators: { edges: { node: { id: string; name: string; role: string; disabled: boolean } }[] } }>(
+    DECIDERS,
+  );
+  const operators = answer.operators.edges.map((edge) => edge.node);
   const select = h(
     'select',
     { id: 'assignee', name: 'assignee' },

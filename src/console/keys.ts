@@ -14,7 +14,7 @@ interface KeyRow {
   revokedAt: number | null;
 }
 
-const KEYS = 'query { apiKeys { id name prefix environment createdAt revokedAt } }';
+const KEYS = 'query { apiKeys(first: 100) { edges { node { id name prefix environment createdAt revokedAt } } } }';
 const CREATE = 'mutation ($name: String!) { createApiKey(name: $name) { secret apiKey { prefix } } }';
 const REVOKE = 'mutation ($id: String!) { revokeApiKey(id: $id) { id } }';
 
@@ -24,7 +24,9 @@ export async function keysScreen(created?: { secret: string; prefix: string }): 
     show('forbidden', header(), h('main', {}, h('h1', { tabindex: '-1' }, 'API keys'), h('p', {}, 'Only an admin manages API keys.')));
     return;
   }
-  const { apiKeys } = await graphql<{ apiKeys: KeyRow[] }>(KEYS);
+  const answer = await graphql<{ apiKeys: { edges: { node: KeyRow }[] } }>(KEYS);
+  // The connection is oldest first; the page shows the newest (the one just made) on top.
+  const apiKeys = answer.apiKeys.edges.map((edge) => edge.node).reverse();
   const error = h('p', { class: 'error', role: 'alert', id: 'keys-error' });
   const fail = (failure: unknown) => {
     error.textContent = failure instanceof ApiError ? failure.message : 'The server could not be reached.';

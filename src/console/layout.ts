@@ -7,6 +7,9 @@ import { me, resetSession, state } from './state.js';
 export const NAV: { href: string; label: string; roles?: SignIn['operator']['role'][] }[] = [
   { href: '#/', label: 'Review queue' },
   { href: '#/overview', label: 'Overview' },
+  { href: '#/lists', label: 'Lists' },
+  { href: '#/workflows', label: 'Workflows' },
+  { href: '#/webhooks', label: 'Webhooks' },
   { href: '#/operators', label: 'Operators', roles: ['admin'] },
   { href: '#/keys', label: 'API keys', roles: ['admin'] },
   { href: '#/account', label: 'My account' },

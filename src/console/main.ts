@@ -8,16 +8,27 @@ import { accountScreen } from './account.js';
 import { currentSignIn } from './api.js';
 import { caseScreen } from './case.js';
 import { signInScreen } from './layout.js';
+import { listScreen, listsScreen } from './lists.js';
 import { overviewScreen } from './overview.js';
 import { keysScreen } from './keys.js';
 import { operatorsScreen } from './operators.js';
 import { follow, queueScreen } from './queue.js';
 import { state } from './state.js';
+import { destinationScreen, webhooksScreen } from './webhooks.js';
+import { composeScreen, workflowScreen, workflowsScreen } from './workflows.js';
 
 /** Fragments and their screens, tried in order; the queue is the fallback. */
 const ROUTES: [RegExp, (...params: string[]) => Promise<void>][] = [
   [/^#\/case\/([\w-]+)$/, (id) => caseScreen(id!)],
   [/^#\/overview$/, () => overviewScreen()],
+  [/^#\/lists$/, () => listsScreen()],
+  [/^#\/lists\/([\w-]+)(?:\/(\d+))?$/, (id, page) => listScreen(id!, page)],
+  [/^#\/workflows$/, () => workflowsScreen()],
+  [/^#\/workflows\/new$/, () => composeScreen()],
+  [/^#\/workflows\/([\w-]+)\/edit$/, (id) => composeScreen(id!)],
+  [/^#\/workflows\/([\w-]+)$/, (id) => workflowScreen(id!)],
+  [/^#\/webhooks$/, () => webhooksScreen()],
+  [/^#\/webhooks\/([\w-]+)$/, (id) => destinationScreen(id!)],
   [/^#\/operators$/, () => operatorsScreen()],
   [/^#\/keys$/, () => keysScreen()],
   [/^#\/account$/, () => accountScreen()],

@@ -16,7 +16,9 @@ interface OperatorRow {
   createdAt: number;
 }
 
-const OPERATORS = 'query { operators { id email name role disabled totpEnabled passwordChangeRequired createdAt } }';
+// One page holds an organisation's people (the connection's largest page is 100).
+const OPERATORS =
+  'query { operators(first: 100) { edges { node { id email name role disabled totpEnabled passwordChangeRequired createdAt } } } }';
 const CREATE = 'mutation ($input: CreateOperatorInput!) { createOperator(input: $input) { id } }';
 const UPDATE = 'mutation ($id: String!, $input: UpdateOperatorInput!) { updateOperator(id: $id, input: $input) { id } }';
 const RESET_PASSWORD = 'mutation ($id: String!, $password: String!) { resetOperatorPassword(id: $id, password: $password) { id } }';
@@ -198,7 +200,11 @@ export async function operatorsScreen(): Promise<void> {
     show('forbidden', header(), h('main', {}, h('h1', { tabindex: '-1' }, 'Operators'), h('p', {}, 'Only an admin manages operators.')));
     return;
   }
-  const { operators } = await graphql<{ operators: OperatorRow[] }>(OPERATORS);
+  const answer = await graphql<{ operators: { edges: { node: OperatorRow }[] } }>(OPERATORS);
+  // Admins first, then by name: who can change things is what an admin looks for here.
+  const operators = answer.operators.edges
+    .map((edge) => edge.node)
+    .sort((a, b) => ROLES.indexOf(b.role) - ROLES.indexOf(a.role) || a.name.localeCompare(b.name));
   const error = h('p', { class: 'error', role: 'alert', id: 'operators-error' });
   show(
     'operators',

@@ -2,8 +2,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantScope } from '../auth/context.js';
 import { validationError } from '../errors.js';
 
-/** Most days a decisions chart covers: a quarter. */
+/** Most days a chart looks back over: a quarter. */
 export const DECISION_DAYS_MAX = 90;
+
+/** Refuses a look-back outside 1 to DECISION_DAYS_MAX days (every chart's window). */
+function assertDays(days: number): void {
+  if (!Number.isInteger(days) || days < 1 || days > DECISION_DAYS_MAX)
+    throw validationError([{ field: 'days', code: 'invalid', message: `days must be 1 to ${DECISION_DAYS_MAX}` }]);
+}
 
 /** Decisions made on one UTC day, by outcome. */
 export interface DecisionDay {
@@ -19,8 +25,7 @@ export interface DecisionDay {
  * gap filling. One statement, counted by the database.
  */
 export async function decisionsPerDay(em: EntityManager, scope: TenantScope, days: number): Promise<DecisionDay[]> {
-  if (!Number.isInteger(days) || days < 1 || days > DECISION_DAYS_MAX)
-    throw validationError([{ field: 'days', code: 'invalid', message: `days must be 1 to ${DECISION_DAYS_MAX}` }]);
+  assertDays(days);
   const rows = await em.execute<{ day: string; approved: number; declined: number }[]>(
     `with days as (
        select generate_series(date_trunc('day', now() at time zone 'UTC') - make_interval(days => ?),
@@ -60,4 +65,101 @@ export async function reviewBacklog(em: EntityManager, scope: TenantScope): Prom
     [scope.tenantId, scope.environment],
   );
   return { underAnHour: Number(row!.hour), underADay: Number(row!.day), underAWeek: Number(row!.week), older: Number(row!.older) };
+}
+
+/**
+ * How far the sessions created in a window got, each stage counting those that reached it or a
+ * later one: created, started (in_progress), submitted (in_review or a decision) and decided
+ * (approved or declined). A session that expired counts for the furthest stage it reached.
+ */
+export interface Funnel {
+  created: number;
+  started: number;
+  submitted: number;
+  decided: number;
+}
+
+/** The furthest stage a status stands for (0 created, 1 started, 2 submitted, 3 decided), as SQL over `column`. */
+function stageOf(column: string): string {
+  return `case ${column} when 'in_progress' then 1 when 'in_review' then 2 when 'approved' then 3 when 'declined' then 3 else 0 end`;
+}
+
+/**
+ * The funnel of the sessions of a scope created in the last `days` days (rolling, from now): the
+ * furthest stage of each comes from its status history and its current status, in one statement.
+ */
+export async function sessionFunnel(em: EntityManager, scope: TenantScope, days: number): Promise<Funnel> {
+  assertDays(days);
+  const [row] = await em.execute<{ created: number; started: number; submitted: number; decided: number }[]>(
+    `with reached as (
+       select s.id, greatest(${stageOf('s.status')}, coalesce(max(${stageOf('c.to_status')}), 0)) as stage
+         from session s left join session_status_change c on c.session_id = s.id
+        where s.tenant_id = ? and s.environment = ? and s.created_at >= now() - make_interval(days => ?)
+        group by s.id, s.status
+     )
+     select count(*)::int as created,
+            (count(*) filter (where stage >= 1))::int as started,
+            (count(*) filter (where stage >= 2))::int as submitted,
+            (count(*) filter (where stage >= 3))::int as decided
+       from reached`,
+    [scope.tenantId, scope.environment, days],
+  );
+  return { created: Number(row!.created), started: Number(row!.started), submitted: Number(row!.submitted), decided: Number(row!.decided) };
+}
+
+/**
+ * Time from a session's creation to its first decision, for the sessions of a scope decided in
+ * the last `days` days: how many fell in each bucket, and the median and 90th percentile.
+ */
+export interface TimeToDecision {
+  /** Sessions decided in the window. */
+  decided: number;
+  underAMinute: number;
+  /** 1 to 10 minutes. */
+  underTenMinutes: number;
+  /** 10 to 60 minutes. */
+  underAnHour: number;
+  /** 1 to 24 hours. */
+  underADay: number;
+  /** A day or more. */
+  older: number;
+  /** Median, in seconds; null when nothing was decided. */
+  p50Seconds: number | null;
+  /** 90th percentile, in seconds; null when nothing was decided. */
+  p90Seconds: number | null;
+}
+
+/** Buckets and percentiles of the time to decision (first approval or decline), in one statement. */
+export async function timeToDecision(em: EntityManager, scope: TenantScope, days: number): Promise<TimeToDecision> {
+  assertDays(days);
+  const [row] = await em.execute<Record<string, number | string | null>[]>(
+    `with decided as (
+       select extract(epoch from (min(c.created_at) - s.created_at)) as seconds
+         from session s join session_status_change c on c.session_id = s.id and c.to_status in ('approved', 'declined')
+        where s.tenant_id = ? and s.environment = ?
+        group by s.id, s.created_at
+       having min(c.created_at) >= now() - make_interval(days => ?)
+     )
+     select count(*)::int as decided,
+            (count(*) filter (where seconds < 60))::int as minute,
+            (count(*) filter (where seconds >= 60 and seconds < 600))::int as ten,
+            (count(*) filter (where seconds >= 600 and seconds < 3600))::int as hour,
+            (count(*) filter (where seconds >= 3600 and seconds < 86400))::int as day,
+            (count(*) filter (where seconds >= 86400))::int as older,
+            percentile_cont(0.5) within group (order by seconds) as p50,
+            percentile_cont(0.9) within group (order by seconds) as p90
+       from decided`,
+    [scope.tenantId, scope.environment, days],
+  );
+  const seconds = (value: number | string | null | undefined) => (value === null || value === undefined ? null : Math.round(Number(value)));
+  return {
+    decided: Number(row!.decided),
+    underAMinute: Number(row!.minute),
+    underTenMinutes: Number(row!.ten),
+    underAnHour: Number(row!.hour),
+    underADay: Number(row!.day),
+    older: Number(row!.older),
+    p50Seconds: seconds(row!.p50),
+    p90Seconds: seconds(row!.p90),
+  };
 }

@@ -59,6 +59,31 @@ interface SealedEvidence {
   ciphertext: Buffer;
 }
 
+/** Decrypts one file sealed by sealEvidence under its row id (a tampered or moved ciphertext throws). */
+function openSealed(key: Buffer, id: string, sealed: { iv: Buffer; tag: Buffer; ciphertext: Buffer }): Buffer {
+  const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(sealed.iv));
+  decipher.setAAD(Buffer.from(id));
+  decipher.setAuthTag(Buffer.from(sealed.tag));
+  return Buffer.concat([decipher.update(Buffer.from(sealed.ciphertext)), decipher.final()]);
+}
+
+/**
+ * The latest selfie kept for a session of the tenant, decrypted, as a data URI; null when none
+ * is kept (retention 0, purged, erased, or no selfie). For the server's own use (a face list entry
+ * made from a case, which keeps only the template): nothing leaves the process.
+ */
+export async function keptSelfie(em: EntityManager, secrets: ServiceSecrets, tenantId: string, sessionId: string): Promise<string | null> {
+  const [row] = await em.execute<{ id: string; content_type: string; iv: Buffer; tag: Buffer; ciphertext: Buffer }[]>(
+    `select id, content_type, iv, tag, ciphertext from evidence
+      where tenant_id = ? and session_id = ? and kind = 'selfie' and expires_at > now()
+      order by created_at desc limit 1`,
+    [tenantId, sessionId],
+  );
+  if (!row) return null;
+  const bytes = openSealed(await tenantDataKey(em, secrets, tenantId), row.id, row);
+  return `data:${row.content_type};base64,${bytes.toString('base64')}`;
+}
+
 /** Encrypts one file; the row id is the additional data, so a ciphertext moved to another row does not open. */
 function sealEvidence(key: Buffer, id: string, bytes: Buffer): Pick<SealedEvidence, 'iv' | 'tag' | 'ciphertext'> {
   const iv = randomBytes(GCM_IV_BYTES);
@@ -235,10 +260,7 @@ export async function openEvidence(
     // The signature already binds file and operator; the tenant check keeps it so if an id ever moved.
     if (!row || !row.operator_name || row.operator_tenant_id !== row.tenant_id) throw new ApiError('not_found', 'No such evidence.');
     const key = await tenantDataKey(tx as EntityManager, services.secrets, row.tenant_id);
-    const decipher = createDecipheriv('aes-256-gcm', key, Buffer.from(row.iv));
-    decipher.setAAD(Buffer.from(evidenceId));
-    decipher.setAuthTag(Buffer.from(row.tag));
-    const bytes = Buffer.concat([decipher.update(Buffer.from(row.ciphertext)), decipher.final()]);
+    const bytes = openSealed(key, evidenceId, row);
     await tx.execute(
       `insert into evidence_view (id, evidence_id, session_id, tenant_id, operator_id, operator_name) values (?, ?, ?, ?, ?, ?)`,
       [randomUUID(), evidenceId, row.session_id, row.tenant_id, operator, row.operator_name],

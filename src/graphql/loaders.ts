@@ -2,12 +2,15 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
 import { ServiceTokenSchema } from '../../entities/service-token.entity.js';
 import { SessionStatusChangeSchema, type SessionStatusChange } from '../../entities/session.entity.js';
+import { WebhookDestinationSchema, type WebhookAttempt, type WebhookDestination } from '../../entities/webhook.entity.js';
 import { WorkflowSchema, type Workflow } from '../../entities/workflow.entity.js';
+import { attemptsByDeliveryIds } from '../webhooks/webhook.service.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
 import { readNodeResults, type NodeResultRecord } from '../sessions/session-record.js';
 import { listEvidence, type EvidenceItem } from '../evidence/evidence.service.js';
 import { listNotes, type SessionNote } from '../notes/note.service.js';
 import { listClaims, type SessionClaim } from '../operators/claims.js';
+import { operatorsWithTotp } from '../operators/totp.service.js';
 
 /** The DataLoaders of one request: nested fields load in one query per kind, whatever the page size. */
 export interface Loaders {
@@ -23,8 +26,14 @@ export interface Loaders {
   evidenceBySessionId: DataLoader<string, EvidenceItem[]>;
   /** Notes on each session, oldest first. */
   notesBySessionId: DataLoader<string, SessionNote[]>;
+  /** Attempts of each webhook delivery, oldest first (callers already scoped the delivery). */
+  attemptsByDeliveryId: DataLoader<string, WebhookAttempt[]>;
+  /** Webhook destinations by id (callers already scoped the delivery that names one). */
+  destinationById: DataLoader<string, WebhookDestination | null>;
   /** Who holds each in-review case, if anyone. */
   claimBySessionId: DataLoader<string, SessionClaim | null>;
+  /** Whether each operator has a confirmed second factor. */
+  totpEnabledByOperatorId: DataLoader<string, boolean>;
 }
 
 /** Groups rows by a key, returning one array per requested key in key order. */
@@ -69,8 +78,21 @@ export function createLoaders(em: EntityManager, secrets: ServiceSecrets): Loade
     notesBySessionId: new DataLoader(async (sessionIds) =>
       groupInKeyOrder(sessionIds, await listNotes(em, sessionIds), (row) => row.sessionId),
     ),
+    attemptsByDeliveryId: new DataLoader(async (deliveryIds) => {
+      const byDelivery = await attemptsByDeliveryIds(em, deliveryIds);
+      return deliveryIds.map((id) => byDelivery.get(id) ?? []);
+    }),
+    destinationById: new DataLoader(async (ids) => {
+      const rows = await em.find(WebhookDestinationSchema, { id: { $in: [...ids] } });
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      return ids.map((id) => byId.get(id) ?? null);
+    }),
     claimBySessionId: new DataLoader(async (sessionIds) =>
       groupInKeyOrder(sessionIds, await listClaims(em, sessionIds), (row) => row.sessionId).map((claims) => claims[0] ?? null),
     ),
+    totpEnabledByOperatorId: new DataLoader(async (operatorIds) => {
+      const enrolled = new Set(await operatorsWithTotp(em, operatorIds));
+      return operatorIds.map((id) => enrolled.has(id));
+    }),
   };
 }

@@ -3,8 +3,23 @@ import type { OperatorRole } from '../../entities/operator.entity.js';
 import { ApiError } from '../errors.js';
 import type { GraphQLContext } from './context.js';
 
-/** The mutations a `reviewer` may run besides reading: claiming, deciding cases and noting why. Every other mutation is an `admin`'s. */
-export const REVIEWER_MUTATIONS: ReadonlySet<string> = new Set(['reviewSession', 'addSessionNote', 'claimSession', 'releaseSession']);
+/**
+ * The mutations a `reviewer` may run besides reading: deciding cases and noting why, adding and
+ * removing list entries (blocking a fraudster's face or document found in review) and replaying a
+ * delivery (sends what was already sent). Every other mutation (lists themselves, workflows,
+ * webhook destinations, keys, operators) is an `admin`'s.
+ */
+export const REVIEWER_MUTATIONS: ReadonlySet<string> = new Set([
+  'reviewSession',
+  'addSessionNote',
+  'addNameListEntry',
+  'addDocumentListEntry',
+  'addFaceListEntry',
+  'deleteListEntry',
+  'replayWebhookDelivery',
+  'claimSession',
+  'releaseSession',
+]);
 
 /** The mutations every operator runs on their own account (password, second factor), whatever the role. */
 export const SELF_SERVICE_MUTATIONS: ReadonlySet<string> = new Set([

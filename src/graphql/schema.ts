@@ -7,6 +7,7 @@ import { AmlResolver } from '../../resolvers/aml.resolver.js';
 import { ApiKeyResolver } from '../../resolvers/api-key.resolver.js';
 import { ClaimResolver } from '../../resolvers/claim.resolver.js';
 import { OperatorAccountResolver } from '../../resolvers/operator-account.resolver.js';
+import { ConnectionsResolver } from '../../resolvers/connections.resolver.js';
 import { DashboardResolver } from '../../resolvers/dashboard.resolver.js';
 import { FlowSettingsResolver } from '../../resolvers/flow-settings.resolver.js';
 import { IdVerificationResolver } from '../../resolvers/id-verification.resolver.js';
@@ -40,6 +41,7 @@ export const RESOLVERS = [
   OperatorAccountResolver,
   ApiKeyResolver,
   DashboardResolver,
+  ConnectionsResolver,
 ] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;

@@ -23,6 +23,7 @@ import { fingerprint as templateFingerprint, templateFromBytes } from '../engine
 import { ApiError, notFound, validationError } from '../errors.js';
 import type { Services } from '../services.js';
 import { parseOrThrow } from '../validation.js';
+import { keptSelfie } from '../evidence/evidence.service.js';
 import { faceTemplateKey, templateOfImage } from './face-templates.js';
 import { templateColumns } from './face-index.js';
 import { CountryCodeAnyCase } from '../sessions/node-inputs.js';
@@ -289,6 +290,7 @@ async function insertEntry(
     keyVersion: null,
     reason: reason ?? null,
     addedBy: addedBy(principal),
+    addedByName: principal.kind === 'operator' ? principal.operatorName : null,
     sessionId: null,
     addedAt: new Date(),
   });
@@ -326,7 +328,8 @@ export interface FaceEntryCreated {
 
 /**
  * Adds a face to a face list: from `image` (exactly one face, else 400), or, with only
- * `session_id`, from that session's selfie template. The image is decoded, described and dropped
+ * `session_id`, from that session's selfie template (or, when it has none under the current
+ * template key, from its selfie still kept as evidence). The image is decoded, described and dropped
  * in memory; only the projected template and its fingerprint are stored.
  */
 export async function addFaceEntry(
@@ -359,18 +362,26 @@ export async function addFaceEntry(
       [input.session_id, key.version],
       'all',
     );
-    if (!row) {
+    // No template under the current key (made before a key rotation, say): the kept selfie, if still kept, gives one.
+    const selfie = row ? null : await keptSelfie(em, services.secrets, principal.tenantId, input.session_id!);
+    const noTemplate = () => {
       const message = 'the session has no selfie with a detectable face; send image instead';
-      throw validationError([{ field: 'session_id', code: 'no_face_template', message }], message);
-    }
-    template = templateFromBytes(row.template);
-    keyVersion = key.version;
+      return validationError([{ field: 'session_id', code: 'no_face_template', message }], message);
+    };
+    if (row) {
+      template = templateFromBytes(row.template);
+      keyVersion = key.version;
+    } else if (selfie) {
+      ({ template, keyVersion } = await templateOfImage(em, services, principal.tenantId, selfie, 'session_id').catch((error: unknown) => {
+        throw error instanceof ApiError ? noTemplate() : error;
+      }));
+    } else throw noTemplate();
   }
   const id = randomUUID();
   const columns = await templateColumns(em, template);
   await em.execute(
-    `insert into list_entry (id, list_id, tenant_id, environment, entry_type, fingerprint, template, ${columns.embedding === null ? '' : 'embedding, '}key_version, reason, added_by, session_id, added_at)
-     values (?, ?, ?, ?, 'face', ?, ?, ${columns.embedding === null ? '' : '?::vector, '}?, ?, ?, ?, now())`,
+    `insert into list_entry (id, list_id, tenant_id, environment, entry_type, fingerprint, template, ${columns.embedding === null ? '' : 'embedding, '}key_version, reason, added_by, added_by_name, session_id, added_at)
+     values (?, ?, ?, ?, 'face', ?, ?, ${columns.embedding === null ? '' : '?::vector, '}?, ?, ?, ?, ?, now())`,
     [
       id,
       list.id,
@@ -382,6 +393,7 @@ export async function addFaceEntry(
       keyVersion,
       input.reason ?? null,
       addedBy(principal),
+      principal.kind === 'operator' ? principal.operatorName : null,
       input.session_id ?? null,
     ],
     'run',

@@ -62,19 +62,34 @@ export async function addSessionNote(
 /** The notes of sessions (already scoped by the caller), oldest first. */
 export async function listNotes(em: EntityManager, sessionIds: readonly string[]): Promise<SessionNote[]> {
   if (sessionIds.length === 0) return [];
-  const rows = await em.execute<
-    { id: string; session_id: string; author_name: string; author_operator_id: string | null; body: string; created_at: Date }[]
-  >(
-    `select id, session_id, author_name, author_operator_id, body, created_at from session_note
-      where session_id = any(?::uuid[]) order by created_at, id`,
+  const rows = await em.execute<SessionNoteRow[]>(
+    `select ${NOTE_COLUMNS} from session_note where session_id = any(?::uuid[]) order by created_at, id`,
     [`{${sessionIds.join(',')}}`],
   );
-  return rows.map((row) => ({
+  return rows.map(noteOfRow);
+}
+
+/** A `session_note` row as selected by {@link NOTE_COLUMNS}. */
+export interface SessionNoteRow {
+  id: string;
+  session_id: string;
+  author_name: string;
+  author_operator_id: string | null;
+  body: string;
+  created_at: Date;
+}
+
+/** The columns every read of notes selects, in {@link SessionNoteRow}'s shape. */
+export const NOTE_COLUMNS = 'id, session_id, author_name, author_operator_id, body, created_at';
+
+/** Shapes a `session_note` row as a note (notes are read with plain SQL: the table has no entity). */
+export function noteOfRow(row: SessionNoteRow): SessionNote {
+  return {
     id: row.id,
     sessionId: row.session_id,
     authorName: row.author_name,
     authorOperatorId: row.author_operator_id,
     body: row.body,
     createdAt: new Date(row.created_at),
-  }));
+  };
 }

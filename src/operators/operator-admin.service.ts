@@ -1,7 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { OPERATOR_ROLES, OperatorSchema, type OperatorRole } from '../../entities/operator.entity.js';
+import { OPERATOR_ROLES, OperatorSchema } from '../../entities/operator.entity.js';
 import type { OperatorPrincipal, TenantPrincipal } from '../auth/context.js';
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, verifyPassword } from '../auth/passwords.js';
 import { ApiError, validationError } from '../errors.js';
@@ -26,22 +26,6 @@ export function requireAdmin(principal: TenantPrincipal): OperatorPrincipal {
   if (principal.role !== 'admin')
     throw new ApiError('forbidden', `A ${principal.role} cannot manage operators; ask an admin of your organisation.`);
   return principal;
-}
-
-/** The operators of the admin's tenant, admins first then by name, with whether each has a second factor. */
-export async function listOperators(em: EntityManager, principal: TenantPrincipal): Promise<OperatorSummary[]> {
-  const admin = requireAdmin(principal);
-  const operators = await em.find(OperatorSchema, { tenant: admin.tenantId }, { orderBy: { name: 'asc', id: 'asc' } });
-  const enrolled = await em.execute<{ operator_id: string }[]>(
-    `select t.operator_id from operator_totp t join operator o on o.id = t.operator_id where o.tenant_id = ? and t.confirmed_at is not null`,
-    [admin.tenantId],
-  );
-  const withTotp = new Set(enrolled.map((row) => row.operator_id));
-  // Roles are listed least first: the higher index comes first here.
-  const rank = (role: OperatorRole) => OPERATOR_ROLES.indexOf(role);
-  return operators
-    .map((operator) => summarise(operator, withTotp.has(operator.id)))
-    .sort((a, b) => rank(b.role) - rank(a.role) || a.name.localeCompare(b.name));
 }
 
 /** An admin adds a colleague with an initial password, which the colleague replaces at first sign-in. Audited. */

@@ -129,6 +129,16 @@ export async function removeTotp(em: EntityManager, actor: OperatorPrincipal, op
   });
 }
 
+/** Which of these operators have a confirmed second factor (one statement for a page of operators). */
+export async function operatorsWithTotp(em: EntityManager, operatorIds: readonly string[]): Promise<string[]> {
+  if (operatorIds.length === 0) return [];
+  const rows = await em.execute<{ operator_id: string }[]>(
+    'select operator_id from operator_totp where operator_id = any(?::uuid[]) and confirmed_at is not null',
+    [`{${operatorIds.join(',')}}`],
+  );
+  return rows.map((row) => row.operator_id);
+}
+
 /** Whether an operator has a confirmed second factor (the console shows it; sign-in asks for the code). */
 export async function hasTotp(em: EntityManager, operatorId: string): Promise<boolean> {
   const [row] = await em.execute<{ n: number }[]>(

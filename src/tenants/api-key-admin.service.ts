@@ -9,7 +9,7 @@ import { requireAdmin } from '../operators/operator-admin.service.js';
 import { parseOrThrow } from '../validation.js';
 import { issueApiKey, type IssuedApiKey } from './tenant.service.js';
 
-/** A key as the console lists it: never the secret, which only its creation shows. */
+/** A key as the mutations answer it: never the secret, which only its creation shows. */
 export interface ApiKeySummary {
   id: string;
   name: string;
@@ -17,24 +17,6 @@ export interface ApiKeySummary {
   environment: ApiKeyEnvironment;
   createdAt: Date;
   revokedAt: Date | null;
-}
-
-/** The keys of the admin's tenant in the environment the admin works in, newest first. */
-export async function listApiKeys(em: EntityManager, principal: TenantPrincipal): Promise<ApiKeySummary[]> {
-  const admin = requireAdmin(principal);
-  const keys = await em.find(
-    ApiKeySchema,
-    { tenant: admin.tenantId, environment: admin.environment },
-    { orderBy: { createdAt: 'desc', id: 'asc' } },
-  );
-  return keys.map((key) => ({
-    id: key.id,
-    name: key.name,
-    prefix: key.prefix,
-    environment: key.environment,
-    createdAt: key.createdAt,
-    revokedAt: key.revokedAt ?? null,
-  }));
 }
 
 /**

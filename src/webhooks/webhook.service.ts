@@ -14,7 +14,7 @@ import {
   type WebhookDestination,
 } from '../../entities/webhook.entity.js';
 import { generateSigningSecret } from '../auth/api-keys.js';
-import type { TenantScope } from '../auth/context.js';
+import type { TenantPrincipal, TenantScope } from '../auth/context.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
 import { assertPageSize, decodeKeysetCursor, encodeKeysetCursor, olderThan } from '../pagination.js';
 import { ApiError, notFound } from '../errors.js';
@@ -223,10 +223,11 @@ export async function attemptsByDeliveryIds(em: EntityManager, deliveryIds: read
 
 /**
  * Sends a delivery again, at once, with the same `webhook-id` and body, restarting its retry
- * schedule. A destination that is inactive cannot receive: 409.
+ * schedule, and records who asked (the operator's name or the key). A destination that is
+ * inactive cannot receive: 409.
  */
-export async function replayDelivery(em: EntityManager, scope: TenantScope, id: string): Promise<WebhookDelivery> {
-  const delivery = await getDelivery(em, scope, id);
+export async function replayDelivery(em: EntityManager, principal: TenantPrincipal, id: string): Promise<WebhookDelivery> {
+  const delivery = await getDelivery(em, principal, id);
   if (delivery.destinationId) {
     const destination = await em.findOne(WebhookDestinationSchema, { id: delivery.destinationId, environment: delivery.environment });
     if (!destination?.active) throw new ApiError('conflict', 'The destination is inactive; activate it before replaying.');
@@ -235,6 +236,8 @@ export async function replayDelivery(em: EntityManager, scope: TenantScope, id: 
   delivery.schedulePosition = 0;
   delivery.nextAttemptAt = new Date();
   delivery.updatedAt = new Date();
+  delivery.replayedBy = principal.kind === 'operator' ? principal.operatorName : `api_key:${principal.apiKeyId}`;
+  delivery.replayedAt = new Date();
   await em.flush();
   wakeLocalEmitters();
   return delivery;

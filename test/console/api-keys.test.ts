@@ -9,12 +9,16 @@ import { codeOf, consoleGql, makeOperator, operatorAuditOf, signIn, type Console
 
 const API_KEYS = /* GraphQL */ `
   query {
-    apiKeys {
-      id
-      name
-      prefix
-      environment
-      revokedAt
+    apiKeys(first: 100) {
+      edges {
+        node {
+          id
+          name
+          prefix
+          environment
+          revokedAt
+        }
+      }
     }
   }
 `;
@@ -58,13 +62,14 @@ describe('admins manage API keys', () => {
     const { secret, apiKey } = created.body.data.createApiKey;
     const works = await testApp.rest('GET', '/v1/workflows', { key: secret });
     const listed = await consoleGql(testApp, admin, API_KEYS);
+    const keys = listed.body.data.apiKeys.edges.map((edge: { node: unknown }) => edge.node);
     const revoked = await consoleGql(testApp, admin, REVOKE_API_KEY, { id: apiKey.id });
     const refused = await testApp.rest('GET', '/v1/workflows', { key: secret });
 
     expect(secret).toMatch(/^idv_sandbox_/);
     expect(apiKey).toMatchObject({ name: 'CRM integration', environment: 'sandbox', prefix: secret.slice(0, apiKey.prefix.length) });
     expect(works.status).toBe(200);
-    expect(listed.body.data.apiKeys[0]).toEqual({
+    expect(keys.find((key: { id: string }) => key.id === apiKey.id)).toEqual({
       id: apiKey.id,
       name: 'CRM integration',
       prefix: apiKey.prefix,
@@ -72,7 +77,7 @@ describe('admins manage API keys', () => {
       revokedAt: null,
     });
     expect(JSON.stringify(listed.body)).not.toContain(secret);
-    expect(listed.body.data.apiKeys.every((key: { environment: string }) => key.environment === 'sandbox')).toBe(true);
+    expect(keys.every((key: { environment: string }) => key.environment === 'sandbox')).toBe(true);
     expect(revoked.body.data.revokeApiKey.revokedAt).toEqual(expect.any(Number));
     expect(refused.status).toBe(401);
     const audit = await operatorAuditOf(testApp, apiKey.id);
@@ -88,7 +93,9 @@ describe('admins manage API keys', () => {
 
     expect(codeOf(await consoleGql(testApp, admin, REVOKE_API_KEY, { id: live.id }))).toBe('NOT_FOUND');
     expect(codeOf(await consoleGql(testApp, admin, REVOKE_API_KEY, { id: foreign.id }))).toBe('NOT_FOUND');
-    const listed = (await consoleGql(testApp, admin, API_KEYS)).body.data.apiKeys.map((key: { id: string }) => key.id);
+    const listed = (await consoleGql(testApp, admin, API_KEYS)).body.data.apiKeys.edges.map(
+      (edge: { node: { id: string } }) => edge.node.id,
+    );
     expect(listed).not.toContain(live.id);
     expect(listed).not.toContain(foreign.id);
     expect((await testApp.rest('GET', '/v1/workflows', { key: foreign.key })).status).toBe(200);

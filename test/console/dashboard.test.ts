@@ -1,7 +1,9 @@
 /**
- * Dashboard aggregates (issue 16.4): decisions per day by outcome and the review backlog by age,
- * counted in SQL for the caller's tenant and environment only.
+ * Dashboard aggregates (issue 16.4): decisions per day by outcome, the review backlog by age, the
+ * funnel from created to decided and the time to decision, counted in SQL for the caller's tenant
+ * and environment only.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gql, tokenOf } from '../sessions/support.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
@@ -56,6 +58,58 @@ async function screened(key: string, fullName: string): Promise<{ id: string; st
   return { id: created.body.session_id, status: answer.body.data.submitAmlData.status };
 }
 
+const FUNNEL = /* GraphQL */ `
+  query ($days: Int) {
+    sessionFunnel(days: $days) {
+      created
+      started
+      submitted
+      decided
+    }
+  }
+`;
+const TIME_TO_DECISION = /* GraphQL */ `
+  query ($days: Int) {
+    timeToDecision(days: $days) {
+      decided
+      underAMinute
+      underTenMinutes
+      underAnHour
+      underADay
+      older
+      p50Seconds
+      p90Seconds
+    }
+  }
+`;
+
+/**
+ * A session of `key` whose history is written as given: created `createdHoursAgo` hours ago, then
+ * moved through `path`, each step `[status, seconds after creation]`; the last step is its status.
+ */
+async function history(key: string, createdHoursAgo: number, path: [string, number][]): Promise<string> {
+  const created = await testApp.rest('POST', '/v1/sessions', {
+    key,
+    body: { workflow_id: 'aml_only', vendor_data: `funnel-${randomUUID()}` },
+  });
+  expect(created.status).toBe(201);
+  const id = created.body.session_id as string;
+  const em = testApp.app.orm.em.fork();
+  const createdAt = new Date(Date.now() - createdHoursAgo * 3_600_000);
+  await em.execute(`update session set created_at = ?, status = ? where id = ?`, [createdAt, path.at(-1)?.[0] ?? 'pending', id]);
+  await em.execute(`update session_status_change set created_at = ? where session_id = ?`, [createdAt, id]);
+  let from = 'pending';
+  for (const [to, seconds] of path) {
+    await em.execute(
+      `insert into session_status_change (id, session_id, tenant_id, from_status, to_status, actor, created_at)
+       select ?, id, tenant_id, ?, ?, 'decision_engine', ? from session where id = ?`,
+      [randomUUID(), from, to, new Date(createdAt.getTime() + seconds * 1000), id],
+    );
+    from = to;
+  }
+  return id;
+}
+
 describe('dashboard aggregates', () => {
   it("given decisions and cases in review in this scope and elsewhere, when counting, then only this scope's count, by day and by age", async () => {
     expect((await screened(tenant.sandboxKey, 'Ada Lovelace')).status).toBe('approved');
@@ -88,6 +142,74 @@ describe('dashboard aggregates', () => {
   it('given a number of days out of range, when counting, then it is VALIDATION_FAILED', async () => {
     for (const days of [0, 91]) {
       const answer = await testApp.graphql(DECISIONS, { days }, tenant.sandboxKey);
+      expect(answer.body.errors?.[0]?.extensions?.code).toBe('VALIDATION_FAILED');
+    }
+  });
+
+  it('given sessions with a known history in this scope and elsewhere, when charting the funnel and the time to decision, then the exact figures of this scope', async () => {
+    const [mine, foreign] = await Promise.all([testApp.tenant(), testApp.tenant()]);
+    const key = mine.sandboxKey;
+    await history(key, 1, []); // created only
+    await history(key, 1, [['in_progress', 10]]); // started
+    await history(key, 1, [
+      ['in_progress', 10],
+      ['in_review', 50],
+    ]); // submitted
+    await history(key, 2, [['approved', 30]]); // decided in 30 s, without passing in_progress
+    await history(key, 3, [
+      ['in_progress', 10],
+      ['declined', 300],
+    ]); // decided in 5 min
+    await history(key, 5, [
+      ['in_progress', 10],
+      ['expired', 3600],
+    ]); // started, then expired
+    await history(key, 48, [
+      ['in_progress', 60],
+      ['in_review', 600],
+      ['approved', 7200],
+    ]); // decided in 2 h
+    await history(key, 72, [
+      ['in_progress', 60],
+      ['in_review', 600],
+      ['approved', 172_800],
+    ]); // decided in 2 days
+    await history(key, 40 * 24, [['approved', 30]]); // created and decided 40 days ago: outside both windows
+    await history(mine.liveKey, 1, [['approved', 30]]); // the live environment
+    await history(foreign.sandboxKey, 1, [['declined', 30]]); // another tenant
+
+    const funnel = (await testApp.graphql(FUNNEL, { days: 30 }, key)).body.data.sessionFunnel;
+    expect(funnel).toEqual({ created: 8, started: 7, submitted: 5, decided: 4 });
+    const times = (await testApp.graphql(TIME_TO_DECISION, { days: 30 }, key)).body.data.timeToDecision;
+    // Decided in 30, 300, 7 200 and 172 800 seconds: the median halves 300 and 7 200; the 90th
+    // percentile is 7 200 + 0.7 × (172 800 − 7 200) (linear interpolation, percentile_cont).
+    expect(times).toEqual({
+      decided: 4,
+      underAMinute: 1,
+      underTenMinutes: 1,
+      underAnHour: 0,
+      underADay: 1,
+      older: 1,
+      p50Seconds: 3750,
+      p90Seconds: 123_120,
+    });
+    // One day back: only the sessions created (or decided) in the last 24 hours.
+    expect((await testApp.graphql(FUNNEL, { days: 1 }, key)).body.data.sessionFunnel).toEqual({
+      created: 6,
+      started: 5,
+      submitted: 3,
+      decided: 2,
+    });
+    expect((await testApp.graphql(FUNNEL, {}, mine.liveKey)).body.data.sessionFunnel).toEqual({
+      created: 1,
+      started: 1,
+      submitted: 1,
+      decided: 1,
+    });
+    const empty = (await testApp.graphql(TIME_TO_DECISION, {}, (await testApp.tenant()).sandboxKey)).body.data.timeToDecision;
+    expect(empty).toMatchObject({ decided: 0, p50Seconds: null, p90Seconds: null });
+    for (const query of [FUNNEL, TIME_TO_DECISION]) {
+      const answer = await testApp.graphql(query, { days: 91 }, key);
       expect(answer.body.errors?.[0]?.extensions?.code).toBe('VALIDATION_FAILED');
     }
   });

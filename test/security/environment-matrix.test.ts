@@ -321,7 +321,35 @@ const OPERATOR_CASES: Record<string, { query: string; variables(owner: Owned): R
   // Counts of the caller's own scope (test/console/dashboard.test.ts shows another scope's sessions do not count).
   decisionsPerDay: { query: 'query { decisionsPerDay(days: 7) { day approved declined } }', variables: () => ({}) },
   reviewBacklog: { query: 'query { reviewBacklog { underAnHour underADay underAWeek older } }', variables: () => ({}) },
+  sessionFunnel: { query: 'query { sessionFunnel(days: 7) { created started submitted decided } }', variables: () => ({}) },
+  timeToDecision: { query: 'query { timeToDecision(days: 7) { decided p50Seconds p90Seconds } }', variables: () => ({}) },
   currentOperator: { query: 'query { currentOperator { id email name role } }', variables: () => ({}) },
+  // The dashboard connections (test/console/connections.test.ts checks each one's boundary in detail).
+  reviewQueueSessions: { query: 'query { reviewQueueSessions { edges { node { id vendorData } } } }', variables: () => ({}) },
+  sessionTimeline: {
+    query: 'query ($id: String!) { sessionTimeline(sessionId: $id) { edges { node { id actorName } } } }',
+    variables: (o) => ({ id: o.approvedSessionId }),
+  },
+  sessionNotes: {
+    query: 'query ($id: String!) { sessionNotes(sessionId: $id) { edges { node { id body } } } }',
+    variables: (o) => ({ id: o.approvedSessionId }),
+  },
+  listEntriesConnection: {
+    query: 'query ($id: String!) { listEntriesConnection(listId: $id) { edges { node { id fingerprint } } } }',
+    variables: (o) => ({ id: o.listId }),
+  },
+  webhookDestinationsConnection: {
+    query: 'query { webhookDestinationsConnection { edges { node { id url } } } }',
+    variables: () => ({}),
+  },
+  webhookDeliveriesConnection: {
+    query:
+      'query ($id: ID) { webhookDeliveriesConnection(destinationId: $id) { edges { node { id destination { id } attempts { id } } } } }',
+    variables: (o) => ({ id: o.destinationId }),
+  },
+  // Tenant-wide people and keys, for console admins only (a key gets FORBIDDEN).
+  operators: { query: 'query { operators { edges { node { id email } } } }', variables: () => ({}) },
+  apiKeys: { query: 'query { apiKeys { edges { node { id prefix } } } }', variables: () => ({}) },
   // Tenant-wide (both environments), so only console admins set it; 30 is the default: the owner's own admin in the other environment changes nothing.
   setEvidenceRetention: { query: 'mutation { setEvidenceRetention(days: 30) }', variables: () => ({}) },
   createOperator: {
@@ -335,8 +363,7 @@ const OPERATOR_CASES: Record<string, { query: string; variables(owner: Owned): R
       },
     }),
   },
-  // Admin-only people and keys of the caller's own tenant (test/console/operator-admin.test.ts and api-keys.test.ts have the role and boundary cases).
-  operators: { query: 'query { operators { id email } }', variables: () => ({}) },
+  // Admin-only changes to people and keys of the caller's own tenant (test/console/operator-admin.test.ts and api-keys.test.ts have the role and boundary cases).
   updateOperator: {
     query: 'mutation ($id: String!) { updateOperator(id: $id, input: { role: viewer }) { id } }',
     variables: () => ({ id: randomUUID() }),
@@ -346,7 +373,6 @@ const OPERATOR_CASES: Record<string, { query: string; variables(owner: Owned): R
     variables: () => ({ id: randomUUID() }),
   },
   resetOperatorTotp: { query: 'mutation ($id: String!) { resetOperatorTotp(id: $id) }', variables: () => ({ id: randomUUID() }) },
-  apiKeys: { query: 'query { apiKeys { id prefix } }', variables: () => ({}) },
   createApiKey: { query: 'mutation { createApiKey(name: "matrix") { apiKey { id prefix } } }', variables: () => ({}) },
   revokeApiKey: { query: 'mutation ($id: String!) { revokeApiKey(id: $id) { id } }', variables: () => ({ id: randomUUID() }) },
   // The owner's sessions by id: a foreign operator gets NOT_FOUND, a key FORBIDDEN (test/console/claims.test.ts).

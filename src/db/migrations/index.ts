@@ -23,6 +23,7 @@ import { Migration20261124000300RateLimits } from './Migration20261124000300Rate
 import { Migration20261124000300Operators } from './Migration20261124000300Operators.js';
 import { Migration20261124000400Evidence } from './Migration20261124000400Evidence.js';
 import { Migration20261124000500Erasure } from './Migration20261124000500Erasure.js';
+import { Migration20261124000700H16PagesAudit } from './Migration20261124000700H16PagesAudit.js';
 import { Migration20261124000600SessionNotes } from './Migration20261124000600SessionNotes.js';
 import { Migration20261124000500EventSnapshots } from './Migration20261124000500EventSnapshots.js';
 import { Migration20261125000100H16OpsClaimsTotp } from './Migration20261125000100H16OpsClaimsTotp.js';
@@ -56,5 +57,6 @@ export const MIGRATIONS = [
   Migration20261124000500Erasure,
   Migration20261124000600SessionNotes,
   Migration20261124000500EventSnapshots,
+  Migration20261124000700H16PagesAudit,
   Migration20261125000100H16OpsClaimsTotp,
 ];

@@ -68,18 +68,33 @@ export type AmlStepInput = {
   fullName: Scalars['String']['input'];
 };
 
-/** One of the organisation's API keys, by its visible prefix; the secret is shown only when it is created. */
+/** An API key of the tenant: its visible prefix and dates; the key itself is never shown again. */
 export type ApiKey = {
   /** Unix seconds. */
   createdAt: Scalars['UnixTime']['output'];
   environment: Environment;
   id: Scalars['String']['output'];
-  /** What the key is for, as its creator named it. */
+  /** A label given at issue; empty when none was. */
   name: Scalars['String']['output'];
-  /** The first characters of the key (idv_live_1a2b3c4d), safe to show. */
+  /** The first characters of the key (`idv_live_1a2b3c4d`), to tell keys apart. */
   prefix: Scalars['String']['output'];
   /** Unix seconds; null while the key works. */
   revokedAt?: Maybe<Scalars['UnixTime']['output']>;
+};
+
+/** A page of the API keys of the tenant in the environment of the sign-in, oldest first. */
+export type ApiKeyConnection = {
+  edges: Array<ApiKeyEdge>;
+  pageInfo: PageInfo;
+  /** Keys of the tenant in the environment (revoked ones too), all pages together. */
+  totalCount: Scalars['Int']['output'];
+};
+
+/** An edge of ApiKeyConnection: one node and the cursor that points at it. */
+export type ApiKeyEdge = {
+  /** Opaque; pass it as `after` to read the items that follow this one. */
+  cursor: Scalars['String']['output'];
+  node: ApiKey;
 };
 
 export type BusinessRegistryStepInput = {
@@ -500,12 +515,15 @@ export type LedgerEntry = {
   shareTokenId: Scalars['String']['output'];
 };
 
+/** A page of import fees of the calling tenant and environment, newest first. */
 export type LedgerEntryConnection = {
   edges: Array<LedgerEntryEdge>;
   pageInfo: PageInfo;
 };
 
+/** An edge of LedgerEntryConnection: one node and the cursor that points at it. */
 export type LedgerEntryEdge = {
+  /** Opaque; pass it as `after` to read the items that follow this one. */
   cursor: Scalars['String']['output'];
   node: LedgerEntry;
 };
@@ -531,8 +549,10 @@ export type List = {
 export type ListEntry = {
   /** Unix seconds. */
   addedAt: Scalars['UnixTime']['output'];
-  /** Who added it: `api_key:<key id>`. */
+  /** Who added it: `api_key:<key id>` or `operator:<operator id>`. */
   addedBy: Scalars['String']['output'];
+  /** The operator's name when a person in the console added it; null for a key. */
+  addedByName?: Maybe<Scalars['String']['output']>;
   entryType: ListType;
   /** `sha256:<hex>`. */
   fingerprint: Scalars['String']['output'];
@@ -540,6 +560,21 @@ export type ListEntry = {
   id: Scalars['String']['output'];
   /** Why the entry was added. */
   reason?: Maybe<Scalars['String']['output']>;
+};
+
+/** A page of the entries of a list, oldest first. */
+export type ListEntryConnection = {
+  edges: Array<ListEntryEdge>;
+  pageInfo: PageInfo;
+  /** Entries in the list, all pages together. */
+  totalCount: Scalars['Int']['output'];
+};
+
+/** An edge of ListEntryConnection: one node and the cursor that points at it. */
+export type ListEntryEdge = {
+  /** Opaque; pass it as `after` to read the items that follow this one. */
+  cursor: Scalars['String']['output'];
+  node: ListEntry;
 };
 
 /** A page of entries and the total count of the list. */
@@ -977,15 +1012,37 @@ export type Operator = {
   totpEnabled: Scalars['Boolean']['output'];
 };
 
+/** A page of the operators of the tenant, oldest first. */
+export type OperatorConnection = {
+  edges: Array<OperatorEdge>;
+  pageInfo: PageInfo;
+  /** Operators of the tenant, all pages together. */
+  totalCount: Scalars['Int']['output'];
+};
+
+/** An edge of OperatorConnection: one node and the cursor that points at it. */
+export type OperatorEdge = {
+  /** Opaque; pass it as `after` to read the items that follow this one. */
+  cursor: Scalars['String']['output'];
+  node: Operator;
+};
+
 /** viewer reads; reviewer also decides in-review sessions; admin also changes settings and manages operators. */
 export type OperatorRole =
   | 'admin'
   | 'reviewer'
   | 'viewer';
 
+/** Where a page of a connection starts and ends (Relay cursor connections). */
 export type PageInfo = {
+  /** Cursor of the last edge; null on an empty page. */
   endCursor?: Maybe<Scalars['String']['output']>;
+  /** True when more items follow the last edge (pass `endCursor` as `after`). */
   hasNextPage: Scalars['Boolean']['output'];
+  /** True when the page was asked for `after` a cursor, so items come before it; false on the first page. */
+  hasPreviousPage: Scalars['Boolean']['output'];
+  /** Cursor of the first edge; null on an empty page. */
+  startCursor?: Maybe<Scalars['String']['output']>;
 };
 
 export type PhoneCodeRequest = {
@@ -1060,8 +1117,8 @@ export type ProofOfAddressWarning = {
 };
 
 export type Query = {
-  /** The organisation's API keys of the current environment, newest first. Admins in the console only. */
-  apiKeys: Array<ApiKey>;
+  /** The API keys of the tenant in the environment of the sign-in (prefixes, never the keys), oldest first; admins signed in to the console only. */
+  apiKeys: ApiKeyConnection;
   /** The operator signed in to the console; null for an API key. */
   currentOperator?: Maybe<Operator>;
   /** Decisions per UTC day over the last `days` days (1-90, default 14), today included; empty days are zeros. */
@@ -1078,30 +1135,52 @@ export type Query = {
   list: List;
   /** A page of entries, oldest first: limit default 50, at most 500. */
   listEntries: ListEntryPage;
+  /** The entries of a list, oldest first; NOT_FOUND for another tenant's or environment's list. */
+  listEntriesConnection: ListEntryConnection;
   /** The tenant's built-in face, document and name lists and its custom lists, with entry counts. */
   lists: Array<List>;
-  /** The operators of the caller's organisation, admins first. Admins in the console only. */
-  operators: Array<Operator>;
+  /** The operators of the tenant (people see both environments), oldest first; admins signed in to the console only. */
+  operators: OperatorConnection;
   /** The in-review sessions by age. */
   reviewBacklog: ReviewBacklog;
+  /** The in-review sessions of the calling tenant and environment, longest waiting first; the `reviewQueue` subscription streams what changes after. */
+  reviewQueueSessions: ReviewQueueConnection;
   /** One session of the calling tenant; NOT_FOUND otherwise. */
   session: Session;
+  /** How far the sessions created in the last `days` days (1-90, default 30) got: created, started, submitted, decided. */
+  sessionFunnel: SessionFunnel;
+  /** A session's notes with their authors, oldest first; NOT_FOUND outside the caller's scope. */
+  sessionNotes: SessionNoteConnection;
+  /** A session's audit trail (every status change, its actor and reason), oldest first; NOT_FOUND outside the caller's scope. */
+  sessionTimeline: StatusChangeConnection;
   /** Sessions of the calling tenant and environment, newest first. */
   sessions: SessionConnection;
+  /** Time from creation to first decision of the sessions decided in the last `days` days (1-90, default 30). */
+  timeToDecision: TimeToDecision;
   /** The session's steps (in its workflow's order) and their status. */
   verificationSteps: VerificationProgress;
   /** The tenant's deliveries, newest first, by destination, session or status. */
   webhookDeliveries: WebhookDeliveryPage;
+  /** The delivery log of the calling tenant and environment, newest first, by destination, session or status; each delivery's `attempts` and `destination` load in one statement per page. NOT_FOUND for another scope's destination. */
+  webhookDeliveriesConnection: WebhookDeliveryConnection;
   /** One delivery; NOT_FOUND when it is another tenant's. */
   webhookDelivery: WebhookDelivery;
   /** One destination; NOT_FOUND when it is another tenant's. */
   webhookDestination: WebhookDestination;
   /** The tenant's webhook destinations, oldest first; secrets are never listed. */
   webhookDestinations: Array<WebhookDestination>;
+  /** The webhook destinations of the calling tenant and environment, oldest first; secrets are never listed. */
+  webhookDestinationsConnection: WebhookDestinationConnection;
   /** One workflow; NOT_FOUND when it is another tenant's. */
   workflow: Workflow;
   /** The built-in workflows and the calling tenant's custom ones. */
   workflows: Array<Workflow>;
+};
+
+
+export type QueryApiKeysArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -1138,8 +1217,46 @@ export type QueryListEntriesArgs = {
 };
 
 
+export type QueryListEntriesConnectionArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  listId: Scalars['String']['input'];
+};
+
+
+export type QueryOperatorsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryReviewQueueSessionsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
 export type QuerySessionArgs = {
   id: Scalars['String']['input'];
+};
+
+
+export type QuerySessionFunnelArgs = {
+  days?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QuerySessionNotesArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  sessionId: Scalars['String']['input'];
+};
+
+
+export type QuerySessionTimelineArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  sessionId: Scalars['String']['input'];
 };
 
 
@@ -1147,6 +1264,11 @@ export type QuerySessionsArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   filter?: InputMaybe<SessionFilterInput>;
   first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryTimeToDecisionArgs = {
+  days?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -1164,6 +1286,15 @@ export type QueryWebhookDeliveriesArgs = {
 };
 
 
+export type QueryWebhookDeliveriesConnectionArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  destinationId?: InputMaybe<Scalars['ID']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  sessionId?: InputMaybe<Scalars['String']['input']>;
+  status?: InputMaybe<WebhookDeliveryStatus>;
+};
+
+
 export type QueryWebhookDeliveryArgs = {
   id: Scalars['ID']['input'];
 };
@@ -1171,6 +1302,12 @@ export type QueryWebhookDeliveryArgs = {
 
 export type QueryWebhookDestinationArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type QueryWebhookDestinationsConnectionArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -1193,6 +1330,21 @@ export type ReviewBacklog = {
 export type ReviewDecision =
   | 'approved'
   | 'declined';
+
+/** A page of the in-review sessions of the calling tenant and environment, longest waiting first. */
+export type ReviewQueueConnection = {
+  edges: Array<ReviewQueueEdge>;
+  pageInfo: PageInfo;
+  /** Sessions in review, all pages together. */
+  totalCount: Scalars['Int']['output'];
+};
+
+/** An edge of ReviewQueueConnection: one node and the cursor that points at it. */
+export type ReviewQueueEdge = {
+  /** Opaque; pass it as `after` to read the items that follow this one. */
+  cursor: Scalars['String']['output'];
+  node: Session;
+};
 
 export type ScreenAmlInput = {
   /** ISO 3166-1 alpha-2 country (nationality or residence). */
@@ -1282,12 +1434,15 @@ export type SessionClaim = {
   sessionId: Scalars['String']['output'];
 };
 
+/** A page of sessions of the calling tenant and environment. */
 export type SessionConnection = {
   edges: Array<SessionEdge>;
   pageInfo: PageInfo;
 };
 
+/** An edge of SessionConnection: one node and the cursor that points at it. */
 export type SessionEdge = {
+  /** Opaque; pass it as `after` to read the items that follow this one. */
   cursor: Scalars['String']['output'];
   node: Session;
 };
@@ -1302,6 +1457,17 @@ export type SessionFilterInput = {
   workflowId?: InputMaybe<Scalars['String']['input']>;
 };
 
+/** Sessions created in the window by the furthest stage they reached; each stage counts those at it or beyond. */
+export type SessionFunnel = {
+  created: Scalars['Int']['output'];
+  /** Reached approved or declined. */
+  decided: Scalars['Int']['output'];
+  /** Reached in_progress (or a later stage). */
+  started: Scalars['Int']['output'];
+  /** Reached in_review or a decision. */
+  submitted: Scalars['Int']['output'];
+};
+
 /** A note on a session by a reviewer (or a key), kept with the author. */
 export type SessionNote = {
   /** The operator's name at the time, or api_key:<id>. */
@@ -1312,6 +1478,21 @@ export type SessionNote = {
   createdAt: Scalars['UnixTime']['output'];
   id: Scalars['String']['output'];
   sessionId: Scalars['String']['output'];
+};
+
+/** A page of a session's notes, oldest first. */
+export type SessionNoteConnection = {
+  edges: Array<SessionNoteEdge>;
+  pageInfo: PageInfo;
+  /** Notes on the session, all pages together. */
+  totalCount: Scalars['Int']['output'];
+};
+
+/** An edge of SessionNoteConnection: one node and the cursor that points at it. */
+export type SessionNoteEdge = {
+  /** Opaque; pass it as `after` to read the items that follow this one. */
+  cursor: Scalars['String']['output'];
+  node: SessionNote;
 };
 
 /** Where a verification session stands. */
@@ -1382,6 +1563,21 @@ export type StatusChange = {
   toStatus: SessionStatus;
 };
 
+/** A page of a session's audit trail (status changes), oldest first. */
+export type StatusChangeConnection = {
+  edges: Array<StatusChangeEdge>;
+  pageInfo: PageInfo;
+  /** Status changes of the session, all pages together. */
+  totalCount: Scalars['Int']['output'];
+};
+
+/** An edge of StatusChangeConnection: one node and the cursor that points at it. */
+export type StatusChangeEdge = {
+  /** Opaque; pass it as `after` to read the items that follow this one. */
+  cursor: Scalars['String']['output'];
+  node: StatusChange;
+};
+
 export type Subscription = {
   /** Status changes of one session, for the hosted flow's page (session token in connection_init's x-session-token) or the tenant's key; the computer that showed the QR code follows the phone this way. */
   hostedFlowChanged: SessionStatusEvent;
@@ -1399,6 +1595,25 @@ export type SubscriptionHostedFlowChangedArgs = {
 
 export type SubscriptionSessionStatusChangedArgs = {
   filter?: InputMaybe<SessionStatusSubscriptionFilter>;
+};
+
+/** Time from creation to the first decision of the sessions decided in the window: buckets and percentiles. */
+export type TimeToDecision = {
+  /** Sessions decided in the window. */
+  decided: Scalars['Int']['output'];
+  /** A day or more. */
+  older: Scalars['Int']['output'];
+  /** Median, seconds; null when nothing was decided. */
+  p50Seconds?: Maybe<Scalars['Int']['output']>;
+  /** 90th percentile, seconds; null when nothing was decided. */
+  p90Seconds?: Maybe<Scalars['Int']['output']>;
+  /** 1 to 24 hours. */
+  underADay: Scalars['Int']['output'];
+  underAMinute: Scalars['Int']['output'];
+  /** 10 to 60 minutes. */
+  underAnHour: Scalars['Int']['output'];
+  /** 1 to 10 minutes. */
+  underTenMinutes: Scalars['Int']['output'];
 };
 
 /** A second factor being enrolled: shown once; confirm it with a first code. */
@@ -1524,6 +1739,8 @@ export type WebhookDelivery = {
   /** Unix seconds. */
   createdAt: Scalars['UnixTime']['output'];
   /** The destination; null for a session callback. */
+  destination?: Maybe<WebhookDestination>;
+  /** The destination; null for a session callback. */
   destinationId?: Maybe<Scalars['String']['output']>;
   /** The event; null for test messages. */
   eventId?: Maybe<Scalars['String']['output']>;
@@ -1534,10 +1751,27 @@ export type WebhookDelivery = {
   lastStatusCode?: Maybe<Scalars['Int']['output']>;
   /** Unix seconds of the next try while pending. */
   nextAttemptAt?: Maybe<Scalars['UnixTime']['output']>;
+  /** Unix seconds of the last replay; null when never replayed. */
+  replayedAt?: Maybe<Scalars['UnixTime']['output']>;
+  /** Who replayed it last: the operator's name or `api_key:<key id>`; null when never replayed. */
+  replayedBy?: Maybe<Scalars['String']['output']>;
   sessionId?: Maybe<Scalars['String']['output']>;
   status: WebhookDeliveryStatus;
   /** Unix seconds. */
   updatedAt: Scalars['UnixTime']['output'];
+};
+
+/** A page of webhook deliveries (each with its attempts), newest first. */
+export type WebhookDeliveryConnection = {
+  edges: Array<WebhookDeliveryEdge>;
+  pageInfo: PageInfo;
+};
+
+/** An edge of WebhookDeliveryConnection: one node and the cursor that points at it. */
+export type WebhookDeliveryEdge = {
+  /** Opaque; pass it as `after` to read the items that follow this one. */
+  cursor: Scalars['String']['output'];
+  node: WebhookDelivery;
 };
 
 /** Deliveries, newest first. */
@@ -1567,6 +1801,21 @@ export type WebhookDestination = {
   updatedAt: Scalars['UnixTime']['output'];
   url: Scalars['String']['output'];
   version: WebhookVersion;
+};
+
+/** A page of the webhook destinations of the calling tenant and environment, oldest first. */
+export type WebhookDestinationConnection = {
+  edges: Array<WebhookDestinationEdge>;
+  pageInfo: PageInfo;
+  /** Destinations of the tenant in the environment, all pages together. */
+  totalCount: Scalars['Int']['output'];
+};
+
+/** An edge of WebhookDestinationConnection: one node and the cursor that points at it. */
+export type WebhookDestinationEdge = {
+  /** Opaque; pass it as `after` to read the items that follow this one. */
+  cursor: Scalars['String']['output'];
+  node: WebhookDestination;
 };
 
 /** A destination and its signing secret (`whsec_…`), shown only at creation and rotation. */

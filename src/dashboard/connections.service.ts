@@ -1,0 +1,159 @@
+import type { EntityManager, EntityName } from '@mikro-orm/postgresql';
+import { ApiKeySchema, type ApiKey } from '../../entities/api-key.entity.js';
+import { ListEntrySchema, type ListEntry } from '../../entities/list.entity.js';
+import { OperatorSchema, type Operator } from '../../entities/operator.entity.js';
+import { SessionSchema, SessionStatusChangeSchema, type Session, type SessionStatusChange } from '../../entities/session.entity.js';
+import { WebhookDestinationSchema, type WebhookDestination } from '../../entities/webhook.entity.js';
+import type { OperatorPrincipal, TenantPrincipal, TenantScope } from '../auth/context.js';
+import { ApiError } from '../errors.js';
+import { findList } from '../lists/list.service.js';
+import { NOTE_COLUMNS, noteOfRow, type SessionNote, type SessionNoteRow } from '../notes/note.service.js';
+import { afterPosition, assertPageSize, decodeKeysetCursor } from '../pagination.js';
+import type { Services } from '../services.js';
+import { loadSession } from '../sessions/session.service.js';
+
+/**
+ * The paginated listings dashboards read (docs/console.md, "Queries for dashboards"): each is
+ * one keyset page, plus one count where the set is small enough to count, so a page costs the
+ * same statements whatever its size. Every listing is scoped to the caller's tenant and
+ * environment (operators, who are people of the tenant, to its tenant).
+ */
+
+/** Largest page of the dashboard listings. */
+export const DASHBOARD_PAGE_MAX = 100;
+/** Page size when a client gives none. */
+export const DASHBOARD_PAGE_DEFAULT = 20;
+
+/** What a client asks of a page. */
+export interface PageRequest {
+  first?: number | null;
+  after?: string | null;
+}
+
+/** A keyset page and, for sets worth counting, the size of the whole set. */
+export interface KeysetPage<R> {
+  rows: R[];
+  hasNextPage: boolean;
+  totalCount?: number;
+}
+
+/** How a listing is ordered and counted. */
+interface KeysetOrder {
+  order: 'asc' | 'desc';
+  /** The timestamp column the listing is ordered by, with the id as tie-break. */
+  dateField?: string;
+  /** Counts the whole set too (one `count(*)` statement). */
+  count?: boolean;
+  /** Largest page; {@link DASHBOARD_PAGE_MAX} by default. */
+  max?: number;
+}
+
+/** Reads one page of `entity` rows matching `where`, ordered by (date, id), after the request's cursor. */
+export async function readKeysetPage<R extends object>(
+  em: EntityManager,
+  entity: EntityName<R>,
+  where: Record<string, unknown>,
+  page: PageRequest,
+  order: KeysetOrder,
+): Promise<KeysetPage<R>> {
+  const first = page.first ?? DASHBOARD_PAGE_DEFAULT;
+  assertPageSize(first, order.max ?? DASHBOARD_PAGE_MAX, 'first');
+  const dateField = order.dateField ?? 'createdAt';
+  const conditions = [where];
+  if (page.after) conditions.push(afterPosition(decodeKeysetCursor(page.after, 'after'), order.order, dateField));
+  const [rows, totalCount] = await Promise.all([
+    em.find(entity, { $and: conditions } as never, {
+      orderBy: { [dateField]: order.order, id: order.order } as never,
+      limit: first + 1,
+    }),
+    order.count ? em.count(entity, where as never) : Promise.resolve(undefined),
+  ]);
+  return { rows: rows.slice(0, first), hasNextPage: rows.length > first, ...(totalCount !== undefined ? { totalCount } : {}) };
+}
+
+/** The in-review sessions of the caller's scope, longest waiting (oldest created) first. */
+export async function reviewQueuePage(em: EntityManager, scope: TenantScope, page: PageRequest): Promise<KeysetPage<Session>> {
+  return readKeysetPage(em, SessionSchema, { tenant: scope.tenantId, environment: scope.environment, status: 'in_review' }, page, {
+    order: 'asc',
+    count: true,
+  });
+}
+
+/** A session's audit trail (status changes), oldest first; another scope's session is a 404. */
+export async function timelinePage(
+  em: EntityManager,
+  services: Services,
+  principal: TenantPrincipal,
+  sessionId: string,
+  page: PageRequest,
+): Promise<KeysetPage<SessionStatusChange>> {
+  const session = await loadSession(em, services, principal, sessionId);
+  return readKeysetPage(em, SessionStatusChangeSchema, { sessionId: session.id }, page, { order: 'asc', count: true });
+}
+
+/** A session's notes, oldest first; another scope's session is a 404. */
+export async function notesPage(
+  em: EntityManager,
+  services: Services,
+  principal: TenantPrincipal,
+  sessionId: string,
+  page: PageRequest,
+): Promise<KeysetPage<SessionNote>> {
+  const first = page.first ?? DASHBOARD_PAGE_DEFAULT;
+  assertPageSize(first, DASHBOARD_PAGE_MAX, 'first');
+  const session = await loadSession(em, services, principal, sessionId);
+  const position = page.after ? decodeKeysetCursor(page.after, 'after') : null;
+  const [rows, [count]] = await Promise.all([
+    em.execute<SessionNoteRow[]>(
+      `select ${NOTE_COLUMNS} from session_note
+        where session_id = ? and (?::timestamptz is null or (created_at, id) > (?::timestamptz, ?::uuid))
+        order by created_at, id limit ?`,
+      [session.id, position?.createdAt ?? null, position?.createdAt ?? null, position?.id ?? null, first + 1],
+    ),
+    em.execute<{ n: number }[]>('select count(*)::int as n from session_note where session_id = ?', [session.id]),
+  ]);
+  const notes = rows.map(noteOfRow);
+  return { rows: notes.slice(0, first), hasNextPage: notes.length > first, totalCount: count?.n ?? 0 };
+}
+
+/** The entries of a list of the caller's scope, oldest first; another scope's list is a 404. */
+export async function listEntriesPage(
+  em: EntityManager,
+  scope: TenantScope,
+  listId: string,
+  page: PageRequest,
+): Promise<KeysetPage<ListEntry>> {
+  const list = await findList(em, scope, listId);
+  return readKeysetPage(em, ListEntrySchema, { list: list.id }, page, { order: 'asc', dateField: 'addedAt', count: true });
+}
+
+/** The webhook destinations of the caller's scope, oldest first. */
+export async function destinationsPage(em: EntityManager, scope: TenantScope, page: PageRequest): Promise<KeysetPage<WebhookDestination>> {
+  return readKeysetPage(em, WebhookDestinationSchema, { tenant: scope.tenantId, environment: scope.environment }, page, {
+    order: 'asc',
+    count: true,
+  });
+}
+
+/** Refuses anyone but an admin signed in to the console: people and keys are an admin's to see. */
+export function requireConsoleAdmin(principal: TenantPrincipal, what: string): OperatorPrincipal {
+  if (principal.kind !== 'operator')
+    throw new ApiError('forbidden', `${what} are shown to admins signed in to the console, not to API keys.`);
+  if (principal.role !== 'admin') throw new ApiError('forbidden', `A ${principal.role} cannot list ${what.toLowerCase()}; ask an admin.`);
+  return principal;
+}
+
+/** The operators of the admin's tenant (people see both environments), oldest first. */
+export async function operatorsPage(em: EntityManager, principal: TenantPrincipal, page: PageRequest): Promise<KeysetPage<Operator>> {
+  const admin = requireConsoleAdmin(principal, 'Operators');
+  return readKeysetPage(em, OperatorSchema, { tenant: admin.tenantId }, page, { order: 'asc', count: true });
+}
+
+/** The API keys of the admin's tenant in the environment of the sign-in, oldest first (revoked ones too). */
+export async function apiKeysPage(em: EntityManager, principal: TenantPrincipal, page: PageRequest): Promise<KeysetPage<ApiKey>> {
+  const admin = requireConsoleAdmin(principal, 'API keys');
+  return readKeysetPage(em, ApiKeySchema, { tenant: admin.tenantId, environment: admin.environment }, page, {
+    order: 'asc',
+    count: true,
+  });
+}

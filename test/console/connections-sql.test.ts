@@ -1,0 +1,124 @@
+/**
+ * A page of each dashboard connection, with every nested field the console asks for, costs the
+ * same number of SQL statements for 5 items as for 50: nested fields load through the request's
+ * DataLoaders (one statement per kind), never one statement per row. Statements are counted where
+ * the ORM runs them (`onQuery`, src/db/orm.ts), on PGlite and, with DATABASE_URL, on PostgreSQL.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../support/app.js';
+import { seedScope, type SeededScope } from './dashboard-data.js';
+import { consoleGql, makeOperator, signIn, type ConsoleCredential } from './support.js';
+
+/** Everything the console's queue and case pages show of a session. */
+const SESSION_FIELDS = `id status vendorData createdAt
+  workflow { id name }
+  decision { status complianceLevel serviceToken reasons { code message } nodeResults { nodeType status } }
+  nodeResults { nodeType status provider warnings { code } details }
+  reviewHistory { toStatus actor actorName reason at }
+  notes { authorName body createdAt }
+  evidence { kind contentType url }`;
+const PAGE_INFO = 'pageInfo { hasNextPage hasPreviousPage startCursor endCursor }';
+
+/** Each connection and the query the console makes of it, `$first` items per page. */
+const CONNECTIONS: { name: string; query: string; variables(seeded: SeededScope): Record<string, unknown> }[] = [
+  {
+    name: 'sessions',
+    query: `query ($first: Int) { sessions(first: $first) { edges { cursor node { ${SESSION_FIELDS} } } ${PAGE_INFO} } }`,
+    variables: () => ({}),
+  },
+  {
+    name: 'reviewQueueSessions',
+    query: `query ($first: Int) { reviewQueueSessions(first: $first) { totalCount edges { cursor node { ${SESSION_FIELDS} } } ${PAGE_INFO} } }`,
+    variables: () => ({}),
+  },
+  {
+    name: 'sessionTimeline',
+    query: `query ($first: Int, $id: String!) { sessionTimeline(sessionId: $id, first: $first) {
+      totalCount edges { cursor node { id fromStatus toStatus actor actorKeyId actorOperatorId actorName reason at } } ${PAGE_INFO} } }`,
+    variables: (seeded) => ({ id: seeded.busySessionId }),
+  },
+  {
+    name: 'sessionNotes',
+    query: `query ($first: Int, $id: String!) { sessionNotes(sessionId: $id, first: $first) {
+      totalCount edges { cursor node { id authorName authorOperatorId body createdAt } } ${PAGE_INFO} } }`,
+    variables: (seeded) => ({ id: seeded.busySessionId }),
+  },
+  {
+    name: 'listEntriesConnection',
+    query: `query ($first: Int, $id: String!) { listEntriesConnection(listId: $id, first: $first) {
+      totalCount edges { cursor node { id entryType fingerprint reason addedBy addedAt } } ${PAGE_INFO} } }`,
+    variables: (seeded) => ({ id: seeded.listId }),
+  },
+  {
+    name: 'webhookDestinationsConnection',
+    query: `query ($first: Int) { webhookDestinationsConnection(first: $first) {
+      totalCount edges { cursor node { id url version events active createdAt } } ${PAGE_INFO} } }`,
+    variables: () => ({}),
+  },
+  {
+    name: 'webhookDeliveriesConnection',
+    query: `query ($first: Int, $id: ID) { webhookDeliveriesConnection(destinationId: $id, first: $first) {
+      edges { cursor node { id eventType status attemptCount lastStatusCode createdAt destination { id url }
+        attempts { id status responseStatusCode durationMs attemptedAt } } } ${PAGE_INFO} } }`,
+    variables: (seeded) => ({ id: seeded.destinationId }),
+  },
+  {
+    name: 'operators',
+    query: `query ($first: Int) { operators(first: $first) { totalCount edges { cursor node { id email name role createdAt } } ${PAGE_INFO} } }`,
+    variables: () => ({}),
+  },
+  {
+    name: 'apiKeys',
+    query: `query ($first: Int) { apiKeys(first: $first) { totalCount edges { cursor node { id prefix name environment createdAt revokedAt } } ${PAGE_INFO} } }`,
+    variables: () => ({}),
+  },
+];
+
+const ROWS = 55;
+/** The API key cache reads its epoch every 200 ms on a timer (src/auth/key-cache.ts), whatever the requests: not a request's cost. */
+const BACKGROUND_POLL = /from api_key_epoch/;
+
+let testApp: TestApp;
+let seeded: SeededScope;
+let admin: ConsoleCredential;
+const statements: string[] = [];
+
+beforeAll(async () => {
+  testApp = await startTestApp({}, { onQuery: (sql) => statements.push(sql) });
+  const tenant = await testApp.tenant();
+  seeded = await seedScope(testApp, tenant.id, 'sandbox', tenant.sandboxKey, ROWS);
+  admin = await signIn(testApp, await makeOperator(testApp, tenant.id, 'admin'), 'sandbox');
+  // A note on the newest sessions, so the page of 5 has notes to load as the page of 50 does.
+  await consoleGql(testApp, admin, 'mutation ($id: String!) { addSessionNote(sessionId: $id, body: "seen") { id } }', {
+    id: seeded.approvedSessionId,
+  });
+}, 120_000);
+afterAll(() => testApp?.close());
+
+/** Runs one page and returns the statements it cost and its edges. */
+async function page(query: string, variables: Record<string, unknown>): Promise<{ statements: string[]; edges: number }> {
+  statements.length = 0;
+  const answer = await consoleGql(testApp, admin, query, variables);
+  const cost = statements.filter((sql) => !BACKGROUND_POLL.test(sql));
+  expect(answer.body.errors, JSON.stringify(answer.body)).toBeUndefined();
+  const connection = Object.values(answer.body.data as Record<string, { edges: unknown[] }>)[0]!;
+  return { statements: cost, edges: connection.edges.length };
+}
+
+describe('SQL statements per page of a dashboard connection', () => {
+  it.each(CONNECTIONS)(
+    'given $name with more than 50 items, when a page of 5 and a page of 50 are read, then both cost the same statements',
+    async (connection) => {
+      const variables = connection.variables(seeded);
+      // A first read warms what every request pays once per process (the sign-in cache, prepared statements).
+      await page(connection.query, { ...variables, first: 5 });
+      const small = await page(connection.query, { ...variables, first: 5 });
+      const large = await page(connection.query, { ...variables, first: 50 });
+      expect(small.edges).toBe(5);
+      expect(large.edges).toBe(50);
+      expect(large.statements.length, `${small.statements.join('\n')}\n---\n${large.statements.join('\n')}`).toBe(small.statements.length);
+      // A handful: the sign-in, the page, its count and one per nested kind; never one per row.
+      expect(large.statements.length).toBeLessThan(20);
+    },
+  );
+});
