@@ -8,6 +8,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inReviewSession, makeOperator, OPERATOR_PASSWORD, totpCodeFor } from '../console/support.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
+import { DESKTOP, screen, signInPage } from './console-support.js';
 import { chromiumAvailable, expectNoSeriousA11yViolations, launchChromium, screenshot } from './support.js';
 
 /** A browser run through several screens on a loaded 2-core machine. */
@@ -30,11 +31,6 @@ afterAll(async () => {
   await testApp?.close();
 });
 
-/** Waits for a screen of the console. */
-async function onScreen(page: Page, name: string): Promise<void> {
-  await page.locator(`#app[data-screen="${name}"]`).waitFor();
-}
-
 /** Fills and sends the sign-in form of an open console page (sandbox). */
 async function submitSignIn(page: Page, email: string): Promise<void> {
   await page.getByLabel('Email address').fill(email);
@@ -43,14 +39,9 @@ async function submitSignIn(page: Page, email: string): Promise<void> {
   await page.getByRole('button', { name: 'Sign in' }).click();
 }
 
-/** A fresh browser context signed in to the console as `email`, on the queue. */
-async function consolePage(email: string): Promise<Page> {
-  const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-  await page.goto(`${testApp.url}/console`);
-  await onScreen(page, 'sign-in');
-  await submitSignIn(page, email);
-  await onScreen(page, 'queue');
-  return page;
+/** A fresh browser context signed in to the console's sandbox as `email`, on the queue. */
+function consolePage(email: string): Promise<Page> {
+  return signInPage(browser, testApp, email);
 }
 
 describe.skipIf(!enabled)('claims in the console', () => {
@@ -63,7 +54,7 @@ describe.skipIf(!enabled)('claims in the console', () => {
       const id = await inReviewSession(testApp, tenant.sandboxKey);
 
       await ada.goto(`${testApp.url}/console#/case/${id}`);
-      await onScreen(ada, 'case');
+      await screen(ada, 'case');
       await ada.locator('#claim').click();
       await expect.poll(() => ada.locator('#claim-status').textContent()).toBe('You are working on this case.');
       await expectNoSeriousA11yViolations(ada, 'claimed case');
@@ -74,7 +65,7 @@ describe.skipIf(!enabled)('claims in the console', () => {
       await expect.poll(() => row.textContent()).toBe('Ada Lovelace');
       await screenshot(grace, 'claims-queue-held');
       await grace.locator(`tr[data-session-id="${id}"] a`).click();
-      await onScreen(grace, 'case');
+      await screen(grace, 'case');
       await expect.poll(() => grace.locator('#held-by-other').textContent()).toContain('Ada Lovelace is working on this case');
       expect(await grace.locator('#approve').count()).toBe(0);
       expect(await grace.locator('#claim').count()).toBe(0);
@@ -97,7 +88,7 @@ describe.skipIf(!enabled)('a second factor in the console', () => {
       const email = await makeOperator(testApp, tenant.id, 'viewer', 'Tess Totp');
       const page = await consolePage(email);
       await page.getByRole('link', { name: 'My account' }).click();
-      await onScreen(page, 'account');
+      await screen(page, 'account');
       await page.locator('#start-totp').click();
       const secret = (await page.locator('#totp-secret').textContent())!;
       await page.locator('.qr svg').waitFor();
@@ -108,14 +99,14 @@ describe.skipIf(!enabled)('a second factor in the console', () => {
       await expect.poll(() => page.locator('#totp-state').textContent()).toContain('On:');
 
       await page.getByRole('button', { name: 'Sign out' }).click();
-      await onScreen(page, 'sign-in');
+      await screen(page, 'sign-in');
       await submitSignIn(page, email);
       await page.locator('#totp-code').waitFor({ state: 'visible' });
       await expectNoSeriousA11yViolations(page, 'sign-in asking for a code');
       await screenshot(page, 'sign-in-code');
       await page.locator('#totp-code').fill(totpCodeFor(secret, 1));
       await page.getByRole('button', { name: 'Sign in' }).click();
-      await onScreen(page, 'queue');
+      await screen(page, 'queue');
     },
     FLOW_MS,
   );
@@ -127,7 +118,7 @@ describe.skipIf(!enabled)('admins in the console', () => {
     async () => {
       const page = await consolePage(await makeOperator(testApp, tenant.id, 'admin', 'Alan Turing'));
       await page.getByRole('link', { name: 'Operators' }).click();
-      await onScreen(page, 'operators');
+      await screen(page, 'operators');
       await page.getByLabel('Name', { exact: true }).fill('Katherine Johnson');
       await page.getByLabel('Email address').fill('katherine@example.com');
       await page.getByLabel('Role', { exact: true }).selectOption('reviewer');
@@ -142,13 +133,13 @@ describe.skipIf(!enabled)('admins in the console', () => {
       await screenshot(page, 'operators');
 
       // Katherine signs in with the temporary password: the console asks for her own first.
-      const katherine = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
+      const katherine = await (await browser.newContext(DESKTOP)).newPage();
       await katherine.goto(`${testApp.url}/console`);
-      await onScreen(katherine, 'sign-in');
+      await screen(katherine, 'sign-in');
       await katherine.getByLabel('Email address').fill('katherine@example.com');
       await katherine.getByLabel('Password').fill('temporary password 9');
       await katherine.getByRole('button', { name: 'Sign in' }).click();
-      await onScreen(katherine, 'account');
+      await screen(katherine, 'account');
       await katherine.locator('#must-change').waitFor();
       await expectNoSeriousA11yViolations(katherine, 'account, password change required');
       await screenshot(katherine, 'account-must-change');
@@ -159,7 +150,7 @@ describe.skipIf(!enabled)('admins in the console', () => {
       await expect.poll(() => katherine.locator('#account-message').textContent()).toBe('Your password was changed.');
 
       await page.getByRole('link', { name: 'API keys' }).click();
-      await onScreen(page, 'keys');
+      await screen(page, 'keys');
       await page.getByLabel('What is it for?').fill('CRM integration');
       await page.getByRole('button', { name: 'Create key' }).click();
       const secret = (await page.locator('#new-key-secret').textContent())!;
@@ -178,7 +169,7 @@ describe.skipIf(!enabled)('admins in the console', () => {
 
       expect(await page.getByRole('link', { name: 'Operators' }).count()).toBe(0);
       await page.goto(`${testApp.url}/console#/operators`);
-      await onScreen(page, 'forbidden');
+      await screen(page, 'forbidden');
     },
     FLOW_MS,
   );
