@@ -4,7 +4,7 @@
  * and 100k templates of one tenant. Embedded PGlite has pgvector: both its HNSW index and the
  * exact scan are timed there. With DATABASE_URL the server is timed too (the exact scan where it
  * has no pgvector, as here). Templates are made as the service makes them (`projectTemplate` of
- * random unit 1024-d vectors, 256 signed bytes), loaded with multi-row inserts; the HNSW index is
+ * random unit 256-d rotated embeddings, 256 signed bytes), loaded with multi-row inserts; the HNSW index is
  * built after loading, as a restore would. Each query's probe is near one stored template
  * (cosine about 0.9): "found" counts the queries whose planted template came back.
  * A last line times a small tenant (200 entries) beside the big one, the case where the tenant
@@ -20,7 +20,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import pino from 'pino';
 import { loadConfig } from '../src/config.js';
 import { openDatabase, type Database } from '../src/db/database.js';
-import { EMBEDDING_DIMENSION, projectTemplate, templateBytes } from '../src/engines/face/index.js';
+import { projectTemplate, TEMPLATE_DIMENSION, templateBytes } from '../src/engines/face/index.js';
 import { FACE_LIST_MATCH_SIMILARITY } from '../src/lists/gate.js';
 import { faceIndexMode, matchFaces, vectorLiteral, type FaceIndexMode } from '../src/lists/face-index.js';
 import { prng } from '../test/support/prng.js';
@@ -48,7 +48,7 @@ const SMALL_TENANT_ROWS = 200;
 
 /** A random unit vector of the embedding dimension: a stand-in for a rotated embedding. */
 function randomUnit(random: () => number): Float64Array {
-  const v = new Float64Array(EMBEDDING_DIMENSION);
+  const v = new Float64Array(TEMPLATE_DIMENSION);
   let norm = 0;
   for (let i = 0; i < v.length; i++) {
     v[i] = random() - 0.5;

@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { AML_LISTS, ENTITY_KINDS, type AmlList, type EntityKind } from '../src/engines/aml/entity.js';
+import { AML_LISTS, ENTITY_KINDS, type AmlList, type EntityKind } from '../src/domain/aml-lists.js';
 
 /**
  * One listed subject (sanctions, PEP or adverse-media entry) as imported from a list file.

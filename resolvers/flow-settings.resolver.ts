@@ -9,7 +9,7 @@ import { flowSettingsFor, updateFlowSettings, type FlowSettingsRecord } from '..
 import { unixSeconds } from '../src/time.js';
 import { SessionStatusEnum } from './enums.js';
 import { VerificationStep } from './session.type.js';
-import { NODE_CATALOGUE } from '../src/workflows/node-catalogue.js';
+import { NODE_CATALOGUE } from '../src/domain/workflow.js';
 import { ApiError } from '../src/errors.js';
 import { UnixTimeScalar } from './scalars.js';
 

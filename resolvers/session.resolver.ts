@@ -10,6 +10,7 @@ import type { NodeType } from '../src/domain/types.js';
 import { ApiError } from '../src/errors.js';
 import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
 import * as sessions from '../src/sessions/session.service.js';
+import { approvedOnly, decisionOf } from '../src/sessions/decision.js';
 import { sessionRecordOf, type NodeResultRecord, type SessionRecord } from '../src/sessions/session-record.js';
 import { unixSeconds } from '../src/time.js';
 import { CreateSessionInput, ReviewDecisionEnum, SessionFilterInput } from './session.input.js';
@@ -46,7 +47,7 @@ export function toSessionObject(session: SessionRecord, context: GraphQLContext)
     updatedAt: unixSeconds(session.updatedAt),
     expiresAt: unixSeconds(session.expiresAt),
     decidedAt: session.decidedAt ? unixSeconds(session.decidedAt) : null,
-    complianceLevel: session.status === 'approved' ? session.complianceLevel : null,
+    complianceLevel: approvedOnly(session.status, session.complianceLevel),
     tenantId: session.tenantId,
     reasons: session.reasons,
   };
@@ -244,24 +245,18 @@ export class SessionResolver {
   async decision(@Root() session: SessionObject, @Ctx() context: GraphQLContext): Promise<DecisionObject> {
     const [rows, token] = await Promise.all([
       context.loaders.nodeResultsBySessionId.load(session.id),
+      // decisionOf shows the token only when approved; this only spares the others the read.
       session.status === 'approved' ? context.loaders.serviceTokenBySessionId.load(session.id) : Promise.resolve(null),
     ]);
-    return buildDecision(session, rows, token);
+    const decision = decisionOf(
+      { ...session, complianceLevel: session.complianceLevel ?? null, metadata: session.metadata ?? null },
+      rows,
+      token,
+    );
+    return {
+      ...decision,
+      nodeResults: decision.nodeResults.map(toNodeResultObject),
+      reasons: decision.reasons.map((reason) => ({ ...reason, nodeType: (reason.nodeType as NodeType | undefined) ?? null })),
+    };
   }
-}
-
-/** The decision of a session; compliance level and token only when approved (spec rule 2). */
-export function buildDecision(session: SessionObject, rows: NodeResultRecord[], token: string | null): DecisionObject {
-  const approved = session.status === 'approved';
-  return {
-    sessionId: session.id,
-    status: session.status,
-    workflowId: session.workflowId,
-    vendorData: session.vendorData,
-    complianceLevel: approved ? (session.complianceLevel ?? null) : null,
-    serviceToken: approved ? token : null,
-    nodeResults: rows.map(toNodeResultObject),
-    reasons: session.reasons.map((reason) => ({ ...reason, nodeType: (reason.nodeType as NodeType | undefined) ?? null })),
-    metadata: session.metadata ?? null,
-  };
 }

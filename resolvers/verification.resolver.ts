@@ -8,7 +8,7 @@ import * as phone from '../src/sessions/phone-step.js';
 import * as sessions from '../src/sessions/session.service.js';
 import type { NodeResultRecord } from '../src/sessions/session-record.js';
 import { unixSeconds } from '../src/time.js';
-import { NODE_CATALOGUE } from '../src/workflows/node-catalogue.js';
+import { NODE_CATALOGUE } from '../src/domain/workflow.js';
 import {
   AmlStepInput,
   BusinessRegistryStepInput,

@@ -20,7 +20,7 @@ import { startJobs, type Jobs } from './jobs/jobs.js';
 import { startEmitter, type RunningEmitter } from './webhooks/run.js';
 import type { Services } from './services.js';
 import { ApiKeyCache } from './auth/key-cache.js';
-import { loadDecisions } from './sessions/decision-json.js';
+import { decisionSnapshotter } from './sessions/decision.js';
 import { createRateLimits, type RateLimits } from './limits/rate-limits.js';
 import { AmlNameIndex } from './engines/aml/name-index.js';
 import { ServiceTokens } from './sessions/service-tokens.js';
@@ -112,10 +112,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     await apiKeys.start(orm.em, logger);
     rateLimits = createRateLimits({ config, logger, databaseUrl: database.embedded ? undefined : database.url });
     const services: Services = { secrets, tokens, bus: new EventBus(), live: new LiveStatusHub(), apiKeys, amlIndex, rateLimits };
-    services.bus.snapshotter = {
-      load: (tx, sessionIds) => loadDecisions(tx, sessionIds, secrets),
-      seal: (json) => secrets.encrypt(json),
-    };
+    services.bus.snapshotter = decisionSnapshotter(secrets);
     // Subscriptions see other instances' commits through LISTEN/NOTIFY on a server; embedded, in-process only.
     fanout = await startEventFanout({
       bus: services.bus,

@@ -12,9 +12,9 @@ import { AML_LISTS, type AmlList } from '../engines/aml/entity.js';
 import type { MatchedField } from '../engines/aml/score.js';
 import type { AmlNameIndex } from '../engines/aml/name-index.js';
 import { screenStored } from '../engines/aml/store.js';
-import { amlStatus } from '../engines/sandbox/aml.js';
+import { amlNodeStatus } from '../domain/node-outcome.js';
 import { parseOrThrow } from '../validation.js';
-import { DEFAULT_AML_SCORE_THRESHOLD } from '../workflows/built-in.js';
+import { DEFAULT_AML_SCORE_THRESHOLD } from '../domain/workflow.js';
 import { CountryCodeAnyCase } from '../sessions/node-inputs.js';
 
 /** Longest accepted `full_name`, in characters; real names are far shorter, and scoring is quadratic in tokens. */
@@ -112,7 +112,7 @@ export async function screenAml(em: EntityManager, scope: TenantScope, input: un
     environment: scope.environment,
     kind: 'aml',
     // A standalone check has no workflow: its status is what the default threshold would make of it.
-    status: amlStatus(result.score, result.hits.length, DEFAULT_AML_SCORE_THRESHOLD),
+    status: amlNodeStatus(result.score, result.hits.length, DEFAULT_AML_SCORE_THRESHOLD),
     result: { ...result },
     metadata: null,
     createdAt: new Date(),

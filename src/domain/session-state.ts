@@ -98,6 +98,45 @@ export const TERMINAL_STATUSES: readonly SessionStatus[] = SESSION_STATUSES.filt
   (status) => !ALLOWED_TRANSITIONS.some((transition) => transition.from === status),
 );
 
+/**
+ * Statuses of an active session: it holds its (tenant, environment, workflow, vendor_data) slot,
+ * so a create with the same values returns it, and it cannot be erased yet.
+ */
+export const ACTIVE_STATUSES = ['pending', 'in_progress', 'in_review'] as const satisfies readonly SessionStatus[];
+
+/** Statuses in which a session accepts end-user input, and in which `expires_at` ends it. */
+export const INPUT_STATUSES = ['pending', 'in_progress'] as const satisfies readonly SessionStatus[];
+
+/** Whether a session in this status holds its slot (see {@link ACTIVE_STATUSES}). */
+export function isActive(status: SessionStatus): boolean {
+  return (ACTIVE_STATUSES as readonly SessionStatus[]).includes(status);
+}
+
+/** Whether a session in this status accepts end-user input. */
+export function acceptsInput(status: SessionStatus): boolean {
+  return (INPUT_STATUSES as readonly SessionStatus[]).includes(status);
+}
+
+/** True when a session still taking input is past its `expires_at`: it must be expired, never used. */
+export function isPastExpiry(session: { status: SessionStatus; expiresAt: Date }, now: Date = new Date()): boolean {
+  return acceptsInput(session.status) && session.expiresAt.getTime() <= now.getTime();
+}
+
+/** `status in (…)` over a status set for SQL, so that queries name the sets the code uses. */
+export function statusInSql(statuses: readonly SessionStatus[], column = 'status'): string {
+  return `${column} in (${statuses.map((status) => `'${status}'`).join(', ')})`;
+}
+
+/**
+ * The active-session predicate in SQL. The partial unique index `session_active_idempotency_index` (migration
+ * Migration20261122000200Sessions) and `session_workflow_index` has exactly this predicate, which `on conflict … where` must
+ * repeat for PostgreSQL to infer the index.
+ */
+export const ACTIVE_STATUSES_SQL = statusInSql(ACTIVE_STATUSES);
+
+/** The input-taking predicate in SQL; the partial index `session_expiry_index` has exactly this one. */
+export const INPUT_STATUSES_SQL = statusInSql(INPUT_STATUSES);
+
 /** Whether a session in this status can never change again (so expiry and reviews skip it). */
 export function isTerminal(status: SessionStatus): boolean {
   return TERMINAL_STATUSES.includes(status);

@@ -2,7 +2,7 @@
  * The verdict engine (docs/design.md "Decisions") as one pure function: given a workflow, the node
  * results so far, list hits and the AML score, say whether the session is decided and why.
  */
-import { DEFAULT_AML_SCORE_THRESHOLD } from '../workflows/built-in.js';
+import { DEFAULT_AML_SCORE_THRESHOLD } from './workflow.js';
 import type { ListHit, NodeResult, NodeType, Warning } from './types.js';
 
 export { DEFAULT_AML_SCORE_THRESHOLD };

@@ -3,6 +3,7 @@
  * so an integration written against sandbox keys works unchanged with live keys.
  */
 import type { NodeType } from '../domain/types.js';
+import type { AmlSubject } from './details.js';
 
 /** ID document types the spec names; the list is open-ended, so inputs keep `id_type` a string. */
 export const ID_TYPES = ['PASSPORT', 'DRIVERS_LICENSE', 'NATIONAL_ID', 'RESIDENCE_PERMIT'] as const;
@@ -111,3 +112,12 @@ export interface NodeInputs extends Record<NodeType, unknown> {
 
 /** The input type of one node type, for engines generic over it. */
 export type NodeInputFor<T extends NodeType> = NodeInputs[T];
+
+/** Whom an AML input screens: its name, date of birth and country, without `lists` (where, not whom); sandbox and live alike. */
+export function amlSubjectOf(input: AmlScreeningInput): AmlSubject {
+  return {
+    full_name: input.full_name,
+    ...(input.date_of_birth ? { date_of_birth: input.date_of_birth } : {}),
+    ...(input.country ? { country: input.country } : {}),
+  };
+}

@@ -3,7 +3,8 @@ import { EventEmitter } from 'node:events';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
 import { OutboxEventSchema, type EventType, type OutboxEvent } from '../../entities/outbox-event.entity.js';
-import { decisionAt, type DecisionJson } from '../sessions/decision-json.js';
+import type { SessionStatus } from '../domain/types.js';
+import { decisionAt, type Decision } from '../sessions/decision.js';
 
 /** An event to record: what happened, to which tenant and environment, with its payload. */
 export interface NewEvent {
@@ -63,9 +64,9 @@ export interface PublishedEvent {
  */
 export interface DecisionSnapshotter {
   /** The decisions of these sessions as the transaction sees them. */
-  load(tx: EntityManager, sessionIds: string[]): Promise<Map<string, DecisionJson>>;
-  /** Seals a snapshot for storage. */
-  seal(json: string): string;
+  load(tx: EntityManager, sessionIds: string[]): Promise<Map<string, Decision>>;
+  /** Seals a decision's snapshot for storage. */
+  seal(decision: Decision): string;
 }
 
 /** In-process fan-out of committed events (subscriptions, the in-process emitter). */
@@ -130,6 +131,6 @@ async function snapshotStatusChanges(tx: EntityManager, batch: EventBatch, snaps
   const decisions = await snapshotter.load(tx, [...new Set(changes.map((row) => row.sessionId!))]);
   for (const row of changes) {
     const decision = decisions.get(row.sessionId!);
-    if (decision) row.snapshot = snapshotter.seal(JSON.stringify(decisionAt(decision, String(row.payload.status))));
+    if (decision) row.snapshot = snapshotter.seal(decisionAt(decision, row.payload.status as SessionStatus));
   }
 }

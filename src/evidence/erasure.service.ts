@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantPrincipal } from '../auth/context.js';
+import { isActive } from '../domain/session-state.js';
 import { ApiError } from '../errors.js';
 import type { Services } from '../services.js';
 import { loadSession } from '../sessions/session.service.js';
@@ -21,9 +22,6 @@ const KEPT_DETAIL_KEYS = [
   'screened_source',
   'hits',
 ] as const;
-
-/** Statuses a session must have left before it is erased: erasing one still collecting input or under review would leave it undecidable. */
-const ACTIVE_STATUSES = ['pending', 'in_progress', 'in_review'];
 
 /** What an erasure did. */
 export interface ErasureResult {
@@ -47,7 +45,8 @@ export async function eraseSession(
   sessionId: string,
 ): Promise<ErasureResult> {
   const session = await loadSession(em, services, principal, sessionId);
-  if (ACTIVE_STATUSES.includes(session.status))
+  // Erasing a session still collecting input or under review would leave it undecidable.
+  if (isActive(session.status))
     throw new ApiError(
       'conflict',
       `The session is ${session.status}: erase it once it is decided or expired (a pending one expires at expires_at).`,

@@ -1,11 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import DataLoader from 'dataloader';
-import { ServiceTokenSchema } from '../../entities/service-token.entity.js';
 import { SessionStatusChangeSchema, type SessionStatusChange } from '../../entities/session.entity.js';
 import { WebhookDestinationSchema, type WebhookAttempt, type WebhookDestination } from '../../entities/webhook.entity.js';
 import { WorkflowSchema, type Workflow } from '../../entities/workflow.entity.js';
 import { attemptsByDeliveryIds } from '../webhooks/webhook.service.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
+import { currentTokens } from '../sessions/service-tokens.js';
 import { readNodeResults, type NodeResultRecord } from '../sessions/session-record.js';
 import { listEvidence, type EvidenceItem } from '../evidence/evidence.service.js';
 import { listNotes, type SessionNote } from '../notes/note.service.js';
@@ -63,14 +63,8 @@ export function createLoaders(em: EntityManager, secrets: ServiceSecrets): Loade
       return groupInKeyOrder(sessionIds, rows, (row) => row.sessionId);
     }),
     serviceTokenBySessionId: new DataLoader(async (sessionIds) => {
-      const rows = await em.find(
-        ServiceTokenSchema,
-        { sessionId: { $in: [...sessionIds] }, revokedAt: null },
-        { orderBy: { issuedAt: 'desc' } },
-      );
-      const latest = new Map<string, string>();
-      for (const row of rows) if (!latest.has(row.sessionId)) latest.set(row.sessionId, secrets.decrypt(row.tokenEncrypted));
-      return sessionIds.map((id) => latest.get(id) ?? null);
+      const current = await currentTokens(em, secrets, sessionIds);
+      return sessionIds.map((id) => current.get(id) ?? null);
     }),
     evidenceBySessionId: new DataLoader(async (sessionIds) =>
       groupInKeyOrder(sessionIds, await listEvidence(em, sessionIds), (row) => row.sessionId),

@@ -16,7 +16,7 @@ import { matchFaces } from './face-index.js';
 import { templateOfImage } from './face-templates.js';
 import { documentFingerprint, nameFingerprint } from './list.service.js';
 
-/** Template cosine similarity at or above which a selfie matches a listed face: the face engine's "same person" threshold, re-measured on templates (0.06% false accepts, docs/face.md). */
+/** Template cosine similarity at or above which a selfie matches a listed face: the face engine's "same person" threshold (v3 templates keep the cosine, docs/face.md). */
 export const FACE_LIST_MATCH_SIMILARITY = FACE_MATCH_PASS_SIMILARITY;
 
 /** One value of the session to look up among the tenant's fingerprint entries. */

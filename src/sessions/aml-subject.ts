@@ -24,8 +24,7 @@ import { SessionNodeResultSchema } from '../../entities/session.entity.js';
 import type { NodeResult, NodeType, Warning } from '../domain/types.js';
 import { nameSimilarity } from '../engines/aml/score.js';
 import type { AmlScreenedSource, AmlScreeningDetails, AmlSubject, DocumentVerificationDetails } from '../engines/details.js';
-import type { AmlScreeningInput } from '../engines/inputs.js';
-import { amlSubjectOf } from '../engines/sandbox/aml.js';
+import { amlSubjectOf, type AmlScreeningInput } from '../engines/inputs.js';
 import type { EngineContext, NodeEngine } from '../engines/types.js';
 import { ApiError } from '../errors.js';
 

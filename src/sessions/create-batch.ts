@@ -11,6 +11,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { batcherFor } from '../db/batcher.js';
+import { ACTIVE_STATUSES_SQL } from '../domain/session-state.js';
 import { hotQuery } from '../db/native.js';
 import { SESSION_COLUMNS, type SessionRow } from './session-record.js';
 
@@ -73,7 +74,7 @@ const INSERT_SESSIONS_SQL = `
            contact_details, expected_details,
            key_id, date_trunc('milliseconds', now()), now(), now() + make_interval(secs => ttl_seconds)
       from input order by ord
-    on conflict (tenant_id, environment, workflow_id, vendor_data) where status in ('pending', 'in_progress', 'in_review') do nothing
+    on conflict (tenant_id, environment, workflow_id, vendor_data) where ${ACTIVE_STATUSES_SQL} do nothing
     returning ${SESSION_COLUMNS}, created_by_key_id
   ), nodes as (
     insert into session_node_result (session_id, node_type, status, required, provider, warnings, details, created_at, updated_at)
@@ -93,6 +94,7 @@ const INSERT_SESSIONS_SQL = `
     returning seq, session_id
   ), webhooks_done as (
     -- No target for the event: its webhook fan-out is done now, in this transaction, and no emitter has to look for it.
+    -- The SQL twin of destinationReceives (src/webhooks/fanout.ts): same tenant and environment, active, subscribed.
     insert into webhook_fanout (event_seq)
     select event.seq from event join created on created.id = event.session_id
      where created.callback is null

@@ -7,7 +7,7 @@ import { ApiError, validationError } from '../errors.js';
 import type { Services } from '../services.js';
 import { parseOrThrow } from '../validation.js';
 import { PhoneNumber } from './node-inputs.js';
-import { loadSession, submitNodeInput, type SessionProgress } from './session.service.js';
+import { assertAcceptsInput, loadSession, submitNodeInput, type SessionProgress } from './session.service.js';
 
 /** How long a one-time code stays valid, in seconds (10 minutes). */
 export const PHONE_CODE_TTL_SECONDS = 10 * 60;
@@ -30,9 +30,7 @@ export async function requestPhoneCode(
   phoneInput: string | undefined,
 ): Promise<{ sentTo: string; expiresAt: Date }> {
   const session = await loadSession(em, services, principal, sessionId);
-  if (session.status !== 'pending' && session.status !== 'in_progress') {
-    throw new ApiError('invalid_transition', `The session is ${session.status} and accepts no more input.`);
-  }
+  assertAcceptsInput(session);
   const workflow = await session.workflow.loadOrFail();
   const node = workflow.nodes.find((candidate) => candidate.type === 'phone_verification');
   if (!node)

@@ -15,11 +15,32 @@ import {
   type JWTVerifyGetKey,
 } from 'jose';
 import { API_KEY_ENVIRONMENTS, type ApiKeyEnvironment } from '../../entities/api-key.entity.js';
-import { ServiceTokenSchema, SigningKeySchema, type SigningKey } from '../../entities/service-token.entity.js';
+import { ServiceTokenSchema, SigningKeySchema, type ServiceToken, type SigningKey } from '../../entities/service-token.entity.js';
 import type { TenantScope } from '../auth/context.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
 import { ApiError, notFound } from '../errors.js';
-import { transactionWithEvents, type EventBus } from '../events/outbox.js';
+import { transactionWithEvents, type EventBatch, type EventBus } from '../events/outbox.js';
+import { unixSeconds } from '../time.js';
+
+/**
+ * The current (newest unrevoked) service token of each session, decrypted; sessions without one
+ * are absent. The one read of "the session's token" for the API's loader and the decision snapshots.
+ */
+export async function currentTokens(
+  em: EntityManager,
+  secrets: ServiceSecrets,
+  sessionIds: readonly string[],
+): Promise<Map<string, string>> {
+  const tokens = new Map<string, string>();
+  if (sessionIds.length === 0) return tokens;
+  const rows = await em.find(
+    ServiceTokenSchema,
+    { sessionId: { $in: [...sessionIds] }, revokedAt: null },
+    { orderBy: { issuedAt: 'desc' } },
+  );
+  for (const row of rows) if (!tokens.has(row.sessionId)) tokens.set(row.sessionId, secrets.decrypt(row.tokenEncrypted));
+  return tokens;
+}
 
 /** Signature algorithm of service tokens. */
 export const SERVICE_TOKEN_ALGORITHM = 'EdDSA';
@@ -239,29 +260,37 @@ export class ServiceTokens {
       throw new ApiError('validation_failed', 'A reason is required.', [
         { field: 'reason', code: 'required', message: 'reason is required' },
       ]);
-    await transactionWithEvents(em, bus, async (tx, events) => {
-      const row = await tx.findOneOrFail(
-        ServiceTokenSchema,
-        { jti: state.claims!.jti! },
-        { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
-      );
-      if (row.revokedAt) return;
-      row.revokedAt = new Date();
-      row.revokedReason = reason.trim();
-      events.record(tx, {
-        tenantId: scope.tenantId,
-        environment: scope.environment,
-        type: 'agent.revoked',
-        sessionId: row.sessionId,
-        payload: {
-          jti: row.jti,
-          session_id: row.sessionId,
-          vendor_data: state.claims!.vendor_data,
-          revoked_at: Math.floor(row.revokedAt.getTime() / 1000),
-          reason: row.revokedReason,
-        },
-      });
-    });
+    const { jti, vendor_data: vendorData } = state.claims;
+    await transactionWithEvents(em, bus, (tx, events) => revokeTokens(tx, events, { jti: jti!, vendorData }, reason.trim()));
     return this.introspect(em.fork(), scope, token);
   }
+}
+
+/**
+ * Which tokens {@link revokeTokens} revokes: one by its id, or every current one of a session;
+ * with the session's vendor_data, which `agent.revoked` carries.
+ */
+export type TokenRevocation = ({ jti: string } | { sessionId: string }) & { vendorData: string };
+
+/**
+ * The one revoke path (a relying party's revoke, monitoring's reopen): revokes the unrevoked
+ * tokens `which` names and records one `agent.revoked` per token, in the caller's transaction.
+ * The rows are locked, so of two concurrent revocations the first one's reason and time stay.
+ */
+export async function revokeTokens(tx: EntityManager, events: EventBatch, which: TokenRevocation, reason: string): Promise<ServiceToken[]> {
+  const where = 'jti' in which ? { jti: which.jti } : { sessionId: which.sessionId };
+  const rows = await tx.find(ServiceTokenSchema, { ...where, revokedAt: null }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+  const revokedAt = new Date();
+  for (const row of rows) {
+    row.revokedAt = revokedAt;
+    row.revokedReason = reason;
+    events.record(tx, {
+      tenantId: row.tenantId,
+      environment: row.environment,
+      type: 'agent.revoked',
+      sessionId: row.sessionId,
+      payload: { jti: row.jti, session_id: row.sessionId, vendor_data: which.vendorData, revoked_at: unixSeconds(revokedAt), reason },
+    });
+  }
+  return rows;
 }

@@ -178,6 +178,13 @@ export async function readNodeResults(em: EntityManager, sessionIds: readonly st
   return rows.map(nodeResultFromRow);
 }
 
+/** Sessions by id in one statement, through `em` (a transaction's reads see its own writes); ids without a row are left out. */
+export async function readSessions(em: EntityManager, sessionIds: readonly string[]): Promise<SessionRecord[]> {
+  if (sessionIds.length === 0) return [];
+  const rows = await em.execute<SessionRow[]>(`select ${SESSION_COLUMNS} from session where id in (?)`, [[...sessionIds]]);
+  return rows.map(sessionRecordFromRow);
+}
+
 /** A session with its node results, read together. */
 export interface SessionWithResults {
   session: SessionRecord;

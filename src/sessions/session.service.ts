@@ -9,22 +9,30 @@ import {
   type Session,
   type SessionNodeResult,
 } from '../../entities/session.entity.js';
-import { ServiceTokenSchema } from '../../entities/service-token.entity.js';
 import { TenantSchema } from '../../entities/tenant.entity.js';
 import { WorkflowSchema, type Workflow } from '../../entities/workflow.entity.js';
-import { auditIdentityOf, type TenantPrincipal, type Principal, type TenantScope } from '../auth/context.js';
+import { auditIdentityOf, type TenantPrincipal, type Principal } from '../auth/context.js';
 import type { Config } from '../config.js';
-import { assertTransition, InvalidTransitionError, type TransitionActor } from '../domain/session-state.js';
+import {
+  acceptsInput,
+  ACTIVE_STATUSES_SQL,
+  assertTransition,
+  INPUT_STATUSES_SQL,
+  InvalidTransitionError,
+  isPastExpiry,
+  type TransitionActor,
+} from '../domain/session-state.js';
 import { type ListHit, type NodeResult, type NodeType, type SessionStatus } from '../domain/types.js';
 import { decideVerdict } from '../domain/verdict.js';
 import { hotQuery } from '../db/native.js';
+import { approve } from './approval.js';
 import { insertSession } from './create-batch.js';
 import { decodeDataUri } from '../engines/data-uri.js';
 import { analyzeFaceOffThread } from '../engines/pool/executor.js';
 import { checkSandboxInput } from '../engines/sandbox/index.js';
 import { engineFor, missingLiveProviders } from '../engines/registry.js';
 import type { QuotaEngine } from '../limits/rate-limits.js';
-import { pendingDecision } from './decision-json.js';
+import { pendingDecision } from './decision.js';
 import type { AmlScreeningInput } from '../engines/inputs.js';
 import type { EngineContext } from '../engines/types.js';
 import { ApiError, notFound, validationError } from '../errors.js';
@@ -42,6 +50,7 @@ import {
   screenSubmittedData,
 } from './aml-subject.js';
 import { NODE_INPUT_SCHEMAS } from './node-inputs.js';
+import { revokeTokens } from './service-tokens.js';
 import { CreateSessionInputSchema } from './session-input.js';
 import {
   readSessionWithResults,
@@ -56,6 +65,7 @@ import { webhookUrlProblem } from '../webhooks/ssrf.js';
 import { assertSandboxImagesDecode } from '../engines/sandbox/input-images.js';
 import { statusAfterSubmission, SUBMITTABLE_NODE_STATUSES } from '../domain/resubmission.js';
 import { checkRedirectUrl } from '../tenants/flow-settings.js';
+import { sessionWorkflow } from '../workflows/workflow.service.js';
 import { settleClaimForReview } from '../operators/claims.js';
 
 /** Who changed a status, for the audit log: the state machine's actors plus creation and import. */
@@ -191,7 +201,7 @@ function transition(
 async function expireDue(tx: EntityManager, events: EventBatch, where: { sql: string; params: unknown[] }, limit = 1000): Promise<number> {
   const rows = await tx.execute<{ id: string }[]>(
     `select id from session
-      where status in ('pending', 'in_progress') and expires_at <= now() and ${where.sql}
+      where ${INPUT_STATUSES_SQL} and expires_at <= now() and ${where.sql}
       order by expires_at limit ${limit} for update skip locked`,
     where.params,
   );
@@ -210,7 +220,7 @@ export interface CreateSessionResult {
 
 /** The active session holding a (tenant, environment, workflow, vendor_data) slot. */
 const ACTIVE_SESSION_SQL = `select ${SESSION_COLUMNS} from session
-  where tenant_id = $1 and environment = $2 and workflow_id = $3 and vendor_data = $4 and status in ('pending', 'in_progress', 'in_review')`;
+  where tenant_id = $1 and environment = $2 and workflow_id = $3 and vendor_data = $4 and ${ACTIVE_STATUSES_SQL}`;
 
 /** How often a create retries after finding the active session it collided with gone or expired. */
 const CREATE_ATTEMPTS = 3;
@@ -235,9 +245,7 @@ export async function createSession(
   if (callbackProblem)
     throw validationError([{ field: 'callback', code: 'invalid', message: callbackProblem.replace(/^url /, 'callback ') }]);
   const redirectUrl = input.redirect_url === undefined ? null : await checkRedirectUrl(em, principal, input.redirect_url);
-  const workflow = await findWorkflowForSession(em, principal, input.workflow_id);
-  if (!workflow)
-    throw validationError([{ field: 'workflow_id', code: 'unknown', message: `workflow ${input.workflow_id} does not exist` }]);
+  const workflow = await sessionWorkflow(em, principal, input.workflow_id);
   if (principal.environment === 'live') {
     const missing = missingLiveProviders(workflow.nodes);
     if (missing.length > 0) {
@@ -292,9 +300,7 @@ export async function createSession(
       payload: event.payload,
       snapshot:
         services.bus.snapshotter?.seal(
-          JSON.stringify(
-            pendingDecision({ id, workflowId: workflow.id, vendorData: input.vendor_data, nodes, metadata: input.metadata ?? null }),
-          ),
+          pendingDecision({ id, workflowId: workflow.id, vendorData: input.vendor_data, metadata: input.metadata ?? null }, nodes),
         ) ?? null,
     });
     if (row) {
@@ -313,27 +319,6 @@ export async function createSession(
       );
     }
   }
-}
-
-/** The nodes a new session needs from its workflow. */
-type SessionWorkflow = Pick<Workflow, 'id' | 'nodes'>;
-
-/** Built-in workflows by id: read-only and synced at start, so this process may keep them. */
-let builtInWorkflows: Map<string, SessionWorkflow> | null = null;
-
-/** The workflow a new session runs: a built-in from memory, a custom one from the database. */
-async function findWorkflowForSession(em: EntityManager, scope: TenantScope, id: string): Promise<SessionWorkflow | null> {
-  if (!builtInWorkflows) {
-    const rows = await em.execute<SessionWorkflow[]>('select id, nodes from workflow where built_in');
-    builtInWorkflows = new Map(rows.map((row) => [row.id, row]));
-  }
-  const builtIn = builtInWorkflows.get(id);
-  if (builtIn) return builtIn;
-  const [custom] = await em.execute<SessionWorkflow[]>(
-    'select id, nodes from workflow where id = ? and tenant_id = ? and environment = ? and deleted_at is null',
-    [id, scope.tenantId, scope.environment],
-  );
-  return custom ?? null;
 }
 
 /** Reads a session and its node results for presentation, expiring it first when its time is up; 404 otherwise. */
@@ -365,11 +350,6 @@ function isVisible(
 ): boolean {
   if (principal.kind !== 'end_user') return session.tenantId === principal.tenantId && session.environment === principal.environment;
   return session.expiresAt.getTime() > Date.now() && services.secrets.verifySessionLinkToken(session.id, principal.token);
-}
-
-/** True when a pending or in-progress session's `expires_at` has passed (it must be expired, never used). */
-function isPastExpiry(session: Pick<SessionRecord, 'status' | 'expiresAt'>): boolean {
-  return (session.status === 'pending' || session.status === 'in_progress') && session.expiresAt.getTime() <= Date.now();
 }
 
 /** Shape of a session id; anything else is not found without a query. */
@@ -462,17 +442,7 @@ async function decide(tx: EntityManager, events: EventBatch, services: Services,
   if (verdict.status === null || session.status !== 'in_progress') return;
   transition(tx, events, session, verdict.status, 'decision_engine', null);
   session.decidedAt = new Date();
-  if (verdict.status === 'approved') {
-    session.complianceLevel = workflow.complianceLevel;
-    await services.tokens.issue(tx, {
-      session_id: session.id,
-      tenant_id: session.tenant.id,
-      workflow_id: workflow.id,
-      compliance_level: workflow.complianceLevel,
-      vendor_data: session.vendorData,
-      env: session.environment,
-    });
-  }
+  if (verdict.status === 'approved') await approve(tx, services, session, workflow);
 }
 
 /** The engine quota a live step's run is charged to (src/limits/rate-limits.ts); the others are cheap. */
@@ -666,9 +636,9 @@ async function portraitEmbedding(imageFront: string): Promise<number[] | null> {
   }
 }
 
-/** Sessions accept input only while pending or in progress. */
-function assertAcceptsInput(session: Session): void {
-  if (session.status === 'pending' || session.status === 'in_progress') return;
+/** Refuses input to a session that no longer takes it (domain rule: {@link acceptsInput}). */
+export function assertAcceptsInput(session: Pick<Session, 'status'>): void {
+  if (acceptsInput(session.status)) return;
   throw new ApiError('invalid_transition', `The session is ${session.status} and accepts no more input.`);
 }
 
@@ -697,16 +667,7 @@ export async function reviewSession(
     session.decidedAt = new Date();
     if (decision === 'approved') {
       // Load through the transaction: on PGlite a read on another connection would wait for it forever.
-      const workflow = await tx.findOneOrFail(WorkflowSchema, { id: session.workflow.id });
-      session.complianceLevel = workflow.complianceLevel;
-      await services.tokens.issue(tx, {
-        session_id: session.id,
-        tenant_id: session.tenant.id,
-        workflow_id: workflow.id,
-        compliance_level: workflow.complianceLevel,
-        vendor_data: session.vendorData,
-        env: session.environment,
-      });
+      await approve(tx, services, session, await tx.findOneOrFail(WorkflowSchema, { id: session.workflow.id }));
     }
     await tx.flush();
     return session;
@@ -730,24 +691,7 @@ export async function reopenApprovedSession(
     transition(tx, events, session, 'in_review', 'monitoring', null, reason.message);
     session.complianceLevel = null;
     session.reasons = [...session.reasons, { code: reason.code, message: reason.message, nodeType: 'aml_screening' }];
-    const revokedAt = new Date();
-    for (const token of await tx.find(ServiceTokenSchema, { sessionId, revokedAt: null })) {
-      token.revokedAt = revokedAt;
-      token.revokedReason = reason.message;
-      events.record(tx, {
-        tenantId: session.tenant.id,
-        environment: session.environment,
-        type: 'agent.revoked',
-        sessionId,
-        payload: {
-          jti: token.jti,
-          session_id: sessionId,
-          vendor_data: session.vendorData,
-          revoked_at: unixSeconds(revokedAt),
-          reason: reason.message,
-        },
-      });
-    }
+    await revokeTokens(tx, events, { sessionId, vendorData: session.vendorData }, reason.message);
     await tx.flush();
     return true;
   });

@@ -5,14 +5,17 @@ import { SessionNodeResultSchema, SessionSchema, type Session, type StoredReason
 import { LedgerEntrySchema, ShareTokenSchema, type LedgerBeneficiary } from '../../entities/share-token.entity.js';
 import { auditIdentityOf, type TenantPrincipal } from '../auth/context.js';
 import type { Config } from '../config.js';
+import { ACTIVE_STATUSES_SQL } from '../domain/session-state.js';
 import { SHAREABLE_STATUSES, type SessionStatus } from '../domain/types.js';
 import { ApiError, notFound, validationError } from '../errors.js';
 import { transactionWithEvents } from '../events/outbox.js';
 import type { Services } from '../services.js';
+import { approve } from '../sessions/approval.js';
+import { approvedOnly } from '../sessions/decision.js';
 import { loadSession, recordStatusChange, tenantExists } from '../sessions/session.service.js';
 import { VENDOR_DATA_MAX_LENGTH } from '../sessions/session-input.js';
 import { parseOrThrow } from '../validation.js';
-import { findWorkflow } from '../workflows/workflow.service.js';
+import { sessionWorkflow } from '../workflows/workflow.service.js';
 
 /** Lifetime of a share token when `expires_in` is omitted, in seconds (spec Limits). */
 export const SHARE_TOKEN_EXPIRES_IN_DEFAULT_SECONDS = 3600;
@@ -152,10 +155,7 @@ export async function importSharedSession(
   rawInput: unknown,
 ): Promise<ImportedSession> {
   const input = parseOrThrow(ImportSharedSessionInputSchema, rawInput);
-  const workflow = await findWorkflow(em, principal, input.workflow_id);
-  if (!workflow) {
-    throw validationError([{ field: 'workflow_id', code: 'unknown', message: `workflow ${input.workflow_id} does not exist` }]);
-  }
+  const workflow = await sessionWorkflow(em, principal, input.workflow_id);
   const tokenHash = hashShareToken(input.share_token);
 
   return transactionWithEvents(em, services.bus, async (tx, events) => {
@@ -183,8 +183,7 @@ export async function importSharedSession(
       throw new ApiError('session_not_shareable', `The shared session is ${original.status} and can no longer be imported.`);
     }
     const status: SessionStatus = input.trust_review ? original.status : 'in_review';
-    const approved = status === 'approved';
-    const complianceLevel = approved ? (original.complianceLevel ?? workflow.complianceLevel) : null;
+    const complianceLevel = approvedOnly(status, original.complianceLevel ?? workflow.complianceLevel);
     const vendorData = input.vendor_data ?? `imported:${token.id}`;
     const reasons = copiedReasons(original.reasons);
     if (!input.trust_review) {
@@ -196,7 +195,7 @@ export async function importSharedSession(
       `insert into session (id, tenant_id, environment, workflow_id, vendor_data, status, warnings, reasons, compliance_level, aml_score,
                             imported_from, created_by_key_id, created_at, updated_at, expires_at, decided_at)
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now(), now(), now() + make_interval(secs => ?), now())
-       on conflict (tenant_id, environment, workflow_id, vendor_data) where status in ('pending', 'in_progress', 'in_review') do nothing
+       on conflict (tenant_id, environment, workflow_id, vendor_data) where ${ACTIVE_STATUSES_SQL} do nothing
        returning id`,
       [
         id,
@@ -248,16 +247,8 @@ export async function importSharedSession(
       principal,
       `imported from share token ${token.id} (trust_review ${input.trust_review})`,
     );
-    const serviceToken = approved
-      ? await services.tokens.issue(tx, {
-          session_id: id,
-          tenant_id: principal.tenantId,
-          workflow_id: workflow.id,
-          compliance_level: complianceLevel!,
-          vendor_data: vendorData,
-          env: principal.environment,
-        })
-      : null;
+    // An approval (approvedOnly gave it a level) gets its own service token.
+    const serviceToken = complianceLevel === null ? null : await approve(tx, services, session, { id: workflow.id, complianceLevel });
     for (const fee of IMPORT_FEES) {
       tx.create(LedgerEntrySchema, {
         id: randomUUID(),

@@ -1,6 +1,6 @@
 import type { WebhookVersion } from '../../entities/webhook.entity.js';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
-import type { DecisionJson } from '../sessions/decision-json.js';
+import type { DecisionJson } from '../sessions/decision.js';
 import { unixSeconds } from '../time.js';
 
 /** Event kind of the message `POST …/test` sends; never recorded in the outbox. */
@@ -18,7 +18,7 @@ export interface EventForDelivery {
   createdAt: Date;
 }
 
-export type { DecisionJson } from '../sessions/decision-json.js';
+export type { DecisionJson } from '../sessions/decision.js';
 
 /** The fields v2 carries for a status change, in the order docs/design.md "Events and webhooks" lists them. */
 const V2_STATUS_FIELDS = ['session_id', 'status', 'previous_status', 'workflow_id', 'vendor_data'] as const;

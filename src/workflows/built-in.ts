@@ -1,4 +1,5 @@
 import type { WorkflowNode, WorkflowType } from '../../entities/workflow.entity.js';
+import { DEFAULT_AML_SCORE_THRESHOLD } from '../domain/workflow.js';
 
 /** A built-in workflow definition; upserted at start so the code stays the single source. */
 export interface BuiltInWorkflow {
@@ -9,9 +10,6 @@ export interface BuiltInWorkflow {
   complianceLevel: string;
   amlScoreThreshold: number;
 }
-
-/** Default AML score (0–100) at or above which a session auto-declines (spec Limits). */
-export const DEFAULT_AML_SCORE_THRESHOLD = 80;
 
 const DOCUMENT: WorkflowNode = { type: 'document_verification', required: true, provider: 'openkyc:mrz_ocr' };
 const FACE: WorkflowNode = { type: 'biometric_kyc', required: true, provider: 'openkyc:face_match' };

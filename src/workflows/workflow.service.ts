@@ -6,11 +6,12 @@ import { z } from 'zod';
 import { TenantSchema } from '../../entities/tenant.entity.js';
 import type { TenantScope } from '../auth/context.js';
 import { WORKFLOW_TYPES, WorkflowSchema, type Workflow, type WorkflowNode } from '../../entities/workflow.entity.js';
+import { ACTIVE_STATUSES_SQL } from '../domain/session-state.js';
 import { NODE_TYPES } from '../domain/types.js';
 import { ApiError, notFound, validationError } from '../errors.js';
 import { parseOrThrow } from '../validation.js';
-import { BUILT_IN_WORKFLOWS, BUILT_IN_WORKFLOW_IDS, DEFAULT_AML_SCORE_THRESHOLD } from './built-in.js';
-import { NODE_CATALOGUE, PROVIDER_PATTERN } from './node-catalogue.js';
+import { BUILT_IN_WORKFLOWS, BUILT_IN_WORKFLOW_IDS } from './built-in.js';
+import { DEFAULT_AML_SCORE_THRESHOLD, NODE_CATALOGUE, PROVIDER_PATTERN } from '../domain/workflow.js';
 
 /** Longest workflow name, in characters. */
 export const WORKFLOW_NAME_MAX_LENGTH = 200;
@@ -113,6 +114,33 @@ export async function findWorkflow(em: EntityManager, scope: TenantScope, id: st
   return em.findOne(WorkflowSchema, { id, ...visibleTo(scope) });
 }
 
+/** What a new session needs of its workflow. */
+export type SessionWorkflow = Pick<Workflow, 'id' | 'nodes' | 'complianceLevel'>;
+
+/** Built-in workflows by id: read-only and synced at start, so this process may keep them. */
+let builtInWorkflows: Map<string, SessionWorkflow> | null = null;
+
+/**
+ * The workflow a new session runs, created or imported from a share: one visible to the scope (as
+ * {@link findWorkflow} sees it), a built-in from memory, a custom one with one plain query (the
+ * create path is hot); an unknown id is the `workflow_id` field error.
+ */
+export async function sessionWorkflow(em: EntityManager, scope: TenantScope, id: string): Promise<SessionWorkflow> {
+  const columns = 'id, nodes, compliance_level as "complianceLevel"';
+  if (!builtInWorkflows) {
+    const rows = await em.execute<SessionWorkflow[]>(`select ${columns} from workflow where built_in`);
+    builtInWorkflows = new Map(rows.map((row) => [row.id, row]));
+  }
+  const builtIn = builtInWorkflows.get(id);
+  if (builtIn) return builtIn;
+  const [custom] = await em.execute<SessionWorkflow[]>(
+    `select ${columns} from workflow where id = ? and tenant_id = ? and environment = ? and deleted_at is null`,
+    [id, scope.tenantId, scope.environment],
+  );
+  if (!custom) throw validationError([{ field: 'workflow_id', code: 'unknown', message: `workflow ${id} does not exist` }]);
+  return custom;
+}
+
 /** One workflow visible to the scope, or a 404. */
 export async function getWorkflow(em: EntityManager, scope: TenantScope, id: string): Promise<Workflow> {
   const workflow = await findWorkflow(em, scope, id);
@@ -161,7 +189,7 @@ export async function deleteWorkflow(em: EntityManager, scope: TenantScope, id: 
     );
     if (!workflow) throw notFound('Workflow');
     const [{ active }] = await tx.execute<{ active: string }[]>(
-      `select count(*) as active from session where workflow_id = ? and status in ('pending', 'in_progress', 'in_review')`,
+      `select count(*) as active from session where workflow_id = ? and ${ACTIVE_STATUSES_SQL}`,
       [id],
     );
     if (Number(active) > 0)

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { amlNodeStatus, normaliseName } from '../../src/domain/node-outcome.js';
 import { decideVerdict } from '../../src/domain/verdict.js';
 import { NODE_TYPES, type NodeResult, type NodeType } from '../../src/domain/types.js';
 import { ApiError } from '../../src/errors.js';
@@ -10,18 +11,16 @@ import type { NodeInputs } from '../../src/engines/inputs.js';
 import {
   SANDBOX_CATALOGUE,
   SANDBOX_DOCS_PATH,
-  amlStatus,
   checkSandboxInput,
   createSandboxEngines,
   findSandboxOutcome,
-  normaliseName,
   renderSandboxDocs,
   sandboxEngines,
   type SandboxNodeCatalogue,
 } from '../../src/engines/sandbox/index.js';
 import type { EngineContext } from '../../src/engines/types.js';
 import { BUILT_IN_WORKFLOWS } from '../../src/workflows/built-in.js';
-import { NODE_CATALOGUE } from '../../src/workflows/node-catalogue.js';
+import { NODE_CATALOGUE } from '../../src/domain/workflow.js';
 
 /** Operations under test: `engine.run(input, context)` of each sandbox engine, and `renderSandboxDocs()`. */
 
@@ -343,10 +342,10 @@ describe('sandbox engines', () => {
       expect(riskBand(score)).toBe(band);
     });
 
-    it('given the catalogue status column, then it is what amlStatus gives at the default threshold', () => {
+    it('given the catalogue status column, then it is what amlNodeStatus gives at the default threshold', () => {
       for (const entry of [SANDBOX_CATALOGUE.aml_screening.otherwise, ...SANDBOX_CATALOGUE.aml_screening.values]) {
         const score = Math.max(0, ...entry.effect.hits.map((hit) => hit.score));
-        expect(amlStatus(score, entry.effect.hits.length, 80)).toBe(entry.status);
+        expect(amlNodeStatus(score, entry.effect.hits.length, 80)).toBe(entry.status);
       }
     });
   });

@@ -1,15 +1,19 @@
 /**
  * Migration20261122000900FaceTemplates on a database that holds v1 face templates (1024 float32):
  * a face entry (as a 4 KB `template`, or on pgvector as `embedding vector(1024)`) and a session's
- * selfie template become v2 templates (256 signed bytes, `projectTemplate` of the v1 values),
+ * selfie template become v2 templates (256 signed bytes, `v2TemplateOfV1` of the v1 values),
  * fingerprints follow, and the pgvector copy is rebuilt as `vector(256)` under an HNSW index.
+ * Then Migration20261125000100H15FaceTemplatesV3 (another face model): the tenant's key moves to
+ * the next version, so the v2 entries stay listed but no longer match, and the session's v2
+ * selfie template is gone.
  * Runs on a fresh database of its own: in-memory PGlite, or with DATABASE_URL a scratch
  * database on that server (dropped at the end).
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Database } from '../../src/db/database.js';
-import { projectTemplate, templateFromBytes } from '../../src/engines/face/index.js';
+import { v2TemplateOfV1 } from '../../src/db/migrations/Migration20261122000900FaceTemplates.js';
+import { templateFromBytes } from '../../src/engines/face/index.js';
 import { faceIndexMode, matchFaces } from '../../src/lists/face-index.js';
 import { openScratchDatabase, type ScratchDatabase } from '../support/scratch-database.js';
 
@@ -42,8 +46,8 @@ afterAll(async () => {
   await scratch?.drop();
 });
 
-describe('face templates v1 → v2 migration', () => {
-  it('given v1 templates in list entries and session subjects, when migrating, then they become the projected 256 bytes with new fingerprints and still match', async () => {
+describe('face templates v1 → v2 → v3 migrations', () => {
+  it('given v1 templates in list entries and session subjects, when migrating, then they become the projected 256 bytes with new fingerprints and still match, until template v3 leaves them listed but unmatched', async () => {
     await database.orm.migrator.up({ to: 'Migration20261122000800SessionPortraits' });
     const em = database.orm.em.fork();
     const [vector] = await em.execute<{ has: boolean }[]>(
@@ -96,7 +100,9 @@ describe('face templates v1 → v2 migration', () => {
       'run',
     );
 
-    await database.orm.migrator.up();
+    await em.execute(`insert into face_template_key (tenant_id, version, sealed_secret) values (?, 1, 'sealed')`, [tenantId], 'run');
+
+    await database.orm.migrator.up({ to: 'Migration20261122000900FaceTemplates' });
 
     const rows = await em.execute<{ id: string; fingerprint: string; template: Buffer }[]>(
       'select id, fingerprint, template from list_entry where tenant_id = ? order by id',
@@ -105,7 +111,7 @@ describe('face templates v1 → v2 migration', () => {
     );
     expect(rows).toHaveLength(2);
     for (const row of rows) {
-      const expected = projectTemplate(listed[entries.findIndex((id) => id === row.id)]!);
+      const expected = v2TemplateOfV1(listed[entries.findIndex((id) => id === row.id)]!);
       expect(templateFromBytes(row.template)).toEqual(expected);
       expect(row.fingerprint).toBe(`sha256:${createHash('sha256').update(row.template).digest('hex')}`);
     }
@@ -115,7 +121,7 @@ describe('face templates v1 → v2 migration', () => {
       'all',
     );
     const probe = templateFromBytes(subject!.template);
-    expect(probe).toEqual(projectTemplate(selfie));
+    expect(probe).toEqual(v2TemplateOfV1(selfie));
 
     const mode = await faceIndexMode(em);
     expect(mode).toBe(pgvector ? 'pgvector' : 'exact');
@@ -133,13 +139,27 @@ describe('face templates v1 → v2 migration', () => {
         [entries[0]],
         'all',
       );
-      expect(JSON.parse(copy!.embedding)).toEqual(Array.from(projectTemplate(listed[0]!)));
+      expect(JSON.parse(copy!.embedding)).toEqual(Array.from(v2TemplateOfV1(listed[0]!)));
     }
-    // The migrated selfie finds the migrated entry made from the same v1 template, on every path the database has.
+    // The migrated selfie finds the migrated entry made from the same v1 template, on every path the database has
+    // (with the schema of the last release before template v3: matching reads columns added later).
+    await database.orm.migrator.up({ to: 'Migration20261124000500EventSnapshots' });
     for (const path of pgvector ? (['pgvector', 'exact'] as const) : (['exact'] as const)) {
       const matches = await em.transactional((tx) => matchFaces(tx, { tenantId, environment: 'live' }, 1, probe, 0.65, { mode: path }));
       expect(matches.map((match) => match.entryId)).toEqual([entries[0]]);
       expect(matches[0]!.similarity).toBeCloseTo(1, 5);
+    }
+
+    await database.orm.migrator.up();
+    const [key] = await em.execute<{ version: number }[]>('select version from face_template_key where tenant_id = ?', [tenantId], 'all');
+    expect(key!.version).toBe(2);
+    const kept = await em.execute<{ id: string }[]>('select id from list_entry where tenant_id = ? order by id', [tenantId], 'all');
+    expect(kept.map((row) => row.id)).toEqual([...entries].sort());
+    const subjects = await em.execute('select 1 from session_list_subject where session_id = ?', [sessionId], 'all');
+    expect(subjects).toHaveLength(0);
+    for (const path of pgvector ? (['pgvector', 'exact'] as const) : (['exact'] as const)) {
+      const matches = await em.transactional((tx) => matchFaces(tx, { tenantId, environment: 'live' }, 2, probe, 0.65, { mode: path }));
+      expect(matches).toEqual([]);
     }
   }, 120_000);
 });

@@ -1,7 +1,15 @@
 import { createHash } from 'node:crypto';
 import { Migration } from '@mikro-orm/migrations';
-import { EMBEDDING_DIMENSION } from '../../engines/face/analyze.js';
-import { projectTemplate, TEMPLATE_DIMENSION } from '../../engines/face/template.js';
+
+// This migration's own copies of the v2 constants and projection: the engine's have since moved
+// on (template v3, Migration20261125000100H15FaceTemplatesV3), and a migration must keep doing
+// what it did when it was written.
+/** Length of the v1 template (human's faceres embedding, rotated). */
+const EMBEDDING_DIMENSION = 1024;
+/** Values in a v2 template. */
+const TEMPLATE_DIMENSION = 256;
+/** Largest magnitude of a v2 template value. */
+const TEMPLATE_VALUE_MAX = 127;
 
 /** Rows converted per statement. */
 const BATCH_ROWS = 500;
@@ -11,9 +19,19 @@ function v1Values(bytes: Buffer): Float32Array {
   return Float32Array.from({ length: EMBEDDING_DIMENSION }, (_, i) => bytes.readFloatLE(i * 4));
 }
 
+/** The v2 template of a v1 template's values: its first 256 values scaled so the largest is ±127, rounded. */
+export function v2TemplateOfV1(rotated: ArrayLike<number>): Int8Array {
+  if (rotated.length !== EMBEDDING_DIMENSION) throw new Error(`v1 template must have ${EMBEDDING_DIMENSION} values, got ${rotated.length}`);
+  let largest = 0;
+  for (let i = 0; i < TEMPLATE_DIMENSION; i++) largest = Math.max(largest, Math.abs(rotated[i]));
+  if (!(largest > 0)) throw new Error('cannot make a template of a zero (or non-finite) projection');
+  const scale = TEMPLATE_VALUE_MAX / largest;
+  return Int8Array.from({ length: TEMPLATE_DIMENSION }, (_, i) => Math.round(rotated[i] * scale));
+}
+
 /** The v2 bytes of a v1 template and their fingerprint (`sha256:` of the bytes, as src/engines/face/template.ts). */
 function converted(values: ArrayLike<number>): { bytes: Buffer; fingerprint: string } {
-  const bytes = Buffer.from(projectTemplate(values).buffer);
+  const bytes = Buffer.from(v2TemplateOfV1(values).buffer);
   return { bytes, fingerprint: `sha256:${createHash('sha256').update(bytes).digest('hex')}` };
 }
 

@@ -4,15 +4,15 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AmlHit as DetailsHit, AmlScreeningDetails } from '../details.js';
-import type { AmlScreeningInput } from '../inputs.js';
-import { amlStatus, amlSubjectOf } from '../sandbox/aml.js';
+import { amlSubjectOf, type AmlScreeningInput } from '../inputs.js';
+import { amlNodeStatus } from '../../domain/node-outcome.js';
 import type { NodeEngine } from '../types.js';
 import { AML_LISTS, isAmlList, type AmlList } from './entity.js';
 import type { AmlHit } from './score.js';
 import type { AmlNameIndex } from './name-index.js';
 import { screenStored } from './store.js';
 
-/** Provider name of the live AML engine (src/workflows/node-catalogue.ts). */
+/** Provider name of the live AML engine (src/domain/workflow.ts). */
 export const LIVE_AML_PROVIDER = 'openkyc:aml_screen';
 
 /** What the live AML engine needs. */
@@ -45,7 +45,7 @@ function resultCode(best: AmlHit | undefined, threshold: number): string {
 
 /**
  * Creates the live AML engine. Node status: failed at or above the workflow's threshold,
- * review when there are hits below it, passed without hits (`amlStatus`, shared with sandbox).
+ * review when there are hits below it, passed without hits (`amlNodeStatus`, shared with sandbox).
  */
 export function createLiveAmlEngine(dependencies: LiveAmlEngineDependencies): NodeEngine<AmlScreeningInput> {
   return {
@@ -71,7 +71,7 @@ export function createLiveAmlEngine(dependencies: LiveAmlEngineDependencies): No
         subject,
       };
       return {
-        status: amlStatus(screening.score, screening.hits.length, context.amlScoreThreshold),
+        status: amlNodeStatus(screening.score, screening.hits.length, context.amlScoreThreshold),
         provider: LIVE_AML_PROVIDER,
         warnings: [],
         details,

@@ -4,17 +4,10 @@
  * pg_trgm index over normalised names) can store it as-is and hand rows back to `screen()`.
  */
 
-/** Every list the service can screen against; the default of `POST /v1/aml` `lists`. */
-export const AML_LISTS = ['OFAC_SDN', 'EU_CONSOLIDATED', 'UN_SC', 'PEP', 'ADVERSE_MEDIA'] as const;
+import type { AmlList, EntityKind } from '../../domain/aml-lists.js';
 
-/** One list name, as it appears in requests (`lists`) and responses (`checked_lists`). */
-export type AmlList = (typeof AML_LISTS)[number];
-
-/** What a listed subject is; only persons carry dates of birth. */
-export const ENTITY_KINDS = ['person', 'organization', 'vessel', 'aircraft', 'other'] as const;
-
-/** A listed subject's kind. */
-export type EntityKind = (typeof ENTITY_KINDS)[number];
+// The vocabulary lives in the domain (the entities use it too); re-exported for the engine's importers.
+export { AML_LISTS, ENTITY_KINDS, isAmlList, type AmlList, type EntityKind } from '../../domain/aml-lists.js';
 
 /** One listed subject from one list, in list-independent shape. */
 export interface SanctionedEntity {
@@ -36,11 +29,6 @@ export interface SanctionedEntity {
   programs: string[];
   /** Risk topics (OpenSanctions vocabulary: `sanction`, `role.pep`, `crime`…), reported in hits. */
   topics: string[];
-}
-
-/** True when `value` is one of AML_LISTS; validates `lists` from untyped input. */
-export function isAmlList(value: unknown): value is AmlList {
-  return typeof value === 'string' && (AML_LISTS as readonly string[]).includes(value);
 }
 
 /** Stable id of an entity across imports (`OFAC_SDN:1234`), used as a hit's `entity_id`. */

@@ -6,10 +6,10 @@
  */
 import type { NodeResult, NodeStatus, Warning } from '../../domain/types.js';
 import { validationError } from '../../errors.js';
-import { NODE_CATALOGUE } from '../../workflows/node-catalogue.js';
+import { NODE_CATALOGUE } from '../../domain/workflow.js';
 import type { CheckOutcome, DocumentChecks, DocumentVerificationDetails } from '../details.js';
 import { TWO_SIDED_ID_TYPES, type DocumentVerificationInput } from '../inputs.js';
-import { expectedDetailsWarnings } from '../sandbox/document.js';
+import { expectedDetailsWarnings } from '../../domain/node-outcome.js';
 import type { EngineContext, NodeEngine } from '../types.js';
 import { classifyStateCode, icaoToIso2 } from './countries.js';
 import { assessQuality, decodeDocumentImage, type DocumentImage } from './image.js';
@@ -255,7 +255,7 @@ export async function verifyDocument(
           last_name: extracted.last_name ?? undefined,
           date_of_birth: extracted.date_of_birth ?? undefined,
         },
-        context,
+        context.expectedDetails,
       ),
     );
   }

@@ -1,6 +1,7 @@
 /**
- * Face analysis on still images: decode with sharp, detect with human, describe the face as an
- * L2-normalised 1024-d embedding, and read the antispoof and liveness scores. Comparison is the
+ * Face analysis on still images: decode with sharp, detect with human (which also gives the
+ * antispoof and liveness scores), describe the largest face with face-api as an L2-normalised
+ * 128-d embedding (faceapi.ts). Comparison is the
  * cosine similarity of two embeddings, judged against the thresholds of `thresholds.ts`.
  */
 import { createHash } from 'node:crypto';
@@ -8,6 +9,7 @@ import sharp from 'sharp';
 import type { CheckOutcome } from '../details.js';
 import { ApiError } from '../../errors.js';
 import { withHuman, type HumanFace } from './human.js';
+import { describeFaceAt, FACEAPI_DESCRIPTOR_LENGTH } from './faceapi.js';
 import { MAX_INPUT_PIXELS as SHARED_MAX_INPUT_PIXELS } from '../data-uri.js';
 import {
   FACE_MATCH_PASS_SIMILARITY,
@@ -21,14 +23,14 @@ import {
 export const MAX_ANALYSIS_SIDE_PX = 1280;
 /** Largest decoded image we accept, in pixels: the one cap of every engine (data-uri.ts), so a crafted header cannot exhaust memory. */
 export const MAX_INPUT_PIXELS = SHARED_MAX_INPUT_PIXELS;
-/** Length of human's faceres embedding. */
-export const EMBEDDING_DIMENSION = 1024;
+/** Length of the embedding: face-api's recognition descriptor. */
+export const EMBEDDING_DIMENSION = FACEAPI_DESCRIPTOR_LENGTH;
 
 /** One analysed face. */
 export interface FaceAnalysis {
   /** How many faces the image holds (at or above the detector's confidence). */
   faces: number;
-  /** faceres embedding of the chosen face, L2-normalised (length `EMBEDDING_DIMENSION`). */
+  /** face-api embedding of the chosen face, L2-normalised (length `EMBEDDING_DIMENSION`). */
   embedding: number[];
   /** `[x, y, width, height]` of the chosen face, in pixels of the analysed (possibly downscaled) image. */
   box: [number, number, number, number];
@@ -96,7 +98,8 @@ export function detectionStats(): { run: number; reused: number } {
 }
 
 /**
- * Every face human finds in the image, largest first. Throws a 400 naming `field` when the bytes
+ * Every face human finds in the image, largest first, the largest with its face-api embedding
+ * (none when face-api finds no face there: too small or cut off). Throws a 400 naming `field` when the bytes
  * are not an image. The same bytes analysed again within {@link DETECTION_REUSE_MS} reuse the result.
  */
 export async function detectFaces(bytes: Buffer, field = 'image'): Promise<HumanFace[]> {
@@ -125,16 +128,22 @@ export async function detectFaces(bytes: Buffer, field = 'image'): Promise<Human
 /** {@link detectFaces} without reuse. */
 async function detectUncached(bytes: Buffer, field: string): Promise<HumanFace[]> {
   const { pixels, width, height } = await decodeRgb(bytes, field);
-  const result = await withHuman(async (human) => {
+  return withHuman(async (human) => {
     const input = human.tf.tensor3d(pixels, [height, width, 3], 'int32');
     try {
-      return await human.detect(input);
+      const result = await human.detect(input);
+      if (result.error) throw new Error(`face detection failed: ${result.error}`);
+      const faces = [...result.face].sort((a, b) => b.box[2] * b.box[3] - a.box[2] * a.box[3]);
+      if (faces[0]) {
+        // Only the largest face is ever compared (pick 'only' refuses more than one; 'largest' takes it).
+        const described = await describeFaceAt(human.tf, input, { width, height }, faces[0].box);
+        faces[0] = { ...faces[0], embedding: described?.descriptor };
+      }
+      return faces;
     } finally {
       input.dispose();
     }
   });
-  if (result.error) throw new Error(`face detection failed: ${result.error}`);
-  return [...result.face].sort((a, b) => b.box[2] * b.box[3] - a.box[2] * a.box[3]);
 }
 
 /** Scales a vector to unit length, so cosine similarity is a dot product. */
@@ -195,13 +204,16 @@ export function faceMatchOutcome(cosine: number): CheckOutcome {
 }
 
 /**
- * The liveness check of a selfie from the two presentation-attack models: a very low liveness
- * score fails; a low liveness or antispoof score asks for review, because both models also
- * score some genuine but recompressed photos low (docs/face.md). Skipped when neither answered.
+ * The liveness check of a selfie from the two presentation-attack models: it fails only when
+ * both take the face for a reproduction (a very low liveness score and a low antispoof score, or
+ * no antispoof score); a low score from either one asks for review. Each model alone scores some
+ * genuine photos low (liveness: retouched studio portraits; antispoof: recompressed photos,
+ * docs/face.md), so neither decides a failure on its own. Skipped when neither answered.
  */
 export function livenessOutcome(analysis: Pick<FaceAnalysis, 'real' | 'live'>): CheckOutcome {
   if (analysis.live === null && analysis.real === null) return 'skipped';
-  if (analysis.live !== null && analysis.live < LIVE_FAIL_BELOW) return 'failed';
+  const realLow = analysis.real === null || analysis.real < REAL_REVIEW_BELOW;
+  if (analysis.live !== null && analysis.live < LIVE_FAIL_BELOW && realLow) return 'failed';
   if (analysis.live !== null && analysis.live < LIVE_REVIEW_BELOW) return 'review';
   if (analysis.real !== null && analysis.real < REAL_REVIEW_BELOW) return 'review';
   return 'passed';

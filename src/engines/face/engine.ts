@@ -9,9 +9,9 @@ import type { BiometricKycDetails, CheckOutcome } from '../details.js';
 import type { BiometricKycInput } from '../inputs.js';
 import type { NodeEngine } from '../types.js';
 import { ApiError } from '../../errors.js';
-import { analyzeFace, faceMatchOutcome, livenessOutcome, similarity, type FaceAnalysis } from './analyze.js';
+import { analyzeFace, EMBEDDING_DIMENSION, faceMatchOutcome, livenessOutcome, similarity, type FaceAnalysis } from './analyze.js';
 
-/** Provider name of the live face engine (src/workflows/node-catalogue.ts). */
+/** Provider name of the live face engine (src/domain/workflow.ts). */
 export const LIVE_FACE_PROVIDER = 'openkyc:face_match';
 
 /** Image types a selfie may be sent as. */
@@ -58,7 +58,10 @@ export const liveFaceEngine: NodeEngine<BiometricKycInput> = {
   async run(input, context) {
     const selfie = decodeDataUri(input.selfie, 'selfie', SELFIE_MIME_TYPES);
     const selfieFace = await analyzeFace(selfie.bytes, { field: 'selfie', pick: 'only' });
-    let portraitEmbedding = context.documentPortraitEmbedding;
+    // A portrait embedding stored by the previous face model (a session in progress across the
+    // upgrade, docs/face.md) cannot be compared with this one's: the portrait counts as missing.
+    let portraitEmbedding =
+      context.documentPortraitEmbedding?.length === EMBEDDING_DIMENSION ? context.documentPortraitEmbedding : undefined;
     if (!portraitEmbedding && context.documentPortrait) {
       const portrait = await portraitFace(context.documentPortrait);
       if (!portrait)

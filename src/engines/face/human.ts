@@ -6,8 +6,10 @@
  * - Models: read from the `models/` folder of the human package through a `file://` load
  *   router registered on tfjs' IO registry, so nothing is fetched: tfjs-core alone has no
  *   `file://` handler and Node's `fetch` refuses `file:` URLs.
- * - Only the face models run: blazeface (detector), faceres (1024-d description), antispoof
- *   and liveness. Mesh, iris, emotion, body, hand, object and segmentation are off.
+ * - Only the face models run: blazeface (detector), antispoof and liveness. The embedding comes
+ *   from face-api (faceapi.ts, docs/face.md); human's own description models run only
+ *   when a benchmark asks for one (`createHuman({ description })`). Mesh, iris, emotion, body, hand,
+ *   object and segmentation are off.
  * - Frame cache off (`cacheSensitivity: 0`, `skipFrames: 0`, `skipTime: 0`): every call is an
  *   unrelated still image, and human's video-oriented caching would return the previous
  *   person's result for a similar-looking frame.
@@ -16,6 +18,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { CropTf } from './faceapi.js';
 
 /** Smallest detector confidence (0–1) for a face to count; human's default 0.2 counts shadows and patterns as faces. */
 export const DETECTOR_MIN_CONFIDENCE = 0.5;
@@ -32,12 +35,15 @@ export interface HumanFace {
   real?: number;
   /** Liveness model: 1 a live face, 0 a static reproduction. */
   live?: number;
-  /** faceres description vector (1024 floats), not normalised. */
-  embedding?: number[];
+  /**
+   * Embedding, not normalised: face-api's 128-d descriptor, set by analyze.ts on the largest face
+   * only; a human description model's when the instance was created with one (benchmarks).
+   */
+  embedding?: ArrayLike<number>;
 }
 
 /** The parts of human's tfjs we use: building an input tensor and registering the model loader. */
-interface HumanTf {
+interface HumanTf extends CropTf {
   tensor3d(values: Uint8Array, shape: [number, number, number], dtype: 'int32'): { dispose(): void };
   io: {
     registerLoadRouter(router: (url: string | string[]) => { load(): Promise<unknown> } | null): void;
@@ -88,7 +94,7 @@ function fileModelRouter(tf: HumanTf) {
 }
 
 /** human's configuration: wasm backend, models from disk, face models only, no caching between calls. */
-function humanConfig(wasmDir: string): Record<string, unknown> {
+function humanConfig(wasmDir: string, description: HumanDescription | undefined): Record<string, unknown> {
   const still = { skipFrames: 0, skipTime: 0 };
   return {
     backend: 'wasm',
@@ -120,7 +126,12 @@ function humanConfig(wasmDir: string): Record<string, unknown> {
       attention: { enabled: false },
       iris: { enabled: false },
       emotion: { enabled: false },
-      description: { enabled: true, modelPath: 'faceres.json', ...still },
+      description: { enabled: description?.slot === 'description', modelPath: description?.modelPath ?? 'faceres.json', ...still },
+      mobilefacenet: {
+        enabled: description?.slot === 'mobilefacenet',
+        modelPath: description?.modelPath ?? 'mobilefacenet.json',
+        ...still,
+      },
       antispoof: { enabled: true, modelPath: 'antispoof.json', ...still },
       liveness: { enabled: true, modelPath: 'liveness.json', ...still },
     },
@@ -130,7 +141,18 @@ function humanConfig(wasmDir: string): Record<string, unknown> {
 let loading: Promise<HumanInstance> | undefined;
 let queue: Promise<unknown> = Promise.resolve();
 
-async function createHuman(): Promise<HumanInstance> {
+/** An embedding model for human to run besides detection (benchmarks only): its config slot and model (a name in human's models folder, or a `file://` URL). */
+export interface HumanDescription {
+  slot: 'description' | 'mobilefacenet';
+  modelPath: string;
+}
+
+/**
+ * A new human instance on the wasm backend with the models from disk. The engine keeps one
+ * (`getHuman`) without any description model; `bench/face-models.ts` makes others with one
+ * (human's faceres and the like) to measure them beside face-api's embedding.
+ */
+export async function createHuman(options: { description?: HumanDescription } = {}): Promise<HumanInstance> {
   // Resolved from human's own folder so the tfjs packages are the copies its build requires.
   const humanRequire = createRequire(HUMAN_MAIN);
   let wasmEntry: string;
@@ -143,7 +165,7 @@ async function createHuman(): Promise<HumanInstance> {
   }
   const wasmDir = path.dirname(wasmEntry);
   const { Human } = humanRequire(path.join(HUMAN_DIST, 'human.node-wasm.js')) as HumanModule;
-  const human = new Human(humanConfig(wasmDir));
+  const human = new Human(humanConfig(wasmDir, options.description));
   human.tf.io.registerLoadRouter(fileModelRouter(human.tf));
   await human.load();
   return human;

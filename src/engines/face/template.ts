@@ -1,34 +1,36 @@
 /**
  * Cancelable face templates (docs/design.md "Lists"): the embedding passes through a secret,
- * per-tenant random projection before it is stored.
- *
- * - The projection is the first `TEMPLATE_DIMENSION` (256) rows of a random orthogonal matrix Q
- *   of size 1024×1024, built as the product of Householder reflections with Gaussian vectors of
- *   decreasing length and a sign flip per coordinate (as in Stewart 1980, "The efficient
- *   generation of random orthogonal matrices"). Orthonormal rows make it a Johnson–Lindenstrauss
- *   projection: cosine similarity is kept up to a small random error (measured standard deviation
- *   0.045 on face pairs; the list threshold still holds, docs/face.md "Cancelable templates"),
- *   and being random and secret, a leaked table of templates cannot be mapped back to the
- *   model's embedding space; 768 of the 1024 rotated coordinates are never stored at all.
+ * per-tenant random rotation before it is stored.
+ * - Template v3 (face-api's 128-d embedding): the embedding, padded with zeros to
+ *   `TEMPLATE_DIMENSION` (256) values, is multiplied by a random orthogonal 256×256 matrix Q,
+ *   built as the product of Householder reflections with Gaussian vectors of decreasing length and
+ *   a sign flip per coordinate (as in Stewart 1980, "The efficient generation of random orthogonal
+ *   matrices"). Q is a rotation, so cosine similarity is kept exactly (up to byte rounding) and
+ *   the list gate uses the face engine's own threshold; being random and secret, a leaked table of
+ *   templates cannot be mapped back to the model's embedding space without the tenant's secret.
  * - The 256 values are scaled so the largest is ±127 and rounded to signed bytes: 256 bytes per
- *   template (v1 stored 1024 float32, 4 KB). Rounding moves a cosine by about 0.001.
+ *   template, the same storage as v2 (`bytea`, pgvector `vector(256)`). Rounding moves a cosine by
+ *   about 0.001.
+ * - v2 templates (human's 1024-d faceres embedding, projected) cannot be converted: a different
+ *   model, and no image is kept. Migration20261125000100H15FaceTemplatesV3 moves every tenant's
+ *   key to a new version, so v2 entries stay listed but no longer match (docs/face.md).
  * - Randomness: AES-256-CTR keystream (node:crypto) keyed by HMAC-SHA256(secret, version
- *   label), turned into Gaussians by Box–Muller. Same secret, same matrix, on every machine; it
- *   is the v1 matrix, so a v1 template converts to v2 without the secret (`projectTemplate`).
+ *   label), turned into Gaussians by Box–Muller. Same secret, same matrix, on every machine; the
+ *   label names the version, so v3 matrices are unrelated to v2 ones under the same secret.
  * - Rotating the tenant secret gives an unrelated matrix: every stored template is revoked.
- * - Q is kept as its reflection vectors (about d²/2 floats, 2 MB for d = 1024); applying it costs
+ * - Q is kept as its reflection vectors (about d²/2 floats, 256 KB for d = 256); applying it costs
  *   about d² multiply-adds. The last few matrices are cached per secret.
  */
 import { createCipheriv, createHash, createHmac } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { EMBEDDING_DIMENSION, l2Normalize } from './analyze.js';
 
-/** Values in a template (one signed byte each): the first 256 of the 1024 rotated coordinates, the fewest that kept the measured list error rates (docs/face.md). */
+/** Values in a template (one signed byte each): the rotated, zero-padded embedding; 256 keeps the v2 storage (`vector(256)`). */
 export const TEMPLATE_DIMENSION = 256;
 /** Largest magnitude of a template value: the projected embedding is scaled so its largest coordinate is ±127. */
 export const TEMPLATE_VALUE_MAX = 127;
-/** Label mixed into the HMAC, so a change of construction (v2) yields new matrices rather than silently different ones. */
-const DERIVATION_LABEL = 'openkyc/face-template/v1';
+/** Label mixed into the HMAC, so a change of construction (v3: another model) yields new matrices rather than silently different ones. */
+const DERIVATION_LABEL = 'openkyc/face-template/v3';
 /** How many tenants' matrices stay in memory; the least recently used is dropped first. */
 const CACHE_SIZE = 8;
 
@@ -64,7 +66,7 @@ function rotationFor(secret: string | Buffer): Rotation {
   const key = seed.toString('hex');
   const cached = cache.get(key);
   if (cached) return cached;
-  const d = EMBEDDING_DIMENSION;
+  const d = TEMPLATE_DIMENSION;
   const normals = gaussianStream(seed, (d * (d + 1)) / 2);
   const reflections: Float64Array[] = [];
   const signs = new Float64Array(d).fill(1);
@@ -105,33 +107,33 @@ function rotate(rotation: Rotation, input: ArrayLike<number>): Float64Array {
 }
 
 /**
- * A template from a rotated, L2-normalised embedding (1024 values, which is what a v1 template
- * stored): its first `TEMPLATE_DIMENSION` values scaled so the largest is ±`TEMPLATE_VALUE_MAX`
- * and rounded. `toTemplate` goes through it, so a migrated v1 template equals a fresh one.
- */
-export function projectTemplate(rotated: ArrayLike<number>): Int8Array {
-  if (rotated.length !== EMBEDDING_DIMENSION)
-    throw new Error(`rotated embedding must have ${EMBEDDING_DIMENSION} values, got ${rotated.length}`);
-  let largest = 0;
-  for (let i = 0; i < TEMPLATE_DIMENSION; i++) largest = Math.max(largest, Math.abs(rotated[i]));
-  if (!(largest > 0)) throw new Error('cannot make a template of a zero (or non-finite) projection');
-  const scale = TEMPLATE_VALUE_MAX / largest;
-  const template = new Int8Array(TEMPLATE_DIMENSION);
-  for (let i = 0; i < TEMPLATE_DIMENSION; i++) template[i] = Math.round(rotated[i] * scale);
-  return template;
-}
-
-/**
- * The storable template of an embedding under a tenant's secret: the secret projection to 256
- * values as signed bytes (see the module comment). Compare templates of one tenant with
+ * The storable template of an embedding under a tenant's secret: the secret rotation of the
+ * zero-padded, L2-normalised embedding, scaled so the largest value is ±`TEMPLATE_VALUE_MAX` and
+ * rounded to signed bytes (see the module comment). Compare templates of one tenant with
  * `similarity` (the cosine; the scale of the bytes does not matter).
  */
 export function toTemplate(embedding: ArrayLike<number>, secret: string | Buffer): Int8Array {
   if (embedding.length !== EMBEDDING_DIMENSION)
     throw new Error(`embedding must have ${EMBEDDING_DIMENSION} values, got ${embedding.length}`);
   if (secret.length === 0) throw new Error('template secret must not be empty');
-  // Float32 first, exactly as v1 stored it, so converting a stored v1 template gives the same bytes.
-  return projectTemplate(Float32Array.from(l2Normalize(rotate(rotationFor(secret), embedding))));
+  const padded = new Float64Array(TEMPLATE_DIMENSION);
+  padded.set(l2Normalize(embedding));
+  return projectTemplate(rotate(rotationFor(secret), padded));
+}
+
+/**
+ * The signed bytes of a rotated embedding (`TEMPLATE_DIMENSION` values): scaled so the largest is
+ * ±`TEMPLATE_VALUE_MAX` and rounded. `toTemplate` ends with it; benchmarks make synthetic
+ * templates with it.
+ */
+export function projectTemplate(rotated: ArrayLike<number>): Int8Array {
+  if (rotated.length !== TEMPLATE_DIMENSION)
+    throw new Error(`rotated embedding must have ${TEMPLATE_DIMENSION} values, got ${rotated.length}`);
+  let largest = 0;
+  for (let i = 0; i < rotated.length; i++) largest = Math.max(largest, Math.abs(rotated[i]));
+  if (!(largest > 0)) throw new Error('cannot make a template of a zero (or non-finite) projection');
+  const scale = TEMPLATE_VALUE_MAX / largest;
+  return Int8Array.from(rotated, (value) => Math.round(value * scale));
 }
 
 /** The bytes stored for a template: its 256 signed bytes, two's complement (no byte order to settle). */

@@ -13,7 +13,7 @@ import type { NodeEngine } from '../types.js';
 import { checkOtp, DEFAULT_OTP_NUMBER_LIMITS, issueOtp, type OtpDependencies, type OtpRecipient } from './otp.js';
 import { createSmsProvider } from './sms.js';
 
-/** Provider name of the live phone engine (src/workflows/node-catalogue.ts). */
+/** Provider name of the live phone engine (src/domain/workflow.ts). */
 export const LIVE_PHONE_PROVIDER = 'openkyc:sms_otp';
 
 /** A phone engine that also sends the code the node later checks. */

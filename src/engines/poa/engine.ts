@@ -21,7 +21,7 @@
  */
 import type { Warning } from '../../domain/types.js';
 import { ApiError } from '../../errors.js';
-import { NODE_CATALOGUE } from '../../workflows/node-catalogue.js';
+import { NODE_CATALOGUE } from '../../domain/workflow.js';
 import { nameSimilarity } from '../aml/score.js';
 import { decodeDataUri, MAX_INPUT_PIXELS, UndecodableImageError } from '../data-uri.js';
 import { ENGINE_TIME_BUDGET_MS, withTimeBudget } from '../deadline.js';

@@ -2,34 +2,15 @@
  * Sandbox `aml_screening`: outcome chosen by a magic name inside `full_name`. In a session with a
  * document node that is the name the sandbox document "read" (src/sessions/aml-subject.ts).
  */
-import type { NodeStatus } from '../../domain/types.js';
+import { amlNodeStatus } from '../../domain/node-outcome.js';
 import { AML_LISTS } from '../aml/entity.js';
 import { riskBand } from '../aml/score.js';
-import type { AmlHit, AmlScreeningDetails, AmlSubject } from '../details.js';
-import type { AmlScreeningInput } from '../inputs.js';
+import type { AmlHit, AmlScreeningDetails } from '../details.js';
+import { amlSubjectOf, type AmlScreeningInput } from '../inputs.js';
 import type { NodeEngine } from '../types.js';
-import { NODE_CATALOGUE } from '../../workflows/node-catalogue.js';
+import { NODE_CATALOGUE } from '../../domain/workflow.js';
 import { SANDBOX_CATALOGUE } from './catalogue.js';
 import { copyWarnings, resolveOutcome } from './shared.js';
-
-/**
- * Node status of a screening, the same rule as live: at or above the workflow threshold fails,
- * any remaining hit asks for review, no hit passes.
- */
-export function amlStatus(score: number, hitCount: number, threshold: number): Exclude<NodeStatus, 'pending' | 'skipped'> {
-  if (score >= threshold) return 'failed';
-  if (hitCount > 0) return 'review';
-  return 'passed';
-}
-
-/** Whom an AML input screens: its name, date of birth and country, without `lists` (where, not whom); shared with live. */
-export function amlSubjectOf(input: AmlScreeningInput): AmlSubject {
-  return {
-    full_name: input.full_name,
-    ...(input.date_of_birth ? { date_of_birth: input.date_of_birth } : {}),
-    ...(input.country ? { country: input.country } : {}),
-  };
-}
 
 /** Creates the sandbox AML engine. */
 export function createSandboxAmlEngine(): NodeEngine<AmlScreeningInput> {
@@ -52,7 +33,7 @@ export function createSandboxAmlEngine(): NodeEngine<AmlScreeningInput> {
         subject: amlSubjectOf(input),
       };
       return {
-        status: amlStatus(score, hits.length, context.amlScoreThreshold),
+        status: amlNodeStatus(score, hits.length, context.amlScoreThreshold),
         provider,
         warnings: copyWarnings(outcome.warnings),
         details,

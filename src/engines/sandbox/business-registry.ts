@@ -2,7 +2,7 @@
 import type { BusinessRegistryDetails } from '../details.js';
 import type { BusinessRegistryInput } from '../inputs.js';
 import type { NodeEngine } from '../types.js';
-import { NODE_CATALOGUE } from '../../workflows/node-catalogue.js';
+import { NODE_CATALOGUE } from '../../domain/workflow.js';
 import { SANDBOX_CATALOGUE } from './catalogue.js';
 import { copyWarnings, resolveOutcome } from './shared.js';
 

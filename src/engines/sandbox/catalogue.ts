@@ -3,6 +3,7 @@
  * inputs produce a known outcome so an integrator can reach every branch without real documents.
  * This one constant drives the engines, the input check and `docs/sandbox.md`.
  */
+import { normaliseName } from '../../domain/node-outcome.js';
 import type { NodeType, Warning } from '../../domain/types.js';
 import type { FieldError } from '../../errors.js';
 import type { AmlHit, CheckOutcome, DocumentChecks } from '../details.js';
@@ -506,11 +507,6 @@ export const SANDBOX_CATALOGUE: SandboxCatalogue = {
     ],
   },
 };
-
-/** Folds case, accents and spacing so "sandbox  PÉP" finds "Sandbox Pep". */
-export function normaliseName(value: string): string {
-  return value.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/\s+/g, ' ').trim();
-}
 
 /** What `findSandboxOutcome` answers: the outcome, or the refusal of an unknown token. */
 export type SandboxLookup<Effect> =

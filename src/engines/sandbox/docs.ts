@@ -1,7 +1,7 @@
 /** Renders `docs/sandbox.md` from the catalogue, so the documentation cannot drift from the engines. */
 import type { NodeType } from '../../domain/types.js';
 import { NODE_TYPES } from '../../domain/types.js';
-import { NODE_CATALOGUE } from '../../workflows/node-catalogue.js';
+import { NODE_CATALOGUE } from '../../domain/workflow.js';
 import { riskBand } from '../aml/score.js';
 import {
   SANDBOX_CATALOGUE,

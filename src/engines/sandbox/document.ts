@@ -1,10 +1,10 @@
 /** Sandbox `document_verification`: outcome chosen by the `image_front` token. */
-import type { Warning } from '../../domain/types.js';
 import type { DocumentChecks, DocumentVerificationDetails } from '../details.js';
 import type { DocumentVerificationInput } from '../inputs.js';
-import type { EngineContext, NodeEngine } from '../types.js';
-import { NODE_CATALOGUE } from '../../workflows/node-catalogue.js';
-import { SANDBOX_CATALOGUE, normaliseName } from './catalogue.js';
+import type { NodeEngine } from '../types.js';
+import { NODE_CATALOGUE } from '../../domain/workflow.js';
+import { expectedDetailsWarnings } from '../../domain/node-outcome.js';
+import { SANDBOX_CATALOGUE } from './catalogue.js';
 import { copyWarnings, isoDay, resolveOutcome, type SandboxEngineOptions } from './shared.js';
 
 /** Placeholder identity when neither the end user nor `expected_details` gave one. */
@@ -56,30 +56,9 @@ export function createSandboxDocumentEngine(options: SandboxEngineOptions = {}):
       return {
         status: outcome.status,
         provider: NODE_CATALOGUE.document_verification.sandboxProvider,
-        warnings: [...copyWarnings(outcome.warnings), ...expectedDetailsWarnings(input, context)],
+        warnings: [...copyWarnings(outcome.warnings), ...expectedDetailsWarnings(input, context.expectedDetails)],
         details,
       };
     },
   };
-}
-
-/**
- * Mismatch warnings between what the end user submitted and the session's `expected_details`.
- * Only fields present on both sides are compared: a missing field is no evidence either way.
- */
-export function expectedDetailsWarnings(input: DocumentVerificationInput, context: EngineContext): Warning[] {
-  const expected = context.expectedDetails;
-  if (expected === undefined) return [];
-  const warnings: Warning[] = [];
-  const compare = (field: 'first_name' | 'last_name' | 'date_of_birth' | 'country', code: string, given?: string) => {
-    const wanted = expected[field];
-    if (given === undefined || wanted === undefined) return;
-    if (normaliseName(given) === normaliseName(wanted)) return;
-    warnings.push({ code, field, message: `${field} on the document does not match expected_details.` });
-  };
-  compare('first_name', 'name_mismatch', input.first_name);
-  compare('last_name', 'name_mismatch', input.last_name);
-  compare('date_of_birth', 'date_of_birth_mismatch', input.date_of_birth);
-  compare('country', 'country_mismatch', input.country);
-  return warnings;
 }

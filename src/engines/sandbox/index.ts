@@ -15,10 +15,10 @@ import type { SandboxEngineOptions } from './shared.js';
 
 export * from './catalogue.js';
 export { renderSandboxDocs, SANDBOX_DOCS_PATH } from './docs.js';
-export { amlStatus, createSandboxAmlEngine } from './aml.js';
+export { createSandboxAmlEngine } from './aml.js';
 export { createSandboxBiometricEngine } from './biometric.js';
 export { createSandboxRegistryEngine } from './business-registry.js';
-export { createSandboxDocumentEngine, expectedDetailsWarnings } from './document.js';
+export { createSandboxDocumentEngine } from './document.js';
 export { createSandboxPhoneEngine } from './phone.js';
 export { createSandboxPoaEngine } from './proof-of-address.js';
 export type { SandboxEngineOptions } from './shared.js';

@@ -2,7 +2,7 @@
 import type { ProofOfAddressDetails } from '../details.js';
 import { POA_DEFAULT_MAX_AGE_DAYS, type ProofOfAddressInput } from '../inputs.js';
 import type { NodeEngine } from '../types.js';
-import { NODE_CATALOGUE } from '../../workflows/node-catalogue.js';
+import { NODE_CATALOGUE } from '../../domain/workflow.js';
 import { SANDBOX_CATALOGUE } from './catalogue.js';
 import { copyWarnings, isoDay, resolveOutcome, type SandboxEngineOptions } from './shared.js';
 

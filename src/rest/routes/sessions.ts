@@ -15,6 +15,7 @@ import {
   type NodeResultFieldsFragment,
   type SessionFieldsFragment,
 } from '../../graphql/generated/operations.js';
+import { decisionJson } from '../../sessions/decision.js';
 import { SESSIONS_PAGE_DEFAULT, SESSIONS_PAGE_MAX } from '../../sessions/session.service.js';
 import { CreateSessionInputSchema } from '../../sessions/session-input.js';
 import { defineRoute } from '../route.js';
@@ -125,21 +126,9 @@ function presentSession(session: SessionFieldsFragment) {
   };
 }
 
-/** Shapes a decision. */
+/** Shapes a decision: the one JSON writer of the decision read model (src/sessions/decision.ts), which webhook bodies share. */
 function presentDecision(decision: DecisionFieldsFragment): z.infer<typeof DecisionJson> {
-  return present({
-    session_id: decision.sessionId,
-    status: decision.status,
-    workflow_id: decision.workflowId,
-    vendor_data: decision.vendorData,
-    compliance_level: decision.complianceLevel,
-    service_token: decision.serviceToken,
-    node_results: presentNodeResults(decision.nodeResults),
-    reasons: decision.reasons.map((reason) =>
-      present({ code: reason.code, message: reason.message, node_type: reason.nodeType, list_id: reason.listId, entry_id: reason.entryId }),
-    ),
-    metadata: decision.metadata,
-  }) as z.infer<typeof DecisionJson>;
+  return decisionJson(decision) as z.infer<typeof DecisionJson>;
 }
 
 /** Shapes an introspection. */

@@ -1,4 +1,13 @@
-import type { NodeType } from '../domain/types.js';
+/**
+ * Workflow vocabulary every layer shares: the node catalogue (node types and the providers that
+ * run them) and the default AML threshold (the default attempts live in resubmission.ts, beside
+ * their rule). Plain data: src/workflows composes and stores workflows from it, the engines name
+ * their providers from it, the verdict reads the threshold.
+ */
+import type { NodeType } from './types.js';
+
+/** Default AML score (0–100) at or above which a session auto-declines (spec Limits). */
+export const DEFAULT_AML_SCORE_THRESHOLD = 80;
 
 /** What the service knows about one node type: the providers that can run it. */
 export interface NodeTypeEntry {

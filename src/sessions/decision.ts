@@ -1,0 +1,186 @@
+/**
+ * The decision read model, built in one place: the GraphQL `decision` field, the REST decision
+ * endpoint, the event snapshots that become v3 webhook bodies, and the imports of shared sessions
+ * all go through {@link decisionOf}, which holds the spec's rule 2 ("compliance level and service
+ * token only when approved", {@link approvedOnly}) once, and {@link decisionJson} writes it as the
+ * REST decision endpoint answers it.
+ */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { StoredReason } from '../../entities/session.entity.js';
+import type { ServiceSecrets } from '../auth/secrets.js';
+import type { DecisionSnapshotter } from '../events/outbox.js';
+import type { NodeStatus, SessionStatus } from '../domain/types.js';
+import { currentTokens } from './service-tokens.js';
+import { readNodeResults, readSessions, type SessionRecord } from './session-record.js';
+
+/** What the decision shows of one node result (the GraphQL field adds its own columns). */
+export interface DecisionNodeResult {
+  nodeType: string;
+  status: NodeStatus;
+  required: boolean;
+  provider: string;
+  warnings: readonly { code: string; message: string; field?: string | null }[];
+  details: Record<string, unknown>;
+}
+
+/** A reason as the decision lists it (GraphQL writes absent ids as null). */
+export interface DecisionReason {
+  code: string;
+  message: string;
+  nodeType?: string | null;
+  listId?: string | null;
+  entryId?: string | null;
+}
+
+/** A session's decision: the verdict, or the current status and the results so far before one. */
+export interface Decision<Result extends DecisionNodeResult = DecisionNodeResult> {
+  sessionId: string;
+  status: SessionStatus;
+  workflowId: string;
+  vendorData: string;
+  /** Only when approved. */
+  complianceLevel: string | null;
+  /** The session's current service token; only when approved. */
+  serviceToken: string | null;
+  nodeResults: Result[];
+  reasons: StoredReason[];
+  metadata: Record<string, unknown> | null;
+}
+
+/** A decision as the REST decision endpoint and the webhook bodies write it (snake_case, absent fields left out). */
+export type DecisionJson = Record<string, unknown>;
+
+/** The session fields a decision is made of. */
+export type DecisionSession = Pick<
+  SessionRecord,
+  'id' | 'status' | 'workflowId' | 'vendorData' | 'complianceLevel' | 'reasons' | 'metadata'
+>;
+
+/** Spec rule 2: the compliance level and the service token are shown only while the session is approved. */
+export function approvedOnly<T>(status: SessionStatus, value: T | null | undefined): T | null {
+  return status === 'approved' ? (value ?? null) : null;
+}
+
+/** The decision of a session from its row, its node results (in node result order) and its current service token. */
+export function decisionOf<Result extends DecisionNodeResult>(
+  session: DecisionSession,
+  nodeResults: Result[],
+  token: string | null,
+): Decision<Result> {
+  return {
+    sessionId: session.id,
+    status: session.status,
+    workflowId: session.workflowId,
+    vendorData: session.vendorData,
+    complianceLevel: approvedOnly(session.status, session.complianceLevel),
+    serviceToken: approvedOnly(session.status, token),
+    nodeResults,
+    reasons: session.reasons,
+    metadata: session.metadata ?? null,
+  };
+}
+
+/**
+ * The decision as of a status change whose new status is `status`: unchanged when the session is
+ * still there, else that status without level and token (a session that moved on within the same
+ * transaction does not lend its later verdict to the earlier event).
+ */
+export function decisionAt<Result extends DecisionNodeResult>(decision: Decision<Result>, status: SessionStatus): Decision<Result> {
+  if (status === decision.status) return decision;
+  return { ...decision, status, complianceLevel: null, serviceToken: null };
+}
+
+/** The decision of a session just created: pending, every node pending, as {@link readDecisions} would read it. */
+export function pendingDecision(
+  session: Pick<DecisionSession, 'id' | 'workflowId' | 'vendorData' | 'metadata'>,
+  nodes: readonly { type: string; required: boolean; provider: string }[],
+): Decision {
+  // Created together, the results are in node type order (node result order is creation time, then type).
+  const nodeResults = [...nodes]
+    .sort((a, b) => (a.type < b.type ? -1 : a.type > b.type ? 1 : 0))
+    .map((node) => ({
+      nodeType: node.type,
+      status: 'pending' as const,
+      required: node.required,
+      provider: node.provider,
+      warnings: [],
+      details: {},
+    }));
+  return decisionOf({ ...session, status: 'pending', complianceLevel: null, reasons: [] }, nodeResults, null);
+}
+
+/** Leaves out null and undefined fields: a field that does not apply is absent, not null. */
+function present<T extends Record<string, unknown>>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== null && field !== undefined)) as Partial<T>;
+}
+
+/** The shape {@link decisionJson} reads: a {@link Decision}, or the GraphQL decision fragment REST receives. */
+export interface DecisionFields {
+  sessionId: string;
+  status: SessionStatus;
+  workflowId: string;
+  vendorData: string;
+  complianceLevel?: string | null;
+  serviceToken?: string | null;
+  nodeResults: readonly DecisionNodeResult[];
+  reasons: readonly DecisionReason[];
+  metadata?: Record<string, unknown> | null;
+}
+
+/** A decision as the spec's Decision JSON: node results keyed by node type, snake_case, absent fields left out. */
+export function decisionJson(decision: DecisionFields): DecisionJson {
+  return present({
+    session_id: decision.sessionId,
+    status: decision.status,
+    workflow_id: decision.workflowId,
+    vendor_data: decision.vendorData,
+    compliance_level: decision.complianceLevel,
+    service_token: decision.serviceToken,
+    node_results: Object.fromEntries(
+      decision.nodeResults.map((row) => [
+        row.nodeType,
+        {
+          status: row.status,
+          required: row.required,
+          provider: row.provider,
+          warnings: row.warnings.map((warning) => present({ ...warning })),
+          details: row.details,
+        },
+      ]),
+    ),
+    reasons: decision.reasons.map((reason) =>
+      present({ code: reason.code, message: reason.message, node_type: reason.nodeType, list_id: reason.listId, entry_id: reason.entryId }),
+    ),
+    metadata: decision.metadata,
+  });
+}
+
+/**
+ * The current decisions of sessions, read through `em` (a transaction sees its own writes): the
+ * same row, node result and token reads the API's loaders make, three statements for the batch.
+ */
+export async function readDecisions(
+  em: EntityManager,
+  secrets: ServiceSecrets,
+  sessionIds: readonly string[],
+): Promise<Map<string, Decision>> {
+  const decisions = new Map<string, Decision>();
+  if (sessionIds.length === 0) return decisions;
+  // One after another: inside a transaction the three share its one connection.
+  const sessions = await readSessions(em, sessionIds);
+  const nodeResults = await readNodeResults(em, sessionIds);
+  const tokens = await currentTokens(em, secrets, sessionIds);
+  for (const session of sessions) {
+    const results = nodeResults.filter((row) => row.sessionId === session.id);
+    decisions.set(session.id, decisionOf(session, results, tokens.get(session.id) ?? null));
+  }
+  return decisions;
+}
+
+/** The snapshot writer of the event bus: reads decisions with {@link readDecisions} and seals their JSON (it may hold a service token). */
+export function decisionSnapshotter(secrets: ServiceSecrets): DecisionSnapshotter {
+  return {
+    load: (tx, sessionIds) => readDecisions(tx, secrets, sessionIds),
+    seal: (decision) => secrets.encrypt(JSON.stringify(decisionJson(decision))),
+  };
+}

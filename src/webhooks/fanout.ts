@@ -1,0 +1,237 @@
+/**
+ * Webhook fan-out (Svix's "dispatch" of a message to its endpoints): turns committed outbox events
+ * into delivery rows, one per event and target, idempotently, with a marker per event in the same
+ * transaction; and the watermark that keeps the fan-out query off history.
+ */
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
+import type { WebhookVersion } from '../../entities/webhook.entity.js';
+import type { ServiceSecrets } from '../auth/secrets.js';
+import { decisionJson, readDecisions, type DecisionJson } from '../sessions/decision.js';
+import { buildWebhookBody, type EventForDelivery } from './payloads.js';
+import { nextRetryDelayMs } from './schedule.js';
+
+/** Outbox events turned into deliveries per fan-out transaction. */
+export const FAN_OUT_BATCH_SIZE = 500;
+/** How often the fan-out watermark advances and old markers are pruned, in milliseconds. */
+export const WATERMARK_INTERVAL_MS = 30_000;
+/**
+ * Age after which an outbox event may fall below the watermark, in seconds. Sequence numbers
+ * commit out of order, so a low `seq` can still appear while its transaction runs; we assume no
+ * transaction that records events stays open this long.
+ */
+const WATERMARK_GRACE_SECONDS = 300;
+
+/** What the fan-out needs besides a transaction. */
+export interface FanOutOptions {
+  /** Opens event snapshots and seals the bodies. */
+  secrets: ServiceSecrets;
+  /** The retry schedule, whose first step delays a delivery's first attempt. */
+  retryScheduleSeconds: readonly number[];
+}
+
+/** A webhook destination as the fan-out matches it against events. */
+export interface FanOutDestination {
+  id: string;
+  tenant_id: string;
+  environment: ApiKeyEnvironment;
+  version: WebhookVersion;
+  /** Event types it subscribed to; null for every type. */
+  events: string[] | null;
+}
+
+/** An event as the fan-out reads it from the outbox. */
+type OutboxRow = EventForDelivery & { seq: string; snapshot: string | null };
+
+/**
+ * Whether an (active) destination receives an event: same tenant and environment, and subscribed
+ * to its type (no list means every type). A session's callback receives the session's events of
+ * its own tenant and environment. The one-statement create (src/sessions/create-batch.ts,
+ * `webhooks_done`) writes this rule in SQL, to mark events without a target done at once.
+ */
+export function destinationReceives(
+  destination: Pick<FanOutDestination, 'tenant_id' | 'environment' | 'events'>,
+  event: Pick<EventForDelivery, 'tenantId' | 'environment' | 'type'>,
+): boolean {
+  return (
+    destination.tenant_id === event.tenantId &&
+    destination.environment === event.environment &&
+    (destination.events === null || destination.events.includes(event.type))
+  );
+}
+
+/**
+ * Turns up to {@link FAN_OUT_BATCH_SIZE} committed, not yet fanned-out events into delivery rows
+ * and marks them done, in one transaction; returns how many events it handled.
+ */
+export async function fanOutOnce(em: EntityManager, options: FanOutOptions): Promise<number> {
+  return em.transactional(async (tx) => {
+    const [cursor] = await tx.execute<{ seq: string }[]>('select seq from webhook_cursor where id = 1', [], 'all');
+    const rows = await tx.execute<
+      {
+        seq: string;
+        id: string;
+        tenant_id: string;
+        environment: ApiKeyEnvironment;
+        type: string;
+        session_id: string | null;
+        payload: Record<string, unknown>;
+        snapshot: string | null;
+        created_at: Date;
+      }[]
+    >(
+      `select e.seq, e.id, e.tenant_id, e.environment, e.type, e.session_id, e.payload, e.snapshot, e.created_at
+       from outbox_event e
+       where e.seq > ? and not exists (select 1 from webhook_fanout f where f.event_seq = e.seq)
+       order by e.seq limit ? for update of e skip locked`,
+      [cursor?.seq ?? '0', FAN_OUT_BATCH_SIZE],
+      'all',
+    );
+    if (rows.length === 0) return 0;
+    const events: OutboxRow[] = rows.map((row) => ({
+      seq: row.seq,
+      id: row.id,
+      type: row.type,
+      tenantId: row.tenant_id,
+      environment: row.environment,
+      sessionId: row.session_id,
+      payload: row.payload,
+      snapshot: row.snapshot,
+      createdAt: new Date(row.created_at),
+    }));
+    const deliveries = await deliveriesFor(tx as EntityManager, options, events);
+    if (deliveries.length > 0) {
+      await tx.execute(
+        `insert into webhook_delivery (id, tenant_id, environment, event_id, event_type, session_id, destination_id, callback_url, target, body, status, next_attempt_at)
+         select x.id, x.tenant_id, x.environment, x.event_id, x.event_type, x.session_id, x.destination_id, x.callback_url, x.target, x.body, 'pending', x.next_attempt_at
+         from jsonb_to_recordset(?::jsonb) as x(id uuid, tenant_id uuid, environment text, event_id uuid, event_type text, session_id uuid,
+           destination_id uuid, callback_url text, target text, body text, next_attempt_at timestamptz)
+         on conflict (event_id, target) where event_id is not null do nothing`,
+        [JSON.stringify(deliveries)],
+        'run',
+      );
+    }
+    await tx.execute(
+      `insert into webhook_fanout (event_seq) select value::bigint from jsonb_array_elements_text(?::jsonb) on conflict do nothing`,
+      [JSON.stringify(events.map((event) => event.seq))],
+      'run',
+    );
+    return events.length;
+  });
+}
+
+/** The delivery rows of a batch of events: one per subscribed active destination, one per session callback. */
+async function deliveriesFor(tx: EntityManager, options: FanOutOptions, events: OutboxRow[]) {
+  const tenantIds = [...new Set(events.map((event) => event.tenantId))];
+  const sessionIds = [...new Set(events.flatMap((event) => (event.sessionId ? [event.sessionId] : [])))];
+  const destinations = await tx.execute<FanOutDestination[]>(
+    `select id, tenant_id, environment, version, events from webhook_destination
+     where active and tenant_id in (select value::uuid from jsonb_array_elements_text(?::jsonb))
+     order by created_at, id`,
+    [JSON.stringify(tenantIds)],
+    'all',
+  );
+  const callbacks =
+    sessionIds.length === 0
+      ? []
+      : await tx.execute<{ id: string; tenant_id: string; environment: ApiKeyEnvironment; callback: string }[]>(
+          `select id, tenant_id, environment, callback from session
+           where callback is not null and id in (select value::uuid from jsonb_array_elements_text(?::jsonb))`,
+          [JSON.stringify(sessionIds)],
+          'all',
+        );
+  const callbackBySession = new Map(callbacks.map((row) => [row.id, row]));
+  const targetsOf = (event: EventForDelivery) => {
+    const subscribed = destinations.filter((destination) => destinationReceives(destination, event));
+    const callback = event.sessionId ? callbackBySession.get(event.sessionId) : undefined;
+    const ownCallback = callback && callback.tenant_id === event.tenantId && callback.environment === event.environment;
+    return { subscribed, callback: ownCallback ? callback.callback : null };
+  };
+  const decisions = await decisionsOf(tx, options.secrets, events, targetsOf);
+  const firstAttemptAt = () => new Date(Date.now() + (nextRetryDelayMs(options.retryScheduleSeconds, 0) ?? 0));
+  return events.flatMap((event) => {
+    const { subscribed, callback } = targetsOf(event);
+    const decision = decisions.get(event.id) ?? null;
+    const common = {
+      tenant_id: event.tenantId,
+      environment: event.environment,
+      event_id: event.id,
+      event_type: event.type,
+      session_id: event.sessionId,
+    };
+    const rows = subscribed.map((destination) => ({
+      ...common,
+      id: randomUUID(),
+      destination_id: destination.id as string | null,
+      callback_url: null as string | null,
+      target: destination.id,
+      // Bodies carry service tokens and personal data: sealed at rest, opened only to sign and send.
+      body: options.secrets.encrypt(buildWebhookBody(destination.version, event, decision)),
+      next_attempt_at: firstAttemptAt(),
+    }));
+    if (callback) {
+      rows.push({
+        ...common,
+        id: randomUUID(),
+        destination_id: null,
+        callback_url: callback,
+        target: 'callback',
+        body: options.secrets.encrypt(buildWebhookBody('v3', event, decision)),
+        next_attempt_at: firstAttemptAt(),
+      });
+    }
+    return rows;
+  });
+}
+
+/**
+ * The decision each status change's v3 body carries, by event id: the event's own snapshot (the
+ * decision as sealed when it happened), or for events recorded before snapshots existed the
+ * session's decision as it is now, read once per session that a v3 target needs it for.
+ */
+async function decisionsOf(
+  tx: EntityManager,
+  secrets: ServiceSecrets,
+  events: OutboxRow[],
+  targetsOf: (event: EventForDelivery) => { subscribed: FanOutDestination[]; callback: string | null },
+): Promise<Map<string, DecisionJson>> {
+  const changes = events.filter((event) => event.type === 'session.status_changed' && event.sessionId);
+  const unsealed = changes.filter((event) => {
+    if (event.snapshot) return false;
+    const { subscribed, callback } = targetsOf(event);
+    return callback !== null || subscribed.some((destination) => destination.version === 'v3');
+  });
+  const current = await readDecisions(tx, secrets, [...new Set(unsealed.map((event) => event.sessionId!))]);
+  const decisions = new Map<string, DecisionJson>();
+  for (const event of changes) {
+    if (event.snapshot) decisions.set(event.id, JSON.parse(secrets.decrypt(event.snapshot)) as DecisionJson);
+    else {
+      const decision = current.get(event.sessionId!);
+      if (decision) decisions.set(event.id, decisionJson(decision));
+    }
+  }
+  return decisions;
+}
+
+/**
+ * Moves the watermark up to the newest event that is old enough and below every unfinished one,
+ * then prunes the markers under it, so the fan-out query never rescans history.
+ */
+export async function advanceWatermark(em: EntityManager): Promise<void> {
+  await em.execute(
+    `update webhook_cursor c set seq = coalesce((
+       select max(e.seq) from outbox_event e
+       where e.seq > c.seq
+         and e.created_at < now() - make_interval(secs => ?)
+         and e.seq < coalesce((
+           select min(u.seq) from outbox_event u
+           where u.seq > c.seq and not exists (select 1 from webhook_fanout f where f.event_seq = u.seq)
+         ), 9223372036854775807)
+     ), c.seq)
+     where c.id = 1`,
+    [WATERMARK_GRACE_SECONDS],
+    'run',
+  );
+  await em.execute('delete from webhook_fanout where event_seq <= (select seq from webhook_cursor where id = 1)', [], 'run');
+}
