@@ -29,6 +29,8 @@ export const OperatorSchema = defineEntity({
     lockedUntil: p.datetime().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     disabledAt: p.datetime().nullable(),
+    /** Set when an admin chose the password (created or reset the account): the console asks for a new one first. */
+    passwordChangeRequired: p.boolean().default(false),
   },
 });
 /** An operator row. */

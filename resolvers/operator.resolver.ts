@@ -1,19 +1,33 @@
-import { Arg, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { ApiError } from '../src/errors.js';
 import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
-import { createOperator, readOperator, type OperatorSummary } from '../src/operators/operator.service.js';
+import { addOperator, resetOperatorPassword, resetOperatorTotp, updateOperator } from '../src/operators/operator-admin.service.js';
+import { readOperator, type OperatorSummary } from '../src/operators/operator.service.js';
 import { unixSeconds } from '../src/time.js';
 import { setEvidenceRetention } from '../src/evidence/evidence.service.js';
-import { CreateOperatorInput, OperatorObject } from './operator.type.js';
+import { CreateOperatorInput, OperatorObject, UpdateOperatorInput } from './operator.type.js';
 
 /** Shapes an operator for GraphQL. */
 export function toOperatorObject(operator: OperatorSummary): OperatorObject {
-  return { id: operator.id, email: operator.email, name: operator.name, role: operator.role, createdAt: unixSeconds(operator.createdAt) };
+  return {
+    id: operator.id,
+    email: operator.email,
+    name: operator.name,
+    role: operator.role,
+    createdAt: unixSeconds(operator.createdAt),
+    disabled: operator.disabled,
+    passwordChangeRequired: operator.passwordChangeRequired,
+  };
 }
 
-/** Operators: who is signed in, and admins adding colleagues. */
-@Resolver()
+/** Operators: who is signed in, and admins managing colleagues (every change audited with the admin's name; the `operators` connection lists them). */
+@Resolver(() => OperatorObject)
 export class OperatorResolver {
+  @FieldResolver(() => Boolean, { description: 'Whether sign-in asks for a one-time code (TOTP).' })
+  async totpEnabled(@Root() operator: OperatorObject, @Ctx() context: GraphQLContext): Promise<boolean> {
+    return context.loaders.totpEnabledByOperatorId.load(operator.id);
+  }
+
   @Query(() => OperatorObject, { nullable: true, description: 'The operator signed in to the console; null for an API key.' })
   async currentOperator(@Ctx() context: GraphQLContext): Promise<OperatorObject | null> {
     const principal = requireTenant(context);
@@ -23,20 +37,47 @@ export class OperatorResolver {
 
   @Mutation(() => OperatorObject, {
     description:
-      "Adds an operator to the caller's tenant; only a signed-in admin may (an API key of one environment may not create people who see both).",
+      "Adds an operator to the caller's tenant with an initial password they replace at first sign-in; only a signed-in admin may (an API key of one environment may not create people who see both). Audited.",
   })
   async createOperator(
     @Arg('input', () => CreateOperatorInput) input: CreateOperatorInput,
     @Ctx() context: GraphQLContext,
   ): Promise<OperatorObject> {
-    const principal = requireTenant(context);
-    // Admins only: the role check (src/graphql/operator-roles.ts) already refused viewers and reviewers.
-    if (principal.kind !== 'operator')
-      throw new ApiError(
-        'forbidden',
-        'Operators are added by an admin in the console or with the CLI (operator:create), not with an API key.',
-      );
-    return toOperatorObject(await createOperator(context.em, { ...input, tenantId: principal.tenantId }));
+    return toOperatorObject(await addOperator(context.em, requireTenant(context), { ...input }));
+  }
+
+  @Mutation(() => OperatorObject, {
+    description:
+      'Changes a colleague’s role or disables / enables them; LAST_ADMIN when it would leave no active admin. Admins only; audited.',
+  })
+  async updateOperator(
+    @Arg('id', () => String) id: string,
+    @Arg('input', () => UpdateOperatorInput) input: UpdateOperatorInput,
+    @Ctx() context: GraphQLContext,
+  ): Promise<OperatorObject> {
+    const changes = {
+      ...(input.role != null ? { role: input.role } : {}),
+      ...(input.disabled != null ? { disabled: input.disabled } : {}),
+    };
+    return toOperatorObject(await updateOperator(context.em, requireTenant(context), id, changes));
+  }
+
+  @Mutation(() => OperatorObject, {
+    description:
+      'Sets a temporary password for a colleague, ends their sign-ins and lifts a lock-out; they choose a new one at the next sign-in. Admins only; audited.',
+  })
+  async resetOperatorPassword(
+    @Arg('id', () => String) id: string,
+    @Arg('password', () => String) password: string,
+    @Ctx() context: GraphQLContext,
+  ): Promise<OperatorObject> {
+    return toOperatorObject(await resetOperatorPassword(context.em, requireTenant(context), id, password));
+  }
+
+  @Mutation(() => Boolean, { description: 'Turns off a colleague’s second factor (a lost phone). Admins only; audited.' })
+  async resetOperatorTotp(@Arg('id', () => String) id: string, @Ctx() context: GraphQLContext): Promise<boolean> {
+    await resetOperatorTotp(context.em, requireTenant(context), id);
+    return true;
   }
 
   @Mutation(() => Int, {

@@ -20,6 +20,12 @@ export class OperatorObject {
 
   @Field(() => UnixTimeScalar, { description: 'Unix seconds.' })
   createdAt!: number;
+
+  @Field(() => Boolean, { description: 'A disabled operator cannot sign in.' })
+  disabled!: boolean;
+
+  @Field(() => Boolean, { description: 'An admin chose the password: the operator must set their own at the next sign-in.' })
+  passwordChangeRequired!: boolean;
 }
 
 /** A new operator of the caller's tenant. */
@@ -36,4 +42,27 @@ export class CreateOperatorInput {
 
   @Field(() => String, { description: 'At least 12 characters; stored as an argon2id hash.' })
   password!: string;
+}
+
+/** What an admin changes of a colleague; absent fields stay. */
+@InputType('UpdateOperatorInput')
+export class UpdateOperatorInput {
+  @Field(() => OperatorRoleEnum, { nullable: true })
+  role?: OperatorRole | null;
+
+  @Field(() => Boolean, { nullable: true, description: 'True disables the account (its sign-ins end at once); false enables it again.' })
+  disabled?: boolean | null;
+}
+
+/** The secret of a second factor being enrolled, shown once. */
+@ObjectType('TotpEnrolment', { description: 'A second factor being enrolled: shown once; confirm it with a first code.' })
+export class TotpEnrolmentObject {
+  @Field(() => String, { description: 'Base32 secret, for typing into an authenticator app by hand.' })
+  secret!: string;
+
+  @Field(() => String, { description: 'The otpauth:// URI the QR code carries.' })
+  otpauthUri!: string;
+
+  @Field(() => String, { description: 'The QR code of the URI as an SVG document.' })
+  qrSvg!: string;
 }

@@ -46,12 +46,12 @@ export class SessionStatusResolver {
 
   @Subscription(() => SessionStatusEventObject, {
     description:
-      "The review queue of the caller's tenant and environment, live: a session entering in_review (status in_review) or leaving it (previousStatus in_review), in commit order. The console follows it.",
+      "The review queue of the caller's tenant and environment, live: a session entering in_review (status in_review) or leaving it (previousStatus in_review), in commit order; and a case's holder changing (actor claim, status and previousStatus in_review, reason the holder's name or null once released). The console follows it.",
     subscribe: ({ context }) => {
       const principal = requireTenant(context as GraphQLContext);
       return (context as GraphQLContext).services.live.subscribe(
         { tenantId: principal.tenantId, environment: principal.environment },
-        { touching: 'in_review' },
+        { touching: 'in_review', claims: true },
       );
     },
   })

@@ -39,6 +39,8 @@ export interface OperatorPrincipal extends TenantScope {
   role: OperatorRole;
   /** The console sign-in the request came with, revoked by signing out. */
   loginId: string;
+  /** An admin chose the password: every mutation but changeOwnPassword is refused until the operator picks their own. */
+  passwordChangeRequired?: boolean;
 }
 
 /** Who acts for a tenant: a machine with an API key or a person in the console. */

@@ -26,6 +26,7 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: 'webhook_delivery', column: 'body', key: ['id'] },
   { table: 'outbox_event', column: 'snapshot', key: ['id'] },
   { table: 'tenant_data_key', column: 'key_sealed', key: ['tenant_id'] },
+  { table: 'operator_totp', column: 'secret_sealed', key: ['operator_id'] },
 ];
 
 /** Rows read and rewritten per statement: bounded memory on a large delivery history. */

@@ -10,7 +10,16 @@ export type Role = 'viewer' | 'reviewer' | 'admin';
 
 /** The signed-in operator as the sign-in routes describe it. */
 export interface SignIn {
-  operator: { id: string; tenant_id: string; email: string; name: string; role: Role };
+  operator: {
+    id: string;
+    tenant_id: string;
+    email: string;
+    name: string;
+    role: Role;
+    /** An admin chose the password: the console asks for a new one before anything else. */
+    temporary_credential?: boolean;
+    totp_enabled?: boolean;
+  };
   environment: 'live' | 'sandbox';
   csrf_token: string;
 }
@@ -61,8 +70,13 @@ export async function currentSignIn(): Promise<SignIn | null> {
 }
 
 /** Signs in; the browser keeps the cookie, this module the CSRF token. */
-export async function signIn(email: string, password: string, environment: string): Promise<SignIn> {
-  const answer = (await consoleApi<SignIn>('POST', '/sign-in', { email, password, environment }))!;
+export async function signIn(email: string, password: string, environment: string, totpCode?: string): Promise<SignIn> {
+  const answer = (await consoleApi<SignIn>('POST', '/sign-in', {
+    email,
+    password,
+    environment,
+    ...(totpCode ? { totp_code: totpCode } : {}),
+  }))!;
   csrfToken = answer.csrf_token;
   return answer;
 }

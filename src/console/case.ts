@@ -5,6 +5,7 @@ import { header } from './layout.js';
 import { faceEntryControl } from './lists.js';
 import { me } from './state.js';
 import type { QueueItem } from './queue.js';
+import { CLAIM_FIELDS, claimSection, heldByOther, heldByOtherNote, type Claim } from './claim.js';
 
 /** A node's result as the case page shows it. */
 interface NodeResult {
@@ -31,12 +32,13 @@ interface Case extends QueueItem {
   warnings: { code: string; message: string }[];
   evidence: { id: string; kind: string; contentType: string; url: string }[];
   notes: { id: string; authorName: string; body: string; createdAt: number }[];
+  claim: Claim | null;
 }
 
 const QUEUE_FIELDS = 'id vendorData workflowId createdAt updatedAt decision { reasons { code message } }';
 const CASE = `query ($id: String!) { session(id: $id) { ${QUEUE_FIELDS} status environment expectedDetails evidence { id kind contentType url } notes { id authorName body createdAt }
   warnings { code message } nodeResults { nodeType status warnings { code message } details }
-  reviewHistory { actor actorName fromStatus toStatus reason at } } }`;
+  reviewHistory { actor actorName fromStatus toStatus reason at } ${CLAIM_FIELDS} } }`;
 const ADD_NOTE = `mutation ($sessionId: String!, $body: String!) { addSessionNote(sessionId: $sessionId, body: $body) { id } }`;
 const REVIEW = `mutation ($id: String!, $decision: ReviewDecision!, $reason: String!) {
   reviewSession(id: $id, decision: $decision, reason: $reason) { id status } }`;
@@ -320,6 +322,7 @@ function decisionSection(session: Case): HTMLElement {
       heading,
       h('p', { id: 'viewer-note' }, 'Your role (viewer) can read cases; it cannot decide them.'),
     );
+  if (heldByOther(session.claim)) return h('section', { 'aria-labelledby': 'decision-heading' }, heading, heldByOtherNote(session.claim!));
   const error = h('p', { class: 'error', role: 'alert', id: 'decision-error' });
   const decide = (decision: 'approved' | 'declined') => async () => {
     const reason = (form.querySelector('#reason') as HTMLTextAreaElement).value.trim();
@@ -392,7 +395,14 @@ export async function caseScreen(id: string): Promise<void> {
         'div',
         { class: 'columns wide' },
         h('div', {}, evidenceSection(session), identitySection(session), checksSection(session), amlSection(session)),
-        h('div', {}, decisionSection(session), notesSection(session), timelineSection(session)),
+        h(
+          'div',
+          {},
+          session.status === 'in_review' ? await claimSection(session.id, session.claim, () => caseScreen(session.id)) : null,
+          decisionSection(session),
+          notesSection(session),
+          timelineSection(session),
+        ),
       ),
     ),
   );

@@ -10,6 +10,9 @@ export const NAV: { href: string; label: string; roles?: SignIn['operator']['rol
   { href: '#/lists', label: 'Lists' },
   { href: '#/workflows', label: 'Workflows' },
   { href: '#/webhooks', label: 'Webhooks' },
+  { href: '#/operators', label: 'Operators', roles: ['admin'] },
+  { href: '#/keys', label: 'API keys', roles: ['admin'] },
+  { href: '#/account', label: 'My account' },
 ];
 
 /** The bar on every signed-in screen: where one is, who one is, the environment switch and sign-out. */
@@ -66,6 +69,12 @@ export function header(): HTMLElement {
 /** The sign-in form. */
 export function signInScreen(problem?: string): void {
   const error = h('p', { id: 'sign-in-error', class: 'error', role: 'alert' }, problem ?? '');
+  const second = h(
+    'div',
+    { id: 'second-factor', hidden: true, class: 'narrow-field' },
+    h('label', { for: 'totp-code' }, 'Code from your authenticator app'),
+    h('input', { id: 'totp-code', name: 'totp_code', inputmode: 'numeric', autocomplete: 'one-time-code', pattern: '[0-9]{6}' }),
+  );
   const form = h(
     'form',
     {
@@ -74,11 +83,17 @@ export function signInScreen(problem?: string): void {
       onsubmit: async (event) => {
         event.preventDefault();
         const data = new FormData(form);
+        const code = String(data.get('totp_code') ?? '').trim();
         try {
-          state.me = await signIn(String(data.get('email')), String(data.get('password')), String(data.get('environment')));
+          state.me = await signIn(String(data.get('email')), String(data.get('password')), String(data.get('environment')), code);
           await state.route();
         } catch (failure) {
           error.textContent = failure instanceof ApiError ? failure.message : 'The server could not be reached.';
+          // An account with a second factor: ask for the code, keeping what was typed.
+          if (failure instanceof ApiError && failure.code === 'second_factor_required') {
+            second.hidden = false;
+            second.querySelector('input')!.focus();
+          }
         }
       },
     },
@@ -94,6 +109,7 @@ export function signInScreen(problem?: string): void {
       h('option', { value: 'live' }, 'live'),
       h('option', { value: 'sandbox' }, 'sandbox'),
     ),
+    second,
     error,
     h('button', { type: 'submit' }, 'Sign in'),
   );

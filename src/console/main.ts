@@ -4,11 +4,14 @@
  * server serves one page and a reload stays where it was. Each screen lives in a module of its own;
  * this one routes.
  */
+import { accountScreen } from './account.js';
 import { currentSignIn } from './api.js';
 import { caseScreen } from './case.js';
 import { signInScreen } from './layout.js';
 import { listScreen, listsScreen } from './lists.js';
 import { overviewScreen } from './overview.js';
+import { keysScreen } from './keys.js';
+import { operatorsScreen } from './operators.js';
 import { follow, queueScreen } from './queue.js';
 import { state } from './state.js';
 import { destinationScreen, webhooksScreen } from './webhooks.js';
@@ -26,12 +29,17 @@ const ROUTES: [RegExp, (...params: string[]) => Promise<void>][] = [
   [/^#\/workflows\/([\w-]+)$/, (id) => workflowScreen(id!)],
   [/^#\/webhooks$/, () => webhooksScreen()],
   [/^#\/webhooks\/([\w-]+)$/, (id) => destinationScreen(id!)],
+  [/^#\/operators$/, () => operatorsScreen()],
+  [/^#\/keys$/, () => keysScreen()],
+  [/^#\/account$/, () => accountScreen()],
 ];
 
 /** Shows the screen the fragment names, or the sign-in when nobody is signed in. */
 async function route(): Promise<void> {
   state.me ??= await currentSignIn();
   if (!state.me) return signInScreen();
+  // A password an admin chose is replaced before anything else.
+  if (state.me.operator.temporary_credential) return accountScreen();
   follow();
   for (const [pattern, screen] of ROUTES) {
     const match = pattern.exec(location.hash);

@@ -37,12 +37,13 @@ export interface QueueItem {
   createdAt: number;
   updatedAt: number;
   decision: { reasons: { code: string; message: string }[] };
+  claim?: { operatorName: string } | null;
 }
 
-const QUEUE_FIELDS = 'id vendorData workflowId createdAt updatedAt decision { reasons { code message } }';
+const QUEUE_FIELDS = 'id vendorData workflowId createdAt updatedAt decision { reasons { code message } } claim { operatorName }';
 const QUEUE = `query ($filter: SessionFilterInput!) { sessions(first: 100, filter: $filter) { edges { node { ${QUEUE_FIELDS} } } } }`;
 const QUEUE_ITEM = `query ($id: String!) { session(id: $id) { status ${QUEUE_FIELDS} } }`;
-const REVIEW_QUEUE = 'subscription { reviewQueue { sessionId status previousStatus } }';
+const REVIEW_QUEUE = 'subscription { reviewQueue { sessionId status previousStatus actor } }';
 
 /** Rows of the queue table, newest first. */
 function queueRows(): HTMLElement[] {
@@ -55,6 +56,7 @@ function queueRows(): HTMLElement[] {
         h('td', {}, h('a', { href: `#/case/${item.id}` }, item.vendorData)),
         h('td', {}, item.workflowId),
         h('td', {}, item.decision.reasons.map((reason) => reason.message).join(' ') || '—'),
+        h('td', { class: 'holder' }, item.claim?.operatorName ?? 'nobody'),
         h('td', {}, when(item.updatedAt)),
       ),
     );
@@ -68,7 +70,7 @@ function refreshQueueTable(): void {
   body.replaceChildren(
     ...(rows.length
       ? rows
-      : [h('tr', {}, h('td', { colspan: '4' }, 'Nothing to review: a case appears here as soon as it needs a person.'))]),
+      : [h('tr', {}, h('td', { colspan: '5' }, 'Nothing to review: a case appears here as soon as it needs a person.'))]),
   );
   root.querySelector('#queue-count')!.textContent =
     queue.size === 0 ? 'No case waits for review.' : queue.size === 1 ? '1 case waits for review.' : `${queue.size} cases wait for review.`;
@@ -102,6 +104,7 @@ export async function queueScreen(): Promise<void> {
             h('th', { scope: 'col' }, 'Vendor data'),
             h('th', { scope: 'col' }, 'Workflow'),
             h('th', { scope: 'col' }, 'Why'),
+            h('th', { scope: 'col' }, 'Held by'),
             h('th', { scope: 'col' }, 'Last change'),
           ),
         ),
@@ -199,22 +202,25 @@ export function follow(): void {
     root.dataset.live = 'on';
     markLive();
   });
-  state.socket.subscribe<{ reviewQueue: { sessionId: string; status: string; previousStatus: string | null } }>(
+  state.socket.subscribe<{ reviewQueue: { sessionId: string; status: string; previousStatus: string | null; actor: string } }>(
     { query: REVIEW_QUEUE },
     {
       next: async ({ data }) => {
         const change = data?.reviewQueue;
         if (!change) return;
+        // A claim change (actor claim) re-reads the row for its new holder; it is not a new case.
+        const claimed = change.actor === 'claim';
         if (change.status === 'in_review') {
           const { session } = await graphql<{ session: QueueItem & { status: string } }>(QUEUE_ITEM, { id: change.sessionId });
           if (session.status === 'in_review' && inFilter(session)) {
             queue.set(session.id, session);
-            announce(`New case in review: ${session.vendorData}.`);
+            if (!claimed) announce(`New case in review: ${session.vendorData}.`);
           }
         } else queue.delete(change.sessionId);
         refreshQueueTable();
         const open = root.querySelector<HTMLElement>('main[data-session-id]');
-        if (open?.dataset.sessionId === change.sessionId && open.dataset.status !== change.status) await caseScreen(change.sessionId);
+        if (open?.dataset.sessionId === change.sessionId && (claimed || open.dataset.status !== change.status))
+          await caseScreen(change.sessionId);
       },
       error: () => {
         root.dataset.live = 'off';

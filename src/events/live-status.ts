@@ -25,6 +25,11 @@ export interface SessionStatusEvent {
   reason: string | null;
   /** When the change happened, Unix seconds. */
   changedAt: number;
+  /**
+   * True for a change of who holds an in-review case (actor `claim`, reason the holder's name or
+   * null when released): not a status change, so only subscribers that ask for claims get it.
+   */
+  claimChange?: boolean;
 }
 
 /** What a subscriber asked for; absent fields do not filter. */
@@ -36,6 +41,8 @@ export interface SessionStatusFilter {
   statuses?: readonly SessionStatus[] | null;
   /** Only changes into or out of this status (the review queue: sessions entering and leaving `in_review`). */
   touching?: SessionStatus | null;
+  /** Also the claim changes of in-review cases (the review queue); never for other subscribers. */
+  claims?: boolean;
 }
 
 /** Whose events a subscriber may see: one tenant, one environment (a sandbox key sees sandbox sessions only). */
@@ -78,6 +85,7 @@ export function toSessionStatusEvent(event: PublishedEvent): SessionStatusEvent 
 
 /** True when `event` passes every filter the subscriber set. */
 export function matchesFilter(event: SessionStatusEvent, filter: SessionStatusFilter): boolean {
+  if (event.claimChange && !filter.claims) return false;
   if (filter.sessionId && filter.sessionId !== event.sessionId) return false;
   if (filter.workflowId && filter.workflowId !== event.workflowId) return false;
   if (filter.vendorData != null && filter.vendorData !== event.vendorData) return false;

@@ -9,6 +9,8 @@ import { currentTokens } from '../sessions/service-tokens.js';
 import { readNodeResults, type NodeResultRecord } from '../sessions/session-record.js';
 import { listEvidence, type EvidenceItem } from '../evidence/evidence.service.js';
 import { listNotes, type SessionNote } from '../notes/note.service.js';
+import { listClaims, type SessionClaim } from '../operators/claims.js';
+import { operatorsWithTotp } from '../operators/totp.service.js';
 
 /** The DataLoaders of one request: nested fields load in one query per kind, whatever the page size. */
 export interface Loaders {
@@ -28,6 +30,10 @@ export interface Loaders {
   attemptsByDeliveryId: DataLoader<string, WebhookAttempt[]>;
   /** Webhook destinations by id (callers already scoped the delivery that names one). */
   destinationById: DataLoader<string, WebhookDestination | null>;
+  /** Who holds each in-review case, if anyone. */
+  claimBySessionId: DataLoader<string, SessionClaim | null>;
+  /** Whether each operator has a confirmed second factor. */
+  totpEnabledByOperatorId: DataLoader<string, boolean>;
 }
 
 /** Groups rows by a key, returning one array per requested key in key order. */
@@ -74,6 +80,13 @@ export function createLoaders(em: EntityManager, secrets: ServiceSecrets): Loade
       const rows = await em.find(WebhookDestinationSchema, { id: { $in: [...ids] } });
       const byId = new Map(rows.map((row) => [row.id, row]));
       return ids.map((id) => byId.get(id) ?? null);
+    }),
+    claimBySessionId: new DataLoader(async (sessionIds) =>
+      groupInKeyOrder(sessionIds, await listClaims(em, sessionIds), (row) => row.sessionId).map((claims) => claims[0] ?? null),
+    ),
+    totpEnabledByOperatorId: new DataLoader(async (operatorIds) => {
+      const enrolled = new Set(await operatorsWithTotp(em, operatorIds));
+      return operatorIds.map((id) => enrolled.has(id));
     }),
   };
 }

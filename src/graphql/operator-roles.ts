@@ -17,11 +17,21 @@ export const REVIEWER_MUTATIONS: ReadonlySet<string> = new Set([
   'addFaceListEntry',
   'deleteListEntry',
   'replayWebhookDelivery',
+  'claimSession',
+  'releaseSession',
+]);
+
+/** The mutations every operator runs on their own account (password, second factor), whatever the role. */
+export const SELF_SERVICE_MUTATIONS: ReadonlySet<string> = new Set([
+  'changeOwnPassword',
+  'startTotpEnrolment',
+  'confirmTotpEnrolment',
+  'disableOwnTotp',
 ]);
 
 /** Whether an operator of `role` may run the mutation `field`; reads and subscriptions are every role's. */
 export function roleMayMutate(role: OperatorRole, field: string): boolean {
-  if (role === 'admin') return true;
+  if (role === 'admin' || SELF_SERVICE_MUTATIONS.has(field)) return true;
   if (role === 'reviewer') return REVIEWER_MUTATIONS.has(field);
   return false;
 }
@@ -29,7 +39,8 @@ export function roleMayMutate(role: OperatorRole, field: string): boolean {
 /**
  * Wraps every root mutation of the schema with the operator role check, whichever transport
  * carries it (HTTP, graphql-ws, the REST facade). A mutation added later is an admin's until
- * listed above, so nothing new opens to viewers by default. API keys and end-user tokens are
+ * listed above, so nothing new opens to viewers by default. An operator whose password an admin
+ * chose may only replace it. API keys and end-user tokens are
  * unaffected. Only the Mutation type's fields are wrapped: reads cost nothing more.
  */
 export function guardMutationsByRole(schema: GraphQLSchema): GraphQLSchema {
@@ -39,6 +50,8 @@ export function guardMutationsByRole(schema: GraphQLSchema): GraphQLSchema {
     const resolve = field.resolve ?? defaultFieldResolver;
     field.resolve = (source, args, context: GraphQLContext, info) => {
       const principal = context.principal;
+      if (principal?.kind === 'operator' && principal.passwordChangeRequired && info.fieldName !== 'changeOwnPassword')
+        throw new ApiError('forbidden', 'An admin set your password: choose your own (changeOwnPassword) before changing anything else.');
       if (principal?.kind === 'operator' && !roleMayMutate(principal.role, info.fieldName))
         throw new ApiError('forbidden', `A ${principal.role} cannot run ${info.fieldName}; ask an admin of your organisation.`);
       return resolve(source, args, context, info);

@@ -4,6 +4,9 @@ import { buildSchema } from 'type-graphql';
 import { SUBSCRIBE_FUNCTIONS_ONLY } from '../events/live-status.js';
 import { guardMutationsByRole } from './operator-roles.js';
 import { AmlResolver } from '../../resolvers/aml.resolver.js';
+import { ApiKeyResolver } from '../../resolvers/api-key.resolver.js';
+import { ClaimResolver } from '../../resolvers/claim.resolver.js';
+import { OperatorAccountResolver } from '../../resolvers/operator-account.resolver.js';
 import { ConnectionsResolver } from '../../resolvers/connections.resolver.js';
 import { DashboardResolver } from '../../resolvers/dashboard.resolver.js';
 import { FlowSettingsResolver } from '../../resolvers/flow-settings.resolver.js';
@@ -34,6 +37,9 @@ export const RESOLVERS = [
   WebhookResolver,
   FlowSettingsResolver,
   OperatorResolver,
+  ClaimResolver,
+  OperatorAccountResolver,
+  ApiKeyResolver,
   DashboardResolver,
   ConnectionsResolver,
 ] as const;

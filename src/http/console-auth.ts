@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { OperatorPrincipal } from '../auth/context.js';
+import type { ServiceSecrets } from '../auth/secrets.js';
 import type { Config } from '../config.js';
 import { ApiError } from '../errors.js';
 import {
@@ -81,6 +82,8 @@ function signInView(operator: OperatorSummary, environment: string, csrfToken: s
       name: operator.name,
       role: operator.role,
       created_at: unixSeconds(operator.createdAt),
+      temporary_credential: operator.passwordChangeRequired,
+      totp_enabled: operator.totpEnabled,
     },
     environment,
     csrf_token: csrfToken,
@@ -92,7 +95,7 @@ function signInView(operator: OperatorSummary, environment: string, csrfToken: s
  * CSRF token again, after a reload), switch environment, sign out. Everything else the console
  * does goes through the public GraphQL API with the cookie and the CSRF header.
  */
-export function registerConsoleAuth(app: FastifyInstance, orm: MikroORM, config: Config): void {
+export function registerConsoleAuth(app: FastifyInstance, orm: MikroORM, config: Config, secrets: ServiceSecrets): void {
   const secure = (request: FastifyRequest) => request.protocol === 'https' || (config.PUBLIC_URL?.startsWith('https:') ?? false);
   const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store');
 
@@ -105,7 +108,7 @@ export function registerConsoleAuth(app: FastifyInstance, orm: MikroORM, config:
 
   app.post(`${CONSOLE_API_PREFIX}/sign-in`, async (request, reply) => {
     const em = orm.em.fork();
-    const signedIn = await signIn(em, request.body);
+    const signedIn = await signIn(em, secrets, request.body);
     noStore(reply).header('set-cookie', cookieHeader(signedIn.token, OPERATOR_LOGIN_TTL_SECONDS, secure(request)));
     return signInView(signedIn.operator, signedIn.environment, signedIn.csrfToken);
   });

@@ -352,7 +352,7 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
 
   // --- The console: its page and its sign-in (operators; everything else it does is GraphQL)
   registerConsolePage(app);
-  registerConsoleAuth(app, orm, config);
+  registerConsoleAuth(app, orm, config, services.secrets);
   registerEvidenceRoute(app, orm, services);
 
   // --- Public keys that verify service tokens offline

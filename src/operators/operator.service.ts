@@ -5,10 +5,12 @@ import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
 import { OPERATOR_ROLES, OperatorLoginSchema, OperatorSchema, type Operator, type OperatorRole } from '../../entities/operator.entity.js';
 import { TenantSchema } from '../../entities/tenant.entity.js';
 import type { OperatorPrincipal } from '../auth/context.js';
+import type { ServiceSecrets } from '../auth/secrets.js';
 import { decoyPasswordHash, hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, verifyPassword } from '../auth/passwords.js';
 import { ApiError, notFound } from '../errors.js';
 import { parseOrThrow } from '../validation.js';
 import { UUID_PATTERN, type Unchecked } from '../input-rules.js';
+import { checkSignInCode, hasTotp } from './totp.service.js';
 
 /** Consecutive wrong passwords after which an account is locked. */
 export const OPERATOR_MAX_FAILED_LOGINS = 5;
@@ -49,10 +51,15 @@ export interface OperatorSummary {
   name: string;
   role: OperatorRole;
   createdAt: Date;
+  disabled: boolean;
+  /** The password was set by an admin: the operator must choose their own before working. */
+  passwordChangeRequired: boolean;
+  /** Whether sign-in asks for a one-time code. */
+  totpEnabled: boolean;
 }
 
 /** Shapes an operator row for display. */
-export function summarise(operator: Operator): OperatorSummary {
+export function summarise(operator: Operator, totpEnabled = false): OperatorSummary {
   return {
     id: operator.id,
     tenantId: operator.tenant.id,
@@ -60,11 +67,19 @@ export function summarise(operator: Operator): OperatorSummary {
     name: operator.name,
     role: operator.role,
     createdAt: operator.createdAt,
+    disabled: operator.disabledAt != null,
+    passwordChangeRequired: operator.passwordChangeRequired,
+    totpEnabled,
   };
 }
 
 /** Creates an operator of a tenant (the CLI makes the first admin); the address must be unused across tenants: 409 otherwise. */
-export async function createOperator(em: EntityManager, rawInput: CreateOperatorInput): Promise<OperatorSummary> {
+export async function createOperator(
+  em: EntityManager,
+  rawInput: CreateOperatorInput,
+  /** True when an admin chose the password for someone else: they change it at their first sign-in. */
+  passwordChangeRequired = false,
+): Promise<OperatorSummary> {
   const input = parseOrThrow(CreateOperatorInputSchema, rawInput);
   const tenant = await em.findOne(TenantSchema, { id: input.tenantId });
   if (!tenant) throw notFound('Tenant');
@@ -81,6 +96,7 @@ export async function createOperator(em: EntityManager, rawInput: CreateOperator
     lockedUntil: null,
     createdAt: new Date(),
     disabledAt: null,
+    passwordChangeRequired,
   });
   await em.flush();
   return summarise(operator);
@@ -92,6 +108,8 @@ export const SignInInputSchema = z
     email: z.string().trim().toLowerCase().min(1, 'email is required').max(254),
     password: z.string().min(1, 'password is required').max(PASSWORD_MAX_LENGTH),
     environment: z.enum(['live', 'sandbox']).default('live'),
+    /** The authenticator app's code, for operators with a second factor. */
+    totp_code: z.string().trim().max(10).optional(),
   })
   .strict();
 
@@ -122,7 +140,7 @@ function locked(until: Date): ApiError {
  * changed by single conditional statements, so parallel guesses cannot slip past the limit, and a
  * right password during a lock is refused like a wrong one would be (the lock says so).
  */
-export async function signIn(em: EntityManager, rawInput: unknown): Promise<SignedIn> {
+export async function signIn(em: EntityManager, secrets: ServiceSecrets, rawInput: unknown): Promise<SignedIn> {
   const input = parseOrThrow(SignInInputSchema, rawInput);
   const operator = await em.findOne(OperatorSchema, { email: input.email, disabledAt: null }, { populate: ['passwordHash'] });
   if (!operator) {
@@ -134,18 +152,13 @@ export async function signIn(em: EntityManager, rawInput: unknown): Promise<Sign
   const [state] = await em.execute<{ locked_until: Date | null }[]>('select locked_until from operator where id = ?', [operator.id]);
   if (state?.locked_until) throw locked(new Date(state.locked_until));
 
-  if (!(await verifyPassword(input.password, operator.passwordHash))) {
-    const [after] = await em.execute<{ failed_logins: number; locked_until: Date | null }[]>(
-      `update operator
-          set failed_logins = failed_logins + 1,
-              locked_until = case when failed_logins + 1 >= ? then now() + make_interval(secs => ?) else locked_until end
-        where id = ?
-        returning failed_logins, locked_until`,
-      [OPERATOR_MAX_FAILED_LOGINS, OPERATOR_LOCKOUT_SECONDS, operator.id],
-    );
-    if (after?.locked_until) throw locked(new Date(after.locked_until));
-    throw wrongCredentials();
-  }
+  if (!(await verifyPassword(input.password, operator.passwordHash))) throw await countFailure(em, operator.id, wrongCredentials());
+  // The second factor, when enrolled: a missing code is asked for, a wrong or replayed one counts like a wrong password.
+  const second = await checkSignInCode(em, secrets, operator.id, input.totp_code);
+  if (second === 'missing')
+    throw new ApiError('second_factor_required', 'This account has a second factor: enter the 6-digit code from your authenticator app.');
+  if (second === 'wrong')
+    throw await countFailure(em, operator.id, new ApiError('unauthenticated', 'Wrong or already used one-time code.'));
   // Right password: reset the count unless a parallel guess locked the account meanwhile.
   const [reset] = await em.execute<{ id: string }[]>(
     'update operator set failed_logins = 0 where id = ? and locked_until is null returning id',
@@ -168,7 +181,29 @@ export async function signIn(em: EntityManager, rawInput: unknown): Promise<Sign
     revokedAt: null,
   });
   await em.flush();
-  return { token, csrfToken: csrfTokenFor(token), operator: summarise(operator), environment: input.environment, expiresAt };
+  return {
+    token,
+    csrfToken: csrfTokenFor(token),
+    operator: summarise(operator, second === 'right'),
+    environment: input.environment,
+    expiresAt,
+  };
+}
+
+/**
+ * Counts one failed proof (a wrong password, a wrong code) towards the lock-out in one conditional
+ * statement and returns what to throw: the lock when this failure reached the limit, `refusal` otherwise.
+ */
+export async function countFailure(em: EntityManager, operatorId: string, refusal: ApiError): Promise<ApiError> {
+  const [after] = await em.execute<{ failed_logins: number; locked_until: Date | null }[]>(
+    `update operator
+        set failed_logins = failed_logins + 1,
+            locked_until = case when failed_logins + 1 >= ? then now() + make_interval(secs => ?) else locked_until end
+      where id = ?
+      returning failed_logins, locked_until`,
+    [OPERATOR_MAX_FAILED_LOGINS, OPERATOR_LOCKOUT_SECONDS, operatorId],
+  );
+  return after?.locked_until ? locked(new Date(after.locked_until)) : refusal;
 }
 
 /** Hex SHA-256 of a cookie token: the token has 256 bits of entropy, so a fast hash is the right tool. */
@@ -198,9 +233,17 @@ export async function operatorForToken(em: EntityManager, token: string | undefi
   if (!token || token.length > LOGIN_TOKEN_MAX_LENGTH) return null;
   // One plain statement per request, like an API key's: no entity hydration.
   const [row] = await em.execute<
-    { login_id: string; environment: ApiKeyEnvironment; operator_id: string; tenant_id: string; name: string; role: OperatorRole }[]
+    {
+      login_id: string;
+      environment: ApiKeyEnvironment;
+      operator_id: string;
+      tenant_id: string;
+      name: string;
+      role: OperatorRole;
+      password_change_required: boolean;
+    }[]
   >(
-    `select l.id as login_id, l.environment, o.id as operator_id, o.tenant_id, o.name, o.role
+    `select l.id as login_id, l.environment, o.id as operator_id, o.tenant_id, o.name, o.role, o.password_change_required
        from operator_login l join operator o on o.id = l.operator_id
       where l.token_hash = ? and l.revoked_at is null and l.expires_at > now() and o.disabled_at is null`,
     [hashLoginToken(token)],
@@ -214,6 +257,7 @@ export async function operatorForToken(em: EntityManager, token: string | undefi
     operatorName: row.name,
     role: row.role,
     loginId: row.login_id,
+    passwordChangeRequired: row.password_change_required,
   };
 }
 
@@ -235,5 +279,5 @@ export async function switchEnvironment(
 
 /** The operator behind a principal, for the console's "who am I". */
 export async function readOperator(em: EntityManager, principal: OperatorPrincipal): Promise<OperatorSummary> {
-  return summarise(await em.findOneOrFail(OperatorSchema, { id: principal.operatorId }));
+  return summarise(await em.findOneOrFail(OperatorSchema, { id: principal.operatorId }), await hasTotp(em, principal.operatorId));
 }

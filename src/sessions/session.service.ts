@@ -63,6 +63,7 @@ import { assertSandboxImagesDecode } from '../engines/sandbox/input-images.js';
 import { statusAfterSubmission, SUBMITTABLE_NODE_STATUSES } from '../domain/resubmission.js';
 import { checkRedirectUrl } from '../tenants/flow-settings.js';
 import { loadPortrait } from './portrait.js';
+import { settleClaimForReview } from '../operators/claims.js';
 
 /** Who changed a status, for the audit log: the state machine's actors plus creation and import. */
 export type AuditActor = TransitionActor | 'api' | 'import';
@@ -598,6 +599,7 @@ export async function reviewSession(
   return transactionWithEvents(em, services.bus, async (tx, events) => {
     const session = await tx.findOneOrFail(SessionSchema, { id: sessionId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     transition(tx, events, session, decision, 'reviewer', principal, trimmed);
+    await settleClaimForReview(tx, principal, session.id);
     session.decidedAt = new Date();
     if (decision === 'approved') {
       // Load through the transaction: on PGlite a read on another connection would wait for it forever.

@@ -4,14 +4,11 @@
  * locked out after repeated wrong passwords, act in their tenant and the environment they chose,
  * may do what their role allows (a viewer cannot decide), and are audited by name.
  */
-import { createClient, type Client } from 'graphql-ws';
-import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATOR_MAX_FAILED_LOGINS } from '../../src/operators/operator.service.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
-import { gql, tokenOf } from '../sessions/support.js';
 import { recordStatusEvents, waitForSubscribers } from '../events/support.js';
-import { consoleApi, consoleGql, makeOperator, OPERATOR_PASSWORD, postSignIn, signIn, type ConsoleCredential } from './support.js';
+import { consoleApi, consoleGql, consoleSocket, inReviewSession, makeOperator, OPERATOR_PASSWORD, postSignIn, signIn } from './support.js';
 
 const SESSIONS = /* GraphQL */ `
   query {
@@ -75,13 +72,6 @@ const CREATE_WORKFLOW = /* GraphQL */ `
     }
   }
 `;
-const SUBMIT_AML = /* GraphQL */ `
-  mutation ($sessionId: String!, $input: AmlStepInput!) {
-    submitAmlData(sessionId: $sessionId, input: $input) {
-      status
-    }
-  }
-`;
 
 let testApp: TestApp;
 let tenant: TestTenant;
@@ -93,21 +83,6 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(() => testApp?.close());
 
-/** A sandbox session of `key` sent to in_review by the sandbox's PEP name. */
-async function inReviewSession(key: string): Promise<string> {
-  const created = await testApp.rest('POST', '/v1/sessions', {
-    key,
-    body: { workflow_id: 'aml_only', vendor_data: `review-${Math.random()}` },
-  });
-  expect(created.status).toBe(201);
-  const submitted = await gql(testApp, { sessionToken: tokenOf(created.body.url) }, SUBMIT_AML, {
-    sessionId: created.body.session_id,
-    input: { fullName: 'Sandbox Pep', country: 'GB' },
-  });
-  expect(submitted.body.data?.submitAmlData.status, JSON.stringify(submitted.body)).toBe('in_review');
-  return created.body.session_id;
-}
-
 /** A pending session of `key`. */
 async function pendingSession(key: string): Promise<string> {
   const created = await testApp.rest('POST', '/v1/sessions', {
@@ -116,23 +91,6 @@ async function pendingSession(key: string): Promise<string> {
   });
   expect(created.status).toBe(201);
   return created.body.session_id;
-}
-
-/** A graphql-ws client whose upgrade request carries the console cookie, as a browser's would. */
-function consoleSocket(credential: ConsoleCredential, csrfToken: string | undefined): Client {
-  class CookieWebSocket extends WebSocket {
-    constructor(address: string, protocols?: string | string[]) {
-      super(address, protocols, { headers: { cookie: credential.cookie } });
-    }
-  }
-  return createClient({
-    url: `${testApp.url.replace('http', 'ws')}/graphql`,
-    webSocketImpl: CookieWebSocket,
-    connectionParams: csrfToken ? { 'x-csrf-token': csrfToken } : {},
-    retryAttempts: 0,
-    lazy: false,
-    onNonLazyError: () => undefined,
-  });
 }
 
 describe('signing in', () => {
@@ -293,7 +251,7 @@ describe('tenant and environment of an operator', () => {
 
   it("given a console socket, when sessions change, then only the sign-in's tenant and environment are pushed; without the CSRF token the socket is refused", async () => {
     const credential = await signIn(testApp, await makeOperator(testApp, tenant.id, 'viewer'), 'sandbox');
-    const socket = consoleSocket(credential, credential.csrfToken);
+    const socket = consoleSocket(testApp, credential, credential.csrfToken);
     const events = recordStatusEvents(socket);
     await waitForSubscribers(testApp.app.services.live, 1);
 
@@ -306,7 +264,7 @@ describe('tenant and environment of an operator', () => {
     events.unsubscribe();
     await socket.dispose();
 
-    const refused = consoleSocket(credential, undefined);
+    const refused = consoleSocket(testApp, credential, undefined);
     const closed = new Promise<number>((resolve) => refused.on('closed', (event) => resolve((event as { code: number }).code)));
     expect(await closed).toBe(4403);
     await refused.dispose();
@@ -316,7 +274,7 @@ describe('tenant and environment of an operator', () => {
 describe('the review queue subscription', () => {
   it('given a console socket on reviewQueue, when sessions of its scope and others change, then it gets only its own sessions entering and leaving review', async () => {
     const credential = await signIn(testApp, await makeOperator(testApp, tenant.id, 'reviewer', 'Queue Watcher'), 'sandbox');
-    const socket = consoleSocket(credential, credential.csrfToken);
+    const socket = consoleSocket(testApp, credential, credential.csrfToken);
     const received: { sessionId: string; status: string; previousStatus: string }[] = [];
     const next = new Promise<void>((resolve, reject) => {
       socket.subscribe<{ reviewQueue: { sessionId: string; status: string; previousStatus: string } }>(
@@ -333,9 +291,9 @@ describe('the review queue subscription', () => {
     });
     await waitForSubscribers(testApp.app.services.live, 1);
 
-    await inReviewSession(other.sandboxKey);
+    await inReviewSession(testApp, other.sandboxKey);
     await pendingSession(tenant.sandboxKey);
-    const own = await inReviewSession(tenant.sandboxKey);
+    const own = await inReviewSession(testApp, tenant.sandboxKey);
     await consoleGql(testApp, credential, REVIEW, { id: own, decision: 'approved', reason: 'checked by hand' });
     await next;
 
@@ -349,7 +307,7 @@ describe('the review queue subscription', () => {
 
 describe('roles and the audit trail', () => {
   it('given a viewer, when deciding an in-review session or changing a setting, then it is FORBIDDEN and nothing changes', async () => {
-    const sessionId = await inReviewSession(tenant.sandboxKey);
+    const sessionId = await inReviewSession(testApp, tenant.sandboxKey);
     const viewer = await signIn(testApp, await makeOperator(testApp, tenant.id, 'viewer'));
 
     const review = await consoleGql(testApp, viewer, REVIEW, { id: sessionId, decision: 'declined', reason: 'looks wrong' });
@@ -361,7 +319,7 @@ describe('roles and the audit trail', () => {
   });
 
   it("given a reviewer, when declining an in-review session, then it is declined and the audit trail names the reviewer, not a key; a setting stays an admin's", async () => {
-    const sessionId = await inReviewSession(tenant.sandboxKey);
+    const sessionId = await inReviewSession(testApp, tenant.sandboxKey);
     const reviewer = await signIn(testApp, await makeOperator(testApp, tenant.id, 'reviewer', 'Katherine Johnson'));
     const operatorId = (await consoleGql(testApp, reviewer, CURRENT_OPERATOR)).body.data.currentOperator.id;
 
@@ -386,7 +344,7 @@ describe('roles and the audit trail', () => {
   });
 
   it('given two reviewers, when both decide one case at the same moment, then exactly one decision wins and the other is told it came too late', async () => {
-    const sessionId = await inReviewSession(tenant.sandboxKey);
+    const sessionId = await inReviewSession(testApp, tenant.sandboxKey);
     const [first, second] = await Promise.all([
       signIn(testApp, await makeOperator(testApp, tenant.id, 'reviewer', 'First Reviewer')),
       signIn(testApp, await makeOperator(testApp, tenant.id, 'reviewer', 'Second Reviewer')),
@@ -409,7 +367,7 @@ describe('roles and the audit trail', () => {
   });
 
   it('given a case, when a reviewer and a key add notes, then both are listed under their authors; a viewer cannot add one; an empty note is a 400', async () => {
-    const sessionId = await inReviewSession(tenant.sandboxKey);
+    const sessionId = await inReviewSession(testApp, tenant.sandboxKey);
     const reviewer = await signIn(testApp, await makeOperator(testApp, tenant.id, 'reviewer', 'Dorothy Vaughan'));
     const viewer = await signIn(testApp, await makeOperator(testApp, tenant.id, 'viewer'));
     const ADD = 'mutation ($sessionId: String!, $body: String!) { addSessionNote(sessionId: $sessionId, body: $body) { authorName } }';
@@ -437,7 +395,7 @@ describe('roles and the audit trail', () => {
   });
 
   it("given an operator of another tenant, when deciding this tenant's in-review session, then it is NOT_FOUND", async () => {
-    const sessionId = await inReviewSession(tenant.sandboxKey);
+    const sessionId = await inReviewSession(testApp, tenant.sandboxKey);
     const stranger = await signIn(testApp, await makeOperator(testApp, other.id, 'admin'));
 
     const review = await consoleGql(testApp, stranger, REVIEW, { id: sessionId, decision: 'approved', reason: 'mine now' });

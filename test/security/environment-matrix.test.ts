@@ -11,6 +11,7 @@
  * signed in to the owner's, make every GraphQL call above with their cookie; the owner's own
  * admin, signed in to the owner's environment, reaches the owner's objects.
  */
+import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
@@ -362,6 +363,36 @@ const OPERATOR_CASES: Record<string, { query: string; variables(owner: Owned): R
       },
     }),
   },
+  // Admin-only changes to people and keys of the caller's own tenant (test/console/operator-admin.test.ts and api-keys.test.ts have the role and boundary cases).
+  updateOperator: {
+    query: 'mutation ($id: String!) { updateOperator(id: $id, input: { role: viewer }) { id } }',
+    variables: () => ({ id: randomUUID() }),
+  },
+  resetOperatorPassword: {
+    query: 'mutation ($id: String!) { resetOperatorPassword(id: $id, password: "temporary password 1") { id } }',
+    variables: () => ({ id: randomUUID() }),
+  },
+  resetOperatorTotp: { query: 'mutation ($id: String!) { resetOperatorTotp(id: $id) }', variables: () => ({ id: randomUUID() }) },
+  createApiKey: { query: 'mutation { createApiKey(name: "matrix") { apiKey { id prefix } } }', variables: () => ({}) },
+  revokeApiKey: { query: 'mutation ($id: String!) { revokeApiKey(id: $id) { id } }', variables: () => ({ id: randomUUID() }) },
+  // The owner's sessions by id: a foreign operator gets NOT_FOUND, a key FORBIDDEN (test/console/claims.test.ts).
+  claimSession: {
+    query: 'mutation ($id: String!) { claimSession(id: $id) { operatorName } }',
+    variables: (o) => ({ id: o.approvedSessionId }),
+  },
+  releaseSession: { query: 'mutation ($id: String!) { releaseSession(id: $id) }', variables: (o) => ({ id: o.approvedSessionId }) },
+  assignSession: {
+    query: 'mutation ($id: String!, $operatorId: String!) { assignSession(id: $id, operatorId: $operatorId) { operatorName } }',
+    variables: (o) => ({ id: o.approvedSessionId, operatorId: randomUUID() }),
+  },
+  // One's own account (test/console/totp.test.ts, operator-admin.test.ts); the unchanged password is refused before it is checked.
+  changeOwnPassword: {
+    query: 'mutation ($password: String!) { changeOwnPassword(currentPassword: $password, newPassword: $password) }',
+    variables: () => ({ password: OPERATOR_PASSWORD }),
+  },
+  startTotpEnrolment: { query: 'mutation { startTotpEnrolment { otpauthUri } }', variables: () => ({}) },
+  confirmTotpEnrolment: { query: 'mutation { confirmTotpEnrolment(code: "000000") }', variables: () => ({}) },
+  disableOwnTotp: { query: 'mutation { disableOwnTotp(code: "000000") }', variables: () => ({}) },
 };
 
 /** Subscriptions, exercised by their own test below. */

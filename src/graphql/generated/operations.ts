@@ -180,6 +180,13 @@ export type CreateWorkflowInput = {
   type?: InputMaybe<WorkflowType>;
 };
 
+/** A new API key with its secret, shown this once: only its hash is kept. */
+export type CreatedApiKey = {
+  apiKey: ApiKey;
+  /** The whole key, for the x-api-key header. */
+  secret: Scalars['String']['output'];
+};
+
 /** The verdict: approved carries a compliance level and a service token; declined and in review carry neither. */
 export type Decision = {
   /** Only when approved. */
@@ -597,13 +604,23 @@ export type Mutation = {
   addNameListEntry: ListEntry;
   /** Adds a note to a session, under the author's name (reviewers and admins in the console, or a key). */
   addSessionNote: SessionNote;
+  /** An admin hands an in-review case to a reviewer or admin of the organisation, taking it from whoever held it. Audited. */
+  assignSession: SessionClaim;
+  /** Replaces the signed-in operator’s password; a wrong current password counts towards the sign-in lock-out. Audited. */
+  changeOwnPassword: Scalars['Boolean']['output'];
   /** Checks a utility bill, bank statement or government letter and stores the result (never the document). DOCUMENT_TOO_OLD when issued more than maxAgeDays days ago. */
   checkProofOfAddress: ProofOfAddressResult;
+  /** Claims an in-review case for the signed-in reviewer or admin; SESSION_CLAIMED when someone else holds it. Audited. Not for API keys. */
+  claimSession: SessionClaim;
   /** Confirms the one-time code. */
   confirmPhoneCode: VerificationProgress;
+  /** Confirms the enrolment with a first code; from then on sign-in asks for a code. Audited. */
+  confirmTotpEnrolment: Scalars['Boolean']['output'];
+  /** Creates an API key in the current environment; its secret is in this answer only. Admins in the console only; audited. */
+  createApiKey: CreatedApiKey;
   /** Creates a custom list. */
   createList: List;
-  /** Adds an operator to the caller's tenant; only a signed-in admin may (an API key of one environment may not create people who see both). */
+  /** Adds an operator to the caller's tenant with an initial password they replace at first sign-in; only a signed-in admin may (an API key of one environment may not create people who see both). Audited. */
   createOperator: Operator;
   /** Starts a session, or returns the active one for the same workflow and vendorData. */
   createSession: CreateSessionPayload;
@@ -619,16 +636,26 @@ export type Mutation = {
   deleteWebhookDestination: Scalars['Boolean']['output'];
   /** Deletes a custom workflow; WORKFLOW_IN_USE while active sessions use it, WORKFLOW_READ_ONLY for built-ins. */
   deleteWorkflow: Scalars['Boolean']['output'];
+  /** Turns off the signed-in operator’s second factor; it takes a current code. Audited. */
+  disableOwnTotp: Scalars['Boolean']['output'];
   /** Erases a decided or expired session's evidence and personal data on the person's request; the status, the decision, the node outcomes and the audit trail stay. 409 while the session is active. */
   eraseSession: Erasure;
   /** Redeems a share token (once per application) and clones the verification into the caller's application. */
   importSharedSession: ImportedSession;
+  /** Releases a case: its holder may, an admin may release anyone's. True once the case is unclaimed. Audited. */
+  releaseSession: Scalars['Boolean']['output'];
   /** Sends a delivery again now, same webhook-id and body, restarting its schedule. */
   replayWebhookDelivery: WebhookDelivery;
   /** Sends a one-time code to the phone (given, or the contact phone of the session). */
   requestPhoneCode: PhoneCodeRequest;
+  /** Sets a temporary password for a colleague, ends their sign-ins and lifts a lock-out; they choose a new one at the next sign-in. Admins only; audited. */
+  resetOperatorPassword: Operator;
+  /** Turns off a colleague’s second factor (a lost phone). Admins only; audited. */
+  resetOperatorTotp: Scalars['Boolean']['output'];
   /** Approves or declines an in-review session, with a reason; audited. */
   reviewSession: Session;
+  /** Revokes an API key of the current environment; it stops working at once. Admins only; audited. */
+  revokeApiKey: ApiKey;
   /** Revokes one of the tenant's service tokens of the key's environment (NOT_FOUND for any other); emits agent.revoked. */
   revokeServiceToken: ServiceTokenIntrospection;
   /** Replaces the secret that signs per-session callback deliveries of the key's environment (the other keeps its own); returned only now. */
@@ -641,6 +668,8 @@ export type Mutation = {
   setEvidenceRetention: Scalars['Int']['output'];
   /** Mints a one-shot share token for an approved, declined or in_review session, addressed to one partner application. */
   shareSession: ShareToken;
+  /** Starts enrolling an authenticator app (TOTP, RFC 6238): the secret and its QR code are shown this once. */
+  startTotpEnrolment: TotpEnrolment;
   /** Submits personal data for AML screening. In a workflow with a document step the identity read from the document is screened and this data is compared with it (a difference is an aml_document_mismatch warning); sent before the document, it waits for it. */
   submitAmlData: VerificationProgress;
   /** Submits the company to look up in its registry. */
@@ -655,6 +684,8 @@ export type Mutation = {
   updateFlowSettings: FlowSettings;
   /** Renames, re-policies or retypes a list; built-ins cannot be retyped (FORBIDDEN). */
   updateList: List;
+  /** Changes a colleague’s role or disables / enables them; LAST_ADMIN when it would leave no active admin. Admins only; audited. */
+  updateOperator: Operator;
   /** Changes a destination; `rotateSecret` returns a new secret, the old one signs nothing. */
   updateWebhookDestination: WebhookDestinationSecretPayload;
   /** Renames or changes a custom workflow; WORKFLOW_READ_ONLY for built-ins. */
@@ -688,14 +719,41 @@ export type MutationAddSessionNoteArgs = {
 };
 
 
+export type MutationAssignSessionArgs = {
+  id: Scalars['String']['input'];
+  operatorId: Scalars['String']['input'];
+};
+
+
+export type MutationChangeOwnPasswordArgs = {
+  currentPassword: Scalars['String']['input'];
+  newPassword: Scalars['String']['input'];
+};
+
+
 export type MutationCheckProofOfAddressArgs = {
   input: CheckProofOfAddressInput;
+};
+
+
+export type MutationClaimSessionArgs = {
+  id: Scalars['String']['input'];
 };
 
 
 export type MutationConfirmPhoneCodeArgs = {
   input: PhoneConfirmStepInput;
   sessionId: Scalars['String']['input'];
+};
+
+
+export type MutationConfirmTotpEnrolmentArgs = {
+  code: Scalars['String']['input'];
+};
+
+
+export type MutationCreateApiKeyArgs = {
+  name: Scalars['String']['input'];
 };
 
 
@@ -745,6 +803,11 @@ export type MutationDeleteWorkflowArgs = {
 };
 
 
+export type MutationDisableOwnTotpArgs = {
+  code: Scalars['String']['input'];
+};
+
+
 export type MutationEraseSessionArgs = {
   id: Scalars['String']['input'];
 };
@@ -752,6 +815,11 @@ export type MutationEraseSessionArgs = {
 
 export type MutationImportSharedSessionArgs = {
   input: ImportSharedSessionInput;
+};
+
+
+export type MutationReleaseSessionArgs = {
+  id: Scalars['String']['input'];
 };
 
 
@@ -766,10 +834,26 @@ export type MutationRequestPhoneCodeArgs = {
 };
 
 
+export type MutationResetOperatorPasswordArgs = {
+  id: Scalars['String']['input'];
+  password: Scalars['String']['input'];
+};
+
+
+export type MutationResetOperatorTotpArgs = {
+  id: Scalars['String']['input'];
+};
+
+
 export type MutationReviewSessionArgs = {
   decision: ReviewDecision;
   id: Scalars['String']['input'];
   reason: Scalars['String']['input'];
+};
+
+
+export type MutationRevokeApiKeyArgs = {
+  id: Scalars['String']['input'];
 };
 
 
@@ -842,6 +926,12 @@ export type MutationUpdateListArgs = {
 };
 
 
+export type MutationUpdateOperatorArgs = {
+  id: Scalars['String']['input'];
+  input: UpdateOperatorInput;
+};
+
+
 export type MutationUpdateWebhookDestinationArgs = {
   id: Scalars['ID']['input'];
   input: UpdateWebhookDestinationInput;
@@ -908,12 +998,18 @@ export type NodeType =
 export type Operator = {
   /** Unix seconds. */
   createdAt: Scalars['UnixTime']['output'];
+  /** A disabled operator cannot sign in. */
+  disabled: Scalars['Boolean']['output'];
   /** Sign-in address, lower-case. */
   email: Scalars['String']['output'];
   id: Scalars['String']['output'];
   /** The name the audit trail shows. */
   name: Scalars['String']['output'];
+  /** An admin chose the password: the operator must set their own at the next sign-in. */
+  passwordChangeRequired: Scalars['Boolean']['output'];
   role: OperatorRole;
+  /** Whether sign-in asks for a one-time code (TOTP). */
+  totpEnabled: Scalars['Boolean']['output'];
 };
 
 /** A page of the operators of the tenant, oldest first. */
@@ -1288,6 +1384,8 @@ export type ServiceTokenIntrospection = {
 /** A verification session of one end user. */
 export type Session = {
   callback?: Maybe<Scalars['String']['output']>;
+  /** Who is working on the case, while it is in review and claimed. */
+  claim?: Maybe<SessionClaim>;
   /** Compliance level of an approved session. */
   complianceLevel?: Maybe<Scalars['String']['output']>;
   contactDetails?: Maybe<Scalars['JSONObject']['output']>;
@@ -1324,6 +1422,16 @@ export type Session = {
   warnings: Array<Warning>;
   workflow?: Maybe<Workflow>;
   workflowId: Scalars['String']['output'];
+};
+
+/** The operator working on an in-review case; others cannot decide it until it is released. */
+export type SessionClaim = {
+  /** Unix seconds. */
+  claimedAt: Scalars['UnixTime']['output'];
+  operatorId: Scalars['String']['output'];
+  /** The holder's name, as the console shows it. */
+  operatorName: Scalars['String']['output'];
+  sessionId: Scalars['String']['output'];
 };
 
 /** A page of sessions of the calling tenant and environment. */
@@ -1473,7 +1581,7 @@ export type StatusChangeEdge = {
 export type Subscription = {
   /** Status changes of one session, for the hosted flow's page (session token in connection_init's x-session-token) or the tenant's key; the computer that showed the QR code follows the phone this way. */
   hostedFlowChanged: SessionStatusEvent;
-  /** The review queue of the caller's tenant and environment, live: a session entering in_review (status in_review) or leaving it (previousStatus in_review), in commit order. The console follows it. */
+  /** The review queue of the caller's tenant and environment, live: a session entering in_review (status in_review) or leaving it (previousStatus in_review), in commit order; and a case's holder changing (actor claim, status and previousStatus in_review, reason the holder's name or null once released). The console follows it. */
   reviewQueue: SessionStatusEvent;
   /** Every committed status change of the key's tenant and environment (creation included), in commit order, optionally filtered. */
   sessionStatusChanged: SessionStatusEvent;
@@ -1508,11 +1616,27 @@ export type TimeToDecision = {
   underTenMinutes: Scalars['Int']['output'];
 };
 
+/** A second factor being enrolled: shown once; confirm it with a first code. */
+export type TotpEnrolment = {
+  /** The otpauth:// URI the QR code carries. */
+  otpauthUri: Scalars['String']['output'];
+  /** The QR code of the URI as an SVG document. */
+  qrSvg: Scalars['String']['output'];
+  /** Base32 secret, for typing into an authenticator app by hand. */
+  secret: Scalars['String']['output'];
+};
+
 export type UpdateListInput = {
   name?: InputMaybe<Scalars['String']['input']>;
   policy?: InputMaybe<ListPolicy>;
   /** Custom lists only, and only while empty. */
   type?: InputMaybe<ListType>;
+};
+
+export type UpdateOperatorInput = {
+  /** True disables the account (its sign-ins end at once); false enables it again. */
+  disabled?: InputMaybe<Scalars['Boolean']['input']>;
+  role?: InputMaybe<OperatorRole>;
 };
 
 export type UpdateWebhookDestinationInput = {
