@@ -4,7 +4,7 @@ import { DEFAULT_MAX_ATTEMPTS } from '../src/domain/resubmission.js';
 import type { SessionStatus } from '../src/domain/types.js';
 import { ID_TYPES, TWO_SIDED_ID_TYPES } from '../src/engines/inputs.js';
 import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
-import * as sessions from '../src/sessions/session.service.js';
+import { readSession } from '../src/sessions/read.js';
 import { flowSettingsFor, updateFlowSettings, type FlowSettingsRecord } from '../src/tenants/flow-settings.js';
 import { unixSeconds } from '../src/time.js';
 import { SessionStatusEnum } from './enums.js';
@@ -174,7 +174,7 @@ export class FlowSettingsResolver {
   })
   async hostedFlow(@Arg('sessionId', () => String) sessionId: string, @Ctx() context: GraphQLContext): Promise<HostedFlow> {
     if (!context.principal) throw new ApiError('unauthenticated', 'Send the session token (x-session-token) or an API key (x-api-key).');
-    const { session, nodeResults } = await sessions.readSession(context.em, context.services, context.principal, sessionId);
+    const { session, nodeResults } = await readSession(context.em, context.services, context.principal, sessionId);
     const settings = await flowSettingsFor(context.em, { tenantId: session.tenantId, environment: session.environment });
     const [workflow] = await context.em.execute<{ nodes: { type: string }[]; max_attempts: number }[]>(
       'select nodes, max_attempts from workflow where id = ?',

@@ -2,7 +2,7 @@ import { Arg, Resolver, Root, Subscription } from 'type-graphql';
 import type { SessionStatusEvent } from '../src/events/live-status.js';
 import { ApiError } from '../src/errors.js';
 import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
-import { readSession } from '../src/sessions/session.service.js';
+import { readSession } from '../src/sessions/read.js';
 import { SessionStatusEventObject, SessionStatusSubscriptionFilter } from './session-status.type.js';
 
 /** Shapes a hub event for GraphQL (drops the routing fields tenantId and seq). */

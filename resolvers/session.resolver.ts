@@ -9,7 +9,9 @@ import { eraseSession } from '../src/evidence/erasure.service.js';
 import type { NodeType } from '../src/domain/types.js';
 import { ApiError } from '../src/errors.js';
 import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
-import * as sessions from '../src/sessions/session.service.js';
+import { createSession, sessionUrl } from '../src/sessions/create.js';
+import { SESSIONS_PAGE_DEFAULT, SESSIONS_PAGE_MAX, listSessions, readSession } from '../src/sessions/read.js';
+import { reviewSession } from '../src/sessions/review.js';
 import { approvedOnly, decisionOf } from '../src/sessions/decision.js';
 import { sessionRecordOf, type NodeResultRecord, type SessionRecord } from '../src/sessions/session-record.js';
 import { unixSeconds } from '../src/time.js';
@@ -31,7 +33,7 @@ import { toConnectionPage } from './connection.js';
 export function toSessionObject(session: SessionRecord, context: GraphQLContext): SessionObject {
   return {
     id: session.id,
-    url: sessions.sessionUrl(context.config, context.services, context.baseUrl, session.id),
+    url: sessionUrl(context.config, context.services, context.baseUrl, session.id),
     status: session.status,
     workflowId: session.workflowId,
     vendorData: session.vendorData,
@@ -97,14 +99,14 @@ export class SessionResolver {
     @Ctx() context: GraphQLContext,
   ): Promise<CreateSessionPayload> {
     const principal = requireTenant(context);
-    const result = await sessions.createSession(context.em, context.services, context.config, principal, input);
+    const result = await createSession(context.em, context.services, context.config, principal, input);
     return { session: toSessionObject(result.session, context), idempotentReuse: result.idempotentReuse };
   }
 
   @Query(() => SessionObject, { description: 'One session of the calling tenant; NOT_FOUND otherwise.' })
   async session(@Arg('id', () => String) id: string, @Ctx() context: GraphQLContext): Promise<SessionObject> {
     const principal = requireTenant(context);
-    const { session, nodeResults } = await sessions.readSession(context.em, context.services, principal, id);
+    const { session, nodeResults } = await readSession(context.em, context.services, principal, id);
     context.loaders.nodeResultsBySessionId.prime(session.id, nodeResults);
     return toSessionObject(session, context);
   }
@@ -114,14 +116,14 @@ export class SessionResolver {
     @Ctx() context: GraphQLContext,
     @Arg('first', () => Int, {
       nullable: true,
-      description: `Page size, 1–${sessions.SESSIONS_PAGE_MAX}; default ${sessions.SESSIONS_PAGE_DEFAULT}.`,
+      description: `Page size, 1–${SESSIONS_PAGE_MAX}; default ${SESSIONS_PAGE_DEFAULT}.`,
     })
     first?: number,
     @Arg('after', () => String, { nullable: true }) after?: string,
     @Arg('filter', () => SessionFilterInput, { nullable: true }) filter?: SessionFilterInput,
   ): Promise<SessionConnection> {
     const principal = requireTenant(context);
-    const page = await sessions.listSessions(
+    const page = await listSessions(
       context.em,
       principal,
       {
@@ -149,7 +151,7 @@ export class SessionResolver {
     @Ctx() context: GraphQLContext,
   ): Promise<SessionObject> {
     const principal = requireTenant(context);
-    const reviewed = await sessions.reviewSession(context.em, context.services, principal, id, decision, reason);
+    const reviewed = await reviewSession(context.em, context.services, principal, id, decision, reason);
     return toSessionObject(sessionRecordOf(reviewed), context);
   }
 

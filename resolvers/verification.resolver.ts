@@ -6,7 +6,8 @@ import { ApiError } from '../src/errors.js';
 import type { GraphQLContext } from '../src/graphql/context.js';
 import * as phone from '../src/sessions/phone-step.js';
 import type { NodeInput } from '../src/sessions/node-inputs.js';
-import * as sessions from '../src/sessions/session.service.js';
+import { readSession } from '../src/sessions/read.js';
+import { type SessionProgress, submitNodeInput } from '../src/sessions/submit.js';
 import type { NodeResultRecord } from '../src/sessions/session-record.js';
 import { unixSeconds } from '../src/time.js';
 import { NODE_CATALOGUE } from '../src/domain/workflow.js';
@@ -27,7 +28,7 @@ function principalOf(context: GraphQLContext) {
 }
 
 /** Shapes progress for the end user: statuses of the steps, nothing of the verdict. */
-async function toProgress(context: GraphQLContext, progress: sessions.SessionProgress): Promise<VerificationProgress> {
+async function toProgress(context: GraphQLContext, progress: SessionProgress): Promise<VerificationProgress> {
   // Node results are stored together at creation; the end user reads them in the workflow's order.
   const [workflow] = await context.em.execute<{ nodes: WorkflowNode[]; max_attempts: number }[]>(
     'select w.nodes, w.max_attempts from session s join workflow w on w.id = s.workflow_id where s.id = ?',
@@ -65,7 +66,7 @@ export class VerificationResolver {
     @Arg('sessionId', () => String) sessionId: string,
     @Ctx() context: GraphQLContext,
   ): Promise<VerificationProgress> {
-    return toProgress(context, await sessions.readSession(context.em, context.services, principalOf(context), sessionId));
+    return toProgress(context, await readSession(context.em, context.services, principalOf(context), sessionId));
   }
 
   @Mutation(() => VerificationProgress, { description: 'Submits the ID document.' })
@@ -139,9 +140,6 @@ export class VerificationResolver {
   }
 
   private async submit(context: GraphQLContext, sessionId: string, nodeType: NodeType, input: NodeInput): Promise<VerificationProgress> {
-    return toProgress(
-      context,
-      await sessions.submitNodeInput(context.em, context.services, principalOf(context), sessionId, nodeType, input),
-    );
+    return toProgress(context, await submitNodeInput(context.em, context.services, principalOf(context), sessionId, nodeType, input));
   }
 }

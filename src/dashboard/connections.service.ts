@@ -10,7 +10,7 @@ import { findList } from '../lists/list.service.js';
 import { NOTE_COLUMNS, noteOfRow, type SessionNote, type SessionNoteRow } from '../notes/note.service.js';
 import { afterPosition, assertPageSize, decodeKeysetCursor } from '../pagination.js';
 import type { Services } from '../services.js';
-import { loadSession } from '../sessions/session.service.js';
+import { loadSession } from '../sessions/read.js';
 
 /**
  * The paginated listings dashboards read (docs/console.md, "Queries for dashboards"): each is

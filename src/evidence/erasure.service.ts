@@ -3,7 +3,7 @@ import type { TenantPrincipal } from '../auth/context.js';
 import { isActive } from '../domain/session-state.js';
 import { ApiError } from '../errors.js';
 import type { Services } from '../services.js';
-import { loadSession } from '../sessions/session.service.js';
+import { loadSession } from '../sessions/read.js';
 
 /**
  * What a node result keeps after an erasure: the outcome and the checks that made the decision,

@@ -4,7 +4,7 @@ import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import type { Services } from '../services.js';
 import { rescreenPendingRequests } from '../engines/aml/monitoring.js';
-import { expireDueSessions } from '../sessions/session.service.js';
+import { expireDueSessions } from '../sessions/expiry.js';
 import { purgeExpiredEvidence } from '../evidence/evidence.service.js';
 
 /** Queue of the periodic session-expiry sweep. */

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OperatorPrincipal, TenantPrincipal } from '../auth/context.js';
 import { ApiError } from '../errors.js';
 import type { Services } from '../services.js';
-import { loadSession } from '../sessions/session.service.js';
+import { loadSession } from '../sessions/read.js';
 import type { Session } from '../../entities/session.entity.js';
 import { unixSeconds } from '../time.js';
 import { recordOperatorAction } from './audit.js';

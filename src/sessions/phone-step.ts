@@ -6,7 +6,8 @@ import { ApiError, validationError } from '../errors.js';
 import type { Services } from '../services.js';
 import { parseOrThrow } from '../validation.js';
 import { PhoneNumber } from '../input-rules.js';
-import { assertAcceptsInput, loadSession, submitNodeInput, type SessionProgress } from './session.service.js';
+import { assertAcceptsInput, submitNodeInput, type SessionProgress } from './submit.js';
+import { loadSession } from './read.js';
 
 /** How long a one-time code stays valid, in seconds (10 minutes). */
 export const PHONE_CODE_TTL_SECONDS = 10 * 60;

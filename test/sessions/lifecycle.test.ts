@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SessionSchema, SessionStatusChangeSchema } from '../../entities/session.entity.js';
 import { SESSION_EXPIRY_QUEUE } from '../../src/jobs/jobs.js';
-import { expireDueSessions } from '../../src/sessions/session.service.js';
+import { expireDueSessions } from '../../src/sessions/expiry.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 import { createSession, gql, SANDBOX_IMAGE, SUBMIT_DOCUMENT } from './support.js';
 

@@ -13,7 +13,7 @@ import { entityId, isAmlList, type AmlList } from './entity.js';
 import type { AmlHit, AmlQuery, AmlScreening } from './score.js';
 import { screenStored } from './store.js';
 import type { EventBus } from '../../events/outbox.js';
-import { reopenApprovedSession } from '../../sessions/session.service.js';
+import { reopenApprovedSession } from '../../sessions/review.js';
 
 /** One approved subject to re-screen. */
 export interface ApprovedSubject {

@@ -16,7 +16,7 @@ import {
   type SessionFieldsFragment,
 } from '../../graphql/generated/operations.js';
 import { decisionJson } from '../../sessions/decision.js';
-import { SESSIONS_PAGE_DEFAULT, SESSIONS_PAGE_MAX } from '../../sessions/session.service.js';
+import { SESSIONS_PAGE_DEFAULT, SESSIONS_PAGE_MAX } from '../../sessions/read.js';
 import { CREATE_SESSION_FIELDS as fields } from '../../sessions/session-input.js';
 import { definedFields } from '../../input-rules.js';
 import { defineRoute } from '../route.js';

@@ -1,0 +1,101 @@
+/** The audit trail of a session: each status change through the state machine, recorded with its `session.status_changed` event in the same transaction. */
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { SessionStatusChangeSchema, type Session } from '../../entities/session.entity.js';
+import { auditIdentityOf, type Principal } from '../auth/context.js';
+import { assertTransition, InvalidTransitionError, type TransitionActor } from '../domain/session-state.js';
+import { type SessionStatus } from '../domain/types.js';
+import { ApiError } from '../errors.js';
+import { type EventBatch } from '../events/outbox.js';
+import { unixSeconds } from '../time.js';
+import { type SessionRecord } from './session-record.js';
+
+/** Who changed a status, for the audit log: the state machine's actors plus creation and import. */
+export type AuditActor = TransitionActor | 'api' | 'import';
+
+/** Records one audited status change and its `session.status_changed` event in the current transaction. */
+export function recordStatusChange(
+  tx: EntityManager,
+  events: EventBatch,
+  session: Pick<Session, 'id' | 'workflow' | 'vendorData' | 'environment'> & { tenantId: string },
+  from: SessionStatus | null,
+  to: SessionStatus,
+  actor: AuditActor,
+  /** Whose request made the change, for the audit columns; null when the service itself did. */
+  by: Principal | null,
+  reason: string | null,
+): void {
+  const at = new Date();
+  const who = auditIdentityOf(by);
+  tx.create(SessionStatusChangeSchema, {
+    id: randomUUID(),
+    sessionId: session.id,
+    tenantId: session.tenantId,
+    fromStatus: from,
+    toStatus: to,
+    actor,
+    actorKeyId: who.keyId,
+    actorOperatorId: who.operatorId,
+    actorName: who.name,
+    reason,
+    createdAt: at,
+  });
+  events.record(tx, {
+    tenantId: session.tenantId,
+    environment: session.environment,
+    type: 'session.status_changed',
+    sessionId: session.id,
+    payload: statusChangedPayload(
+      { id: session.id, workflowId: session.workflow.id, vendorData: session.vendorData, environment: session.environment },
+      from,
+      to,
+      actor,
+      reason,
+      at,
+    ),
+  });
+}
+
+/** The payload of a `session.status_changed` event. */
+export function statusChangedPayload(
+  session: Pick<SessionRecord, 'id' | 'workflowId' | 'vendorData' | 'environment'>,
+  from: SessionStatus | null,
+  to: SessionStatus,
+  actor: AuditActor,
+  reason: string | null,
+  at: Date,
+): Record<string, unknown> {
+  return {
+    session_id: session.id,
+    status: to,
+    previous_status: from,
+    workflow_id: session.workflowId,
+    vendor_data: session.vendorData,
+    environment: session.environment,
+    actor,
+    ...(reason ? { reason } : {}),
+    changed_at: unixSeconds(at),
+  };
+}
+
+/** Moves a session to a new status through the state machine, auditing it; throws 409 when not allowed. */
+export function transition(
+  tx: EntityManager,
+  events: EventBatch,
+  session: Session,
+  to: SessionStatus,
+  actor: TransitionActor,
+  by: Principal | null,
+  reason: string | null = null,
+): void {
+  try {
+    assertTransition(session.status, to, actor, reason);
+  } catch (error) {
+    if (error instanceof InvalidTransitionError) throw new ApiError('invalid_transition', error.message);
+    throw error;
+  }
+  const from = session.status;
+  session.status = to;
+  session.updatedAt = new Date();
+  recordStatusChange(tx, events, { ...session, tenantId: session.tenant.id }, from, to, actor, by, reason);
+}

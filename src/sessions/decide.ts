@@ -1,0 +1,49 @@
+/** Applying the verdict: after a step is stored, the decision engine (domain/verdict.ts) with the list gates decides the session. */
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { SessionNodeResultSchema, type Session, type SessionNodeResult } from '../../entities/session.entity.js';
+import { type Workflow } from '../../entities/workflow.entity.js';
+import { type NodeResult, type NodeType } from '../domain/types.js';
+import { decideVerdict } from '../domain/verdict.js';
+import { approve } from './approval.js';
+import { type EventBatch } from '../events/outbox.js';
+import type { Services } from '../services.js';
+import { transition } from './audit.js';
+
+/** Node results keyed by node type, as the verdict engine reads them. */
+function resultsByType(rows: SessionNodeResult[]): Partial<Record<NodeType, NodeResult>> {
+  return Object.fromEntries(
+    rows.map((row) => [
+      row.nodeType,
+      { status: row.status, required: row.required, provider: row.provider, warnings: row.warnings, details: row.details },
+    ]),
+  );
+}
+
+/** Runs the verdict for a session inside a transaction and applies it when it is decisive. */
+export async function decide(
+  tx: EntityManager,
+  events: EventBatch,
+  services: Services,
+  session: Session,
+  workflow: Workflow,
+): Promise<void> {
+  const rows = await tx.find(SessionNodeResultSchema, { sessionId: session.id });
+  const nodeResults = resultsByType(rows);
+  const listHits = (await Promise.all(services.decisionHooks.listGates.map((gate) => gate(tx, session, nodeResults)))).flat();
+  const amlScore =
+    typeof nodeResults.aml_screening?.details?.score === 'number' ? (nodeResults.aml_screening.details.score as number) : null;
+  session.amlScore = amlScore === null ? null : Math.round(amlScore);
+  session.warnings = rows.flatMap((row) => row.warnings);
+  const verdict = decideVerdict({
+    workflow: { nodes: workflow.nodes, complianceLevel: workflow.complianceLevel, amlScoreThreshold: workflow.amlScoreThreshold },
+    nodeResults,
+    listHits,
+    amlScore,
+    sessionWarnings: [],
+  });
+  session.reasons = verdict.reasons;
+  if (verdict.status === null || session.status !== 'in_progress') return;
+  transition(tx, events, session, verdict.status, 'decision_engine', null);
+  session.decidedAt = new Date();
+  if (verdict.status === 'approved') await approve(tx, services, session, workflow);
+}
