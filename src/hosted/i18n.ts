@@ -1,6 +1,9 @@
 /**
  * Every string of the hosted flow, in each language it speaks. Dates and numbers go through Intl.
  * Placeholders are `{name}`.
+ *
+ * Longer than ~400 lines on purpose: it is a table of strings (one block per language), kept in one
+ * file so a translator sees every key of every language side by side and a missing key is a type error.
  */
 export const LANGUAGES = ['en', 'fr', 'de', 'es'] as const;
 /** One language of the flow. */

@@ -7,7 +7,8 @@ import { ERROR_CATALOGUE, type ErrorCode } from '../errors.js';
  * application verifies user-42 through standard_kyc, shares the result with a partner, screens
  * lists and receives webhooks), so ids, times and secrets agree from one operation to the next.
  * The shapes come from real answers of the service; test/integrator/openapi.test.ts validates
- * every example against its schema.
+ * every example against its schema. A data file, longer than ~400 lines on purpose: one story
+ * reads best in one place.
  */
 
 /** Ids shared by the examples, so that a session created in one example is the one read in the next. */

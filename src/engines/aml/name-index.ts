@@ -1,5 +1,6 @@
 /**
- * In-memory trigram index of the listed names: the same candidates as the pg_trgm query in
+ * In-memory trigram index of the listed names (one algorithm with its exactness argument, kept in
+ * one file past ~400 lines on purpose): the same candidates as the pg_trgm query in
  * store.ts (`findCandidates`), found by counting in typed arrays instead of merging the GIN
  * index's posting lists in the database.
  *

@@ -1,6 +1,7 @@
 /**
  * Scoring of one screened person against listed entities, and the screen over a candidate
- * set. Pure functions over plain SanctionedEntity records: candidate retrieval (pg_trgm over
+ * set. One algorithm, kept in one file past ~400 lines on purpose: the formula below and the
+ * constants it names are read together. Pure functions over plain SanctionedEntity records: candidate retrieval (pg_trgm over
  * normalised names, or a full in-memory scan) is the caller's business.
  *
  * Score formula (every constant below is in score points, 0–100 scale):
