@@ -1,6 +1,5 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Ctx, Field, InputType, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
-import { DEFAULT_MAX_ATTEMPTS } from '../src/domain/resubmission.js';
 import type { SessionStatus } from '../src/domain/types.js';
 import { ID_TYPES, TWO_SIDED_ID_TYPES } from '../src/engines/inputs.js';
 import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
@@ -8,8 +7,8 @@ import { readSession } from '../src/sessions/read.js';
 import { flowSettingsFor, updateFlowSettings, type FlowSettingsRecord } from '../src/tenants/flow-settings.js';
 import { unixSeconds } from '../src/time.js';
 import { SessionStatusEnum } from './enums.js';
+import { endUserSteps } from './end-user-steps.js';
 import { VerificationStep } from './session.type.js';
-import { NODE_CATALOGUE } from '../src/domain/workflow.js';
 import { ApiError } from '../src/errors.js';
 import { UnixTimeScalar } from './scalars.js';
 
@@ -176,13 +175,6 @@ export class FlowSettingsResolver {
     if (!context.principal) throw new ApiError('unauthenticated', 'Send the session token (x-session-token) or an API key (x-api-key).');
     const { session, nodeResults } = await readSession(context.em, context.services, context.principal, sessionId);
     const settings = await flowSettingsFor(context.em, { tenantId: session.tenantId, environment: session.environment });
-    const [workflow] = await context.em.execute<{ nodes: { type: string }[]; max_attempts: number }[]>(
-      'select nodes, max_attempts from workflow where id = ?',
-      [session.workflowId],
-    );
-    const maxAttempts = workflow?.max_attempts ?? DEFAULT_MAX_ATTEMPTS;
-    const order = workflow?.nodes.map((node) => node.type) ?? [];
-    const rank = (type: string) => (order.includes(type) ? order.indexOf(type) : order.length);
     const document = nodeResults.find((row) => row.nodeType === 'document_verification');
     const extracted =
       document && document.status === 'passed'
@@ -200,17 +192,7 @@ export class FlowSettingsResolver {
       privacyUrl: settings.privacyUrl,
       allowedEmbedOrigins: settings.allowedEmbedOrigins,
       redirectUrl: session.redirectUrl,
-      steps: [...nodeResults]
-        .sort((a, b) => rank(a.nodeType) - rank(b.nodeType))
-        .map((row) => ({
-          nodeType: row.nodeType,
-          required: row.required,
-          status: row.status,
-          description: NODE_CATALOGUE[row.nodeType].description,
-          resubmissionReason: row.resubmissionReason ?? null,
-          attempts: row.attempts ?? 0,
-          attemptsRemaining: Math.max(0, maxAttempts - (row.attempts ?? 0)),
-        })),
+      steps: await endUserSteps(context.em, session.id, nodeResults),
       documentTypes: ID_TYPES.map((idType) => ({ idType, sides: TWO_SIDED_ID_TYPES.includes(idType) ? 2 : 1, countries: null })),
       expectedDetails: (session.expectedDetails as Record<string, unknown> | null) ?? null,
       documentRead: extracted

@@ -1,6 +1,4 @@
 import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
-import type { WorkflowNode } from '../entities/workflow.entity.js';
-import { DEFAULT_MAX_ATTEMPTS } from '../src/domain/resubmission.js';
 import type { NodeType } from '../src/domain/types.js';
 import { ApiError } from '../src/errors.js';
 import type { GraphQLContext } from '../src/graphql/context.js';
@@ -8,9 +6,7 @@ import * as phone from '../src/sessions/phone-step.js';
 import type { NodeInput } from '../src/sessions/node-inputs.js';
 import { readSession } from '../src/sessions/read.js';
 import { type SessionProgress, submitNodeInput } from '../src/sessions/submit.js';
-import type { NodeResultRecord } from '../src/sessions/session-record.js';
 import { unixSeconds } from '../src/time.js';
-import { NODE_CATALOGUE } from '../src/domain/workflow.js';
 import {
   AmlStepInput,
   BusinessRegistryStepInput,
@@ -19,6 +15,7 @@ import {
   ProofOfAddressStepInput,
   SelfieStepInput,
 } from './session.input.js';
+import { endUserSteps } from './end-user-steps.js';
 import { PhoneCodeRequest, VerificationProgress } from './session.type.js';
 
 /** The end user (session token in `x-session-token`) or the tenant (API key) acting on one session. */
@@ -29,29 +26,11 @@ function principalOf(context: GraphQLContext) {
 
 /** Shapes progress for the end user: statuses of the steps, nothing of the verdict. */
 async function toProgress(context: GraphQLContext, progress: SessionProgress): Promise<VerificationProgress> {
-  // Node results are stored together at creation; the end user reads them in the workflow's order.
-  const [workflow] = await context.em.execute<{ nodes: WorkflowNode[]; max_attempts: number }[]>(
-    'select w.nodes, w.max_attempts from session s join workflow w on w.id = s.workflow_id where s.id = ?',
-    [progress.session.id],
-  );
-  const maxAttempts = workflow?.max_attempts ?? DEFAULT_MAX_ATTEMPTS;
-  const order = workflow?.nodes.map((node) => node.type) ?? [];
-  const rank = (type: NodeType) => (order.includes(type) ? order.indexOf(type) : order.length);
   return {
     sessionId: progress.session.id,
     status: progress.session.status,
     expiresAt: unixSeconds(progress.session.expiresAt),
-    steps: [...progress.nodeResults]
-      .sort((a, b) => rank(a.nodeType) - rank(b.nodeType))
-      .map((row: NodeResultRecord) => ({
-        nodeType: row.nodeType,
-        required: row.required,
-        status: row.status,
-        description: NODE_CATALOGUE[row.nodeType].description,
-        resubmissionReason: row.resubmissionReason ?? null,
-        attempts: row.attempts ?? 0,
-        attemptsRemaining: Math.max(0, maxAttempts - (row.attempts ?? 0)),
-      })),
+    steps: await endUserSteps(context.em, progress.session.id, progress.nodeResults),
   };
 }
 
