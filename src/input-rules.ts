@@ -116,7 +116,10 @@ export function withRenamedFields(error: unknown, rename: (field: string) => str
       message: message.startsWith(fieldError.field) ? field + message.slice(fieldError.field.length) : message,
     };
   });
-  return new ApiError(error.code, error.message, fieldErrors, error.headers);
+  const renamed = new ApiError(error.code, error.message, fieldErrors, error.headers);
+  // What else the error carries (the attempts left of a wrong code, say) goes with it.
+  Object.assign(renamed.extensions, error.extensions);
+  return renamed;
 }
 
 /**

@@ -50,7 +50,7 @@ const NodesInput = z
  * snake_case ones (src/rest/routes/workflows.ts) are built from these.
  */
 export const WORKFLOW_FIELDS = {
-  name: z.string().trim().min(1, 'must not be empty').max(WORKFLOW_NAME_MAX_LENGTH),
+  name: z.string().trim().min(1, 'name must not be empty').max(WORKFLOW_NAME_MAX_LENGTH),
   type: z.enum(WORKFLOW_TYPES),
   nodes: NodesInput,
   complianceLevel: z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, 'must be a lower-case word (letters, digits, _)'),
