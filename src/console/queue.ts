@@ -1,4 +1,8 @@
-/** The live review queue: in-review sessions of the sign-in's environment, filtered, following graphql-ws. */
+/**
+ * The live review queue: in-review sessions of the sign-in's environment, filtered, following
+ * graphql-ws. The status filter turns it into a search of the sessions in another status (kept
+ * current by the same subscription).
+ */
 import { graphql, openSocket } from './api.js';
 import { caseScreen } from './case.js';
 import { announce, h, root, show, when } from './dom.js';
@@ -10,6 +14,8 @@ const queue = new Map<string, QueueItem>();
 
 /** The queue's filters, applied by the server to the list and here to live arrivals. */
 interface QueueFilter {
+  /** The status listed; in_review (the queue) when not set. */
+  status?: string;
   vendorData?: string;
   workflowId?: string;
   /** Unix seconds, inclusive. */
@@ -18,6 +24,24 @@ interface QueueFilter {
   createdBefore?: number;
 }
 let filter: QueueFilter = {};
+
+/** Statuses the filter offers, the queue's first. */
+const STATUSES = ['in_review', 'in_progress', 'pending', 'approved', 'declined', 'expired'];
+
+/** The status the list shows. */
+function listedStatus(): string {
+  return filter.status ?? 'in_review';
+}
+
+/** The count above the table, in the queue's words or a search's. */
+function countText(): string {
+  if (listedStatus() !== 'in_review') return queue.size === 1 ? '1 session matches.' : `${queue.size} sessions match.`;
+  return queue.size === 0
+    ? 'No case waits for review.'
+    : queue.size === 1
+      ? '1 case waits for review.'
+      : `${queue.size} cases wait for review.`;
+}
 state.resets.push(() => queue.clear());
 
 /** Whether a live arrival belongs in the filtered queue (the same rules the server's filter applies). */
@@ -70,15 +94,34 @@ function refreshQueueTable(): void {
   body.replaceChildren(
     ...(rows.length
       ? rows
-      : [h('tr', {}, h('td', { colspan: '5' }, 'Nothing to review: a case appears here as soon as it needs a person.'))]),
+      : [
+          h(
+            'tr',
+            {},
+            h(
+              'td',
+              { colspan: '5' },
+              listedStatus() === 'in_review'
+                ? 'Nothing to review: a case appears here as soon as it needs a person.'
+                : 'No session matches these filters.',
+            ),
+          ),
+        ]),
   );
-  root.querySelector('#queue-count')!.textContent =
-    queue.size === 0 ? 'No case waits for review.' : queue.size === 1 ? '1 case waits for review.' : `${queue.size} cases wait for review.`;
+  root.querySelector('#queue-count')!.textContent = countText();
 }
 
 /** The live review queue. */
 export async function queueScreen(): Promise<void> {
-  const answer = await graphql<{ sessions: { edges: { node: QueueItem }[] } }>(QUEUE, { filter: { statuses: ['in_review'], ...filter } });
+  const answer = await graphql<{ sessions: { edges: { node: QueueItem }[] } }>(QUEUE, {
+    filter: {
+      statuses: [listedStatus()],
+      vendorData: filter.vendorData,
+      workflowId: filter.workflowId,
+      createdAfter: filter.createdAfter,
+      createdBefore: filter.createdBefore,
+    },
+  });
   queue.clear();
   for (const { node } of answer.sessions.edges) queue.set(node.id, node);
   show(
@@ -94,7 +137,7 @@ export async function queueScreen(): Promise<void> {
       h(
         'table',
         { tabindex: '0' },
-        h('caption', {}, `Sessions in review, ${me().environment}`),
+        h('caption', {}, `Sessions ${listedStatus().replace(/_/g, ' ')}, ${me().environment}`),
         h(
           'thead',
           {},
@@ -121,7 +164,7 @@ function dayStart(value: FormDataEntryValue | null): number | undefined {
   return typeof value === 'string' && value ? Date.parse(`${value}T00:00:00Z`) / 1000 : undefined;
 }
 
-/** The queue's filters: vendor data, workflow and creation dates. */
+/** The queue's filters: status, vendor data, workflow and creation dates. */
 function filterForm(): HTMLElement {
   const day = (seconds: number | undefined) => (seconds === undefined ? undefined : new Date(seconds * 1000).toISOString().slice(0, 10));
   const form = h(
@@ -133,16 +176,28 @@ function filterForm(): HTMLElement {
         event.preventDefault();
         const data = new FormData(form);
         const until = dayStart(data.get('created_to'));
+        const status = String(data.get('status') ?? 'in_review');
         filter = {
+          status: status === 'in_review' ? undefined : status,
           vendorData: String(data.get('vendor_data') ?? '').trim() || undefined,
           workflowId: String(data.get('workflow_id') ?? '').trim() || undefined,
           createdAfter: dayStart(data.get('created_from')),
           createdBefore: until === undefined ? undefined : until + 24 * 3600,
         };
         await queueScreen();
-        announce(`${queue.size} cases match.`);
+        announce(countText());
       },
     },
+    h(
+      'div',
+      {},
+      h('label', { for: 'filter-status' }, 'Status'),
+      h(
+        'select',
+        { id: 'filter-status', name: 'status' },
+        ...STATUSES.map((status) => h('option', { value: status, selected: status === listedStatus() }, status.replace(/_/g, ' '))),
+      ),
+    ),
     h(
       'div',
       {},
@@ -192,7 +247,11 @@ function filterForm(): HTMLElement {
 /** Shows that the queue follows the server live once the socket is up. */
 function markLive(): void {
   const live = root.querySelector('#live');
-  if (live && root.dataset.live === 'on') live.textContent = 'Live: new cases appear here without reloading.';
+  if (!live || root.dataset.live !== 'on') return;
+  live.textContent =
+    listedStatus() === 'in_review'
+      ? 'Live: new cases appear here without reloading.'
+      : 'As of the last search; sessions decided from review meanwhile appear live.';
 }
 
 /** Follows the review queue of the sign-in's tenant and environment: sessions entering review are added, leaving it removed; an open case stays current. */
@@ -210,11 +269,11 @@ export function follow(): void {
         if (!change) return;
         // A claim change (actor claim) re-reads the row for its new holder; it is not a new case.
         const claimed = change.actor === 'claim';
-        if (change.status === 'in_review') {
+        if (change.status === listedStatus()) {
           const { session } = await graphql<{ session: QueueItem & { status: string } }>(QUEUE_ITEM, { id: change.sessionId });
-          if (session.status === 'in_review' && inFilter(session)) {
+          if (session.status === listedStatus() && inFilter(session)) {
             queue.set(session.id, session);
-            if (!claimed) announce(`New case in review: ${session.vendorData}.`);
+            if (!claimed && session.status === 'in_review') announce(`New case in review: ${session.vendorData}.`);
           }
         } else queue.delete(change.sessionId);
         refreshQueueTable();
