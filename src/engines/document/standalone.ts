@@ -186,7 +186,12 @@ export async function verifyIdDocument(
       ...definedFields({ metadata: data.metadata }),
     };
     // The result only: the images and chip data are never stored.
-    return { status: result.status, result, stored: idVerificationResultJson({ ...result, metadata: undefined }), metadata: data.metadata ?? null };
+    return {
+      status: result.status,
+      result,
+      stored: idVerificationResultJson({ ...result, metadata: undefined }),
+      metadata: data.metadata ?? null,
+    };
   });
   return withCallerFieldNames(check);
 }
