@@ -125,7 +125,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       apiKeys,
       amlIndex,
       rateLimits,
-      engines: createEngineRegistry({ em: () => orm.em.fork(), secrets, config, logger, amlIndex }),
+      engines: createEngineRegistry({ em: () => orm.em.fork(), secrets, config, logger, amlIndex, executor: engines.executor }),
       decisionHooks,
       workflows: new WorkflowCache(),
       nfcTrust,

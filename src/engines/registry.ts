@@ -8,7 +8,7 @@ import { createLiveAmlEngine, LIVE_AML_PROVIDER } from './aml/engine.js';
 import type { AmlNameIndex } from './aml/name-index.js';
 import { CPU_ENGINES } from './cpu-engines.js';
 import { livePhoneEngineFactory, LIVE_PHONE_PROVIDER } from './phone/engine.js';
-import { offloaded } from './pool/executor.js';
+import { offloaded, type EngineExecutor } from './pool/executor.js';
 import { sandboxEngines } from './sandbox/index.js';
 import type { EngineMode, NodeEngine } from './types.js';
 
@@ -24,6 +24,8 @@ export interface LiveEngineDependencies {
   logger: Logger;
   /** In-memory index of the listed AML names, when enabled (AML_NAME_INDEX). */
   amlIndex?: AmlNameIndex | null;
+  /** Where this app's CPU-bound engine work runs (pool threads, worker processes, or inline). */
+  executor: EngineExecutor;
 }
 
 /**
@@ -47,6 +49,8 @@ export interface EngineRegistry {
   engineFor(mode: EngineMode, nodeType: NodeType, provider: string): NodeEngine;
   /** The providers of a workflow's nodes that no live engine on this server backs (checked when a live session is created). */
   missingLiveProviders(nodes: readonly { type: NodeType; provider: string }[]): string[];
+  /** Where this app's CPU-bound engine work runs: the live engines' runs and face analyses outside a step (portraits, list templates). */
+  readonly executor: EngineExecutor;
   /** The live engine of a provider as built, unwrapped (tests and diagnostics); undefined when none. */
   live(provider: string): NodeEngine | undefined;
 }
@@ -59,10 +63,11 @@ export interface EngineRegistry {
  */
 export function createEngineRegistry(dependencies: LiveEngineDependencies): EngineRegistry {
   const live = new Map<string, NodeEngine>();
-  for (const [provider, engine] of Object.entries(CPU_ENGINES)) if (engine) live.set(provider, offloaded(engine));
+  for (const [provider, engine] of Object.entries(CPU_ENGINES)) if (engine) live.set(provider, offloaded(engine, dependencies.executor));
   for (const [provider, factory] of Object.entries(LIVE_ENGINE_FACTORIES)) if (factory) live.set(provider, factory(dependencies));
   const backs = (provider: string, nodeType: NodeType) => live.get(provider)?.nodeType === nodeType;
   return {
+    executor: dependencies.executor,
     engineFor(mode, nodeType, provider) {
       if (mode === 'sandbox') return sandboxEngines[nodeType];
       if (!backs(provider, nodeType)) {

@@ -84,7 +84,7 @@ export async function templateOfImage(
   field: string,
 ): Promise<{ template: Int8Array; keyVersion: number }> {
   const { bytes } = decodeDataUri(image, field, SELFIE_MIME_TYPES);
-  const face = await analyzeFaceOffThread(bytes, { field, pick: 'only' });
+  const face = await analyzeFaceOffThread(services.engines.executor, bytes, { field, pick: 'only' });
   const key = await faceTemplateKey(em, services, tenantId);
   return { template: toTemplate(face.embedding, key.secret), keyVersion: key.version };
 }

@@ -21,7 +21,7 @@ export const capturePortrait: NodeInputObserver = async (_em, services, session,
   }
   if (nodeType !== 'document_verification' || session.environment !== 'live') return undefined;
   if (!workflow.nodes.some((candidate) => candidate.type === 'biometric_kyc')) return undefined;
-  const portrait = await portraitEmbedding((input as { image_front: string }).image_front);
+  const portrait = await portraitEmbedding(services, (input as { image_front: string }).image_front);
   if (!portrait) return undefined;
   return async (tx, stored) => {
     if (stored.retake) return;
@@ -40,10 +40,10 @@ export async function loadPortrait(em: EntityManager, services: Services, sessio
 }
 
 /** The face embedding of a document image's largest face, or null when it shows none or is unreadable. */
-async function portraitEmbedding(imageFront: string): Promise<number[] | null> {
+async function portraitEmbedding(services: Services, imageFront: string): Promise<number[] | null> {
   try {
     const image = decodeDataUri(imageFront, 'image_front', ['image/jpeg', 'image/png', 'image/webp']);
-    return (await analyzeFaceOffThread(image.bytes, { field: 'image_front', pick: 'largest' })).embedding;
+    return (await analyzeFaceOffThread(services.engines.executor, image.bytes, { field: 'image_front', pick: 'largest' })).embedding;
   } catch (error) {
     // The document step already judged the image; a portrait without a face only means the
     // selfie step will ask for review.

@@ -4,6 +4,8 @@
  * two-apps-process.ts, whose natural exit shows that nothing was left running.
  */
 import assert from 'node:assert/strict';
+import { ApiError } from '../../src/errors.js';
+import { analyzeFaceOffThread } from '../../src/engines/pool/executor.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { completeStandardKyc, createSession, tokenOf } from '../sessions/support.js';
 
@@ -33,11 +35,16 @@ export async function runTwoApps(): Promise<void> {
     assert.notEqual(first.app.services.engines, second.app.services.engines);
     assert.notEqual(first.app.services.engines.live('openkyc:aml_screen'), second.app.services.engines.live('openkyc:aml_screen'));
     assert.notEqual(first.app.services.decisionHooks, second.app.services.decisionHooks);
+    // One engine executor per app: closing one app's pool leaves the other's working.
+    assert.notEqual(first.app.services.engines.executor, second.app.services.engines.executor);
     await useApp(first);
     await useApp(second);
     // The app started last closes first: the first keeps its own engines, gates and caches.
     await second.close();
     await useApp(first);
+    // CPU work still reaches the first app's executor: a faceless image is a 400 from the engine, not a closed pool.
+    const blank = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAQAAAC1HAwCAAAAC0lEQVR42mNkYAAAAAYAAjCB0C8AAAAASUVORK5CYII=', 'base64');
+    await assert.rejects(analyzeFaceOffThread(first.app.services.engines.executor, blank, { field: 'image', pick: 'only' }), ApiError);
   } finally {
     await second.close();
     await first.close();

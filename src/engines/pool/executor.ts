@@ -62,28 +62,6 @@ export function createInlineExecutor(settings: EngineThreadSettings = DEFAULT_EN
   };
 }
 
-/** Engine work on the calling thread without configuration: what runs until the composition root installs another executor, and the benchmark's baseline. */
-export const inlineExecutor: EngineExecutor = createInlineExecutor();
-
-let current: EngineExecutor = inlineExecutor;
-
-/**
- * Makes `executor` the one engine calls go to (the composition root, at start-up). Returns the
- * function that puts the previous one back, so an app that stops leaves no closed pool behind.
- */
-export function installEngineExecutor(executor: EngineExecutor): () => void {
-  const previous = current;
-  current = executor;
-  return () => {
-    if (current === executor) current = previous;
-  };
-}
-
-/** The installed executor (tests and the benchmark read its mode). */
-export function engineExecutor(): EngineExecutor {
-  return current;
-}
-
 /**
  * The abort signal of the HTTP request being served: aborted when the client disconnects before
  * the answer, so that its engine work is abandoned instead of finishing for nobody. The HTTP
@@ -92,23 +70,27 @@ export function engineExecutor(): EngineExecutor {
  */
 export const requestSignals = new AsyncLocalStorage<AbortSignal>();
 
-/** Runs a task on the installed executor and returns its result (or throws its error). */
-export async function runOffloaded<T extends EngineTask>(task: T, signal?: AbortSignal): Promise<EngineTaskResult<T>> {
-  return unwrapOutcome<EngineTaskResult<T>>(await current.run(task, signal ?? requestSignals.getStore()));
+/** Runs a task on an app's executor and returns its result (or throws its error). */
+export async function runOffloaded<T extends EngineTask>(
+  executor: EngineExecutor,
+  task: T,
+  signal?: AbortSignal,
+): Promise<EngineTaskResult<T>> {
+  return unwrapOutcome<EngineTaskResult<T>>(await executor.run(task, signal ?? requestSignals.getStore()));
 }
 
-/** A CPU engine whose runs go to the executor; same provider, node type and results. */
-export function offloaded<Input>(engine: NodeEngine<Input>): NodeEngine<Input> {
+/** A CPU engine whose runs go to the app's executor; same provider, node type and results. */
+export function offloaded<Input>(engine: NodeEngine<Input>, executor: EngineExecutor): NodeEngine<Input> {
   return {
     provider: engine.provider,
     nodeType: engine.nodeType,
-    run: (input, context) => runOffloaded({ kind: 'node', provider: engine.provider, input, context: toWireContext(context) }),
+    run: (input, context) => runOffloaded(executor, { kind: 'node', provider: engine.provider, input, context: toWireContext(context) }),
   };
 }
 
-/** `analyzeFace` on the executor. */
-export function analyzeFaceOffThread(bytes: Buffer, options: AnalyzeFaceOptions = {}): Promise<FaceAnalysis> {
-  return runOffloaded({ kind: 'face', imageBase64: bytes.toString('base64'), options });
+/** `analyzeFace` on the app's executor. */
+export function analyzeFaceOffThread(executor: EngineExecutor, bytes: Buffer, options: AnalyzeFaceOptions = {}): Promise<FaceAnalysis> {
+  return runOffloaded(executor, { kind: 'face', imageBase64: bytes.toString('base64'), options });
 }
 
 /** Settings of the thread pool. */

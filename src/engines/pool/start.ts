@@ -8,13 +8,13 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import { createQueueExecutor } from '../../jobs/engine-queue.js';
 import type { NfcTrust } from '../document/nfc.js';
-import { createInlineExecutor, createPoolExecutor, installEngineExecutor, type EngineExecutor } from './executor.js';
+import { createInlineExecutor, createPoolExecutor, type EngineExecutor } from './executor.js';
 
-/** The installed executor and how to stop it (and put the previous one back). */
+/** An app's executor and how to stop it. */
 export interface RunningEngines {
-  /** The executor engine calls of this process go to. */
+  /** The executor this app's engine calls go to (`Services.engines.executor`). */
   executor: EngineExecutor;
-  /** Uninstalls and closes the executor. */
+  /** Closes the executor (its threads, or its queue connection). */
   close(): Promise<void>;
 }
 
@@ -29,7 +29,7 @@ export function poolFromConfig(config: Config): EngineExecutor {
 }
 
 /**
- * Creates the executor ENGINE_EXECUTION names and installs it for this process. Embedded, the
+ * Creates the executor ENGINE_EXECUTION names, for one app (two apps in a process have two). Embedded, the
  * queue is refused at configuration time (`loadConfig`), so `embedded` only documents that PGlite
  * always keeps the engines in this process. Inline, the engines run with the app's `nfcTrust`;
  * pool threads and worker processes load it from the configuration themselves.
@@ -50,12 +50,10 @@ export async function startEngineExecutor(
     });
   else if (config.ENGINE_EXECUTION === 'inline') executor = createInlineExecutor({ nfcTrust });
   else executor = poolFromConfig(config);
-  const uninstall = installEngineExecutor(executor);
   logger.info({ execution: executor.mode }, 'verification engines ready');
   return {
     executor,
     async close() {
-      uninstall();
       await executor.close();
     },
   };
