@@ -10,6 +10,7 @@ import type { StoredReason } from '../../entities/session.entity.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
 import type { DecisionSnapshotter } from '../events/outbox.js';
 import type { NodeStatus, SessionStatus } from '../domain/types.js';
+import { definedFields } from '../input-rules.js';
 import { currentTokens } from './service-tokens.js';
 import { readNodeResults, readSessions, type SessionRecord } from './session-record.js';
 
@@ -109,11 +110,6 @@ export function pendingDecision(
   return decisionOf({ ...session, status: 'pending', complianceLevel: null, reasons: [] }, nodeResults, null);
 }
 
-/** Leaves out null and undefined fields: a field that does not apply is absent, not null. */
-function present<T extends Record<string, unknown>>(value: T): Partial<T> {
-  return Object.fromEntries(Object.entries(value).filter(([, field]) => field !== null && field !== undefined)) as Partial<T>;
-}
-
 /** The shape {@link decisionJson} reads: a {@link Decision}, or the GraphQL decision fragment REST receives. */
 export interface DecisionFields {
   sessionId: string;
@@ -129,7 +125,7 @@ export interface DecisionFields {
 
 /** A decision as the spec's Decision JSON: node results keyed by node type, snake_case, absent fields left out. */
 export function decisionJson(decision: DecisionFields): DecisionJson {
-  return present({
+  return definedFields({
     session_id: decision.sessionId,
     status: decision.status,
     workflow_id: decision.workflowId,
@@ -143,13 +139,19 @@ export function decisionJson(decision: DecisionFields): DecisionJson {
           status: row.status,
           required: row.required,
           provider: row.provider,
-          warnings: row.warnings.map((warning) => present({ ...warning })),
+          warnings: row.warnings.map((warning) => definedFields({ ...warning })),
           details: row.details,
         },
       ]),
     ),
     reasons: decision.reasons.map((reason) =>
-      present({ code: reason.code, message: reason.message, node_type: reason.nodeType, list_id: reason.listId, entry_id: reason.entryId }),
+      definedFields({
+        code: reason.code,
+        message: reason.message,
+        node_type: reason.nodeType,
+        list_id: reason.listId,
+        entry_id: reason.entryId,
+      }),
     ),
     metadata: decision.metadata,
   });

@@ -6,7 +6,7 @@ import { amlNodeStatus, normaliseName } from '../../src/domain/node-outcome.js';
 import { decideVerdict } from '../../src/domain/verdict.js';
 import { NODE_TYPES, type NodeResult, type NodeType } from '../../src/domain/types.js';
 import { ApiError } from '../../src/errors.js';
-import { AML_LISTS, riskBand } from '../../src/engines/details.js';
+import { AML_LISTS } from '../../src/engines/details.js';
 import type { NodeInputs } from '../../src/engines/inputs.js';
 import {
   SANDBOX_CATALOGUE,
@@ -325,21 +325,6 @@ describe('sandbox engines', () => {
     ])('given $name and a workflow threshold of $threshold, when run, then $status', async ({ name, threshold, status }) => {
       const result = await run('aml_screening', { full_name: name }, { ...CONTEXT, amlScoreThreshold: threshold });
       expect(result.status).toBe(status);
-    });
-
-    it.each([
-      [0, 1],
-      [49, 1],
-      [50, 2],
-      [64, 2],
-      [65, 3],
-      [79, 3],
-      [80, 4],
-      [89, 4],
-      [90, 5],
-      [100, 5],
-    ])('given score %i, then risk band %i', (score, band) => {
-      expect(riskBand(score)).toBe(band);
     });
 
     it('given the catalogue status column, then it is what amlNodeStatus gives at the default threshold', () => {
