@@ -117,8 +117,9 @@ export function withRenamedFields(error: unknown, rename: (field: string) => str
     };
   });
   const renamed = new ApiError(error.code, error.message, fieldErrors, error.headers);
-  // What else the error carries (the attempts left of a wrong code, say) goes with it.
-  Object.assign(renamed.extensions, error.extensions);
+  // What else the error carries (the attempts left of a wrong code, say) goes with it; the
+  // renamed field errors stay.
+  for (const [key, value] of Object.entries(error.extensions)) if (!(key in renamed.extensions)) renamed.extensions[key] = value;
   return renamed;
 }
 
