@@ -493,6 +493,34 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
       reasons: [{ code: 'node_review', message: 'Node aml_screening asked for a manual review.', node_type: 'aml_screening' }],
     },
   },
+  requestRetake: {
+    params: { session_id: ID.reviewedSession },
+    request: { node_type: 'aml_screening', reason: 'The date of birth differs from our customer file; please enter it again.' },
+    response: {
+      session_id: ID.reviewedSession,
+      status: 'in_progress',
+      workflow_id: 'aml_only',
+      vendor_data: 'user-43',
+      node_results: {
+        aml_screening: {
+          status: 'resubmission_requested',
+          required: true,
+          provider: 'openkyc:aml_screen',
+          warnings: [],
+          details: {
+            result_code: 'pep_match',
+            score: 60,
+            risk_band: 2,
+            hits: [{ list: 'PEP', score: 60, category: 'pep', entry_id: 'Q12345678', matched_name: 'JOHN SMITH' }],
+            checked_lists: ALL_AML_LISTS,
+            screened_source: 'submitted_data',
+            subject: { full_name: 'John Smith' },
+          },
+        },
+      },
+      reasons: [{ code: 'node_review', message: 'Node aml_screening asked for a manual review.', node_type: 'aml_screening' }],
+    },
+  },
   introspectServiceToken: { request: { token: SERVICE_TOKEN }, response: INTROSPECTION },
   revokeServiceToken: {
     request: { token: SERVICE_TOKEN, reason: REVOCATION_REASON },
