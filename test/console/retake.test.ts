@@ -41,6 +41,7 @@ let other: TestTenant;
 let reviewer: ConsoleCredential;
 let viewer: ConsoleCredential;
 let stranger: ConsoleCredential;
+let colleague: ConsoleCredential;
 
 /** A sandbox aml_only session sent to in_review by the sandbox's PEP name; with its end-user token. */
 async function inReview(key: string): Promise<{ id: string; token: string }> {
@@ -70,10 +71,11 @@ beforeAll(async () => {
   });
   expect(destination.status).toBe(201);
   receiver.secret = destination.body.secret;
-  [reviewer, viewer, stranger] = await Promise.all([
+  [reviewer, viewer, stranger, colleague] = await Promise.all([
     makeOperator(testApp, tenant.id, 'reviewer', 'Ada Lovelace').then((email) => signIn(testApp, email)),
     makeOperator(testApp, tenant.id, 'viewer', 'Vera Viewer').then((email) => signIn(testApp, email)),
     makeOperator(testApp, other.id, 'admin', 'Other Admin').then((email) => signIn(testApp, email)),
+    makeOperator(testApp, tenant.id, 'reviewer', 'Grace Hopper').then((email) => signIn(testApp, email)),
   ]);
 }, 60_000);
 afterAll(async () => {
@@ -174,6 +176,20 @@ describe('asking for a retake', () => {
 
     expect(codeOf(asked)).toBe('FORBIDDEN');
     expect((await testApp.rest('GET', `/v1/sessions/${id}`, { key: tenant.sandboxKey })).body.status).toBe('in_review');
+  });
+
+  it('given a case a colleague claimed, when a reviewer asks for a retake, then it is SESSION_CLAIMED; the holder may, and the claim is gone', async () => {
+    const { id } = await inReview(tenant.sandboxKey);
+    await consoleGql(testApp, colleague, 'mutation ($id: String!) { claimSession(id: $id) { sessionId } }', { id });
+    const variables = { sessionId: id, nodeType: 'aml_screening', reason: 'name again' };
+
+    const refused = await consoleGql(testApp, reviewer, RETAKE, variables);
+    const held = await consoleGql(testApp, colleague, RETAKE, variables);
+
+    expect(codeOf(refused)).toBe('SESSION_CLAIMED');
+    expect(held.body.data?.requestRetake.status).toBe('in_progress');
+    const claims = await testApp.app.orm.em.fork().execute('select 1 from session_claim where session_id = ?', [id]);
+    expect(claims).toEqual([]);
   });
 
   it('given a decided case, a step outside the workflow or a blank reason, when a reviewer asks for a retake, then each is refused and nothing changes', async () => {
