@@ -10,6 +10,7 @@ import { gql, SUBMIT_AML, tokenOf } from '../sessions/support.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 import { startReceiver, WEBHOOK_TEST_ENV, type Receiver } from '../webhooks/support.js';
 import { codeOf, consoleGql, makeOperator, signIn, type ConsoleCredential } from './support.js';
+import { expiryForRetake } from '../../src/sessions/retake.js';
 
 const RETAKE = /* GraphQL */ `
   mutation ($sessionId: String!, $nodeType: NodeType!, $reason: String!) {
@@ -209,5 +210,18 @@ describe('asking for a retake', () => {
 
     expect(codeOf(late)).toBe('INVALID_TRANSITION');
     expect((await testApp.rest('GET', `/v1/sessions/${id}`, { key: tenant.sandboxKey })).body.status).toBe('declined');
+  });
+});
+
+describe('the expiry of a case sent back', () => {
+  const now = new Date('2026-11-25T12:00:00Z');
+
+  it('given less than a session lifetime left (or none), then the end user gets a whole lifetime from now', () => {
+    expect(expiryForRetake(new Date('2026-11-25T11:00:00Z'), TTL_SECONDS, now)).toEqual(new Date('2026-11-25T13:00:00Z'));
+    expect(expiryForRetake(new Date('2026-11-25T12:30:00Z'), TTL_SECONDS, now)).toEqual(new Date('2026-11-25T13:00:00Z'));
+  });
+
+  it('given more than a session lifetime left, then expires_at stays', () => {
+    expect(expiryForRetake(new Date('2026-11-26T12:00:00Z'), TTL_SECONDS, now)).toEqual(new Date('2026-11-26T12:00:00Z'));
   });
 });
