@@ -12,6 +12,7 @@ import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
 import { createSession, sessionUrl } from '../src/sessions/create.js';
 import { SESSIONS_PAGE_DEFAULT, SESSIONS_PAGE_MAX, listSessions, readSession } from '../src/sessions/read.js';
 import { reviewSession } from '../src/sessions/review.js';
+import { requestRetake } from '../src/sessions/retake.js';
 import { approvedOnly, decisionOf } from '../src/sessions/decision.js';
 import { sessionRecordOf, type NodeResultRecord, type SessionRecord } from '../src/sessions/session-record.js';
 import { unixSeconds } from '../src/time.js';
@@ -25,6 +26,7 @@ import {
   StatusChangeObject,
 } from './session.type.js';
 import { dateOfUnixTime } from './scalars.js';
+import { NodeTypeEnum } from './enums.js';
 import { toWorkflowObject } from './workflow.resolver.js';
 import { WorkflowObject } from './workflow.type.js';
 import { toConnectionPage } from './connection.js';
@@ -153,6 +155,20 @@ export class SessionResolver {
     const principal = requireTenant(context);
     const reviewed = await reviewSession(context.em, context.services, principal, id, decision, reason);
     return toSessionObject(sessionRecordOf(reviewed), context);
+  }
+
+  @Mutation(() => SessionObject, {
+    description:
+      "Sends one step of an in-review session back to the end user, with a reason; audited. The step becomes resubmission_requested (reviewer_request), the session in_progress, and the end user's next submission of it decides again.",
+  })
+  async requestRetake(
+    @Arg('sessionId', () => String) sessionId: string,
+    @Arg('nodeType', () => NodeTypeEnum) nodeType: NodeType,
+    @Arg('reason', () => String) reason: string,
+    @Ctx() context: GraphQLContext,
+  ): Promise<SessionObject> {
+    const session = await requestRetake(context.em, context.services, context.config, requireTenant(context), sessionId, nodeType, reason);
+    return toSessionObject(sessionRecordOf(session), context);
   }
 
   @Mutation(() => ErasureObject, {

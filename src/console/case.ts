@@ -6,6 +6,7 @@ import { faceEntryControl } from './lists.js';
 import { me } from './state.js';
 import type { QueueItem } from './queue.js';
 import { CLAIM_FIELDS, claimSection, heldByOther, heldByOtherNote, type Claim } from './claim.js';
+import { retakeSection } from './retake.js';
 
 /** A node's result as the case page shows it. */
 interface NodeResult {
@@ -313,8 +314,10 @@ function notesSection(session: Case): HTMLElement {
 /** Approve or decline with a reason, for reviewers and admins while the session is in review. */
 function decisionSection(session: Case): HTMLElement {
   const heading = h('h2', { id: 'decision-heading' }, 'Decision');
-  if (session.status !== 'in_review')
-    return h('section', { 'aria-labelledby': 'decision-heading' }, heading, h('p', { id: 'decided' }, 'Decided: ', badge(session.status)));
+  if (session.status !== 'in_review') {
+    const label = session.status === 'pending' || session.status === 'in_progress' ? 'With the end user: ' : 'Decided: ';
+    return h('section', { 'aria-labelledby': 'decision-heading' }, heading, h('p', { id: 'decided' }, label, badge(session.status)));
+  }
   if (me().operator.role === 'viewer')
     return h(
       'section',
@@ -400,6 +403,7 @@ export async function caseScreen(id: string): Promise<void> {
           {},
           session.status === 'in_review' ? await claimSection(session.id, session.claim, () => caseScreen(session.id)) : null,
           decisionSection(session),
+          retakeSection(session, () => caseScreen(session.id)),
           notesSection(session),
           timelineSection(session),
         ),

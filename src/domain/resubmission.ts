@@ -7,9 +7,15 @@
 import type { NodeStatus } from './types.js';
 
 /** Result codes that mean "the photo could not be read", not "the document or person is wrong". */
-export const RESUBMISSION_REASONS = ['image_blurry', 'image_too_small', 'mrz_not_found', 'glare', 'image_too_dark'] as const;
+export const QUALITY_RESUBMISSION_REASONS = ['image_blurry', 'image_too_small', 'mrz_not_found', 'glare', 'image_too_dark'] as const;
+/** The reason of a retake a reviewer asked for from the console or the API (issue 16), not an engine's. */
+export const REVIEWER_REQUEST = 'reviewer_request';
+/** Why a node asks for a retake: a quality code of the engine, or a reviewer's request. */
+export const RESUBMISSION_REASONS = [...QUALITY_RESUBMISSION_REASONS, REVIEWER_REQUEST] as const;
 /** Why a node asks for a retake. */
 export type ResubmissionReason = (typeof RESUBMISSION_REASONS)[number];
+/** A retake reason an engine result can carry. */
+export type QualityResubmissionReason = (typeof QUALITY_RESUBMISSION_REASONS)[number];
 
 /** Submissions a node may take by default before a quality failure becomes a failure. */
 export const DEFAULT_MAX_ATTEMPTS = 3;
@@ -17,10 +23,12 @@ export const DEFAULT_MAX_ATTEMPTS = 3;
 export const MAX_ATTEMPTS_LIMIT = 10;
 
 /** The retake reason of an engine result: a failure whose result code is a quality code, else null. */
-export function resubmissionReasonOf(result: { status: NodeStatus; details: Record<string, unknown> }): ResubmissionReason | null {
+export function resubmissionReasonOf(result: { status: NodeStatus; details: Record<string, unknown> }): QualityResubmissionReason | null {
   if (result.status !== 'failed') return null;
   const code = result.details.result_code;
-  return typeof code === 'string' && (RESUBMISSION_REASONS as readonly string[]).includes(code) ? (code as ResubmissionReason) : null;
+  return typeof code === 'string' && (QUALITY_RESUBMISSION_REASONS as readonly string[]).includes(code)
+    ? (code as QualityResubmissionReason)
+    : null;
 }
 
 /**

@@ -68,6 +68,13 @@ export const ALLOWED_TRANSITIONS: readonly AllowedTransition[] = [
     trigger: 'A reviewer declines the session.',
   },
   {
+    from: 'in_review',
+    to: 'in_progress',
+    actor: 'reviewer',
+    reasonRequired: true,
+    trigger: 'A reviewer asks the end user to retake one step (its result becomes resubmission_requested).',
+  },
+  {
     from: 'pending',
     to: 'expired',
     actor: 'expiry',

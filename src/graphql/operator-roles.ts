@@ -4,13 +4,14 @@ import { ApiError } from '../errors.js';
 import type { GraphQLContext } from './context.js';
 
 /**
- * The mutations a `reviewer` may run besides reading: deciding cases and noting why, adding and
+ * The mutations a `reviewer` may run besides reading: deciding cases (or sending a step back for a retake) and noting why, adding and
  * removing list entries (blocking a fraudster's face or document found in review) and replaying a
  * delivery (sends what was already sent). Every other mutation (lists themselves, workflows,
  * webhook destinations, keys, operators) is an `admin`'s.
  */
 export const REVIEWER_MUTATIONS: ReadonlySet<string> = new Set([
   'reviewSession',
+  'requestRetake',
   'addSessionNote',
   'addNameListEntry',
   'addDocumentListEntry',

@@ -56,6 +56,9 @@ const en = {
   retake_mrz_not_found:
     'We could not read the machine-readable lines at the bottom of the document. Make sure they are fully in the photo, sharp and without glare.',
   attemptsLeft: 'Attempts left: {count}.',
+  retakeStepHeading: 'Please do this step again',
+  retake_reviewer_request: 'Our review team asked you to do this step again. Please check what you provide carefully.',
+  retakeStep: 'Do it again',
   selfieHeading: 'Take a selfie',
   selfieHint: 'Look straight at the camera, with your whole face inside the oval and nothing covering it.',
   detailsHeading: 'Your personal details',
@@ -155,6 +158,9 @@ const fr: Record<MessageKey, string> = {
   retake_mrz_not_found:
     "Nous n'avons pas pu lire les lignes codées en bas du document. Vérifiez qu'elles sont entièrement visibles, nettes et sans reflet.",
   attemptsLeft: 'Essais restants : {count}.',
+  retakeStepHeading: 'Veuillez refaire cette étape',
+  retake_reviewer_request: 'Notre équipe de vérification vous demande de refaire cette étape. Vérifiez bien ce que vous fournissez.',
+  retakeStep: 'Recommencer',
   selfieHeading: 'Prenez un selfie',
   selfieHint: "Regardez l'objectif, tout votre visage dans l'ovale, sans rien qui le cache.",
   detailsHeading: 'Vos informations personnelles',
@@ -250,6 +256,9 @@ const de: Record<MessageKey, string> = {
   retake_mrz_not_found:
     'Die maschinenlesbaren Zeilen unten auf dem Dokument waren nicht lesbar. Sie müssen vollständig, scharf und ohne Spiegelung im Bild sein.',
   attemptsLeft: 'Verbleibende Versuche: {count}.',
+  retakeStepHeading: 'Bitte wiederholen Sie diesen Schritt',
+  retake_reviewer_request: 'Unser Prüfteam bittet Sie, diesen Schritt zu wiederholen. Bitte prüfen Sie Ihre Angaben sorgfältig.',
+  retakeStep: 'Wiederholen',
   selfieHeading: 'Machen Sie ein Selfie',
   selfieHint: 'Schauen Sie direkt in die Kamera, mit dem ganzen Gesicht im Oval und nichts davor.',
   detailsHeading: 'Ihre persönlichen Angaben',
@@ -345,6 +354,9 @@ const es: Record<MessageKey, string> = {
   retake_mrz_not_found:
     'No hemos podido leer las líneas de lectura mecánica de la parte inferior del documento. Deben verse enteras, nítidas y sin reflejos.',
   attemptsLeft: 'Intentos restantes: {count}.',
+  retakeStepHeading: 'Repita este paso',
+  retake_reviewer_request: 'Nuestro equipo de revisión le pide que repita este paso. Compruebe con cuidado lo que aporta.',
+  retakeStep: 'Repetir el paso',
   selfieHeading: 'Hágase un selfi',
   selfieHint: 'Mire a la cámara, con toda la cara dentro del óvalo y sin nada que la tape.',
   detailsHeading: 'Sus datos personales',

@@ -24,6 +24,11 @@ function route(): void {
   if (!next) return done();
   if (sessionStorage.getItem(`idv:consent:${sessionId}`) !== 'yes') return welcome();
   if (next.status === 'resubmission_requested') return retakeRequested(next);
+  openStep(next.nodeType);
+}
+
+/** The screen that takes a step's input (a retake the reviewer asked for may be any step). */
+function openStep(nodeType: string): void {
   const screens: Record<string, () => void> = {
     document_verification: chooseDocument,
     biometric_kyc: () => capture({ kind: 'selfie' }),
@@ -32,7 +37,7 @@ function route(): void {
     proof_of_address: proofOfAddress,
     business_registry: business,
   };
-  screens[next.nodeType]();
+  screens[nodeType]();
 }
 
 function welcome(): void {
@@ -84,18 +89,22 @@ const RETAKE_GUIDANCE: Record<string, MessageKey> = {
   image_too_dark: 'quality_too_dark',
   glare: 'quality_glare',
   mrz_not_found: 'retake_mrz_not_found',
+  reviewer_request: 'retake_reviewer_request',
 };
 
-/** The server could not read the photo: say why and how many tries are left, then capture again. */
+/**
+ * The server could not read the photo: say why and how many tries are left, then capture again.
+ * A retake a reviewer asked for (any step) says so instead, without the reviewer's own words.
+ */
 function retakeRequested(step: Step): void {
+  const byReviewer = step.resubmissionReason === 'reviewer_request';
   const guidance = RETAKE_GUIDANCE[step.resubmissionReason ?? ''] ?? 'reviewHint';
-  const again = () => (step.nodeType === 'biometric_kyc' ? capture({ kind: 'selfie' }) : chooseDocument());
   show(
     'retake',
-    t('retakeHeading'),
+    t(byReviewer ? 'retakeStepHeading' : 'retakeHeading'),
     h('p', { className: 'error', role: 'alert' }, t(guidance)),
-    h('p', {}, t('attemptsLeft', { count: step.attemptsRemaining ?? 0 })),
-    h('button', { type: 'button', className: 'primary', onclick: again }, t('retake')),
+    byReviewer ? null : h('p', {}, t('attemptsLeft', { count: step.attemptsRemaining ?? 0 })),
+    h('button', { type: 'button', className: 'primary', onclick: () => openStep(step.nodeType) }, t(byReviewer ? 'retakeStep' : 'retake')),
   );
   app.dataset.reason = step.resubmissionReason ?? '';
 }

@@ -294,6 +294,25 @@ const INTROSPECTION = {
 const REVOKED_AT = T + 86_400;
 /** user-43's session went to review at T - 540 and was approved by a reviewer at T + 600. */
 const REVIEWED_AT = T + 600;
+/** The PEP hit of the reviewed session (aml_only, user-43): what the review and the retake examples show. */
+const REVIEWED_AML_RESULT = {
+  required: true,
+  provider: 'openkyc:aml_screen',
+  warnings: [],
+  details: {
+    result_code: 'pep_match',
+    score: 60,
+    risk_band: 2,
+    hits: [{ list: 'PEP', score: 60, category: 'pep', entry_id: 'Q12345678', matched_name: 'JOHN SMITH' }],
+    checked_lists: ALL_AML_LISTS,
+    screened_source: 'submitted_data',
+    subject: { full_name: 'John Smith' },
+  },
+};
+/** Who the reviewed session is. */
+const REVIEWED_SESSION = { session_id: ID.reviewedSession, workflow_id: 'aml_only', vendor_data: 'user-43' };
+/** Why the reviewed session went to review. */
+const REVIEWED_REASONS = [{ code: 'node_review', message: 'Node aml_screening asked for a manual review.', node_type: 'aml_screening' }];
 /** Acme shared user-42's verification an hour after the approval (token valid an hour); the partner imported it 30 min later. */
 const SHARED_AT = T + 3_600;
 const IMPORTED_AT = SHARED_AT + 1_800;
@@ -474,23 +493,20 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
         issuedAt: REVIEWED_AT,
       }),
       node_results: {
-        aml_screening: {
-          status: 'review',
-          required: true,
-          provider: 'openkyc:aml_screen',
-          warnings: [],
-          details: {
-            result_code: 'pep_match',
-            score: 60,
-            risk_band: 2,
-            hits: [{ list: 'PEP', score: 60, category: 'pep', entry_id: 'Q12345678', matched_name: 'JOHN SMITH' }],
-            checked_lists: ALL_AML_LISTS,
-            screened_source: 'submitted_data',
-            subject: { full_name: 'John Smith' },
-          },
-        },
+        aml_screening: { ...REVIEWED_AML_RESULT, status: 'review' },
       },
-      reasons: [{ code: 'node_review', message: 'Node aml_screening asked for a manual review.', node_type: 'aml_screening' }],
+      reasons: REVIEWED_REASONS,
+    },
+  },
+  requestRetake: {
+    params: { session_id: ID.reviewedSession },
+    request: { node_type: 'aml_screening', reason: 'The date of birth differs from our customer file; please enter it again.' },
+    // The reasons of the verdict before are recomputed at the next decision.
+    response: {
+      ...REVIEWED_SESSION,
+      status: 'in_progress',
+      node_results: { aml_screening: { ...REVIEWED_AML_RESULT, status: 'resubmission_requested' } },
+      reasons: REVIEWED_REASONS,
     },
   },
   introspectServiceToken: { request: { token: SERVICE_TOKEN }, response: INTROSPECTION },

@@ -56,6 +56,8 @@ const ResubmissionDataJson = z.object({
   resubmission_reason: z.enum(RESUBMISSION_REASONS),
   attempts: z.number().int(),
   attempts_remaining: z.number().int(),
+  /** Only on a reviewer's request (`reviewer_request`): the reviewer's reason. */
+  reason: z.string().optional(),
 });
 
 /** The v3 envelope of one event type: `{id, type, timestamp, data}`. */

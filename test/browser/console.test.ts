@@ -175,6 +175,7 @@ describe.skipIf(!enabled)('the operator console', () => {
 
       expect(await page.locator('#viewer-note').textContent()).toContain('cannot decide');
       expect(await page.getByRole('button', { name: 'Decline' }).count()).toBe(0);
+      expect(await page.getByRole('button', { name: 'Ask for a retake' }).count()).toBe(0);
       await expectNoSeriousA11yViolations(page, 'case as a viewer');
       await screenshot(page, 'console-case-viewer');
 
@@ -194,6 +195,43 @@ describe.skipIf(!enabled)('the operator console', () => {
       expect(code).toBe('FORBIDDEN');
       const after = await testApp.rest('GET', `/v1/sessions/${sessionId}`, { key: tenant.sandboxKey });
       expect(after.body.status).toBe('in_review');
+      await page.context().close();
+    },
+    FLOW_MS,
+  );
+
+  it(
+    'given a reviewer on a case in review, when they ask for a retake of the document with a reason, then the case shows in progress, the timeline names them and the case leaves the queue',
+    async () => {
+      const sessionId = await caseInReview('customer-retake');
+      const page = await signInPage(await makeOperator(testApp, tenant.id, 'reviewer', 'Dorothy Vaughan'));
+      await page.locator(`tr[data-session-id="${sessionId}"]`).getByRole('link').click();
+      await screen(page, 'case');
+
+      // Without a reason nothing is sent.
+      await page.getByRole('button', { name: 'Ask for a retake' }).click();
+      await expect.poll(() => page.locator('#retake-error').textContent()).toContain('Give a reason');
+      await page.getByLabel('Step').selectOption('document_verification');
+      await page
+        .getByLabel('Reason (kept in the audit trail, sent to the integrator)')
+        .fill('The passport photo is cut off at the bottom.');
+      await expectNoSeriousA11yViolations(page, 'case with a retake request filled in');
+      await screenshot(page, 'console-case-retake');
+      await page.getByRole('button', { name: 'Ask for a retake' }).click();
+
+      await page.locator('main[data-status="in_progress"]').waitFor();
+      expect(await page.locator('#decided').textContent()).toBe('With the end user: in progress');
+      expect(await page.locator('#retake-step').count()).toBe(0);
+      expect(await page.locator('#timeline').textContent()).toContain(
+        'by Dorothy Vaughan (reviewer) — The passport photo is cut off at the bottom.',
+      );
+      expect(await page.locator('tr[data-node="document_verification"]').textContent()).toMatch(/resubmission.requested/);
+      await expectNoSeriousA11yViolations(page, 'case sent back for a retake');
+      await screenshot(page, 'console-case-retake-requested');
+
+      await page.getByRole('link', { name: '← Review queue' }).click();
+      await screen(page, 'queue');
+      expect(await page.locator(`tr[data-session-id="${sessionId}"]`).count()).toBe(0);
       await page.context().close();
     },
     FLOW_MS,

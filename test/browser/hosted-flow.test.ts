@@ -382,6 +382,49 @@ describe.skipIf(!enabled)('hosted verification flow in Chromium', () => {
   );
 
   it(
+    'given a reviewer who asked for the personal details again, when the end user opens the flow, then it says the review team asked for the step and takes the new details to a decision',
+    async () => {
+      const created = await createSession(testApp, tenant.sandboxKey, { workflow_id: 'aml_only', vendor_data: 'browser-reviewer-retake' });
+      const id = created.body.session_id as string;
+      const token = new URL(created.body.url).searchParams.get('token')!;
+      const submitted = await fetch(`${testApp.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-session-token': token },
+        body: JSON.stringify({
+          query: 'mutation ($id: String!) { submitAmlData(sessionId: $id, input: { fullName: "Sandbox Pep", country: "GB" }) { status } }',
+          variables: { id },
+        }),
+      });
+      expect(((await submitted.json()) as any).data.submitAmlData.status).toBe('in_review');
+      const asked = await testApp.rest('POST', `/v1/sessions/${id}/retake`, {
+        key: tenant.sandboxKey,
+        body: { node_type: 'aml_screening', reason: 'Internal: name differs from the account holder' },
+      });
+      expect(asked.status).toBe(200);
+
+      const context = await noCamera.newContext(PHONE);
+      const page = await context.newPage();
+      await page.goto(created.body.url);
+      await passWelcome(page);
+      await screen(page, 'retake');
+      expect(await page.locator('h1').textContent()).toBe(CATALOGUES.en.retakeStepHeading);
+      expect(await page.getByRole('alert').textContent()).toBe(CATALOGUES.en.retake_reviewer_request);
+      // The reviewer's own words are for the audit trail and the integrator, not the end user.
+      expect(await page.locator('#app').textContent()).not.toContain('Internal');
+      await expectNoSeriousA11yViolations(page, 'retake asked by a reviewer');
+      await screenshot(page, 'phone-retake-reviewer-request');
+      await page.getByRole('button', { name: CATALOGUES.en.retakeStep }).click();
+      await screen(page, 'details');
+      await page.getByLabel('Full name').fill('Jane Doe');
+      await page.getByRole('button', { name: 'Continue' }).click();
+      await screen(page, 'done');
+      expect(await page.locator('#app').getAttribute('data-status')).toBe('approved');
+      await context.close();
+    },
+    FLOW_MS,
+  );
+
+  it(
     'given each language, when the flow is walked through, then every screen is in that language and axe finds no serious or critical violation',
     async () => {
       for (const language of LANGUAGES) {

@@ -168,6 +168,11 @@ const ROUTE_CASES: Record<string, RouteCase> = {
     phase: 'write',
     calls: (o) => [{ params: { session_id: o.approvedSessionId }, body: { decision: 'declined', reason: 'matrix' } }],
   },
+  'POST /v1/sessions/:session_id/retake': {
+    refusal: 'not_found',
+    phase: 'write',
+    calls: (o) => [{ params: { session_id: o.approvedSessionId }, body: { node_type: 'aml_screening', reason: 'matrix' } }],
+  },
   'POST /v1/service-tokens/introspect': { refusal: 'invalid_token', calls: (o) => [{ body: { token: o.serviceToken } }] },
   'POST /v1/service-tokens/revoke': {
     refusal: 'not_found',

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { NODE_STATUSES, SESSION_STATUSES } from '../../domain/types.js';
+import { NODE_STATUSES, NODE_TYPES, SESSION_STATUSES } from '../../domain/types.js';
 import {
   AddSessionNoteDocument,
   CreateSessionDocument,
@@ -8,6 +8,7 @@ import {
   GetSessionDocument,
   IntrospectServiceTokenDocument,
   ListSessionsDocument,
+  RequestRetakeDocument,
   ReviewSessionDocument,
   RevokeServiceTokenDocument,
   type DecisionFieldsFragment,
@@ -309,6 +310,22 @@ export const sessionRoutes = [
     variables: ({ params, body }) => ({ id: params.session_id, decision: body.decision, reason: body.reason }),
     status: 200,
     present: (data) => presentDecision(data.reviewSession.decision),
+    response: DecisionJson,
+    problems: ['invalid_transition'],
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/v1/sessions/:session_id/retake',
+    operationId: 'requestRetake',
+    summary:
+      "Sends one step of an in_review session back to the end user, with a reason; audited. The step becomes resubmission_requested (reviewer_request), the session in_progress (expires_at renewed when less than a session lifetime is left), and the end user's next submission decides again.",
+    tag: 'Sessions',
+    operation: RequestRetakeDocument,
+    params: SessionParams,
+    body: z.object({ node_type: z.enum(NODE_TYPES), reason: z.string().trim().min(1, 'reason is required').max(2000) }).strict(),
+    variables: ({ params, body }) => ({ sessionId: params.session_id, nodeType: body.node_type, reason: body.reason }),
+    status: 200,
+    present: (data) => presentDecision(data.requestRetake.decision),
     response: DecisionJson,
     problems: ['invalid_transition'],
   }),
