@@ -21,9 +21,9 @@ import { Worker } from 'node:worker_threads';
 import pino from 'pino';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { startApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
 import type { PublishedEvent } from '../src/events/outbox.js';
 import { createTenant, issueApiKey } from '../src/tenants/tenant.service.js';
+import { benchAppConfig } from './support/app-config.js';
 
 const { values } = parseArgs({
   options: {
@@ -95,17 +95,10 @@ async function drained(clients: ReturnType<typeof startClients>, expected: numbe
 const format = (ms: number) => `${ms.toFixed(1)} ms`;
 const formatKb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 
-const config = loadConfig({
-  ...process.env,
-  PORT: '0',
-  HOST: '127.0.0.1',
-  PGLITE_DATA_DIR: 'memory',
-  SEED_DEMO_TENANT: 'false',
-  // The benches measure the service's own work; a single bench key would meet the per-key limit at once.
-  RATE_LIMIT_ENABLED: 'false',
+const config = benchAppConfig({
   // The tests' key, so a shared test database's stored signing keys decrypt.
   MASTER_KEY: process.env.MASTER_KEY ?? 'test-master-key-not-for-production-0123456789',
-  LOG_LEVEL: 'silent',
+  MIGRATE_ON_START: process.env.MIGRATE_ON_START,
   JOBS_ENABLED: 'false',
   EMITTER_IN_PROCESS: 'false',
 });

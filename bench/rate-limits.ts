@@ -13,8 +13,8 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 import pino from 'pino';
 import { startApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
 import { createTenant, issueApiKey } from '../src/tenants/tenant.service.js';
+import { benchAppConfig } from './support/app-config.js';
 
 const { values } = parseArgs({ options: { seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '20' } } });
 const SECONDS = Number(values.seconds);
@@ -53,17 +53,7 @@ async function shape(options: autocannon.Options): Promise<Figures> {
 
 /** Starts a server with the given limit settings and runs the three shapes. */
 async function run(env: Record<string, string>): Promise<Record<string, Figures>> {
-  const config = loadConfig({
-    ...process.env,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    PGLITE_DATA_DIR: 'memory',
-    SEED_DEMO_TENANT: 'false',
-    LOG_LEVEL: 'silent',
-    MASTER_KEY: 'bench-master-key-not-for-production-0123456789',
-    MIGRATE_ON_START: 'true',
-    ...env,
-  });
+  const config = benchAppConfig(env);
   const app = await startApp(config, { logger: pino({ level: 'silent' }) });
   try {
     const em = app.orm.em.fork();

@@ -10,8 +10,8 @@ import { gzipSync } from 'node:zlib';
 import pino from 'pino';
 import { buildHosted } from '../scripts/build-hosted.js';
 import { startApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
 import { createTenant, issueApiKey } from '../src/tenants/tenant.service.js';
+import { benchAppConfig } from './support/app-config.js';
 
 const RUNS = Number(process.env.BENCH_WEB_RUNS ?? 7);
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -21,15 +21,10 @@ const CPU_SLOWDOWN = 4;
 
 const manifest = await buildHosted();
 const app = await startApp(
-  loadConfig({
-    ...process.env,
-    PORT: '0',
-    PGLITE_DATA_DIR: 'memory',
-    SEED_DEMO_TENANT: 'false',
-    // The benches measure the service's own work; a single bench key would meet the per-key limit at once.
-    RATE_LIMIT_ENABLED: 'false',
-    LOG_LEVEL: 'silent',
+  benchAppConfig({
+    HOST: process.env.HOST,
     MASTER_KEY: 'bench-master-key-not-for-production-000000',
+    MIGRATE_ON_START: process.env.MIGRATE_ON_START,
   }),
   { logger: pino({ level: 'silent' }) },
 );

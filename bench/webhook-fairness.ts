@@ -17,8 +17,8 @@ import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { startApp, type RunningApp } from '../src/app.js';
-import { loadConfig } from '../src/config.js';
 import { createTenant, issueApiKey } from '../src/tenants/tenant.service.js';
+import { benchAppConfig } from './support/app-config.js';
 
 const { values } = parseArgs({
   options: {
@@ -96,16 +96,7 @@ async function measureA(app: RunningApp, key: string, arrivals: Arrivals, sample
 
 /** Runs both phases with one emitter setting; returns A's sorted latencies idle and loaded. */
 async function run(perTenant: number, perDestination: number, samples: number): Promise<{ idle: number[]; loaded: number[] }> {
-  const config = loadConfig({
-    ...process.env,
-    PORT: '0',
-    HOST: '127.0.0.1',
-    PGLITE_DATA_DIR: 'memory',
-    SEED_DEMO_TENANT: 'false',
-    RATE_LIMIT_ENABLED: 'false',
-    LOG_LEVEL: 'silent',
-    MASTER_KEY: 'bench-master-key-not-for-production-0123456789',
-    MIGRATE_ON_START: 'true',
+  const config = benchAppConfig({
     DEV_ALLOW_LOOPBACK_WEBHOOKS: 'true',
     EMITTER_POLL_INTERVAL_MS: '50',
     WEBHOOK_MAX_IN_FLIGHT_PER_TENANT: String(perTenant),
