@@ -60,6 +60,8 @@ export interface StartOptions {
   logger?: Logger;
   /** Called with every SQL statement the ORM runs (tests count queries with it). */
   onQuery?: (sql: string) => void;
+  /** Starts an in-memory embedded database from this migrated dump (tests; see openDatabase). */
+  pgliteTemplate?: Blob;
 }
 
 /** Composition root: opens the database, syncs built-ins, builds the schema and starts listening. */
@@ -69,7 +71,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   // Before the database: a fresh data directory must get a fresh key, never adopt a stray one
   // (src/auth/secrets.ts), and a key file others can read stops the start before anything opens.
   const secrets = createServiceSecrets(resolveMasterKey(config, logger));
-  const database = await openDatabase(config, logger, { onQuery: options.onQuery });
+  const database = await openDatabase(config, logger, { onQuery: options.onQuery, pgliteTemplate: options.pgliteTemplate });
   let http: HttpServer | undefined;
   let jobs: Jobs | null = null;
   let emitter: RunningEmitter | null = null;

@@ -19,12 +19,20 @@ export interface Database {
 export async function openDatabase(
   config: Config,
   logger: Logger,
-  options: { migrate?: boolean; onQuery?: (sql: string) => void } = {},
+  options: {
+    migrate?: boolean;
+    onQuery?: (sql: string) => void;
+    /**
+     * A PGlite `dumpDataDir` of an already migrated database: an in-memory embedded database
+     * starts from it, so tests migrate once per run instead of once per file (ignored on a server).
+     */
+    pgliteTemplate?: Blob;
+  } = {},
 ): Promise<Database> {
   let embedded: EmbeddedDatabase | undefined;
   let url = config.DATABASE_URL;
   if (!url) {
-    embedded = await startEmbeddedDatabase(config.PGLITE_DATA_DIR, { runtimeDir: config.RUNTIME_DIR });
+    embedded = await startEmbeddedDatabase(config.PGLITE_DATA_DIR, { runtimeDir: config.RUNTIME_DIR, template: options.pgliteTemplate });
     url = embedded.url;
     logger.info({ dataDir: config.PGLITE_DATA_DIR }, 'embedded PostgreSQL (PGlite) started');
   }

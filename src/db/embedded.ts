@@ -15,6 +15,8 @@ export interface EmbeddedDatabase {
   shared: boolean;
   /** Stops the socket server and closes the database, flushing it to disk (no-op when shared). */
   close(): Promise<void>;
+  /** The data directory as a tarball (PGlite's `dumpDataDir`): tests migrate once and start each file from it. */
+  dump(): Promise<Blob>;
 }
 
 /** Most connections the socket server accepts at once; the pool and pg-boss stay under it. */
@@ -115,15 +117,27 @@ function socketUrl(directory: string): string {
  * it (the server, while the CLI runs), we connect to that process's socket instead of opening the
  * files a second time.
  */
-export async function startEmbeddedDatabase(dataDir: string, options: { runtimeDir?: string } = {}): Promise<EmbeddedDatabase> {
+export async function startEmbeddedDatabase(
+  dataDir: string,
+  options: {
+    runtimeDir?: string;
+    /** A data-directory dump (PGlite's `dumpDataDir`) an in-memory database starts from instead of an empty one. */
+    template?: Blob;
+  } = {},
+): Promise<EmbeddedDatabase> {
   const inMemory = dataDir === 'memory';
   const lockPath = inMemory ? null : lockPathOf(dataDir);
   if (lockPath) {
     const ownerUrl = liveOwnerUrl(lockPath);
-    if (ownerUrl) return { url: ownerUrl, shared: true, close: async () => undefined };
+    if (ownerUrl) {
+      const dump = () => Promise.reject(new Error('the data directory belongs to another process; dump it there'));
+      return { url: ownerUrl, shared: true, close: async () => undefined, dump };
+    }
     ensurePrivateDirectory(dataDir);
   }
-  const db = await PGlite.create(inMemory ? undefined : dataDir, { extensions: { pg_trgm, vector } });
+  // Only an in-memory database starts from a template: a data directory on disk is the operator's own.
+  const loadDataDir = inMemory ? options.template : undefined;
+  const db = await PGlite.create(inMemory ? undefined : dataDir, { extensions: { pg_trgm, vector }, loadDataDir });
   if (!inMemory) restrictTree(dataDir);
   const socketDirectory = mkdtempSync(join(tmpdir(), 'openkyc-pglite-'));
   const server = new PGLiteSocketServer({
@@ -151,6 +165,7 @@ export async function startEmbeddedDatabase(dataDir: string, options: { runtimeD
   return {
     url,
     shared: false,
+    dump: () => db.dumpDataDir('none'),
     async close() {
       await server.stop();
       await db.close();

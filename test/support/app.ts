@@ -6,6 +6,7 @@ import { startApp, type RunningApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { createTenant, issueApiKey } from '../../src/tenants/tenant.service.js';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
+import { pgliteTemplate } from './database-template.js';
 
 /** A tenant made for one test, with a key in each environment. */
 export interface TestTenant {
@@ -54,7 +55,11 @@ export interface RestResponse {
   body: any;
 }
 
-/** Starts the service on port 0 against an in-memory PGlite, or DATABASE_URL when set. */
+/**
+ * Starts the service on port 0 against an in-memory PGlite started from the run's migrated
+ * template, or DATABASE_URL when set (this file's own copy of the template, see
+ * test/support/database-per-file.ts).
+ */
 export async function startTestApp(
   env: Record<string, string> = {},
   options: { onQuery?: (sql: string) => void; /** Captures the server's log (tests of what is logged). */ logger?: Logger } = {},
@@ -65,20 +70,22 @@ export async function startTestApp(
     HOST: '127.0.0.1',
     PGLITE_DATA_DIR: 'memory',
     SEED_DEMO_TENANT: 'false',
-    // Fixed so every test file can read what another wrote to a shared server database.
+    // Fixed so every app and child process a test starts on one server database reads what the others wrote.
     MASTER_KEY: 'test-master-key-not-for-production-0123456789',
     LOG_LEVEL: 'silent',
-    // The global setup migrated the shared server database already.
+    // The server database is a copy of the template the global setup migrated. An embedded one
+    // starts from the same migrated dump, and the start only checks that nothing is pending.
     MIGRATE_ON_START: process.env.DATABASE_URL ? 'false' : 'true',
-    // Webhook tests opt in: on a shared server database, another file's emitter would otherwise take their deliveries.
+    // Webhook tests opt in: when several apps share a server database, another app's emitter would otherwise take their deliveries.
     EMITTER_IN_PROCESS: 'false',
-    // Rate-limit tests opt in: on a shared server database every file's requests come from 127.0.0.1.
+    // Rate-limit tests opt in: every app's requests come from 127.0.0.1.
     RATE_LIMIT_ENABLED: 'false',
     ...env,
   });
   // TEST_LOG_LEVEL=error shows the server's own errors while debugging a test.
   const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const app = await startApp(config, { logger, onQuery: options.onQuery });
+  // On-disk data directories (tests of the embedded files themselves) ignore the template.
+  const app = await startApp(config, { logger, onQuery: options.onQuery, pgliteTemplate: await pgliteTemplate() });
   const url = app.url;
   const clients: Client[] = [];
 

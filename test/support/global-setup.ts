@@ -1,18 +1,62 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pino from 'pino';
+import type { TestProject } from 'vitest/node';
 import { buildConsole } from '../../scripts/build-console.js';
 import { buildHosted } from '../../scripts/build-hosted.js';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
+import { startEmbeddedDatabase } from '../../src/db/embedded.js';
+import { createOrm, migrate } from '../../src/db/orm.js';
+import type {} from './database-template.js';
 
-/**
- * With DATABASE_URL set, migrate that database once before any test file runs, so parallel
- * files never race to migrate. Embedded runs need nothing: each file has its own database.
- */
-export default async function setup(): Promise<void> {
+/** What one run prepares once, whichever projects (api, browser, realdata) ask for it. */
+interface Prepared {
+  pgliteTemplatePath: string | null;
+  serverTemplateUrl: string | null;
+  /** Removes what the run left in the temporary directory. */
+  cleanUp(): Promise<void>;
+}
+
+// Each project that lists this file calls it; the first call does the work and the others share it
+// (global setups all run in vitest's main process).
+const shared = globalThis as { idvTestRun?: Promise<Prepared> };
+
+/** Builds the browser bundles and the migrated template database (test/support/database-template.ts). */
+async function prepare(): Promise<Prepared> {
   // The hosted flow's page and the console serve these builds (npm start builds them in prestart).
   await buildHosted();
   await buildConsole();
-  if (!process.env.DATABASE_URL) return;
-  const database = await openDatabase(loadConfig({ ...process.env, LOG_LEVEL: 'silent' }), pino({ level: 'silent' }), { migrate: true });
-  await database.close();
+  const logger = pino({ level: 'silent' });
+  if (process.env.DATABASE_URL) {
+    // Migrated once; from here on it is only the template each test file copies.
+    const database = await openDatabase(loadConfig({ ...process.env, LOG_LEVEL: 'silent' }), logger, { migrate: true });
+    await database.close();
+    return { pgliteTemplatePath: null, serverTemplateUrl: process.env.DATABASE_URL, cleanUp: async () => undefined };
+  }
+  const embedded = await startEmbeddedDatabase('memory');
+  try {
+    const orm = await createOrm({ url: embedded.url, logger, poolMax: 1 });
+    await migrate(orm);
+    await orm.close(true);
+    const directory = await mkdtemp(join(tmpdir(), 'idv-test-template-'));
+    const path = join(directory, 'pglite-migrated.tar');
+    await writeFile(path, Buffer.from(await (await embedded.dump()).arrayBuffer()));
+    return { pgliteTemplatePath: path, serverTemplateUrl: null, cleanUp: () => rm(directory, { recursive: true, force: true }) };
+  } finally {
+    await embedded.close();
+  }
+}
+
+/** Global setup of the projects that start the service: prepares once, hands the template to the files. */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  shared.idvTestRun ??= prepare();
+  const prepared = await shared.idvTestRun;
+  project.provide('pgliteTemplatePath', prepared.pgliteTemplatePath);
+  project.provide('serverTemplateUrl', prepared.serverTemplateUrl);
+  return async () => {
+    // Teardowns run after every file of every project, so the first one may remove the template.
+    await prepared.cleanUp();
+  };
 }
