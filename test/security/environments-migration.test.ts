@@ -23,7 +23,7 @@ afterAll(async () => {
 });
 
 describe('environments migration', () => {
-  it('given rows of a tenant made before the split, when migrating, then each is assigned as the README says', async () => {
+  it('given rows of a tenant made before the split, when migrating, then each is assigned as docs/api.md (Environments) says', async () => {
     await database.orm.migrator.up({ to: 'Migration20261122001300AmlRescreenRequests' });
     const em = database.orm.em.fork();
     const run = (sql: string, params: unknown[] = []) => em.execute(sql, params, 'run');
