@@ -1,0 +1,131 @@
+/**
+ * The layers of docs/design.md ("Layers"), checked over the source tree: a module may import its
+ * own layer and the ones below, never one above; runtime code never imports `scripts/`; the
+ * browser apps import nothing of the server, and the server nothing of them.
+ *
+ * The import graph comes from dependency-cruiser (TypeScript's own resolution, type-only imports
+ * included: a type import still says what a module knows). Today's violations are listed in
+ * ALLOWED, each with why it is there, so this test passes now and every new one fails. When a
+ * move removes one, the test fails until its entry is deleted too, so the list only shrinks.
+ */
+import { cruise, type ICruiseResult } from 'dependency-cruiser';
+import { describe, expect, it } from 'vitest';
+
+/** Bottom to top; a module may import its own layer and those below. */
+const LAYERS: { name: string; paths: RegExp }[] = [
+  {
+    name: 'base: domain rules, tables and shared leaf helpers',
+    paths: /^(src\/domain\/|entities\/|src\/(errors|validation|input-rules|time|logging|pagination|config)\.ts$)/,
+  },
+  { name: 'infrastructure: database and credentials', paths: /^src\/(db|auth)\// },
+  { name: 'engines', paths: /^src\/engines\// },
+  {
+    name: 'features',
+    paths:
+      /^(src\/(sessions|events|webhooks|lists|sharing|tenants|operators|evidence|workflows|notes|dashboard|limits|jobs)\/|src\/services\.ts$)/,
+  },
+  { name: 'API: GraphQL, REST and HTTP', paths: /^(resolvers\/|src\/(graphql|rest|http)\/)/ },
+  { name: 'entry points', paths: /^(src\/bin\/|src\/app\.ts$)/ },
+];
+
+/** The browser apps: bundled for the browser, they share no module with the server. */
+const BROWSER_APPS = /^src\/(hosted|console)\//;
+
+/** Run-time code: what `npm start` loads. `scripts/` builds and generates; it may import this, never the reverse. */
+const RUNTIME = /^(src|resolvers|entities)\//;
+
+/**
+ * Today's violations, `from -> to`. Each should go when the module moves where the issue's
+ * target layout puts it (docs/design.md, "Layers"); none may be added.
+ */
+const ALLOWED = new Set<string>([
+  // A default (the webhook retry schedule) lives with the webhooks; it belongs in a leaf module.
+  'src/config.ts -> src/webhooks/schedule.ts',
+  // Input rules name the countries the engines have tables for; the tables belong in a leaf folder.
+  'src/input-rules.ts -> src/engines/aml/countries.ts',
+  'src/input-rules.ts -> src/engines/document/countries.ts',
+  // The standalone checks (API services) still live under src/engines/ and reach for features.
+  'src/engines/aml/standalone.ts -> src/services.ts',
+  'src/engines/document/standalone.ts -> src/services.ts',
+  'src/engines/poa/standalone.ts -> src/services.ts',
+  'src/engines/standalone.ts -> src/services.ts',
+  // Session monitoring after an AML import is a sessions job kept beside the AML engine.
+  'src/engines/aml/monitoring.ts -> src/sessions/review.ts',
+  'src/engines/aml/monitoring.ts -> src/events/outbox.ts',
+  // Phone verification's per-number limits are counted by the rate limiter of src/limits/.
+  'src/engines/phone/otp.ts -> src/limits/rate-limits.ts',
+  // The queue executor's pg-boss wiring sits in src/jobs/ though only the engine pool uses it.
+  'src/engines/pool/start.ts -> src/jobs/engine-queue.ts',
+  // The hosted and console pages read their build manifests through the build scripts.
+  'src/http/bundle-assets.ts -> scripts/build-hosted.ts',
+  'src/http/console-page.ts -> scripts/build-console.ts',
+  'src/http/console-page.ts -> scripts/build-hosted.ts',
+  'src/http/hosted-page.ts -> scripts/build-hosted.ts',
+]);
+
+/** The layer index of a path, or undefined outside the layered tree. */
+function layerOf(path: string): number | undefined {
+  const index = LAYERS.findIndex((layer) => layer.paths.test(path));
+  return index === -1 ? undefined : index;
+}
+
+/** Why an import breaks a rule, or null when it is fine. */
+function violation(from: string, to: string): string | null {
+  if (RUNTIME.test(from) && to.startsWith('scripts/')) return 'runtime code imports scripts/';
+  const fromApp = BROWSER_APPS.exec(from)?.[0];
+  const toApp = BROWSER_APPS.exec(to)?.[0];
+  if (fromApp !== toApp && (fromApp || toApp)) return 'crosses a browser app boundary';
+  const fromLayer = layerOf(from);
+  const toLayer = layerOf(to);
+  if (fromLayer !== undefined && toLayer !== undefined && toLayer > fromLayer) {
+    return `${LAYERS[fromLayer]!.name} imports ${LAYERS[toLayer]!.name}`;
+  }
+  return null;
+}
+
+/** Every import between our own modules, as `from -> to`, with the rule it breaks. */
+async function violations(): Promise<Map<string, string>> {
+  const result = await cruise(['src', 'resolvers', 'entities'], {
+    tsConfig: { fileName: 'tsconfig.json' },
+    tsPreCompilationDeps: true,
+    doNotFollow: { path: 'node_modules' },
+    // Migrations and generated code import nothing of the layers above; they only slow the walk.
+    exclude: { path: '^src/db/migrations/|/generated/' },
+  });
+  const output = result.output as ICruiseResult;
+  const found = new Map<string, string>();
+  for (const module of output.modules) {
+    for (const dependency of module.dependencies) {
+      if (dependency.coreModule || dependency.couldNotResolve || dependency.resolved.includes('node_modules')) continue;
+      const why = violation(module.source, dependency.resolved);
+      if (why) found.set(`${module.source} -> ${dependency.resolved}`, why);
+    }
+  }
+  return found;
+}
+
+describe('import layers', () => {
+  it(
+    'given the source tree, when its imports are read, then no lower layer imports a higher one beyond the listed ones, and every listed one still exists',
+    { timeout: 120_000 },
+    async () => {
+      const found = await violations();
+
+      const unlisted = [...found].filter(([edge]) => !ALLOWED.has(edge)).map(([edge, why]) => `${edge} (${why})`);
+      const gone = [...ALLOWED].filter((edge) => !found.has(edge));
+      expect(unlisted, 'new imports against the layers of docs/design.md').toEqual([]);
+      expect(gone, 'fixed: delete these from ALLOWED').toEqual([]);
+    },
+  );
+
+  it('given the rules, when applied to sample imports, then each kind of breach is caught and an import downwards passes', () => {
+    expect(violation('src/domain/verdict.ts', 'src/sessions/decide.ts')).toMatch(/^base.*imports features$/);
+    expect(violation('src/engines/registry.ts', 'resolvers/session.resolver.ts')).toMatch(/^engines imports API/);
+    expect(violation('src/http/server.ts', 'scripts/build-hosted.ts')).toBe('runtime code imports scripts/');
+    expect(violation('src/hosted/app.tsx', 'src/domain/verdict.ts')).toBe('crosses a browser app boundary');
+    expect(violation('src/sessions/decide.ts', 'src/console/main.tsx')).toBe('crosses a browser app boundary');
+    expect(violation('src/sessions/decide.ts', 'src/domain/verdict.ts')).toBeNull();
+    expect(violation('src/bin/server.ts', 'src/app.ts')).toBeNull();
+    expect(violation('scripts/build-hosted.ts', 'src/config.ts')).toBeNull();
+  });
+});
