@@ -1,6 +1,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { getConstructionPlans } from 'pg-boss';
 import pino from 'pino';
 import type { TestProject } from 'vitest/node';
 import { buildConsole } from '../../scripts/build-console.js';
@@ -9,6 +11,7 @@ import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { startEmbeddedDatabase } from '../../src/db/embedded.js';
 import { createOrm, migrate } from '../../src/db/orm.js';
+import { JOBS_SCHEMA } from '../../src/jobs/jobs.js';
 import type {} from './database-template.js';
 
 /** What one run prepares once, whichever projects (api, browser, realdata) ask for it. */
@@ -23,6 +26,16 @@ interface Prepared {
 // (global setups all run in vitest's main process).
 const shared = globalThis as { idvTestRun?: Promise<Prepared> };
 
+/**
+ * Migrates the template and installs pg-boss's tables in it, which every app's job runner would
+ * otherwise create again on each copy (its start finds them and skips the install).
+ */
+async function prepareTemplate(orm: MikroORM, options: { onServer: boolean }): Promise<void> {
+  // On a server the connections carry statement and lock timeouts (src/db/database.ts); migrations are exempt.
+  await migrate(orm, { liftTimeouts: options.onServer });
+  await orm.em.getConnection().execute(getConstructionPlans(JOBS_SCHEMA));
+}
+
 /** Builds the browser bundles and the migrated template database (test/support/database-template.ts). */
 async function prepare(): Promise<Prepared> {
   // The hosted flow's page and the console serve these builds (npm start builds them in prestart).
@@ -31,14 +44,18 @@ async function prepare(): Promise<Prepared> {
   const logger = pino({ level: 'silent' });
   if (process.env.DATABASE_URL) {
     // Migrated once; from here on it is only the template each test file copies.
-    const database = await openDatabase(loadConfig({ ...process.env, LOG_LEVEL: 'silent' }), logger, { migrate: true });
-    await database.close();
+    const database = await openDatabase(loadConfig({ ...process.env, LOG_LEVEL: 'silent' }), logger, { migrate: false });
+    try {
+      await prepareTemplate(database.orm, { onServer: true });
+    } finally {
+      await database.close();
+    }
     return { pgliteTemplatePath: null, serverTemplateUrl: process.env.DATABASE_URL, cleanUp: async () => undefined };
   }
   const embedded = await startEmbeddedDatabase('memory');
   try {
     const orm = await createOrm({ url: embedded.url, logger, poolMax: 1 });
-    await migrate(orm);
+    await prepareTemplate(orm, { onServer: false });
     await orm.close(true);
     const directory = await mkdtemp(join(tmpdir(), 'idv-test-template-'));
     const path = join(directory, 'pglite-migrated.tar');
