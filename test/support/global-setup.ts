@@ -33,7 +33,12 @@ const shared = globalThis as { idvTestRun?: Promise<Prepared> };
 async function prepareTemplate(orm: MikroORM, options: { onServer: boolean }): Promise<void> {
   // On a server the connections carry statement and lock timeouts (src/db/database.ts); migrations are exempt.
   await migrate(orm, { liftTimeouts: options.onServer });
-  await orm.em.getConnection().execute(getConstructionPlans(JOBS_SCHEMA));
+  // A server database reused from an earlier run has them already (their install is no upsert);
+  // an older pg-boss's tables are brought up to date by the job runner's own start.
+  const installed = await orm.em
+    .getConnection()
+    .execute<{ found: number }[]>('select 1 as found from information_schema.schemata where schema_name = ?', [JOBS_SCHEMA]);
+  if (installed.length === 0) await orm.em.getConnection().execute(getConstructionPlans(JOBS_SCHEMA));
 }
 
 /** Builds the browser bundles and the migrated template database (test/support/database-template.ts). */
