@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import pg from 'pg';
 import { getConstructionPlans } from 'pg-boss';
 import pino from 'pino';
 import type { TestProject } from 'vitest/node';
@@ -41,6 +42,26 @@ async function prepareTemplate(orm: MikroORM, options: { onServer: boolean }): P
   if (installed.length === 0) await orm.em.getConnection().execute(getConstructionPlans(JOBS_SCHEMA));
 }
 
+/**
+ * Drops the per-file copies of the template (test/support/database-per-file.ts) that a file
+ * killed mid-run could not drop itself, so a CI server does not fill up with them.
+ */
+async function dropLeftCopies(templateUrl: string): Promise<void> {
+  const admin = new URL(templateUrl);
+  const template = admin.pathname.slice(1);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ datname: string }>('select datname from pg_database where starts_with(datname, $1)', [
+      `${template}_f_`,
+    ]);
+    for (const { datname } of rows) await client.query(`drop database if exists ${pg.escapeIdentifier(datname)} with (force)`);
+  } finally {
+    await client.end();
+  }
+}
+
 /** Builds the browser bundles and the migrated template database (test/support/database-template.ts). */
 async function prepare(): Promise<Prepared> {
   // The hosted flow's page and the console serve these builds (npm start builds them in prestart).
@@ -55,7 +76,8 @@ async function prepare(): Promise<Prepared> {
     } finally {
       await database.close();
     }
-    return { pgliteTemplatePath: null, serverTemplateUrl: process.env.DATABASE_URL, cleanUp: async () => undefined };
+    const serverTemplateUrl = process.env.DATABASE_URL;
+    return { pgliteTemplatePath: null, serverTemplateUrl, cleanUp: () => dropLeftCopies(serverTemplateUrl) };
   }
   const embedded = await startEmbeddedDatabase('memory');
   try {
