@@ -310,7 +310,13 @@ function pairSimilarity(a: PreparedVariant, b: PreparedVariant, options: { organ
 function bestNameMatch(query: PreparedName, names: PreparedName[], kind: EntityKind = 'person'): { similarity: number; matched: string } {
   let best = { similarity: 0, matched: names[0]?.original ?? '' };
   const organization = kind !== 'person';
+  // A name in Latin letters is compared with the entity's names in Latin letters when it has
+  // any: its names in Arabic or Persian script can only be compared by consonants, and a Latin
+  // spelling whose vowels already disagree with the Latin names ("Ahmed Mahmoud" and the listed
+  // "محمد احمدی", Mohammad Ahmadi, both "hmd mhmd") would match them on the consonants alone.
+  const latinNames = !query.abjad && names.some((name) => !name.abjad);
   for (const name of names) {
+    if (latinNames && name.abjad) continue;
     const abjad = query.abjad || name.abjad;
     for (const qv of query.variants) {
       for (const cv of name.variants) {
