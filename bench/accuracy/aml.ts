@@ -114,7 +114,7 @@ export const PROBE_BASELINE: Readonly<Record<string, { correct: number; falseDec
 };
 
 /** One query of queries.json. */
-interface AccuracyQuery {
+export interface AccuracyQuery {
   id: string;
   group: string;
   full_name: string;
@@ -163,8 +163,8 @@ function isOtherEntity(query: AccuracyQuery, hit: { entity_id: string }): boolea
   return hit.entity_id !== query.expected_entity && hit.entity_id.startsWith(`${list}:`);
 }
 
-/** Whether a screen's hits answer one query correctly (rules in the module comment). */
-function judge(query: AccuracyQuery, hits: { entity_id: string; score: number }[]): { correct: boolean; expectedScore: number } {
+/** Whether a screen's hits answer one query correctly (rules in the module comment); test/engines/aml/realdata.test.ts pins a sample with it. */
+export function judge(query: AccuracyQuery, hits: { entity_id: string; score: number }[]): { correct: boolean; expectedScore: number } {
   const expectedScore = hits.find((hit) => hit.entity_id === query.expected_entity)?.score ?? 0;
   const declined = (hits[0]?.score ?? 0) >= DEFAULT_DECLINE_THRESHOLD;
   if (query.expect_hit === false) {

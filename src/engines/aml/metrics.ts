@@ -172,24 +172,53 @@ export function softTokenScore(
   weight: (token: string) => number = () => 1,
   similarity: (a: string, b: string) => number = tokenSimilarity,
 ): number {
-  if (a.length === 0 || b.length === 0) return 0;
-  const pairs: Array<{ i: number; j: number; s: number }> = [];
+  return tokenAlignment(a, b, weight, similarity).score;
+}
+
+/** One pair of tokens of an alignment (tokenAlignment): positions in both lists, credit and the two tokens' weights. */
+export interface AlignedPair {
+  /** Position of the token in the first list. */
+  i: number;
+  /** Position of the token in the second list. */
+  j: number;
+  /** Credit of the pair (0..1). */
+  s: number;
+  /** Weights of the two tokens (1 unless the caller weighs them). */
+  weightA: number;
+  weightB: number;
+}
+
+/**
+ * softTokenScore with the pairs it made, so a hit can say which tokens matched which and with
+ * what weight (score.ts `explanation`).
+ */
+export function tokenAlignment(
+  a: readonly string[],
+  b: readonly string[],
+  weight: (token: string) => number = () => 1,
+  similarity: (a: string, b: string) => number = tokenSimilarity,
+): { score: number; pairs: AlignedPair[] } {
+  if (a.length === 0 || b.length === 0) return { score: 0, pairs: [] };
+  const candidates: Array<{ i: number; j: number; s: number }> = [];
   for (let i = 0; i < a.length; i++) {
     for (let j = 0; j < b.length; j++) {
       const s = similarity(a[i], b[j]);
-      if (s > 0) pairs.push({ i, j, s });
+      if (s > 0) candidates.push({ i, j, s });
     }
   }
-  pairs.sort((x, y) => y.s - x.s);
+  candidates.sort((x, y) => y.s - x.s);
   const usedA = new Set<number>();
   const usedB = new Set<number>();
+  const pairs: AlignedPair[] = [];
   let sum = 0;
-  for (const { i, j, s } of pairs) {
+  for (const { i, j, s } of candidates) {
     if (usedA.has(i) || usedB.has(j)) continue;
     usedA.add(i);
     usedB.add(j);
-    sum += s * (weight(a[i]) + weight(b[j]));
+    const [weightA, weightB] = [weight(a[i]), weight(b[j])];
+    pairs.push({ i, j, s, weightA, weightB });
+    sum += s * (weightA + weightB);
   }
   // With unit weights this is 2 × Σ s / (|a| + |b|), the plain soft Dice.
-  return sum / (a.reduce((t, x) => t + weight(x), 0) + b.reduce((t, x) => t + weight(x), 0));
+  return { score: sum / (a.reduce((t, x) => t + weight(x), 0) + b.reduce((t, x) => t + weight(x), 0)), pairs };
 }
