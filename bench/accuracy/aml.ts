@@ -113,6 +113,26 @@ export const PROBE_BASELINE: Readonly<Record<string, { correct: number; falseDec
   'watchman known fp': { correct: 3, falseDeclines: 0 },
 };
 
+/** Queries declined on another entity per group on commit 7cf3ea3, before issue 23's work (AccuracyRow.falseDeclines). */
+export const BASELINE_7CF3EA3_FALSE_DECLINES: Readonly<Record<string, number>> = {
+  'famous-exact': 2,
+  'famous-listed-form': 2,
+  'famous-reordered': 2,
+  'famous-misspelt-1': 1,
+  'famous-misspelt-every-word': 0,
+  'famous-alt-romanisation': 1,
+  'famous-partial(first+last)': 2,
+  'famous-exact+dob+country': 0,
+  'famous-exact+wrong-dob': 0,
+  'famous-native-script': 1,
+  watchman: 1,
+  ordinary: 0,
+  'ordinary+dob+country': 0,
+};
+
+/** The totals on commit 7cf3ea3 (see BASELINE_7F1DCB4_TOTALS). */
+export const BASELINE_7CF3EA3_TOTALS = { listedCorrect: 255, ordinaryDeclined: 0, ordinaryReviewed: 16 } as const;
+
 /** One query of queries.json. */
 export interface AccuracyQuery {
   id: string;
@@ -363,7 +383,7 @@ function reportProbes(probes: { rows: ProbeRow[]; outcomes: ProbeOutcome[] }, ve
 function report(rows: AccuracyRow[], outcomes: Outcome[], verbose: boolean): void {
   console.log('AML accuracy on the development set (OFAC SDN + alt.csv + UN), default threshold 80\n');
   console.log(
-    'group                            items  correct   now    7f1dcb4  b37f4c6 | wrong decl (b37f4c6) review (b37f4c6) | ms/query  watchman (expected → score now)',
+    'group                            items  correct   now    7f1dcb4  b37f4c6 | wrong decl (b37f4c6) (7cf3ea3) review (b37f4c6) | ms/query  watchman (expected → score now)',
   );
   for (const row of rows) {
     const before = BASELINE_7F1DCB4[row.group];
@@ -374,7 +394,7 @@ function report(rows: AccuracyRow[], outcomes: Outcome[], verbose: boolean): voi
       .join(' ');
     const was = (n: number | undefined) => (n === undefined ? '  -' : String(n).padStart(3));
     console.log(
-      `${row.group.padEnd(32)} ${String(row.items).padStart(5)} ${String(row.correct).padStart(8)} ${pct(row.correct, row.items)} ${before === undefined ? '    -  ' : pct(before, row.items)} ${start === undefined ? '    -  ' : pct(start.correct, row.items)} | ${String(row.falseDeclines).padStart(10)} ${was(start?.falseDeclines).padStart(9)} ${String(row.falseReviews).padStart(6)} ${was(start?.falseReviews).padStart(9)} | ${row.msPerItem.toFixed(1).padStart(8)}  ${watchman}`,
+      `${row.group.padEnd(32)} ${String(row.items).padStart(5)} ${String(row.correct).padStart(8)} ${pct(row.correct, row.items)} ${before === undefined ? '    -  ' : pct(before, row.items)} ${start === undefined ? '    -  ' : pct(start.correct, row.items)} | ${String(row.falseDeclines).padStart(10)} ${was(start?.falseDeclines).padStart(9)} ${was(BASELINE_7CF3EA3_FALSE_DECLINES[row.group]).padStart(9)} ${String(row.falseReviews).padStart(6)} ${was(start?.falseReviews).padStart(9)} | ${row.msPerItem.toFixed(1).padStart(8)}  ${watchman}`,
     );
   }
   const listed = outcomes.filter((o) => o.query.expect_hit === true);
@@ -385,14 +405,14 @@ function report(rows: AccuracyRow[], outcomes: Outcome[], verbose: boolean): voi
     "\nwrong decl: queries with a hit at or above 80 on another entity of the expected entity's list (of any list for unlisted names); review: unlisted names with a hit below 80.",
   );
   console.log(
-    `\nrecall (listed, expected outcome):   ${listedCorrect}/${listed.length} = ${pct(listedCorrect, listed.length)}   7f1dcb4: ${pct(BASELINE_7F1DCB4_TOTALS.listedCorrect, listed.length)}   b37f4c6: ${pct(BASELINE_B37F4C6_TOTALS.listedCorrect, listed.length)}`,
+    `\nrecall (listed, expected outcome):   ${listedCorrect}/${listed.length} = ${pct(listedCorrect, listed.length)}   7f1dcb4: ${pct(BASELINE_7F1DCB4_TOTALS.listedCorrect, listed.length)}   b37f4c6: ${pct(BASELINE_B37F4C6_TOTALS.listedCorrect, listed.length)}   7cf3ea3: ${pct(BASELINE_7CF3EA3_TOTALS.listedCorrect, listed.length)}`,
   );
   console.log(
-    `ordinary names declined:             ${ordinaryDeclined}/${ordinary.length} = ${pct(ordinaryDeclined, ordinary.length)}   7f1dcb4: ${pct(BASELINE_7F1DCB4_TOTALS.ordinaryDeclined, ordinary.length)}   b37f4c6: ${pct(BASELINE_B37F4C6_TOTALS.ordinaryDeclined, ordinary.length)}`,
+    `ordinary names declined:             ${ordinaryDeclined}/${ordinary.length} = ${pct(ordinaryDeclined, ordinary.length)}   7f1dcb4: ${pct(BASELINE_7F1DCB4_TOTALS.ordinaryDeclined, ordinary.length)}   b37f4c6: ${pct(BASELINE_B37F4C6_TOTALS.ordinaryDeclined, ordinary.length)}   7cf3ea3: ${pct(BASELINE_7CF3EA3_TOTALS.ordinaryDeclined, ordinary.length)}`,
   );
   const reviewed = ordinary.filter((o) => o.correct && o.top !== undefined).length;
   console.log(
-    `ordinary names sent to review:       ${reviewed}/${ordinary.length} = ${pct(reviewed, ordinary.length)}   7f1dcb4: ${pct(BASELINE_7F1DCB4_TOTALS.ordinaryReviewed, ordinary.length)}   b37f4c6: ${pct(BASELINE_B37F4C6_TOTALS.ordinaryReviewed, ordinary.length)}`,
+    `ordinary names sent to review:       ${reviewed}/${ordinary.length} = ${pct(reviewed, ordinary.length)}   7f1dcb4: ${pct(BASELINE_7F1DCB4_TOTALS.ordinaryReviewed, ordinary.length)}   b37f4c6: ${pct(BASELINE_B37F4C6_TOTALS.ordinaryReviewed, ordinary.length)}   7cf3ea3: ${pct(BASELINE_7CF3EA3_TOTALS.ordinaryReviewed, ordinary.length)}`,
   );
   for (const o of outcomes.filter((x) => x.query.expect_hit === null)) {
     console.log(`not scored (${o.query.group}): ${o.query.full_name} → ${o.top ? `${o.top.name} ${o.top.score}` : 'no hit'}`);
