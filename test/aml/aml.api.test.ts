@@ -315,6 +315,9 @@ describe('AML screening', () => {
         checked_lists: ['UN_SC'],
         hits: [{ list: 'UN_SC', entry_id: '6900001', category: 'sanctions', matched_name: 'PAK CHOL MIN', score: expect.any(Number) }],
       });
+      // A reviewer of the session sees why it matched, as the standalone screen says.
+      const [hit] = (result.details as { hits: Array<{ score: number; explanation?: Record<string, unknown> }> }).hits;
+      expect(hit!.explanation).toMatchObject({ method: 'tokens', unmatched_query_tokens: [], name_points: hit!.score });
     });
   });
 
