@@ -29,6 +29,9 @@ import { openDatabase } from '../../src/db/database.js';
 import { AML_LISTS } from '../../src/engines/aml/entity.js';
 import { AmlNameIndex } from '../../src/engines/aml/name-index.js';
 import { screenStored } from '../../src/engines/aml/store.js';
+import { nameSimilarity } from '../../src/engines/aml/score.js';
+import type { SanctionedEntity } from '../../src/engines/aml/entity.js';
+import { commonNameProbes, listedProbes, WATCHMAN_KNOWN_FALSE_POSITIVES, type Probe } from './aml-probes.js';
 
 /** The workflow default `aml_score_threshold`: a hit at or above it declines. */
 export const DEFAULT_DECLINE_THRESHOLD = 80;
@@ -90,8 +93,48 @@ export const BASELINE_B37F4C6: Readonly<Record<string, { correct: number; falseD
   'ordinary+dob+country': { correct: 21, falseDeclines: 0, falseReviews: 5 },
 };
 
+/** Commit the probes' baseline figures were measured on (the engine before issue 23's work). */
+const PROBE_BASELINE_LABEL = '7cf3ea3';
+
+/** Per probe group on commit 7cf3ea3: correct answers and wrong declines that are not namesakes (ProbeRow). */
+export const PROBE_BASELINE: Readonly<Record<string, { correct: number; falseDeclines: number }>> = {
+  'variant: surname-first': { correct: 150, falseDeclines: 9 },
+  'variant: lower-case+diacritics': { correct: 150, falseDeclines: 9 },
+  'variant: second-surname-dropped': { correct: 43, falseDeclines: 4 },
+  'variant: hyphenated': { correct: 98, falseDeclines: 4 },
+  'variant: romanisation': { correct: 142, falseDeclines: 6 },
+  'variant: typo-one-word': { correct: 145, falseDeclines: 7 },
+  'variant: middle-initial': { correct: 77, falseDeclines: 5 },
+  'variant: middle-dropped': { correct: 72, falseDeclines: 9 },
+  'variant: given-joined': { correct: 77, falseDeclines: 3 },
+  'variant: particle-dropped-or-joined': { correct: 21, falseDeclines: 3 },
+  'common names': { correct: 210, falseDeclines: 37 },
+  'common names+dob': { correct: 246, falseDeclines: 4 },
+  'watchman known fp': { correct: 3, falseDeclines: 0 },
+};
+
+/** Queries declined on another entity per group on commit 7cf3ea3, before issue 23's work (AccuracyRow.falseDeclines). */
+export const BASELINE_7CF3EA3_FALSE_DECLINES: Readonly<Record<string, number>> = {
+  'famous-exact': 2,
+  'famous-listed-form': 2,
+  'famous-reordered': 2,
+  'famous-misspelt-1': 1,
+  'famous-misspelt-every-word': 0,
+  'famous-alt-romanisation': 1,
+  'famous-partial(first+last)': 2,
+  'famous-exact+dob+country': 0,
+  'famous-exact+wrong-dob': 0,
+  'famous-native-script': 1,
+  watchman: 1,
+  ordinary: 0,
+  'ordinary+dob+country': 0,
+};
+
+/** The totals on commit 7cf3ea3 (see BASELINE_7F1DCB4_TOTALS). */
+export const BASELINE_7CF3EA3_TOTALS = { listedCorrect: 255, ordinaryDeclined: 0, ordinaryReviewed: 16 } as const;
+
 /** One query of queries.json. */
-interface AccuracyQuery {
+export interface AccuracyQuery {
   id: string;
   group: string;
   full_name: string;
@@ -140,8 +183,8 @@ function isOtherEntity(query: AccuracyQuery, hit: { entity_id: string }): boolea
   return hit.entity_id !== query.expected_entity && hit.entity_id.startsWith(`${list}:`);
 }
 
-/** Whether a screen's hits answer one query correctly (rules in the module comment). */
-function judge(query: AccuracyQuery, hits: { entity_id: string; score: number }[]): { correct: boolean; expectedScore: number } {
+/** Whether a screen's hits answer one query correctly (rules in the module comment); test/engines/aml/realdata.test.ts pins a sample with it. */
+export function judge(query: AccuracyQuery, hits: { entity_id: string; score: number }[]): { correct: boolean; expectedScore: number } {
   const expectedScore = hits.find((hit) => hit.entity_id === query.expected_entity)?.score ?? 0;
   const declined = (hits[0]?.score ?? 0) >= DEFAULT_DECLINE_THRESHOLD;
   if (query.expect_hit === false) {
@@ -156,8 +199,72 @@ function judge(query: AccuracyQuery, hits: { entity_id: string; score: number }[
   return { correct: expectedScore >= DEFAULT_DECLINE_THRESHOLD, expectedScore };
 }
 
+/** One probe group's figures (aml-probes.ts). */
+export interface ProbeRow {
+  group: string;
+  items: number;
+  /** Listed variants: the expected entity is a hit at or above the threshold. Unlisted names: not declined. */
+  correct: number;
+  /** Unlisted names declined on a listed name they equal once normalised (a namesake: only a date of birth can tell them apart). */
+  namesakes: number;
+  /** Queries declined on an entity other than the expected one whose name is not the query's own. */
+  falseDeclines: number;
+}
+
+/** One probe's outcome, for `--verbose`. */
+interface ProbeOutcome {
+  probe: Probe;
+  correct: boolean;
+  namesake: boolean;
+  expectedScore: number;
+  falseDecline: { entity_id: string; matched_name: string; score: number } | undefined;
+}
+
+/** Screens the probes of aml-probes.ts through the same path as the queries. */
+async function runProbes(
+  screenOne: (query: {
+    full_name: string;
+    date_of_birth?: string;
+  }) => Promise<{ entity_id: string; matched_name: string; score: number }[]>,
+  persons: SanctionedEntity[],
+): Promise<{ rows: ProbeRow[]; outcomes: ProbeOutcome[] }> {
+  const probes = [...listedProbes(persons), ...commonNameProbes(), ...WATCHMAN_KNOWN_FALSE_POSITIVES];
+  const outcomes: ProbeOutcome[] = [];
+  for (const probe of probes) {
+    const hits = await screenOne({ full_name: probe.full_name, ...(probe.date_of_birth ? { date_of_birth: probe.date_of_birth } : {}) });
+    const expectedScore = hits.find((hit) => hit.entity_id === probe.expected_entity)?.score ?? 0;
+    // As for the queries, a listed subject's hits on other lists are not counted: the UN list holds many SDN persons under its own ids.
+    const list = probe.expected_entity?.split(':')[0];
+    const declines = hits.filter(
+      (hit) =>
+        hit.score >= DEFAULT_DECLINE_THRESHOLD &&
+        hit.entity_id !== probe.expected_entity &&
+        (!list || hit.entity_id.startsWith(`${list}:`)),
+    );
+    const namesakeOf = (hit: { matched_name: string }) => nameSimilarity(probe.full_name, hit.matched_name) >= 0.999;
+    const falseDecline = declines.find((hit) => !namesakeOf(hit));
+    const namesake = probe.expected_entity === null && declines.length > 0 && falseDecline === undefined;
+    const correct = probe.expected_entity === null ? declines.length === 0 : expectedScore >= DEFAULT_DECLINE_THRESHOLD;
+    outcomes.push({ probe, correct, namesake, expectedScore, falseDecline });
+  }
+  const groups = [...new Set(probes.map((p) => p.group))];
+  const rows = groups.map((group) => {
+    const mine = outcomes.filter((o) => o.probe.group === group);
+    return {
+      group,
+      items: mine.length,
+      correct: mine.filter((o) => o.correct).length,
+      namesakes: mine.filter((o) => o.namesake).length,
+      falseDeclines: mine.filter((o) => o.falseDecline !== undefined).length,
+    };
+  });
+  return { rows, outcomes };
+}
+
 /** Runs the whole measurement; `outcomes` holds every query's result for listings. */
-async function run(dataDir: string): Promise<{ rows: AccuracyRow[]; outcomes: Outcome[] }> {
+async function run(
+  dataDir: string,
+): Promise<{ rows: AccuracyRow[]; outcomes: Outcome[]; probes: { rows: ProbeRow[]; outcomes: ProbeOutcome[] } }> {
   const sdn = join(dataDir, 'sdn_bench2021_plus_ofactest.csv');
   const alt = join(dataDir, 'alt_bench2021_plus_ofactest.csv');
   const un = join(dataDir, 'UN_consolidated.xml');
@@ -214,7 +321,14 @@ async function run(dataDir: string): Promise<{ rows: AccuracyRow[]; outcomes: Ou
         msPerItem: ms.reduce((a, b) => a + b, 0) / Math.max(1, ms.length),
       };
     });
-    return { rows, outcomes };
+    const persons = await em.execute<SanctionedEntity[]>(
+      `select source_list, source_id, kind, primary_name, aliases, dates_of_birth, countries, programs, topics
+       from aml_entity where source_list = 'OFAC_SDN' and kind = 'person' order by id`,
+      [],
+      'all',
+    );
+    const probes = await runProbes(async (query) => (await screenStored(em.fork(), query, AML_LISTS, index)).hits, persons);
+    return { rows, outcomes, probes };
   } finally {
     await index.stop();
     await database.close();
@@ -234,11 +348,42 @@ export async function measure(
 
 const pct = (n: number, d: number) => (d === 0 ? '   -  ' : `${((100 * n) / d).toFixed(1).padStart(5)}%`);
 
+/** Prints the probes' table (aml-probes.ts) and, with `verbose`, the probes answered wrongly. */
+function reportProbes(probes: { rows: ProbeRow[]; outcomes: ProbeOutcome[] }, verbose: boolean): void {
+  console.log(
+    "\nProbes not in queries.json (bench/accuracy/aml-probes.ts): rule-built variants of 150 listed OFAC persons, common names, Watchman's known false positives\n",
+  );
+  console.log(
+    'probe group                          items  correct   now    ' +
+      PROBE_BASELINE_LABEL +
+      ' | namesakes declined  other wrong decl (' +
+      PROBE_BASELINE_LABEL +
+      ')',
+  );
+  for (const row of probes.rows) {
+    const before = PROBE_BASELINE[row.group];
+    console.log(
+      `${row.group.padEnd(36)} ${String(row.items).padStart(5)} ${String(row.correct).padStart(8)} ${pct(row.correct, row.items)} ${before === undefined ? '    -  ' : pct(before.correct, row.items)} | ${String(row.namesakes).padStart(18)} ${String(row.falseDeclines).padStart(16)} ${before === undefined ? '  -' : String(before.falseDeclines).padStart(3)}`,
+    );
+  }
+  console.log(
+    'namesakes declined: unlisted names equal to a listed name once normalised (declined by name alone; a date of birth separates them).',
+  );
+  if (!verbose) return;
+  console.log('\nprobes answered wrongly:');
+  for (const o of probes.outcomes.filter((x) => !x.correct || x.falseDecline)) {
+    const hit = o.falseDecline;
+    console.log(
+      `  [${o.probe.group}] ${JSON.stringify(o.probe.full_name)}${o.probe.date_of_birth ? ` ${o.probe.date_of_birth}` : ''} expected ${o.probe.expected_entity ?? 'none'} (score ${o.expectedScore})${hit ? `; declined ${hit.entity_id} ${JSON.stringify(hit.matched_name)} ${hit.score}` : ''}${o.namesake ? ' (namesake)' : ''}`,
+    );
+  }
+}
+
 /** Prints the per-group table, the totals and (with `verbose`) every query answered wrongly. */
 function report(rows: AccuracyRow[], outcomes: Outcome[], verbose: boolean): void {
   console.log('AML accuracy on the development set (OFAC SDN + alt.csv + UN), default threshold 80\n');
   console.log(
-    'group                            items  correct   now    7f1dcb4  b37f4c6 | wrong decl (b37f4c6) review (b37f4c6) | ms/query  watchman (expected → score now)',
+    'group                            items  correct   now    7f1dcb4  b37f4c6 | wrong decl (b37f4c6) (7cf3ea3) review (b37f4c6) | ms/query  watchman (expected → score now)',
   );
   for (const row of rows) {
     const before = BASELINE_7F1DCB4[row.group];
@@ -249,7 +394,7 @@ function report(rows: AccuracyRow[], outcomes: Outcome[], verbose: boolean): voi
       .join(' ');
     const was = (n: number | undefined) => (n === undefined ? '  -' : String(n).padStart(3));
     console.log(
-      `${row.group.padEnd(32)} ${String(row.items).padStart(5)} ${String(row.correct).padStart(8)} ${pct(row.correct, row.items)} ${before === undefined ? '    -  ' : pct(before, row.items)} ${start === undefined ? '    -  ' : pct(start.correct, row.items)} | ${String(row.falseDeclines).padStart(10)} ${was(start?.falseDeclines).padStart(9)} ${String(row.falseReviews).padStart(6)} ${was(start?.falseReviews).padStart(9)} | ${row.msPerItem.toFixed(1).padStart(8)}  ${watchman}`,
+      `${row.group.padEnd(32)} ${String(row.items).padStart(5)} ${String(row.correct).padStart(8)} ${pct(row.correct, row.items)} ${before === undefined ? '    -  ' : pct(before, row.items)} ${start === undefined ? '    -  ' : pct(start.correct, row.items)} | ${String(row.falseDeclines).padStart(10)} ${was(start?.falseDeclines).padStart(9)} ${was(BASELINE_7CF3EA3_FALSE_DECLINES[row.group]).padStart(9)} ${String(row.falseReviews).padStart(6)} ${was(start?.falseReviews).padStart(9)} | ${row.msPerItem.toFixed(1).padStart(8)}  ${watchman}`,
     );
   }
   const listed = outcomes.filter((o) => o.query.expect_hit === true);
@@ -260,14 +405,14 @@ function report(rows: AccuracyRow[], outcomes: Outcome[], verbose: boolean): voi
     "\nwrong decl: queries with a hit at or above 80 on another entity of the expected entity's list (of any list for unlisted names); review: unlisted names with a hit below 80.",
   );
   console.log(
-    `\nrecall (listed, expected outcome):   ${listedCorrect}/${listed.length} = ${pct(listedCorrect, listed.length)}   7f1dcb4: ${pct(BASELINE_7F1DCB4_TOTALS.listedCorrect, listed.length)}   b37f4c6: ${pct(BASELINE_B37F4C6_TOTALS.listedCorrect, listed.length)}`,
+    `\nrecall (listed, expected outcome):   ${listedCorrect}/${listed.length} = ${pct(listedCorrect, listed.length)}   7f1dcb4: ${pct(BASELINE_7F1DCB4_TOTALS.listedCorrect, listed.length)}   b37f4c6: ${pct(BASELINE_B37F4C6_TOTALS.listedCorrect, listed.length)}   7cf3ea3: ${pct(BASELINE_7CF3EA3_TOTALS.listedCorrect, listed.length)}`,
   );
   console.log(
-    `ordinary names declined:             ${ordinaryDeclined}/${ordinary.length} = ${pct(ordinaryDeclined, ordinary.length)}   7f1dcb4: ${pct(BASELINE_7F1DCB4_TOTALS.ordinaryDeclined, ordinary.length)}   b37f4c6: ${pct(BASELINE_B37F4C6_TOTALS.ordinaryDeclined, ordinary.length)}`,
+    `ordinary names declined:             ${ordinaryDeclined}/${ordinary.length} = ${pct(ordinaryDeclined, ordinary.length)}   7f1dcb4: ${pct(BASELINE_7F1DCB4_TOTALS.ordinaryDeclined, ordinary.length)}   b37f4c6: ${pct(BASELINE_B37F4C6_TOTALS.ordinaryDeclined, ordinary.length)}   7cf3ea3: ${pct(BASELINE_7CF3EA3_TOTALS.ordinaryDeclined, ordinary.length)}`,
   );
   const reviewed = ordinary.filter((o) => o.correct && o.top !== undefined).length;
   console.log(
-    `ordinary names sent to review:       ${reviewed}/${ordinary.length} = ${pct(reviewed, ordinary.length)}   7f1dcb4: ${pct(BASELINE_7F1DCB4_TOTALS.ordinaryReviewed, ordinary.length)}   b37f4c6: ${pct(BASELINE_B37F4C6_TOTALS.ordinaryReviewed, ordinary.length)}`,
+    `ordinary names sent to review:       ${reviewed}/${ordinary.length} = ${pct(reviewed, ordinary.length)}   7f1dcb4: ${pct(BASELINE_7F1DCB4_TOTALS.ordinaryReviewed, ordinary.length)}   b37f4c6: ${pct(BASELINE_B37F4C6_TOTALS.ordinaryReviewed, ordinary.length)}   7cf3ea3: ${pct(BASELINE_7CF3EA3_TOTALS.ordinaryReviewed, ordinary.length)}`,
   );
   for (const o of outcomes.filter((x) => x.query.expect_hit === null)) {
     console.log(`not scored (${o.query.group}): ${o.query.full_name} → ${o.top ? `${o.top.name} ${o.top.score}` : 'no hit'}`);
@@ -295,7 +440,10 @@ function report(rows: AccuracyRow[], outcomes: Outcome[], verbose: boolean): voi
 if (import.meta.url === `file://${process.argv[1]}`) {
   const { values } = parseArgs({ options: { data: { type: 'string' }, verbose: { type: 'boolean', default: false } } });
   run(values.data ?? process.env.AML_REALDATA_DIR ?? DEFAULT_DATA_DIR).then(
-    ({ rows, outcomes }) => report(rows, outcomes, values.verbose),
+    ({ rows, outcomes, probes }) => {
+      report(rows, outcomes, values.verbose);
+      reportProbes(probes, values.verbose);
+    },
     (error: unknown) => {
       console.error(error instanceof Error ? error.message : error);
       process.exit(1);

@@ -4,6 +4,8 @@
  * `NodeResult.details`.
  */
 
+import type { HitExplanation } from './aml/score.js';
+
 /** Outcome of one check inside a node; `warning` passes but is listed, `skipped` was not run. */
 export type CheckOutcome = 'passed' | 'failed' | 'review' | 'warning' | 'skipped';
 
@@ -88,6 +90,8 @@ export type AmlHit = {
   matched_name: string;
   /** Strength of this match, 0 to 100; the screening score is the highest of these. */
   score: number;
+  /** Why it scored so: the listed form and tokens that matched, date of birth and country points (live engine only). */
+  explanation?: HitExplanation;
 };
 
 /** Whom an AML screening screened: name, and date of birth and country when known. */

@@ -22,6 +22,26 @@ const SCREEN_AML = /* GraphQL */ `
         matchedFields
         programs
         topics
+        explanation {
+          matchedNameKind
+          method
+          tokenMatches {
+            queryToken
+            listedToken
+            kind
+          }
+          unmatchedListedTokens
+          namePoints
+          dateOfBirth {
+            outcome
+            points
+          }
+          country {
+            outcome
+            points
+          }
+          summary
+        }
       }
     }
   }
@@ -73,6 +93,24 @@ describe('AML screening', () => {
             matched_fields: ['name', 'date_of_birth', 'country'],
             programs: expect.any(Array),
             topics: expect.any(Array),
+            explanation: {
+              matched_name_kind: 'primary_name',
+              query_form: 'borislav kravetsky',
+              listed_form: 'borislav kravetsky',
+              method: 'tokens',
+              token_matches: [
+                { query_token: 'borislav', listed_token: 'borislav', credit: 1, weight: 1, kind: 'exact' },
+                { query_token: 'kravetsky', listed_token: 'kravetsky', credit: 1, weight: 1, kind: 'exact' },
+              ],
+              unmatched_query_tokens: [],
+              unmatched_listed_tokens: [],
+              name_factors: [],
+              name_similarity: 1,
+              name_points: 100,
+              date_of_birth: { outcome: 'exact', points: 10, listed: ['1968-03-12'] },
+              country: { outcome: 'match', points: 5, listed: expect.arrayContaining(['RU']) },
+              summary: expect.stringContaining('date of birth exact +10; country match +5 = 100'),
+            },
           },
         ],
       });
@@ -106,6 +144,12 @@ describe('AML screening', () => {
       expect(response.status).toBe(200);
       expect(response.body.hits[0]).toMatchObject({ entity_id: 'OFAC_SDN:90001', score: 70, matched_fields: ['name'] });
       expect(response.body).toMatchObject({ score: 70, risk_band: 3 });
+      // The explanation says why: the name is the listed one, the date of birth took 30 points.
+      expect(response.body.hits[0].explanation).toMatchObject({
+        name_points: 100,
+        date_of_birth: { outcome: 'conflict', points: -30, listed: ['1968-03-12'] },
+        country: { outcome: 'not_compared', points: 0 },
+      });
     });
 
     it('given a name on no list, when screened, then score 0, no hits, risk band 1, every list checked', async () => {
@@ -182,6 +226,7 @@ describe('AML screening', () => {
           matched_fields: ['name'],
           programs: [],
           topics: ['sanction'],
+          explanation: null,
         },
       ]);
       const run = await testApp.app.orm.em.fork().findOneOrFail(CheckRunSchema, { id: response.body.aml_id });
@@ -208,6 +253,19 @@ describe('AML screening', () => {
         entityId: 'OFAC_SDN:90003',
         list: 'OFAC_SDN',
         matchedName: 'Tareq AL-ZUBAYDAWI',
+        explanation: {
+          matchedNameKind: 'alias',
+          method: 'tokens',
+          tokenMatches: [
+            { queryToken: 'tareq', listedToken: 'tareq', kind: 'exact' },
+            { queryToken: 'zubaydawi', listedToken: 'zubaydawi', kind: 'exact' },
+          ],
+          unmatchedListedTokens: [],
+          namePoints: 100,
+          dateOfBirth: { outcome: 'not_compared', points: 0 },
+          country: { outcome: 'not_compared', points: 0 },
+          summary: expect.stringContaining('alias "Tareq AL-ZUBAYDAWI"'),
+        },
       });
     });
 
@@ -257,6 +315,9 @@ describe('AML screening', () => {
         checked_lists: ['UN_SC'],
         hits: [{ list: 'UN_SC', entry_id: '6900001', category: 'sanctions', matched_name: 'PAK CHOL MIN', score: expect.any(Number) }],
       });
+      // A reviewer of the session sees why it matched, as the standalone screen says.
+      const [hit] = (result.details as { hits: Array<{ score: number; explanation?: Record<string, unknown> }> }).hits;
+      expect(hit!.explanation).toMatchObject({ method: 'tokens', unmatched_query_tokens: [], name_points: hit!.score });
     });
   });
 

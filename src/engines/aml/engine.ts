@@ -82,6 +82,7 @@ export function createLiveAmlEngine(dependencies: LiveAmlEngineDependencies): Li
           category: listCategory(hit.source_list),
           matched_name: hit.matched_name,
           score: hit.score,
+          ...(hit.explanation ? { explanation: hit.explanation } : {}),
         })),
         checked_lists: screening.checked_lists,
         subject,

@@ -24,9 +24,11 @@
  */
 import { AML_LISTS, entityId, type AmlList, type EntityKind, type SanctionedEntity } from './entity.js';
 import {
+  FUSED_ARTICLE_CREDIT,
   jaroWinkler,
   softTokenScore,
   spelledTokenSimilarity,
+  tokenAlignment,
   tokenSimilarity,
   TOKEN_MATCH_FLOOR,
   FUZZY_TOKEN_EXPONENT,
@@ -75,6 +77,78 @@ export interface EntityScore {
   matched_fields: MatchedField[];
   /** Best name similarity, 0..1, before date-of-birth and country adjustments. */
   name_similarity: number;
+  /** How the score came about, for a reviewer (HitExplanation). */
+  explanation: HitExplanation;
+}
+
+/**
+ * How one pair of tokens was credited: the same word, an initial, the Arabic article written
+ * onto the word, another spelling, the same consonants with a vowel changed, or (a side written
+ * in Arabic, Persian or Hebrew script) the same consonant skeleton.
+ */
+export type TokenMatchKind = 'exact' | 'initial' | 'fused_article' | 'spelling' | 'same_consonants' | 'consonant_skeleton';
+
+/** One query token paired with one listed token. */
+export interface TokenMatch {
+  /** The query's token, normalised (or its consonant skeleton, for `consonant_skeleton`). */
+  query_token: string;
+  /** The listed name's token, likewise. */
+  listed_token: string;
+  /** Credit of the pair, 0..1 (1: the same word). */
+  credit: number;
+  /** Weight of the pair in the name similarity (1, or GENERIC_TOKEN_WEIGHT for an organisation's generic word). */
+  weight: number;
+  kind: TokenMatchKind;
+}
+
+/**
+ * How two name forms were compared: token by token in any order, as one string with the spaces
+ * removed ("Abdulrahman" / "Abdul Rahman"), or by consonant skeletons (a side in Arabic script).
+ */
+export type NameMethod = 'tokens' | 'compact' | 'consonant_skeleton';
+
+/** A factor applied to the name similarity, and why. */
+export interface NameFactor {
+  /** `one_word_name`: ONE_WORD_NAME_FACTOR; `person_query_vs_organization`: PERSON_QUERY_ORGANIZATION_FACTOR. */
+  reason: 'one_word_name' | 'person_query_vs_organization';
+  factor: number;
+}
+
+/** What the date of birth did: `exact` +10, `same_year` +5, `one_year_off` −10, `conflict` −30, `not_compared` 0 (a side has none). */
+export type DobOutcome = 'not_compared' | 'exact' | 'same_year' | 'one_year_off' | 'conflict';
+/** What the country did: `match` +5, `conflict` −5, `not_compared` 0 (a side has none). */
+export type CountryOutcome = 'not_compared' | 'match' | 'conflict';
+
+/**
+ * Why a hit scored what it did, so a reviewer can dismiss a false positive in seconds: which
+ * listed form matched, which tokens matched which with what credit and weight, what was left
+ * unmatched, and how the date of birth and the country moved the score.
+ * score = clamp(name_points + date_of_birth.points + country.points).
+ */
+export interface HitExplanation {
+  /** Whether the listed form that matched best is the entity's primary name or one of its aliases. */
+  matched_name_kind: 'primary_name' | 'alias';
+  /** The query as compared (normalised variant). */
+  query_form: string;
+  /** The listed name as compared (normalised variant). */
+  listed_form: string;
+  method: NameMethod;
+  /** Token pairs, in query order (empty for `compact`). */
+  token_matches: TokenMatch[];
+  /** Query tokens paired with nothing. */
+  unmatched_query_tokens: string[];
+  /** Listed tokens paired with nothing: a middle name, a second surname the query left out. */
+  unmatched_listed_tokens: string[];
+  /** Factors applied to the similarity of the forms (a one-word listed name, a person against an organisation). */
+  name_factors: NameFactor[];
+  /** Name similarity 0..1 (3 decimals), after the factors. */
+  name_similarity: number;
+  /** 100 × name_similarity, rounded: the score before date of birth and country. */
+  name_points: number;
+  date_of_birth: { outcome: DobOutcome; points: number; listed: string[] };
+  country: { outcome: CountryOutcome; points: number; listed: string[] };
+  /** The above in one sentence. */
+  summary: string;
 }
 
 /** One reported hit of a screen. */
@@ -97,6 +171,8 @@ export interface AmlHit {
   programs: string[];
   /** Risk topics of the entity. */
   topics: string[];
+  /** Why it scored so (HitExplanation); absent for sandbox hits, which come from magic names, not from matching. */
+  explanation?: HitExplanation;
 }
 
 /** The AML result minus `aml_id` (which the persistence layer assigns). */
@@ -306,24 +382,128 @@ function pairSimilarity(a: PreparedVariant, b: PreparedVariant, options: { organ
   return score;
 }
 
-/** Best similarity (0..1) of a name against the names of one entity, and which one matched. */
-function bestNameMatch(query: PreparedName, names: PreparedName[], kind: EntityKind = 'person'): { similarity: number; matched: string } {
-  let best = { similarity: 0, matched: names[0]?.original ?? '' };
+/** The best pair of forms of a query and an entity's names, and the factors applied to it. */
+interface BestMatch {
+  similarity: number;
+  name: PreparedName | undefined;
+  query: PreparedVariant | undefined;
+  listed: PreparedVariant | undefined;
+  abjad: boolean;
+  organization: boolean;
+  factors: NameFactor[];
+}
+
+/** Best similarity (0..1) of a name against the names of one entity, with the forms that gave it. */
+function bestNameMatch(query: PreparedName, names: PreparedName[], kind: EntityKind = 'person'): BestMatch {
   const organization = kind !== 'person';
+  let best: BestMatch = { similarity: 0, name: names[0], query: undefined, listed: undefined, abjad: false, organization, factors: [] };
+  // A name in Latin letters is compared with the entity's names in Latin letters when it has
+  // any: its names in Arabic or Persian script can only be compared by consonants, and a Latin
+  // spelling whose vowels already disagree with the Latin names ("Ahmed Mahmoud" and the listed
+  // "محمد احمدی", Mohammad Ahmadi, both "hmd mhmd") would match them on the consonants alone.
+  const latinNames = !query.abjad && names.some((name) => !name.abjad);
   for (const name of names) {
+    if (latinNames && name.abjad) continue;
     const abjad = query.abjad || name.abjad;
     for (const qv of query.variants) {
       for (const cv of name.variants) {
         let s = pairSimilarity(qv, cv, { organization, abjad });
         // A person's one word names nobody; an organisation's or vessel's one word ("HAMAS") is its
         // name when screened alone, but only a shared word inside a longer name ("Amina Yusuf").
-        if (cv.tokens.length === 1 && (!organization || qv.tokens.length > 1)) s *= ONE_WORD_NAME_FACTOR;
-        if (organization && !query.organizationWords) s *= PERSON_QUERY_ORGANIZATION_FACTOR;
-        if (s > best.similarity) best = { similarity: s, matched: name.original };
+        const oneWord = cv.tokens.length === 1 && (!organization || qv.tokens.length > 1);
+        const personVsOrganization = organization && !query.organizationWords;
+        if (oneWord) s *= ONE_WORD_NAME_FACTOR;
+        if (personVsOrganization) s *= PERSON_QUERY_ORGANIZATION_FACTOR;
+        if (s > best.similarity) {
+          const factors: NameFactor[] = [];
+          if (oneWord) factors.push({ reason: 'one_word_name', factor: ONE_WORD_NAME_FACTOR });
+          if (personVsOrganization) factors.push({ reason: 'person_query_vs_organization', factor: PERSON_QUERY_ORGANIZATION_FACTOR });
+          best = { similarity: s, name, query: qv, listed: cv, abjad, organization, factors };
+        }
       }
     }
   }
   return best;
+}
+
+/** How a pair of tokens credited `credit` was matched (TokenMatchKind). */
+function tokenMatchKind(a: string, b: string, credit: number, method: NameMethod): TokenMatchKind {
+  if (method === 'consonant_skeleton') return 'consonant_skeleton';
+  if (a === b) return 'exact';
+  if (a.length === 1 || b.length === 1) return 'initial';
+  if (credit === FUSED_ARTICLE_CREDIT && (a.endsWith(b) || b.endsWith(a))) return 'fused_article';
+  if (consonantSkeleton(a) === consonantSkeleton(b) && a.length === b.length) return 'same_consonants';
+  return 'spelling';
+}
+
+/** The name half of a hit's explanation: which method gave the best pair's similarity, and its token pairs. */
+function explainName(
+  best: BestMatch,
+): Pick<HitExplanation, 'query_form' | 'listed_form' | 'method' | 'token_matches' | 'unmatched_query_tokens' | 'unmatched_listed_tokens'> {
+  const [q, c] = [best.query, best.listed];
+  if (!q || !c)
+    return {
+      query_form: '',
+      listed_form: '',
+      method: 'tokens',
+      token_matches: [],
+      unmatched_query_tokens: [],
+      unmatched_listed_tokens: [],
+    };
+  const weight = best.organization ? organizationWeight : () => 1;
+  const tokens = tokenAlignment(q.tokens, c.tokens, weight, best.abjad ? spelledTokenSimilarity : tokenSimilarity);
+  const compact = q.tokens.length !== c.tokens.length ? compactSimilarity(q.compact, c.compact) : 0;
+  const [sq, sc] = [joinCompounds(q.skeleton, c.skeleton), joinCompounds(c.skeleton, q.skeleton)];
+  const skeleton = best.abjad ? tokenAlignment(sq, sc, undefined, exactly) : { score: 0, pairs: [] };
+  let method: NameMethod = 'tokens';
+  if (compact > tokens.score) method = 'compact';
+  if (ABJAD_SKELETON_CREDIT * skeleton.score > Math.max(tokens.score, compact)) method = 'consonant_skeleton';
+  const form = { query_form: q.tokens.join(' '), listed_form: c.tokens.join(' '), method };
+  if (method === 'compact') return { ...form, token_matches: [], unmatched_query_tokens: [], unmatched_listed_tokens: [] };
+  const [a, b, alignment] = method === 'tokens' ? [q.tokens, c.tokens, tokens] : [sq, sc, skeleton];
+  const pairs = [...alignment.pairs].sort((x, y) => x.i - y.i);
+  return {
+    ...form,
+    token_matches: pairs.map((p) => ({
+      query_token: a[p.i]!,
+      listed_token: b[p.j]!,
+      credit: round3(method === 'consonant_skeleton' ? ABJAD_SKELETON_CREDIT * p.s : p.s),
+      weight: p.weightB,
+      kind: tokenMatchKind(a[p.i]!, b[p.j]!, p.s, method),
+    })),
+    unmatched_query_tokens: a.filter((_, i) => !pairs.some((p) => p.i === i)),
+    unmatched_listed_tokens: b.filter((_, j) => !pairs.some((p) => p.j === j)),
+  };
+}
+
+/** A number rounded to three decimals, as explanations show credits and similarities. */
+function round3(n: number): number {
+  return Math.round(n * 1000) / 1000;
+}
+
+/** Signed points as a reviewer reads them ("+5", "−30"). */
+function signed(points: number): string {
+  return points >= 0 ? `+${points}` : `−${-points}`;
+}
+
+/** The one-sentence summary of an explanation. */
+function summarise(e: Omit<HitExplanation, 'summary'>, matchedName: string, score: number): string {
+  const pairs = e.token_matches.map((m) =>
+    m.kind === 'exact' ? m.query_token : `${m.query_token}~${m.listed_token} (${m.kind} ${m.credit})`,
+  );
+  const how =
+    e.method === 'compact'
+      ? `"${e.query_form}" compared without spaces with "${e.listed_form}"`
+      : `${e.method === 'consonant_skeleton' ? 'consonants ' : ''}matched ${pairs.join(', ') || 'nothing'}` +
+        (e.unmatched_listed_tokens.length > 0 ? `; listed ${e.unmatched_listed_tokens.join(', ')} not in the query` : '') +
+        (e.unmatched_query_tokens.length > 0 ? `; query ${e.unmatched_query_tokens.join(', ')} not in the listed name` : '');
+  const factors = e.name_factors.map((f) => ` × ${f.factor} (${f.reason.replaceAll('_', ' ')})`).join('');
+  const dob =
+    e.date_of_birth.outcome === 'not_compared'
+      ? ''
+      : `; date of birth ${e.date_of_birth.outcome.replaceAll('_', ' ')} ${signed(e.date_of_birth.points)}`;
+  const country = e.country.outcome === 'not_compared' ? '' : `; country ${e.country.outcome} ${signed(e.country.points)}`;
+  return `${e.matched_name_kind === 'alias' ? 'alias' : 'primary name'} "${matchedName}": ${how}${factors} → name ${e.name_points}${dob}${country} = ${score}`;
 }
 
 /** Name similarity (0..1) of a free-form name to a listed name of an entity of `kind`, as used in scoring; exposed for tests and tuning. */
@@ -337,28 +517,32 @@ function yearOf(date: string): number | undefined {
   return m ? Number(m[1]) : undefined;
 }
 
-/** Date-of-birth adjustment in points and whether the DOB counts as matched. */
-function dobAdjustment(queryDob: string | undefined, listed: string[]): { points: number; matched: boolean } {
-  if (!queryDob) return { points: 0, matched: false };
+/** Date-of-birth adjustment in points, whether the DOB counts as matched, and why (DobOutcome). */
+function dobAdjustment(queryDob: string | undefined, listed: string[]): { points: number; matched: boolean; outcome: DobOutcome } {
+  const none = { points: 0, matched: false, outcome: 'not_compared' as const };
+  if (!queryDob) return none;
   const queryYear = yearOf(queryDob);
   const years = listed.map(yearOf).filter((y): y is number => y !== undefined);
-  if (queryYear === undefined || years.length === 0) return { points: 0, matched: false };
+  if (queryYear === undefined || years.length === 0) return none;
   const isFullDate = queryDob.trim().length === 10;
-  if (isFullDate && listed.some((d) => d.trim() === queryDob.trim())) return { points: DOB_EXACT_BONUS, matched: true };
+  if (isFullDate && listed.some((d) => d.trim() === queryDob.trim())) return { points: DOB_EXACT_BONUS, matched: true, outcome: 'exact' };
   // Same year: the list or the query only knows the year, or the full dates differ within the
   // year (kept as a partial match: day/month swaps are common data-entry slips).
-  if (years.includes(queryYear)) return { points: DOB_YEAR_BONUS, matched: true };
+  if (years.includes(queryYear)) return { points: DOB_YEAR_BONUS, matched: true, outcome: 'same_year' };
   const closest = Math.min(...years.map((y) => Math.abs(y - queryYear)));
-  if (closest <= 1) return { points: -DOB_NEAR_PENALTY, matched: false };
-  return { points: -DOB_CONFLICT_PENALTY, matched: false };
+  if (closest <= 1) return { points: -DOB_NEAR_PENALTY, matched: false, outcome: 'one_year_off' };
+  return { points: -DOB_CONFLICT_PENALTY, matched: false, outcome: 'conflict' };
 }
 
-/** Country adjustment in points and whether the country counts as matched. */
-function countryAdjustment(queryCountry: string | undefined, listed: string[]): { points: number; matched: boolean } {
-  if (!queryCountry || listed.length === 0) return { points: 0, matched: false };
+/** Country adjustment in points, whether the country counts as matched, and why (CountryOutcome). */
+function countryAdjustment(
+  queryCountry: string | undefined,
+  listed: string[],
+): { points: number; matched: boolean; outcome: CountryOutcome } {
+  if (!queryCountry || listed.length === 0) return { points: 0, matched: false, outcome: 'not_compared' };
   const wanted = queryCountry.trim().toUpperCase();
-  if (listed.some((c) => c.toUpperCase() === wanted)) return { points: COUNTRY_MATCH_BONUS, matched: true };
-  return { points: -COUNTRY_CONFLICT_PENALTY, matched: false };
+  if (listed.some((c) => c.toUpperCase() === wanted)) return { points: COUNTRY_MATCH_BONUS, matched: true, outcome: 'match' };
+  return { points: -COUNTRY_CONFLICT_PENALTY, matched: false, outcome: 'conflict' };
 }
 
 /** Scores one query against one entity (formula in the module comment). */
@@ -366,21 +550,52 @@ export function scoreEntity(query: AmlQuery, entity: SanctionedEntity): EntitySc
   return scorePrepared(prepareName(query.full_name), query, entity);
 }
 
-/** scoreEntity with the query name already prepared, so screen() normalises it once. */
-function scorePrepared(queryName: PreparedName, query: AmlQuery, entity: SanctionedEntity): EntityScore {
-  const { similarity, matched } = bestNameMatch(queryName, entityNames(entity), entity.kind);
+/** The parts of one entity's score, before its explanation is written (only hits get one). */
+interface ScoreParts {
+  best: BestMatch;
+  dob: ReturnType<typeof dobAdjustment>;
+  country: ReturnType<typeof countryAdjustment>;
+  score: number;
+  matched_fields: MatchedField[];
+}
+
+/** scoreEntity's figures with the query name already prepared, so screen() normalises it once. */
+function scoreParts(queryName: PreparedName, query: AmlQuery, entity: SanctionedEntity): ScoreParts {
+  const best = bestNameMatch(queryName, entityNames(entity), entity.kind);
   const dob = dobAdjustment(query.date_of_birth, entity.dates_of_birth);
   const country = countryAdjustment(query.country, entity.countries);
-  const raw = 100 * similarity + dob.points + country.points;
+  const raw = 100 * best.similarity + dob.points + country.points;
   const matched_fields: MatchedField[] = [];
-  if (similarity >= NAME_FIELD_MIN_SIMILARITY) matched_fields.push('name');
+  if (best.similarity >= NAME_FIELD_MIN_SIMILARITY) matched_fields.push('name');
   if (dob.matched) matched_fields.push('date_of_birth');
   if (country.matched) matched_fields.push('country');
+  return { best, dob, country, score: Math.max(0, Math.min(100, Math.round(raw))), matched_fields };
+}
+
+/** The explanation of a scored entity (HitExplanation). */
+function explain(parts: ScoreParts, entity: SanctionedEntity): HitExplanation {
+  const matchedName = parts.best.name?.original ?? entity.primary_name;
+  const explanation: Omit<HitExplanation, 'summary'> = {
+    matched_name_kind: matchedName === entity.primary_name ? 'primary_name' : 'alias',
+    ...explainName(parts.best),
+    name_factors: parts.best.factors,
+    name_similarity: round3(parts.best.similarity),
+    name_points: Math.round(100 * parts.best.similarity),
+    date_of_birth: { outcome: parts.dob.outcome, points: parts.dob.points, listed: [...entity.dates_of_birth] },
+    country: { outcome: parts.country.outcome, points: parts.country.points, listed: [...entity.countries] },
+  };
+  return { ...explanation, summary: summarise(explanation, matchedName, parts.score) };
+}
+
+/** scoreEntity with the query name already prepared. */
+function scorePrepared(queryName: PreparedName, query: AmlQuery, entity: SanctionedEntity): EntityScore {
+  const parts = scoreParts(queryName, query, entity);
   return {
-    score: Math.max(0, Math.min(100, Math.round(raw))),
-    matched_name: matched,
-    matched_fields,
-    name_similarity: similarity,
+    score: parts.score,
+    matched_name: parts.best.name?.original ?? entity.primary_name,
+    matched_fields: parts.matched_fields,
+    name_similarity: parts.best.similarity,
+    explanation: explain(parts, entity),
   };
 }
 
@@ -423,18 +638,19 @@ export function screen(
   const hits: AmlHit[] = [];
   for (const entity of candidates) {
     if (!wanted.has(entity.source_list)) continue;
-    const s = scorePrepared(queryName, query, entity);
-    if (s.score < minScore) continue;
+    const parts = scoreParts(queryName, query, entity);
+    if (parts.score < minScore) continue;
     hits.push({
       entity_id: entityId(entity),
       source_list: entity.source_list,
       source_id: entity.source_id,
       name: entity.primary_name,
-      matched_name: s.matched_name,
-      score: s.score,
-      matched_fields: s.matched_fields,
+      matched_name: parts.best.name?.original ?? entity.primary_name,
+      score: parts.score,
+      matched_fields: parts.matched_fields,
       programs: [...entity.programs],
       topics: [...entity.topics],
+      explanation: explain(parts, entity),
     });
   }
   // The screened subject is a person: at equal scores listed persons come before organisations,

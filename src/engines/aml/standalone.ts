@@ -12,7 +12,7 @@ import type { Services } from '../../services.js';
 import { runStandaloneCheck } from '../standalone.js';
 import { isListScreeningEngine } from './engine.js';
 import { AML_LISTS, type AmlList } from './entity.js';
-import type { AmlHit, MatchedField } from './score.js';
+import type { AmlHit, HitExplanation, MatchedField } from './score.js';
 import { amlNodeStatus } from '../../domain/node-outcome.js';
 import { parseOrThrow } from '../../validation.js';
 import { CountryCodeAnyCase, definedFields, IsoDate, notGiven } from '../../input-rules.js';
@@ -59,6 +59,84 @@ export interface AmlResultHit {
   programs: string[];
   /** Risk topics (`sanction`, `role.pep`, ...). */
   topics: string[];
+  /** Why the hit scored so (score.ts HitExplanation, camelCase); null for sandbox hits. */
+  explanation: AmlHitExplanation | null;
+}
+
+/** One token pair of an explanation (score.ts TokenMatch). */
+export interface AmlTokenMatch {
+  queryToken: string;
+  listedToken: string;
+  credit: number;
+  weight: number;
+  kind: string;
+}
+
+/** score.ts HitExplanation in the service's camelCase: what GraphQL returns and REST maps back to snake_case. */
+export interface AmlHitExplanation {
+  matchedNameKind: string;
+  queryForm: string;
+  listedForm: string;
+  method: string;
+  tokenMatches: AmlTokenMatch[];
+  unmatchedQueryTokens: string[];
+  unmatchedListedTokens: string[];
+  nameFactors: Array<{ reason: string; factor: number }>;
+  nameSimilarity: number;
+  namePoints: number;
+  dateOfBirth: { outcome: string; points: number; listed: string[] };
+  country: { outcome: string; points: number; listed: string[] };
+  summary: string;
+}
+
+/** An engine explanation (snake_case) in camelCase. */
+function explanationOf(e: HitExplanation): AmlHitExplanation {
+  return {
+    matchedNameKind: e.matched_name_kind,
+    queryForm: e.query_form,
+    listedForm: e.listed_form,
+    method: e.method,
+    tokenMatches: e.token_matches.map((m) => ({
+      queryToken: m.query_token,
+      listedToken: m.listed_token,
+      credit: m.credit,
+      weight: m.weight,
+      kind: m.kind,
+    })),
+    unmatchedQueryTokens: e.unmatched_query_tokens,
+    unmatchedListedTokens: e.unmatched_listed_tokens,
+    nameFactors: e.name_factors.map((f) => ({ reason: f.reason, factor: f.factor })),
+    nameSimilarity: e.name_similarity,
+    namePoints: e.name_points,
+    dateOfBirth: { ...e.date_of_birth },
+    country: { ...e.country },
+    summary: e.summary,
+  };
+}
+
+/** A camelCase explanation as the spec's JSON writes it (snake_case), for REST and the stored check. */
+function explanationJson(e: AmlHitExplanation) {
+  return {
+    matched_name_kind: e.matchedNameKind,
+    query_form: e.queryForm,
+    listed_form: e.listedForm,
+    method: e.method,
+    token_matches: e.tokenMatches.map((m) => ({
+      query_token: m.queryToken,
+      listed_token: m.listedToken,
+      credit: m.credit,
+      weight: m.weight,
+      kind: m.kind,
+    })),
+    unmatched_query_tokens: e.unmatchedQueryTokens,
+    unmatched_listed_tokens: e.unmatchedListedTokens,
+    name_factors: e.nameFactors.map((f) => ({ reason: f.reason, factor: f.factor })),
+    name_similarity: e.nameSimilarity,
+    name_points: e.namePoints,
+    date_of_birth: { outcome: e.dateOfBirth.outcome, points: e.dateOfBirth.points, listed: e.dateOfBirth.listed },
+    country: { outcome: e.country.outcome, points: e.country.points, listed: e.country.listed },
+    summary: e.summary,
+  };
 }
 
 /** The spec's AML result. */
@@ -89,6 +167,7 @@ export function amlResultJson(result: AmlResult) {
       matched_fields: hit.matchedFields,
       programs: hit.programs,
       topics: hit.topics,
+      explanation: hit.explanation ? explanationJson(hit.explanation) : null,
     })),
     score: result.score,
     checked_lists: result.checkedLists,
@@ -106,6 +185,7 @@ function resultHitOf(hit: AmlHit): AmlResultHit {
     matchedFields: hit.matched_fields,
     programs: hit.programs,
     topics: hit.topics,
+    explanation: hit.explanation ? explanationOf(hit.explanation) : null,
   };
 }
 

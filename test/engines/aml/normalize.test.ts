@@ -9,7 +9,15 @@ import {
   skeletonName,
   sortedTokenKey,
 } from '../../../src/engines/aml/normalize.js';
-import { jaro, jaroWinkler, softTokenScore, tokenSimilarity } from '../../../src/engines/aml/metrics.js';
+import {
+  FUSED_ARTICLE_CREDIT,
+  jaro,
+  jaroWinkler,
+  SHORT_FUZZY_TOKEN_CREDIT,
+  similarLength,
+  softTokenScore,
+  tokenSimilarity,
+} from '../../../src/engines/aml/metrics.js';
 
 describe('normalizeName', () => {
   it.each([
@@ -186,10 +194,37 @@ describe('string metrics', () => {
 
   it('tokenSimilarity credits identity fully, fuzzy tokens less, initials partly, unrelated not at all', () => {
     expect(tokenSimilarity('john', 'john')).toBe(1);
-    expect(tokenSimilarity('jon', 'john')).toBeGreaterThan(0.7);
-    expect(tokenSimilarity('jon', 'john')).toBeLessThan(0.9);
+    expect(tokenSimilarity('johnathan', 'jonathan')).toBeGreaterThan(0.7);
+    expect(tokenSimilarity('johnathan', 'jonathan')).toBeLessThan(0.9);
     expect(tokenSimilarity('j', 'john')).toBe(0.6);
     expect(tokenSimilarity('david', 'daniel')).toBe(0);
+  });
+
+  it('given a short name spelt differently, when compared, then it earns at most the short-token credit: a syllable name one letter off is usually another name', () => {
+    expect(tokenSimilarity('jon', 'john')).toBe(SHORT_FUZZY_TOKEN_CREDIT);
+    expect(tokenSimilarity('jing', 'jian')).toBe(SHORT_FUZZY_TOKEN_CREDIT);
+    // A vowel typed wrong keeps the consonants: still the skeleton credit.
+    expect(tokenSimilarity('kym', 'kim')).toBe(0.8);
+  });
+
+  it('given a short name inside a longer one, when compared, then it earns nothing: "fang" is not "fangwei"', () => {
+    expect(similarLength('fang', 'fangwei')).toBe(false);
+    expect(tokenSimilarity('fang', 'fangwei')).toBe(0);
+    expect(tokenSimilarity('min', 'mingfu')).toBe(0);
+    expect(tokenSimilarity('un', 'jung')).toBe(0);
+    // A letter or two more in a long name is a spelling: "abdoullah"/"abdullah", "mahmoud"/"mahmud".
+    expect(tokenSimilarity('abdoullah', 'abdullah')).toBeGreaterThan(0.7);
+    expect(tokenSimilarity('mahmoud', 'mahmud')).toBeGreaterThan(0.6);
+  });
+
+  it('given a long name whose consonants are one letter, when compared, then the skeleton credit does not apply ("aisha"/"ayash")', () => {
+    expect(tokenSimilarity('aisha', 'ayash')).toBeLessThan(0.5);
+  });
+
+  it('given the Arabic article written onto a name, when compared with the bare name, then it nearly matches ("alabsi"/"absi")', () => {
+    expect(tokenSimilarity('alabsi', 'absi')).toBe(FUSED_ARTICLE_CREDIT);
+    expect(tokenSimilarity('qahtani', 'alqahtani')).toBe(FUSED_ARTICLE_CREDIT);
+    expect(tokenSimilarity('alan', 'an')).toBe(0);
   });
 
   it('softTokenScore is order-independent and charges missing tokens', () => {

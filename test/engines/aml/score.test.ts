@@ -94,6 +94,80 @@ describe('scoreEntity', () => {
   });
 });
 
+describe('scoreEntity explanation', () => {
+  const kravetsky = entity({});
+
+  it('given an alias with a typo, when scored, then the explanation names the alias, each token pair and its credit, and the points', () => {
+    const s = scoreEntity({ full_name: 'Boris Kravetzki', date_of_birth: '1969-05-01', country: 'FR' }, kravetsky);
+    expect(s.explanation).toMatchObject({
+      matched_name_kind: 'alias',
+      query_form: 'boris kravetzki',
+      listed_form: 'boris kravetski',
+      method: 'tokens',
+      token_matches: [
+        { query_token: 'boris', listed_token: 'boris', credit: 1, weight: 1, kind: 'exact' },
+        { query_token: 'kravetzki', listed_token: 'kravetski', kind: 'spelling' },
+      ],
+      unmatched_query_tokens: [],
+      unmatched_listed_tokens: [],
+      date_of_birth: { outcome: 'one_year_off', points: -10, listed: ['1968-03-12'] },
+      country: { outcome: 'conflict', points: -5, listed: ['RU'] },
+    });
+    const e = s.explanation;
+    expect(e.name_points + e.date_of_birth.points + e.country.points).toBe(s.score);
+    expect(e.summary).toMatch(
+      /^alias "Boris KRAVETSKI": matched boris, kravetzki~kravetski \(spelling 0\.\d+\) → name \d+; date of birth one year off −10; country conflict −5 = \d+$/,
+    );
+  });
+
+  it('given a middle name left out and an initial, when scored, then the listed tokens not in the query and the initial are named', () => {
+    const s = scoreEntity({ full_name: 'B. Kravetsky' }, entity({ primary_name: 'Borislav Petrovich KRAVETSKY', aliases: [] }));
+    expect(s.explanation.token_matches.map((m) => m.kind)).toEqual(['initial', 'exact']);
+    expect(s.explanation.unmatched_listed_tokens).toEqual(['petrovich']);
+  });
+
+  it('given the name written as one word, when scored, then the method is the compact comparison', () => {
+    const s = scoreEntity({ full_name: 'Abdulrahman Yusuf' }, entity({ primary_name: 'Abdul Rahman Yusuf', aliases: [] }));
+    expect(s.score).toBe(100);
+    expect(s.explanation.method).toBe('compact');
+  });
+
+  it('given the name in Arabic script, when scored, then the consonant skeletons matched are named', () => {
+    const s = scoreEntity({ full_name: 'قاسم سليماني' }, entity({ primary_name: 'Qasem SOLEIMANI', aliases: [] }));
+    expect(s.explanation).toMatchObject({
+      method: 'consonant_skeleton',
+      token_matches: [
+        { query_token: 'ksm', listed_token: 'ksm', kind: 'consonant_skeleton' },
+        { query_token: 'slmn', listed_token: 'slmn', kind: 'consonant_skeleton' },
+      ],
+    });
+  });
+
+  it('given a person screened against an organisation named after them, when scored, then the factor is explained', () => {
+    const org = entity({
+      kind: 'organization',
+      primary_name: 'DAWOOD IBRAHIM ORGANIZATION',
+      aliases: [],
+      dates_of_birth: [],
+      countries: [],
+    });
+    const s = scoreEntity({ full_name: 'Dawood Ibrahim' }, org);
+    expect(s.explanation.name_factors).toEqual([{ reason: 'person_query_vs_organization', factor: PERSON_QUERY_ORGANIZATION_FACTOR }]);
+    expect(s.explanation.unmatched_listed_tokens).toEqual(['organization']);
+  });
+
+  it('given a Latin name and an entity with Latin names and an Arabic-script alias, when scored, then the alias is not compared by consonants alone', () => {
+    // "Ahmed Mahmoud" and "محمد احمدی" (Mohammad Ahmadi) share their consonants, hmd mhmd.
+    const ahmadi = entity({ primary_name: 'Mohammad AHMADI', aliases: ['محمد احمدی'], dates_of_birth: [], countries: [] });
+    const latin = scoreEntity({ full_name: 'Ahmed Mahmoud' }, ahmadi);
+    expect(latin.score).toBeLessThan(DECLINE);
+    expect(latin.matched_name).toBe('Mohammad AHMADI');
+    expect(latin.explanation.method).toBe('tokens');
+    // Written in Arabic script, the query still finds the listed spelling.
+    expect(scoreEntity({ full_name: 'محمد احمدی' }, ahmadi).score).toBe(100);
+  });
+});
+
 describe('nameSimilarity', () => {
   it.each([
     ['José Müller', 'Jose Mueller', 1],
