@@ -247,6 +247,8 @@ interface ItemRun {
   ms: number;
   cpuMs: number;
   resultCode: string;
+  /** Fields the visual zone was compared on, and those found to differ (every specimen here is genuine, so any is a false alarm). */
+  viz: { compared: string[]; mismatched: string[] } | null;
 }
 
 /** Runs one engine on one item, timing it. */
@@ -267,12 +269,17 @@ async function runItem(engine: EngineUnderTest, entry: ManifestEntry, uri: strin
   const cpu = process.cpuUsage(cpuStarted);
   const expectation = expectationOf(entry, today);
   const wrong = judge(expectation, result.details.result_code, result.details.extracted);
+  // The baseline engine has no visual-zone comparison.
+  const viz = result.details.viz
+    ? { compared: result.details.viz.compared, mismatched: result.details.viz.mismatches.map((mismatch) => mismatch.field) }
+    : null;
   return {
     wrong,
     cause: causeOf(expectation, result.details.result_code, wrong),
     ms,
     cpuMs: (cpu.user + cpu.system) / 1000,
     resultCode: result.details.result_code,
+    viz,
   };
 }
 
@@ -293,6 +300,8 @@ export interface AccuracyReport {
   rows: AccuracyRow[];
   /** Misses per cause: current engine's count, baseline's count. */
   causes: { cause: string; now: number; baseline: number | null }[];
+  /** The visual-zone cross-check: items whose page had a field compared, fields compared, items flagged `viz_mrz_mismatch` (false alarms: all specimens are genuine). */
+  viz: { items: number; compared: number; fields: number; falseAlarms: string[] };
 }
 
 /**
@@ -315,6 +324,7 @@ export async function measure(
   const before = new Map<string, AccuracyTally>();
   const causesNow = new Map<string, number>();
   const causesBefore = new Map<string, number>();
+  const vizPages = { compared: 0, fields: 0, falseAlarms: [] as string[] };
   try {
     for (const entry of manifest) {
       const bytes = await readFile(path.join(DATA_DIR, entry.file));
@@ -323,6 +333,7 @@ export async function measure(
       const old = baseline ? await runItem(baseline, entry, uri, today) : null;
       log?.(
         `${run.wrong.length === 0 ? 'ok  ' : 'FAIL'} ${entry.file} CPU ${Math.round(run.cpuMs)} ms ${run.resultCode} ${run.wrong.join('; ')}` +
+          (run.viz ? ` viz compared [${run.viz.compared.join(',')}] differ [${run.viz.mismatched.join(',')}]` : '') +
           (old ? ` [baseline ${old.wrong.length === 0 ? 'ok' : 'FAIL'} CPU ${Math.round(old.cpuMs)} ms ${old.resultCode}]` : ''),
       );
       for (const group of await groupsOf(entry, bytes)) {
@@ -330,6 +341,11 @@ export async function measure(
         if (old) tally(before, group, old);
       }
       if (run.cause) causesNow.set(run.cause, (causesNow.get(run.cause) ?? 0) + 1);
+      if (run.viz && run.viz.compared.length > 0) {
+        vizPages.compared++;
+        vizPages.fields += run.viz.compared.length;
+        if (run.viz.mismatched.length > 0) vizPages.falseAlarms.push(`${entry.file} (${run.viz.mismatched.join(', ')})`);
+      }
       if (old?.cause) causesBefore.set(old.cause, (causesBefore.get(old.cause) ?? 0) + 1);
     }
   } finally {
@@ -342,7 +358,7 @@ export async function measure(
     now: causesNow.get(cause) ?? 0,
     baseline: baseline ? (causesBefore.get(cause) ?? 0) : null,
   }));
-  return { engine: MRZ_OCR_PROVIDER, baselineRef: baselineRef, rows, causes };
+  return { engine: MRZ_OCR_PROVIDER, baselineRef: baselineRef, rows, causes, viz: { items: manifest.length, ...vizPages } };
 }
 
 /** `correct/items (share)`. */
@@ -382,4 +398,8 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   console.log(`\n| cause of a miss | items now | items baseline ${base} |`);
   console.log('|---|---|---|');
   for (const { cause, now, baseline } of report.causes) console.log(`| ${cause} | ${now} | ${baseline ?? '–'} |`);
+  const { viz } = report;
+  console.log(
+    `\nVisual zone cross-check: ${viz.compared}/${viz.items} pages had fields compared (${viz.fields} fields); false viz_mrz_mismatch: ${viz.falseAlarms.length}${viz.falseAlarms.length ? ` (${viz.falseAlarms.join('; ')})` : ''}`,
+  );
 }

@@ -9,7 +9,7 @@
  */
 import sharp, { type Region } from 'sharp';
 import { MAX_DOCUMENT_PIXELS } from './image.js';
-import { cleanOcrLine, findMrz, withFillerEvidence, withNameField, type MrzRead } from './mrz-text.js';
+import { cleanOcrLine, findMrz, withFillerEvidence, withNameField, type MrzRead, type PageLine } from './mrz-text.js';
 import { checkNamesAgainstViz, NAME_MIN_CONFIDENCE } from './names.js';
 
 /**
@@ -148,8 +148,13 @@ function mrzOf(lines: readonly OcrLine[]): MrzRead | null {
 
 /** Every text line PaddleOCR finds in a photo, top to bottom (EXIF orientation applied, scaled to the OCR bounds). */
 export async function readTextLines(bytes: Buffer): Promise<string[]> {
+  return (await readPageLines(bytes)).map((line) => line.text);
+}
+
+/** Every text line PaddleOCR finds in a photo with its box: the visual zone of a side whose MRZ was not read (a card's front). */
+export async function readPageLines(bytes: Buffer): Promise<PageLine[]> {
   const prepared = await prepare(bytes);
-  return (await detect(prepared.png)).map((line) => line.text);
+  return detect(prepared.png);
 }
 
 /**
