@@ -73,6 +73,22 @@ export class IdVerificationExtractedObject {
 
   @Field(() => String, { nullable: true, description: 'MRZ layout: TD1, TD2, TD3, MRVA or MRVB.' })
   mrzFormat!: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      'Family name as the printed page (visual zone) shows it, accents kept (MÜLLER beside the MRZ MUELLER); null when not read.',
+  })
+  lastNameViz?: string | null;
+
+  @Field(() => String, { nullable: true, description: 'Given names as the printed page shows them, accents kept; null when not read.' })
+  firstNameViz?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: 'Where the fields come from: mrz, or viz when no MRZ was read and the printed page was (lower confidence, for review).',
+  })
+  source?: string | null;
 }
 
 /** The spec's ID verification result. */

@@ -3,10 +3,12 @@
  *
  * Runs `verifyDocument` (the code `POST /v1/id-verification` runs with a live key) over every
  * image of the development set `../shared/realdata/id` (`manifest.json`: per file the `country`
- * and `id_type` to send and the printed MRZ lines), and prints per group the share of items the
- * engine got right and the mean time per item, beside the figures of the unchanged engine
- * (`BASELINE`). Two-sided types get the same photo as front and back, as a client with one photo
- * would send it.
+ * and `id_type` to send and the printed MRZ lines), and prints per group (document type, capture)
+ * and per cause of miss the share of items the engine got right and the CPU time per item, beside
+ * the same figures of the previous engine run in the same process on the same items (`--baseline
+ * <git ref>`, default `BASELINE_REF`: its `src/` is extracted from git into a temporary folder and
+ * imported, so the two see the same machine load). Two-sided types get the same photo as front and
+ * back, as a client with one photo would send it.
  *
  * "Correct", strictly:
  * - an item whose expected MRZ has valid check digits: accepted (MRZ read with every check digit
@@ -24,9 +26,12 @@
  * iterating on a few failures without paying for the whole set (figures of a subset are not the
  * set's).
  */
-import { readFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { parse } from 'mrz';
 import { MRZ_OCR_PROVIDER, verifyDocument } from '../../src/engines/document/engine.js';
@@ -37,39 +42,62 @@ import sharp from 'sharp';
 /** Where the development set lives (REALDATA_ID_DIR overrides), relative to the repository root. */
 const DATA_DIR = process.env.REALDATA_ID_DIR ?? path.resolve(fileURLToPath(import.meta.url), '../../../../shared/realdata/id');
 
-/** One row of the printed table. */
-export interface AccuracyRow {
-  /** Group of items (an item may be in several). */
-  group: string;
+/** The tally of one group for one engine. */
+export interface AccuracyTally {
   /** Items in the group. */
   items: number;
   /** Items the engine got right (see the module comment). */
   correct: number;
-  /** Mean wall time of one `verifyDocument` call, in milliseconds. */
-  msPerItem: number;
+  /** Wall time of all `verifyDocument` calls, in milliseconds. */
+  ms: number;
   /**
-   * Mean CPU time of this process (all threads) per call, in milliseconds: on a machine shared with
-   * other work the wall time mostly measures the others; absent from the baseline.
+   * CPU time of this process (all threads) of all calls, in milliseconds: on a machine shared with
+   * other work the wall time mostly measures the others.
    */
-  cpuMsPerItem?: number;
+  cpuMs: number;
+}
+
+/** One row of the printed table: a group, the current engine's tally and the baseline's. */
+export interface AccuracyRow {
+  /** Group of items (an item may be in several). */
+  group: string;
+  now: AccuracyTally;
+  baseline: AccuracyTally | null;
+}
+
+/** The engine compared against by default: the branch point of the visual-zone and check-digit work. */
+export const BASELINE_REF = '7cf3ea3';
+
+/** The document engine's entry point, as both the current and the baseline engine export it. */
+type VerifyDocument = typeof verifyDocument;
+
+/** An engine to measure: its entry point and how to release its OCR models. */
+interface EngineUnderTest {
+  verify: VerifyDocument;
+  close: () => Promise<void>;
 }
 
 /**
- * The unchanged engine, measured on commit 7f1dcb4 (this machine, 2 shared cores, Nov 2026); that
- * engine reported no nationality or sex, so only its five fields were compared.
+ * The engine of `ref`: its `src/` extracted with `git archive` into a temporary folder (once per
+ * commit), given this checkout's `node_modules`, and imported through tsx like our own.
  */
-export const BASELINE: readonly AccuracyRow[] = [
-  { group: 'all', items: 45, correct: 7, msPerItem: 2107 },
-  { group: 'legible MRZ (target ≥ 90 %)', items: 41, correct: 6, msPerItem: 2256 },
-  { group: 'passports', items: 27, correct: 7, msPerItem: 1967 },
-  { group: 'specimen state codes', items: 13, correct: 0, msPerItem: 3648 },
-  { group: 'ID cards / permits', items: 14, correct: 0, msPerItem: 2401 },
-  { group: 'small (< 600×400 px)', items: 17, correct: 0, msPerItem: 32 },
-  { group: 'rotated / tilted / perspective', items: 3, correct: 0, msPerItem: 3490 },
-  { group: 'MRZ illegible (fields only)', items: 3, correct: 0, msPerItem: 22 },
-  { group: 'visas', items: 4, correct: 0, msPerItem: 2025 },
-  { group: 'no MRZ', items: 1, correct: 1, msPerItem: 2268 },
-];
+async function engineAt(ref: string): Promise<EngineUnderTest> {
+  const root = path.resolve(fileURLToPath(import.meta.url), '../../..');
+  const sha = execFileSync('git', ['rev-parse', '--short', ref], { cwd: root, encoding: 'utf8' }).trim();
+  const dir = path.join(os.tmpdir(), `idv-engine-${sha}`);
+  if (!existsSync(path.join(dir, 'src/engines/document/engine.ts'))) {
+    await mkdir(dir, { recursive: true });
+    const archive = execFileSync('git', ['archive', '--format=tar', sha, 'src'], { cwd: root, maxBuffer: 1 << 30 });
+    execFileSync('tar', ['-x', '-C', dir], { input: archive });
+    await writeFile(path.join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
+    if (!existsSync(path.join(dir, 'node_modules'))) await symlink(path.join(root, 'node_modules'), path.join(dir, 'node_modules'));
+  }
+  const engine = (await import(pathToFileURL(path.join(dir, 'src/engines/document/engine.ts')).href)) as { verifyDocument: VerifyDocument };
+  const reader = (await import(pathToFileURL(path.join(dir, 'src/engines/document/mrz-reader.ts')).href)) as {
+    closeMrzReader: () => Promise<void>;
+  };
+  return { verify: engine.verifyDocument, close: reader.closeMrzReader };
+}
 
 /** One entry of `manifest.json`. */
 interface ManifestEntry {
@@ -154,19 +182,48 @@ function expectationOf(entry: ManifestEntry, today: Date): Expectation {
   };
 }
 
-/** Groups of an item: by document type, size, capture and expected outcome. */
+/** The layout of a printed MRZ, from its line count and length (visas told apart). */
+function formatOf(lines: string[]): string {
+  if (lines.length === 3) return 'TD1';
+  if (lines[0].startsWith('V')) return lines[0].length === 44 ? 'MRV-A' : 'MRV-B';
+  return lines[0].length === 44 ? 'TD3' : 'TD2';
+}
+
+/** Groups of an item: by document type (id_type and MRZ layout), capture and expected outcome. */
 async function groupsOf(entry: ManifestEntry, bytes: Buffer): Promise<string[]> {
   const groups = ['all'];
-  if (entry.mrz) groups.push('legible MRZ (target ≥ 90 %)');
-  if (entry.id_type === 'PASSPORT') groups.push('passports');
-  else if (entry.id_type === 'VISA') groups.push('visas');
-  else groups.push('ID cards / permits');
+  if (entry.mrz) groups.push('legible MRZ (target ≥ 95 %)');
+  const kind =
+    entry.id_type === 'PASSPORT'
+      ? 'passports'
+      : entry.id_type === 'VISA'
+        ? 'visas'
+        : entry.id_type === 'RESIDENCE_PERMIT'
+          ? 'residence permits'
+          : 'ID cards';
+  groups.push(`type: ${kind}${entry.mrz ? ` (${formatOf(entry.mrz)})` : ''}`);
   const { width = 0, height = 0 } = await sharp(bytes).metadata();
-  if (Math.min(width, height) < 400 || Math.max(width, height) < 600) groups.push('small (< 600×400 px)');
-  if (/rotat|tilt|perspective/i.test(entry.note ?? '')) groups.push('rotated / tilted / perspective');
+  if (Math.min(width, height) < 400 || Math.max(width, height) < 600) groups.push('capture: small (< 600×400 px)');
+  if (/rotat|tilt|perspective/i.test(entry.note ?? '')) groups.push('capture: rotated / tilted / perspective');
+  if (/streak|glare/i.test(entry.note ?? '')) groups.push('capture: glare / light streak');
   if (entry.mrz && /(^|<)(UTO|BDR)|^.{2}UTO/.test(entry.mrz.join('\n'))) groups.push('specimen state codes');
   if (!entry.mrz) groups.push(entry.expect_no_mrz ? 'no MRZ' : 'MRZ illegible (fields only)');
   return groups;
+}
+
+/**
+ * Why an item was missed, as the issue counts misses: the zone not found, check digits failing
+ * (characters misread), accepted with a wrong field (names carry no check digit), another result
+ * code (state, type), or a broken printed MRZ accepted.
+ */
+function causeOf(expectation: Expectation, resultCode: string, wrong: string[]): string | null {
+  if (wrong.length === 0) return null;
+  if (expectation.kind === 'refuse') return `${expectation.code} expected, ${resultCode} returned`;
+  if (resultCode === 'mrz_not_found') return 'zone not found (mrz_not_found)';
+  if (resultCode === 'mrz_mismatch') return 'misread characters, check digits fail (mrz_mismatch)';
+  if (resultCode !== 'clear' && resultCode !== 'document_expired') return `other result (${resultCode})`;
+  if (wrong.every((line) => /^(first|last)_name /.test(line))) return 'accepted, a name misread';
+  return 'accepted, a checked field wrong';
 }
 
 /** Whether the engine's outcome is what the item should produce; the mismatching fields otherwise. */
@@ -183,79 +240,166 @@ function judge(expectation: Expectation, resultCode: string, extracted: Record<s
   return wrong;
 }
 
+/** One engine's outcome on one item. */
+interface ItemRun {
+  wrong: string[];
+  cause: string | null;
+  ms: number;
+  cpuMs: number;
+  resultCode: string;
+  /** Fields the visual zone was compared on, and those found to differ (every specimen here is genuine, so any is a false alarm). */
+  viz: { compared: string[]; mismatched: string[] } | null;
+}
+
+/** Runs one engine on one item, timing it. */
+async function runItem(engine: EngineUnderTest, entry: ManifestEntry, uri: string, today: Date): Promise<ItemRun> {
+  const started = performance.now();
+  const cpuStarted = process.cpuUsage();
+  const result = await engine.verify(
+    {
+      country: entry.country,
+      id_type: entry.id_type,
+      image_front: uri,
+      ...(TWO_SIDED_ID_TYPES.includes(entry.id_type) ? { image_back: uri } : {}),
+    },
+    null,
+    { now: () => today },
+  );
+  const ms = performance.now() - started;
+  const cpu = process.cpuUsage(cpuStarted);
+  const expectation = expectationOf(entry, today);
+  const wrong = judge(expectation, result.details.result_code, result.details.extracted);
+  // The baseline engine has no visual-zone comparison.
+  const viz = result.details.viz
+    ? { compared: result.details.viz.compared, mismatched: result.details.viz.mismatches.map((mismatch) => mismatch.field) }
+    : null;
+  return {
+    wrong,
+    cause: causeOf(expectation, result.details.result_code, wrong),
+    ms,
+    cpuMs: (cpu.user + cpu.system) / 1000,
+    resultCode: result.details.result_code,
+    viz,
+  };
+}
+
+/** Adds one run to a group's tally. */
+function tally(into: Map<string, AccuracyTally>, key: string, run: ItemRun): void {
+  const total = into.get(key) ?? { items: 0, correct: 0, ms: 0, cpuMs: 0 };
+  total.items++;
+  total.correct += run.wrong.length === 0 ? 1 : 0;
+  total.ms += run.ms;
+  total.cpuMs += run.cpuMs;
+  into.set(key, total);
+}
+
+/** What `measure` returns: per group and per cause of miss, the current engine beside the baseline. */
+export interface AccuracyReport {
+  engine: string;
+  baselineRef: string | null;
+  rows: AccuracyRow[];
+  /** Misses per cause: current engine's count, baseline's count. */
+  causes: { cause: string; now: number; baseline: number | null }[];
+  /** The visual-zone cross-check: items whose page had a field compared, fields compared, items flagged `viz_mrz_mismatch` (false alarms: all specimens are genuine). */
+  viz: { items: number; compared: number; fields: number; falseAlarms: string[] };
+}
+
 /**
- * Runs the engine over the development set; `log` receives one line per item when given; `only`
- * keeps the files whose path contains one of its texts (all when empty).
+ * Runs the engine over the development set, and the baseline engine (when given) on each item
+ * right after it; `log` receives one line per item when given; `only` keeps the files whose path
+ * contains one of its texts (all when empty).
  */
 export async function measure(
   log?: (line: string) => void,
   only: readonly string[] = [],
-): Promise<{ engine: string; rows: AccuracyRow[] }> {
+  baselineRef: string | null = BASELINE_REF,
+): Promise<AccuracyReport> {
   const manifest = (JSON.parse(await readFile(path.join(DATA_DIR, 'manifest.json'), 'utf8')) as ManifestEntry[]).filter(
     (entry) => only.length === 0 || only.some((text) => entry.file.includes(text)),
   );
   const today = new Date();
-  const totals = new Map<string, { items: number; correct: number; ms: number; cpuMs: number }>();
-  for (const entry of manifest) {
-    const bytes = await readFile(path.join(DATA_DIR, entry.file));
-    const uri = `data:image/${entry.file.endsWith('.png') ? 'png' : 'jpeg'};base64,${bytes.toString('base64')}`;
-    const started = performance.now();
-    const cpuStarted = process.cpuUsage();
-    const result = await verifyDocument(
-      {
-        country: entry.country,
-        id_type: entry.id_type,
-        image_front: uri,
-        ...(TWO_SIDED_ID_TYPES.includes(entry.id_type) ? { image_back: uri } : {}),
-      },
-      null,
-      { now: () => today },
-    );
-    const ms = performance.now() - started;
-    const cpu = process.cpuUsage(cpuStarted);
-    const cpuMs = (cpu.user + cpu.system) / 1000;
-    const wrong = judge(expectationOf(entry, today), result.details.result_code, result.details.extracted);
-    log?.(
-      `${wrong.length === 0 ? 'ok  ' : 'FAIL'} ${entry.file} ${Math.round(ms)} ms (CPU ${Math.round(cpuMs)} ms) ${result.details.result_code} ${wrong.join('; ')}`,
-    );
-    for (const group of await groupsOf(entry, bytes)) {
-      const total = totals.get(group) ?? { items: 0, correct: 0, ms: 0, cpuMs: 0 };
-      total.items++;
-      total.correct += wrong.length === 0 ? 1 : 0;
-      total.ms += ms;
-      total.cpuMs += cpuMs;
-      totals.set(group, total);
+  const current: EngineUnderTest = { verify: verifyDocument, close: closeMrzReader };
+  const baseline = baselineRef ? await engineAt(baselineRef) : null;
+  const now = new Map<string, AccuracyTally>();
+  const before = new Map<string, AccuracyTally>();
+  const causesNow = new Map<string, number>();
+  const causesBefore = new Map<string, number>();
+  const vizPages = { compared: 0, fields: 0, falseAlarms: [] as string[] };
+  try {
+    for (const entry of manifest) {
+      const bytes = await readFile(path.join(DATA_DIR, entry.file));
+      const uri = `data:image/${entry.file.endsWith('.png') ? 'png' : 'jpeg'};base64,${bytes.toString('base64')}`;
+      const run = await runItem(current, entry, uri, today);
+      const old = baseline ? await runItem(baseline, entry, uri, today) : null;
+      log?.(
+        `${run.wrong.length === 0 ? 'ok  ' : 'FAIL'} ${entry.file} CPU ${Math.round(run.cpuMs)} ms ${run.resultCode} ${run.wrong.join('; ')}` +
+          (run.viz ? ` viz compared [${run.viz.compared.join(',')}] differ [${run.viz.mismatched.join(',')}]` : '') +
+          (old ? ` [baseline ${old.wrong.length === 0 ? 'ok' : 'FAIL'} CPU ${Math.round(old.cpuMs)} ms ${old.resultCode}]` : ''),
+      );
+      for (const group of await groupsOf(entry, bytes)) {
+        tally(now, group, run);
+        if (old) tally(before, group, old);
+      }
+      if (run.cause) causesNow.set(run.cause, (causesNow.get(run.cause) ?? 0) + 1);
+      if (run.viz && run.viz.compared.length > 0) {
+        vizPages.compared++;
+        vizPages.fields += run.viz.compared.length;
+        if (run.viz.mismatched.length > 0) vizPages.falseAlarms.push(`${entry.file} (${run.viz.mismatched.join(', ')})`);
+      }
+      if (old?.cause) causesBefore.set(old.cause, (causesBefore.get(old.cause) ?? 0) + 1);
     }
+  } finally {
+    await current.close();
+    await baseline?.close();
   }
-  const rows = [...totals].map(([group, total]) => ({
-    group,
-    items: total.items,
-    correct: total.correct,
-    msPerItem: Math.round(total.ms / total.items),
-    cpuMsPerItem: Math.round(total.cpuMs / total.items),
+  const rows = [...now].map(([group, tallyNow]) => ({ group, now: tallyNow, baseline: before.get(group) ?? null }));
+  const causes = [...new Set([...causesNow.keys(), ...causesBefore.keys()])].map((cause) => ({
+    cause,
+    now: causesNow.get(cause) ?? 0,
+    baseline: baseline ? (causesBefore.get(cause) ?? 0) : null,
   }));
-  return { engine: MRZ_OCR_PROVIDER, rows };
+  return { engine: MRZ_OCR_PROVIDER, baselineRef: baselineRef, rows, causes, viz: { items: manifest.length, ...vizPages } };
 }
 
 /** `correct/items (share)`. */
-function share(row: AccuracyRow | undefined): string {
-  if (!row) return '–';
-  return `${row.correct}/${row.items} (${Math.round((100 * row.correct) / row.items)} %)`;
+function share(tallied: AccuracyTally | null): string {
+  if (!tallied) return '–';
+  return `${tallied.correct}/${tallied.items} (${Math.round((100 * tallied.correct) / tallied.items)} %)`;
+}
+
+/** Mean CPU ms per item. */
+function cpuPerItem(tallied: AccuracyTally | null): string {
+  return tallied ? String(Math.round(tallied.cpuMs / tallied.items)) : '–';
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { values } = parseArgs({
-    options: { verbose: { type: 'boolean', default: false }, only: { type: 'string', multiple: true, default: [] } },
+    options: {
+      verbose: { type: 'boolean', default: false },
+      only: { type: 'string', multiple: true, default: [] },
+      baseline: { type: 'string', default: BASELINE_REF },
+      'no-baseline': { type: 'boolean', default: false },
+    },
   });
-  const { engine, rows } = await measure(values.verbose ? (line) => console.log(line) : undefined, values.only);
-  await closeMrzReader();
-  console.log(`\n${engine} on ${DATA_DIR}\n`);
-  console.log('| group | correct now | ms/item now | CPU ms/item now | baseline 7f1dcb4 | ms/item baseline |');
+  const report = await measure(
+    values.verbose ? (line) => console.log(line) : undefined,
+    values.only,
+    values['no-baseline'] ? null : values.baseline,
+  );
+  const base = report.baselineRef ?? 'none';
+  console.log(`\n${report.engine} on ${DATA_DIR}, baseline ${base} run on the same items in the same process\n`);
+  console.log(`| group | correct now | baseline ${base} | CPU ms/item now | CPU ms/item baseline | wall ms/item now |`);
   console.log('|---|---|---|---|---|---|');
-  for (const row of rows) {
-    const before = BASELINE.find((candidate) => candidate.group === row.group);
+  for (const row of report.rows) {
     console.log(
-      `| ${row.group} | ${share(row)} | ${row.msPerItem} | ${row.cpuMsPerItem ?? '–'} | ${share(before)} | ${before?.msPerItem ?? '–'} |`,
+      `| ${row.group} | ${share(row.now)} | ${share(row.baseline)} | ${cpuPerItem(row.now)} | ${cpuPerItem(row.baseline)} | ${Math.round(row.now.ms / row.now.items)} |`,
     );
   }
+  console.log(`\n| cause of a miss | items now | items baseline ${base} |`);
+  console.log('|---|---|---|');
+  for (const { cause, now, baseline } of report.causes) console.log(`| ${cause} | ${now} | ${baseline ?? '–'} |`);
+  const { viz } = report;
+  console.log(
+    `\nVisual zone cross-check: ${viz.compared}/${viz.items} pages had fields compared (${viz.fields} fields); false viz_mrz_mismatch: ${viz.falseAlarms.length}${viz.falseAlarms.length ? ` (${viz.falseAlarms.join('; ')})` : ''}`,
+  );
 }

@@ -55,6 +55,18 @@ export type DocumentVerificationDetails = {
     document_code: string | null;
     /** MRZ layout: `TD1`, `TD2`, `TD3`, `MRVA` or `MRVB`. */
     mrz_format: string | null;
+    /** Family name as the visual zone prints it (accents kept, `MÜLLER` beside the MRZ's `MUELLER`); absent when not read. */
+    last_name_viz?: string | null;
+    /** Given names as the visual zone prints them; absent when not read. */
+    first_name_viz?: string | null;
+    /** Where the fields come from: `mrz`, or `viz` when no MRZ was read and the printed page was (lower confidence). Absent: `mrz`. */
+    source?: 'mrz' | 'viz';
+  };
+  /** The visual zone's comparison with the MRZ: fields read there, fields compared, and those that differ (`viz_mrz_mismatch`). */
+  viz?: {
+    fields: Record<string, string | null>;
+    compared: string[];
+    mismatches: { field: string; viz: string; mrz: string }[];
   };
 };
 

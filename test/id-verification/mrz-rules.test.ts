@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { mrzDate, verifyDocument } from '../../src/engines/document/engine.js';
 import { cleanNameFiller, findMrz, withFillerEvidence, withNameField, type MrzRead } from '../../src/engines/document/mrz-text.js';
 import { checkNamesAgainstViz } from '../../src/engines/document/names.js';
+import { icaoCheckDigit, repairByCheckDigits } from '../../src/engines/document/mrz-check-digits.js';
 import { mrzLines, renderDocument, toDataUri, type SyntheticIdentity, samplePassport } from './support/synthetic-document.js';
 
 // The post-OCR rules of the document engine, on MRZ strings given directly (the reader is
@@ -135,6 +136,55 @@ describe('document engine rules after OCR', () => {
       const read = findMrz(['IDD<<T220001293ABC<<<', CARD[1], CARD[2]]);
 
       expect(read?.valid).toBe(false);
+    });
+  });
+
+  describe('given a TD1 card read with look-alike characters, so that its check digits fail', () => {
+    // PassportEye's Swiss and US specimen cards, with the confusions OCR makes across classes.
+    const SWISS = ['IDCHES0002068<8<<<<<<<<<<<<<<<', '8102287F1301014CHE<<<<<<<<<<<4', 'VADIS<<QUO<<<<<<<<<<<<<<<<<<<<'];
+
+    it('when a glyph of the document number is read as its look-alike everywhere, then the check digits pick the reading the card prints', () => {
+      const read = findMrz([SWISS[0].replace('S000', 'SOOO'), SWISS[1], SWISS[2]]);
+
+      expect(read).toMatchObject({ valid: true, repairCost: 1, fields: { documentNumber: 'S0002068' } });
+      expect(read?.lines).toEqual(SWISS);
+    });
+
+    it('when a digit of the optional data is read as a letter, then the composite check digit restores it', () => {
+      const card = ['IAUSA0000000033LIN1044750079<<', '5808175F1004027COD<<<<<<<<<<<7', 'SPECIMEN<<TEST<VOID<<<<<<<<<<<'];
+      const read = findMrz([card[0].replace('LIN10', 'LIN1O'), card[1], card[2]]);
+
+      expect(read?.valid).toBe(true);
+      expect(read?.lines[0]).toBe(card[0]);
+    });
+
+    it('when the printed MRZ itself breaks its check digits, then no look-alike reading is invented', () => {
+      // The Spanish and Costa Rican specimens print wrong check digits: they must stay mrz_mismatch.
+      const spanish = ['IDESPAAA1000014<00000023T<<<<<', '7212018F1101236ESP<<<<<<<<<<<8', 'ESPANOLA<ESPANOLA<CARMEN<<<<<<'];
+      const usCard = ['C1USA0223456791EAC9730051220<<', '4910040M9411014CAN<<<<<<<<<<<0', 'CRITTENDEN<<LEE<W<<<<<<<<<<<<<'];
+
+      expect(repairByCheckDigits(spanish)).toBeNull();
+      expect(repairByCheckDigits(usCard)).toBeNull();
+      expect(findMrz(spanish)?.valid).toBe(false);
+    });
+
+    it('when two readings fit the check digits equally well, then neither is chosen', () => {
+      // A date digit read as another digit: several days fit the check digit at the same cost.
+      const ambiguous = [SWISS[0], '8102297F1301014CHE<<<<<<<<<<<4', SWISS[2]];
+
+      expect(repairByCheckDigits(ambiguous)).toBeNull();
+    });
+
+    it('when a passport date holds a letter, then it is read as the digit at no cost and the digits decide', () => {
+      const lines = ['P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<', 'L8989O2C36UTO74O8122F1204159ZE184226B<<<<<10'];
+
+      expect(findMrz(lines)).toMatchObject({ valid: true, fields: { documentNumber: 'L898902C3', birthDate: '740812' } });
+    });
+
+    it('then the check digit is computed as ICAO 9303 defines it', () => {
+      expect(icaoCheckDigit('L898902C3')).toBe(6);
+      expect(icaoCheckDigit('740812')).toBe(2);
+      expect(icaoCheckDigit('AB2134<<<')).toBe(5);
     });
   });
 

@@ -2,10 +2,12 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { verifyDocument } from '../../src/engines/document/engine.js';
 import { closeMrzReader } from '../../src/engines/document/mrz-reader.js';
 import { TWO_SIDED_ID_TYPES } from '../../src/engines/inputs.js';
+import { mrzLines } from './support/synthetic-document.js';
 
 // Real specimen photos nobody on this project made (../shared/realdata/id, see its README), read
 // by the live engine: a small page, a tilted one, ICAO's specimen state, a visa. Only present on
@@ -17,8 +19,8 @@ const NOW = new Date('2026-11-23T12:00:00Z');
 const OCR_TIMEOUT_MS = 300_000;
 
 /** Verifies one file of the data set as `POST /v1/id-verification` would (as both sides for two-sided types, as a client with one photo sends it). */
-async function verifyFile(file: string, country: string, idType: string) {
-  const bytes = await readFile(path.join(DATA_DIR, file));
+async function verifyFile(file: string, country: string, idType: string, bytes?: Buffer) {
+  bytes ??= await readFile(path.join(DATA_DIR, file));
   const uri = `data:image/${file.endsWith('.png') ? 'png' : 'jpeg'};base64,${bytes.toString('base64')}`;
   const back = TWO_SIDED_ID_TYPES.includes(idType) ? { image_back: uri } : {};
   return verifyDocument({ country, id_type: idType, image_front: uri, ...back }, null, { now: () => NOW });
@@ -89,6 +91,54 @@ describe.skipIf(!existsSync(DATA_DIR))('document engine on real specimen photos'
           issuing_state: 'UTO',
           mrz_format: 'TD3',
         });
+        // The printed page agrees: name, number and both dates were found by their captions and compared.
+        expect(result.details.viz?.mismatches).toEqual([]);
+        expect(result.details.viz?.compared).toEqual(
+          expect.arrayContaining(['last_name', 'document_number', 'date_of_birth', 'expiry_date']),
+        );
+      },
+      OCR_TIMEOUT_MS,
+    );
+  });
+
+  describe("given ICAO 9303's TD3 specimen whose MRZ was re-printed under another name and a later expiry", () => {
+    it(
+      'when verified, then the printed page disagrees with the MRZ: viz_mrz_mismatch for review, naming the fields',
+      async () => {
+        // A forger's move: the page's photo and printed name stay, the MRZ (check digits valid) is another person's.
+        const original = await readFile(path.join(DATA_DIR, 'mrz-fastmrz/td3.jpg'));
+        const lines = mrzLines({
+          format: 'TD3',
+          issuingState: 'UTO',
+          lastName: 'SMITH',
+          firstName: 'JOHN',
+          documentNumber: 'L898902C3',
+          birthDate: '740812',
+          expiryDate: '300415',
+        });
+        const glyphs = lines
+          .map((line, row) =>
+            [...line]
+              .map((char, col) => `<text x="${50 + col * 12.6}" y="${357 + row * 30}">${char === '<' ? '&lt;' : char}</text>`)
+              .join(''),
+          )
+          .join('');
+        const overlay = `<svg xmlns="http://www.w3.org/2000/svg" width="663" height="437"><rect x="30" y="332" width="600" height="68" fill="#fff"/><g font-family="DejaVu Sans Mono" font-size="18" fill="#111">${glyphs}</g></svg>`;
+        const forged = await sharp(original)
+          .composite([{ input: Buffer.from(overlay) }])
+          .jpeg({ quality: 90 })
+          .toBuffer();
+
+        const result = await verifyFile('td3-reprinted.jpg', 'SE', 'PASSPORT', forged);
+
+        expect(result.status).toBe('review');
+        expect(result.details.result_code).toBe('viz_mrz_mismatch');
+        expect(result.details.checks.mrz_match).toBe('review');
+        expect(result.details.extracted.expiry_date).toBe('2030-04-15');
+        expect(result.details.viz?.mismatches.map((mismatch) => mismatch.field)).toEqual(
+          expect.arrayContaining(['last_name', 'expiry_date']),
+        );
+        expect(result.warnings).toContainEqual(expect.objectContaining({ code: 'viz_mrz_mismatch', field: 'last_name' }));
       },
       OCR_TIMEOUT_MS,
     );
@@ -142,6 +192,55 @@ describe.skipIf(!existsSync(DATA_DIR))('document engine on real specimen photos'
         expect(result.details.extracted).toMatchObject({ document_number: 'T22000129', first_name: 'ERIKA', date_of_birth: '1964-08-12' });
         if (result.details.extracted.last_name !== 'MUSTERMANN')
           expect(result.warnings).toContainEqual(expect.objectContaining({ code: 'mrz_name_unconfirmed' }));
+      },
+      OCR_TIMEOUT_MS,
+    );
+  });
+
+  describe('given a US permanent resident card (TD1, three lines, optional data full of digits)', () => {
+    it(
+      'when verified as a residence permit, then every check digit holds and the fields are read',
+      async () => {
+        const result = await verifyFile('mrz-passporteye/testdata__100_id-usa.jpg', 'US', 'RESIDENCE_PERMIT');
+
+        expect(result.details.checks.mrz_match).toBe('passed');
+        expect(result.details.extracted).toMatchObject({
+          mrz_format: 'TD1',
+          document_number: '000000003',
+          date_of_birth: '1958-08-17',
+          expiry_date: '2010-04-02',
+          nationality_code: 'COD',
+          last_name: 'SPECIMEN',
+        });
+      },
+      OCR_TIMEOUT_MS,
+    );
+  });
+
+  describe('given a Latvian refugee travel document photographed sideways', () => {
+    it(
+      'when verified, then the page is turned and read',
+      async () => {
+        const result = await verifyFile('mrz-passporteye/testdata__0_pass-lva.jpg', 'LV', 'PASSPORT');
+
+        expect(result.details.checks.mrz_match).toBe('passed');
+        expect(result.details.extracted).toMatchObject({
+          document_number: 'LT0000000',
+          nationality_code: 'XXC',
+          date_of_birth: '1986-05-10',
+        });
+      },
+      OCR_TIMEOUT_MS,
+    );
+  });
+
+  describe('given a specimen whose printed MRZ breaks its own check digits (the Spanish card)', () => {
+    it(
+      'when verified, then it stays mrz_mismatch: no look-alike reading is invented to make it pass',
+      async () => {
+        const result = await verifyFile('mrz-passporteye/testdata__0_id-esp.png', 'ES', 'NATIONAL_ID');
+
+        expect(result.details.result_code).toBe('mrz_mismatch');
       },
       OCR_TIMEOUT_MS,
     );

@@ -13,9 +13,10 @@ import { expectedDetailsWarnings } from '../../domain/node-outcome.js';
 import type { EngineContext, NodeEngine } from '../types.js';
 import { classifyStateCode, icaoToIso2 } from './countries.js';
 import { assessQuality, decodeDocumentImage, type DocumentImage } from './image.js';
-import { readMrz } from './mrz-reader.js';
+import { readMrz, readPageLines } from './mrz-reader.js';
 import { checkNamesAgainstViz, NAME_MIN_CONFIDENCE } from './names.js';
-import type { MrzRead } from './mrz-text.js';
+import type { MrzRead, PageLine } from './mrz-text.js';
+import { compareVizWithMrz, readVisualZone, type VizFields } from './viz.js';
 import { compareChipMrz, verifyPassiveAuthentication, type NfcVerification } from './nfc.js';
 
 /** Provider name of this engine, as workflows name it. */
@@ -35,6 +36,7 @@ export const DOCUMENT_RESULT_CODES = [
   'country_mismatch',
   'document_expired',
   'nfc_signature_invalid',
+  'viz_mrz_mismatch',
   'clear',
 ] as const;
 /** One result code of this engine. */
@@ -55,6 +57,8 @@ export interface DocumentEngineOptions {
   now?: () => Date;
   /** Reads an MRZ from a photo. @default the PaddleOCR reader of `mrz-reader.ts` */
   readMrz?: (bytes: Buffer) => Promise<MrzRead | null>;
+  /** Reads the text lines of a photo whose MRZ was not read (a card's front, a page without a readable MRZ). @default `readPageLines` of `mrz-reader.ts` */
+  readPage?: (bytes: Buffer) => Promise<PageLine[]>;
   /** CSCA certificates for NFC passive authentication. @default none (the engine's thread passes the server's `NfcTrust`) */
   cscaCertificates?: NonNullable<Parameters<typeof verifyPassiveAuthentication>[1]>['cscaCertificates'];
 }
@@ -197,11 +201,21 @@ export async function verifyDocument(
     if (candidate && (!mrz || candidate.valid)) mrz = candidate;
     if (mrz?.valid) break;
   }
+  const readPage = options.readPage ?? readPageLines;
   if (!mrz) {
     // Many driving licences and older ID cards have no MRZ: that is not evidence of forgery, but
-    // nothing was verified either, so a human decides; a passport always has one.
-    const status: NodeStatus = MRZ_REQUIRED_TYPES.includes(input.id_type) ? 'failed' : 'review';
-    return outcome(input, 'mrz_not_found', status, { ...skippedChecks, mrz_match: 'failed' }, NOTHING_READ, warnings);
+    // nothing was verified either, so a human decides; a passport always has one, unless its
+    // printed page was read (then its fields, at lower confidence, go to a human instead).
+    const viz = readVisualZone(await readPage(front.bytes));
+    const fromViz = vizExtracted(viz, today);
+    const status: NodeStatus = fromViz || !MRZ_REQUIRED_TYPES.includes(input.id_type) ? 'review' : 'failed';
+    if (fromViz)
+      warnings.push({
+        code: 'fields_from_visual_zone',
+        field: 'image_front',
+        message: 'No MRZ was read; the fields come from the printed page (lower confidence) and need a human look.',
+      });
+    return outcome(input, 'mrz_not_found', status, { ...skippedChecks, mrz_match: 'failed' }, fromViz ?? NOTHING_READ, warnings);
   }
 
   const nfc = compareChipMrz(chip, mrz.lines);
@@ -224,7 +238,23 @@ export async function verifyDocument(
     document_code: fields.documentCode,
     mrz_format: mrz.format,
   };
-  const mrzMatch: CheckOutcome = mrz.valid ? 'passed' : 'failed';
+  // The visual zone: on the page the MRZ was read from, or, for a card whose MRZ is on the back,
+  // on its front (one more OCR pass).
+  const vizLines = mrz.pageLines ?? [];
+  const frontLines =
+    back && !front.bytes.equals(back.bytes) && mrzSides(input.id_type, front, back)[0] === back ? await readPage(front.bytes) : [];
+  const viz = readVisualZone([...frontLines, ...vizLines]);
+  const vizCheck = compareVizWithMrz(viz, fields);
+  if (viz.last_name || viz.full_name) extracted.last_name_viz = viz.last_name ?? viz.full_name;
+  if (viz.first_name) extracted.first_name_viz = viz.first_name;
+  const vizMismatch = mrz.valid && vizCheck.mismatches.length > 0;
+  if (vizMismatch)
+    warnings.push({
+      code: 'viz_mrz_mismatch',
+      field: vizCheck.mismatches[0].field,
+      message: `The printed page disagrees with the MRZ: ${vizCheck.mismatches.map((m) => `${m.field} printed ${JSON.stringify(m.viz)}, MRZ ${JSON.stringify(m.mrz)}`).join('; ')}.`,
+    });
+  const mrzMatch: CheckOutcome = mrz.valid ? (vizMismatch ? 'review' : 'passed') : 'failed';
   const state = stateVerdict(fields.issuingState, input.country);
   const typeOk = typeMatches(input.id_type, fields.documentCode);
   const todayIso = today.toISOString().slice(0, 10);
@@ -295,11 +325,37 @@ export async function verifyDocument(
               ? 'document_expired'
               : nfc.outcome === 'failed'
                 ? 'nfc_signature_invalid'
-                : 'clear';
+                : vizMismatch
+                  ? 'viz_mrz_mismatch'
+                  : 'clear';
   // An unknown state with valid check digits is not a broken document, but nothing says which
-  // country issued it: a human decides.
-  const status: NodeStatus = code === 'clear' ? 'passed' : code === 'unknown_issuing_state' ? 'review' : 'failed';
-  return outcome(input, code, status, checks, extracted, warnings);
+  // country issued it; a page that disagrees with its MRZ may be forged or misread: a human decides.
+  const status: NodeStatus =
+    code === 'clear' ? 'passed' : code === 'unknown_issuing_state' || code === 'viz_mrz_mismatch' ? 'review' : 'failed';
+  const result = outcome(input, code, status, checks, extracted, warnings);
+  result.details.viz = { fields: { ...viz }, compared: vizCheck.compared, mismatches: vizCheck.mismatches };
+  return result;
+}
+
+/**
+ * The extracted fields from the visual zone alone, when it gives a name and a date of birth (the
+ * least a human reviewer needs); null otherwise. Names as printed; `source` says `viz`.
+ */
+function vizExtracted(viz: VizFields, today: Date): DocumentVerificationDetails['extracted'] | null {
+  const lastName = viz.last_name ?? viz.full_name;
+  if (!lastName || !viz.date_of_birth) return null;
+  const dateOfBirth = mrzDate(viz.date_of_birth, 'birth', today);
+  return {
+    ...NOTHING_READ,
+    first_name: viz.first_name,
+    last_name: lastName,
+    date_of_birth: dateOfBirth,
+    document_number: viz.document_number,
+    expiry_date: mrzDate(viz.expiry_date, 'expiry', today, dateOfBirth ? Number(dateOfBirth.slice(0, 4)) : undefined),
+    last_name_viz: lastName,
+    first_name_viz: viz.first_name,
+    source: 'viz',
+  };
 }
 
 /** How the MRZ issuing state stands against the requested country. */

@@ -9,7 +9,7 @@
  */
 import sharp, { type Region } from 'sharp';
 import { MAX_DOCUMENT_PIXELS } from './image.js';
-import { cleanOcrLine, findMrz, withFillerEvidence, withNameField, type MrzRead } from './mrz-text.js';
+import { cleanOcrLine, findMrz, withFillerEvidence, withNameField, type MrzRead, type PageLine } from './mrz-text.js';
 import { checkNamesAgainstViz, NAME_MIN_CONFIDENCE } from './names.js';
 
 /**
@@ -134,18 +134,27 @@ function mrzZone(lines: readonly OcrLine[], widthPx: number, heightPx: number): 
   return { left, top, width: right - left, height: bottom - top };
 }
 
+/** The page's text lines outside the MRZ (lines with fillers belong to it: kept out, or a misread name would confirm itself). */
+function pageTextOf(lines: readonly OcrLine[]): string[] {
+  return lines.map((line) => line.text).filter((text) => !cleanOcrLine(text).includes('<'));
+}
+
 /** The MRZ among some OCR lines, with the page's other lines kept as the visual zone. */
 function mrzOf(lines: readonly OcrLine[]): MrzRead | null {
   const read = findMrz(lines);
   if (!read) return null;
-  // Lines with fillers belong to the MRZ: kept out, or a misread name would confirm itself.
-  return { ...read, pageText: lines.map((line) => line.text).filter((text) => !cleanOcrLine(text).includes('<')) };
+  return { ...read, pageText: pageTextOf(lines), pageLines: [...lines] };
 }
 
 /** Every text line PaddleOCR finds in a photo, top to bottom (EXIF orientation applied, scaled to the OCR bounds). */
 export async function readTextLines(bytes: Buffer): Promise<string[]> {
+  return (await readPageLines(bytes)).map((line) => line.text);
+}
+
+/** Every text line PaddleOCR finds in a photo with its box: the visual zone of a side whose MRZ was not read (a card's front). */
+export async function readPageLines(bytes: Buffer): Promise<PageLine[]> {
   const prepared = await prepare(bytes);
-  return (await detect(prepared.png)).map((line) => line.text);
+  return detect(prepared.png);
 }
 
 /**
@@ -176,30 +185,61 @@ export async function readMrz(bytes: Buffer): Promise<MrzRead | null> {
     if (better(mrzOf(lines)) && best && !doubtfulNames(best)) return best;
   }
 
-  if (best) {
-    const { width = 0, height = 0 } = await sharp(page).metadata();
-    const zone = mrzZone(lines, width, height);
+  const { width = 0, height = 0 } = await sharp(page).metadata();
+  const zone = mrzZone(lines, width, height);
+  if (best || zone) {
     // Every read of this MRZ, so that fillers seen in one can correct another's names.
-    const reads: MrzRead[] = [best];
+    const reads: MrzRead[] = best ? [best] : [];
     for (const zoneWidth of ZONE_READ_WIDTHS_PX) {
       if (!zone) break;
       const crop = await sharp(page).extract(zone).resize({ width: zoneWidth, withoutEnlargement: false }).png().toBuffer();
       const zoneRead = mrzOf(await detect(crop));
       // The crop holds only the MRZ: the visual zone comes from the whole page.
       if (zoneRead) {
-        zoneRead.pageText = best.pageText;
+        zoneRead.pageText = pageTextOf(lines);
+        zoneRead.pageLines = lines;
         reads.push(zoneRead);
       }
-      if (better(zoneRead) && !doubtfulNames(best)) return best;
+      if (better(zoneRead) && best && !doubtfulNames(best)) return best;
     }
-    return best.valid ? withFillersOfOtherReads(best, reads) : best;
+    if (best) return best.valid ? withFillersOfOtherReads(best, reads) : best;
   }
 
-  if (!looksSideways(lines)) return best;
-  for (const quarterTurns of [1, 3]) {
+  // No MRZ read at all: the page may be turned (sideways boxes: a quarter turn; else upside
+  // down), or its MRZ too small, faint or glared for the whole-page pass (the bottom band, where
+  // TD1 backs and TD2/TD3 pages print it, enlarged with its contrast stretched).
+  const turns = looksSideways(lines) ? [1, 3] : [2];
+  for (const quarterTurns of turns) {
     if (better(mrzOf(await detect(await turned(prepared.png, quarterTurns * 90))))) return best;
   }
+  if (!best) better(await readBottomBand(prepared.png, lines));
   return best;
+}
+
+/** Share of the page's height, from the bottom, searched for an MRZ the whole-page pass missed. */
+const BOTTOM_BAND_SHARE = 0.4;
+
+/** Width the bottom band is read at, in pixels (MRZ characters ≥ 25 px high on a page-wide MRZ). */
+const BOTTOM_BAND_WIDTH_PX = 2000;
+
+/** Reads the bottom band of a page, enlarged, its contrast stretched per tile (glare, faint print). */
+async function readBottomBand(png: Buffer, pageLines: readonly OcrLine[]): Promise<MrzRead | null> {
+  const { width = 0, height = 0 } = await sharp(png).metadata();
+  const top = Math.floor(height * (1 - BOTTOM_BAND_SHARE));
+  if (width < 16 || height - top < 16) return null;
+  const band = await sharp(png)
+    .extract({ left: 0, top, width, height: height - top })
+    .resize({ width: BOTTOM_BAND_WIDTH_PX })
+    .greyscale()
+    .clahe({ width: 64, height: 64, maxSlope: 3 })
+    .png()
+    .toBuffer();
+  const read = mrzOf(await detect(band));
+  if (read) {
+    read.pageText = pageTextOf(pageLines);
+    read.pageLines = [...pageLines];
+  }
+  return read;
 }
 
 /**

@@ -7,6 +7,7 @@
  * `<` fillers, which OCR engines read as a run and often miscount by one or two.
  */
 import { parse, type ParseResult } from 'mrz';
+import { repairByCheckDigits } from './mrz-check-digits.js';
 
 /** MRZ layouts we read: line count and characters per line (TD1 cards, TD2 cards, TD3 passports). */
 export const MRZ_LAYOUTS = [
@@ -164,6 +165,13 @@ export interface MrzFields {
   sex: string | null;
 }
 
+/** A text line of the page as the OCR found it: text, mean confidence, box corners (clockwise from top-left, pixels). */
+export interface PageLine {
+  text: string;
+  mean?: number;
+  box?: number[][];
+}
+
 /** The outcome of reading an MRZ out of OCR lines. */
 export interface MrzRead {
   /** The MRZ lines as repaired and parsed. */
@@ -182,6 +190,10 @@ export interface MrzRead {
   result: ParseResult;
   /** The page's other text lines (the visual zone), which confirm the names; absent when only MRZ lines were given. */
   pageText?: string[];
+  /** The page's text lines with their boxes, in the coordinates of the page read (locates the visual zone's fields). */
+  pageLines?: PageLine[];
+  /** Look-alike confusions the check digits resolved (`repairByCheckDigits`), 0 when read as is. */
+  repairCost?: number;
 }
 
 /** One OCR line: its text and, when the reader gives one, its mean character confidence (0–1). */
@@ -277,6 +289,8 @@ export function findMrz(ocrLines: readonly OcrText[]): MrzRead | null {
       }
       const { read, invalid } = interpret(lines, result, group[nameLine].mean);
       if (read.valid) return read;
+      const repaired = repairedRead(lines, group[nameLine].mean);
+      if (repaired) return repaired;
       if (invalid < bestInvalid) {
         best = read;
         bestInvalid = invalid;
@@ -284,6 +298,22 @@ export function findMrz(ocrLines: readonly OcrText[]): MrzRead | null {
     }
   }
   return best;
+}
+
+/**
+ * The read of `lines` that the check digits single out among its look-alike readings (a `0` read
+ * as `O` in a document number, an `8` as `B` in a date, a filler as `K` in optional data), when
+ * it parses valid; null otherwise. Names and state codes are under no check digit and untouched.
+ */
+function repairedRead(lines: string[], nameConfidence: number): MrzRead | null {
+  const repair = repairByCheckDigits(lines);
+  if (!repair || repair.cost === 0) return null;
+  try {
+    const { read } = interpret(repair.lines, parse(repair.lines, { autocorrect: true }), nameConfidence);
+    return read.valid ? { ...read, repairCost: repair.cost } : null;
+  } catch {
+    return null;
+  }
 }
 
 /**
@@ -344,7 +374,7 @@ export function withNameField(read: MrzRead, nameField: string): MrzRead {
   const repaired = cleanNames(lines, read.format === 'TD1' ? 'TD1' : read.format);
   try {
     const { read: reparsed } = interpret(repaired, parse(repaired, { autocorrect: true }), read.nameConfidence);
-    return reparsed.valid === read.valid ? { ...reparsed, pageText: read.pageText } : read;
+    return reparsed.valid === read.valid ? { ...reparsed, pageText: read.pageText, pageLines: read.pageLines } : read;
   } catch {
     return read;
   }

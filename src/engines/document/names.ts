@@ -27,8 +27,8 @@ const ICAO_TRANSLITERATION: Record<string, string> = {
   Þ: 'TH',
 };
 
-/** Upper-case ASCII words of a text line, each spelling a reader could have printed in the MRZ. */
-function vizWords(line: string): string[] {
+/** Upper-case ASCII words of a text line, each spelling a reader could have printed in the MRZ (ICAO 9303 Part 3 transliteration and a plain ASCII fold). */
+export function vizWords(line: string): string[] {
   const upper = line.toUpperCase();
   const icao = [...upper].map((char) => ICAO_TRANSLITERATION[char] ?? char).join('');
   const words = new Set<string>();

@@ -104,6 +104,9 @@ function extractedOf(extracted: DocumentVerificationDetails['extracted']): IdVer
     sex: extracted.sex,
     documentCode: extracted.document_code,
     mrzFormat: extracted.mrz_format,
+    lastNameViz: extracted.last_name_viz ?? null,
+    firstNameViz: extracted.first_name_viz ?? null,
+    source: extracted.source ?? 'mrz',
   };
 }
 
@@ -134,6 +137,11 @@ export function idVerificationResultJson(result: IdVerificationResult) {
       sex: extracted.sex,
       document_code: extracted.documentCode,
       mrz_format: extracted.mrzFormat,
+      ...definedFields({
+        last_name_viz: extracted.lastNameViz ?? undefined,
+        first_name_viz: extracted.firstNameViz ?? undefined,
+        source: extracted.source,
+      }),
     },
     warnings: result.warnings.map((warning) => ({
       code: warning.code,

@@ -465,10 +465,14 @@ export type IdVerificationExtracted = {
   expiryDate?: Maybe<Scalars['String']['output']>;
   /** Given names, words separated by spaces. */
   firstName?: Maybe<Scalars['String']['output']>;
+  /** Given names as the printed page shows them, accents kept; null when not read. */
+  firstNameViz?: Maybe<Scalars['String']['output']>;
   /** Issuing state code as printed (ICAO alpha-3). */
   issuingState?: Maybe<Scalars['String']['output']>;
   /** Family name, words separated by spaces. */
   lastName?: Maybe<Scalars['String']['output']>;
+  /** Family name as the printed page (visual zone) shows it, accents kept (MÜLLER beside the MRZ MUELLER); null when not read. */
+  lastNameViz?: Maybe<Scalars['String']['output']>;
   /** MRZ layout: TD1, TD2, TD3, MRVA or MRVB. */
   mrzFormat?: Maybe<Scalars['String']['output']>;
   /** Nationality as ISO 3166-1 alpha-2; null when the printed code names no country (XXA, UTO). */
@@ -477,6 +481,8 @@ export type IdVerificationExtracted = {
   nationalityCode?: Maybe<Scalars['String']['output']>;
   /** M, F or X; null when unspecified. */
   sex?: Maybe<Scalars['String']['output']>;
+  /** Where the fields come from: mrz, or viz when no MRZ was read and the printed page was (lower confidence, for review). */
+  source?: Maybe<Scalars['String']['output']>;
 };
 
 export type IdVerificationNfcInput = {
@@ -499,7 +505,7 @@ export type IdVerificationResult = {
   issuingCountry: Scalars['String']['output'];
   /** The metadata sent with the request, echoed back. */
   metadata?: Maybe<Scalars['JSONObject']['output']>;
-  /** Machine-readable summary, one of `image_too_small`, `image_blurry`, `mrz_not_found`, `mrz_mismatch`, `unknown_issuing_state`, `document_type_mismatch`, `country_mismatch`, `document_expired`, `nfc_signature_invalid`, `clear` (first match wins, in this order; meanings in docs/id-verification.md). Sandbox keys may also get `document_tampered` and `manual_review_required` (docs/sandbox.md). */
+  /** Machine-readable summary, one of `image_too_small`, `image_blurry`, `mrz_not_found`, `mrz_mismatch`, `unknown_issuing_state`, `document_type_mismatch`, `country_mismatch`, `document_expired`, `nfc_signature_invalid`, `viz_mrz_mismatch`, `clear` (first match wins, in this order; meanings in docs/id-verification.md). Sandbox keys may also get `document_tampered` and `manual_review_required` (docs/sandbox.md). */
   resultCode: Scalars['String']['output'];
   /** passed, review or failed. */
   status: Scalars['String']['output'];
