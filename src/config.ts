@@ -124,6 +124,17 @@ const ConfigSchema = z.object({
    * (a crashed or killed process) so another worker retries them.
    */
   ENGINE_QUEUE_SUPERVISE_SECONDS: z.coerce.number().int().min(1).default(5),
+  /** Most bytes all streams of one uploaded PDF may decode to, every filter stage and object stream counted (default 64 MB); over it the PDF is refused with a 400. */
+  PDF_MAX_DECODED_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024 * 1024)
+    .max(2 * 1024 * 1024 * 1024)
+    .default(64 * 1024 * 1024),
+  /** Heap of the worker thread that reads one PDF, in MB; a PDF that needs more is refused with a 400. */
+  PDF_WORKER_MEMORY_MB: z.coerce.number().int().min(16).max(8192).default(256),
+  /** Most milliseconds reading one PDF may take (its worker thread's start included); then the thread is terminated and the PDF refused with a 400. */
+  PDF_WORKER_TIMEOUT_MS: z.coerce.number().int().min(10).max(600_000).default(10_000),
   /**
    * Take the client address from X-Forwarded-For (behind a reverse proxy or load balancer):
    * without it every client shares the proxy's address, and per-address limits would throttle all.
