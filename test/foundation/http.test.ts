@@ -139,7 +139,7 @@ describe('HTTP surface', () => {
   });
 
   it('given a query deeper than the limit, when posting it, then it is refused before execution', async () => {
-    // Nested through fields, not ofType: ofType is one-to-one and adds no depth (so GraphiQL's introspection passes).
+    // A query mixing data and introspection is held to the ordinary depth limit.
     const deep = '{ workflows { nodes { type } } __schema { types { fields { type { fields { type { name } } } } } } }';
     const response = await testApp.graphql(deep, {}, tenant.sandboxKey);
     expect(response.body.errors?.[0]?.extensions?.code).toBe('QUERY_TOO_COMPLEX');
