@@ -171,6 +171,30 @@ const ConfigSchema = z.object({
   SIGN_IN_ACCOUNT_SLOW_AFTER: z.coerce.number().int().min(1).max(100_000).default(20),
   /** How long each attempt on an account past SIGN_IN_ACCOUNT_SLOW_AFTER waits before its password is checked, in milliseconds. */
   SIGN_IN_ACCOUNT_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(1000),
+  /**
+   * Origins whose pages may call the API from a browser (CORS), comma-separated (`https://app.example.com`),
+   * or `*` for any (no credentials either way); default none. The console's routes never answer CORS.
+   */
+  CORS_ORIGINS: z
+    .string()
+    .trim()
+    .optional()
+    .superRefine((value, context) => {
+      if (value === undefined || value === '*') return;
+      const isOrigin = (entry: string) => {
+        try {
+          return new URL(entry).origin === entry;
+        } catch {
+          return false;
+        }
+      };
+      const bad = value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => !isOrigin(entry));
+      if (bad.length > 0) context.addIssue({ code: 'custom', message: `not an origin (scheme://host[:port]): ${bad.join(', ')}` });
+    })
+    .transform((value) => (value === undefined ? [] : value === '*' ? '*' : value.split(',').map((entry) => entry.trim()))),
   /** Enforce the request rate limits and engine quotas below (429 `rate_limited` past them). */
   RATE_LIMIT_ENABLED: booleanFromEnv.default(true),
   /** Requests one API key may make per RATE_LIMIT_KEY_WINDOW_SECONDS (REST, GraphQL and subscribe messages together). */

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
@@ -117,9 +118,29 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
     });
     requestSignals.run(disconnected.signal, done);
   });
-  await app.register(cors, { origin: true, exposedHeaders: ['x-request-id', 'retry-after', 'ratelimit', 'ratelimit-policy'] });
+  // CORS only for the configured origins (audit N15), and never for the console's routes.
+  const corsOrigin = config.CORS_ORIGINS === '*' ? true : config.CORS_ORIGINS.length > 0 ? config.CORS_ORIGINS : false;
+  await app.register(
+    cors,
+    () =>
+      (
+        request: { url?: string },
+        callback: (error: Error | null, options: { origin: typeof corsOrigin; exposedHeaders: string[] }) => void,
+      ) =>
+        callback(null, {
+          origin: request.url?.startsWith('/console') ? false : corsOrigin,
+          exposedHeaders: ['x-request-id', 'retry-after', 'ratelimit', 'ratelimit-policy'],
+        }),
+  );
   // Bodies are JSON (spec Conventions): anything else is a 415, not a string to validate.
   app.removeContentTypeParser('text/plain');
+  // JSON must be UTF-8 (RFC 8259 §8.1): bytes that are not would be stored as U+FFFD (audit N14); refuse them instead.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    if (!isUtf8(body as Buffer)) return done(new ApiError('malformed_json', 'The body is not valid JSON: it is not UTF-8.'), undefined);
+    parseJson(request, (body as Buffer).toString('utf8'), done);
+  });
   // A compressed body would be read as garbage JSON (or inflate without bound): refuse it plainly.
   app.addHook('preParsing', async (request) => {
     const encoding = request.headers['content-encoding'];
