@@ -1,6 +1,7 @@
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
 import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
 import { changeOwnPassword } from '../src/operators/operator-admin.service.js';
+import { signInBrakeOf } from '../src/operators/operator.service.js';
 import { confirmTotpEnrolment, disableOwnTotp, startTotpEnrolment } from '../src/operators/totp.service.js';
 import { TotpEnrolmentObject } from './operator.type.js';
 
@@ -15,7 +16,7 @@ export class OperatorAccountResolver {
     @Arg('newPassword', () => String) newPassword: string,
     @Ctx() context: GraphQLContext,
   ): Promise<boolean> {
-    await changeOwnPassword(context.em, requireTenant(context), currentPassword, newPassword);
+    await changeOwnPassword(context.em, requireTenant(context), currentPassword, newPassword, signInBrakeOf(context.config));
     return true;
   }
 

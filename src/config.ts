@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { isTrustedProxyEntry } from './http/client-address.js';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS } from './webhooks/schedule.js';
 
 /**
@@ -124,11 +125,76 @@ const ConfigSchema = z.object({
    * (a crashed or killed process) so another worker retries them.
    */
   ENGINE_QUEUE_SUPERVISE_SECONDS: z.coerce.number().int().min(1).default(5),
+  /** Most bytes all streams of one uploaded PDF may decode to, every filter stage and object stream counted (default 64 MB); over it the PDF is refused with a 400. */
+  PDF_MAX_DECODED_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024 * 1024)
+    .max(2 * 1024 * 1024 * 1024)
+    .default(64 * 1024 * 1024),
+  /** Heap of the worker thread that reads one PDF, in MB; a PDF that needs more is refused with a 400. */
+  PDF_WORKER_MEMORY_MB: z.coerce.number().int().min(16).max(8192).default(256),
+  /** Most milliseconds reading one PDF may take (its worker thread's start included); then the thread is terminated and the PDF refused with a 400. */
+  PDF_WORKER_TIMEOUT_MS: z.coerce.number().int().min(10).max(600_000).default(10_000),
   /**
    * Take the client address from X-Forwarded-For (behind a reverse proxy or load balancer):
    * without it every client shares the proxy's address, and per-address limits would throttle all.
    */
   TRUST_PROXY: booleanFromEnv.default(false),
+  /**
+   * The reverse proxies in front of this service, whose X-Forwarded-For entries are believed: a
+   * hop count (`1`: the one proxy in front) or a comma-separated list of addresses, CIDRs and
+   * `loopback`/`linklocal`/`uniquelocal`. The client is the first address, from the socket
+   * outwards, that is not a trusted proxy, for HTTP and WebSockets alike. Overrides TRUST_PROXY,
+   * which alone now means one hop.
+   */
+  TRUSTED_PROXIES: z
+    .string()
+    .trim()
+    .optional()
+    .superRefine((value, context) => {
+      if (value === undefined || /^\d+$/.test(value)) return;
+      const bad = value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => !isTrustedProxyEntry(entry));
+      if (bad.length > 0) context.addIssue({ code: 'custom', message: `not an address, CIDR or hop count: ${bad.join(', ')}` });
+    })
+    .transform((value) =>
+      value === undefined ? undefined : /^\d+$/.test(value) ? Number(value) : value.split(',').map((entry) => entry.trim()),
+    ),
+  /** Failed sign-ins (wrong password or one-time code) one address may make for one e-mail address per SIGN_IN_FAILURE_WINDOW_SECONDS; then that pair is refused (429 account_locked) until the window ends. Other addresses are not. */
+  SIGN_IN_MAX_FAILURES: z.coerce.number().int().min(1).max(1000).default(5),
+  /** Window and lock duration of SIGN_IN_MAX_FAILURES, in seconds. */
+  SIGN_IN_FAILURE_WINDOW_SECONDS: z.coerce.number().int().min(1).max(86_400).default(900),
+  /** Failed sign-ins for one e-mail address from all addresses together after which every further attempt on it is slowed (never refused): a stranger cannot lock an operator out. */
+  SIGN_IN_ACCOUNT_SLOW_AFTER: z.coerce.number().int().min(1).max(100_000).default(20),
+  /** How long each attempt on an account past SIGN_IN_ACCOUNT_SLOW_AFTER waits before its password is checked, in milliseconds. */
+  SIGN_IN_ACCOUNT_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(1000),
+  /**
+   * Origins whose pages may call the API from a browser (CORS), comma-separated (`https://app.example.com`),
+   * or `*` for any (no credentials either way); default none. The console's routes never answer CORS.
+   */
+  CORS_ORIGINS: z
+    .string()
+    .trim()
+    .optional()
+    .superRefine((value, context) => {
+      if (value === undefined || value === '*') return;
+      const isOrigin = (entry: string) => {
+        try {
+          return new URL(entry).origin === entry;
+        } catch {
+          return false;
+        }
+      };
+      const bad = value
+        .split(',')
+        .map((entry) => entry.trim())
+        .filter((entry) => !isOrigin(entry));
+      if (bad.length > 0) context.addIssue({ code: 'custom', message: `not an origin (scheme://host[:port]): ${bad.join(', ')}` });
+    })
+    .transform((value) => (value === undefined ? [] : value === '*' ? '*' : value.split(',').map((entry) => entry.trim()))),
   /** Enforce the request rate limits and engine quotas below (429 `rate_limited` past them). */
   RATE_LIMIT_ENABLED: booleanFromEnv.default(true),
   /** Requests one API key may make per RATE_LIMIT_KEY_WINDOW_SECONDS (REST, GraphQL and subscribe messages together). */

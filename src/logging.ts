@@ -120,13 +120,37 @@ export function scrubErrorTree(error: unknown): unknown {
   return copy(error, new Map());
 }
 
+/** Fields of a GraphQL error that hold the operation's text (`source.body`) or its syntax tree (`nodes`), with any inline literals. */
+const GRAPHQL_DOCUMENT_FIELDS = ['source', 'nodes', 'positions'] as const;
+
+/**
+ * The error tree without the GraphQL document (audit N16): a located error carries the whole
+ * operation, and a name or date of birth passed as an inline literal would reach the log. The
+ * message, path, locations and the original error stay.
+ */
+export function withoutGraphQLDocument(error: unknown, seen = new Map<unknown, unknown>()): unknown {
+  if (!(error instanceof Error)) return error;
+  if (seen.has(error)) return seen.get(error);
+  const fields = error as unknown as Record<string, unknown>;
+  const nested = ['originalError', 'cause'].filter((key) => fields[key] instanceof Error);
+  if (!GRAPHQL_DOCUMENT_FIELDS.some((key) => fields[key] !== undefined) && nested.length === 0) return error;
+  const copy = Object.create(Object.getPrototypeOf(error) as object) as Error & Record<string, unknown>;
+  seen.set(error, copy);
+  for (const key of Object.getOwnPropertyNames(error)) {
+    if ((GRAPHQL_DOCUMENT_FIELDS as readonly string[]).includes(key)) continue;
+    copy[key] = nested.includes(key) ? withoutGraphQLDocument(fields[key], seen) : fields[key];
+  }
+  for (const key of GRAPHQL_DOCUMENT_FIELDS) Object.defineProperty(copy, key, { value: undefined, enumerable: false });
+  return copy;
+}
+
 /**
  * Log serializers of every logger the service makes: errors scrubbed of database details before
- * they are written (a PostgreSQL `detail`/`where` quotes the row a request sent), and requests
- * logged with their query values redacted.
+ * they are written (a PostgreSQL `detail`/`where` quotes the row a request sent) and of the
+ * GraphQL operation's text, and requests logged with their query values redacted.
  */
 export const LOG_SERIALIZERS = {
-  err: (error: unknown) => pino.stdSerializers.err(scrubErrorTree(error) as Error),
+  err: (error: unknown) => pino.stdSerializers.err(withoutGraphQLDocument(scrubErrorTree(error)) as Error),
   req: (request: { method?: string; url?: string; host?: string; ip?: string; socket?: { remotePort?: number } }) => ({
     method: request.method,
     url: request.url === undefined ? undefined : redactUrl(request.url),

@@ -20,9 +20,10 @@ export interface OperationLimits {
 }
 
 /**
- * Deepest selection an introspection-only operation may have: the standard introspection query of
- * graphql-js (`getIntrospectionQuery()`, what GraphQL Codegen and IDEs send) reaches 14 levels
- * through its nested `ofType` type references, more than an ordinary query needs.
+ * Deepest selection an introspection-only operation may have, every `ofType` counted: the standard
+ * introspection query of graphql-js (`getIntrospectionQuery()` with every option, what GraphQL
+ * Codegen, GraphiQL and IDEs send) reaches 15 levels through its nine nested `ofType` type
+ * references, more than an ordinary query needs; a 300-deep `ofType` chain is refused.
  */
 export const INTROSPECTION_MAX_DEPTH = 16;
 /**
@@ -85,10 +86,9 @@ function measure(operation: OperationDefinitionNode, fragments: Map<string, Frag
     for (const selection of selectionSet.selections) {
       if (selection.kind === Kind.FIELD) {
         if (selection.alias) aliases += 1;
-        // `ofType` wraps one type in another (list, non-null): one-to-one, no fan-out, so it adds no level.
-        // Without this the standard introspection query (depth 15) is refused and GraphiQL cannot load the schema.
-        const step = selection.name.value === 'ofType' ? 0 : 1;
-        if (selection.selectionSet) deepest = Math.max(deepest, visit(selection.selectionSet, depth + step, seen));
+        // `ofType` counts like any field: it fans out to nothing, but a chain of hundreds is work
+        // (and memory) in every layer that walks the document; INTROSPECTION_MAX_DEPTH leaves room for the standard query.
+        if (selection.selectionSet) deepest = Math.max(deepest, visit(selection.selectionSet, depth + 1, seen));
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         deepest = Math.max(deepest, visit(selection.selectionSet, depth, seen));
       } else {

@@ -6,6 +6,7 @@ import type { ServiceSecrets } from '../auth/secrets.js';
 import type { Config } from '../config.js';
 import { ApiError } from '../errors.js';
 import {
+  signInBrakeOf,
   csrfTokenFor,
   csrfTokenMatches,
   operatorForToken,
@@ -108,7 +109,7 @@ export function registerConsoleAuth(app: FastifyInstance, orm: MikroORM, config:
 
   app.post(`${CONSOLE_API_PREFIX}/sign-in`, async (request, reply) => {
     const em = orm.em.fork();
-    const signedIn = await signIn(em, secrets, request.body);
+    const signedIn = await signIn(em, secrets, request.body, { address: request.ip, brake: signInBrakeOf(config) });
     noStore(reply).header('set-cookie', cookieHeader(signedIn.token, OPERATOR_LOGIN_TTL_SECONDS, secure(request)));
     return signInView(signedIn.operator, signedIn.environment, signedIn.csrfToken);
   });

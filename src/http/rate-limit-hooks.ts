@@ -30,14 +30,21 @@ export function identityOf(address: string, headers: Record<string, string | str
   return { address, apiKey: single(headers['x-api-key']), sessionToken: single(headers['x-session-token']) };
 }
 
-/** Installs the charge on every request and the failed-authentication count on every 401. */
-export function registerRateLimits(app: FastifyInstance, limits: RateLimits): void {
+/** Whether a request's headers carry a credential that authenticates (an API key, a console sign-in). */
+export type Vouch = (headers: FastifyRequest['headers']) => Promise<boolean>;
+
+/**
+ * Installs the charge on every request and the failed-authentication count on every 401 (against
+ * the address and the credential presented); `vouch` lets a valid credential through an address
+ * blocked for other clients' failures.
+ */
+export function registerRateLimits(app: FastifyInstance, limits: RateLimits, vouch: Vouch): void {
   if (!limits.enabled) return;
   app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?')[0]!;
     if (UNLIMITED_PATHS.has(path)) return;
     try {
-      const state = await limits.chargeRequest(identityOf(request.ip, request.headers));
+      const state = await limits.chargeRequest(identityOf(request.ip, request.headers), () => vouch(request.headers));
       if (state) reply.headers(rateLimitHeaders(state));
     } catch (error) {
       if (!(error instanceof ApiError)) {
@@ -55,7 +62,8 @@ export function registerRateLimits(app: FastifyInstance, limits: RateLimits): vo
   });
   app.addHook('onResponse', async (request, reply) => {
     if (reply.statusCode !== 401) return;
-    await limits.recordAuthFailure(request.ip).catch((error: unknown) => {
+    const { apiKey, sessionToken } = identityOf(request.ip, request.headers);
+    await limits.recordAuthFailure(request.ip, apiKey ?? sessionToken).catch((error: unknown) => {
       request.log.warn({ err: error }, 'could not count a failed authentication');
     });
   });

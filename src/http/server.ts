@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
@@ -21,6 +22,7 @@ import { assertAcceptableInputs } from '../graphql/input-limits.js';
 import { assertWithinLimits, type OperationLimits } from '../graphql/limits.js';
 import { registerRestFacade } from '../rest/facade.js';
 import { buildOpenApiDocument } from '../rest/openapi.js';
+import { clientAddressOf, trustProxyFn } from './client-address.js';
 import { registerExplorer } from './explorer.js';
 import { REST_ROUTES } from '../rest/routes/index.js';
 import { problemClientErrorHandler, problemErrorHandler, problemNotFoundHandler } from './errors.js';
@@ -30,6 +32,7 @@ import { registerHostedPage } from './hosted-page.js';
 import { registerConsolePage } from './console-page.js';
 import { registerEvidenceRoute } from './evidence.js';
 import { consoleTokenFrom, CSRF_HEADER, operatorFromCookie, registerConsoleAuth } from './console-auth.js';
+import { operatorForToken } from '../operators/operator.service.js';
 import type { Services } from '../services.js';
 import { sharedSubscribe } from '../graphql/shared-subscribe.js';
 
@@ -80,6 +83,7 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
     maxAliases: config.GRAPHQL_MAX_ALIASES,
     maxCost: config.GRAPHQL_MAX_COST,
   };
+  const trust = trustProxyFn(config.TRUSTED_PROXIES, config.TRUST_PROXY);
   const app = Fastify({
     loggerInstance: logger as FastifyBaseLogger,
     bodyLimit: config.BODY_LIMIT_BYTES,
@@ -96,8 +100,8 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
       problemErrorHandler(new ApiError('validation_failed', detail), request, reply);
     },
     clientErrorHandler: problemClientErrorHandler,
-    // Behind a proxy the client address comes from X-Forwarded-For; per-address limits need it.
-    trustProxy: config.TRUST_PROXY,
+    // Behind trusted proxies the client address comes from X-Forwarded-For (client-address.ts); per-address limits need it.
+    trustProxy: trust,
   });
   app.addHook('onRequest', async (request, reply) => {
     // An incoming id longer than this is not an id we echo into logs.
@@ -114,9 +118,29 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
     });
     requestSignals.run(disconnected.signal, done);
   });
-  await app.register(cors, { origin: true, exposedHeaders: ['x-request-id', 'retry-after', 'ratelimit', 'ratelimit-policy'] });
+  // CORS only for the configured origins (audit N15), and never for the console's routes.
+  const corsOrigin = config.CORS_ORIGINS === '*' ? true : config.CORS_ORIGINS.length > 0 ? config.CORS_ORIGINS : false;
+  await app.register(
+    cors,
+    () =>
+      (
+        request: { url?: string },
+        callback: (error: Error | null, options: { origin: typeof corsOrigin; exposedHeaders: string[] }) => void,
+      ) =>
+        callback(null, {
+          origin: request.url?.startsWith('/console') ? false : corsOrigin,
+          exposedHeaders: ['x-request-id', 'retry-after', 'ratelimit', 'ratelimit-policy'],
+        }),
+  );
   // Bodies are JSON (spec Conventions): anything else is a 415, not a string to validate.
   app.removeContentTypeParser('text/plain');
+  // JSON must be UTF-8 (RFC 8259 §8.1): bytes that are not would be stored as U+FFFD (audit N14); refuse them instead.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    if (!isUtf8(body as Buffer)) return done(new ApiError('malformed_json', 'The body is not valid JSON: it is not UTF-8.'), undefined);
+    parseJson(request, (body as Buffer).toString('utf8'), done);
+  });
   // A compressed body would be read as garbage JSON (or inflate without bound): refuse it plainly.
   app.addHook('preParsing', async (request) => {
     const encoding = request.headers['content-encoding'];
@@ -126,7 +150,15 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
         `Content-Encoding ${encoding} is not supported: send the body uncompressed, with Content-Type: application/json.`,
       );
   });
-  registerRateLimits(app, services.rateLimits);
+  /** A valid API key or console sign-in passes an address blocked for others' failures (rate-limits.ts). */
+  const vouch = async (headers: Record<string, string | string[] | undefined>) => {
+    const key = headers['x-api-key'];
+    if (typeof key === 'string' && key.length > 0)
+      return (await authenticate(orm.em.fork(), key, services.apiKeys).catch(() => null)) !== null;
+    const token = consoleTokenFrom(headers);
+    return token ? (await operatorForToken(orm.em.fork(), token).catch(() => null)) !== null : false;
+  };
+  registerRateLimits(app, services.rateLimits, vouch);
   app.setErrorHandler(problemErrorHandler);
   app.setNotFoundHandler(problemNotFoundHandler);
 
@@ -198,13 +230,19 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
   registerExplorer(app);
 
   /** Charges a new socket to its address and credential; closes it with 4429 when a limit is spent. */
-  const chargeSocket = async (socket: { close(code: number, reason: string): void }, address: string, key: unknown, token: unknown) => {
+  const chargeSocket = async (
+    socket: { close(code: number, reason: string): void },
+    address: string,
+    key: unknown,
+    token: unknown,
+    headers: Record<string, string | string[] | undefined>,
+  ) => {
     try {
-      await services.rateLimits.chargeRequest({
-        address,
-        apiKey: typeof key === 'string' && key.length > 0 ? key : undefined,
-        sessionToken: typeof token === 'string' && token.length > 0 ? token : undefined,
-      });
+      const apiKey = typeof key === 'string' && key.length > 0 ? key : undefined;
+      await services.rateLimits.chargeRequest(
+        { address, apiKey, sessionToken: typeof token === 'string' && token.length > 0 ? token : undefined },
+        () => vouch(apiKey ? { 'x-api-key': apiKey } : headers),
+      );
       return true;
     } catch (error) {
       if (!(error instanceof ApiError)) {
@@ -227,8 +265,8 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
       onConnect: async (ctx) => {
         const key = ctx.connectionParams?.['x-api-key'];
         const sessionToken = ctx.connectionParams?.['x-session-token'];
-        const address = ctx.extra.request.socket.remoteAddress ?? 'unknown';
-        if (!(await chargeSocket(ctx.extra.socket, address, key, sessionToken))) return false;
+        const address = clientAddressOf(ctx.extra.request, trust);
+        if (!(await chargeSocket(ctx.extra.socket, address, key, sessionToken, ctx.extra.request.headers))) return false;
         if ((typeof key !== 'string' || key.length === 0) && typeof sessionToken === 'string' && sessionToken.length > 0) {
           // The hosted flow's page: its token names one session, checked by each operation. Its
           // sockets are counted per token, so one link cannot hold every connection either.
@@ -265,7 +303,9 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
           return false;
         }
         if (!principal) {
-          await services.rateLimits.recordAuthFailure(address).catch(() => undefined);
+          await services.rateLimits
+            .recordAuthFailure(address, typeof key === 'string' && key.length > 0 ? key : undefined)
+            .catch(() => undefined);
           ctx.extra.socket.close(
             CloseCode.Forbidden,
             'Forbidden: unknown or revoked x-api-key, or a console sign-in without its CSRF token',
@@ -302,7 +342,7 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
         // Each operation is a request for the key's and the address's rate limits.
         try {
           await services.rateLimits.chargeRequest({
-            address: ctx.extra.request.socket.remoteAddress ?? 'unknown',
+            address: clientAddressOf(ctx.extra.request, trust),
             apiKey: ctx.extra.apiKey,
             sessionToken: ctx.extra.sessionToken,
           });

@@ -50,12 +50,14 @@ export interface RateLimits {
   readonly enabled: boolean;
   /**
    * Charges one request to its address, key and session link; throws `rate_limited` when one is
-   * spent or the address is blocked for failed authentications. Returns the tightest state for
+   * spent, when its credential failed too often, or when its address did and `vouch` (does the
+   * request carry a credential that authenticates?) says no: a valid key is never refused for
+   * someone else's failures at the same address (a NAT, a proxy). Returns the tightest state for
    * the `RateLimit` header.
    */
-  chargeRequest(identity: RequestIdentity): Promise<LimitState | null>;
-  /** Counts a failed authentication from an address; past the limit the address is blocked. */
-  recordAuthFailure(address: string): Promise<void>;
+  chargeRequest(identity: RequestIdentity, vouch?: () => Promise<boolean>): Promise<LimitState | null>;
+  /** Counts a failed authentication against its address and the credential it presented; past the limit each is blocked. */
+  recordAuthFailure(address: string, credential?: string): Promise<void>;
   /** Charges one live engine run to a tenant's hourly quota; throws `rate_limited` when it is spent. */
   chargeEngine(scope: QuotaScope, engine: QuotaEngine): Promise<void>;
   /** Releases the counters' database connections. */
@@ -176,6 +178,8 @@ export function createRateLimits(options: RateLimitsOptions): RateLimits {
   const address = build(policies.address, 'addr');
   const sessionToken = build(policies.sessionToken, 'link');
   const authFailures = build(policies.authFailures, 'authfail', config.RATE_LIMIT_AUTH_FAILURE_BLOCK_SECONDS);
+  // The same policy per failing credential: one wrong key tried from many addresses is stopped too.
+  const credentialFailures = build(policies.authFailures, 'authfail_cred', config.RATE_LIMIT_AUTH_FAILURE_BLOCK_SECONDS);
   const engines: Record<QuotaEngine, Limiter> = {
     document: build(policies.document, 'q_document'),
     face: build(policies.face, 'q_face'),
@@ -195,20 +199,32 @@ export function createRateLimits(options: RateLimitsOptions): RateLimits {
 
   return {
     enabled: true,
-    async chargeRequest(identity) {
+    async chargeRequest(identity, vouch) {
       const charges = [charge(address, identity.address, 'Too many requests from this address.')];
       if (identity.apiKey) charges.push(charge(key, digest(identity.apiKey), 'Too many requests with this API key.'));
       else if (identity.sessionToken)
         charges.push(charge(sessionToken, digest(identity.sessionToken), 'Too many requests for this verification link.'));
-      // One round trip to the counters, not two: the block check goes out with the charges.
-      const [blockCheck, ...outcomes] = await Promise.allSettled([authFailures.counter.get(identity.address), ...charges]);
-      if (blockCheck.status === 'rejected') throw blockCheck.reason;
-      const blocked = blockCheck.value;
-      if (blocked && blocked.consumedPoints > authFailures.policy.quota)
+      const credential = identity.apiKey ?? identity.sessionToken;
+      // One round trip to the counters: the block checks go out with the charges.
+      const [addressCheck, credentialCheck, ...outcomes] = await Promise.allSettled([
+        authFailures.counter.get(identity.address),
+        credential ? credentialFailures.counter.get(digest(credential)) : Promise.resolve(null),
+        ...charges,
+      ]);
+      if (addressCheck.status === 'rejected') throw addressCheck.reason;
+      if (credentialCheck.status === 'rejected') throw credentialCheck.reason;
+      const over = (result: RateLimiterRes | null) => result !== null && result.consumedPoints > authFailures.policy.quota;
+      if (over(credentialCheck.value))
         throw rateLimitedError(
           authFailures.policy,
-          blocked.msBeforeNext / 1000,
-          'Too many failed authentications from this address; requests from it are refused for a while.',
+          credentialCheck.value!.msBeforeNext / 1000,
+          'Too many failed authentications with this credential; it is refused for a while.',
+        );
+      if (over(addressCheck.value) && !(vouch && (await vouch())))
+        throw rateLimitedError(
+          authFailures.policy,
+          addressCheck.value!.msBeforeNext / 1000,
+          'Too many failed authentications from this address; requests from it without a valid credential are refused for a while.',
         );
       const refused = outcomes.find((outcome) => outcome.status === 'rejected');
       if (refused) throw refused.reason;
@@ -218,12 +234,12 @@ export function createRateLimits(options: RateLimitsOptions): RateLimits {
         state.remaining / state.policy.quota < tightest.remaining / tightest.policy.quota ? state : tightest,
       );
     },
-    async recordAuthFailure(addressValue) {
-      try {
-        await authFailures.counter.consume(addressValue);
-      } catch (rejection) {
-        if (!(rejection instanceof RateLimiterRes)) throw rejection;
-        // Over the limit: the address is now blocked; the next request is refused by chargeRequest.
+    async recordAuthFailure(addressValue, credential) {
+      const counted = [authFailures.counter.consume(addressValue)];
+      if (credential) counted.push(credentialFailures.counter.consume(digest(credential)));
+      for (const outcome of await Promise.allSettled(counted)) {
+        // Over the limit (a RateLimiterRes): blocked now; the next request is refused by chargeRequest.
+        if (outcome.status === 'rejected' && !(outcome.reason instanceof RateLimiterRes)) throw outcome.reason;
       }
     },
     async chargeEngine(scope, engine) {

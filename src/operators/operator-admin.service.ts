@@ -3,11 +3,19 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { OPERATOR_ROLES, OperatorSchema } from '../../entities/operator.entity.js';
 import type { OperatorPrincipal, TenantPrincipal } from '../auth/context.js';
-import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, verifyPassword } from '../auth/passwords.js';
+import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../auth/passwords.js';
 import { ApiError, validationError } from '../errors.js';
 import { parseOrThrow } from '../validation.js';
 import { recordOperatorAction } from './audit.js';
-import { countFailure, createOperator, summarise, type CreateOperatorInput, type OperatorSummary } from './operator.service.js';
+import {
+  checkOwnPassword,
+  createOperator,
+  DEFAULT_SIGN_IN_BRAKE,
+  type SignInBrake,
+  summarise,
+  type CreateOperatorInput,
+  type OperatorSummary,
+} from './operator.service.js';
 import { removeTotp } from './totp.service.js';
 
 /** A new password, by the rules every password follows. */
@@ -161,30 +169,39 @@ export async function resetOperatorTotp(em: EntityManager, principal: TenantPrin
 
 /**
  * The signed-in operator replaces their own password, proving the current one: a wrong one counts
- * towards the lock-out as at sign-in, so a left-open console cannot be used to guess it. Audited.
+ * towards the sign-in brake, so a left-open console cannot be used to guess it. Their other
+ * sign-ins end; this one stays. Audited.
  */
 export async function changeOwnPassword(
   em: EntityManager,
   principal: TenantPrincipal,
   currentPassword: string,
   newPassword: string,
+  brake: SignInBrake = DEFAULT_SIGN_IN_BRAKE,
 ): Promise<void> {
   if (principal.kind !== 'operator') throw new ApiError('forbidden', 'Only an operator signed in to the console has a password.');
   const next = parseOrThrow(z.object({ newPassword: PasswordSchema }), { newPassword }).newPassword;
   if (next === currentPassword)
     throw validationError([{ field: 'newPassword', code: 'unchanged', message: 'choose a password different from the current one' }]);
   const operator = await em.findOneOrFail(OperatorSchema, { id: principal.operatorId }, { populate: ['passwordHash'] });
-  if (!(await verifyPassword(String(currentPassword ?? ''), operator.passwordHash)))
-    throw await countFailure(
-      em,
-      operator.id,
-      validationError([{ field: 'currentPassword', code: 'wrong', message: 'the current password is wrong' }]),
-    );
+  await checkOwnPassword(
+    em,
+    operator,
+    String(currentPassword ?? ''),
+    validationError([{ field: 'currentPassword', code: 'wrong', message: 'the current password is wrong' }]),
+    brake,
+  );
   const passwordHash = await hashPassword(next);
   await em.transactional(async (tx) => {
     await tx.execute(
       'update operator set password_hash = ?, password_change_required = false where id = ?',
       [passwordHash, operator.id],
+      'run',
+    );
+    // Every other sign-in of this operator ends (audit N6): whoever knew the old password is out.
+    await tx.execute(
+      'update operator_login set revoked_at = now() where operator_id = ? and id <> ? and revoked_at is null',
+      [operator.id, principal.loginId],
       'run',
     );
     await recordOperatorAction(tx as EntityManager, principal, {

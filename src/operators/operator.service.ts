@@ -1,4 +1,5 @@
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
@@ -6,17 +7,18 @@ import { OPERATOR_ROLES, OperatorLoginSchema, OperatorSchema, type Operator, typ
 import { TenantSchema } from '../../entities/tenant.entity.js';
 import type { OperatorPrincipal } from '../auth/context.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
+import type { Config } from '../config.js';
 import { decoyPasswordHash, hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, verifyPassword } from '../auth/passwords.js';
 import { ApiError, notFound } from '../errors.js';
 import { parseOrThrow } from '../validation.js';
 import { UUID_PATTERN, type Unchecked } from '../input-rules.js';
 import { checkSignInCode, hasTotp } from './totp.service.js';
 
-/** Consecutive wrong passwords after which an account is locked. */
+/** Default of SIGN_IN_MAX_FAILURES: wrong passwords or codes one address may make for one e-mail address before that pair is refused. */
 export const OPERATOR_MAX_FAILED_LOGINS = 5;
-/** How long a locked account refuses every sign-in, in seconds. */
+/** Default of SIGN_IN_FAILURE_WINDOW_SECONDS: how long failures are counted, and a refused pair stays refused, in seconds. */
 export const OPERATOR_LOCKOUT_SECONDS = 15 * 60;
-/** How long a console sign-in lasts, in seconds: a working day, then the operator signs in again. */
+/** How long an operator's sign-in lasts, in seconds (8 hours). */
 export const OPERATOR_LOGIN_TTL_SECONDS = 8 * 60 * 60;
 /** Bytes of randomness in a console cookie's token. */
 const LOGIN_TOKEN_BYTES = 32;
@@ -127,47 +129,111 @@ function wrongCredentials(): ApiError {
   return new ApiError('unauthenticated', 'Wrong email address or password.');
 }
 
-/** The refusal of a locked account, saying when to try again. */
+/** The refusal of an e-mail address braked for this client address, saying when to try again (the same whether or not it is an operator's). */
 function locked(until: Date): ApiError {
   const seconds = Math.max(1, Math.ceil((until.getTime() - Date.now()) / 1000));
-  return new ApiError('account_locked', `Too many wrong passwords: this account is locked for ${seconds} s.`, [], {
+  return new ApiError('account_locked', `Too many failed sign-ins for this e-mail address from here: try again in ${seconds} s.`, [], {
     'Retry-After': String(seconds),
   });
 }
 
+/** The sign-in brake's settings (SIGN_IN_MAX_FAILURES, SIGN_IN_FAILURE_WINDOW_SECONDS, SIGN_IN_ACCOUNT_SLOW_AFTER, SIGN_IN_ACCOUNT_DELAY_MS). */
+export interface SignInBrake {
+  maxFailures: number;
+  windowSeconds: number;
+  slowAfter: number;
+  delayMs: number;
+}
+
+/** The brake's defaults, for callers without a configuration at hand. */
+export const DEFAULT_SIGN_IN_BRAKE: SignInBrake = {
+  maxFailures: OPERATOR_MAX_FAILED_LOGINS,
+  windowSeconds: OPERATOR_LOCKOUT_SECONDS,
+  slowAfter: 20,
+  delayMs: 1000,
+};
+
+/** The brake a configuration sets. */
+export function signInBrakeOf(config: Config): SignInBrake {
+  return {
+    maxFailures: config.SIGN_IN_MAX_FAILURES,
+    windowSeconds: config.SIGN_IN_FAILURE_WINDOW_SECONDS,
+    slowAfter: config.SIGN_IN_ACCOUNT_SLOW_AFTER,
+    delayMs: config.SIGN_IN_ACCOUNT_DELAY_MS,
+  };
+}
+
+/** Who is trying: the e-mail address typed and the client address it comes from. */
+export interface SignInAttempt {
+  /** The client address (client-address.ts), or a fixed tag for a signed-in operator's own checks. */
+  address: string;
+  brake: SignInBrake;
+}
+
+/** The brake's row keys: digests of the e-mail alone and of the e-mail with the address (no address or e-mail kept in clear). */
+function brakeKeys(email: string, address: string): { account: string; attempt: string } {
+  const account = createHash('sha256').update(`account\0${email}`).digest('hex');
+  return { account, attempt: createHash('sha256').update(`attempt\0${email}\0${address}`).digest('hex') };
+}
+
 /**
- * Signs an operator in. A wrong password counts towards the lock-out; the count and the lock are
- * changed by single conditional statements, so parallel guesses cannot slip past the limit, and a
- * right password during a lock is refused like a wrong one would be (the lock says so).
+ * Refuses an e-mail address that failed too often from this client address (429 account_locked,
+ * also for e-mails that are nobody's, so the answer tells nothing), and slows, never refuses,
+ * attempts on an e-mail that failed often from everywhere: a stranger elsewhere cannot lock its
+ * operator out. An expired lock or count starts afresh.
  */
-export async function signIn(em: EntityManager, secrets: ServiceSecrets, rawInput: unknown): Promise<SignedIn> {
+async function applyBrake(em: EntityManager, keys: { account: string; attempt: string }, brake: SignInBrake): Promise<void> {
+  await em.execute(
+    `delete from sign_in_failure
+      where attempt_key = ?
+        and (locked_until <= now() or (locked_until is null and updated_at <= now() - make_interval(secs => ?)))`,
+    [keys.attempt, brake.windowSeconds],
+  );
+  const [state] = await em.execute<{ locked_until: Date | null }[]>('select locked_until from sign_in_failure where attempt_key = ?', [
+    keys.attempt,
+  ]);
+  if (state?.locked_until) throw locked(new Date(state.locked_until));
+  const [account] = await em.execute<{ total: number | string }[]>(
+    'select coalesce(sum(failures), 0) as total from sign_in_failure where account_key = ? and updated_at > now() - make_interval(secs => ?)',
+    [keys.account, brake.windowSeconds],
+  );
+  if (Number(account?.total ?? 0) >= brake.slowAfter) await sleep(brake.delayMs);
+}
+
+/**
+ * Signs an operator in. Failures are counted per e-mail and client address (`applyBrake`,
+ * `countFailure`) in single conditional statements, so parallel guesses cannot slip past the
+ * limit; an unknown e-mail gets the same answers and the same work (a decoy password hash) as a
+ * real one, and a right password from a braked address is refused like a wrong one would be.
+ */
+export async function signIn(
+  em: EntityManager,
+  secrets: ServiceSecrets,
+  rawInput: unknown,
+  attempt: SignInAttempt = { address: 'unknown', brake: DEFAULT_SIGN_IN_BRAKE },
+): Promise<SignedIn> {
   const input = parseOrThrow(SignInInputSchema, rawInput);
+  const keys = brakeKeys(input.email, attempt.address);
+  await applyBrake(em, keys, attempt.brake);
   const operator = await em.findOne(OperatorSchema, { email: input.email, disabledAt: null }, { populate: ['passwordHash'] });
   if (!operator) {
     await verifyPassword(input.password, await decoyPasswordHash());
-    throw wrongCredentials();
+    throw await countFailure(em, keys, attempt.brake, wrongCredentials());
   }
-  // An expired lock starts a fresh count.
-  await em.execute('update operator set failed_logins = 0, locked_until = null where id = ? and locked_until <= now()', [operator.id]);
-  const [state] = await em.execute<{ locked_until: Date | null }[]>('select locked_until from operator where id = ?', [operator.id]);
-  if (state?.locked_until) throw locked(new Date(state.locked_until));
-
-  if (!(await verifyPassword(input.password, operator.passwordHash))) throw await countFailure(em, operator.id, wrongCredentials());
+  if (!(await verifyPassword(input.password, operator.passwordHash))) throw await countFailure(em, keys, attempt.brake, wrongCredentials());
   // The second factor, when enrolled: a missing code is asked for, a wrong or replayed one counts like a wrong password.
   const second = await checkSignInCode(em, secrets, operator.id, input.totp_code);
   if (second === 'missing')
     throw new ApiError('second_factor_required', 'This account has a second factor: enter the 6-digit code from your authenticator app.');
   if (second === 'wrong')
-    throw await countFailure(em, operator.id, new ApiError('unauthenticated', 'Wrong or already used one-time code.'));
-  // Right password: reset the count unless a parallel guess locked the account meanwhile.
-  const [reset] = await em.execute<{ id: string }[]>(
-    'update operator set failed_logins = 0 where id = ? and locked_until is null returning id',
-    [operator.id],
+    throw await countFailure(em, keys, attempt.brake, new ApiError('unauthenticated', 'Wrong or already used one-time code.'));
+  // Right password: clear this pair's count unless a parallel guess locked it meanwhile.
+  const [lockedMeanwhile] = await em.execute<{ locked_until: Date }[]>(
+    'select locked_until from sign_in_failure where attempt_key = ? and locked_until is not null',
+    [keys.attempt],
   );
-  if (!reset) {
-    const [now] = await em.execute<{ locked_until: Date }[]>('select locked_until from operator where id = ?', [operator.id]);
-    throw locked(new Date(now!.locked_until));
-  }
+  if (lockedMeanwhile) throw locked(new Date(lockedMeanwhile.locked_until));
+  await em.execute('delete from sign_in_failure where attempt_key = ? and locked_until is null', [keys.attempt]);
 
   const token = randomBytes(LOGIN_TOKEN_BYTES).toString('base64url');
   const expiresAt = new Date(Date.now() + OPERATOR_LOGIN_TTL_SECONDS * 1000);
@@ -191,19 +257,44 @@ export async function signIn(em: EntityManager, secrets: ServiceSecrets, rawInpu
 }
 
 /**
- * Counts one failed proof (a wrong password, a wrong code) towards the lock-out in one conditional
- * statement and returns what to throw: the lock when this failure reached the limit, `refusal` otherwise.
+ * Counts one failed proof (a wrong password, a wrong code) for an e-mail and client address in
+ * one statement and returns what to throw: the lock when this failure reached the limit,
+ * `refusal` otherwise.
  */
-export async function countFailure(em: EntityManager, operatorId: string, refusal: ApiError): Promise<ApiError> {
-  const [after] = await em.execute<{ failed_logins: number; locked_until: Date | null }[]>(
-    `update operator
-        set failed_logins = failed_logins + 1,
-            locked_until = case when failed_logins + 1 >= ? then now() + make_interval(secs => ?) else locked_until end
-      where id = ?
-      returning failed_logins, locked_until`,
-    [OPERATOR_MAX_FAILED_LOGINS, OPERATOR_LOCKOUT_SECONDS, operatorId],
+async function countFailure(
+  em: EntityManager,
+  keys: { account: string; attempt: string },
+  brake: SignInBrake,
+  refusal: ApiError,
+): Promise<ApiError> {
+  const [after] = await em.execute<{ locked_until: Date | null }[]>(
+    `insert into sign_in_failure as f (attempt_key, account_key, failures, locked_until, updated_at)
+     values (?, ?, 1, case when 1 >= ? then now() + make_interval(secs => ?) end, now())
+     on conflict (attempt_key) do update
+        set failures = f.failures + 1,
+            locked_until = case when f.failures + 1 >= ? then coalesce(f.locked_until, now() + make_interval(secs => ?)) else f.locked_until end,
+            updated_at = now()
+     returning locked_until`,
+    [keys.attempt, keys.account, brake.maxFailures, brake.windowSeconds, brake.maxFailures, brake.windowSeconds],
   );
   return after?.locked_until ? locked(new Date(after.locked_until)) : refusal;
+}
+
+/**
+ * A signed-in operator proving their password again (changing it): braked like a sign-in, under
+ * a pair of their own e-mail and a tag for the signed-in console, so a left-open console cannot be
+ * used to guess it.
+ */
+export async function checkOwnPassword(
+  em: EntityManager,
+  operator: Pick<Operator, 'id' | 'email' | 'passwordHash'>,
+  password: string,
+  refusal: ApiError,
+  brake: SignInBrake = DEFAULT_SIGN_IN_BRAKE,
+): Promise<void> {
+  const keys = brakeKeys(operator.email, `signed-in:${operator.id}`);
+  await applyBrake(em, keys, brake);
+  if (!(await verifyPassword(password, operator.passwordHash))) throw await countFailure(em, keys, brake, refusal);
 }
 
 /** Hex SHA-256 of a cookie token: the token has 256 bits of entropy, so a fast hash is the right tool. */

@@ -4,6 +4,7 @@
  * locked out after repeated wrong passwords, act in their tenant and the environment they chose,
  * may do what their role allows (a viewer cannot decide), and are audited by name.
  */
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OPERATOR_MAX_FAILED_LOGINS } from '../../src/operators/operator.service.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
@@ -155,10 +156,13 @@ describe('signing in', () => {
     expect(Number(right.headers.get('retry-after'))).toBeGreaterThan(0);
 
     // When the lock ends (moved into the past here rather than waited for), the right password works and the count starts again.
-    await testApp.app.orm.em.fork().execute(`update operator set locked_until = now() - interval '1 second' where email = ?`, [email]);
+    const account = createHash('sha256').update(`account\0${email}`).digest('hex');
+    await testApp.app.orm.em
+      .fork()
+      .execute(`update sign_in_failure set locked_until = now() - interval '1 second' where account_key = ?`, [account]);
     expect((await postSignIn(testApp, { email, password: OPERATOR_PASSWORD })).status).toBe(200);
-    const [row] = await testApp.app.orm.em.fork().execute(`select failed_logins, locked_until from operator where email = ?`, [email]);
-    expect(row).toMatchObject({ failed_logins: 0, locked_until: null });
+    const rows = await testApp.app.orm.em.fork().execute(`select failures from sign_in_failure where account_key = ?`, [account]);
+    expect(rows).toEqual([]);
   });
 
   it('given parallel wrong guesses, when they race, then the count is exact: limit − 1 are answered wrong, every other one locked', async () => {

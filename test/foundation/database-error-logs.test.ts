@@ -74,3 +74,30 @@ describe('database errors in logs', () => {
     if (response.status >= 500) expect(log.lines.some((line) => line.includes('"level":50') && line.includes('22P05'))).toBe(true);
   });
 });
+
+describe('GraphQL operations in logs (audit N16)', () => {
+  it('given an internal error located in an operation with inline personal data, when logged, then the log has the message and path but not the operation text', async () => {
+    const name = `Hopper${Math.random().toString(36).slice(2)}`;
+    const { parse, Source } = await import('graphql');
+    const source = new Source(
+      `mutation { createSession(input: { expectedDetails: { lastName: "${name}", dateOfBirth: "1906-12-09" } }) { id } }`,
+    );
+    const document = parse(source);
+    const located = new GraphQLError('Internal failure', {
+      nodes: document.definitions[0],
+      source,
+      path: ['createSession'],
+      originalError: new Error('disk full'),
+    });
+    expect(JSON.stringify({ body: located.source?.body })).toContain(name);
+    log.clear();
+
+    testApp.app.logger.error({ err: located }, 'graphql resolver failed');
+
+    expect(log.text()).toContain('Internal failure');
+    expect(log.text()).toContain('createSession');
+    expect(log.text()).toContain('disk full');
+    expect(log.text()).not.toContain(name);
+    expect(log.text()).not.toContain('1906-12-09');
+  });
+});

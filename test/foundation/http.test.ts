@@ -113,6 +113,30 @@ describe('HTTP surface', () => {
     expect(response.body.data).toBeUndefined();
   });
 
+  it('given a JSON body with bytes that are not UTF-8, when posted to REST or GraphQL, then 400 malformed_json and nothing is created (audit N14)', async () => {
+    const vendorData = `utf8-${Date.now()}`;
+    const bytes = Buffer.concat([
+      Buffer.from(`{"workflow_id":"standard_kyc","vendor_data":"${vendorData}`),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from('"}'),
+    ]);
+    const rest = await fetch(`${testApp.url}/v1/sessions`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': tenant.sandboxKey },
+      body: bytes,
+    });
+    expect(rest.status).toBe(400);
+    expect(((await rest.json()) as { code: string }).code).toBe('malformed_json');
+    const graphql = await fetch(`${testApp.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-api-key': tenant.sandboxKey },
+      body: Buffer.concat([Buffer.from('{"query":"{ __typename }","x":"'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]),
+    });
+    expect(graphql.status).toBe(400);
+    const listed = await testApp.rest('GET', `/v1/sessions?vendor_data=${vendorData}`, { key: tenant.sandboxKey });
+    expect(JSON.stringify(listed.body)).not.toContain(vendorData);
+  });
+
   it('given a request id, when calling, then it is echoed; without one, one is generated', async () => {
     const echoed = await testApp.rest('GET', '/healthz', { headers: { 'x-request-id': 'trace-123' } });
     expect(echoed.headers.get('x-request-id')).toBe('trace-123');
@@ -139,7 +163,7 @@ describe('HTTP surface', () => {
   });
 
   it('given a query deeper than the limit, when posting it, then it is refused before execution', async () => {
-    // Nested through fields, not ofType: ofType is one-to-one and adds no depth (so GraphiQL's introspection passes).
+    // A query mixing data and introspection is held to the ordinary depth limit.
     const deep = '{ workflows { nodes { type } } __schema { types { fields { type { fields { type { name } } } } } } }';
     const response = await testApp.graphql(deep, {}, tenant.sandboxKey);
     expect(response.body.errors?.[0]?.extensions?.code).toBe('QUERY_TOO_COMPLEX');

@@ -2,6 +2,7 @@
  * Proof-of-address fixtures made in the test run: bills as PDFs (pdf-lib) and as images (SVG
  * text rendered by sharp with the system's DejaVu Sans), so nothing is downloaded or committed.
  */
+import { deflateRawSync, constants as zlibConstants } from 'node:zlib';
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import sharp from 'sharp';
 
@@ -166,4 +167,41 @@ export function daysAgo(days: number, now = new Date()): string {
 export function longDate(iso: string): string {
   const date = new Date(`${iso}T00:00:00Z`);
   return `${date.getUTCDate()} ${date.toLocaleString('en-GB', { month: 'long', timeZone: 'UTC' })} ${date.getUTCFullYear()}`;
+}
+
+/** A PDF file from its objects' bodies (object n is `objects[n - 1]`), with a correct xref table; object 1 is the catalog. */
+export function rawPdf(objects: readonly (string | Buffer)[]): Buffer {
+  const parts: Buffer[] = [Buffer.from('%PDF-1.4\n')];
+  let length = parts[0].length;
+  const offsets: number[] = [];
+  objects.forEach((body, index) => {
+    offsets.push(length);
+    const part = Buffer.concat([Buffer.from(`${index + 1} 0 obj\n`), Buffer.from(body), Buffer.from('\nendobj\n')]);
+    parts.push(part);
+    length += part.length;
+  });
+  const xref = [
+    `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n`,
+    ...offsets.map((offset) => `${String(offset).padStart(10, '0')} 00000 n \n`),
+  ];
+  parts.push(Buffer.from(`${xref.join('')}trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${length}\n%%EOF\n`));
+  return Buffer.concat(parts);
+}
+
+/** A stream object with the given dictionary entries and (already encoded) data. */
+export function streamObject(entries: string, data: Buffer): Buffer {
+  return Buffer.concat([Buffer.from(`<< ${entries} /Length ${data.length} >>\nstream\n`), data, Buffer.from('\nendstream')]);
+}
+
+/**
+ * A zlib stream of `megabytes` MB of zeros, about a thousandth of that long, built without ever
+ * holding the zeros: one flushed deflate block of 1 MB of zeros repeated (its back-references only
+ * reach zeros), a final empty block, and the Adler-32 of n zeros (a = 1, b = n mod 65521).
+ */
+export function zerosFlate(megabytes: number): Buffer {
+  const blockBytes = 1024 * 1024;
+  const block = deflateRawSync(Buffer.alloc(blockBytes), { finishFlush: zlibConstants.Z_SYNC_FLUSH });
+  const adler = Buffer.alloc(4);
+  adler.writeUInt32BE(((((megabytes * blockBytes) % 65521) << 16) | 1) >>> 0);
+  return Buffer.concat([Buffer.from([0x78, 0x9c]), ...Array.from({ length: megabytes }, () => block), Buffer.from([0x03, 0x00]), adler]);
 }

@@ -33,7 +33,8 @@ import { extractFields } from './fields.js';
 import { checkAddress, type GeocodeReason } from './geocode.js';
 import type { DocumentLayout } from './layout.js';
 import { recognizeText } from './ocr.js';
-import { PdfLimitError, readPdf, UnreadablePdfError } from './pdf.js';
+import { PdfLimitError, UnreadablePdfError } from './pdf.js';
+import { readPdfInWorker } from './pdf-worker.js';
 import { elaTamperScore } from './tamper.js';
 
 /** MIME types a proof-of-address document may have. */
@@ -93,7 +94,7 @@ async function readDocument(
       const [text, tamperScore] = await Promise.all([recognizeText(bytes), elaTamperScore(bytes)]);
       return { text, source: 'image_ocr', tamperScore, tamperMethod: 'ela' };
     }
-    const pdf = await readPdf(bytes);
+    const pdf = await readPdfInWorker(bytes);
     if (pdf.scans.length === 0)
       return { text: pdf.text, layout: pdf.layout, source: 'pdf_text', tamperScore: pdf.structureScore, tamperMethod: 'pdf_structure' };
     const texts: string[] = [];

@@ -3,12 +3,13 @@
  * structural tamper score. Nothing is rendered: an image-only PDF is read by OCR of the page
  * images it embeds, which covers scanner and phone-scan output (one JPEG or 8-bit bitmap per page).
  */
-import { createInflate, inflateSync } from 'node:zlib';
-import { PDFArray, PDFDict, PDFDocument, PDFName, PDFNumber, PDFRawStream, type PDFPage } from 'pdf-lib';
+import { inflateSync } from 'node:zlib';
+import { PDFDict, PDFDocument, PDFName, PDFNumber, PDFRawStream, type PDFPage } from 'pdf-lib';
 import sharp from 'sharp';
 import { getDocumentProxy } from 'unpdf';
 import { stripControlCharacters } from '../../validation.js';
 import { MAX_INPUT_PIXELS } from '../data-uri.js';
+import { assertDecodedSizeWithinLimit, PdfDecodeLimitError } from './pdf-decode-budget.js';
 import { layoutPage, type DocumentLayout, type PositionedItem } from './layout.js';
 
 /** Most pages read from a PDF: a proof of address is on its first pages. */
@@ -19,12 +20,11 @@ export const PDF_MAX_PAGES = 3;
  */
 export const PDF_MAX_ACCEPTED_PAGES = 50;
 /**
- * Most bytes all of a PDF's Flate streams may inflate to together (64 MB), checked with a capped
- * inflate before any parser decodes them: a 1 MB file can otherwise hold a gigabyte of zeros.
+ * Default of PDF_MAX_DECODED_BYTES: most bytes all of a PDF's streams may decode to together
+ * (64 MB), every filter stage and object stream counted, checked before any parser decodes them
+ * (pdf-decode-budget.ts): a 2 KB file can otherwise hold a gigabyte.
  */
-export const PDF_MAX_INFLATED_BYTES = 64 * 1024 * 1024;
-/** Chunk size of the counting inflate, in bytes: large enough that a budget is a few hundred chunks. */
-const INFLATE_CHUNK_BYTES = 256 * 1024;
+export const PDF_MAX_DECODED_BYTES = 64 * 1024 * 1024;
 /** Fewest characters of text layer for a PDF to count as text rather than scanned. */
 export const PDF_MIN_TEXT_CHARS = 20;
 /** Smallest embedded image worth OCR, in pixels (smaller ones are logos). */
@@ -90,22 +90,29 @@ export class PdfLimitError extends Error {
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
- * Reads text, scans and structure of a PDF. The page count is checked first (a byte scan, then the
- * page tree), then every Flate stream's inflated size, and only then are the first
- * `PDF_MAX_PAGES` pages parsed; extracted text is cleaned of NUL and control characters.
+ * Reads text, scans and structure of a PDF. The page count is checked first (a byte scan), then
+ * what every stream decodes to through all its filters (at most `maxDecodedBytes` together), and
+ * only then do pdf-lib and pdf.js parse it, reading the first `PDF_MAX_PAGES` pages; extracted
+ * text is cleaned of NUL and control characters. Run it in the PDF worker (pdf-worker.ts), which
+ * also bounds its time and memory.
  */
-export async function readPdf(bytes: Buffer): Promise<PdfContent> {
+export async function readPdf(bytes: Buffer, maxDecodedBytes = PDF_MAX_DECODED_BYTES): Promise<PdfContent> {
   // A byte scan first: counting page objects costs milliseconds where either parser spends seconds on ten thousand pages.
   const pageObjects = countPageObjects(bytes);
   if (pageObjects > PDF_MAX_ACCEPTED_PAGES)
     throw new PdfLimitError(`it has ${pageObjects} pages; at most ${PDF_MAX_ACCEPTED_PAGES} are accepted`);
+  try {
+    await assertDecodedSizeWithinLimit(bytes, maxDecodedBytes);
+  } catch (error) {
+    if (error instanceof PdfDecodeLimitError) throw new PdfLimitError(error.message);
+    throw error;
+  }
   let document: PDFDocument;
   try {
     document = await PDFDocument.load(bytes, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
   } catch (error) {
     throw new UnreadablePdfError(messageOf(error));
   }
-  await assertInflatedSizeWithinLimit(document);
   let proxy: Awaited<ReturnType<typeof getDocumentProxy>>;
   try {
     // unpdf takes ownership of (and detaches) the buffer it is given: pass a copy.
@@ -153,13 +160,11 @@ function wordCounts(text: string): Map<string, number> {
  * What the incremental updates did to the text of the pages read: `rewritten` when a word of the
  * first save is gone from the final text (or the first save cannot be read, so nothing vouches
  * for it), `added` otherwise. Only the text is compared: an update that swaps an image of a text
- * PDF (a logo, a stamp) counts as `added`; scanned PDFs are not compared at all (`rewritten`). The first save is a prefix of a file that passed the page check, and
- * its streams are inflate-checked like the final file's (an update can hide the objects it replaces).
+ * PDF (a logo, a stamp) counts as `added`; scanned PDFs are not compared at all (`rewritten`). The
+ * first save is a prefix of a file whose every stream already passed the decode budget.
  */
 async function revisionChanges(firstSave: Buffer, finalText: string): Promise<'added' | 'rewritten'> {
   try {
-    const original = await PDFDocument.load(firstSave, { ignoreEncryption: true, updateMetadata: false, throwOnInvalidObject: false });
-    await assertInflatedSizeWithinLimit(original);
     const proxy = await getDocumentProxy(new Uint8Array(firstSave));
     try {
       if (proxy.numPages > PDF_MAX_ACCEPTED_PAGES) return 'rewritten';
@@ -207,52 +212,6 @@ async function textLayer(proxy: Awaited<ReturnType<typeof getDocumentProxy>>): P
     throw new UnreadablePdfError(messageOf(error));
   }
   return { text: pages.join('\n\n'), layout };
-}
-
-/** Whether a stream's filter is Flate alone or Flate first in a chain (the part we can bound). */
-function isFlate(stream: PDFRawStream): boolean {
-  const filter = stream.dict.get(PDFName.of('Filter'));
-  if (filter === PDFName.of('FlateDecode')) return true;
-  return filter instanceof PDFArray && filter.size() > 0 && filter.get(0) === PDFName.of('FlateDecode');
-}
-
-/**
- * How many bytes a Flate stream inflates to, counting chunks as they come and discarding them,
- * stopping as soon as the count passes `limit` (memory stays at one chunk whatever the stream
- * holds). Rejects when the stream is corrupt.
- */
-function inflatedLength(compressed: Uint8Array, limit: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const inflater = createInflate({ chunkSize: INFLATE_CHUNK_BYTES });
-    let total = 0;
-    inflater.on('data', (chunk: Buffer) => {
-      total += chunk.length;
-      if (total > limit) {
-        inflater.destroy();
-        resolve(total);
-      }
-    });
-    inflater.on('end', () => resolve(total));
-    inflater.on('error', reject);
-    inflater.end(compressed);
-  });
-}
-
-/**
- * Counts what every non-image Flate stream of the file inflates to, refusing the PDF when
- * together they exceed PDF_MAX_INFLATED_BYTES, before pdf.js decodes any of them: a bomb costs
- * at most one budget of inflating and no memory.
- */
-async function assertInflatedSizeWithinLimit(document: PDFDocument): Promise<void> {
-  let budget = PDF_MAX_INFLATED_BYTES;
-  for (const [, object] of document.context.enumerateIndirectObjects()) {
-    if (!(object instanceof PDFRawStream) || !isFlate(object)) continue;
-    // Images are bounded on their own (pixel cap, exact bitmap size) and only ever decoded by pageScans.
-    if (object.dict.get(PDFName.of('Subtype')) === PDFName.of('Image')) continue;
-    // A corrupt stream is pdf.js's to judge (it skips or reports it); it costs nothing here.
-    budget -= await inflatedLength(object.contents, budget).catch(() => 0);
-    if (budget < 0) throw new PdfLimitError(`its compressed streams inflate to more than ${PDF_MAX_INFLATED_BYTES} bytes`);
-  }
 }
 
 /**

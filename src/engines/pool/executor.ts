@@ -10,6 +10,7 @@ import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
 import { ApiError } from '../../errors.js';
 import type { AnalyzeFaceOptions, FaceAnalysis } from '../face/analyze.js';
+import type { PdfLimits } from '../poa/pdf-worker.js';
 import type { NodeEngine } from '../types.js';
 import {
   DEFAULT_ENGINE_THREAD_SETTINGS,
@@ -112,6 +113,8 @@ export interface PoolExecutorOptions {
 export interface EngineWorkerData {
   /** NFC_CSCA_CERTS_PATH: each thread loads the certificates into its engine settings. */
   nfcCscaCertsPath?: string;
+  /** PDF_MAX_DECODED_BYTES, PDF_WORKER_MEMORY_MB, PDF_WORKER_TIMEOUT_MS: each thread reads PDFs under them. */
+  pdfLimits?: PdfLimits;
 }
 
 /** The worker entry: plain JavaScript that registers tsx, so the TypeScript engines load in any runner. */

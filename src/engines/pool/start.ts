@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import { createQueueExecutor } from '../../jobs/engine-queue.js';
 import type { NfcTrust } from '../document/nfc.js';
+import { closePdfWorkers, configurePdfLimits, type PdfLimits } from '../poa/pdf-worker.js';
 import { createInlineExecutor, createPoolExecutor, type EngineExecutor } from './executor.js';
 
 /** An app's executor and how to stop it. */
@@ -18,13 +19,18 @@ export interface RunningEngines {
   close(): Promise<void>;
 }
 
+/** The PDF reading limits the configuration sets (PDF_MAX_DECODED_BYTES, PDF_WORKER_MEMORY_MB, PDF_WORKER_TIMEOUT_MS). */
+export function pdfLimitsFromConfig(config: Config): PdfLimits {
+  return { maxDecodedBytes: config.PDF_MAX_DECODED_BYTES, memoryMb: config.PDF_WORKER_MEMORY_MB, timeoutMs: config.PDF_WORKER_TIMEOUT_MS };
+}
+
 /** The pool configured by ENGINE_POOL_SIZE, ENGINE_QUEUE_LIMIT, ENGINE_TIMEOUT_MS and NFC_CSCA_CERTS_PATH. */
 export function poolFromConfig(config: Config): EngineExecutor {
   return createPoolExecutor({
     threads: config.ENGINE_POOL_SIZE ?? availableParallelism(),
     queueLimit: config.ENGINE_QUEUE_LIMIT,
     timeoutMs: config.ENGINE_TIMEOUT_MS,
-    workerData: { nfcCscaCertsPath: config.NFC_CSCA_CERTS_PATH },
+    workerData: { nfcCscaCertsPath: config.NFC_CSCA_CERTS_PATH, pdfLimits: pdfLimitsFromConfig(config) },
   });
 }
 
@@ -48,13 +54,17 @@ export async function startEngineExecutor(
       timeoutMs: config.ENGINE_TIMEOUT_MS,
       logger,
     });
-  else if (config.ENGINE_EXECUTION === 'inline') executor = createInlineExecutor({ nfcTrust });
-  else executor = poolFromConfig(config);
+  else if (config.ENGINE_EXECUTION === 'inline') {
+    // Inline, PDFs are read by this thread's own PDF workers.
+    configurePdfLimits(pdfLimitsFromConfig(config));
+    executor = createInlineExecutor({ nfcTrust });
+  } else executor = poolFromConfig(config);
   logger.info({ execution: executor.mode }, 'verification engines ready');
   return {
     executor,
     async close() {
       await executor.close();
+      if (executor.mode === 'inline') await closePdfWorkers();
     },
   };
 }

@@ -4,11 +4,15 @@
  */
 import { workerData } from 'piscina';
 import { loadNfcTrust } from '../document/nfc.js';
+import { configurePdfLimits } from '../poa/pdf-worker.js';
 import type { EngineWorkerData } from './executor.js';
 import { settleEngineTask, type EngineTask, type EngineTaskOutcome, type EngineThreadSettings } from './tasks.js';
 
+const data = workerData as EngineWorkerData | undefined;
+if (data?.pdfLimits) configurePdfLimits(data.pdfLimits);
+
 /** This thread's settings, from the configuration it was started with (one thread, one server). */
-const settings: EngineThreadSettings = { nfcTrust: loadNfcTrust((workerData as EngineWorkerData | undefined)?.nfcCscaCertsPath) };
+const settings: EngineThreadSettings = { nfcTrust: loadNfcTrust(data?.nfcCscaCertsPath) };
 
 /** Runs one task in this thread; errors come back inside the outcome (see `EngineTaskOutcome`). */
 export default function runTask(task: EngineTask): Promise<EngineTaskOutcome> {

@@ -1,0 +1,28 @@
+/**
+ * The body of a PDF worker thread (loaded by pdf-worker.mjs): reads one PDF and returns its
+ * content, or why it was refused, as plain data (a thrown error's class does not cross threads).
+ */
+import { PdfLimitError, readPdf, UnreadablePdfError, type PdfContent } from './pdf.js';
+
+/** One PDF to read, with the decode budget it is read under. */
+export interface PdfWorkerTask {
+  bytes: Uint8Array;
+  maxDecodedBytes: number;
+}
+
+/** What a PDF worker answers: the content, or the kind of refusal and its message. */
+export type PdfWorkerOutcome = { ok: true; content: PdfContent } | { ok: false; kind: 'limit' | 'unreadable'; message: string };
+
+/** Reads the PDF; refusals come back inside the outcome, anything else is thrown (an internal error). */
+export default async function readPdfTask(task: PdfWorkerTask): Promise<PdfWorkerOutcome> {
+  try {
+    return {
+      ok: true,
+      content: await readPdf(Buffer.from(task.bytes.buffer, task.bytes.byteOffset, task.bytes.byteLength), task.maxDecodedBytes),
+    };
+  } catch (error) {
+    if (error instanceof PdfLimitError) return { ok: false, kind: 'limit', message: error.message };
+    if (error instanceof UnreadablePdfError) return { ok: false, kind: 'unreadable', message: error.message };
+    throw error;
+  }
+}
