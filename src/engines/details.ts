@@ -3,6 +3,8 @@
  * so clients parse one shape whichever key they use. Type aliases (not interfaces) so they fit
  * `NodeResult.details`.
  */
+import type { PadFinding } from './face/pad.js';
+import type { RecaptureFinding } from './document/recapture.js';
 
 /** Outcome of one check inside a node; `warning` passes but is listed, `skipped` was not run. */
 export type CheckOutcome = 'passed' | 'failed' | 'review' | 'warning' | 'skipped';
@@ -54,6 +56,8 @@ export type DocumentVerificationDetails = {
     /** MRZ layout: `TD1`, `TD2`, `TD3`, `MRVA` or `MRVB`. */
     mrz_format: string | null;
   };
+  /** Live engine: whether the front image is a re-capture of a screen or a print, with each named signal (src/engines/document/recapture.ts). */
+  recapture?: RecaptureFinding;
 };
 
 /** Details of `biometric_kyc`. */
@@ -69,6 +73,8 @@ export type BiometricKycDetails = {
   };
   /** Cosine similarity between selfie and portrait templates, 0 to 1. */
   similarity: number;
+  /** Live engine: the presentation-attack finding with each named signal (src/engines/face/pad.ts, docs/fraud.md). */
+  presentation_attack?: PadFinding;
 };
 
 // The AML list names and the score → risk band mapping have one home, the AML engine core;
