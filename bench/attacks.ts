@@ -1,6 +1,7 @@
 /**
  * Presentation-attack and face-match rates on the development sets: `npm run bench:attacks
- * [-- --variant A|B|both] [--out <dir>]`.
+ * [-- --variant A|B|both] [--only faces|documents] [--out <dir>]`. Each image's outcome is printed as it is
+ * judged, the rates at the end.
  *
  * Bona fide: every photo of `../shared/realdata/face`, as sent and as a phone would upload it
  * (720 px wide, JPEG q75, no EXIF). Attacks: each photo printed, shown on a screen and cut out
@@ -28,7 +29,11 @@ import { makeCutout, makePrint, makeScreen, type AttackVariant } from './attacks
 const here = dirname(fileURLToPath(import.meta.url));
 const FACE_DIR = resolve(here, '../../shared/realdata/face');
 const ID_DIRS = [resolve(here, '../../shared/realdata/id/mrz-passporteye'), resolve(here, '../../shared/realdata/id/mrz-fastmrz')];
-const { values } = parseArgs({ options: { variant: { type: 'string', default: 'both' }, out: { type: 'string' } } });
+const { values } = parseArgs({
+  options: { variant: { type: 'string', default: 'both' }, only: { type: 'string', default: 'all' }, out: { type: 'string' } },
+});
+const runFaces = values.only !== 'documents';
+const runDocuments = values.only !== 'faces';
 const variants: AttackVariant[] = values.variant === 'both' ? ['A', 'B'] : [values.variant as AttackVariant];
 if (values.out) mkdirSync(values.out, { recursive: true });
 
@@ -49,7 +54,8 @@ async function liveness(bytes: Buffer): Promise<{ outcome: Outcome; box?: [numbe
 }
 
 const tally = new Map<string, Record<Outcome, number>>();
-function count(kind: string, outcome: Outcome): void {
+function count(kind: string, outcome: Outcome, file: string): void {
+  console.log(`  ${kind.padEnd(26)} ${outcome.padEnd(8)} ${file}`);
   const row = tally.get(kind) ?? { passed: 0, review: 0, failed: 0, no_face: 0 };
   row[outcome] += 1;
   tally.set(kind, row);
@@ -63,7 +69,7 @@ const files = readdirSync(FACE_DIR)
   .sort();
 const bonaFide: { person: string; embedding: number[] }[] = [];
 const started = Date.now();
-for (const [index, file] of files.entries()) {
+for (const [index, file] of runFaces ? files.entries() : []) {
   const photo = readFileSync(join(FACE_DIR, file));
   const scene = readFileSync(join(FACE_DIR, files[(index + 5) % files.length]!));
   const phone = await sharp(photo).rotate().resize({ width: 720, withoutEnlargement: true }).jpeg({ quality: 75 }).toBuffer();
@@ -72,9 +78,8 @@ for (const [index, file] of files.entries()) {
     ['bona fide (phone upload)', phone],
   ] as const) {
     const result = await liveness(bytes);
-    count(kind, result.outcome);
+    count(kind, result.outcome, file);
     if (kind === 'bona fide (as sent)' && result.embedding) bonaFide.push({ person: file.split('__')[0]!, embedding: result.embedding });
-    if (result.outcome === 'failed') console.log(`  bona fide refused: ${file} (${kind})`);
   }
   const original = await sharp(photo).rotate().metadata();
   const face = await liveness(photo);
@@ -92,13 +97,13 @@ for (const [index, file] of files.entries()) {
     }
     for (const [kind, bytes] of attacks) {
       save(`${kind.replace(' ', '-')}-${file}.jpg`, bytes);
-      count(kind, (await liveness(bytes)).outcome);
+      count(kind, (await liveness(bytes)).outcome, file);
     }
   }
 }
 
 const documents = new Map<string, { flagged: number; total: number }>();
-for (const dir of ID_DIRS) {
+for (const dir of runDocuments ? ID_DIRS : []) {
   for (const [index, file] of readdirSync(dir)
     .filter((name) => /\.(jpe?g|png)$/i.test(name))
     .sort()
@@ -117,7 +122,7 @@ for (const dir of ID_DIRS) {
       row.total += 1;
       if (finding.outcome === 'review') row.flagged += 1;
       documents.set(kind, row);
-      if (kind === 'genuine specimen' && finding.outcome === 'review') console.log(`  genuine document flagged: ${file}`);
+      console.log(`  ${kind.padEnd(26)} ${finding.outcome.padEnd(8)} ${file}`);
     }
   }
 }

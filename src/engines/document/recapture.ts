@@ -1,26 +1,24 @@
 /**
  * Document re-capture: an ID document photographed from a screen or from a printed copy rather than
  * held to the camera. Same image evidence as the selfie's PAD (src/engines/recapture-evidence.ts),
- * over the whole image since a document has no face to centre on:
- * - `periodic_pattern`: a screen's pixel grid or scanlines, a copier's halftone, and their moiré;
- * - `black_level`: a screen or a copy cannot render the black of printed text.
- * Straight frame edges are not used: a real card on a table has them too. The finding is a review
+ * over the whole image since a document has no face to centre on: `periodic_pattern`, a screen's
+ * pixel grid or scanlines, a copier's halftone, and their moiré. Not used: straight frame edges (a
+ * real card on a table has them too) and the black level (genuine specimens of the development set
+ * measure 0 to 110, so it does not separate). The finding is a review
  * signal (`document_recapture`), never a failure: documents carry fine periodic security printing
  * (guilloches), so the evidence is weaker than on a face (figures in docs/fraud.md).
  */
 import type { NodeResult } from '../../domain/types.js';
 import type { CheckOutcome, DocumentVerificationDetails } from '../details.js';
-import { cameraMetadata, decodeUpright, periodicPeak, tone, type EvidenceSignal, type Rgb } from '../recapture-evidence.js';
+import { cameraMetadata, decodeUpright, periodicPeak, type EvidenceSignal, type Rgb } from '../recapture-evidence.js';
 
 /** Longest side the document image is analysed at, in pixels (as the face engine's analysis). */
 export const MAX_DOCUMENT_ANALYSIS_SIDE_PX = 1280;
 /** Periodic-peak prominence from which a document image is flagged (genuine specimens of the development set stay below). */
 export const DOCUMENT_PERIODIC_FLAG_FROM = 3.5;
-/** Black level (2nd luminance percentile of the whole image) above which a document image is flagged. */
-export const DOCUMENT_BLACK_LEVEL_FLAG_ABOVE = 45;
 
 /** One named re-capture signal of a document image (never `failed`: the finding is a review signal). */
-export type RecaptureSignal = EvidenceSignal<'periodic_pattern' | 'black_level' | 'camera_metadata'>;
+export type RecaptureSignal = EvidenceSignal<'periodic_pattern' | 'camera_metadata'>;
 
 /** The re-capture finding of a document image, as `details.recapture`. */
 export type RecaptureFinding = {
@@ -35,8 +33,6 @@ export async function detectRecapture(bytes: Buffer): Promise<RecaptureFinding> 
   const image: Rgb = await decodeUpright(bytes, MAX_DOCUMENT_ANALYSIS_SIDE_PX);
   const whole: [number, number, number, number] = [0, 0, image.width, image.height];
   const peak = periodicPeak(image, whole);
-  // tone() measures around a face box grown ×2; the whole image grown ×2 is clipped back to itself.
-  const { blackLevel } = tone(image, whole);
   const metadata = await cameraMetadata(bytes);
   const signals: RecaptureSignal[] = [
     {
@@ -45,13 +41,6 @@ export async function detectRecapture(bytes: Buffer): Promise<RecaptureFinding> 
       value: peak,
       limit: DOCUMENT_PERIODIC_FLAG_FROM,
       meaning: 'A regular pattern over the document (screen pixels or scanlines, copier dots, moiré).',
-    },
-    {
-      name: 'black_level',
-      outcome: blackLevel > DOCUMENT_BLACK_LEVEL_FLAG_ABOVE ? 'warning' : 'passed',
-      value: blackLevel,
-      limit: DOCUMENT_BLACK_LEVEL_FLAG_ABOVE,
-      meaning: 'The printed text is grey, as on a lit screen or a copy, instead of black.',
     },
     {
       name: 'camera_metadata',
