@@ -235,3 +235,71 @@ export function amlSection(session: Case): HTMLElement | null {
         ),
   );
 }
+
+/** One named fraud signal of a node's details (docs/fraud.md). */
+interface FraudSignal {
+  name: string;
+  outcome: string;
+  value: number | boolean;
+  limit: number | null;
+  meaning: string;
+}
+
+/**
+ * The fraud signals the checks found, in plain words: the selfie's presentation-attack evidence
+ * and the document's re-capture evidence, each signal that spoke with what it measured. Nothing
+ * when no step carries such a finding (sandbox results, older sessions).
+ */
+export function fraudSection(session: Case): HTMLElement | null {
+  const findings: [string, { outcome: string; signals: FraudSignal[] } | undefined, string][] = [
+    [
+      'Selfie',
+      session.nodeResults.find((node) => node.nodeType === 'biometric_kyc')?.details.presentation_attack,
+      'looks like a photo of a photo, a screen or a cut-out',
+    ],
+    [
+      'Document',
+      session.nodeResults.find((node) => node.nodeType === 'document_verification')?.details.recapture,
+      'looks photographed from a screen or a printed copy',
+    ],
+  ];
+  const shown = findings.filter(([, finding]) => finding);
+  if (shown.length === 0) return null;
+  const strength = (outcome: string) => (outcome === 'failed' ? 'strong evidence' : 'weak evidence');
+  return h(
+    'section',
+    { 'aria-labelledby': 'fraud-heading', id: 'fraud-signals' },
+    h('h2', { id: 'fraud-heading' }, 'Fraud signals'),
+    ...shown.map(([step, finding, suspicion]) => {
+      const spoke = finding!.signals.filter((signal) => signal.outcome !== 'passed' && signal.name !== 'camera_metadata');
+      const metadata = finding!.signals.find((signal) => signal.name === 'camera_metadata');
+      return h(
+        'div',
+        { 'data-finding': step.toLowerCase() },
+        h(
+          'p',
+          {},
+          finding!.outcome === 'passed'
+            ? `${step}: no sign that it ${suspicion}.`
+            : `${step}: it ${suspicion}${finding!.outcome === 'failed' ? ' (the step failed for it)' : ' (sent to review)'}.`,
+        ),
+        spoke.length
+          ? h(
+              'ul',
+              {},
+              ...spoke.map((signal) =>
+                h(
+                  'li',
+                  { 'data-signal': signal.name },
+                  `${signal.meaning} (${strength(signal.outcome)}: measured ${signal.value}, limit ${signal.limit})`,
+                ),
+              ),
+            )
+          : null,
+        metadata && metadata.value === false
+          ? h('p', { class: 'muted' }, 'The file carries no camera information (not counted: many genuine uploads have none).')
+          : null,
+      );
+    }),
+  );
+}

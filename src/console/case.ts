@@ -5,7 +5,7 @@ import { header } from './layout.js';
 import { me } from './state.js';
 import { CLAIM_FIELDS, claimSection, heldByOther, heldByOtherNote } from './claim.js';
 import { retakeSection } from './retake.js';
-import { amlSection, checksSection, evidenceSection, identitySection, type Case } from './case-findings.js';
+import { amlSection, checksSection, evidenceSection, fraudSection, identitySection, type Case } from './case-findings.js';
 
 const QUEUE_FIELDS = 'id vendorData workflowId createdAt updatedAt decision { reasons { code message } }';
 const CASE = `query ($id: String!) { session(id: $id) { ${QUEUE_FIELDS} status environment expectedDetails evidence { id kind contentType url } notes { id authorName body createdAt }
@@ -165,7 +165,15 @@ export async function caseScreen(id: string): Promise<void> {
       h(
         'div',
         { class: 'columns wide' },
-        h('div', {}, evidenceSection(session), identitySection(session), checksSection(session), amlSection(session)),
+        h(
+          'div',
+          {},
+          evidenceSection(session),
+          identitySection(session),
+          checksSection(session),
+          fraudSection(session),
+          amlSection(session),
+        ),
         h(
           'div',
           {},

@@ -3,6 +3,8 @@
  * so clients parse one shape whichever key they use. Type aliases (not interfaces) so they fit
  * `NodeResult.details`.
  */
+import type { PadFinding } from './face/pad.js';
+import type { RecaptureFinding } from './document/recapture.js';
 
 import type { HitExplanation } from './aml/score.js';
 
@@ -68,6 +70,8 @@ export type DocumentVerificationDetails = {
     compared: string[];
     mismatches: { field: string; viz: string; mrz: string }[];
   };
+  /** Live engine: whether the front image is a re-capture of a screen or a print, with each named signal (src/engines/document/recapture.ts). */
+  recapture?: RecaptureFinding;
 };
 
 /** Details of `biometric_kyc`. */
@@ -83,6 +87,8 @@ export type BiometricKycDetails = {
   };
   /** Cosine similarity between selfie and portrait templates, 0 to 1. */
   similarity: number;
+  /** Live engine: the presentation-attack finding with each named signal (src/engines/face/pad.ts, docs/fraud.md). */
+  presentation_attack?: PadFinding;
 };
 
 // The AML list names and the score → risk band mapping have one home, the AML engine core;

@@ -14,6 +14,7 @@ import type { EngineContext, NodeEngine } from '../types.js';
 import { classifyStateCode, icaoToIso2 } from './countries.js';
 import { assessQuality, decodeDocumentImage, type DocumentImage } from './image.js';
 import { readMrz, readPageLines } from './mrz-reader.js';
+import { withRecapture } from './recapture.js';
 import { checkNamesAgainstViz, NAME_MIN_CONFIDENCE } from './names.js';
 import type { MrzRead, PageLine } from './mrz-text.js';
 import { compareVizWithMrz, readVisualZone, type VizFields } from './viz.js';
@@ -422,7 +423,10 @@ export function createMrzOcrEngine(options: DocumentEngineOptions = {}): NodeEng
     provider: MRZ_OCR_PROVIDER,
     nodeType: 'document_verification',
     async run(input, context) {
-      const result = await verifyDocument(input, context, options);
+      const result = await withRecapture(
+        await verifyDocument(input, context, options),
+        (await decodeDocumentImage(input.image_front, 'image_front')).bytes,
+      );
       return { ...result, provider: NODE_CATALOGUE.document_verification.providers[0] };
     },
   };

@@ -3,13 +3,14 @@
  * of the session's ID document, with the selfie's liveness. Same details shape and result
  * codes as the sandbox engine (src/engines/sandbox/biometric.ts).
  */
-import type { NodeResult, NodeStatus } from '../../domain/types.js';
+import type { NodeResult, NodeStatus, Warning } from '../../domain/types.js';
 import { decodeDataUri } from '../data-uri.js';
 import type { BiometricKycDetails, CheckOutcome } from '../details.js';
 import type { BiometricKycInput } from '../inputs.js';
 import type { NodeEngine } from '../types.js';
 import { ApiError } from '../../errors.js';
 import { analyzeFace, EMBEDDING_DIMENSION, faceMatchOutcome, livenessOutcome, similarity, type FaceAnalysis } from './analyze.js';
+import { detectPresentationAttack, type PadFinding } from './pad.js';
 
 /** Provider name of the live face engine (src/domain/workflow.ts). */
 export const LIVE_FACE_PROVIDER = 'openkyc:face_match';
@@ -17,8 +18,9 @@ export const LIVE_FACE_PROVIDER = 'openkyc:face_match';
 /** Image types a selfie may be sent as. */
 export const SELFIE_MIME_TYPES = ['image/jpeg', 'image/png', 'image/webp'] as const;
 
-/** Node status and result code from the two checks: any failure fails, any doubt is a review. */
-function verdict(faceMatch: CheckOutcome, liveness: CheckOutcome): { status: NodeStatus; resultCode: string } {
+/** Node status and result code from the two checks and the PAD finding: any failure fails, any doubt is a review. */
+function verdict(faceMatch: CheckOutcome, liveness: CheckOutcome, pad: PadFinding): { status: NodeStatus; resultCode: string } {
+  if (pad.outcome === 'failed') return { status: 'failed', resultCode: 'presentation_attack' };
   if (liveness === 'failed') return { status: 'failed', resultCode: 'liveness_failed' };
   if (faceMatch === 'failed') return { status: 'failed', resultCode: 'face_mismatch' };
   if (faceMatch === 'review') return { status: 'review', resultCode: 'face_match_inconclusive' };
@@ -31,9 +33,35 @@ function reportedSimilarity(cosine: number): number {
   return Math.round(Math.min(1, Math.max(0, cosine)) * 1000) / 1000;
 }
 
-/** A review result for when there is no usable portrait: the selfie cannot be judged automatically. */
-function portraitReview(resultCode: string, message: string): Omit<NodeResult, 'required'> {
-  const details: BiometricKycDetails = { result_code: resultCode, checks: { liveness: 'skipped', face_match: 'skipped' }, similarity: 0 };
+/** The node's warning for a presentation attack, naming the signals that found it in plain words. */
+function padWarning(pad: PadFinding): Warning {
+  const found = pad.signals.filter((signal) => signal.name !== 'camera_metadata' && signal.outcome !== 'passed');
+  return {
+    code: 'presentation_attack',
+    message: `The selfie looks like a photo of a photo or a screen: ${found.map((signal) => signal.meaning).join(' ')}`,
+  };
+}
+
+/**
+ * A review result for when there is no usable portrait: the selfie cannot be judged automatically,
+ * unless it is a presentation attack, which fails whatever the portrait.
+ */
+function portraitReview(resultCode: string, message: string, pad: PadFinding): Omit<NodeResult, 'required'> {
+  if (pad.outcome === 'failed') {
+    const details: BiometricKycDetails = {
+      result_code: 'presentation_attack',
+      checks: { liveness: 'failed', face_match: 'skipped' },
+      similarity: 0,
+      presentation_attack: pad,
+    };
+    return { status: 'failed', provider: LIVE_FACE_PROVIDER, warnings: [padWarning(pad)], details };
+  }
+  const details: BiometricKycDetails = {
+    result_code: resultCode,
+    checks: { liveness: 'skipped', face_match: 'skipped' },
+    similarity: 0,
+    presentation_attack: pad,
+  };
   return { status: 'review', provider: LIVE_FACE_PROVIDER, warnings: [{ code: resultCode, message }], details };
 }
 
@@ -58,6 +86,7 @@ export const liveFaceEngine: NodeEngine<BiometricKycInput> = {
   async run(input, context) {
     const selfie = decodeDataUri(input.selfie, 'selfie', SELFIE_MIME_TYPES);
     const selfieFace = await analyzeFace(selfie.bytes, { field: 'selfie', pick: 'only' });
+    const pad = await detectPresentationAttack(selfie.bytes, selfieFace);
     // A portrait embedding stored by the previous face model (a session in progress across the
     // upgrade, docs/face.md) cannot be compared with this one's: the portrait counts as missing.
     let portraitEmbedding =
@@ -65,20 +94,25 @@ export const liveFaceEngine: NodeEngine<BiometricKycInput> = {
     if (!portraitEmbedding && context.documentPortrait) {
       const portrait = await portraitFace(context.documentPortrait);
       if (!portrait)
-        return portraitReview('document_portrait_unusable', 'The ID document shows no face clear enough to compare with the selfie.');
+        return portraitReview('document_portrait_unusable', 'The ID document shows no face clear enough to compare with the selfie.', pad);
       portraitEmbedding = portrait.embedding;
     }
     if (!portraitEmbedding)
-      return portraitReview('document_portrait_missing', 'No document portrait to compare the selfie with: verify the ID document first.');
+      return portraitReview(
+        'document_portrait_missing',
+        'No document portrait to compare the selfie with: verify the ID document first.',
+        pad,
+      );
     const cosine = similarity(selfieFace.embedding, portraitEmbedding);
     const faceMatch = faceMatchOutcome(cosine);
-    const liveness = livenessOutcome(selfieFace);
-    const { status, resultCode } = verdict(faceMatch, liveness);
+    const liveness = pad.outcome === 'failed' ? 'failed' : livenessOutcome(selfieFace);
+    const { status, resultCode } = verdict(faceMatch, liveness, pad);
     const details: BiometricKycDetails = {
       result_code: resultCode,
       checks: { liveness, face_match: faceMatch },
       similarity: reportedSimilarity(cosine),
+      presentation_attack: pad,
     };
-    return { status, provider: LIVE_FACE_PROVIDER, warnings: [], details };
+    return { status, provider: LIVE_FACE_PROVIDER, warnings: pad.outcome === 'failed' ? [padWarning(pad)] : [], details };
   },
 };

@@ -1,0 +1,164 @@
+/**
+ * Passive presentation-attack detection (PAD) of a selfie: is the camera looking at a person, or
+ * at a printed photo, a photo on a screen or a cut-out? The two small models of human (antispoof,
+ * liveness) cannot tell a photo of a photo (docs/fraud.md), so their scores are combined with image
+ * evidence of the medium (src/engines/recapture-evidence.ts). Every signal is a named check in the
+ * node's details with its measured value and limit, so a reviewer sees why.
+ *
+ * Decision: a signal is `failed` (strong evidence on its own), `warning` (weak evidence) or
+ * `passed`. The selfie is a presentation attack when any signal failed or when
+ * `PAD_WARNINGS_TO_FAIL` signals warn together. Limits were set on the development attack set's
+ * calibration variant (bench/attacks, variant A) with every genuine photo of ../shared/realdata/face
+ * clear of them, then measured on variant B (figures in docs/fraud.md).
+ */
+import type { CheckOutcome } from '../details.js';
+import {
+  cameraMetadata,
+  decodeUpright,
+  frameSides,
+  grow,
+  periodicPeak,
+  tone,
+  type Box,
+  type EvidenceSignal,
+  type FrameEvidence,
+  type Rgb,
+} from '../recapture-evidence.js';
+import { MAX_ANALYSIS_SIDE_PX, type FaceAnalysis } from './analyze.js';
+import { LIVE_FAIL_BELOW, REAL_REVIEW_BELOW } from './thresholds.js';
+
+/** How far around the face the spectrum is measured: twice the face box, so a print's or screen's texture beside the face counts too. */
+export const PAD_REGION_GROWTH = 2;
+/** Periodic-peak prominence (log power) from which a pattern is strong evidence; genuine photos of the development set reach 2.1 once the JPEG grid is skipped. */
+export const PERIODIC_FAIL_FROM = 3;
+/** Periodic-peak prominence from which a pattern is weak evidence. */
+export const PERIODIC_WARN_FROM = 2;
+/** Sides of the face with a straight frame edge from which a paper or bezel frame is strong evidence (genuine photos of the development set: none). */
+export const FRAME_FAIL_SIDES = 2;
+/** Skin red–blue margin below which the face's colour is weak evidence of a screen's or ink's cast (genuine photos: 0.33 and above). */
+export const SKIN_MARGIN_WARN_BELOW = 0.25;
+/** Black level (2nd luminance percentile around the face) above which the tone range is weak evidence of a print or a screen (genuine photos: 29 at most). */
+export const BLACK_LEVEL_WARN_ABOVE = 40;
+/** Weak signals that together make a presentation attack. */
+export const PAD_WARNINGS_TO_FAIL = 2;
+
+/** Names of the PAD signals, as the details list them. */
+export const PAD_SIGNALS = [
+  'periodic_pattern',
+  'frame_edge',
+  'skin_colour',
+  'black_level',
+  'antispoof_model',
+  'liveness_model',
+  'camera_metadata',
+] as const;
+/** One PAD signal name. */
+export type PadSignalName = (typeof PAD_SIGNALS)[number];
+
+/** One named signal as the node's details carry it. */
+export type PadSignal = EvidenceSignal<PadSignalName>;
+
+/** The PAD finding of a selfie, as `details.presentation_attack`. */
+export type PadFinding = {
+  /** `failed`: a presentation attack (the node fails with `presentation_attack`); `passed` otherwise. */
+  outcome: Extract<CheckOutcome, 'passed' | 'failed'>;
+  /** Every signal, in `PAD_SIGNALS` order. */
+  signals: PadSignal[];
+};
+
+/** The face's measures that the decision reads (kept apart so the decision is testable on numbers). */
+export interface PadMeasures {
+  periodicPeak: number;
+  frame: FrameEvidence;
+  skinRedMargin: number;
+  blackLevel: number;
+  real: number | null;
+  live: number | null;
+  cameraMetadata: boolean;
+}
+
+/** Measures every signal of `analysis`'s face in the selfie `bytes`. */
+export async function measurePad(bytes: Buffer, analysis: Pick<FaceAnalysis, 'box' | 'real' | 'live'>): Promise<PadMeasures> {
+  const image: Rgb = await decodeUpright(bytes, MAX_ANALYSIS_SIDE_PX);
+  const box = analysis.box as Box;
+  const { skinRedMargin, blackLevel } = tone(image, box);
+  const metadata = await cameraMetadata(bytes);
+  return {
+    periodicPeak: periodicPeak(image, grow(box, PAD_REGION_GROWTH, image.width, image.height)),
+    frame: frameSides(image, box),
+    skinRedMargin,
+    blackLevel,
+    real: analysis.real,
+    live: analysis.live,
+    cameraMetadata: metadata.camera || metadata.captureTime,
+  };
+}
+
+/** Judges measured signals (see the module comment). */
+export function judgePad(measures: PadMeasures): PadFinding {
+  const graded = (value: number, failFrom: number, warnFrom: number): PadSignal['outcome'] =>
+    value >= failFrom ? 'failed' : value >= warnFrom ? 'warning' : 'passed';
+  const signals: PadSignal[] = [
+    {
+      name: 'periodic_pattern',
+      outcome: graded(measures.periodicPeak, PERIODIC_FAIL_FROM, PERIODIC_WARN_FROM),
+      value: measures.periodicPeak,
+      limit: PERIODIC_WARN_FROM,
+      meaning: 'A regular pattern (printer dots, screen pixels or scanlines, moiré) around the face.',
+    },
+    {
+      name: 'frame_edge',
+      outcome: graded(measures.frame.sides, FRAME_FAIL_SIDES, 1),
+      value: measures.frame.sides,
+      limit: FRAME_FAIL_SIDES,
+      meaning: 'Straight, unbroken edges around the face, like the border of a paper or the bezel of a screen.',
+    },
+    {
+      name: 'skin_colour',
+      outcome: measures.skinRedMargin < SKIN_MARGIN_WARN_BELOW ? 'warning' : 'passed',
+      value: measures.skinRedMargin,
+      limit: SKIN_MARGIN_WARN_BELOW,
+      meaning: 'The skin has a colour cast that screens and printer inks give, not the colour of skin in light.',
+    },
+    {
+      name: 'black_level',
+      outcome: measures.blackLevel > BLACK_LEVEL_WARN_ABOVE ? 'warning' : 'passed',
+      value: measures.blackLevel,
+      limit: BLACK_LEVEL_WARN_ABOVE,
+      meaning: 'The darkest parts are grey, as on paper or a lit screen, instead of black.',
+    },
+    {
+      name: 'antispoof_model',
+      outcome: measures.real !== null && measures.real < REAL_REVIEW_BELOW ? 'warning' : 'passed',
+      value: measures.real ?? 1,
+      limit: REAL_REVIEW_BELOW,
+      meaning: 'The anti-spoofing model takes the face for a reproduction.',
+    },
+    {
+      name: 'liveness_model',
+      outcome: measures.live !== null && measures.live < LIVE_FAIL_BELOW ? 'warning' : 'passed',
+      value: measures.live ?? 1,
+      limit: LIVE_FAIL_BELOW,
+      meaning: 'The liveness model takes the face for a still reproduction.',
+    },
+    {
+      // Reported, never counted: camera captures in the hosted flow and photos passed through a
+      // messaging app carry no EXIF either, so its absence does not separate (docs/fraud.md).
+      name: 'camera_metadata',
+      outcome: measures.cameraMetadata ? 'passed' : 'warning',
+      value: measures.cameraMetadata,
+      limit: null,
+      meaning: 'Whether the file carries the camera make, model or capture time a camera writes.',
+    },
+  ];
+  const counted = signals.filter((signal) => signal.name !== 'camera_metadata');
+  const attack =
+    counted.some((signal) => signal.outcome === 'failed') ||
+    counted.filter((signal) => signal.outcome === 'warning').length >= PAD_WARNINGS_TO_FAIL;
+  return { outcome: attack ? 'failed' : 'passed', signals };
+}
+
+/** Measures and judges a selfie's face: the PAD finding the face engine puts in the details. */
+export async function detectPresentationAttack(bytes: Buffer, analysis: Pick<FaceAnalysis, 'box' | 'real' | 'live'>): Promise<PadFinding> {
+  return judgePad(await measurePad(bytes, analysis));
+}
