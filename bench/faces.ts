@@ -20,10 +20,11 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import pino from 'pino';
 import { loadConfig } from '../src/config.js';
 import { openDatabase, type Database } from '../src/db/database.js';
-import { projectTemplate, TEMPLATE_DIMENSION, templateBytes } from '../src/engines/face/index.js';
+import { projectTemplate, templateBytes } from '../src/engines/face/index.js';
 import { FACE_LIST_MATCH_SIMILARITY } from '../src/lists/gate.js';
 import { faceIndexMode, matchFaces, vectorLiteral, type FaceIndexMode } from '../src/lists/face-index.js';
 import { prng } from '../test/support/prng.js';
+import { nearby, percentile, randomUnit } from './support/templates.js';
 
 const { values } = parseArgs({
   options: {
@@ -45,30 +46,6 @@ const BATCH_ROWS = 500;
 const PLANTED = 50;
 /** Entries of the small tenant timed beside the big one. */
 const SMALL_TENANT_ROWS = 200;
-
-/** A random unit vector of the embedding dimension: a stand-in for a rotated embedding. */
-function randomUnit(random: () => number): Float64Array {
-  const v = new Float64Array(TEMPLATE_DIMENSION);
-  let norm = 0;
-  for (let i = 0; i < v.length; i++) {
-    v[i] = random() - 0.5;
-    norm += v[i] * v[i];
-  }
-  norm = Math.sqrt(norm);
-  for (let i = 0; i < v.length; i++) v[i] /= norm;
-  return v;
-}
-
-/** A rotated embedding close to `base` (cosine about 0.9): the same face photographed again. */
-function nearby(base: Float64Array, random: () => number): Float64Array {
-  const noise = randomUnit(random);
-  return base.map((x, i) => x + 0.45 * noise[i]);
-}
-
-/** p-th percentile (0–100) of some sorted durations, in ms. */
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 /** A bench tenant with one face list. */
 async function benchTenant(em: EntityManager): Promise<{ tenantId: string; listId: string }> {

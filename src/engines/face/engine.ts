@@ -10,6 +10,7 @@ import type { BiometricKycInput } from '../inputs.js';
 import type { NodeEngine } from '../types.js';
 import { ApiError } from '../../errors.js';
 import { analyzeFace, EMBEDDING_DIMENSION, faceMatchOutcome, livenessOutcome, similarity, type FaceAnalysis } from './analyze.js';
+import { isPortraitReplay, portraitReplayResult } from './replay.js';
 
 /** Provider name of the live face engine (src/domain/workflow.ts). */
 export const LIVE_FACE_PROVIDER = 'openkyc:face_match';
@@ -73,6 +74,10 @@ export const liveFaceEngine: NodeEngine<BiometricKycInput> = {
     const cosine = similarity(selfieFace.embedding, portraitEmbedding);
     const faceMatch = faceMatchOutcome(cosine);
     const liveness = livenessOutcome(selfieFace);
+    if (isPortraitReplay(cosine)) {
+      const replay = portraitReplayResult(liveness, reportedSimilarity(cosine));
+      return { status: replay.status, provider: LIVE_FACE_PROVIDER, warnings: [], details: replay.details };
+    }
     const { status, resultCode } = verdict(faceMatch, liveness);
     const details: BiometricKycDetails = {
       result_code: resultCode,
