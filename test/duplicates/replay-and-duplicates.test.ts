@@ -39,7 +39,7 @@ beforeAll(async () => {
   // Re-encoded as WebP: other bytes, the same picture (resizing this small crop lets a neighbour's face in at the edge).
   selfies.manReencoded = toDataUri(await sharp(man).webp({ quality: 80 }).toBuffer(), 'image/webp');
   specimen = toDataUri(readFileSync(path.join(REALDATA_DIR, SPECIMEN.file)), 'image/jpeg');
-}, 60_000);
+}, 300_000);
 afterAll(async () => {
   await testApp?.close();
   await closeFaceEngine();

@@ -1,8 +1,9 @@
 /**
  * Replays of the document as a selfie (docs/face.md "Document-portrait replays"): a selfie whose
  * face is the document's own printed portrait, cropped, photographed or shown on a screen. Two
- * genuine captures of one face never come as close as a copy does, so a similarity above the
- * genuine distribution is a replay, whatever the liveness models said about it.
+ * genuine captures of one face rarely come as close as a copy does, so a similarity above the
+ * measured genuine distribution is taken for a replay, whatever the liveness models said about it
+ * (the limits of that line are in docs/face.md).
  */
 import type { BiometricKycDetails, CheckOutcome } from '../details.js';
 import { PORTRAIT_REPLAY_SIMILARITY } from './thresholds.js';
