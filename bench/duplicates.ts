@@ -18,7 +18,6 @@ import { randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import pino from 'pino';
 import { loadConfig } from '../src/config.js';
@@ -29,21 +28,14 @@ import { DUPLICATE_FACE_SIMILARITY } from '../src/duplicates/duplicates.js';
 import { findDuplicateFaces } from '../src/duplicates/face-search.js';
 import { faceIndexMode, vectorLiteral, type FaceIndexMode } from '../src/lists/face-index.js';
 import { prng } from '../test/support/prng.js';
-import { nearby, percentile, randomUnit } from './support/templates.js';
+import { nearby, percentile, randomUnit, searchBenchOptions } from './support/templates.js';
 
-const { values } = parseArgs({
-  options: {
-    sizes: { type: 'string', default: '100000,1000000' },
-    'pglite-sizes': { type: 'string' },
-    'server-sizes': { type: 'string' },
-    queries: { type: 'string', default: '40' },
-    'exact-queries': { type: 'string', default: '10' },
-  },
-});
-const PGLITE_SIZES = (values['pglite-sizes'] ?? values.sizes).split(',').filter(Boolean).map(Number);
-const SERVER_SIZES = (values['server-sizes'] ?? values.sizes).split(',').filter(Boolean).map(Number);
-const QUERIES = Number(values.queries);
-const EXACT_QUERIES = Number(values['exact-queries']);
+const options = searchBenchOptions({ sizes: '100000,1000000', exactQueries: '10' });
+/** Sizes for each database (templates of the bench tenant). */
+const PGLITE_SIZES = options.pgliteSizes;
+const SERVER_SIZES = options.serverSizes;
+const QUERIES = options.queries;
+const EXACT_QUERIES = options.exactQueries;
 const BATCH_ROWS = 500;
 const PLANTED = 50;
 /** Same bench secret for every real photo's template (a tenant's key). */

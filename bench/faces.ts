@@ -15,7 +15,6 @@
  * --exact-queries 20 (exact scan)
  */
 import { randomUUID } from 'node:crypto';
-import { parseArgs } from 'node:util';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import pino from 'pino';
 import { loadConfig } from '../src/config.js';
@@ -24,22 +23,14 @@ import { projectTemplate, templateBytes } from '../src/engines/face/index.js';
 import { FACE_LIST_MATCH_SIMILARITY } from '../src/lists/gate.js';
 import { faceIndexMode, matchFaces, vectorLiteral, type FaceIndexMode } from '../src/lists/face-index.js';
 import { prng } from '../test/support/prng.js';
-import { nearby, percentile, randomUnit } from './support/templates.js';
+import { nearby, percentile, randomUnit, searchBenchOptions } from './support/templates.js';
 
-const { values } = parseArgs({
-  options: {
-    sizes: { type: 'string', default: '10000,100000' },
-    'pglite-sizes': { type: 'string' },
-    'server-sizes': { type: 'string' },
-    queries: { type: 'string', default: '40' },
-    'exact-queries': { type: 'string', default: '20' },
-  },
-});
+const options = searchBenchOptions({ sizes: '10000,100000', exactQueries: '20' });
 /** Sizes for each database (templates of the bench tenant). */
-const PGLITE_SIZES = (values['pglite-sizes'] ?? values.sizes).split(',').filter(Boolean).map(Number);
-const SERVER_SIZES = (values['server-sizes'] ?? values.sizes).split(',').filter(Boolean).map(Number);
-const QUERIES = Number(values.queries);
-const EXACT_QUERIES = Number(values['exact-queries']);
+const PGLITE_SIZES = options.pgliteSizes;
+const SERVER_SIZES = options.serverSizes;
+const QUERIES = options.queries;
+const EXACT_QUERIES = options.exactQueries;
 /** Rows per insert statement. */
 const BATCH_ROWS = 500;
 /** Templates planted for probes: the first this many rows keep their source vector. */
