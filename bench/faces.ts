@@ -15,60 +15,28 @@
  * --exact-queries 20 (exact scan)
  */
 import { randomUUID } from 'node:crypto';
-import { parseArgs } from 'node:util';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import pino from 'pino';
 import { loadConfig } from '../src/config.js';
 import { openDatabase, type Database } from '../src/db/database.js';
-import { projectTemplate, TEMPLATE_DIMENSION, templateBytes } from '../src/engines/face/index.js';
+import { projectTemplate, templateBytes } from '../src/engines/face/index.js';
 import { FACE_LIST_MATCH_SIMILARITY } from '../src/lists/gate.js';
 import { faceIndexMode, matchFaces, vectorLiteral, type FaceIndexMode } from '../src/lists/face-index.js';
 import { prng } from '../test/support/prng.js';
+import { nearby, percentile, randomUnit, searchBenchOptions } from './support/templates.js';
 
-const { values } = parseArgs({
-  options: {
-    sizes: { type: 'string', default: '10000,100000' },
-    'pglite-sizes': { type: 'string' },
-    'server-sizes': { type: 'string' },
-    queries: { type: 'string', default: '40' },
-    'exact-queries': { type: 'string', default: '20' },
-  },
-});
+const options = searchBenchOptions({ sizes: '10000,100000', exactQueries: '20' });
 /** Sizes for each database (templates of the bench tenant). */
-const PGLITE_SIZES = (values['pglite-sizes'] ?? values.sizes).split(',').filter(Boolean).map(Number);
-const SERVER_SIZES = (values['server-sizes'] ?? values.sizes).split(',').filter(Boolean).map(Number);
-const QUERIES = Number(values.queries);
-const EXACT_QUERIES = Number(values['exact-queries']);
+const PGLITE_SIZES = options.pgliteSizes;
+const SERVER_SIZES = options.serverSizes;
+const QUERIES = options.queries;
+const EXACT_QUERIES = options.exactQueries;
 /** Rows per insert statement. */
 const BATCH_ROWS = 500;
 /** Templates planted for probes: the first this many rows keep their source vector. */
 const PLANTED = 50;
 /** Entries of the small tenant timed beside the big one. */
 const SMALL_TENANT_ROWS = 200;
-
-/** A random unit vector of the embedding dimension: a stand-in for a rotated embedding. */
-function randomUnit(random: () => number): Float64Array {
-  const v = new Float64Array(TEMPLATE_DIMENSION);
-  let norm = 0;
-  for (let i = 0; i < v.length; i++) {
-    v[i] = random() - 0.5;
-    norm += v[i] * v[i];
-  }
-  norm = Math.sqrt(norm);
-  for (let i = 0; i < v.length; i++) v[i] /= norm;
-  return v;
-}
-
-/** A rotated embedding close to `base` (cosine about 0.9): the same face photographed again. */
-function nearby(base: Float64Array, random: () => number): Float64Array {
-  const noise = randomUnit(random);
-  return base.map((x, i) => x + 0.45 * noise[i]);
-}
-
-/** p-th percentile (0–100) of some sorted durations, in ms. */
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
 
 /** A bench tenant with one face list. */
 async function benchTenant(em: EntityManager): Promise<{ tenantId: string; listId: string }> {

@@ -15,6 +15,10 @@ export interface WorkflowNode {
 export const WORKFLOW_TYPES = ['user', 'business'] as const;
 /** A workflow's subject kind. */
 export type WorkflowType = (typeof WORKFLOW_TYPES)[number];
+/** What a duplicate identity (same face or document under another vendor_data) does: nothing, a review, or a decline. */
+export const DUPLICATES_POLICIES = ['off', 'review', 'decline'] as const;
+/** A workflow's duplicates policy. */
+export type DuplicatesPolicy = (typeof DUPLICATES_POLICIES)[number];
 
 /** A verification workflow; built-ins have no tenant and are read-only. */
 export const WorkflowSchema = defineEntity({
@@ -36,6 +40,8 @@ export const WorkflowSchema = defineEntity({
     amlScoreThreshold: p.integer().default(80),
     /** Submissions a node may take when its photos cannot be read before it fails (retakes). */
     maxAttempts: p.integer().default(3),
+    /** What a face or document already seen under another vendor_data does to the step (docs/duplicates.md). */
+    duplicates: p.enum(DUPLICATES_POLICIES).default('review'),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

@@ -1,7 +1,7 @@
 import { registerEnumType } from 'type-graphql';
 import { API_KEY_ENVIRONMENTS } from '../entities/api-key.entity.js';
 import { OPERATOR_ROLES } from '../entities/operator.entity.js';
-import { WORKFLOW_TYPES } from '../entities/workflow.entity.js';
+import { DUPLICATES_POLICIES, WORKFLOW_TYPES } from '../entities/workflow.entity.js';
 import { NODE_STATUSES, NODE_TYPES, SESSION_STATUSES } from '../src/domain/types.js';
 
 /** Builds a GraphQL enum whose values are the wire strings themselves, so REST and GraphQL agree. */
@@ -24,6 +24,13 @@ registerEnumType(SessionStatusEnum, { name: 'SessionStatus', description: 'Where
 /** Workflow types as a GraphQL enum. */
 export const WorkflowTypeEnum = enumOf(WORKFLOW_TYPES);
 registerEnumType(WorkflowTypeEnum, { name: 'WorkflowType', description: 'Kind of subject a workflow verifies.' });
+
+/** Duplicates policies as a GraphQL enum. */
+export const DuplicatesPolicyEnum = enumOf(DUPLICATES_POLICIES);
+registerEnumType(DuplicatesPolicyEnum, {
+  name: 'DuplicatesPolicy',
+  description: 'What a face or document already seen under another vendor_data of the tenant does to the step: off, review or decline.',
+});
 
 /** API key environments as a GraphQL enum. */
 export const EnvironmentEnum = enumOf(API_KEY_ENVIRONMENTS);

@@ -1,7 +1,7 @@
 import { Field, InputType, Int } from 'type-graphql';
-import type { WorkflowType } from '../entities/workflow.entity.js';
+import type { DuplicatesPolicy, WorkflowType } from '../entities/workflow.entity.js';
 import type { NodeType } from '../src/domain/types.js';
-import { NodeTypeEnum, WorkflowTypeEnum } from './enums.js';
+import { DuplicatesPolicyEnum, NodeTypeEnum, WorkflowTypeEnum } from './enums.js';
 
 /** One node in a composed workflow. */
 @InputType()
@@ -36,6 +36,12 @@ export class CreateWorkflowInput {
 
   @Field(() => Int, { nullable: true, description: 'Submissions a node may take when its photo cannot be read (1–10); default 3.' })
   maxAttempts?: number;
+
+  @Field(() => DuplicatesPolicyEnum, {
+    nullable: true,
+    description: 'Same face or document under another vendor_data: off, review (default) or decline.',
+  })
+  duplicates?: DuplicatesPolicy;
 }
 
 /** Input of updateWorkflow: give at least one field. */
@@ -58,4 +64,7 @@ export class UpdateWorkflowInput {
 
   @Field(() => Int, { nullable: true })
   maxAttempts?: number;
+
+  @Field(() => DuplicatesPolicyEnum, { nullable: true })
+  duplicates?: DuplicatesPolicy;
 }

@@ -17,6 +17,7 @@ export function toWorkflowObject(workflow: Workflow): WorkflowObject {
     complianceLevel: workflow.complianceLevel,
     amlScoreThreshold: workflow.amlScoreThreshold,
     maxAttempts: workflow.maxAttempts,
+    duplicates: workflow.duplicates,
     createdAt: unixSeconds(workflow.createdAt),
     updatedAt: unixSeconds(workflow.updatedAt),
   };

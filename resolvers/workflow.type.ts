@@ -1,7 +1,7 @@
 import { Field, Int, ObjectType } from 'type-graphql';
-import type { WorkflowType } from '../entities/workflow.entity.js';
+import type { DuplicatesPolicy, WorkflowType } from '../entities/workflow.entity.js';
 import type { NodeType } from '../src/domain/types.js';
-import { NodeTypeEnum, WorkflowTypeEnum } from './enums.js';
+import { DuplicatesPolicyEnum, NodeTypeEnum, WorkflowTypeEnum } from './enums.js';
 import { UnixTimeScalar } from './scalars.js';
 
 /** One node of a workflow. */
@@ -43,6 +43,11 @@ export class WorkflowObject {
 
   @Field(() => Int, { description: 'Submissions a node may take when its photo cannot be read, before it fails.' })
   maxAttempts!: number;
+
+  @Field(() => DuplicatesPolicyEnum, {
+    description: 'What a face or document already seen under another vendor_data of the tenant does to the step.',
+  })
+  duplicates!: DuplicatesPolicy;
 
   @Field(() => UnixTimeScalar, { description: 'Unix time, seconds.' })
   createdAt!: number;

@@ -9,6 +9,7 @@ import { startEngineExecutor, type RunningEngines } from './engines/pool/start.j
 import { createListGate } from './lists/gate.js';
 import { captureEvidence } from './evidence/evidence.service.js';
 import { capturePortrait } from './sessions/portrait.js';
+import { detectDuplicates } from './duplicates/duplicates.js';
 import type { DecisionHooks } from './sessions/decision-hooks.js';
 import { WorkflowCache } from './workflows/workflow-cache.js';
 import { closeMrzReader } from './engines/document/mrz-reader.js';
@@ -112,7 +113,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     // Every plug-in of the decision flow, in the order they run.
     const decisionHooks: DecisionHooks = {
       listGates: listGate.listGates,
-      inputObservers: [...listGate.inputObservers, captureEvidence, capturePortrait],
+      // detectDuplicates reads the selfie template the list gate's observer stores: it comes after.
+      inputObservers: [...listGate.inputObservers, captureEvidence, capturePortrait, detectDuplicates],
     };
     const tokens = new ServiceTokens(secrets);
     await tokens.init(orm.em.fork());

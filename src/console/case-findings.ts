@@ -1,6 +1,7 @@
 /** What the checks found on a case: the evidence, the identity as read, each step's result and the AML hits. */
 import { badge, h } from './dom.js';
 import { faceEntryControl } from './lists.js';
+import { linkedSessions } from './linked-sessions.js';
 import { me } from './state.js';
 import type { QueueItem } from './queue.js';
 import type { Claim } from './claim.js';
@@ -176,7 +177,7 @@ export function checksSection(session: Case): HTMLElement {
                 .join(', ') ||
                 (node.details.result_code ?? '—'),
             ),
-            h('td', {}, node.warnings.map((warning) => warning.message).join(' ') || '—'),
+            h('td', {}, node.warnings.map((warning) => warning.message).join(' ') || '—', linkedSessions(node.details)),
           ),
         ),
       ),

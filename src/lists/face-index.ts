@@ -15,7 +15,7 @@ import { TEMPLATE_DIMENSION, templateBytes } from '../engines/face/index.js';
 export type FaceIndexMode = 'pgvector' | 'exact';
 
 /** What detection found: the mode and whether HNSW may iterate past filtered-out rows (pgvector 0.8+). */
-interface FaceIndexInfo {
+export interface FaceIndexInfo {
   mode: FaceIndexMode;
   iterativeScan: boolean;
 }
@@ -51,6 +51,11 @@ function detect(em: EntityManager): Promise<FaceIndexInfo> {
     detected.set(driver, found);
   }
   return found;
+}
+
+/** The face index mode of the database behind `em`, and whether its HNSW walk may go on past filtered-out rows (pgvector 0.8+). */
+export function faceIndexInfo(em: EntityManager): Promise<Readonly<FaceIndexInfo>> {
+  return detect(em);
 }
 
 /** The face index mode of the database behind `em`. */

@@ -69,6 +69,8 @@ export async function rotateFaceTemplateKey(
     'all',
   );
   await tx.execute(`delete from session_list_subject where tenant_id = ? and kind = 'face'`, [tenantId], 'run');
+  // Document prints are keyed with the same secret: under a new one they can no longer match.
+  await tx.execute(`delete from session_document_print where tenant_id = ?`, [tenantId], 'run');
   return { version, revokedEntries: revoked.length };
 }
 

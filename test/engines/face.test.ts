@@ -58,7 +58,8 @@ beforeAll(async () => {
     return Promise.reject(new Error('network disabled in tests'));
   }) as typeof fetch;
   images.author1 = await faceSamplePng(faceSample('g0_00'));
-  images.author2 = await faceSamplePng(faceSample('g0_01'));
+  // Not g0_01: that thumbnail is 0.990 from g0_00, inside the document-replay band (docs/face.md).
+  images.author2 = await faceSamplePng(faceSample('g0_06'));
   images.womanA = await faceSamplePng(faceSample('detect1'));
   images.womanB = await faceSamplePng(faceSample('detect4'));
   for (const key of Object.keys(images) as (keyof typeof images)[]) faces[key] = await analyzeFace(images[key]);
@@ -247,6 +248,19 @@ describe('live openkyc:face_match engine', () => {
     });
     expect(result.details.similarity).toBeGreaterThanOrEqual(FACE_MATCH_PASS_SIMILARITY);
     expect(result.details.similarity).toBeLessThanOrEqual(1);
+  });
+
+  it('given the document portrait itself, re-encoded and resized, as the selfie, when run, then the node fails with selfie_matches_document_portrait', async () => {
+    const copy = await sharp(images.author1).resize({ width: 140 }).jpeg({ quality: 80 }).toBuffer();
+    const result = await liveFaceEngine.run(
+      { selfie: `data:image/jpeg;base64,${copy.toString('base64')}` },
+      { ...CONTEXT, documentPortrait: images.author1 },
+    );
+    expect(result).toMatchObject({
+      status: 'failed',
+      details: { result_code: 'selfie_matches_document_portrait', checks: { face_match: 'failed' }, replay: { threshold: 0.98 } },
+    });
+    expect(result.details.similarity).toBeGreaterThanOrEqual(0.98);
   });
 
   it('given a selfie of someone else, when run, then the node fails with face_mismatch', async () => {

@@ -16,6 +16,7 @@ const WORKFLOW_FIELDS = /* GraphQL */ `
     complianceLevel
     amlScoreThreshold
     maxAttempts
+    duplicates
     createdAt
     updatedAt
   }
@@ -68,6 +69,7 @@ function asRest(workflow: any) {
     compliance_level: workflow.complianceLevel,
     aml_score_threshold: workflow.amlScoreThreshold,
     max_attempts: workflow.maxAttempts,
+    duplicates: workflow.duplicates,
     created_at: workflow.createdAt,
     updated_at: workflow.updatedAt,
   };
@@ -123,6 +125,7 @@ describe('workflows', () => {
         compliance_level: 'standard',
         aml_score_threshold: 80,
         max_attempts: 3,
+        duplicates: 'review',
         nodes: [DOC_NODE, AML_NODE],
       });
       expect(response.body.workflow_id).toMatch(/^[0-9a-f-]{36}$/);

@@ -27,6 +27,7 @@ import { Migration20261124000700H16PagesAudit } from './Migration20261124000700H
 import { Migration20261124000600SessionNotes } from './Migration20261124000600SessionNotes.js';
 import { Migration20261124000500EventSnapshots } from './Migration20261124000500EventSnapshots.js';
 import { Migration20261125000100H15FaceTemplatesV3 } from './Migration20261125000100H15FaceTemplatesV3.js';
+import { Migration2026112600110H22Replay } from './Migration2026112600110H22Replay.js';
 import { Migration20261125000100H16OpsClaimsTotp } from './Migration20261125000100H16OpsClaimsTotp.js';
 import { Migration20261126008100H28SignInBrake } from './Migration20261126008100H28SignInBrake.js';
 
@@ -63,4 +64,5 @@ export const MIGRATIONS = [
   Migration20261125000100H15FaceTemplatesV3,
   Migration20261125000100H16OpsClaimsTotp,
   Migration20261126008100H28SignInBrake,
+  Migration2026112600110H22Replay,
 ];

@@ -11,6 +11,7 @@ import type { NodeEngine } from '../types.js';
 import { ApiError } from '../../errors.js';
 import { analyzeFace, EMBEDDING_DIMENSION, faceMatchOutcome, livenessOutcome, similarity, type FaceAnalysis } from './analyze.js';
 import { detectPresentationAttack, type PadFinding } from './pad.js';
+import { isPortraitReplay, portraitReplayResult } from './replay.js';
 
 /** Provider name of the live face engine (src/domain/workflow.ts). */
 export const LIVE_FACE_PROVIDER = 'openkyc:face_match';
@@ -106,6 +107,10 @@ export const liveFaceEngine: NodeEngine<BiometricKycInput> = {
     const cosine = similarity(selfieFace.embedding, portraitEmbedding);
     const faceMatch = faceMatchOutcome(cosine);
     const liveness = pad.outcome === 'failed' ? 'failed' : livenessOutcome(selfieFace);
+    if (isPortraitReplay(cosine)) {
+      const replay = portraitReplayResult(liveness, reportedSimilarity(cosine));
+      return { status: replay.status, provider: LIVE_FACE_PROVIDER, warnings: [], details: { ...replay.details, presentation_attack: pad } };
+    }
     const { status, resultCode } = verdict(faceMatch, liveness, pad);
     const details: BiometricKycDetails = {
       result_code: resultCode,

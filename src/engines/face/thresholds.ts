@@ -16,3 +16,11 @@ export const LIVE_FAIL_BELOW = 0.3;
 export const LIVE_REVIEW_BELOW = 0.5;
 /** Antispoof score (0–1) below which the selfie goes to review (the 1st percentile of genuine faces measured). */
 export const REAL_REVIEW_BELOW = 0.3;
+/**
+ * Cosine similarity of selfie and document portrait at or above which the selfie is taken for the
+ * portrait itself (a crop, photo or screen of the document): every replayed crop of a real
+ * document specimen reaches it (lowest 0.990), no genuine pair of the development set does
+ * (highest 0.970), but 4 of 153 pairs of small thumbnails of one man do (up to 0.990): figures and
+ * limits in docs/face.md "Document-portrait replays".
+ */
+export const PORTRAIT_REPLAY_SIMILARITY = 0.98;

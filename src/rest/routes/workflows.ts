@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { WORKFLOW_TYPES } from '../../../entities/workflow.entity.js';
+import { DUPLICATES_POLICIES, WORKFLOW_TYPES } from '../../../entities/workflow.entity.js';
 import { NODE_TYPES } from '../../domain/types.js';
 import {
   CreateWorkflowDocument,
@@ -23,6 +23,7 @@ export const WorkflowJson = z.object({
   compliance_level: z.string(),
   aml_score_threshold: z.number().int(),
   max_attempts: z.number().int(),
+  duplicates: z.enum(DUPLICATES_POLICIES),
   created_at: z.number().int(),
   updated_at: z.number().int(),
 });
@@ -38,6 +39,7 @@ export function presentWorkflow(workflow: WorkflowFieldsFragment): z.infer<typeo
     compliance_level: workflow.complianceLevel,
     aml_score_threshold: workflow.amlScoreThreshold,
     max_attempts: workflow.maxAttempts,
+    duplicates: workflow.duplicates,
     created_at: workflow.createdAt,
     updated_at: workflow.updatedAt,
   };
@@ -52,6 +54,7 @@ const UpdateWorkflowBody = z
     compliance_level: fields.complianceLevel.optional(),
     aml_score_threshold: fields.amlScoreThreshold.optional(),
     max_attempts: fields.maxAttempts.optional(),
+    duplicates: fields.duplicates.optional(),
   })
   .strict();
 
@@ -63,6 +66,7 @@ const CreateWorkflowBody = UpdateWorkflowBody.extend({
   compliance_level: fields.complianceLevel.default(WORKFLOW_DEFAULTS.complianceLevel),
   aml_score_threshold: fields.amlScoreThreshold.default(WORKFLOW_DEFAULTS.amlScoreThreshold),
   max_attempts: fields.maxAttempts.default(WORKFLOW_DEFAULTS.maxAttempts),
+  duplicates: fields.duplicates.default(WORKFLOW_DEFAULTS.duplicates),
 });
 
 /** The GraphQL input of a workflow body: the one snake → camel map of both write routes. */
@@ -74,6 +78,7 @@ function toGraphQLInput(body: z.output<typeof UpdateWorkflowBody>) {
     complianceLevel: body.compliance_level,
     amlScoreThreshold: body.aml_score_threshold,
     maxAttempts: body.max_attempts,
+    duplicates: body.duplicates,
   };
 }
 

@@ -1,0 +1,252 @@
+/**
+ * 1:N duplicate-face search at scale (part of `npm run bench:faces`): p50/p95 of one search
+ * (src/duplicates/face-search.ts `findDuplicateFaces`, inside a transaction as the decision runs it)
+ * among N sessions' selfie templates of one tenant and environment, and its recall on real genuine
+ * pairs. Embedded PGlite has pgvector: its HNSW walk and the exact scan are timed there; with
+ * DATABASE_URL the server is timed too (the exact scan where it has no pgvector, as here).
+ * Synthetic templates are random unit 256-d vectors (bench/support/templates.ts), each its own
+ * session with its own vendor_data, loaded with multi-row inserts and indexed after loading, as a
+ * restore would. Timing probes are near a stored template (cosine about 0.96, a genuine pair's
+ * median): "found" counts those whose session came back. Recall: the photos of
+ * `../shared/realdata/face` become templates of sessions among the N (one session per photo, each
+ * its own vendor_data), and each genuine pair (two captures of one person, README there) is a
+ * probe that must find its partner at the duplicate threshold. Bench tenants are deleted at the end.
+ *
+ * Options: --sizes 100000,1000000 (--pglite-sizes, --server-sizes)  --queries 40 --exact-queries 10
+ */
+import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import pino from 'pino';
+import { loadConfig } from '../src/config.js';
+import { openDatabase, type Database } from '../src/db/database.js';
+import { analyzeFace, similarity } from '../src/engines/face/analyze.js';
+import { closeFaceEngine, projectTemplate, templateBytes, toTemplate } from '../src/engines/face/index.js';
+import { DUPLICATE_FACE_SIMILARITY } from '../src/duplicates/duplicates.js';
+import { findDuplicateFaces } from '../src/duplicates/face-search.js';
+import { faceIndexMode, vectorLiteral, type FaceIndexMode } from '../src/lists/face-index.js';
+import { prng } from '../test/support/prng.js';
+import { nearby, percentile, randomUnit, searchBenchOptions } from './support/templates.js';
+
+const options = searchBenchOptions({ sizes: '100000,1000000', exactQueries: '10' });
+/** Sizes for each database (templates of the bench tenant). */
+const PGLITE_SIZES = options.pgliteSizes;
+const SERVER_SIZES = options.serverSizes;
+const QUERIES = options.queries;
+const EXACT_QUERIES = options.exactQueries;
+const BATCH_ROWS = 500;
+const PLANTED = 50;
+/** Same bench secret for every real photo's template (a tenant's key). */
+const BENCH_SECRET = 'bench:duplicates';
+const FACE_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../shared/realdata/face');
+/** Files of one photograph at several sizes or crops: copies, not genuine pairs (bench/accuracy/face-replay.ts). */
+const ONE_PHOTOGRAPH = [
+  'obama__tests_test_images_obama.jpg',
+  'obama__examples_obama-1080p.jpg',
+  'obama__examples_obama-240p.jpg',
+  'obama__examples_obama_small.jpg',
+  'obama__tests_test_images_obama_partial_face.jpg',
+];
+
+interface Stored {
+  sessionId: string;
+  template: Int8Array;
+}
+
+/** A bench tenant with one workflow the sessions belong to. */
+async function benchTenant(em: EntityManager): Promise<{ tenantId: string; workflowId: string }> {
+  const tenantId = randomUUID();
+  const workflowId = randomUUID();
+  await em.execute(
+    `insert into tenant (id, name, callback_secret, created_at) values (?, 'bench:duplicates', 'bench', now())`,
+    [tenantId],
+    'run',
+  );
+  await em.execute(
+    `insert into workflow (id, tenant_id, environment, name, type, nodes, compliance_level) values (?, ?, 'live', 'bench', 'user', '[]', 'standard')`,
+    [workflowId, tenantId],
+    'run',
+  );
+  return { tenantId, workflowId };
+}
+
+/** Inserts one session and its selfie template per entry, as the service stores them. */
+async function insertSessions(
+  em: EntityManager,
+  tenant: { tenantId: string; workflowId: string },
+  templates: Int8Array[],
+  withVector: boolean,
+): Promise<Stored[]> {
+  const stored: Stored[] = [];
+  for (let done = 0; done < templates.length; done += BATCH_ROWS) {
+    const batch = templates.slice(done, done + BATCH_ROWS).map((template) => ({ sessionId: randomUUID(), template }));
+    await em.execute(
+      `insert into session (id, tenant_id, environment, workflow_id, vendor_data, status, expires_at)
+       values ${batch.map(() => `(?, ?, 'live', ?, ?, 'approved', now() + interval '7 days')`).join(',')}`,
+      batch.flatMap((row) => [row.sessionId, tenant.tenantId, tenant.workflowId, `bench-${row.sessionId}`]),
+      'run',
+    );
+    await em.execute(
+      `insert into session_list_subject (session_id, tenant_id, node_type, kind, template, key_version${withVector ? ', embedding' : ''})
+       values ${batch.map(() => `(?, ?, 'biometric_kyc', 'face', ?, 1${withVector ? ', ?::vector' : ''})`).join(',')}`,
+      batch.flatMap((row) => [
+        row.sessionId,
+        tenant.tenantId,
+        templateBytes(row.template),
+        ...(withVector ? [vectorLiteral(row.template)] : []),
+      ]),
+      'run',
+    );
+    stored.push(...batch);
+  }
+  return stored;
+}
+
+/** One search as the decision runs it. */
+function search(em: EntityManager, tenantId: string, mode: FaceIndexMode, probe: Int8Array, sessionId: string = randomUUID()) {
+  return em.transactional((tx) =>
+    findDuplicateFaces(tx, {
+      scope: { tenantId, environment: 'live' },
+      sessionId,
+      vendorData: `probe-${sessionId}`,
+      keyVersion: 1,
+      probe,
+      minSimilarity: DUPLICATE_FACE_SIMILARITY,
+      mode,
+    }),
+  );
+}
+
+/** The real photos' templates under the bench secret, and their genuine pairs (indexes). */
+async function realFaces(): Promise<{ files: string[]; templates: Int8Array[]; pairs: [number, number][] }> {
+  const files: string[] = [];
+  const templates: Int8Array[] = [];
+  const embeddings: number[][] = [];
+  for (const file of readdirSync(FACE_DIR).filter((name) => /\.(jpe?g|png)$/i.test(name))) {
+    try {
+      const { embedding } = await analyzeFace(readFileSync(join(FACE_DIR, file)));
+      files.push(file);
+      embeddings.push(embedding);
+      templates.push(toTemplate(embedding, BENCH_SECRET));
+    } catch {
+      // a photo without a describable face is no selfie
+    }
+  }
+  const pairs: [number, number][] = [];
+  for (let i = 0; i < files.length; i++)
+    for (let j = i + 1; j < files.length; j++) {
+      const samePerson = files[i].split('__')[0] === files[j].split('__')[0];
+      const copies = ONE_PHOTOGRAPH.includes(files[i]) && ONE_PHOTOGRAPH.includes(files[j]);
+      // Pairs below the threshold are not a search miss: the engine calls them different people.
+      if (samePerson && !copies && similarity(embeddings[i], embeddings[j]) >= DUPLICATE_FACE_SIMILARITY) pairs.push([i, j]);
+    }
+  return { files, templates, pairs };
+}
+
+async function benchDatabase(label: string, database: Database, sizes: number[], real: Awaited<ReturnType<typeof realFaces>>) {
+  const em = database.orm.em.fork();
+  const mode = await faceIndexMode(em);
+  const withVector = mode === 'pgvector';
+  const tenant = await benchTenant(em);
+  const random = prng(42);
+  const lines: string[] = [];
+  let inserted = 0;
+  const planted: { sessionId: string; source: Float64Array }[] = [];
+  const realStored = await insertSessions(em, tenant, real.templates, withVector);
+  try {
+    for (const size of sizes) {
+      if (withVector) await em.execute('drop index if exists session_list_subject_embedding_hnsw', [], 'run');
+      const started = performance.now();
+      while (inserted < size - real.templates.length) {
+        const count = Math.min(10_000, size - real.templates.length - inserted);
+        const sources = Array.from({ length: count }, () => randomUnit(random));
+        const stored = await insertSessions(em, tenant, sources.map(projectTemplate), withVector);
+        for (let i = 0; i < stored.length && planted.length < PLANTED; i++)
+          planted.push({ sessionId: stored[i].sessionId, source: sources[i] });
+        inserted += count;
+      }
+      let note = `load ${((performance.now() - started) / 1000).toFixed(0)} s`;
+      if (withVector) {
+        const indexStarted = performance.now();
+        await em.execute(`set maintenance_work_mem = '512MB'`, [], 'run');
+        await em.execute(
+          'create index session_list_subject_embedding_hnsw on session_list_subject using hnsw (embedding vector_cosine_ops)',
+          [],
+          'run',
+        );
+        note += `, index ${((performance.now() - indexStarted) / 1000).toFixed(0)} s`;
+      }
+      await em.execute('analyze session_list_subject', [], 'run');
+      await em.execute('analyze session', [], 'run');
+      const probeRandom = prng(7 + size);
+      const probes = planted.map((entry) => ({
+        sessionId: entry.sessionId,
+        template: projectTemplate(nearby(entry.source, probeRandom, 0.3)),
+      }));
+      for (const path of (withVector ? ['pgvector', 'exact'] : ['exact']) as FaceIndexMode[]) {
+        const queries = path === 'pgvector' ? QUERIES : EXACT_QUERIES;
+        for (const probe of probes.slice(0, 3)) await search(em, tenant.tenantId, path, probe.template);
+        const durations: number[] = [];
+        let found = 0;
+        for (let q = 0; q < queries; q++) {
+          const probe = probes[q % probes.length];
+          const t = performance.now();
+          const matches = await search(em, tenant.tenantId, path, probe.template);
+          durations.push(performance.now() - t);
+          if (matches.some((match) => match.sessionId === probe.sessionId)) found += 1;
+        }
+        durations.sort((a, b) => a - b);
+        // Recall on real genuine pairs: each photo's session must find its partner's.
+        let recalled = 0;
+        for (const [i, j] of real.pairs) {
+          const matches = await search(em, tenant.tenantId, path, real.templates[i], realStored[i].sessionId);
+          if (matches.some((match) => match.sessionId === realStored[j].sessionId)) recalled += 1;
+        }
+        const text = `${label.padEnd(26)} ${String(size).padStart(8)}  ${(path === 'pgvector' ? 'pgvector HNSW' : 'exact scan').padEnd(14)} p50 ${percentile(durations, 50).toFixed(1).padStart(7)} ms  p95 ${percentile(durations, 95).toFixed(1).padStart(7)} ms  found ${found}/${queries}  genuine-pair recall ${recalled}/${real.pairs.length}  (${note})`;
+        lines.push(text);
+        console.log(text);
+      }
+    }
+  } finally {
+    await em.execute('delete from tenant where id = ?', [tenant.tenantId], 'run');
+    if (withVector)
+      await em.execute(
+        'create index if not exists session_list_subject_embedding_hnsw on session_list_subject using hnsw (embedding vector_cosine_ops)',
+        [],
+        'run',
+      );
+  }
+  return lines;
+}
+
+async function main(): Promise<void> {
+  const logger = pino({ level: 'silent' });
+  const real = await realFaces();
+  await closeFaceEngine();
+  console.log(`real photos: ${real.files.length}, genuine pairs at or above ${DUPLICATE_FACE_SIMILARITY}: ${real.pairs.length}`);
+  const lines: string[] = [];
+  const { DATABASE_URL: serverUrl, ...withoutServer } = process.env;
+  if (PGLITE_SIZES.length > 0) {
+    const embedded = await openDatabase(loadConfig({ ...withoutServer, PGLITE_DATA_DIR: 'memory', LOG_LEVEL: 'silent' }), logger, {
+      migrate: true,
+    });
+    try {
+      lines.push(...(await benchDatabase('PGlite (pgvector)', embedded, PGLITE_SIZES, real)));
+    } finally {
+      await embedded.close();
+    }
+  }
+  if (serverUrl && SERVER_SIZES.length > 0) {
+    const server = await openDatabase(loadConfig({ ...process.env, LOG_LEVEL: 'silent' }), logger, { migrate: true });
+    try {
+      lines.push(...(await benchDatabase('PostgreSQL (DATABASE_URL)', server, SERVER_SIZES, real)));
+    } finally {
+      await server.close();
+    }
+  }
+  console.log(`\nOne 1:N duplicate search among N sessions' templates of one tenant (target p95 <= 50 ms at 100k):\n${lines.join('\n')}`);
+}
+
+await main();

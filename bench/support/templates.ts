@@ -1,0 +1,62 @@
+/**
+ * Synthetic face templates for the face search benchmarks (bench/faces.ts, bench/duplicates.ts):
+ * random unit 256-d vectors stand in for rotated embeddings, and a probe near one is the same
+ * face photographed again.
+ */
+import { parseArgs } from 'node:util';
+import { TEMPLATE_DIMENSION } from '../../src/engines/face/index.js';
+
+/** A random unit vector of the template dimension: a stand-in for a rotated embedding. */
+export function randomUnit(random: () => number): Float64Array {
+  const v = new Float64Array(TEMPLATE_DIMENSION);
+  let norm = 0;
+  for (let i = 0; i < v.length; i++) {
+    v[i] = random() - 0.5;
+    norm += v[i] * v[i];
+  }
+  norm = Math.sqrt(norm);
+  for (let i = 0; i < v.length; i++) v[i] /= norm;
+  return v;
+}
+
+/** A rotated embedding close to `base` (cosine about 0.9 at the default spread): the same face photographed again. */
+export function nearby(base: Float64Array, random: () => number, spread = 0.45): Float64Array {
+  const noise = randomUnit(random);
+  return base.map((x, i) => x + spread * noise[i]);
+}
+
+/** p-th percentile (0–100) of some sorted durations, in ms. */
+export function percentile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+/** The command-line options of a face search benchmark: sizes per database and query counts. */
+export interface SearchBenchOptions {
+  pgliteSizes: number[];
+  serverSizes: number[];
+  queries: number;
+  exactQueries: number;
+}
+
+/**
+ * Reads `--sizes` (or `--pglite-sizes` / `--server-sizes`), `--queries` and `--exact-queries`,
+ * with the benchmark's own defaults.
+ */
+export function searchBenchOptions(defaults: { sizes: string; exactQueries: string }): SearchBenchOptions {
+  const { values } = parseArgs({
+    options: {
+      sizes: { type: 'string', default: defaults.sizes },
+      'pglite-sizes': { type: 'string' },
+      'server-sizes': { type: 'string' },
+      queries: { type: 'string', default: '40' },
+      'exact-queries': { type: 'string', default: defaults.exactQueries },
+    },
+  });
+  const sizes = (list: string) => list.split(',').filter(Boolean).map(Number);
+  return {
+    pgliteSizes: sizes(values['pglite-sizes'] ?? values.sizes),
+    serverSizes: sizes(values['server-sizes'] ?? values.sizes),
+    queries: Number(values.queries),
+    exactQueries: Number(values['exact-queries']),
+  };
+}
