@@ -16,6 +16,15 @@ export const WORKFLOW_TYPES = ['user', 'business'] as const;
 /** A workflow's subject kind. */
 export type WorkflowType = (typeof WORKFLOW_TYPES)[number];
 
+/** Where a workflow's photos may come from: `any` (camera or upload, today's behaviour) or `camera` only. */
+export const WORKFLOW_CAPTURE_MODES = ['any', 'camera'] as const;
+/** A workflow's capture mode. */
+export type WorkflowCaptureMode = (typeof WORKFLOW_CAPTURE_MODES)[number];
+/** How a workflow's selfie proves liveness: the passive models only, or a head-turn challenge as well. */
+export const WORKFLOW_LIVENESS_MODES = ['passive', 'active'] as const;
+/** A workflow's liveness mode. */
+export type WorkflowLivenessMode = (typeof WORKFLOW_LIVENESS_MODES)[number];
+
 /** A verification workflow; built-ins have no tenant and are read-only. */
 export const WorkflowSchema = defineEntity({
   name: 'Workflow',
@@ -36,6 +45,10 @@ export const WorkflowSchema = defineEntity({
     amlScoreThreshold: p.integer().default(80),
     /** Submissions a node may take when its photos cannot be read before it fails (retakes). */
     maxAttempts: p.integer().default(3),
+    /** `camera` asks the hosted flow's photos to come from the camera: an upload is a `capture_integrity` review signal. */
+    capture: p.enum(WORKFLOW_CAPTURE_MODES).default('any'),
+    /** `active` asks the selfie step for a head-turn challenge besides the passive liveness models. */
+    liveness: p.enum(WORKFLOW_LIVENESS_MODES).default('passive'),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

@@ -1,7 +1,7 @@
 import { registerEnumType } from 'type-graphql';
 import { API_KEY_ENVIRONMENTS } from '../entities/api-key.entity.js';
 import { OPERATOR_ROLES } from '../entities/operator.entity.js';
-import { WORKFLOW_TYPES } from '../entities/workflow.entity.js';
+import { WORKFLOW_CAPTURE_MODES, WORKFLOW_LIVENESS_MODES, WORKFLOW_TYPES } from '../entities/workflow.entity.js';
 import { NODE_STATUSES, NODE_TYPES, SESSION_STATUSES } from '../src/domain/types.js';
 
 /** Builds a GraphQL enum whose values are the wire strings themselves, so REST and GraphQL agree. */
@@ -24,6 +24,20 @@ registerEnumType(SessionStatusEnum, { name: 'SessionStatus', description: 'Where
 /** Workflow types as a GraphQL enum. */
 export const WorkflowTypeEnum = enumOf(WORKFLOW_TYPES);
 registerEnumType(WorkflowTypeEnum, { name: 'WorkflowType', description: 'Kind of subject a workflow verifies.' });
+
+/** Workflow capture modes as a GraphQL enum. */
+export const WorkflowCaptureEnum = enumOf(WORKFLOW_CAPTURE_MODES);
+registerEnumType(WorkflowCaptureEnum, {
+  name: 'WorkflowCapture',
+  description: 'any takes camera captures and uploads; camera makes an upload (or a doubtful capture) a capture_integrity review signal.',
+});
+
+/** Workflow liveness modes as a GraphQL enum. */
+export const WorkflowLivenessEnum = enumOf(WORKFLOW_LIVENESS_MODES);
+registerEnumType(WorkflowLivenessEnum, {
+  name: 'WorkflowLiveness',
+  description: 'passive judges the selfie with the liveness models; active also asks for a server-issued head-turn challenge.',
+});
 
 /** API key environments as a GraphQL enum. */
 export const EnvironmentEnum = enumOf(API_KEY_ENVIRONMENTS);

@@ -1,7 +1,7 @@
 import { Field, InputType, Int } from 'type-graphql';
-import type { WorkflowType } from '../entities/workflow.entity.js';
+import type { WorkflowCaptureMode, WorkflowLivenessMode, WorkflowType } from '../entities/workflow.entity.js';
 import type { NodeType } from '../src/domain/types.js';
-import { NodeTypeEnum, WorkflowTypeEnum } from './enums.js';
+import { NodeTypeEnum, WorkflowCaptureEnum, WorkflowLivenessEnum, WorkflowTypeEnum } from './enums.js';
 
 /** One node in a composed workflow. */
 @InputType()
@@ -36,6 +36,15 @@ export class CreateWorkflowInput {
 
   @Field(() => Int, { nullable: true, description: 'Submissions a node may take when its photo cannot be read (1–10); default 3.' })
   maxAttempts?: number;
+
+  @Field(() => WorkflowCaptureEnum, { nullable: true, description: 'Where photos may come from; default any.' })
+  capture?: WorkflowCaptureMode;
+
+  @Field(() => WorkflowLivenessEnum, {
+    nullable: true,
+    description: 'Passive liveness only, or a head-turn challenge too; default passive.',
+  })
+  liveness?: WorkflowLivenessMode;
 }
 
 /** Input of updateWorkflow: give at least one field. */
@@ -58,4 +67,10 @@ export class UpdateWorkflowInput {
 
   @Field(() => Int, { nullable: true })
   maxAttempts?: number;
+
+  @Field(() => WorkflowCaptureEnum, { nullable: true })
+  capture?: WorkflowCaptureMode;
+
+  @Field(() => WorkflowLivenessEnum, { nullable: true })
+  liveness?: WorkflowLivenessMode;
 }

@@ -17,6 +17,8 @@ export function toWorkflowObject(workflow: Workflow): WorkflowObject {
     complianceLevel: workflow.complianceLevel,
     amlScoreThreshold: workflow.amlScoreThreshold,
     maxAttempts: workflow.maxAttempts,
+    capture: workflow.capture,
+    liveness: workflow.liveness,
     createdAt: unixSeconds(workflow.createdAt),
     updatedAt: unixSeconds(workflow.updatedAt),
   };

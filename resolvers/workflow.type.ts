@@ -1,7 +1,7 @@
 import { Field, Int, ObjectType } from 'type-graphql';
-import type { WorkflowType } from '../entities/workflow.entity.js';
+import type { WorkflowCaptureMode, WorkflowLivenessMode, WorkflowType } from '../entities/workflow.entity.js';
 import type { NodeType } from '../src/domain/types.js';
-import { NodeTypeEnum, WorkflowTypeEnum } from './enums.js';
+import { NodeTypeEnum, WorkflowCaptureEnum, WorkflowLivenessEnum, WorkflowTypeEnum } from './enums.js';
 import { UnixTimeScalar } from './scalars.js';
 
 /** One node of a workflow. */
@@ -43,6 +43,14 @@ export class WorkflowObject {
 
   @Field(() => Int, { description: 'Submissions a node may take when its photo cannot be read, before it fails.' })
   maxAttempts!: number;
+
+  @Field(() => WorkflowCaptureEnum, {
+    description: 'camera: the hosted flow must capture through the camera; an upload is a capture_integrity review signal.',
+  })
+  capture!: WorkflowCaptureMode;
+
+  @Field(() => WorkflowLivenessEnum, { description: 'active: the selfie step asks for a server-issued head-turn challenge.' })
+  liveness!: WorkflowLivenessMode;
 
   @Field(() => UnixTimeScalar, { description: 'Unix time, seconds.' })
   createdAt!: number;

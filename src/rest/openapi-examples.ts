@@ -257,6 +257,8 @@ const CUSTOM_WORKFLOW = {
   compliance_level: 'standard',
   aml_score_threshold: 80,
   max_attempts: 3,
+  capture: 'any',
+  liveness: 'passive',
   created_at: T - 86_400,
   updated_at: T - 86_400,
 };
@@ -274,6 +276,8 @@ const STANDARD_KYC = {
   compliance_level: 'standard',
   aml_score_threshold: 80,
   max_attempts: 3,
+  capture: 'any',
+  liveness: 'passive',
   // Built-ins are defined in code, not created: their times are 0.
   created_at: 0,
   updated_at: 0,

@@ -29,6 +29,7 @@ import { loadPortrait } from './portrait.js';
 import { transition } from './audit.js';
 import { loadSession } from './read.js';
 import { decide } from './decide.js';
+import { assessCaptures, CAPTURE_STEPS, parseCaptures, settleCaptures } from './capture-integrity.js';
 
 /** The engine quota a live step's run is charged to (src/limits/rate-limits.ts); the others are cheap. */
 const QUOTA_ENGINE_OF_NODE: Partial<Record<NodeType, QuotaEngine>> = {
@@ -88,7 +89,13 @@ async function submitNodeInputOnce(
   if (existing && !SUBMITTABLE_NODE_STATUSES.includes(existing.status))
     throw new ApiError('conflict', `The ${nodeType} step is already complete (${existing.status}).`);
 
-  const input = parseNodeInput(nodeType, rawInput);
+  // How the photos were made travels beside the step's input (capture-integrity.ts); the engines never see it.
+  const { captures: rawCaptures, ...stepInput } = rawInput as Record<string, unknown>;
+  const input = parseNodeInput(nodeType, stepInput);
+  const capturing = (CAPTURE_STEPS as readonly NodeType[]).includes(nodeType);
+  const captureAssessment = capturing
+    ? await assessCaptures(em, services, session, workflow, nodeType, parseCaptures(rawCaptures), input.image_back ? 2 : 1)
+    : null;
   if (session.environment === 'sandbox') {
     const tokenErrors = checkSandboxInput(nodeType, input);
     if (tokenErrors.length > 0) throw validationError(tokenErrors);
@@ -148,6 +155,7 @@ async function submitNodeInputOnce(
     const outcome = statusAfterSubmission(result, attempts, workflow.maxAttempts);
     const retake = outcome.status === 'resubmission_requested';
     const counterpart = linked ? await assertLinkedBasis(tx, session.id, linked) : null;
+    const captured = captureAssessment ? await settleCaptures(tx, captureAssessment) : null;
     if (locked.status === 'pending') transition(tx, events, locked, 'in_progress', 'end_user', principal);
     const now = new Date();
     const stored = {
@@ -155,8 +163,8 @@ async function submitNodeInputOnce(
       resubmissionReason: outcome.resubmissionReason,
       attempts,
       provider: result.provider,
-      warnings: result.warnings,
-      details: result.details,
+      warnings: captured ? [...result.warnings, ...captured.warnings] : result.warnings,
+      details: captured ? { ...result.details, ...captured.details } : result.details,
       updatedAt: now,
     };
     if (row) Object.assign(row, stored);

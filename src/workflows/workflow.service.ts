@@ -5,7 +5,14 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { TenantSchema } from '../../entities/tenant.entity.js';
 import type { TenantScope } from '../auth/context.js';
-import { WORKFLOW_TYPES, WorkflowSchema, type Workflow, type WorkflowNode } from '../../entities/workflow.entity.js';
+import {
+  WORKFLOW_CAPTURE_MODES,
+  WORKFLOW_LIVENESS_MODES,
+  WORKFLOW_TYPES,
+  WorkflowSchema,
+  type Workflow,
+  type WorkflowNode,
+} from '../../entities/workflow.entity.js';
 import { ACTIVE_STATUSES_SQL } from '../domain/session-state.js';
 import { NODE_TYPES } from '../domain/types.js';
 import { ApiError, notFound, validationError } from '../errors.js';
@@ -56,6 +63,8 @@ export const WORKFLOW_FIELDS = {
   complianceLevel: z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, 'must be a lower-case word (letters, digits, _)'),
   amlScoreThreshold: z.number().int().min(0).max(100),
   maxAttempts: z.number().int().min(1).max(MAX_ATTEMPTS_LIMIT),
+  capture: z.enum(WORKFLOW_CAPTURE_MODES),
+  liveness: z.enum(WORKFLOW_LIVENESS_MODES),
 } as const;
 
 /** What a field not given at creation defaults to. */
@@ -64,6 +73,8 @@ export const WORKFLOW_DEFAULTS = {
   complianceLevel: 'standard',
   amlScoreThreshold: DEFAULT_AML_SCORE_THRESHOLD,
   maxAttempts: DEFAULT_MAX_ATTEMPTS,
+  capture: 'any',
+  liveness: 'passive',
 } as const;
 
 const fields = WORKFLOW_FIELDS;
@@ -77,6 +88,8 @@ export const CreateWorkflowInputSchema = z
     complianceLevel: givenOr(fields.complianceLevel, WORKFLOW_DEFAULTS.complianceLevel),
     amlScoreThreshold: givenOr(fields.amlScoreThreshold, WORKFLOW_DEFAULTS.amlScoreThreshold),
     maxAttempts: givenOr(fields.maxAttempts, WORKFLOW_DEFAULTS.maxAttempts),
+    capture: givenOr(fields.capture, WORKFLOW_DEFAULTS.capture),
+    liveness: givenOr(fields.liveness, WORKFLOW_DEFAULTS.liveness),
   })
   .strict();
 
@@ -89,6 +102,8 @@ export const UpdateWorkflowInputSchema = z
     complianceLevel: notGiven(fields.complianceLevel),
     amlScoreThreshold: notGiven(fields.amlScoreThreshold),
     maxAttempts: notGiven(fields.maxAttempts),
+    capture: notGiven(fields.capture),
+    liveness: notGiven(fields.liveness),
   })
   .strict();
 
@@ -154,6 +169,8 @@ export async function createWorkflow(em: EntityManager, scope: TenantScope, inpu
     complianceLevel: data.complianceLevel,
     amlScoreThreshold: data.amlScoreThreshold,
     maxAttempts: data.maxAttempts,
+    capture: data.capture,
+    liveness: data.liveness,
     createdAt: new Date(),
     updatedAt: new Date(),
   });
@@ -203,7 +220,8 @@ export async function updateWorkflow(em: EntityManager, scope: TenantScope, id: 
       {
         field: '(body)',
         code: 'required',
-        message: 'give at least one field to change: name, type, nodes, compliance level, AML score threshold or max attempts',
+        message:
+          'give at least one field to change: name, type, nodes, compliance level, AML score threshold, max attempts, capture or liveness',
       },
     ]);
   }
@@ -213,6 +231,8 @@ export async function updateWorkflow(em: EntityManager, scope: TenantScope, id: 
   if (patch.complianceLevel !== undefined) workflow.complianceLevel = patch.complianceLevel;
   if (patch.amlScoreThreshold !== undefined) workflow.amlScoreThreshold = patch.amlScoreThreshold;
   if (patch.maxAttempts !== undefined) workflow.maxAttempts = patch.maxAttempts;
+  if (patch.capture !== undefined) workflow.capture = patch.capture;
+  if (patch.liveness !== undefined) workflow.liveness = patch.liveness;
   workflow.updatedAt = new Date();
   await em.flush();
   return workflow;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { WORKFLOW_TYPES } from '../../../entities/workflow.entity.js';
+import { WORKFLOW_CAPTURE_MODES, WORKFLOW_LIVENESS_MODES, WORKFLOW_TYPES } from '../../../entities/workflow.entity.js';
 import { NODE_TYPES } from '../../domain/types.js';
 import {
   CreateWorkflowDocument,
@@ -23,6 +23,8 @@ export const WorkflowJson = z.object({
   compliance_level: z.string(),
   aml_score_threshold: z.number().int(),
   max_attempts: z.number().int(),
+  capture: z.enum(WORKFLOW_CAPTURE_MODES),
+  liveness: z.enum(WORKFLOW_LIVENESS_MODES),
   created_at: z.number().int(),
   updated_at: z.number().int(),
 });
@@ -38,6 +40,8 @@ export function presentWorkflow(workflow: WorkflowFieldsFragment): z.infer<typeo
     compliance_level: workflow.complianceLevel,
     aml_score_threshold: workflow.amlScoreThreshold,
     max_attempts: workflow.maxAttempts,
+    capture: workflow.capture,
+    liveness: workflow.liveness,
     created_at: workflow.createdAt,
     updated_at: workflow.updatedAt,
   };
@@ -52,6 +56,8 @@ const UpdateWorkflowBody = z
     compliance_level: fields.complianceLevel.optional(),
     aml_score_threshold: fields.amlScoreThreshold.optional(),
     max_attempts: fields.maxAttempts.optional(),
+    capture: fields.capture.optional(),
+    liveness: fields.liveness.optional(),
   })
   .strict();
 
@@ -63,6 +69,8 @@ const CreateWorkflowBody = UpdateWorkflowBody.extend({
   compliance_level: fields.complianceLevel.default(WORKFLOW_DEFAULTS.complianceLevel),
   aml_score_threshold: fields.amlScoreThreshold.default(WORKFLOW_DEFAULTS.amlScoreThreshold),
   max_attempts: fields.maxAttempts.default(WORKFLOW_DEFAULTS.maxAttempts),
+  capture: fields.capture.default(WORKFLOW_DEFAULTS.capture),
+  liveness: fields.liveness.default(WORKFLOW_DEFAULTS.liveness),
 });
 
 /** The GraphQL input of a workflow body: the one snake → camel map of both write routes. */
@@ -74,6 +82,8 @@ function toGraphQLInput(body: z.output<typeof UpdateWorkflowBody>) {
     complianceLevel: body.compliance_level,
     amlScoreThreshold: body.aml_score_threshold,
     maxAttempts: body.max_attempts,
+    capture: body.capture,
+    liveness: body.liveness,
   };
 }
 

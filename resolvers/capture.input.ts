@@ -1,0 +1,27 @@
+import { Field, Float, InputType, registerEnumType } from 'type-graphql';
+import { CAPTURE_SOURCES } from '../src/sessions/capture-integrity.js';
+
+/** How an image reached the page, as a GraphQL enum. */
+export const CaptureSourceEnum = Object.fromEntries(CAPTURE_SOURCES.map((source) => [source, source])) as {
+  [K in (typeof CAPTURE_SOURCES)[number]]: K;
+};
+registerEnumType(CaptureSourceEnum, { name: 'CaptureSource', description: 'camera: taken through the camera API; upload: a file.' });
+
+/** How one image of a step was made (docs/capture-integrity.md); the hosted flow sends it, API integrators may leave it out. */
+@InputType({ description: 'How one image was made: the camera (with its nonce, label and rates) or an upload.' })
+export class CaptureInput {
+  @Field(() => CaptureSourceEnum)
+  source!: (typeof CAPTURE_SOURCES)[number];
+
+  @Field(() => String, { nullable: true, description: 'The nonce issueCaptureNonce gave for this capture (camera only).' })
+  nonce?: string;
+
+  @Field(() => String, { nullable: true, description: "The camera's device label (MediaStreamTrack.label)." })
+  deviceLabel?: string;
+
+  @Field(() => Float, { nullable: true, description: "The camera's frame rate (the track's settings), frames per second." })
+  frameRate?: number;
+
+  @Field(() => Float, { nullable: true, description: 'The rate frames actually arrived at before the shot, frames per second.' })
+  measuredFrameRate?: number;
+}
