@@ -34,8 +34,9 @@ export type NoncePurpose = 'capture' | 'liveness';
 
 /**
  * Device labels of virtual cameras, which hand a page any video a program chooses (a recording,
- * a deepfake) as if a lens saw it. Chromium's own test device (`fake_device_0`) is not listed: it
- * exists only behind a command-line switch and is what the browser tests drive.
+ * a deepfake) as if a lens saw it. Chromium's own test device (`fake_device_0`, or the path of the
+ * file it plays) is not listed: it exists only behind a command-line switch and is what the
+ * browser tests drive.
  */
 export const VIRTUAL_CAMERA_LABELS: readonly RegExp[] = [
   /\bobs\b/i,
