@@ -90,7 +90,9 @@ async function openSelfie(page: Page, url: string): Promise<void> {
 async function shootSelfie(page: Page, name: string): Promise<void> {
   await page.locator('#app[data-camera="ready"]').waitFor();
   // Let the camera deliver frames for a second so the page can measure their rate.
-  await page.waitForFunction(() => (document.querySelector('video')?.getVideoPlaybackQuality().totalVideoFrames ?? 0) >= 20);
+  await page.waitForFunction(
+    () => ((globalThis as any).document.querySelector('video')?.getVideoPlaybackQuality().totalVideoFrames ?? 0) >= 20,
+  );
   await screenshot(page, `${name}-selfie`);
   await page.getByRole('button', { name: CATALOGUES.en.takePhoto }).click();
   await screen(page, 'selfie-review');
@@ -141,7 +143,10 @@ describe.skipIf(!enabled)('capture integrity in Chromium', () => {
       const context = await camera.newContext(PHONE);
       // What OBS's virtual camera looks like to a page: a video track with its label.
       await context.addInitScript(() => {
-        Object.defineProperty(MediaStreamTrack.prototype, 'label', { get: () => 'OBS Virtual Camera', configurable: true });
+        Object.defineProperty((globalThis as any).MediaStreamTrack.prototype, 'label', {
+          get: () => 'OBS Virtual Camera',
+          configurable: true,
+        });
       });
       const page = await context.newPage();
       await openSelfie(page, url);
