@@ -3,7 +3,7 @@ import { Field, InputType, Int, registerEnumType } from 'type-graphql';
 import type { SessionStatus } from '../src/domain/types.js';
 import { SessionStatusEnum } from './enums.js';
 import { UnixTimeScalar } from './scalars.js';
-import { CaptureInput } from './capture.input.js';
+import { ActiveLivenessInput, CaptureInput } from './capture.input.js';
 
 /** The description of a step's `captures` field. */
 const CAPTURES = 'How each image was made, in the order of the images (the hosted flow sends it); none means uploaded.';
@@ -147,6 +147,9 @@ export class SelfieStepInput {
 
   @Field(() => [CaptureInput], { nullable: true, description: CAPTURES })
   captures?: CaptureInput[];
+
+  @Field(() => ActiveLivenessInput, { nullable: true, description: 'Required by workflows with liveness active: the head-turn burst.' })
+  liveness?: ActiveLivenessInput;
 }
 
 /** Personal data for AML screening. */

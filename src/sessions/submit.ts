@@ -29,7 +29,8 @@ import { loadPortrait } from './portrait.js';
 import { transition } from './audit.js';
 import { loadSession } from './read.js';
 import { decide } from './decide.js';
-import { assessCaptures, CAPTURE_STEPS, parseCaptures, settleCaptures } from './capture-integrity.js';
+import { assessCaptures, CAPTURE_STEPS, consumeNonces, parseCaptures, settleCaptures } from './capture-integrity.js';
+import { checkActiveLiveness } from './active-liveness.js';
 
 /** The engine quota a live step's run is charged to (src/limits/rate-limits.ts); the others are cheap. */
 const QUOTA_ENGINE_OF_NODE: Partial<Record<NodeType, QuotaEngine>> = {
@@ -90,7 +91,7 @@ async function submitNodeInputOnce(
     throw new ApiError('conflict', `The ${nodeType} step is already complete (${existing.status}).`);
 
   // How the photos were made travels beside the step's input (capture-integrity.ts); the engines never see it.
-  const { captures: rawCaptures, ...stepInput } = rawInput as Record<string, unknown>;
+  const { captures: rawCaptures, liveness: rawLiveness, ...stepInput } = rawInput as Record<string, unknown>;
   const input = parseNodeInput(nodeType, stepInput);
   const capturing = (CAPTURE_STEPS as readonly NodeType[]).includes(nodeType);
   const captureAssessment = capturing
@@ -101,6 +102,11 @@ async function submitNodeInputOnce(
     if (tokenErrors.length > 0) throw validationError(tokenErrors);
     await assertSandboxImagesDecode(nodeType, input as Record<string, unknown>);
   }
+  // A workflow with active liveness checks the head-turn burst against its challenge (active-liveness.ts).
+  const activeLiveness =
+    nodeType === 'biometric_kyc' && workflow.liveness === 'active'
+      ? await checkActiveLiveness(em, services, session, (input as { selfie: string }).selfie, rawLiveness)
+      : null;
   const engine = services.engines.engineFor(session.environment, nodeType, node.provider);
   const live = session.environment === 'live';
   const quota = live ? QUOTA_ENGINE_OF_NODE[nodeType] : undefined;
@@ -137,7 +143,8 @@ async function submitNodeInputOnce(
         context,
       })
     : null;
-  const result = ownResult ?? linked!.aml!;
+  const engineResult = ownResult ?? linked!.aml!;
+  const result = activeLiveness ? activeLiveness.apply(engineResult) : engineResult;
   // What the decision flow's plug-ins keep from the input (list subjects, evidence, the document portrait).
   const observed = await Promise.all(
     services.decisionHooks.inputObservers.map((observer) => observer(em, services, session, nodeType, input, workflow)),
@@ -156,6 +163,9 @@ async function submitNodeInputOnce(
     const retake = outcome.status === 'resubmission_requested';
     const counterpart = linked ? await assertLinkedBasis(tx, session.id, linked) : null;
     const captured = captureAssessment ? await settleCaptures(tx, captureAssessment) : null;
+    const challengeId = activeLiveness?.nonceId;
+    if (challengeId && !(await consumeNonces(tx, [challengeId])).has(challengeId))
+      throw new ApiError('conflict', 'This liveness challenge was used by another submission: ask for a new one.');
     if (locked.status === 'pending') transition(tx, events, locked, 'in_progress', 'end_user', principal);
     const now = new Date();
     const stored = {

@@ -20,6 +20,16 @@ export type Scalars = {
   UnixTime: { input: number | string; output: number; }
 };
 
+/** The answer to a startLivenessChallenge: the frame burst, or the non-motion alternative. */
+export type ActiveLivenessInput = {
+  /** The person cannot turn their head: the selfie goes to review instead. */
+  alternative?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The neutral frame, then the frames of each move in order (at most 12). */
+  frames?: InputMaybe<Array<LivenessFrameInput>>;
+  /** The challenge's nonce. */
+  nonce: Scalars['String']['input'];
+};
+
 /** One listed entity that resembles the screened person. */
 export type AmlHit = {
   /** `SOURCE_LIST:source_id`, stable across re-imports of the list. */
@@ -391,6 +401,8 @@ export type HostedDocumentType = {
 
 export type HostedFlow = {
   allowedEmbedOrigins: Array<Scalars['String']['output']>;
+  /** The workflow's capture option: camera asks for the camera. */
+  capture: WorkflowCapture;
   defaultLanguage: Scalars['String']['output'];
   displayName: Scalars['String']['output'];
   /** Read from the document once its step passed. */
@@ -402,6 +414,8 @@ export type HostedFlow = {
   expiresAt: Scalars['UnixTime']['output'];
   /** Language chosen at creation, if any. */
   language?: Maybe<Scalars['String']['output']>;
+  /** The workflow's liveness option: active asks for a head-turn challenge. */
+  liveness: WorkflowLiveness;
   logo?: Maybe<Scalars['String']['output']>;
   primaryColor: Scalars['String']['output'];
   privacyUrl?: Maybe<Scalars['String']['output']>;
@@ -626,6 +640,26 @@ export type ListType =
   | 'face'
   | 'name';
 
+/** A single-use head-turn challenge: the moves in the order to make them. */
+export type LivenessChallenge = {
+  /** Unix time, seconds. */
+  expiresAt: Scalars['UnixTime']['output'];
+  /** left, right and up (the person's own left and right) in a random order. */
+  moves: Array<Scalars['String']['output']>;
+  /** Send it back in the selfie step input liveness.nonce. */
+  nonce: Scalars['String']['output'];
+};
+
+/** One frame of the head-turn burst. */
+export type LivenessFrameInput = {
+  /** Milliseconds since the page received the challenge. */
+  atMs: Scalars['Int']['input'];
+  /** data:image/jpeg;base64,... (at most 1 MB). */
+  image: Scalars['String']['input'];
+  /** What the page asked for while it took the frame: neutral, left, right or up. */
+  phase: Scalars['String']['input'];
+};
+
 export type Mutation = {
   /** Adds a document (SHA-256 of country, type and number) to a document list. */
   addDocumentListEntry: ListEntry;
@@ -703,6 +737,8 @@ export type Mutation = {
   setEvidenceRetention: Scalars['Int']['output'];
   /** Mints a one-shot share token for an approved, declined or in_review session, addressed to one partner application. */
   shareSession: ShareToken;
+  /** Issues a single-use head-turn challenge (valid 5 minutes) for the selfie step; answer it in the selfie input liveness. */
+  startLivenessChallenge: LivenessChallenge;
   /** Starts enrolling an authenticator app (TOTP, RFC 6238): the secret and its QR code are shown this once. */
   startTotpEnrolment: TotpEnrolment;
   /** Submits personal data for AML screening. In a workflow with a document step the identity read from the document is screened and this data is compared with it (a difference is an aml_document_mismatch warning); sent before the document, it waits for it. */
@@ -929,6 +965,11 @@ export type MutationSetEvidenceRetentionArgs = {
 export type MutationShareSessionArgs = {
   expiresIn?: InputMaybe<Scalars['Int']['input']>;
   partnerApplicationId: Scalars['String']['input'];
+  sessionId: Scalars['String']['input'];
+};
+
+
+export type MutationStartLivenessChallengeArgs = {
   sessionId: Scalars['String']['input'];
 };
 
@@ -1408,6 +1449,8 @@ export type ScreenAmlInput = {
 export type SelfieStepInput = {
   /** How each image was made, in the order of the images (the hosted flow sends it); none means uploaded. */
   captures?: InputMaybe<Array<CaptureInput>>;
+  /** Required by workflows with liveness active: the head-turn burst. */
+  liveness?: InputMaybe<ActiveLivenessInput>;
   /** data:image/jpeg;base64,... (or a sandbox token). */
   selfie: Scalars['String']['input'];
 };
