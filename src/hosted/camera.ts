@@ -5,6 +5,7 @@ import { submit } from './flow.js';
 import { assessQuality, toJpegDataUri, type QualityReport } from './quality.js';
 import { state, stopCamera, t } from './state.js';
 import { cameraEvidence, frameMeter, UPLOADED, type CaptureEvidence } from './capture-evidence.js';
+import { activeLiveness, needsActiveLiveness } from './liveness.js';
 
 /** Largest file the end user may upload, in bytes (the server takes 10 MB decoded). */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -137,7 +138,7 @@ function review(target: Target, source: CanvasImageSource, width: number, height
 
 /** Keeps an accepted photo: the next side, or the step's submission. */
 function usePhoto(target: Target, dataUri: string, evidence: CaptureEvidence): void {
-  if (target.kind === 'selfie') return void submit('biometric_kyc', { selfie: dataUri, captures: [evidence] }, () => capture(target));
+  if (target.kind === 'selfie') return void submitSelfie(dataUri, evidence);
   const document = { ...target.document };
   if (target.side === 'front') {
     document.front = dataUri;
@@ -155,4 +156,10 @@ function usePhoto(target: Target, dataUri: string, evidence: CaptureEvidence): v
     },
     () => capture({ kind: 'document', side: 'front', document: { ...document, front: undefined, frontCapture: undefined } }),
   );
+}
+
+/** Submits the selfie, after the head-turn challenge when the workflow asks for active liveness. */
+async function submitSelfie(dataUri: string, evidence: CaptureEvidence): Promise<void> {
+  if (await needsActiveLiveness()) return activeLiveness(dataUri, [evidence]);
+  await submit('biometric_kyc', { selfie: dataUri, captures: [evidence] }, () => capture({ kind: 'selfie' }));
 }

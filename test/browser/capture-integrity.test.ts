@@ -37,13 +37,19 @@ let camera: Browser;
 let noCamera: Browser;
 let anyWorkflowId: string;
 let cameraWorkflowId: string;
+let activeWorkflowId: string;
 const files = mkdtempSync(join(tmpdir(), 'capture-integrity-'));
 
 /** A sandbox workflow with only a selfie step. */
-async function selfieWorkflow(capture: 'any' | 'camera'): Promise<string> {
+async function selfieWorkflow(capture: 'any' | 'camera', liveness: 'passive' | 'active' = 'passive'): Promise<string> {
   const created = await testApp.rest('POST', '/v1/workflows', {
     key: tenant.sandboxKey,
-    body: { name: `Selfie (${capture})`, capture, nodes: [{ type: 'biometric_kyc', required: true, provider: 'openkyc:face_match' }] },
+    body: {
+      name: `Selfie (${capture}, ${liveness})`,
+      capture,
+      liveness,
+      nodes: [{ type: 'biometric_kyc', required: true, provider: 'openkyc:face_match' }],
+    },
   });
   expect(created.status, JSON.stringify(created.body)).toBe(201);
   return created.body.workflow_id;
@@ -55,6 +61,7 @@ beforeAll(async () => {
   tenant = await testApp.tenant('Capture Browser Shop');
   anyWorkflowId = await selfieWorkflow('any');
   cameraWorkflowId = await selfieWorkflow('camera');
+  activeWorkflowId = await selfieWorkflow('any', 'active');
   camera = await launchChromium({ fakeVideo: await writeFakeVideo(readFileSync(FACE_PHOTO), join(files, 'face.y4m'), { width: 640 }) });
   noCamera = await launchChromium({ camera: false });
 }, FLOW_MS);
@@ -180,6 +187,83 @@ describe.skipIf(!enabled)('capture integrity in Chromium', () => {
       expect(status).toBe('in_review');
       expect(face.details.capture).toBe('upload');
       expect(face.details.capture_integrity.signals).toEqual(['upload_where_camera_required']);
+    },
+    FLOW_MS,
+  );
+});
+
+describe.skipIf(!enabled)('active liveness in Chromium', () => {
+  /** Takes the selfie and waits for the head-turn challenge screen. */
+  async function reachChallenge(page: Page, url: string): Promise<void> {
+    await openSelfie(page, url);
+    await page.locator('#app[data-camera="ready"]').waitFor();
+    await page.getByRole('button', { name: CATALOGUES.en.takePhoto }).click();
+    await screen(page, 'selfie-review');
+    await page.getByRole('button', { name: CATALOGUES.en.usePhoto }).click();
+    await screen(page, 'liveness');
+    await page.locator('#app[data-screen="liveness"][data-camera="ready"]').waitFor();
+  }
+
+  it(
+    'given a camera that shows a still photo, when the challenge runs, then each move is announced in an aria-live region, the still fails with active_liveness_failed and the page asks for a retake',
+    async () => {
+      const { sessionId, url } = await newSession(activeWorkflowId);
+      const context = await camera.newContext(PHONE);
+      const page = await context.newPage();
+      await reachChallenge(page, url);
+      await expectNoSeriousA11yViolations(page, 'liveness screen');
+      await screenshot(page, 'liveness-start');
+      const instruction = page.locator('#liveness-instruction');
+      expect(await instruction.getAttribute('aria-live')).toBe('assertive');
+      // Records each move the page shows with what it announces, as a screen reader would hear it.
+      await page.evaluate(() => {
+        const doc = (globalThis as any).document;
+        const app = doc.querySelector('#app');
+        const log: [string, string][] = ((globalThis as any).movesSeen = []);
+        new (globalThis as any).MutationObserver(() => {
+          const move = app.dataset.move;
+          if (move && log[log.length - 1]?.[0] !== move) log.push([move, doc.querySelector('#liveness-instruction')?.textContent ?? '']);
+        }).observe(app, { attributes: true, attributeFilter: ['data-move'] });
+      });
+      await page.getByRole('button', { name: CATALOGUES.en.livenessStart }).click();
+      await page.locator('#app[data-move="neutral"]').waitFor();
+      await page.locator('#app[data-screen="liveness"]:not([data-move="neutral"])').waitFor();
+      await screenshot(page, 'liveness-move');
+      // The first analysis in this process loads the face models: allow for it on a loaded machine.
+      await page.locator('#app[data-screen="retake"]').waitFor({ timeout: 100_000 });
+      await screenshot(page, 'liveness-still-retake');
+      const { face } = await faceStep(sessionId);
+      expect(face.status).toBe('resubmission_requested');
+      expect(face.details.result_code).toBe('active_liveness_failed');
+      expect(face.details.active_liveness.reasons).toEqual(expect.arrayContaining(['no_left_turn', 'no_right_turn', 'no_up_turn']));
+      expect(face.details.active_liveness.frames).toHaveLength(7);
+      const seen: [string, string][] = await page.evaluate(() => (globalThis as any).movesSeen);
+      const moves: ('left' | 'right' | 'up')[] = face.details.active_liveness.moves;
+      expect(seen).toEqual([
+        ['neutral', CATALOGUES.en.livenessLookAhead],
+        ...moves.map((move) => [move, CATALOGUES.en[`livenessMove_${move}`]]),
+        ['done', CATALOGUES.en.livenessDone],
+      ]);
+      await context.close();
+    },
+    FLOW_MS,
+  );
+
+  it(
+    'given a person who cannot turn their head, when they take the non-motion alternative, then the session goes to review with active_liveness_alternative',
+    async () => {
+      const { sessionId, url } = await newSession(activeWorkflowId);
+      const context = await camera.newContext(PHONE);
+      const page = await context.newPage();
+      await reachChallenge(page, url);
+      await page.getByRole('button', { name: CATALOGUES.en.livenessAlternative }).click();
+      await screen(page, 'done');
+      await screenshot(page, 'liveness-alternative-done');
+      await context.close();
+      const { status, face } = await faceStep(sessionId);
+      expect(status).toBe('in_review');
+      expect(face.warnings).toEqual([expect.objectContaining({ code: 'active_liveness_alternative' })]);
+      expect(face.details.capture).toBe('camera');
     },
     FLOW_MS,
   );
