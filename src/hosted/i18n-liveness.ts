@@ -13,6 +13,7 @@ const en = {
   livenessDone: 'Thank you. Checking…',
   livenessAlternative: 'I cannot turn my head',
   livenessAlternativeHint: 'Without the head turns, a person from our team checks your selfie instead. It can take longer.',
+  livenessRetake: 'We could not see your head turn as asked. Try again in good light and follow each instruction.',
 };
 
 /** A key of the challenge's strings. */
@@ -33,6 +34,7 @@ export const LIVENESS_MESSAGES: Record<'en' | 'fr' | 'de' | 'es', Record<Livenes
     livenessAlternative: 'Je ne peux pas tourner la tête',
     livenessAlternativeHint:
       'Sans les mouvements de tête, une personne de notre équipe vérifie votre selfie. Cela peut prendre plus de temps.',
+    livenessRetake: 'Nous n’avons pas vu votre tête tourner comme demandé. Réessayez avec une bonne lumière en suivant chaque consigne.',
   },
   de: {
     livenessHeading: 'Zeigen Sie, dass Sie da sind',
@@ -45,6 +47,8 @@ export const LIVENESS_MESSAGES: Record<'en' | 'fr' | 'de' | 'es', Record<Livenes
     livenessDone: 'Danke. Wird geprüft…',
     livenessAlternative: 'Ich kann den Kopf nicht drehen',
     livenessAlternativeHint: 'Ohne die Kopfbewegungen prüft eine Person aus unserem Team Ihr Selfie. Das kann länger dauern.',
+    livenessRetake:
+      'Wir konnten die verlangte Kopfbewegung nicht sehen. Versuchen Sie es bei gutem Licht erneut und folgen Sie jeder Anweisung.',
   },
   es: {
     livenessHeading: 'Demuestre que está aquí',
@@ -57,5 +61,6 @@ export const LIVENESS_MESSAGES: Record<'en' | 'fr' | 'de' | 'es', Record<Livenes
     livenessDone: 'Gracias. Comprobando…',
     livenessAlternative: 'No puedo girar la cabeza',
     livenessAlternativeHint: 'Sin los giros de cabeza, una persona de nuestro equipo revisa su selfie. Puede tardar más.',
+    livenessRetake: 'No vimos girar su cabeza como se pidió. Inténtelo de nuevo con buena luz y siga cada instrucción.',
   },
 };
