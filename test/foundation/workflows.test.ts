@@ -16,6 +16,8 @@ const WORKFLOW_FIELDS = /* GraphQL */ `
     complianceLevel
     amlScoreThreshold
     maxAttempts
+    capture
+    liveness
     createdAt
     updatedAt
   }
@@ -68,6 +70,8 @@ function asRest(workflow: any) {
     compliance_level: workflow.complianceLevel,
     aml_score_threshold: workflow.amlScoreThreshold,
     max_attempts: workflow.maxAttempts,
+    capture: workflow.capture,
+    liveness: workflow.liveness,
     created_at: workflow.createdAt,
     updated_at: workflow.updatedAt,
   };
@@ -123,6 +127,8 @@ describe('workflows', () => {
         compliance_level: 'standard',
         aml_score_threshold: 80,
         max_attempts: 3,
+        capture: 'any',
+        liveness: 'passive',
         nodes: [DOC_NODE, AML_NODE],
       });
       expect(response.body.workflow_id).toMatch(/^[0-9a-f-]{36}$/);

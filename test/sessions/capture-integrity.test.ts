@@ -231,6 +231,29 @@ describe('capture_integrity signals', () => {
   });
 });
 
+describe('workflow options', () => {
+  it('given a workflow, when capture and liveness are patched, then they are kept; an unknown value is a 400 naming the field and changes nothing', async () => {
+    const created = await testApp.rest('POST', '/v1/workflows', {
+      key: tenant.sandboxKey,
+      body: { name: 'Options', nodes: [{ type: 'biometric_kyc', required: true, provider: 'openkyc:face_match' }] },
+    });
+    expect(created.body).toMatchObject({ capture: 'any', liveness: 'passive' });
+    const path = `/v1/workflows/${created.body.workflow_id}`;
+    const patched = await testApp.rest('PATCH', path, { key: tenant.sandboxKey, body: { capture: 'camera', liveness: 'active' } });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({ capture: 'camera', liveness: 'active' });
+    const bad = await testApp.rest('PATCH', path, { key: tenant.sandboxKey, body: { liveness: 'blink' } });
+    expect(bad.status).toBe(400);
+    expect(JSON.stringify(bad.body)).toContain('liveness');
+    const read = await testApp.graphql(
+      'query ($id: String!) { workflow(id: $id) { capture liveness } }',
+      { id: created.body.workflow_id },
+      tenant.sandboxKey,
+    );
+    expect(read.body.data).toEqual({ workflow: { capture: 'camera', liveness: 'active' } });
+  });
+});
+
 describe('refusals', () => {
   it('given a step that takes no photo, when a nonce is asked for, then 400 not_a_photo_step and nothing is issued', async () => {
     const session = await newSession();
