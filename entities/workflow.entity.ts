@@ -20,6 +20,15 @@ export const DUPLICATES_POLICIES = ['off', 'review', 'decline'] as const;
 /** A workflow's duplicates policy. */
 export type DuplicatesPolicy = (typeof DUPLICATES_POLICIES)[number];
 
+/** Where a workflow's photos may come from: `any` (camera or upload, today's behaviour) or `camera` only. */
+export const WORKFLOW_CAPTURE_MODES = ['any', 'camera'] as const;
+/** A workflow's capture mode. */
+export type WorkflowCaptureMode = (typeof WORKFLOW_CAPTURE_MODES)[number];
+/** How a workflow's selfie proves liveness: the passive models only, or a head-turn challenge as well. */
+export const WORKFLOW_LIVENESS_MODES = ['passive', 'active'] as const;
+/** A workflow's liveness mode. */
+export type WorkflowLivenessMode = (typeof WORKFLOW_LIVENESS_MODES)[number];
+
 /** A verification workflow; built-ins have no tenant and are read-only. */
 export const WorkflowSchema = defineEntity({
   name: 'Workflow',
@@ -42,6 +51,10 @@ export const WorkflowSchema = defineEntity({
     maxAttempts: p.integer().default(3),
     /** What a face or document already seen under another vendor_data does to the step (docs/duplicates.md). */
     duplicates: p.enum(DUPLICATES_POLICIES).default('review'),
+    /** `camera` asks the hosted flow's photos to come from the camera: an upload is a `capture_integrity` review signal. */
+    capture: p.enum(WORKFLOW_CAPTURE_MODES).default('any'),
+    /** `active` asks the selfie step for a head-turn challenge besides the passive liveness models. */
+    liveness: p.enum(WORKFLOW_LIVENESS_MODES).default('passive'),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

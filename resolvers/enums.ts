@@ -1,7 +1,7 @@
 import { registerEnumType } from 'type-graphql';
 import { API_KEY_ENVIRONMENTS } from '../entities/api-key.entity.js';
 import { OPERATOR_ROLES } from '../entities/operator.entity.js';
-import { DUPLICATES_POLICIES, WORKFLOW_TYPES } from '../entities/workflow.entity.js';
+import { DUPLICATES_POLICIES, WORKFLOW_CAPTURE_MODES, WORKFLOW_LIVENESS_MODES, WORKFLOW_TYPES } from '../entities/workflow.entity.js';
 import { NODE_STATUSES, NODE_TYPES, SESSION_STATUSES } from '../src/domain/types.js';
 
 /** Builds a GraphQL enum whose values are the wire strings themselves, so REST and GraphQL agree. */
@@ -30,6 +30,20 @@ export const DuplicatesPolicyEnum = enumOf(DUPLICATES_POLICIES);
 registerEnumType(DuplicatesPolicyEnum, {
   name: 'DuplicatesPolicy',
   description: 'What a face or document already seen under another vendor_data of the tenant does to the step: off, review or decline.',
+});
+
+/** Workflow capture modes as a GraphQL enum. */
+export const WorkflowCaptureEnum = enumOf(WORKFLOW_CAPTURE_MODES);
+registerEnumType(WorkflowCaptureEnum, {
+  name: 'WorkflowCapture',
+  description: 'any takes camera captures and uploads; camera makes an upload (or a doubtful capture) a capture_integrity review signal.',
+});
+
+/** Workflow liveness modes as a GraphQL enum. */
+export const WorkflowLivenessEnum = enumOf(WORKFLOW_LIVENESS_MODES);
+registerEnumType(WorkflowLivenessEnum, {
+  name: 'WorkflowLiveness',
+  description: 'passive judges the selfie with the liveness models; active also asks for a server-issued head-turn challenge.',
 });
 
 /** API key environments as a GraphQL enum. */

@@ -3,6 +3,10 @@ import { Field, InputType, Int, registerEnumType } from 'type-graphql';
 import type { SessionStatus } from '../src/domain/types.js';
 import { SessionStatusEnum } from './enums.js';
 import { UnixTimeScalar } from './scalars.js';
+import { ActiveLivenessInput, CaptureInput } from './capture.input.js';
+
+/** The description of a step's `captures` field. */
+const CAPTURES = 'How each image was made, in the order of the images (the hosted flow sends it); none means uploaded.';
 
 /** Contact details that pre-fill OTP steps. */
 @InputType()
@@ -130,6 +134,9 @@ export class DocumentStepInput {
 
   @Field(() => String, { nullable: true, description: 'YYYY-MM-DD.' })
   dateOfBirth?: string;
+
+  @Field(() => [CaptureInput], { nullable: true, description: CAPTURES })
+  captures?: CaptureInput[];
 }
 
 /** Selfie step. */
@@ -137,6 +144,12 @@ export class DocumentStepInput {
 export class SelfieStepInput {
   @Field(() => String, { description: 'data:image/jpeg;base64,... (or a sandbox token).' })
   selfie!: string;
+
+  @Field(() => [CaptureInput], { nullable: true, description: CAPTURES })
+  captures?: CaptureInput[];
+
+  @Field(() => ActiveLivenessInput, { nullable: true, description: 'Required by workflows with liveness active: the head-turn burst.' })
+  liveness?: ActiveLivenessInput;
 }
 
 /** Personal data for AML screening. */

@@ -19,7 +19,7 @@ import { endUserSteps } from './end-user-steps.js';
 import { PhoneCodeRequest, VerificationProgress } from './session.type.js';
 
 /** The end user (session token in `x-session-token`) or the tenant (API key) acting on one session. */
-function principalOf(context: GraphQLContext) {
+export function principalOf(context: GraphQLContext) {
   if (!context.principal) throw new ApiError('unauthenticated', 'Send the session token (x-session-token) or an API key (x-api-key).');
   return context.principal;
 }

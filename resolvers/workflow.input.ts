@@ -1,7 +1,7 @@
 import { Field, InputType, Int } from 'type-graphql';
-import type { DuplicatesPolicy, WorkflowType } from '../entities/workflow.entity.js';
+import type { DuplicatesPolicy, WorkflowCaptureMode, WorkflowLivenessMode, WorkflowType } from '../entities/workflow.entity.js';
 import type { NodeType } from '../src/domain/types.js';
-import { DuplicatesPolicyEnum, NodeTypeEnum, WorkflowTypeEnum } from './enums.js';
+import { DuplicatesPolicyEnum, NodeTypeEnum, WorkflowCaptureEnum, WorkflowLivenessEnum, WorkflowTypeEnum } from './enums.js';
 
 /** One node in a composed workflow. */
 @InputType()
@@ -42,6 +42,14 @@ export class CreateWorkflowInput {
     description: 'Same face or document under another vendor_data: off, review (default) or decline.',
   })
   duplicates?: DuplicatesPolicy;
+  @Field(() => WorkflowCaptureEnum, { nullable: true, description: 'Where photos may come from; default any.' })
+  capture?: WorkflowCaptureMode;
+
+  @Field(() => WorkflowLivenessEnum, {
+    nullable: true,
+    description: 'Passive liveness only, or a head-turn challenge too; default passive.',
+  })
+  liveness?: WorkflowLivenessMode;
 }
 
 /** Input of updateWorkflow: give at least one field. */
@@ -67,4 +75,9 @@ export class UpdateWorkflowInput {
 
   @Field(() => DuplicatesPolicyEnum, { nullable: true })
   duplicates?: DuplicatesPolicy;
+  @Field(() => WorkflowCaptureEnum, { nullable: true })
+  capture?: WorkflowCaptureMode;
+
+  @Field(() => WorkflowLivenessEnum, { nullable: true })
+  liveness?: WorkflowLivenessMode;
 }

@@ -18,6 +18,8 @@ export function toWorkflowObject(workflow: Workflow): WorkflowObject {
     amlScoreThreshold: workflow.amlScoreThreshold,
     maxAttempts: workflow.maxAttempts,
     duplicates: workflow.duplicates,
+    capture: workflow.capture,
+    liveness: workflow.liveness,
     createdAt: unixSeconds(workflow.createdAt),
     updatedAt: unixSeconds(workflow.updatedAt),
   };

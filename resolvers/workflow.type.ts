@@ -1,7 +1,7 @@
 import { Field, Int, ObjectType } from 'type-graphql';
-import type { DuplicatesPolicy, WorkflowType } from '../entities/workflow.entity.js';
+import type { DuplicatesPolicy, WorkflowCaptureMode, WorkflowLivenessMode, WorkflowType } from '../entities/workflow.entity.js';
 import type { NodeType } from '../src/domain/types.js';
-import { DuplicatesPolicyEnum, NodeTypeEnum, WorkflowTypeEnum } from './enums.js';
+import { DuplicatesPolicyEnum, NodeTypeEnum, WorkflowCaptureEnum, WorkflowLivenessEnum, WorkflowTypeEnum } from './enums.js';
 import { UnixTimeScalar } from './scalars.js';
 
 /** One node of a workflow. */
@@ -48,6 +48,13 @@ export class WorkflowObject {
     description: 'What a face or document already seen under another vendor_data of the tenant does to the step.',
   })
   duplicates!: DuplicatesPolicy;
+  @Field(() => WorkflowCaptureEnum, {
+    description: 'camera: the hosted flow must capture through the camera; an upload is a capture_integrity review signal.',
+  })
+  capture!: WorkflowCaptureMode;
+
+  @Field(() => WorkflowLivenessEnum, { description: 'active: the selfie step asks for a server-issued head-turn challenge.' })
+  liveness!: WorkflowLivenessMode;
 
   @Field(() => UnixTimeScalar, { description: 'Unix time, seconds.' })
   createdAt!: number;

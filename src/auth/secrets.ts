@@ -55,6 +55,8 @@ export interface ServiceSecrets {
   oneTimeCodeDigest(boundTo: string, code: string): string;
   /** Signature (HMAC-SHA256, base64url) of a short-lived evidence URL's parameters, with a key of its own. */
   evidenceUrlSignature(payload: string): string;
+  /** Signature (HMAC-SHA256, base64url) of a capture nonce's binding (id, session, step, expiry), with a key of its own. */
+  captureNonceSignature(payload: string): string;
 }
 
 /** The keys one master key yields. */
@@ -66,6 +68,7 @@ interface DerivedKeys {
   link: KeyObject;
   oneTimeCode: KeyObject;
   evidenceUrl: KeyObject;
+  captureNonce: KeyObject;
 }
 
 /** Derives every purpose key from a master key. Key objects are made once: one per HMAC showed in request profiles. */
@@ -77,6 +80,7 @@ function deriveKeys(masterKey: string): DerivedKeys {
     link: derive('session-link/v1'),
     oneTimeCode: derive('one-time-code/v1'),
     evidenceUrl: derive('evidence-url/v1'),
+    captureNonce: derive('capture-nonce/v1'),
   };
 }
 
@@ -172,6 +176,9 @@ export function createServiceSecrets(masterKey: string): ServiceSecrets {
     },
     evidenceUrlSignature(payload) {
       return createHmac('sha256', keys.evidenceUrl).update(payload).digest('base64url');
+    },
+    captureNonceSignature(payload) {
+      return createHmac('sha256', keys.captureNonce).update(payload).digest('base64url');
     },
   };
 }

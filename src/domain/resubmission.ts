@@ -7,7 +7,15 @@
 import type { NodeStatus } from './types.js';
 
 /** Result codes that mean "the photo could not be read", not "the document or person is wrong". */
-export const QUALITY_RESUBMISSION_REASONS = ['image_blurry', 'image_too_small', 'mrz_not_found', 'glare', 'image_too_dark'] as const;
+export const QUALITY_RESUBMISSION_REASONS = [
+  'image_blurry',
+  'image_too_small',
+  'mrz_not_found',
+  'glare',
+  'image_too_dark',
+  // A head-turn challenge not followed (active-liveness.ts): the person may simply try again.
+  'active_liveness_failed',
+] as const;
 /** The reason of a retake a reviewer asked for from the console or the API (issue 16), not an engine's. */
 export const REVIEWER_REQUEST = 'reviewer_request';
 /** Why a node asks for a retake: a quality code of the engine, or a reviewer's request. */

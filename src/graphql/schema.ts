@@ -5,6 +5,7 @@ import { SUBSCRIBE_FUNCTIONS_ONLY } from '../events/live-status.js';
 import { guardMutationsByRole } from './operator-roles.js';
 import { AmlResolver } from '../../resolvers/aml.resolver.js';
 import { ApiKeyResolver } from '../../resolvers/api-key.resolver.js';
+import { CaptureResolver, HostedFlowCaptureResolver } from '../../resolvers/capture.resolver.js';
 import { ClaimResolver } from '../../resolvers/claim.resolver.js';
 import { OperatorAccountResolver } from '../../resolvers/operator-account.resolver.js';
 import { ConnectionsResolver } from '../../resolvers/connections.resolver.js';
@@ -42,6 +43,8 @@ export const RESOLVERS = [
   ApiKeyResolver,
   DashboardResolver,
   ConnectionsResolver,
+  CaptureResolver,
+  HostedFlowCaptureResolver,
 ] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;

@@ -4,6 +4,8 @@ import { app, fieldError, h, show } from './dom.js';
 import { submit } from './flow.js';
 import { assessQuality, toJpegDataUri, type QualityReport } from './quality.js';
 import { state, stopCamera, t } from './state.js';
+import { cameraEvidence, frameMeter, UPLOADED, type CaptureEvidence } from './capture-evidence.js';
+import { activeLiveness, needsActiveLiveness } from './liveness.js';
 
 /** Largest file the end user may upload, in bytes (the server takes 10 MB decoded). */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -11,7 +13,11 @@ export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 /** What is being photographed. */
 type Target =
   | { kind: 'selfie' }
-  | { kind: 'document'; side: 'front' | 'back'; document: { idType: string; country: string; sides: number; front?: string } };
+  | {
+      kind: 'document';
+      side: 'front' | 'back';
+      document: { idType: string; country: string; sides: number; front?: string; frontCapture?: CaptureEvidence };
+    };
 
 /** Camera (or file) capture for a document side or the selfie. */
 export async function capture(target: Target): Promise<void> {
@@ -35,7 +41,7 @@ export async function capture(target: Target): Promise<void> {
       if (chosen.size > MAX_FILE_BYTES) return fieldError(file, t('fileTooLarge', { size: 10 }));
       try {
         const image = await loadImage(chosen);
-        review(target, image, image.naturalWidth, image.naturalHeight);
+        review(target, image, image.naturalWidth, image.naturalHeight, UPLOADED);
       } catch {
         fieldError(file, t('unreadableFile'));
       }
@@ -51,18 +57,21 @@ export async function capture(target: Target): Promise<void> {
       type: 'button',
       className: 'primary',
       disabled: true,
-      onclick: () => {
+      onclick: async () => {
         const canvas = document.createElement('canvas');
         canvas.width = video.videoWidth;
         canvas.height = video.videoHeight;
         canvas.getContext('2d')!.drawImage(video, 0, 0);
-        review(target, canvas, canvas.width, canvas.height);
+        shoot.disabled = true;
+        const evidence = await cameraEvidence(selfie ? 'biometric_kyc' : 'document_verification', measureFrames?.());
+        review(target, canvas, canvas.width, canvas.height, evidence);
       },
     },
     t('takePhoto'),
   );
   const hint = h('p', {}, selfie ? t('selfieHint') : t('captureHint'));
   show(selfie ? 'selfie' : 'document', heading, hint, frame, shoot, upload, uploadLabel, file);
+  let measureFrames: (() => number | undefined) | undefined;
   try {
     stopCamera();
     state.stream = await navigator.mediaDevices.getUserMedia({
@@ -71,6 +80,7 @@ export async function capture(target: Target): Promise<void> {
     });
     video.srcObject = state.stream;
     await video.play();
+    measureFrames = frameMeter(video);
     shoot.disabled = false;
     app.dataset.camera = 'ready';
   } catch {
@@ -94,7 +104,7 @@ export function loadImage(file: Blob): Promise<HTMLImageElement> {
 }
 
 /** Shows the photo with what the checks found: use it, or retake it. */
-function review(target: Target, source: CanvasImageSource, width: number, height: number): void {
+function review(target: Target, source: CanvasImageSource, width: number, height: number, evidence: CaptureEvidence): void {
   stopCamera();
   const report: QualityReport = assessQuality(source, width, height, { checkGlare: target.kind === 'document' });
   const dataUri = toJpegDataUri(source, width, height);
@@ -111,7 +121,7 @@ function review(target: Target, source: CanvasImageSource, width: number, height
       type: 'button',
       className: report.problems.length ? 'secondary' : 'primary',
       disabled: report.problems.includes('too_small'),
-      onclick: () => usePhoto(target, dataUri),
+      onclick: () => usePhoto(target, dataUri, evidence),
     },
     t('usePhoto'),
   );
@@ -127,11 +137,12 @@ function review(target: Target, source: CanvasImageSource, width: number, height
 }
 
 /** Keeps an accepted photo: the next side, or the step's submission. */
-function usePhoto(target: Target, dataUri: string): void {
-  if (target.kind === 'selfie') return void submit('biometric_kyc', { selfie: dataUri }, () => capture(target));
+function usePhoto(target: Target, dataUri: string, evidence: CaptureEvidence): void {
+  if (target.kind === 'selfie') return void submitSelfie(dataUri, evidence);
   const document = { ...target.document };
   if (target.side === 'front') {
     document.front = dataUri;
+    document.frontCapture = evidence;
     if (document.sides === 2) return void capture({ kind: 'document', side: 'back', document });
   }
   void submit(
@@ -141,7 +152,14 @@ function usePhoto(target: Target, dataUri: string): void {
       idType: document.idType,
       imageFront: document.front,
       ...(target.side === 'back' ? { imageBack: dataUri } : {}),
+      captures: target.side === 'back' ? [document.frontCapture, evidence] : [evidence],
     },
-    () => capture({ kind: 'document', side: 'front', document: { ...document, front: undefined } }),
+    () => capture({ kind: 'document', side: 'front', document: { ...document, front: undefined, frontCapture: undefined } }),
   );
+}
+
+/** Submits the selfie, after the head-turn challenge when the workflow asks for active liveness. */
+async function submitSelfie(dataUri: string, evidence: CaptureEvidence): Promise<void> {
+  if (await needsActiveLiveness()) return activeLiveness(dataUri, [evidence]);
+  await submit('biometric_kyc', { selfie: dataUri, captures: [evidence] }, () => capture({ kind: 'selfie' }));
 }

@@ -61,7 +61,7 @@ export function show(screen: string, heading: string, ...content: Child[]): void
 }
 
 function stopCameraUnlessCapture(screen: string): void {
-  if (screen !== 'document' && screen !== 'selfie') stopCamera();
+  if (screen !== 'document' && screen !== 'selfie' && screen !== 'liveness') stopCamera();
 }
 
 /** A field error shown under its input and read out. */

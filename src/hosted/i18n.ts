@@ -5,6 +5,8 @@
  * Longer than ~400 lines on purpose: it is a table of strings (one block per language), kept in one
  * file so a translator sees every key of every language side by side and a missing key is a type error.
  */
+import { LIVENESS_MESSAGES, type LivenessMessageKey } from './i18n-liveness.js';
+
 export const LANGUAGES = ['en', 'fr', 'de', 'es'] as const;
 /** One language of the flow. */
 export type Language = (typeof LANGUAGES)[number];
@@ -108,9 +110,9 @@ const en = {
 };
 
 /** Keys of the catalogue. */
-export type MessageKey = keyof typeof en;
+export type MessageKey = keyof typeof en | LivenessMessageKey;
 
-const fr: Record<MessageKey, string> = {
+const fr: Record<keyof typeof en, string> = {
   title: "Vérification d'identité",
   welcomeHeading: 'Vérifiez votre identité',
   welcomeIntro: '{name} vous demande de vérifier votre identité. Cela prend quelques minutes.',
@@ -209,7 +211,7 @@ const fr: Record<MessageKey, string> = {
   unreadableFile: 'Ce fichier est illisible. Choisissez une photo JPEG ou PNG, ou un PDF.',
 };
 
-const de: Record<MessageKey, string> = {
+const de: Record<keyof typeof en, string> = {
   title: 'Identitätsprüfung',
   welcomeHeading: 'Bestätigen Sie Ihre Identität',
   welcomeIntro: '{name} bittet Sie, Ihre Identität zu bestätigen. Das dauert wenige Minuten.',
@@ -307,7 +309,7 @@ const de: Record<MessageKey, string> = {
   unreadableFile: 'Diese Datei ist nicht lesbar. Wählen Sie ein JPEG- oder PNG-Foto oder ein PDF.',
 };
 
-const es: Record<MessageKey, string> = {
+const es: Record<keyof typeof en, string> = {
   title: 'Verificación de identidad',
   welcomeHeading: 'Verifique su identidad',
   welcomeIntro: '{name} le pide que verifique su identidad. Solo lleva unos minutos.',
@@ -406,7 +408,12 @@ const es: Record<MessageKey, string> = {
 };
 
 /** The catalogues, by language. */
-export const CATALOGUES: Record<Language, Record<MessageKey, string>> = { en, fr, de, es };
+export const CATALOGUES: Record<Language, Record<MessageKey, string>> = {
+  en: { ...en, ...LIVENESS_MESSAGES.en },
+  fr: { ...fr, ...LIVENESS_MESSAGES.fr },
+  de: { ...de, ...LIVENESS_MESSAGES.de },
+  es: { ...es, ...LIVENESS_MESSAGES.es },
+};
 
 /** The first supported language among the candidates, in order (`fr-CA` counts as `fr`). */
 export function pickLanguage(candidates: readonly (string | null | undefined)[], fallback: Language): Language {

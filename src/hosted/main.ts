@@ -90,6 +90,7 @@ const RETAKE_GUIDANCE: Record<string, MessageKey> = {
   glare: 'quality_glare',
   mrz_not_found: 'retake_mrz_not_found',
   reviewer_request: 'retake_reviewer_request',
+  active_liveness_failed: 'livenessRetake',
 };
 
 /**

@@ -258,6 +258,8 @@ const CUSTOM_WORKFLOW = {
   aml_score_threshold: 80,
   max_attempts: 3,
   duplicates: 'review',
+  capture: 'any',
+  liveness: 'passive',
   created_at: T - 86_400,
   updated_at: T - 86_400,
 };
@@ -276,6 +278,8 @@ const STANDARD_KYC = {
   aml_score_threshold: 80,
   max_attempts: 3,
   duplicates: 'review',
+  capture: 'any',
+  liveness: 'passive',
   // Built-ins are defined in code, not created: their times are 0.
   created_at: 0,
   updated_at: 0,

@@ -29,6 +29,8 @@ import { loadPortrait } from './portrait.js';
 import { transition } from './audit.js';
 import { loadSession } from './read.js';
 import { decide } from './decide.js';
+import { assessCaptures, CAPTURE_STEPS, consumeNonces, parseCaptures, settleCaptures } from './capture-integrity.js';
+import { checkActiveLiveness } from './active-liveness.js';
 
 /** The engine quota a live step's run is charged to (src/limits/rate-limits.ts); the others are cheap. */
 const QUOTA_ENGINE_OF_NODE: Partial<Record<NodeType, QuotaEngine>> = {
@@ -88,12 +90,23 @@ async function submitNodeInputOnce(
   if (existing && !SUBMITTABLE_NODE_STATUSES.includes(existing.status))
     throw new ApiError('conflict', `The ${nodeType} step is already complete (${existing.status}).`);
 
-  const input = parseNodeInput(nodeType, rawInput);
+  // How the photos were made travels beside the step's input (capture-integrity.ts); the engines never see it.
+  const { captures: rawCaptures, liveness: rawLiveness, ...stepInput } = rawInput as Record<string, unknown>;
+  const input = parseNodeInput(nodeType, stepInput);
+  const capturing = (CAPTURE_STEPS as readonly NodeType[]).includes(nodeType);
+  const captureAssessment = capturing
+    ? await assessCaptures(em, services, session, workflow, nodeType, parseCaptures(rawCaptures), input.image_back ? 2 : 1)
+    : null;
   if (session.environment === 'sandbox') {
     const tokenErrors = checkSandboxInput(nodeType, input);
     if (tokenErrors.length > 0) throw validationError(tokenErrors);
     await assertSandboxImagesDecode(nodeType, input as Record<string, unknown>);
   }
+  // A workflow with active liveness checks the head-turn burst against its challenge (active-liveness.ts).
+  const activeLiveness =
+    nodeType === 'biometric_kyc' && workflow.liveness === 'active'
+      ? await checkActiveLiveness(em, services, session, (input as { selfie: string }).selfie, rawLiveness)
+      : null;
   const engine = services.engines.engineFor(session.environment, nodeType, node.provider);
   const live = session.environment === 'live';
   const quota = live ? QUOTA_ENGINE_OF_NODE[nodeType] : undefined;
@@ -130,7 +143,8 @@ async function submitNodeInputOnce(
         context,
       })
     : null;
-  const result = ownResult ?? linked!.aml!;
+  const engineResult = ownResult ?? linked!.aml!;
+  const result = activeLiveness ? activeLiveness.apply(engineResult) : engineResult;
   // What the decision flow's plug-ins keep from the input (list subjects, evidence, the document portrait).
   const observed = await Promise.all(
     services.decisionHooks.inputObservers.map((observer) => observer(em, services, session, nodeType, input, workflow)),
@@ -148,6 +162,10 @@ async function submitNodeInputOnce(
     const outcome = statusAfterSubmission(result, attempts, workflow.maxAttempts);
     const retake = outcome.status === 'resubmission_requested';
     const counterpart = linked ? await assertLinkedBasis(tx, session.id, linked) : null;
+    const captured = captureAssessment ? await settleCaptures(tx, captureAssessment) : null;
+    const challengeId = activeLiveness?.nonceId;
+    if (challengeId && !(await consumeNonces(tx, [challengeId])).has(challengeId))
+      throw new ApiError('conflict', 'This liveness challenge was used by another submission: ask for a new one.');
     if (locked.status === 'pending') transition(tx, events, locked, 'in_progress', 'end_user', principal);
     const now = new Date();
     const stored = {
@@ -155,8 +173,8 @@ async function submitNodeInputOnce(
       resubmissionReason: outcome.resubmissionReason,
       attempts,
       provider: result.provider,
-      warnings: result.warnings,
-      details: result.details,
+      warnings: captured ? [...result.warnings, ...captured.warnings] : result.warnings,
+      details: captured ? { ...result.details, ...captured.details } : result.details,
       updatedAt: now,
     };
     if (row) Object.assign(row, stored);

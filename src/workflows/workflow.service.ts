@@ -5,7 +5,15 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { TenantSchema } from '../../entities/tenant.entity.js';
 import type { TenantScope } from '../auth/context.js';
-import { DUPLICATES_POLICIES, WORKFLOW_TYPES, WorkflowSchema, type Workflow, type WorkflowNode } from '../../entities/workflow.entity.js';
+import {
+  DUPLICATES_POLICIES,
+  WORKFLOW_CAPTURE_MODES,
+  WORKFLOW_LIVENESS_MODES,
+  WORKFLOW_TYPES,
+  WorkflowSchema,
+  type Workflow,
+  type WorkflowNode,
+} from '../../entities/workflow.entity.js';
 import { ACTIVE_STATUSES_SQL } from '../domain/session-state.js';
 import { NODE_TYPES } from '../domain/types.js';
 import { ApiError, notFound, validationError } from '../errors.js';
@@ -57,6 +65,8 @@ export const WORKFLOW_FIELDS = {
   amlScoreThreshold: z.number().int().min(0).max(100),
   maxAttempts: z.number().int().min(1).max(MAX_ATTEMPTS_LIMIT),
   duplicates: z.enum(DUPLICATES_POLICIES),
+  capture: z.enum(WORKFLOW_CAPTURE_MODES),
+  liveness: z.enum(WORKFLOW_LIVENESS_MODES),
 } as const;
 
 /** What a field not given at creation defaults to. */
@@ -66,6 +76,8 @@ export const WORKFLOW_DEFAULTS = {
   amlScoreThreshold: DEFAULT_AML_SCORE_THRESHOLD,
   maxAttempts: DEFAULT_MAX_ATTEMPTS,
   duplicates: 'review',
+  capture: 'any',
+  liveness: 'passive',
 } as const;
 
 const fields = WORKFLOW_FIELDS;
@@ -80,6 +92,8 @@ export const CreateWorkflowInputSchema = z
     amlScoreThreshold: givenOr(fields.amlScoreThreshold, WORKFLOW_DEFAULTS.amlScoreThreshold),
     maxAttempts: givenOr(fields.maxAttempts, WORKFLOW_DEFAULTS.maxAttempts),
     duplicates: givenOr(fields.duplicates, WORKFLOW_DEFAULTS.duplicates),
+    capture: givenOr(fields.capture, WORKFLOW_DEFAULTS.capture),
+    liveness: givenOr(fields.liveness, WORKFLOW_DEFAULTS.liveness),
   })
   .strict();
 
@@ -93,6 +107,8 @@ export const UpdateWorkflowInputSchema = z
     amlScoreThreshold: notGiven(fields.amlScoreThreshold),
     maxAttempts: notGiven(fields.maxAttempts),
     duplicates: notGiven(fields.duplicates),
+    capture: notGiven(fields.capture),
+    liveness: notGiven(fields.liveness),
   })
   .strict();
 
@@ -159,6 +175,8 @@ export async function createWorkflow(em: EntityManager, scope: TenantScope, inpu
     amlScoreThreshold: data.amlScoreThreshold,
     maxAttempts: data.maxAttempts,
     duplicates: data.duplicates,
+    capture: data.capture,
+    liveness: data.liveness,
     createdAt: new Date(),
     updatedAt: new Date(),
   });
@@ -208,7 +226,8 @@ export async function updateWorkflow(em: EntityManager, scope: TenantScope, id: 
       {
         field: '(body)',
         code: 'required',
-        message: 'give at least one field to change: name, type, nodes, compliance level, AML score threshold, max attempts or duplicates',
+        message:
+          'give at least one field to change: name, type, nodes, compliance level, AML score threshold, max attempts, duplicates, capture or liveness',
       },
     ]);
   }
@@ -219,6 +238,8 @@ export async function updateWorkflow(em: EntityManager, scope: TenantScope, id: 
   if (patch.amlScoreThreshold !== undefined) workflow.amlScoreThreshold = patch.amlScoreThreshold;
   if (patch.maxAttempts !== undefined) workflow.maxAttempts = patch.maxAttempts;
   if (patch.duplicates !== undefined) workflow.duplicates = patch.duplicates;
+  if (patch.capture !== undefined) workflow.capture = patch.capture;
+  if (patch.liveness !== undefined) workflow.liveness = patch.liveness;
   workflow.updatedAt = new Date();
   await em.flush();
   return workflow;

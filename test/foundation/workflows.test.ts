@@ -17,6 +17,8 @@ const WORKFLOW_FIELDS = /* GraphQL */ `
     amlScoreThreshold
     maxAttempts
     duplicates
+    capture
+    liveness
     createdAt
     updatedAt
   }
@@ -70,6 +72,8 @@ function asRest(workflow: any) {
     aml_score_threshold: workflow.amlScoreThreshold,
     max_attempts: workflow.maxAttempts,
     duplicates: workflow.duplicates,
+    capture: workflow.capture,
+    liveness: workflow.liveness,
     created_at: workflow.createdAt,
     updated_at: workflow.updatedAt,
   };
@@ -126,6 +130,8 @@ describe('workflows', () => {
         aml_score_threshold: 80,
         max_attempts: 3,
         duplicates: 'review',
+        capture: 'any',
+        liveness: 'passive',
         nodes: [DOC_NODE, AML_NODE],
       });
       expect(response.body.workflow_id).toMatch(/^[0-9a-f-]{36}$/);

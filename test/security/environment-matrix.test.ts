@@ -316,6 +316,14 @@ const END_USER_CASES: Record<string, { query: string; variables(owner: Owned): R
       'mutation ($sessionId: String!, $input: PhoneConfirmStepInput!) { confirmPhoneCode(sessionId: $sessionId, input: $input) { status } }',
     variables: (o) => ({ sessionId: o.pendingSessionId, input: { code: '123456' } }),
   },
+  startLivenessChallenge: {
+    query: 'mutation ($sessionId: String!) { startLivenessChallenge(sessionId: $sessionId) { expiresAt } }',
+    variables: (o) => ({ sessionId: o.pendingSessionId }),
+  },
+  issueCaptureNonce: {
+    query: 'mutation ($sessionId: String!) { issueCaptureNonce(sessionId: $sessionId, nodeType: biometric_kyc) { expiresAt } }',
+    variables: (o) => ({ sessionId: o.pendingSessionId }),
+  },
 };
 
 /**

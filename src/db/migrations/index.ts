@@ -30,6 +30,7 @@ import { Migration20261125000100H15FaceTemplatesV3 } from './Migration2026112500
 import { Migration2026112600110H22Replay } from './Migration2026112600110H22Replay.js';
 import { Migration20261125000100H16OpsClaimsTotp } from './Migration20261125000100H16OpsClaimsTotp.js';
 import { Migration20261126008100H28SignInBrake } from './Migration20261126008100H28SignInBrake.js';
+import { Migration20261126003100H22LiveCapture } from './Migration20261126003100H22LiveCapture.js';
 
 /** Every migration in order; listed explicitly so tsx, vitest and a bundle all find the same set. */
 export const MIGRATIONS = [
@@ -65,4 +66,5 @@ export const MIGRATIONS = [
   Migration20261125000100H16OpsClaimsTotp,
   Migration20261126008100H28SignInBrake,
   Migration2026112600110H22Replay,
+  Migration20261126003100H22LiveCapture,
 ];

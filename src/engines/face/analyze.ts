@@ -40,6 +40,8 @@ export interface FaceAnalysis {
   real: number | null;
   /** Liveness score, 0 (static reproduction) to 1 (live); null when the model gave none. */
   live: number | null;
+  /** face-api's 68 landmarks of the face, in pixels of its crop: the head pose (head-pose.ts). */
+  landmarks: { x: number; y: number }[];
 }
 
 /** Options of `analyzeFace`. */
@@ -137,7 +139,7 @@ async function detectUncached(bytes: Buffer, field: string): Promise<HumanFace[]
       if (faces[0]) {
         // Only the largest face is ever compared (pick 'only' refuses more than one; 'largest' takes it).
         const described = await describeFaceAt(human.tf, input, { width, height }, faces[0].box);
-        faces[0] = { ...faces[0], embedding: described?.descriptor };
+        faces[0] = { ...faces[0], embedding: described?.descriptor, landmarks: described?.landmarks };
       }
       return faces;
     } finally {
@@ -178,6 +180,7 @@ export async function analyzeFace(bytes: Buffer, options: AnalyzeFaceOptions = {
     score: face.score,
     real: typeof face.real === 'number' ? face.real : null,
     live: typeof face.live === 'number' ? face.live : null,
+    landmarks: face.landmarks ?? [],
   };
 }
 

@@ -39,6 +39,8 @@ export interface FaceApiFace {
   score: number;
   /** 128 floats (not normalised). */
   descriptor: Float32Array;
+  /** The 68 landmarks (iBUG 300-W order) in pixels of the face's crop: what the head pose is read from (head-pose.ts). */
+  landmarks: { x: number; y: number }[];
 }
 
 interface FaceApiBox {
@@ -50,6 +52,7 @@ interface FaceApiBox {
 interface FaceApiResult {
   detection: { box: FaceApiBox; score: number };
   descriptor: Float32Array;
+  landmarks: { positions: { x: number; y: number }[] };
 }
 interface FaceApiNet {
   loadFromDisk(dir: string): Promise<void>;
@@ -245,6 +248,7 @@ export async function describeFaceAt(
       box: [left + found.x * scale, top + found.y * scale, found.width * scale, found.height * scale],
       score: nearest.detection.score,
       descriptor: nearest.descriptor,
+      landmarks: nearest.landmarks.positions.map((point) => ({ x: point.x, y: point.y })),
     };
   } finally {
     crop.dispose();

@@ -40,6 +40,8 @@ export interface HumanFace {
    * only; a human description model's when the instance was created with one (benchmarks).
    */
   embedding?: ArrayLike<number>;
+  /** face-api's 68 landmarks of the largest face, in pixels of its crop (set by analyze.ts beside the embedding). */
+  landmarks?: { x: number; y: number }[];
 }
 
 /** The parts of human's tfjs we use: building an input tensor and registering the model loader. */

@@ -20,6 +20,16 @@ export type Scalars = {
   UnixTime: { input: number | string; output: number; }
 };
 
+/** The answer to a startLivenessChallenge: the frame burst, or the non-motion alternative. */
+export type ActiveLivenessInput = {
+  /** The person cannot turn their head: the selfie goes to review instead. */
+  alternative?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The neutral frame, then the frames of each move in order (at most 12). */
+  frames?: InputMaybe<Array<LivenessFrameInput>>;
+  /** The challenge's nonce. */
+  nonce: Scalars['String']['input'];
+};
+
 /** How a date of birth or a country moved the score. */
 export type AmlFieldComparison = {
   /** The entity's listed values. */
@@ -164,6 +174,31 @@ export type BusinessRegistryStepInput = {
   registrationNumber: Scalars['String']['input'];
 };
 
+/** How one image was made: the camera (with its nonce, label and rates) or an upload. */
+export type CaptureInput = {
+  /** The camera's device label (MediaStreamTrack.label). */
+  deviceLabel?: InputMaybe<Scalars['String']['input']>;
+  /** The camera's frame rate (the track's settings), frames per second. */
+  frameRate?: InputMaybe<Scalars['Float']['input']>;
+  /** The rate frames actually arrived at before the shot, frames per second. */
+  measuredFrameRate?: InputMaybe<Scalars['Float']['input']>;
+  /** The nonce issueCaptureNonce gave for this capture (camera only). */
+  nonce?: InputMaybe<Scalars['String']['input']>;
+  source: CaptureSource;
+};
+
+/** A signed, single-use nonce binding one capture to this session, step and moment. */
+export type CaptureNonce = {
+  /** Unix time, seconds; a later submission is a capture_integrity signal. */
+  expiresAt: Scalars['UnixTime']['output'];
+  nonce: Scalars['String']['output'];
+};
+
+/** camera: taken through the camera API; upload: a file. */
+export type CaptureSource =
+  | 'camera'
+  | 'upload';
+
 export type CheckProofOfAddressInput = {
   /** ISO 3166-1 alpha-2 country of the address; used for the address check and date order. */
   country?: InputMaybe<Scalars['String']['input']>;
@@ -230,10 +265,14 @@ export type CreateWebhookDestinationInput = {
 export type CreateWorkflowInput = {
   /** AML score 0–100 at or above which sessions decline; default 80. */
   amlScoreThreshold?: InputMaybe<Scalars['Int']['input']>;
+  /** Where photos may come from; default any. */
+  capture?: InputMaybe<WorkflowCapture>;
   /** Default standard. */
   complianceLevel?: InputMaybe<Scalars['String']['input']>;
   /** Same face or document under another vendor_data: off, review (default) or decline. */
   duplicates?: InputMaybe<DuplicatesPolicy>;
+  /** Passive liveness only, or a head-turn challenge too; default passive. */
+  liveness?: InputMaybe<WorkflowLiveness>;
   /** Submissions a node may take when its photo cannot be read (1–10); default 3. */
   maxAttempts?: InputMaybe<Scalars['Int']['input']>;
   name: Scalars['String']['input'];
@@ -292,6 +331,8 @@ export type DocumentListEntryInput = {
 };
 
 export type DocumentStepInput = {
+  /** How each image was made, in the order of the images (the hosted flow sends it); none means uploaded. */
+  captures?: InputMaybe<Array<CaptureInput>>;
   /** Issuing country, ISO-2. */
   country: Scalars['String']['input'];
   /** YYYY-MM-DD. */
@@ -428,6 +469,8 @@ export type HostedDocumentType = {
 
 export type HostedFlow = {
   allowedEmbedOrigins: Array<Scalars['String']['output']>;
+  /** The workflow's capture option: camera asks for the camera. */
+  capture: WorkflowCapture;
   defaultLanguage: Scalars['String']['output'];
   displayName: Scalars['String']['output'];
   /** Read from the document once its step passed. */
@@ -439,6 +482,8 @@ export type HostedFlow = {
   expiresAt: Scalars['UnixTime']['output'];
   /** Language chosen at creation, if any. */
   language?: Maybe<Scalars['String']['output']>;
+  /** The workflow's liveness option: active asks for a head-turn challenge. */
+  liveness: WorkflowLiveness;
   logo?: Maybe<Scalars['String']['output']>;
   primaryColor: Scalars['String']['output'];
   privacyUrl?: Maybe<Scalars['String']['output']>;
@@ -669,6 +714,26 @@ export type ListType =
   | 'face'
   | 'name';
 
+/** A single-use head-turn challenge: the moves in the order to make them. */
+export type LivenessChallenge = {
+  /** Unix time, seconds. */
+  expiresAt: Scalars['UnixTime']['output'];
+  /** left, right and up (the person's own left and right) in a random order. */
+  moves: Array<Scalars['String']['output']>;
+  /** Send it back in the selfie step input liveness.nonce. */
+  nonce: Scalars['String']['output'];
+};
+
+/** One frame of the head-turn burst. */
+export type LivenessFrameInput = {
+  /** Milliseconds since the page received the challenge. */
+  atMs: Scalars['Int']['input'];
+  /** data:image/jpeg;base64,... (at most 1 MB). */
+  image: Scalars['String']['input'];
+  /** What the page asked for while it took the frame: neutral, left, right or up. */
+  phase: Scalars['String']['input'];
+};
+
 export type Mutation = {
   /** Adds a document (SHA-256 of country, type and number) to a document list. */
   addDocumentListEntry: ListEntry;
@@ -716,6 +781,8 @@ export type Mutation = {
   eraseSession: Erasure;
   /** Redeems a share token (once per application) and clones the verification into the caller's application. */
   importSharedSession: ImportedSession;
+  /** Issues a signed, single-use nonce (valid 5 minutes) for one camera capture of a photo step; send it back in the step input captures. */
+  issueCaptureNonce: CaptureNonce;
   /** Releases a case: its holder may, an admin may release anyone's. True once the case is unclaimed. Audited. */
   releaseSession: Scalars['Boolean']['output'];
   /** Sends a delivery again now, same webhook-id and body, restarting its schedule. */
@@ -744,6 +811,8 @@ export type Mutation = {
   setEvidenceRetention: Scalars['Int']['output'];
   /** Mints a one-shot share token for an approved, declined or in_review session, addressed to one partner application. */
   shareSession: ShareToken;
+  /** Issues a single-use head-turn challenge (valid 5 minutes) for the selfie step; answer it in the selfie input liveness. */
+  startLivenessChallenge: LivenessChallenge;
   /** Starts enrolling an authenticator app (TOTP, RFC 6238): the secret and its QR code are shown this once. */
   startTotpEnrolment: TotpEnrolment;
   /** Submits personal data for AML screening. In a workflow with a document step the identity read from the document is screened and this data is compared with it (a difference is an aml_document_mismatch warning); sent before the document, it waits for it. */
@@ -894,6 +963,12 @@ export type MutationImportSharedSessionArgs = {
 };
 
 
+export type MutationIssueCaptureNonceArgs = {
+  nodeType: NodeType;
+  sessionId: Scalars['String']['input'];
+};
+
+
 export type MutationReleaseSessionArgs = {
   id: Scalars['String']['input'];
 };
@@ -964,6 +1039,11 @@ export type MutationSetEvidenceRetentionArgs = {
 export type MutationShareSessionArgs = {
   expiresIn?: InputMaybe<Scalars['Int']['input']>;
   partnerApplicationId: Scalars['String']['input'];
+  sessionId: Scalars['String']['input'];
+};
+
+
+export type MutationStartLivenessChallengeArgs = {
   sessionId: Scalars['String']['input'];
 };
 
@@ -1441,6 +1521,10 @@ export type ScreenAmlInput = {
 };
 
 export type SelfieStepInput = {
+  /** How each image was made, in the order of the images (the hosted flow sends it); none means uploaded. */
+  captures?: InputMaybe<Array<CaptureInput>>;
+  /** Required by workflows with liveness active: the head-turn burst. */
+  liveness?: InputMaybe<ActiveLivenessInput>;
   /** data:image/jpeg;base64,... (or a sandbox token). */
   selfie: Scalars['String']['input'];
 };
@@ -1735,8 +1819,10 @@ export type UpdateWebhookDestinationInput = {
 
 export type UpdateWorkflowInput = {
   amlScoreThreshold?: InputMaybe<Scalars['Int']['input']>;
+  capture?: InputMaybe<WorkflowCapture>;
   complianceLevel?: InputMaybe<Scalars['String']['input']>;
   duplicates?: InputMaybe<DuplicatesPolicy>;
+  liveness?: InputMaybe<WorkflowLiveness>;
   maxAttempts?: InputMaybe<Scalars['Int']['input']>;
   name?: InputMaybe<Scalars['String']['input']>;
   nodes?: InputMaybe<Array<WorkflowNodeInput>>;
@@ -1920,6 +2006,8 @@ export type Workflow = {
   /** AML score (0–100) at or above which a session auto-declines. */
   amlScoreThreshold: Scalars['Int']['output'];
   builtIn: Scalars['Boolean']['output'];
+  /** camera: the hosted flow must capture through the camera; an upload is a capture_integrity review signal. */
+  capture: WorkflowCapture;
   /** Compliance level an approved session of this workflow carries. */
   complianceLevel: Scalars['String']['output'];
   /** Unix time, seconds. */
@@ -1928,6 +2016,8 @@ export type Workflow = {
   duplicates: DuplicatesPolicy;
   /** Built-in name or UUID of a custom workflow. */
   id: Scalars['String']['output'];
+  /** active: the selfie step asks for a server-issued head-turn challenge. */
+  liveness: WorkflowLiveness;
   /** Submissions a node may take when its photo cannot be read, before it fails. */
   maxAttempts: Scalars['Int']['output'];
   name: Scalars['String']['output'];
@@ -1936,6 +2026,16 @@ export type Workflow = {
   /** Unix time, seconds. */
   updatedAt: Scalars['UnixTime']['output'];
 };
+
+/** any takes camera captures and uploads; camera makes an upload (or a doubtful capture) a capture_integrity review signal. */
+export type WorkflowCapture =
+  | 'any'
+  | 'camera';
+
+/** passive judges the selfie with the liveness models; active also asks for a server-issued head-turn challenge. */
+export type WorkflowLiveness =
+  | 'active'
+  | 'passive';
 
 export type WorkflowNodeInput = {
   /** `<provider_name>:<job>`, one of the providers registered for the node type. */
@@ -2341,26 +2441,26 @@ export type RotateCallbackSecretMutationVariables = Exact<{ [key: string]: never
 
 export type RotateCallbackSecretMutation = { rotateCallbackSecret: string };
 
-export type WorkflowFieldsFragment = { id: string, name: string, type: WorkflowType, builtIn: boolean, complianceLevel: string, amlScoreThreshold: number, maxAttempts: number, duplicates: DuplicatesPolicy, createdAt: number, updatedAt: number, nodes: Array<{ type: NodeType, required: boolean, provider: string }> };
+export type WorkflowFieldsFragment = { id: string, name: string, type: WorkflowType, builtIn: boolean, complianceLevel: string, amlScoreThreshold: number, maxAttempts: number, duplicates: DuplicatesPolicy, capture: WorkflowCapture, liveness: WorkflowLiveness, createdAt: number, updatedAt: number, nodes: Array<{ type: NodeType, required: boolean, provider: string }> };
 
 export type ListWorkflowsQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type ListWorkflowsQuery = { workflows: Array<{ id: string, name: string, type: WorkflowType, builtIn: boolean, complianceLevel: string, amlScoreThreshold: number, maxAttempts: number, duplicates: DuplicatesPolicy, createdAt: number, updatedAt: number, nodes: Array<{ type: NodeType, required: boolean, provider: string }> }> };
+export type ListWorkflowsQuery = { workflows: Array<{ id: string, name: string, type: WorkflowType, builtIn: boolean, complianceLevel: string, amlScoreThreshold: number, maxAttempts: number, duplicates: DuplicatesPolicy, capture: WorkflowCapture, liveness: WorkflowLiveness, createdAt: number, updatedAt: number, nodes: Array<{ type: NodeType, required: boolean, provider: string }> }> };
 
 export type GetWorkflowQueryVariables = Exact<{
   id: Scalars['String']['input'];
 }>;
 
 
-export type GetWorkflowQuery = { workflow: { id: string, name: string, type: WorkflowType, builtIn: boolean, complianceLevel: string, amlScoreThreshold: number, maxAttempts: number, duplicates: DuplicatesPolicy, createdAt: number, updatedAt: number, nodes: Array<{ type: NodeType, required: boolean, provider: string }> } };
+export type GetWorkflowQuery = { workflow: { id: string, name: string, type: WorkflowType, builtIn: boolean, complianceLevel: string, amlScoreThreshold: number, maxAttempts: number, duplicates: DuplicatesPolicy, capture: WorkflowCapture, liveness: WorkflowLiveness, createdAt: number, updatedAt: number, nodes: Array<{ type: NodeType, required: boolean, provider: string }> } };
 
 export type CreateWorkflowMutationVariables = Exact<{
   input: CreateWorkflowInput;
 }>;
 
 
-export type CreateWorkflowMutation = { createWorkflow: { id: string, name: string, type: WorkflowType, builtIn: boolean, complianceLevel: string, amlScoreThreshold: number, maxAttempts: number, duplicates: DuplicatesPolicy, createdAt: number, updatedAt: number, nodes: Array<{ type: NodeType, required: boolean, provider: string }> } };
+export type CreateWorkflowMutation = { createWorkflow: { id: string, name: string, type: WorkflowType, builtIn: boolean, complianceLevel: string, amlScoreThreshold: number, maxAttempts: number, duplicates: DuplicatesPolicy, capture: WorkflowCapture, liveness: WorkflowLiveness, createdAt: number, updatedAt: number, nodes: Array<{ type: NodeType, required: boolean, provider: string }> } };
 
 export type UpdateWorkflowMutationVariables = Exact<{
   id: Scalars['String']['input'];
@@ -2368,7 +2468,7 @@ export type UpdateWorkflowMutationVariables = Exact<{
 }>;
 
 
-export type UpdateWorkflowMutation = { updateWorkflow: { id: string, name: string, type: WorkflowType, builtIn: boolean, complianceLevel: string, amlScoreThreshold: number, maxAttempts: number, duplicates: DuplicatesPolicy, createdAt: number, updatedAt: number, nodes: Array<{ type: NodeType, required: boolean, provider: string }> } };
+export type UpdateWorkflowMutation = { updateWorkflow: { id: string, name: string, type: WorkflowType, builtIn: boolean, complianceLevel: string, amlScoreThreshold: number, maxAttempts: number, duplicates: DuplicatesPolicy, capture: WorkflowCapture, liveness: WorkflowLiveness, createdAt: number, updatedAt: number, nodes: Array<{ type: NodeType, required: boolean, provider: string }> } };
 
 export type DeleteWorkflowMutationVariables = Exact<{
   id: Scalars['String']['input'];
@@ -2393,7 +2493,7 @@ export const VerificationProgressFieldsFragmentDoc = {"kind":"Document","definit
 export const WebhookDestinationFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WebhookDestinationFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"WebhookDestination"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"events"}},{"kind":"Field","name":{"kind":"Name","value":"active"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<WebhookDestinationFieldsFragment, unknown>;
 export const WebhookDeliveryFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WebhookDeliveryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"WebhookDelivery"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"eventId"}},{"kind":"Field","name":{"kind":"Name","value":"eventType"}},{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"destinationId"}},{"kind":"Field","name":{"kind":"Name","value":"callbackUrl"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"attemptCount"}},{"kind":"Field","name":{"kind":"Name","value":"nextAttemptAt"}},{"kind":"Field","name":{"kind":"Name","value":"lastStatusCode"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<WebhookDeliveryFieldsFragment, unknown>;
 export const WebhookAttemptFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WebhookAttemptFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"WebhookAttempt"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"deliveryId"}},{"kind":"Field","name":{"kind":"Name","value":"attemptedAt"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"responseStatusCode"}},{"kind":"Field","name":{"kind":"Name","value":"durationMs"}},{"kind":"Field","name":{"kind":"Name","value":"error"}},{"kind":"Field","name":{"kind":"Name","value":"responseBody"}},{"kind":"Field","name":{"kind":"Name","value":"nextAttemptAt"}}]}}]} as unknown as DocumentNode<WebhookAttemptFieldsFragment, unknown>;
-export const WorkflowFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Workflow"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}}]}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"amlScoreThreshold"}},{"kind":"Field","name":{"kind":"Name","value":"maxAttempts"}},{"kind":"Field","name":{"kind":"Name","value":"duplicates"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<WorkflowFieldsFragment, unknown>;
+export const WorkflowFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Workflow"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}}]}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"amlScoreThreshold"}},{"kind":"Field","name":{"kind":"Name","value":"maxAttempts"}},{"kind":"Field","name":{"kind":"Name","value":"duplicates"}},{"kind":"Field","name":{"kind":"Name","value":"capture"}},{"kind":"Field","name":{"kind":"Name","value":"liveness"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<WorkflowFieldsFragment, unknown>;
 export const ScreenAmlDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"ScreenAml"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ScreenAmlInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"screenAml"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"AmlResultFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AmlResultFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"AmlResult"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"amlId"}},{"kind":"Field","name":{"kind":"Name","value":"riskBand"}},{"kind":"Field","name":{"kind":"Name","value":"hits"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"entityId"}},{"kind":"Field","name":{"kind":"Name","value":"list"}},{"kind":"Field","name":{"kind":"Name","value":"matchedName"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"score"}},{"kind":"Field","name":{"kind":"Name","value":"matchedFields"}},{"kind":"Field","name":{"kind":"Name","value":"programs"}},{"kind":"Field","name":{"kind":"Name","value":"topics"}},{"kind":"Field","name":{"kind":"Name","value":"explanation"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"matchedNameKind"}},{"kind":"Field","name":{"kind":"Name","value":"queryForm"}},{"kind":"Field","name":{"kind":"Name","value":"listedForm"}},{"kind":"Field","name":{"kind":"Name","value":"method"}},{"kind":"Field","name":{"kind":"Name","value":"tokenMatches"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"queryToken"}},{"kind":"Field","name":{"kind":"Name","value":"listedToken"}},{"kind":"Field","name":{"kind":"Name","value":"credit"}},{"kind":"Field","name":{"kind":"Name","value":"weight"}},{"kind":"Field","name":{"kind":"Name","value":"kind"}}]}},{"kind":"Field","name":{"kind":"Name","value":"unmatchedQueryTokens"}},{"kind":"Field","name":{"kind":"Name","value":"unmatchedListedTokens"}},{"kind":"Field","name":{"kind":"Name","value":"nameFactors"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"reason"}},{"kind":"Field","name":{"kind":"Name","value":"factor"}}]}},{"kind":"Field","name":{"kind":"Name","value":"nameSimilarity"}},{"kind":"Field","name":{"kind":"Name","value":"namePoints"}},{"kind":"Field","name":{"kind":"Name","value":"dateOfBirth"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"outcome"}},{"kind":"Field","name":{"kind":"Name","value":"points"}},{"kind":"Field","name":{"kind":"Name","value":"listed"}}]}},{"kind":"Field","name":{"kind":"Name","value":"country"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"outcome"}},{"kind":"Field","name":{"kind":"Name","value":"points"}},{"kind":"Field","name":{"kind":"Name","value":"listed"}}]}},{"kind":"Field","name":{"kind":"Name","value":"summary"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"score"}},{"kind":"Field","name":{"kind":"Name","value":"checkedLists"}}]}}]} as unknown as DocumentNode<ScreenAmlMutation, ScreenAmlMutationVariables>;
 export const GetFlowSettingsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"GetFlowSettings"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"flowSettings"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"FlowSettingsFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"FlowSettingsFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"FlowSettings"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"displayName"}},{"kind":"Field","name":{"kind":"Name","value":"logo"}},{"kind":"Field","name":{"kind":"Name","value":"primaryColor"}},{"kind":"Field","name":{"kind":"Name","value":"privacyUrl"}},{"kind":"Field","name":{"kind":"Name","value":"allowedRedirectOrigins"}},{"kind":"Field","name":{"kind":"Name","value":"allowedEmbedOrigins"}},{"kind":"Field","name":{"kind":"Name","value":"defaultLanguage"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<GetFlowSettingsQuery, GetFlowSettingsQueryVariables>;
 export const UpdateFlowSettingsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"UpdateFlowSettings"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"FlowSettingsInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"updateFlowSettings"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"FlowSettingsFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"FlowSettingsFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"FlowSettings"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"displayName"}},{"kind":"Field","name":{"kind":"Name","value":"logo"}},{"kind":"Field","name":{"kind":"Name","value":"primaryColor"}},{"kind":"Field","name":{"kind":"Name","value":"privacyUrl"}},{"kind":"Field","name":{"kind":"Name","value":"allowedRedirectOrigins"}},{"kind":"Field","name":{"kind":"Name","value":"allowedEmbedOrigins"}},{"kind":"Field","name":{"kind":"Name","value":"defaultLanguage"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<UpdateFlowSettingsMutation, UpdateFlowSettingsMutationVariables>;
@@ -2441,8 +2541,8 @@ export const ListWebhookAttemptsDocument = {"kind":"Document","definitions":[{"k
 export const ReplayWebhookDeliveryDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"ReplayWebhookDelivery"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"replayWebhookDelivery"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WebhookDeliveryFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WebhookDeliveryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"WebhookDelivery"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"eventId"}},{"kind":"Field","name":{"kind":"Name","value":"eventType"}},{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"destinationId"}},{"kind":"Field","name":{"kind":"Name","value":"callbackUrl"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"attemptCount"}},{"kind":"Field","name":{"kind":"Name","value":"nextAttemptAt"}},{"kind":"Field","name":{"kind":"Name","value":"lastStatusCode"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<ReplayWebhookDeliveryMutation, ReplayWebhookDeliveryMutationVariables>;
 export const SendTestWebhookDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"SendTestWebhook"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"destinationId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sendTestWebhook"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"destinationId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"destinationId"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WebhookDeliveryFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WebhookDeliveryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"WebhookDelivery"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"eventId"}},{"kind":"Field","name":{"kind":"Name","value":"eventType"}},{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"destinationId"}},{"kind":"Field","name":{"kind":"Name","value":"callbackUrl"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"attemptCount"}},{"kind":"Field","name":{"kind":"Name","value":"nextAttemptAt"}},{"kind":"Field","name":{"kind":"Name","value":"lastStatusCode"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<SendTestWebhookMutation, SendTestWebhookMutationVariables>;
 export const RotateCallbackSecretDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"RotateCallbackSecret"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"rotateCallbackSecret"}}]}}]} as unknown as DocumentNode<RotateCallbackSecretMutation, RotateCallbackSecretMutationVariables>;
-export const ListWorkflowsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"ListWorkflows"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"workflows"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WorkflowFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Workflow"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}}]}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"amlScoreThreshold"}},{"kind":"Field","name":{"kind":"Name","value":"maxAttempts"}},{"kind":"Field","name":{"kind":"Name","value":"duplicates"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<ListWorkflowsQuery, ListWorkflowsQueryVariables>;
-export const GetWorkflowDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"GetWorkflow"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"workflow"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WorkflowFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Workflow"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}}]}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"amlScoreThreshold"}},{"kind":"Field","name":{"kind":"Name","value":"maxAttempts"}},{"kind":"Field","name":{"kind":"Name","value":"duplicates"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<GetWorkflowQuery, GetWorkflowQueryVariables>;
-export const CreateWorkflowDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"CreateWorkflow"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"CreateWorkflowInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"createWorkflow"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WorkflowFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Workflow"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}}]}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"amlScoreThreshold"}},{"kind":"Field","name":{"kind":"Name","value":"maxAttempts"}},{"kind":"Field","name":{"kind":"Name","value":"duplicates"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<CreateWorkflowMutation, CreateWorkflowMutationVariables>;
-export const UpdateWorkflowDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"UpdateWorkflow"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"UpdateWorkflowInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"updateWorkflow"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WorkflowFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Workflow"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}}]}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"amlScoreThreshold"}},{"kind":"Field","name":{"kind":"Name","value":"maxAttempts"}},{"kind":"Field","name":{"kind":"Name","value":"duplicates"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<UpdateWorkflowMutation, UpdateWorkflowMutationVariables>;
+export const ListWorkflowsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"ListWorkflows"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"workflows"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WorkflowFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Workflow"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}}]}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"amlScoreThreshold"}},{"kind":"Field","name":{"kind":"Name","value":"maxAttempts"}},{"kind":"Field","name":{"kind":"Name","value":"duplicates"}},{"kind":"Field","name":{"kind":"Name","value":"capture"}},{"kind":"Field","name":{"kind":"Name","value":"liveness"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<ListWorkflowsQuery, ListWorkflowsQueryVariables>;
+export const GetWorkflowDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"GetWorkflow"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"workflow"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WorkflowFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Workflow"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}}]}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"amlScoreThreshold"}},{"kind":"Field","name":{"kind":"Name","value":"maxAttempts"}},{"kind":"Field","name":{"kind":"Name","value":"duplicates"}},{"kind":"Field","name":{"kind":"Name","value":"capture"}},{"kind":"Field","name":{"kind":"Name","value":"liveness"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<GetWorkflowQuery, GetWorkflowQueryVariables>;
+export const CreateWorkflowDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"CreateWorkflow"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"CreateWorkflowInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"createWorkflow"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WorkflowFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Workflow"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}}]}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"amlScoreThreshold"}},{"kind":"Field","name":{"kind":"Name","value":"maxAttempts"}},{"kind":"Field","name":{"kind":"Name","value":"duplicates"}},{"kind":"Field","name":{"kind":"Name","value":"capture"}},{"kind":"Field","name":{"kind":"Name","value":"liveness"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<CreateWorkflowMutation, CreateWorkflowMutationVariables>;
+export const UpdateWorkflowDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"UpdateWorkflow"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"UpdateWorkflowInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"updateWorkflow"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WorkflowFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Workflow"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}}]}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"amlScoreThreshold"}},{"kind":"Field","name":{"kind":"Name","value":"maxAttempts"}},{"kind":"Field","name":{"kind":"Name","value":"duplicates"}},{"kind":"Field","name":{"kind":"Name","value":"capture"}},{"kind":"Field","name":{"kind":"Name","value":"liveness"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<UpdateWorkflowMutation, UpdateWorkflowMutationVariables>;
 export const DeleteWorkflowDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"DeleteWorkflow"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"deleteWorkflow"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}]}]}}]} as unknown as DocumentNode<DeleteWorkflowMutation, DeleteWorkflowMutationVariables>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DUPLICATES_POLICIES, WORKFLOW_TYPES } from '../../../entities/workflow.entity.js';
+import { DUPLICATES_POLICIES, WORKFLOW_CAPTURE_MODES, WORKFLOW_LIVENESS_MODES, WORKFLOW_TYPES } from '../../../entities/workflow.entity.js';
 import { NODE_TYPES } from '../../domain/types.js';
 import {
   CreateWorkflowDocument,
@@ -24,6 +24,8 @@ export const WorkflowJson = z.object({
   aml_score_threshold: z.number().int(),
   max_attempts: z.number().int(),
   duplicates: z.enum(DUPLICATES_POLICIES),
+  capture: z.enum(WORKFLOW_CAPTURE_MODES),
+  liveness: z.enum(WORKFLOW_LIVENESS_MODES),
   created_at: z.number().int(),
   updated_at: z.number().int(),
 });
@@ -40,6 +42,8 @@ export function presentWorkflow(workflow: WorkflowFieldsFragment): z.infer<typeo
     aml_score_threshold: workflow.amlScoreThreshold,
     max_attempts: workflow.maxAttempts,
     duplicates: workflow.duplicates,
+    capture: workflow.capture,
+    liveness: workflow.liveness,
     created_at: workflow.createdAt,
     updated_at: workflow.updatedAt,
   };
@@ -55,6 +59,8 @@ const UpdateWorkflowBody = z
     aml_score_threshold: fields.amlScoreThreshold.optional(),
     max_attempts: fields.maxAttempts.optional(),
     duplicates: fields.duplicates.optional(),
+    capture: fields.capture.optional(),
+    liveness: fields.liveness.optional(),
   })
   .strict();
 
@@ -67,6 +73,8 @@ const CreateWorkflowBody = UpdateWorkflowBody.extend({
   aml_score_threshold: fields.amlScoreThreshold.default(WORKFLOW_DEFAULTS.amlScoreThreshold),
   max_attempts: fields.maxAttempts.default(WORKFLOW_DEFAULTS.maxAttempts),
   duplicates: fields.duplicates.default(WORKFLOW_DEFAULTS.duplicates),
+  capture: fields.capture.default(WORKFLOW_DEFAULTS.capture),
+  liveness: fields.liveness.default(WORKFLOW_DEFAULTS.liveness),
 });
 
 /** The GraphQL input of a workflow body: the one snake → camel map of both write routes. */
@@ -79,6 +87,8 @@ function toGraphQLInput(body: z.output<typeof UpdateWorkflowBody>) {
     amlScoreThreshold: body.aml_score_threshold,
     maxAttempts: body.max_attempts,
     duplicates: body.duplicates,
+    capture: body.capture,
+    liveness: body.liveness,
   };
 }
 
