@@ -14,6 +14,7 @@ import { IdVerificationResolver } from '../../resolvers/id-verification.resolver
 import { ListResolver } from '../../resolvers/list.resolver.js';
 import { OperatorResolver } from '../../resolvers/operator.resolver.js';
 import { ProofOfAddressResolver } from '../../resolvers/poa.resolver.js';
+import { ReasonCodeResolver } from '../../resolvers/reason-code.resolver.js';
 import { ServiceTokenResolver } from '../../resolvers/service-token.resolver.js';
 import { SessionResolver } from '../../resolvers/session.resolver.js';
 import { SessionStatusResolver } from '../../resolvers/session-status.resolver.js';
@@ -42,6 +43,7 @@ export const RESOLVERS = [
   ApiKeyResolver,
   DashboardResolver,
   ConnectionsResolver,
+  ReasonCodeResolver,
 ] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;

@@ -28,6 +28,7 @@ import { Migration20261124000600SessionNotes } from './Migration20261124000600Se
 import { Migration20261124000500EventSnapshots } from './Migration20261124000500EventSnapshots.js';
 import { Migration20261125000100H15FaceTemplatesV3 } from './Migration20261125000100H15FaceTemplatesV3.js';
 import { Migration20261125000100H16OpsClaimsTotp } from './Migration20261125000100H16OpsClaimsTotp.js';
+import { Migration20261126007100H24Reasons } from './Migration20261126007100H24Reasons.js';
 
 /** Every migration in order; listed explicitly so tsx, vitest and a bundle all find the same set. */
 export const MIGRATIONS = [
@@ -61,4 +62,5 @@ export const MIGRATIONS = [
   Migration20261124000700H16PagesAudit,
   Migration20261125000100H15FaceTemplatesV3,
   Migration20261125000100H16OpsClaimsTotp,
+  Migration20261126007100H24Reasons,
 ];
