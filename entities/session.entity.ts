@@ -34,6 +34,8 @@ export interface StoredReason {
   category?: string;
   severity?: string;
   retryable?: boolean;
+  /** A tenant code's sentence for reviewers. */
+  reviewerText?: string;
   /** A tenant code's theme of the person's sentence (src/domain/reasons.ts END_USER_MESSAGES); built-in causes read it from the catalogue. */
   endUserMessage?: string;
 }

@@ -75,6 +75,9 @@ export class DecisionReasonObject {
 
   @Field(() => Boolean, { description: 'true when the person can fix it by doing the step again (RETRY); false when final.' })
   retryable!: boolean;
+
+  @Field(() => String, { description: 'The reason catalogue\'s sentence for reviewers (the console\'s "Why").' })
+  reviewerText!: string;
 }
 
 /** The verdict of a session (the spec's Decision). */

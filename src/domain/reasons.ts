@@ -358,6 +358,7 @@ export interface ReasonToExplain {
   category?: string;
   severity?: string;
   retryable?: boolean;
+  reviewerText?: string;
 }
 
 /** What the catalogue adds to a decision's reason: the cause's category, severity and whether the person can fix it. */
@@ -366,6 +367,8 @@ export interface ReasonExplanation {
   category: string;
   severity: string;
   retryable: boolean;
+  /** The catalogue's sentence for reviewers (a tenant code's own, stored with it). */
+  reviewerText: string;
 }
 
 /**
@@ -380,5 +383,6 @@ export function explainReason(reason: ReasonToExplain, legacyCause: () => string
     category: reason.category ?? definition.category,
     severity: reason.severity ?? definition.severity,
     retryable: reason.retryable ?? definition.retryable,
+    reviewerText: reason.reviewerText ?? definition.reviewer,
   };
 }

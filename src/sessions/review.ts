@@ -106,6 +106,7 @@ function reviewerReason(checked: CheckedReviewerReason): StoredReason {
     severity: definition.severity,
     retryable: definition.retryable,
     endUserMessage: definition.endUser,
+    reviewerText: definition.reviewer,
   };
 }
 

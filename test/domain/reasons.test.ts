@@ -205,11 +205,15 @@ describe('reason catalogue', () => {
       category: 'document',
       severity: 'high',
       retryable: true,
+      reviewerText: 'The document has expired.',
     });
     expect(explainReason({ code: 'list_review' }, () => 'list_review')).toMatchObject({ cause: 'list_review', category: 'screening' });
     expect(
-      explainReason({ code: 'reviewer_decision', cause: 'acme_own', category: 'data', severity: 'low', retryable: true }, () => 'x'),
-    ).toEqual({ cause: 'acme_own', category: 'data', severity: 'low', retryable: true });
+      explainReason(
+        { code: 'reviewer_decision', cause: 'acme_own', category: 'data', severity: 'low', retryable: true, reviewerText: 'Acme says no.' },
+        () => 'x',
+      ),
+    ).toEqual({ cause: 'acme_own', category: 'data', severity: 'low', retryable: true, reviewerText: 'Acme says no.' });
     expect(explainReason({ code: 'mystery' }, () => 'mystery')).toMatchObject({ category: 'technical', retryable: false });
   });
 });

@@ -346,6 +346,7 @@ const OPERATOR_CASES: Record<string, { query: string; variables(owner: Owned): R
   // Counts of the caller's own scope (test/console/dashboard.test.ts shows another scope's sessions do not count).
   decisionsPerDay: { query: 'query { decisionsPerDay(days: 7) { day approved declined } }', variables: () => ({}) },
   reviewBacklog: { query: 'query { reviewBacklog { underAnHour underADay underAWeek older } }', variables: () => ({}) },
+  decisionsByReason: { query: 'query { decisionsByReason(days: 7) { cause declined inReview } }', variables: () => ({}) },
   sessionFunnel: { query: 'query { sessionFunnel(days: 7) { created started submitted decided } }', variables: () => ({}) },
   timeToDecision: { query: 'query { timeToDecision(days: 7) { decided p50Seconds p90Seconds } }', variables: () => ({}) },
   currentOperator: { query: 'query { currentOperator { id email name role } }', variables: () => ({}) },

@@ -224,6 +224,8 @@ export type DecisionReason = {
   nodeType?: Maybe<NodeType>;
   /** true when the person can fix it by doing the step again (RETRY); false when final. */
   retryable: Scalars['Boolean']['output'];
+  /** The reason catalogue's sentence for reviewers (the console's "Why"). */
+  reviewerText: Scalars['String']['output'];
   /** low, medium, high or critical. */
   severity: Scalars['String']['output'];
 };
@@ -1158,6 +1160,8 @@ export type Query = {
   apiKeys: ApiKeyConnection;
   /** The operator signed in to the console; null for an API key. */
   currentOperator?: Maybe<Operator>;
+  /** Sessions declined or in review in the last `days` days (1-90, default 30), by the cause of their decisive reason, most frequent first. */
+  decisionsByReason: Array<ReasonCount>;
   /** Decisions per UTC day over the last `days` days (1-90, default 14), today included; empty days are zeros. */
   decisionsPerDay: Array<DecisionDay>;
   /** The hosted flow's settings of the key's environment (defaults until changed). */
@@ -1220,6 +1224,11 @@ export type Query = {
 export type QueryApiKeysArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryDecisionsByReasonArgs = {
+  days?: InputMaybe<Scalars['Int']['input']>;
 };
 
 
@@ -1378,6 +1387,17 @@ export type ReasonCodeInput = {
   retryable: Scalars['Boolean']['input'];
   reviewerText: Scalars['String']['input'];
   severity: Scalars['String']['input'];
+};
+
+/** Sessions declined or in review in a window, by the cause of their decisive reason. */
+export type ReasonCount = {
+  category: Scalars['String']['output'];
+  /** The reason catalogue code, or your own. */
+  cause: Scalars['String']['output'];
+  declined: Scalars['Int']['output'];
+  inReview: Scalars['Int']['output'];
+  /** The catalogue's sentence for reviewers. */
+  reviewerText: Scalars['String']['output'];
 };
 
 /** In-review sessions by how long they have waited since their last change. */
