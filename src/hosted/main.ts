@@ -198,7 +198,7 @@ function redirectCountdown(href: string): Child[] {
   if (window.parent !== window) return [];
   const notice = h(
     'p',
-    { className: 'hint', role: 'status' },
+    { className: 'hint', role: 'status', id: 'redirect-notice' },
     t('redirectIn', { name: state.flow.displayName, seconds: REDIRECT_SECONDS }),
   );
   const timer = window.setTimeout(() => window.location.assign(href), REDIRECT_SECONDS * 1000);
