@@ -376,6 +376,8 @@ describe.skipIf(!enabled)('hosted verification flow in Chromium', () => {
       await upload(page, blurredPng, 'document-review');
       expect(await page.locator('#app').getAttribute('data-quality')).toContain('blurry');
       await expect.poll(() => page.getByRole('alert').first().textContent()).toContain(CATALOGUES.en.quality_blurry);
+      // The problem list sits inside a live region, keeping its list semantics (axe `listitem`).
+      await expectNoSeriousA11yViolations(page, 'document review with a problem list');
       await screenshot(page, 'phone-document-review-blurred');
       await page.getByRole('button', { name: 'Retake' }).click();
       await screen(page, 'document');
@@ -649,6 +651,11 @@ describe.skipIf(!enabled)('hosted verification flow in Chromium', () => {
       await page.goto(url);
       await screen(page, 'welcome');
       await page.locator('[data-handoff] svg').waitFor();
+      // The QR code is above the fold, with the link to copy beside it.
+      const qr = (await page.locator('[data-handoff] svg').boundingBox())!;
+      expect(qr.y + qr.height).toBeLessThanOrEqual(page.viewportSize()!.height);
+      expect(await page.locator('#handoff-link').inputValue()).toContain(new URL(url).pathname);
+      await expect.poll(() => page.getByRole('button', { name: CATALOGUES.en.copyLink }).isVisible()).toBe(true);
       // The desktop page's subscription is open on the server before the phone starts.
       await waitForSubscribers(testApp.app.services.live, 1);
       await screenshot(page, 'desktop-welcome-qr');
