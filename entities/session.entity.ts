@@ -28,6 +28,16 @@ export interface StoredReason {
   nodeType?: string;
   listId?: string;
   entryId?: string;
+  /** The reason catalogue's code of what happened (src/domain/reasons.ts); absent on reasons stored before it existed. */
+  cause?: string;
+  /** Kept when the cause is a tenant's own code (a reviewer's decision), so the decision reads it without the tenant's table. */
+  category?: string;
+  severity?: string;
+  retryable?: boolean;
+  /** A tenant code's sentence for reviewers. */
+  reviewerText?: string;
+  /** A tenant code's theme of the person's sentence (src/domain/reasons.ts END_USER_MESSAGES); built-in causes read it from the catalogue. */
+  endUserMessage?: string;
 }
 
 /** A verification session of one tenant's end user. */
@@ -87,6 +97,10 @@ export const SessionNodeResultSchema = defineEntity({
     attempts: p.integer().default(0),
     /** Why the node waits for a retake (`image_blurry`, …), while `resubmission_requested`. */
     resubmissionReason: p.text().nullable(),
+    /** On a reviewer's retake: the reason catalogue code the reviewer chose, if one. */
+    retakeReasonCode: p.text().nullable(),
+    /** On a reviewer's retake: the note the person reads (the reviewer saw the preview). */
+    retakeNote: p.text().nullable(),
     createdAt: p.datetime(),
     updatedAt: p.datetime(),
   },

@@ -1,6 +1,26 @@
 import { Arg, Ctx, Field, Int, ObjectType, Query, Resolver } from 'type-graphql';
-import { decisionsPerDay, reviewBacklog, sessionFunnel, timeToDecision } from '../src/dashboard/stats.service.js';
+import { decisionsByReason, decisionsPerDay, reviewBacklog, sessionFunnel, timeToDecision } from '../src/dashboard/stats.service.js';
+import { reasonDefinition } from '../src/domain/reasons.js';
 import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
+
+/** Sessions declined or in review, by the cause of their decisive reason. */
+@ObjectType('ReasonCount', { description: 'Sessions declined or in review in a window, by the cause of their decisive reason.' })
+export class ReasonCountObject {
+  @Field(() => String, { description: 'The reason catalogue code, or your own.' })
+  cause!: string;
+
+  @Field(() => String, { description: "The catalogue's sentence for reviewers." })
+  reviewerText!: string;
+
+  @Field(() => String)
+  category!: string;
+
+  @Field(() => Int)
+  declined!: number;
+
+  @Field(() => Int)
+  inReview!: number;
+}
 
 /** Decisions made on one day, by outcome. */
 @ObjectType('DecisionDay', { description: 'Decisions made on one UTC day, by outcome (decision engine and reviewers alike).' })
@@ -90,6 +110,21 @@ export class DashboardResolver {
     @Ctx() context: GraphQLContext,
   ): Promise<DecisionDayObject[]> {
     return decisionsPerDay(context.em, requireTenant(context), days ?? 14);
+  }
+
+  @Query(() => [ReasonCountObject], {
+    description:
+      'Sessions declined or in review in the last `days` days (1-90, default 30), by the cause of their decisive reason, most frequent first.',
+  })
+  async decisionsByReason(
+    @Arg('days', () => Int, { nullable: true }) days: number | null,
+    @Ctx() context: GraphQLContext,
+  ): Promise<ReasonCountObject[]> {
+    const counts = await decisionsByReason(context.em, requireTenant(context), days ?? 30);
+    return counts.map((count) => {
+      const definition = reasonDefinition(count.cause);
+      return { ...count, reviewerText: definition.reviewer, category: definition.category };
+    });
   }
 
   @Query(() => ReviewBacklogObject, { description: 'The in-review sessions by age.' })

@@ -10,6 +10,9 @@ import { SessionStatusEnum } from './enums.js';
 import { endUserSteps } from './end-user-steps.js';
 import { VerificationStep } from './session.type.js';
 import { ApiError } from '../src/errors.js';
+import type { StoredReason } from '../entities/session.entity.js';
+import { reasonDefinition } from '../src/domain/reasons.js';
+import { explainReasons } from '../src/sessions/decision.js';
 import { UnixTimeScalar } from './scalars.js';
 
 /** How the hosted flow looks and where it may go, for one environment of the tenant. */
@@ -141,6 +144,20 @@ export class HostedFlow {
 
   @Field(() => HostedDocumentRead, { nullable: true, description: 'Read from the document once its step passed.' })
   documentRead!: HostedDocumentRead | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "When declined: the theme of the short, honest sentence the person reads (src/domain/reasons.ts END_USER_MESSAGES; never a fraud signal's details).",
+  })
+  outcomeMessage!: string | null;
+}
+
+/** The theme the person reads for a decline: the first (decisive) reason's, a tenant code's own theme when it carries one. */
+function declineMessage(reasons: readonly StoredReason[], nodeResults: Parameters<typeof explainReasons>[1]): string {
+  const [first] = explainReasons(reasons, nodeResults);
+  if (!first) return 'not_verified';
+  return first.endUserMessage ?? reasonDefinition(first.cause).endUser;
 }
 
 /** Shapes stored settings for GraphQL. */
@@ -195,6 +212,7 @@ export class FlowSettingsResolver {
       steps: await endUserSteps(context.em, session.id, nodeResults),
       documentTypes: ID_TYPES.map((idType) => ({ idType, sides: TWO_SIDED_ID_TYPES.includes(idType) ? 2 : 1, countries: null })),
       expectedDetails: (session.expectedDetails as Record<string, unknown> | null) ?? null,
+      outcomeMessage: session.status === 'declined' ? declineMessage(session.reasons, nodeResults) : null,
       documentRead: extracted
         ? {
             firstName: extracted.first_name ?? null,

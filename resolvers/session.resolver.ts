@@ -149,11 +149,18 @@ export class SessionResolver {
   async reviewSession(
     @Arg('id', () => String) id: string,
     @Arg('decision', () => ReviewDecisionEnum) decision: 'approved' | 'declined',
-    @Arg('reason', () => String) reason: string,
+    @Arg('reason', () => String, { nullable: true, description: 'Free text for the audit trail; required unless reasonCode is given.' })
+    reason: string | null,
+    @Arg('reasonCode', () => String, {
+      nullable: true,
+      description: 'A code of the reason catalogue or of your own (reasonCodes); a decline lists it first in the decision.',
+    })
+    reasonCode: string | null,
+    @Arg('note', () => String, { nullable: true, description: 'An optional note beside reasonCode.' }) note: string | null,
     @Ctx() context: GraphQLContext,
   ): Promise<SessionObject> {
     const principal = requireTenant(context);
-    const reviewed = await reviewSession(context.em, context.services, principal, id, decision, reason);
+    const reviewed = await reviewSession(context.em, context.services, principal, id, decision, { reason, reasonCode, note });
     return toSessionObject(sessionRecordOf(reviewed), context);
   }
 
@@ -164,10 +171,22 @@ export class SessionResolver {
   async requestRetake(
     @Arg('sessionId', () => String) sessionId: string,
     @Arg('nodeType', () => NodeTypeEnum) nodeType: NodeType,
-    @Arg('reason', () => String) reason: string,
+    @Arg('reason', () => String, { nullable: true, description: 'Free text for the audit trail; required unless reasonCode is given.' })
+    reason: string | null,
+    @Arg('reasonCode', () => String, {
+      nullable: true,
+      description: 'A code of the reason catalogue or of your own: the person reads its sentence.',
+    })
+    reasonCode: string | null,
+    @Arg('note', () => String, { nullable: true, description: 'A note the person reads under the sentence (preview it first).' })
+    note: string | null,
     @Ctx() context: GraphQLContext,
   ): Promise<SessionObject> {
-    const session = await requestRetake(context.em, context.services, context.config, requireTenant(context), sessionId, nodeType, reason);
+    const session = await requestRetake(context.em, context.services, context.config, requireTenant(context), sessionId, nodeType, {
+      reason,
+      reasonCode,
+      note,
+    });
     return toSessionObject(sessionRecordOf(session), context);
   }
 

@@ -60,6 +60,24 @@ export class DecisionReasonObject {
 
   @Field(() => String, { nullable: true })
   entryId?: string | null;
+
+  @Field(() => String, {
+    description:
+      "The reason catalogue code of what happened (document_expired, face_mismatch, name_mismatch, …; docs/webhooks.md \"Reasons\"): the node's result or warning code, else the rule's own code, or a tenant's own code a reviewer chose.",
+  })
+  cause!: string;
+
+  @Field(() => String, { description: 'document, face, fraud, screening, data or technical.' })
+  category!: string;
+
+  @Field(() => String, { description: 'low, medium, high or critical.' })
+  severity!: string;
+
+  @Field(() => Boolean, { description: 'true when the person can fix it by doing the step again (RETRY); false when final.' })
+  retryable!: boolean;
+
+  @Field(() => String, { description: 'The reason catalogue\'s sentence for reviewers (the console\'s "Why").' })
+  reviewerText!: string;
 }
 
 /** The verdict of a session (the spec's Decision). */
@@ -230,6 +248,19 @@ export class VerificationStep {
       'Why the step asks for a retake (image_blurry, image_too_small, mrz_not_found, …), while its status is resubmission_requested.',
   })
   resubmissionReason?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description:
+      "While resubmission_requested: the theme of the sentence the person reads (photo_unreadable, document_expired, …; src/domain/reasons.ts END_USER_MESSAGES), from the engine's reason or the reviewer's reason code.",
+  })
+  retakeMessage?: string | null;
+
+  @Field(() => String, {
+    nullable: true,
+    description: "While resubmission_requested on a reviewer's request: the reviewer's note to the person.",
+  })
+  retakeNote?: string | null;
 
   @Field(() => Int, { description: 'Submissions of the step so far.' })
   attempts!: number;

@@ -18,6 +18,8 @@ export interface NodeResult {
 export interface Case extends QueueItem {
   status: string;
   environment: string;
+  /** The hosted flow's language chosen at creation, for the retake preview. */
+  language?: string | null;
   expectedDetails: Record<string, string> | null;
   nodeResults: NodeResult[];
   reviewHistory: {

@@ -4,16 +4,17 @@ import { announce, badge, h, show, when } from './dom.js';
 import { header } from './layout.js';
 import { me } from './state.js';
 import { CLAIM_FIELDS, claimSection, heldByOther, heldByOtherNote } from './claim.js';
-import { retakeSection } from './retake.js';
+import { reasonCodeSelect, retakeSection } from './retake.js';
 import { amlSection, checksSection, evidenceSection, fraudSection, identitySection, type Case } from './case-findings.js';
 
-const QUEUE_FIELDS = 'id vendorData workflowId createdAt updatedAt decision { reasons { code message } }';
-const CASE = `query ($id: String!) { session(id: $id) { ${QUEUE_FIELDS} status environment expectedDetails evidence { id kind contentType url } notes { id authorName body createdAt }
+const QUEUE_FIELDS =
+  'id vendorData workflowId workflow { name } createdAt updatedAt decision { reasons { code message cause reviewerText } }';
+const CASE = `query ($id: String!) { session(id: $id) { ${QUEUE_FIELDS} status environment language expectedDetails evidence { id kind contentType url } notes { id authorName body createdAt }
   warnings { code message } nodeResults { nodeType status warnings { code message } details }
   reviewHistory { actor actorName fromStatus toStatus reason at } ${CLAIM_FIELDS} } }`;
 const ADD_NOTE = `mutation ($sessionId: String!, $body: String!) { addSessionNote(sessionId: $sessionId, body: $body) { id } }`;
-const REVIEW = `mutation ($id: String!, $decision: ReviewDecision!, $reason: String!) {
-  reviewSession(id: $id, decision: $decision, reason: $reason) { id status } }`;
+const REVIEW = `mutation ($id: String!, $decision: ReviewDecision!, $reason: String, $reasonCode: String) {
+  reviewSession(id: $id, decision: $decision, reason: $reason, reasonCode: $reasonCode) { id status } }`;
 
 /** The audit trail, oldest first: who moved the session where, and why. */
 function timelineSection(session: Case): HTMLElement {
@@ -79,8 +80,8 @@ function notesSection(session: Case): HTMLElement {
   return h('section', { 'aria-labelledby': 'notes-heading' }, heading, session.notes.length ? list : null, form);
 }
 
-/** Approve or decline with a reason, for reviewers and admins while the session is in review. */
-function decisionSection(session: Case): HTMLElement {
+/** Approve or decline with a reason (a catalogue code, free text, or both), for reviewers and admins while the session is in review. */
+async function decisionSection(session: Case): Promise<HTMLElement> {
   const heading = h('h2', { id: 'decision-heading' }, 'Decision');
   if (session.status !== 'in_review') {
     const label = session.status === 'pending' || session.status === 'in_progress' ? 'With the end user: ' : 'Decided: ';
@@ -95,14 +96,17 @@ function decisionSection(session: Case): HTMLElement {
     );
   if (heldByOther(session.claim)) return h('section', { 'aria-labelledby': 'decision-heading' }, heading, heldByOtherNote(session.claim!));
   const error = h('p', { class: 'error', role: 'alert', id: 'decision-error' });
+  const code = await reasonCodeSelect('reason-code', '— none (free text only) —');
   const decide = (decision: 'approved' | 'declined') => async () => {
     const reason = (form.querySelector('#reason') as HTMLTextAreaElement).value.trim();
-    if (!reason) {
+    // A decline reason from the catalogue is counted and reported; free text alone still works.
+    const reasonCode = decision === 'declined' && code.value ? code.value : null;
+    if (!reason && !reasonCode) {
       error.textContent = 'Give a reason: it goes into the audit trail.';
       return;
     }
     try {
-      await graphql(REVIEW, { id: session.id, decision, reason });
+      await graphql(REVIEW, { id: session.id, decision, reason: reason || null, reasonCode });
       announce(`Session ${decision}.`);
       await caseScreen(session.id);
     } catch (failure) {
@@ -112,7 +116,8 @@ function decisionSection(session: Case): HTMLElement {
   const form = h(
     'form',
     { onsubmit: (event) => event.preventDefault() },
-    h('label', { for: 'reason' }, 'Reason (kept in the audit trail)'),
+    h('div', { class: 'field' }, h('label', { for: 'reason-code' }, 'Decline reason (from the reason catalogue)'), code),
+    h('label', { for: 'reason' }, 'Reason or note (kept in the audit trail)'),
     h('textarea', { id: 'reason', name: 'reason', rows: '3', required: true }),
     error,
     h(
@@ -157,10 +162,20 @@ export async function caseScreen(id: string): Promise<void> {
         {},
         'Status: ',
         badge(session.status),
-        ` · workflow ${session.workflowId} · ${session.environment} · created ${when(session.createdAt)}`,
+        ` · workflow ${session.workflow?.name ?? session.workflowId} · ${session.environment} · created ${when(session.createdAt)}`,
       ),
       session.decision.reasons.length
-        ? h('ul', { class: 'reasons' }, ...session.decision.reasons.map((reason) => h('li', {}, reason.message)))
+        ? h(
+            'ul',
+            { class: 'reasons' },
+            ...session.decision.reasons.map((reason) =>
+              h(
+                'li',
+                { 'data-cause': reason.cause },
+                reason.code === 'reviewer_decision' ? `${reason.reviewerText} — ${reason.message}` : reason.reviewerText,
+              ),
+            ),
+          )
         : null,
       h(
         'div',
@@ -178,8 +193,8 @@ export async function caseScreen(id: string): Promise<void> {
           'div',
           {},
           session.status === 'in_review' ? await claimSection(session.id, session.claim, () => caseScreen(session.id)) : null,
-          decisionSection(session),
-          retakeSection(session, () => caseScreen(session.id)),
+          await decisionSection(session),
+          await retakeSection(session, () => caseScreen(session.id)),
           notesSection(session),
           timelineSection(session),
         ),

@@ -7,7 +7,8 @@ import { me } from './state.js';
 
 const OVERVIEW = `query { decisionsPerDay(days: 14) { day approved declined } reviewBacklog { underAnHour underADay underAWeek older }
   sessionFunnel(days: 30) { created started submitted decided }
-  timeToDecision(days: 30) { decided underAMinute underTenMinutes underAnHour underADay older p50Seconds p90Seconds } }`;
+  timeToDecision(days: 30) { decided underAMinute underTenMinutes underAnHour underADay older p50Seconds p90Seconds }
+  decisionsByReason(days: 30) { cause reviewerText category declined inReview } }`;
 
 /** A duration in seconds in the largest unit that keeps it readable. */
 function duration(seconds: number | null): string {
@@ -34,6 +35,7 @@ export async function overviewScreen(): Promise<void> {
       p50Seconds: number | null;
       p90Seconds: number | null;
     };
+    decisionsByReason: { cause: string; reviewerText: string; category: string; declined: number; inReview: number }[];
   }>(OVERVIEW);
   const days = data.decisionsPerDay;
   const backlog = data.reviewBacklog;
@@ -84,6 +86,8 @@ export async function overviewScreen(): Promise<void> {
         ],
         true,
       ),
+      h('h2', {}, 'Declines and reviews by reason'),
+      reasonsTable(data.decisionsByReason),
       h('h2', {}, 'Review backlog by age'),
       barChart(
         'backlog-chart',
@@ -97,6 +101,42 @@ export async function overviewScreen(): Promise<void> {
           },
         ],
         true,
+      ),
+    ),
+  );
+}
+
+/** Sessions declined or in review in the last 30 days by the reason that decided them, most frequent first. */
+function reasonsTable(rows: { cause: string; reviewerText: string; category: string; declined: number; inReview: number }[]): HTMLElement {
+  if (rows.length === 0) return h('p', { id: 'reasons-table' }, 'No session was declined or sent to review in the last 30 days.');
+  return h(
+    'table',
+    { id: 'reasons-table' },
+    h('caption', {}, 'Sessions declined or in review in the last 30 days, by the reason that decided them'),
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        h('th', { scope: 'col' }, 'Reason'),
+        h('th', { scope: 'col' }, 'Category'),
+        h('th', { scope: 'col' }, 'Declined'),
+        h('th', { scope: 'col' }, 'In review'),
+      ),
+    ),
+    h(
+      'tbody',
+      {},
+      ...rows.map((row) =>
+        h(
+          'tr',
+          { 'data-cause': row.cause },
+          h('th', { scope: 'row' }, row.reviewerText, ' ', h('code', {}, row.cause)),
+          h('td', {}, row.category),
+          h('td', {}, String(row.declined)),
+          h('td', {}, String(row.inReview)),
+        ),
       ),
     ),
   );

@@ -60,11 +60,19 @@ export interface QueueItem {
   workflowId: string;
   createdAt: number;
   updatedAt: number;
-  decision: { reasons: { code: string; message: string }[] };
+  /** The workflow's name, so custom workflows read as what they are, not as a UUID. */
+  workflow?: { name: string } | null;
+  decision: { reasons: { code: string; message: string; cause: string; reviewerText: string }[] };
   claim?: { operatorName: string } | null;
 }
 
-const QUEUE_FIELDS = 'id vendorData workflowId createdAt updatedAt decision { reasons { code message } } claim { operatorName }';
+const QUEUE_FIELDS =
+  'id vendorData workflowId workflow { name } createdAt updatedAt decision { reasons { code message cause reviewerText } } claim { operatorName }';
+
+/** Why a case is in the queue, in the reason catalogue's words for reviewers (each sentence once). */
+export function whyText(item: Pick<QueueItem, 'decision'>): string {
+  return [...new Set(item.decision.reasons.map((reason) => reason.reviewerText))].join(' ') || '—';
+}
 const QUEUE = `query ($filter: SessionFilterInput!) { sessions(first: 100, filter: $filter) { edges { node { ${QUEUE_FIELDS} } } } }`;
 const QUEUE_ITEM = `query ($id: String!) { session(id: $id) { status ${QUEUE_FIELDS} } }`;
 const REVIEW_QUEUE = 'subscription { reviewQueue { sessionId status previousStatus actor } }';
@@ -78,8 +86,8 @@ function queueRows(): HTMLElement[] {
         'tr',
         { 'data-session-id': item.id },
         h('td', {}, h('a', { href: `#/case/${item.id}` }, item.vendorData)),
-        h('td', {}, item.workflowId),
-        h('td', {}, item.decision.reasons.map((reason) => reason.message).join(' ') || '—'),
+        h('td', {}, item.workflow?.name ?? item.workflowId),
+        h('td', {}, whyText(item)),
         h('td', { class: 'holder' }, item.claim?.operatorName ?? 'nobody'),
         h('td', {}, when(item.updatedAt)),
       ),

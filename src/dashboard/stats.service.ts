@@ -46,6 +46,35 @@ export async function decisionsPerDay(em: EntityManager, scope: TenantScope, day
   return rows.map((row) => ({ day: row.day, approved: Number(row.approved), declined: Number(row.declined) }));
 }
 
+/** Sessions declined or sent to review, counted by the cause of their first (decisive) reason. */
+export interface ReasonCount {
+  /** The reason catalogue code (src/domain/reasons.ts), or a tenant's own. */
+  cause: string;
+  declined: number;
+  inReview: number;
+}
+
+/**
+ * Decisions of the last `days` days by reason (issue 24): every session now declined or in review
+ * that changed to that status in the window, counted by the cause of its first reason (the verdict
+ * lists the decisive one first; a reviewer's coded decline is put first). Reasons stored before
+ * causes existed count under their rule code. Most frequent first; one statement.
+ */
+export async function decisionsByReason(em: EntityManager, scope: TenantScope, days: number): Promise<ReasonCount[]> {
+  assertDays(days);
+  const rows = await em.execute<{ cause: string; declined: number; in_review: number }[]>(
+    `select coalesce(s.reasons -> 0 ->> 'cause', s.reasons -> 0 ->> 'code', 'none') as cause,
+            (count(*) filter (where s.status = 'declined'))::int as declined,
+            (count(*) filter (where s.status = 'in_review'))::int as in_review
+       from session s
+      where s.tenant_id = ? and s.environment = ? and s.status in ('declined', 'in_review')
+        and s.updated_at >= now() - make_interval(days => ?)
+      group by 1 order by count(*) desc, 1`,
+    [scope.tenantId, scope.environment, days],
+  );
+  return rows.map((row) => ({ cause: row.cause, declined: Number(row.declined), inReview: Number(row.in_review) }));
+}
+
 /** The review backlog by how long each case has waited since it last changed. */
 export interface ReviewBacklog {
   underAnHour: number;

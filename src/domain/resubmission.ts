@@ -1,42 +1,40 @@
 /**
- * Retakes instead of dead ends (docs/design.md "Decisions", retakes): a node whose photo
- * could not be read waits for a new submission instead of failing, until the workflow's
- * `max_attempts` submissions have been made. Substantive results (expired, tampered, face
+ * Retakes instead of dead ends (docs/design.md "Decisions", retakes; issue 24): a node whose
+ * failure the person can fix (the reason catalogue's retryable codes: an unreadable photo, an
+ * expired or wrong document, a face not clear) waits for a new submission instead of failing,
+ * until the workflow's `max_attempts` submissions have been made. Final results (tampered, face
  * mismatch, a sanctions hit) still fail at once. Pure functions; the caller stores the outcome.
  */
+import { isRetryable, REASON_CATALOGUE } from './reasons.js';
 import type { NodeStatus } from './types.js';
 
-/** Result codes that mean "the photo could not be read", not "the document or person is wrong". */
-export const QUALITY_RESUBMISSION_REASONS = [
-  'image_blurry',
-  'image_too_small',
-  'mrz_not_found',
-  'glare',
-  'image_too_dark',
-  // A head-turn challenge not followed (active-liveness.ts): the person may simply try again.
-  'active_liveness_failed',
-] as const;
+/**
+ * Result codes the person can fix by doing the step again (the catalogue's `retryable` codes,
+ * src/domain/reasons.ts): an unreadable photo, an expired or wrong document, a face that was not
+ * clear. Fraud and identity results (tampered, face mismatch, a sanctions hit) stay final.
+ */
+export const QUALITY_RESUBMISSION_REASONS = REASON_CATALOGUE.filter((reason) => reason.retryable && reason.code !== 'reviewer_request').map(
+  (reason) => reason.code,
+) as [string, ...string[]];
 /** The reason of a retake a reviewer asked for from the console or the API (issue 16), not an engine's. */
 export const REVIEWER_REQUEST = 'reviewer_request';
 /** Why a node asks for a retake: a quality code of the engine, or a reviewer's request. */
-export const RESUBMISSION_REASONS = [...QUALITY_RESUBMISSION_REASONS, REVIEWER_REQUEST] as const;
-/** Why a node asks for a retake. */
-export type ResubmissionReason = (typeof RESUBMISSION_REASONS)[number];
+export const RESUBMISSION_REASONS = [...QUALITY_RESUBMISSION_REASONS, REVIEWER_REQUEST] as [string, ...string[]];
+/** Why a node asks for a retake: a catalogue code. */
+export type ResubmissionReason = string;
 /** A retake reason an engine result can carry. */
-export type QualityResubmissionReason = (typeof QUALITY_RESUBMISSION_REASONS)[number];
+export type QualityResubmissionReason = string;
 
 /** Submissions a node may take by default before a quality failure becomes a failure. */
 export const DEFAULT_MAX_ATTEMPTS = 3;
 /** Most submissions a workflow may allow per node. */
 export const MAX_ATTEMPTS_LIMIT = 10;
 
-/** The retake reason of an engine result: a failure whose result code is a quality code, else null. */
+/** The retake reason of an engine result: a failure whose result code the person can fix, else null. */
 export function resubmissionReasonOf(result: { status: NodeStatus; details: Record<string, unknown> }): QualityResubmissionReason | null {
   if (result.status !== 'failed') return null;
   const code = result.details.result_code;
-  return typeof code === 'string' && (QUALITY_RESUBMISSION_REASONS as readonly string[]).includes(code)
-    ? (code as QualityResubmissionReason)
-    : null;
+  return typeof code === 'string' && isRetryable(code) && code !== REVIEWER_REQUEST ? code : null;
 }
 
 /**

@@ -5,6 +5,17 @@
 import { DEFAULT_AML_SCORE_THRESHOLD } from './workflow.js';
 import type { ListHit, NodeResult, NodeType, Warning } from './types.js';
 
+/**
+ * The catalogue code a node's outcome stands for: its `result_code` unless that says nothing
+ * (`clear`, absent), else its first warning's code, else `fallback`. Also reads reasons stored
+ * before causes existed, so old decisions say why too.
+ */
+export function nodeCause(result: Pick<NodeResult, 'details' | 'warnings'> | undefined, fallback: string): string {
+  const code = result?.details?.result_code;
+  if (typeof code === 'string' && code !== 'clear' && code !== '') return code;
+  return result?.warnings?.[0]?.code ?? fallback;
+}
+
 export { DEFAULT_AML_SCORE_THRESHOLD };
 
 /** The part of a workflow node the verdict needs. */
@@ -77,6 +88,11 @@ export interface VerdictReason {
   listId?: string;
   /** The list entry that matched, for list reasons. */
   entryId?: string;
+  /**
+   * The catalogue code of what happened (src/domain/reasons.ts): the node's result code or warning
+   * code when there is one (`document_expired`, `name_mismatch`), else the rule's own code.
+   */
+  cause: string;
 }
 
 /** A decided status, or null while the session cannot be decided yet. */
@@ -117,6 +133,7 @@ export function decideVerdict(input: VerdictInput): Verdict {
         code: 'required_node_failed',
         message: `Required node ${node.type} failed.`,
         nodeType: node.type,
+        cause: nodeCause(result, 'step_failed'),
       });
     }
     if (status === 'failed' && !node.required) {
@@ -125,6 +142,7 @@ export function decideVerdict(input: VerdictInput): Verdict {
         code: 'optional_node_failed',
         message: `Optional node ${node.type} failed; it does not change the outcome.`,
         nodeType: node.type,
+        cause: nodeCause(result, 'step_failed'),
       });
     }
     // Only required nodes hold the verdict back; an optional node the end user never did is ignored.
@@ -133,6 +151,7 @@ export function decideVerdict(input: VerdictInput): Verdict {
         code: 'required_node_pending',
         message: `Required node ${node.type} has no result yet.`,
         nodeType: node.type,
+        cause: 'required_node_pending',
       });
     }
     // A retake is a result still to come: it holds the verdict back like a pending node.
@@ -141,6 +160,7 @@ export function decideVerdict(input: VerdictInput): Verdict {
         code: 'required_node_pending',
         message: `Required node ${node.type} waits for a retake.`,
         nodeType: node.type,
+        cause: nodeCause(result, 'required_node_pending'),
       });
     }
     if (status === 'review') {
@@ -148,6 +168,7 @@ export function decideVerdict(input: VerdictInput): Verdict {
         code: 'node_review',
         message: `Node ${node.type} asked for a manual review.`,
         nodeType: node.type,
+        cause: nodeCause(result, 'step_review'),
       });
     }
     if (status === 'skipped' && node.required) {
@@ -157,10 +178,11 @@ export function decideVerdict(input: VerdictInput): Verdict {
         code: 'required_node_skipped',
         message: `Required node ${node.type} was skipped.`,
         nodeType: node.type,
+        cause: 'required_node_skipped',
       });
     }
     for (const warning of result?.warnings ?? []) {
-      reviews.push({ code: 'warning', message: describeWarning(warning), nodeType: node.type });
+      reviews.push({ code: 'warning', message: describeWarning(warning), nodeType: node.type, cause: warning.code });
     }
   }
 
@@ -171,6 +193,7 @@ export function decideVerdict(input: VerdictInput): Verdict {
       nodeType: hit.nodeType,
       listId: hit.listId,
       entryId: hit.entryId,
+      cause: hit.policy === 'auto_decline' ? 'list_auto_decline' : 'list_review',
     };
     (hit.policy === 'auto_decline' ? declines : reviews).push(reason);
   }
@@ -180,11 +203,12 @@ export function decideVerdict(input: VerdictInput): Verdict {
       code: 'aml_score_at_or_above_threshold',
       message: `AML score ${amlScore} is at or above the workflow threshold ${threshold}.`,
       nodeType: 'aml_screening',
+      cause: 'aml_score_at_or_above_threshold',
     });
   }
 
   for (const warning of sessionWarnings) {
-    reviews.push({ code: 'warning', message: describeWarning(warning) });
+    reviews.push({ code: 'warning', message: describeWarning(warning), cause: warning.code });
   }
 
   if (declines.length > 0) {

@@ -15,6 +15,7 @@ import { IdVerificationResolver } from '../../resolvers/id-verification.resolver
 import { ListResolver } from '../../resolvers/list.resolver.js';
 import { OperatorResolver } from '../../resolvers/operator.resolver.js';
 import { ProofOfAddressResolver } from '../../resolvers/poa.resolver.js';
+import { ReasonCodeResolver } from '../../resolvers/reason-code.resolver.js';
 import { ServiceTokenResolver } from '../../resolvers/service-token.resolver.js';
 import { SessionResolver } from '../../resolvers/session.resolver.js';
 import { SessionStatusResolver } from '../../resolvers/session-status.resolver.js';
@@ -45,6 +46,7 @@ export const RESOLVERS = [
   ConnectionsResolver,
   CaptureResolver,
   HostedFlowCaptureResolver,
+  ReasonCodeResolver,
 ] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;

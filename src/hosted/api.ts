@@ -36,6 +36,10 @@ export interface Step {
   required: boolean;
   resubmissionReason?: string | null;
   attemptsRemaining?: number;
+  /** The theme of what the person reads for a retake (src/domain/reasons.ts END_USER_MESSAGES). */
+  retakeMessage?: string | null;
+  /** The reviewer's note to the person, on a reviewer's retake. */
+  retakeNote?: string | null;
 }
 
 /** The hostedFlow query's answer. */
@@ -55,12 +59,14 @@ export interface HostedFlow {
   documentTypes: { idType: string; sides: number; countries: string[] | null }[];
   expectedDetails: Record<string, string> | null;
   documentRead: { firstName: string | null; lastName: string | null; dateOfBirth: string | null; nationality: string | null } | null;
+  /** When declined: the theme of the sentence the person reads. */
+  outcomeMessage: string | null;
 }
 
 export const HOSTED_FLOW = `query ($sessionId: String!) { hostedFlow(sessionId: $sessionId) {
   sessionId status expiresAt language defaultLanguage displayName logo primaryColor privacyUrl allowedEmbedOrigins redirectUrl
-  steps { nodeType status required resubmissionReason attemptsRemaining } documentTypes { idType sides countries } expectedDetails
-  documentRead { firstName lastName dateOfBirth nationality } } }`;
+  steps { nodeType status required resubmissionReason attemptsRemaining retakeMessage retakeNote } documentTypes { idType sides countries }
+  expectedDetails documentRead { firstName lastName dateOfBirth nationality } outcomeMessage } }`;
 
 const PROGRESS = '{ status steps { nodeType status required } }';
 

@@ -129,7 +129,10 @@ function review(target: Target, source: CanvasImageSource, width: number, height
     target.kind === 'selfie' ? 'selfie-review' : 'document-review',
     t('reviewHeading'),
     h('img', { className: 'preview', src: dataUri, alt: '' }),
-    report.problems.length ? h('ul', { className: 'error', role: 'alert' }, ...messages) : h('p', { className: 'ok' }, t('qualityOk')),
+    // The live region wraps the list: a role on the <ul> itself would strip its list semantics (axe `listitem`).
+    report.problems.length
+      ? h('div', { role: 'alert' }, h('ul', { className: 'error' }, ...messages))
+      : h('p', { className: 'ok' }, t('qualityOk')),
     h('p', {}, t('reviewHint')),
     report.problems.length ? retake : use,
     report.problems.length ? use : retake,

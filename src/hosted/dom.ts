@@ -1,6 +1,6 @@
 /** The hosted flow's DOM helpers: elements, screens, announcements, field errors and the embedding page. */
 import { ApiError } from './api.js';
-import { pendingSteps, sessionId, state, stopCamera, t } from './state.js';
+import { askedSteps, pendingSteps, sessionId, state, stopCamera, t } from './state.js';
 
 /** What h() takes as children (falsy ones are skipped). */
 export type Child = Node | string | null | undefined | false;
@@ -45,12 +45,14 @@ export function notifyParent(message: Record<string, unknown>): void {
 /** Replaces the screen: one h1 (focused, so screen readers start there), progress, content. */
 export function show(screen: string, heading: string, ...content: Child[]): void {
   stopCameraUnlessCapture(screen);
-  const total = state.flow?.steps.length ?? 0;
-  const done = total - (state.flow ? pendingSteps().length : 0);
+  // Progress counts only the steps this person is asked, and names the step being done (a retake included).
+  const asked = state.flow ? askedSteps() : [];
+  const total = asked.length;
+  const current = state.flow ? asked.indexOf(pendingSteps()[0]) + 1 || total : 0;
   const title = h('h1', { tabIndex: -1 }, heading);
   const progress =
     state.flow && total > 0 && !['welcome', 'done', 'error'].includes(screen)
-      ? h('p', { className: 'progress' }, t('stepOf', { current: Math.min(done + 1, total), total }))
+      ? h('p', { className: 'progress' }, t('stepOf', { current, total }))
       : null;
   const logo = state.flow?.logo ? h('img', { className: 'logo', src: state.flow.logo, alt: state.flow.displayName }) : null;
   app.replaceChildren(h('header', {}, logo, progress), title, ...content.filter((child): child is Node | string => Boolean(child)));

@@ -107,6 +107,15 @@ const en = {
   invalidCode: 'Enter the 6 digits of the code.',
   fileTooLarge: 'This file is too large (at most {size} MB).',
   unreadableFile: 'This file could not be read. Choose a JPEG or PNG photo, or a PDF.',
+  // Issue 24: reasons, the reviewer's note, the redirect back, the copy-link handoff.
+  reviewerNote: 'A message from our review team:',
+  declinedWhy: 'Why:',
+  redirectIn: 'Taking you back to {name} in {seconds} s.',
+  stayHere: 'Stay on this page',
+  redirectCancelled: 'You stay on this page. Use the button to go back when you are ready.',
+  copyLink: 'Copy the link',
+  linkCopied: 'Link copied. Open it on your phone.',
+  handoffLinkLabel: 'Link to continue on another device',
 };
 
 /** Keys of the catalogue. */
@@ -209,6 +218,15 @@ const fr: Record<keyof typeof en, string> = {
   invalidCode: 'Saisissez les 6 chiffres du code.',
   fileTooLarge: 'Ce fichier est trop volumineux ({size} Mo au plus).',
   unreadableFile: 'Ce fichier est illisible. Choisissez une photo JPEG ou PNG, ou un PDF.',
+  // Issue 24 : motifs, note de l'équipe de vérification, retour automatique, copie du lien.
+  reviewerNote: 'Un message de notre équipe de vérification :',
+  declinedWhy: 'Motif :',
+  redirectIn: 'Retour vers {name} dans {seconds} s.',
+  stayHere: 'Rester sur cette page',
+  redirectCancelled: 'Vous restez sur cette page. Utilisez le bouton pour revenir quand vous le souhaitez.',
+  copyLink: 'Copier le lien',
+  linkCopied: 'Lien copié. Ouvrez-le sur votre téléphone.',
+  handoffLinkLabel: 'Lien pour continuer sur un autre appareil',
 };
 
 const de: Record<keyof typeof en, string> = {
@@ -307,6 +325,15 @@ const de: Record<keyof typeof en, string> = {
   invalidCode: 'Geben Sie die 6 Ziffern des Codes ein.',
   fileTooLarge: 'Diese Datei ist zu groß (höchstens {size} MB).',
   unreadableFile: 'Diese Datei ist nicht lesbar. Wählen Sie ein JPEG- oder PNG-Foto oder ein PDF.',
+  // Issue 24: Gründe, Nachricht des Prüfteams, automatische Rückkehr, Link kopieren.
+  reviewerNote: 'Eine Nachricht unseres Prüfteams:',
+  declinedWhy: 'Grund:',
+  redirectIn: 'Sie werden in {seconds} s zu {name} zurückgeleitet.',
+  stayHere: 'Auf dieser Seite bleiben',
+  redirectCancelled: 'Sie bleiben auf dieser Seite. Kehren Sie mit der Schaltfläche zurück, wenn Sie so weit sind.',
+  copyLink: 'Link kopieren',
+  linkCopied: 'Link kopiert. Öffnen Sie ihn auf Ihrem Telefon.',
+  handoffLinkLabel: 'Link zum Fortfahren auf einem anderen Gerät',
 };
 
 const es: Record<keyof typeof en, string> = {
@@ -405,6 +432,15 @@ const es: Record<keyof typeof en, string> = {
   invalidCode: 'Introduzca las 6 cifras del código.',
   fileTooLarge: 'Este archivo es demasiado grande (como máximo {size} MB).',
   unreadableFile: 'No se puede leer este archivo. Elija una foto JPEG o PNG, o un PDF.',
+  // Issue 24: motivos, nota del equipo de revisión, regreso automático, copiar el enlace.
+  reviewerNote: 'Un mensaje de nuestro equipo de revisión:',
+  declinedWhy: 'Motivo:',
+  redirectIn: 'Volverá a {name} en {seconds} s.',
+  stayHere: 'Quedarme en esta página',
+  redirectCancelled: 'Se queda en esta página. Use el botón para volver cuando quiera.',
+  copyLink: 'Copiar el enlace',
+  linkCopied: 'Enlace copiado. Ábralo en su teléfono.',
+  handoffLinkLabel: 'Enlace para continuar en otro dispositivo',
 };
 
 /** The catalogues, by language. */

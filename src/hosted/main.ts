@@ -6,7 +6,8 @@
  */
 import { renderSVG } from 'uqr';
 import { ApiError, graphql, HOSTED_FLOW, type HostedFlow, type Step } from './api.js';
-import { chooseDocument } from './document.js';
+import { documentStep } from './document.js';
+import { END_USER_SENTENCES, type EndUserMessage } from '../domain/reasons.js';
 import { details } from './details.js';
 import { business } from './business.js';
 import { capture } from './camera.js';
@@ -28,9 +29,9 @@ function route(): void {
 }
 
 /** The screen that takes a step's input (a retake the reviewer asked for may be any step). */
-function openStep(nodeType: string): void {
+function openStep(nodeType: string, retakeMessage?: string | null): void {
   const screens: Record<string, () => void> = {
-    document_verification: chooseDocument,
+    document_verification: () => documentStep(retakeMessage),
     biometric_kyc: () => capture({ kind: 'selfie' }),
     aml_screening: details,
     phone_verification: phone,
@@ -58,15 +59,22 @@ function welcome(): void {
     state.flow.privacyUrl ? h('p', {}, h('a', { href: state.flow.privacyUrl, target: '_blank', rel: 'noopener' }, t('privacy'))) : null,
     start,
   );
+  // On a computer the phone handoff comes first, above the fold (a QR and a link to copy).
   show(
     'welcome',
     t('welcomeHeading'),
     h('p', {}, t('welcomeIntro', { name: state.flow.displayName })),
+    handoff(),
     h('p', {}, t('welcomeNeeds')),
     needs,
     form,
-    handoff(),
   );
+}
+
+/** The person's sentence for a theme of the reason catalogue, in the flow's language; null when the theme is unknown. */
+function reasonSentence(message: string | null | undefined): string | null {
+  if (!message) return null;
+  return END_USER_SENTENCES[state.language][message as EndUserMessage] ?? null;
 }
 
 /** On a computer, a QR code of this link so the photos can be taken with a phone. */
@@ -79,7 +87,37 @@ function handoff(): Child {
   svg.setAttribute('role', 'img');
   svg.setAttribute('aria-label', t('handoffHeading'));
   follow();
-  return h('section', { className: 'handoff', 'data-handoff': '' }, h('h2', {}, t('handoffHeading')), h('p', {}, t('handoffText')), svg);
+  const status = h('p', { className: 'hint', role: 'status' });
+  const linkField = h('input', { id: 'handoff-link', type: 'text', readOnly: true, value: link.href });
+  const copy = h(
+    'button',
+    {
+      type: 'button',
+      className: 'secondary',
+      onclick: () => {
+        linkField.select();
+        const copied = navigator.clipboard?.writeText(link.href) ?? Promise.reject(new Error('no clipboard'));
+        // Without the clipboard API (plain http) the selected field lets the person copy by hand.
+        void copied.then(
+          () => (status.textContent = t('linkCopied')),
+          () => undefined,
+        );
+      },
+    },
+    t('copyLink'),
+  );
+  return h(
+    'section',
+    { className: 'handoff', 'data-handoff': '' },
+    h('h2', {}, t('handoffHeading')),
+    h('p', {}, t('handoffText')),
+    svg,
+    h('label', { htmlFor: 'handoff-link' }, t('handoffLinkLabel')),
+    linkField,
+    copy,
+    status,
+    h('p', {}, t('handoffOr')),
+  );
 }
 
 /** Guidance messages for the server's retake reasons. */
@@ -94,37 +132,93 @@ const RETAKE_GUIDANCE: Record<string, MessageKey> = {
 };
 
 /**
- * The server could not read the photo: say why and how many tries are left, then capture again.
- * A retake a reviewer asked for (any step) says so instead, without the reviewer's own words.
+ * A step to do again: why, in the catalogue's words for the person (or the specific photo
+ * guidance), the reviewer's own note when a reviewer asked, the attempts left, then the step.
  */
 function retakeRequested(step: Step): void {
   const byReviewer = step.resubmissionReason === 'reviewer_request';
-  const guidance = RETAKE_GUIDANCE[step.resubmissionReason ?? ''] ?? 'reviewHint';
+  const guidance = RETAKE_GUIDANCE[step.resubmissionReason ?? ''];
+  const sentence =
+    (byReviewer ? reasonSentence(step.retakeMessage) : null) ??
+    (guidance && !byReviewer ? t(guidance) : null) ??
+    reasonSentence(step.retakeMessage) ??
+    t(guidance ?? 'reviewHint');
   show(
     'retake',
     t(byReviewer ? 'retakeStepHeading' : 'retakeHeading'),
-    h('p', { className: 'error', role: 'alert' }, t(guidance)),
+    h('p', { className: 'error', role: 'alert' }, sentence),
+    step.retakeNote
+      ? h(
+          'div',
+          { className: 'reviewer-note' },
+          h('p', {}, t('reviewerNote')),
+          h('blockquote', { 'data-reviewer-note': '' }, step.retakeNote),
+        )
+      : null,
     byReviewer ? null : h('p', {}, t('attemptsLeft', { count: step.attemptsRemaining ?? 0 })),
-    h('button', { type: 'button', className: 'primary', onclick: () => openStep(step.nodeType) }, t(byReviewer ? 'retakeStep' : 'retake')),
+    h(
+      'button',
+      { type: 'button', className: 'primary', onclick: () => openStep(step.nodeType, step.retakeMessage) },
+      t(byReviewer ? 'retakeStep' : 'retake'),
+    ),
   );
   app.dataset.reason = step.resubmissionReason ?? '';
 }
 
-/** The end: what happened, and the way back to the integrator's app. */
+/** Seconds before the way back opens by itself (announced, and the person can stay instead). */
+const REDIRECT_SECONDS = 5;
+
+/** The end: what happened (and, for a decline, why, in the catalogue's words), then the way back to the integrator's app. */
 function done(): void {
   const status = FINAL_STATUSES.includes(state.flow.status) ? state.flow.status : 'in_progress';
   const content: Child[] = [h('p', {}, t(`doneText_${status}` as MessageKey, { name: state.flow.displayName }))];
+  const why = status === 'declined' ? reasonSentence(state.flow.outcomeMessage) : null;
+  if (why)
+    content.unshift(
+      h('p', { className: 'reason', 'data-outcome': state.flow.outcomeMessage ?? '' }, h('strong', {}, t('declinedWhy')), ' ', why),
+    );
   if (state.flow.redirectUrl) {
     const back = new URL(state.flow.redirectUrl);
     back.searchParams.set('session_id', sessionId);
     back.searchParams.set('status', state.flow.status);
     content.push(h('a', { className: 'button primary', href: back.href, target: '_top' }, t('backTo', { name: state.flow.displayName })));
+    content.push(...redirectCountdown(back.href));
   }
   show('done', t(`doneHeading_${status}` as MessageKey), ...content);
   void state.following?.dispose();
   state.following = null;
   app.dataset.status = state.flow.status;
   notifyParent({ type: 'completed', status: state.flow.status });
+}
+
+/**
+ * Goes back to the integrator by itself after {@link REDIRECT_SECONDS}: announced in a polite live
+ * region once (not every second), with a button to stay. Inside a frame the parent decides.
+ */
+function redirectCountdown(href: string): Child[] {
+  if (window.parent !== window) return [];
+  const notice = h(
+    'p',
+    { className: 'hint', role: 'status', id: 'redirect-notice' },
+    t('redirectIn', { name: state.flow.displayName, seconds: REDIRECT_SECONDS }),
+  );
+  const timer = window.setTimeout(() => window.location.assign(href), REDIRECT_SECONDS * 1000);
+  const stay = h(
+    'button',
+    {
+      type: 'button',
+      className: 'secondary',
+      'data-stay': '',
+      onclick: () => {
+        window.clearTimeout(timer);
+        notice.textContent = t('redirectCancelled');
+        stay.remove();
+      },
+    },
+    t('stayHere'),
+  );
+  app.dataset.redirect = 'pending';
+  return [notice, stay];
 }
 
 /** A link that cannot be used, or a failure we cannot recover from here. */

@@ -49,6 +49,31 @@ export function stopCamera(): void {
   state.stream = null;
 }
 
+/**
+ * The steps this person is asked, in the workflow's order: the required ones, the ones already
+ * done, and optional ones placed before a required step still to do. An optional step after the
+ * last required one is never asked (the session is decided first), so progress does not count it.
+ */
+export function askedSteps(): Step[] {
+  const steps = state.flow.steps;
+  const lastRequiredPending = steps.reduce(
+    (last, step, index) => (step.required && (step.status === 'pending' || step.status === 'resubmission_requested') ? index : last),
+    -1,
+  );
+  return steps.filter((step, index) => step.required || step.status !== 'pending' || index < lastRequiredPending);
+}
+
+/** The document type and country this person chose, kept for retakes (per session, in this tab). */
+export function documentChoice(): { idType: string; country: string } | null {
+  const stored = sessionStorage.getItem(`idv:document:${sessionId}`);
+  return stored ? (JSON.parse(stored) as { idType: string; country: string }) : null;
+}
+
+/** Remembers the document type and country for retakes. */
+export function rememberDocumentChoice(choice: { idType: string; country: string }): void {
+  sessionStorage.setItem(`idv:document:${sessionId}`, JSON.stringify(choice));
+}
+
 /** The steps left to do, in the workflow's order. */
 export function pendingSteps(): Step[] {
   return state.flow.steps.filter((step) => step.status === 'pending' || step.status === 'resubmission_requested');

@@ -318,7 +318,36 @@ const REVIEWED_AML_RESULT = {
 /** Who the reviewed session is. */
 const REVIEWED_SESSION = { session_id: ID.reviewedSession, workflow_id: 'aml_only', vendor_data: 'user-43' };
 /** Why the reviewed session went to review. */
-const REVIEWED_REASONS = [{ code: 'node_review', message: 'Node aml_screening asked for a manual review.', node_type: 'aml_screening' }];
+const REVIEWED_REASONS = [
+  {
+    code: 'node_review',
+    message: 'Node aml_screening asked for a manual review.',
+    node_type: 'aml_screening',
+    cause: 'pep_match',
+    category: 'screening',
+    severity: 'medium',
+    retryable: false,
+  },
+];
+/** A built-in reason code and one of Acme's own. */
+const EXPIRED_REASON_CODE = {
+  code: 'document_expired',
+  category: 'document',
+  severity: 'high',
+  retryable: true,
+  reviewer_text: 'The document has expired.',
+  end_user_message: 'document_expired',
+  built_in: true,
+};
+const OWN_REASON_CODE = {
+  code: 'acme_outside_service_area',
+  category: 'data',
+  severity: 'medium',
+  retryable: false,
+  reviewer_text: 'The customer lives outside the countries Acme serves.',
+  end_user_message: 'not_verified',
+  built_in: false,
+};
 /** Acme shared user-42's verification an hour after the approval (token valid an hour); the partner imported it 30 min later. */
 const SHARED_AT = T + 3_600;
 const IMPORTED_AT = SHARED_AT + 1_800;
@@ -506,7 +535,11 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   },
   requestRetake: {
     params: { session_id: ID.reviewedSession },
-    request: { node_type: 'aml_screening', reason: 'The date of birth differs from our customer file; please enter it again.' },
+    request: {
+      node_type: 'aml_screening',
+      reason_code: 'date_of_birth_mismatch',
+      note: 'Please enter your date of birth as it is printed on your passport.',
+    },
     // The reasons of the verdict before are recomputed at the next decision.
     response: {
       ...REVIEWED_SESSION,
@@ -779,6 +812,20 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   replayWebhookDelivery: { params: { delivery_id: ID.delivery }, response: QUEUED_DELIVERY },
   rotateCallbackSecret: { response: { secret: CALLBACK_SECRET } },
 
+  listReasonCodes: { response: { reason_codes: [EXPIRED_REASON_CODE, OWN_REASON_CODE] } },
+  createReasonCode: {
+    request: {
+      code: OWN_REASON_CODE.code,
+      category: OWN_REASON_CODE.category,
+      severity: OWN_REASON_CODE.severity,
+      retryable: OWN_REASON_CODE.retryable,
+      reviewer_text: OWN_REASON_CODE.reviewer_text,
+      end_user_message: OWN_REASON_CODE.end_user_message,
+    },
+    response: OWN_REASON_CODE,
+  },
+  deleteReasonCode: { params: { code: OWN_REASON_CODE.code } },
+
   getFlowSettings: { response: FLOW_SETTINGS },
   updateFlowSettings: {
     request: { allowed_redirect_origins: ['https://app.acme.example'], default_language: 'fr' },
@@ -820,8 +867,8 @@ export const WEBHOOK_EXAMPLES: Record<string, unknown> = {
       ...DECISION,
     },
   },
-  'session.status_changed.v2': { event: 'session.status_changed', created_at: DECIDED_AT, ...STATUS_CHANGED },
-  'session.status_changed.v1': { event: 'session.status_changed', session_id: ID.session, status: 'approved' },
+  'session.status_changed.v2': { event: 'session.status_changed', created_at: DECIDED_AT, ...STATUS_CHANGED, reasons: [] },
+  'session.status_changed.v1': { event: 'session.status_changed', session_id: ID.session, status: 'approved', reasons: [] },
   'agent.revoked.v3': { id: ID.revokedEvent, type: 'agent.revoked', timestamp: REVOKED_AT, data: REVOKED },
   'agent.revoked.v2': { event: 'agent.revoked', created_at: REVOKED_AT, ...REVOKED },
   'agent.revoked.v1': { event: 'agent.revoked', session_id: ID.session },

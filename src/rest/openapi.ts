@@ -58,6 +58,8 @@ const ResubmissionDataJson = z.object({
   attempts_remaining: z.number().int(),
   /** Only on a reviewer's request (`reviewer_request`): the reviewer's reason. */
   reason: z.string().optional(),
+  /** Only on a reviewer's request: the catalogue code the reviewer chose, when one was. */
+  reason_code: z.string().optional(),
 });
 
 /** The v3 envelope of one event type: `{id, type, timestamp, data}`. */
@@ -81,11 +83,17 @@ const WEBHOOK_EVENTS: Record<string, { summary: string; schema: z.ZodType }> = {
       previous_status: SessionStatusJson.nullable(),
       workflow_id: z.string().nullable(),
       vendor_data: z.string().nullable(),
+      reasons: DecisionJson.shape.reasons,
     }),
   },
   'session.status_changed.v1': {
-    summary: 'A session changed status (v1: minimal).',
-    schema: z.object({ event: z.literal('session.status_changed'), session_id: z.string(), status: SessionStatusJson }),
+    summary: 'A session changed status (v1: minimal, with the reasons).',
+    schema: z.object({
+      event: z.literal('session.status_changed'),
+      session_id: z.string(),
+      status: SessionStatusJson,
+      reasons: DecisionJson.shape.reasons,
+    }),
   },
   'agent.revoked.v3': { summary: 'A service token was revoked (v3).', schema: v3Envelope('agent.revoked', AgentRevokedDataJson) },
   'agent.revoked.v2': {
@@ -208,6 +216,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   AML: 'Sanctions and PEP screening of a name.',
   'Proof of address': 'Checks of an address document.',
   'ID verification': 'Checks of an identity document alone.',
+  'Reason codes': 'Why a step or a session failed or went to review: the built-in catalogue and your own codes.',
   'Hosted flow': 'Settings of the verification page at each session `url`: branding, redirect and embedding origins, language.',
   'End-user steps': "The end user's steps of a session, with the session token of its `url` or the API key.",
   Webhooks: 'Signed event deliveries to your endpoints, and their logs (the events are under `webhooks`).',

@@ -11,6 +11,8 @@ import type { ServiceSecrets } from '../auth/secrets.js';
 import type { DecisionSnapshotter } from '../events/outbox.js';
 import type { NodeStatus, SessionStatus } from '../domain/types.js';
 import { definedFields } from '../input-rules.js';
+import { explainReason, type ReasonExplanation } from '../domain/reasons.js';
+import { nodeCause } from '../domain/verdict.js';
 import { currentTokens } from './service-tokens.js';
 import { readNodeResults, readSessions, type SessionRecord } from './session-record.js';
 
@@ -31,7 +33,15 @@ export interface DecisionReason {
   nodeType?: string | null;
   listId?: string | null;
   entryId?: string | null;
+  /** The catalogue code of what happened (src/domain/reasons.ts). */
+  cause?: string | null;
+  category?: string | null;
+  severity?: string | null;
+  retryable?: boolean | null;
 }
+
+/** A stored reason with the catalogue's explanation: what integrators and reviewers read. */
+export type ExplainedReason = StoredReason & ReasonExplanation;
 
 /** A session's decision: the verdict, or the current status and the results so far before one. */
 export interface Decision<Result extends DecisionNodeResult = DecisionNodeResult> {
@@ -44,7 +54,7 @@ export interface Decision<Result extends DecisionNodeResult = DecisionNodeResult
   /** The session's current service token; only when approved. */
   serviceToken: string | null;
   nodeResults: Result[];
-  reasons: StoredReason[];
+  reasons: ExplainedReason[];
   metadata: Record<string, unknown> | null;
 }
 
@@ -76,9 +86,33 @@ export function decisionOf<Result extends DecisionNodeResult>(
     complianceLevel: approvedOnly(session.status, session.complianceLevel),
     serviceToken: approvedOnly(session.status, token),
     nodeResults,
-    reasons: session.reasons,
+    reasons: explainReasons(session.reasons, nodeResults),
     metadata: session.metadata ?? null,
   };
+}
+
+/** Verdict rule codes whose cause is the outcome of their node (for reasons stored before causes existed). */
+const NODE_RULES: Record<string, string> = {
+  required_node_failed: 'step_failed',
+  optional_node_failed: 'step_failed',
+  node_review: 'step_review',
+  warning: 'step_review',
+};
+
+/** The stored reasons with the catalogue's cause, category, severity and retryable (older rows get their cause from their node's result). */
+export function explainReasons(reasons: readonly StoredReason[], nodeResults: readonly DecisionNodeResult[]): ExplainedReason[] {
+  return reasons.map((reason) => ({
+    ...reason,
+    ...explainReason(reason, () => {
+      const fallback = NODE_RULES[reason.code];
+      if (fallback === undefined) return reason.code;
+      const result = nodeResults.find((row) => row.nodeType === reason.nodeType);
+      return nodeCause(
+        result && { details: result.details, warnings: [...result.warnings].map((w) => ({ ...w, field: w.field ?? undefined })) },
+        fallback,
+      );
+    }),
+  }));
 }
 
 /**
@@ -151,6 +185,10 @@ export function decisionJson(decision: DecisionFields): DecisionJson {
         node_type: reason.nodeType,
         list_id: reason.listId,
         entry_id: reason.entryId,
+        cause: reason.cause,
+        category: reason.category,
+        severity: reason.severity,
+        retryable: reason.retryable,
       }),
     ),
     metadata: decision.metadata,

@@ -18,6 +18,7 @@ import { settleClaimForReview } from '../operators/claims.js';
 import type { Services } from '../services.js';
 import { transition } from './audit.js';
 import { loadSession } from './read.js';
+import { checkReviewerReason, type ReviewerReason } from './review.js';
 
 /**
  * The `expires_at` a session sent back for a retake gets: unchanged when a whole session lifetime
@@ -43,12 +44,17 @@ export async function requestRetake(
   principal: TenantPrincipal,
   sessionId: string,
   nodeType: NodeType,
-  reason: string,
+  reason: string | ReviewerReason,
 ): Promise<Session> {
-  const trimmed = typeof reason === 'string' ? reason.trim() : '';
-  if (!trimmed) throw validationError([{ field: 'reason', code: 'required', message: 'a retake request needs a reason' }]);
   if (!(NODE_TYPES as readonly string[]).includes(nodeType))
     throw validationError([{ field: 'nodeType', code: 'invalid', message: `unknown step ${String(nodeType)}` }]);
+  const checked = await checkReviewerReason(
+    em,
+    principal,
+    typeof reason === 'object' && reason !== null ? reason : { reason },
+    'a retake request',
+  );
+  const trimmed = checked.auditText;
   await loadSession(em, services, principal, sessionId);
   return transactionWithEvents(em, services.bus, async (tx, events) => {
     const session = await tx.findOneOrFail(SessionSchema, { id: sessionId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
@@ -62,7 +68,14 @@ export async function requestRetake(
     await settleClaimForReview(tx, principal, session.id);
     session.decidedAt = null;
     session.expiresAt = expiryForRetake(session.expiresAt, config.SESSION_TTL_SECONDS, now);
-    Object.assign(row, { status: 'resubmission_requested', resubmissionReason: REVIEWER_REQUEST, updatedAt: now });
+    // The person reads the code's sentence and the note (the console showed the reviewer that preview); free text stays in the audit.
+    Object.assign(row, {
+      status: 'resubmission_requested',
+      resubmissionReason: REVIEWER_REQUEST,
+      retakeReasonCode: checked.definition?.code ?? null,
+      retakeNote: checked.note,
+      updatedAt: now,
+    });
     events.record(tx, {
       tenantId: session.tenant.id,
       environment: session.environment,
@@ -77,6 +90,7 @@ export async function requestRetake(
         attempts: row.attempts,
         attempts_remaining: Math.max(0, workflow.maxAttempts - row.attempts),
         reason: trimmed,
+        ...(checked.definition ? { reason_code: checked.definition.code } : {}),
       },
     });
     await tx.flush();

@@ -12,9 +12,58 @@ import { revokeTokens } from './service-tokens.js';
 import { settleClaimForReview } from '../operators/claims.js';
 import { transition } from './audit.js';
 import { loadSession } from './read.js';
+import type { ReasonDefinition } from '../domain/reasons.js';
+import type { StoredReason } from '../../entities/session.entity.js';
+import { requireReasonCode } from '../reasons/reason-codes.service.js';
 
 /** A reviewer's verdict on an in-review session. */
 export type ReviewDecision = 'approved' | 'declined';
+
+/** Longest optional note a reviewer adds to a reason code. */
+export const REVIEW_NOTE_MAX = 2000;
+
+/** What a reviewer gives with a decision or a retake: free text (the original API), a catalogue code with an optional note, or both. */
+export interface ReviewerReason {
+  /** Free text for the audit trail (kept as the API always took it). */
+  reason?: string | null;
+  /** A code of the reason catalogue or of the tenant's own (GET /v1/reason-codes). */
+  reasonCode?: string | null;
+  /** An optional note beside the code. */
+  note?: string | null;
+}
+
+/** A reviewer's reason checked: the text the audit keeps, and the chosen code's definition. */
+export interface CheckedReviewerReason {
+  /** What the audit trail and the webhook's `reason` carry. */
+  auditText: string;
+  definition: ReasonDefinition | null;
+  note: string | null;
+}
+
+/**
+ * Checks a reviewer's reason: at least a free-text reason or a code (400 `required` on `reason`
+ * otherwise, as before codes existed), the code known to the catalogue or the tenant (400), the
+ * note within {@link REVIEW_NOTE_MAX}. The audit text is the free text, else the code and note.
+ */
+export async function checkReviewerReason(
+  em: EntityManager,
+  principal: TenantPrincipal,
+  given: ReviewerReason,
+  what: string,
+): Promise<CheckedReviewerReason> {
+  const text = typeof given.reason === 'string' ? given.reason.trim() : '';
+  const code = typeof given.reasonCode === 'string' ? given.reasonCode.trim() : '';
+  const note = typeof given.note === 'string' && given.note.trim() ? given.note.trim() : null;
+  if (!text && !code)
+    throw validationError([
+      { field: 'reason', code: 'required', message: `${what} needs a reason (reason, or reason_code from GET /v1/reason-codes)` },
+    ]);
+  if (note && note.length > REVIEW_NOTE_MAX)
+    throw validationError([{ field: 'note', code: 'too_long', message: `note must be at most ${REVIEW_NOTE_MAX} characters` }]);
+  const definition = code ? await requireReasonCode(em, principal, code, 'reason_code') : null;
+  const auditText = text || [`${code}: ${definition!.reviewer}`, note].filter(Boolean).join(' — ');
+  return { auditText, definition, note };
+}
 
 /** Decides an in_review session by hand, with a mandatory reason, audited with the reviewer's key or the operator's name. */
 export async function reviewSession(
@@ -23,17 +72,18 @@ export async function reviewSession(
   principal: TenantPrincipal,
   sessionId: string,
   decision: ReviewDecision,
-  reason: string,
+  reason: string | ReviewerReason,
 ): Promise<Session> {
-  const trimmed = typeof reason === 'string' ? reason.trim() : '';
-  if (!trimmed) throw validationError([{ field: 'reason', code: 'required', message: 'a review needs a reason' }]);
   if (decision !== 'approved' && decision !== 'declined') {
     throw validationError([{ field: 'decision', code: 'invalid', message: 'decision must be approved or declined' }]);
   }
+  const checked = await checkReviewerReason(em, principal, typeof reason === 'object' && reason !== null ? reason : { reason }, 'a review');
   await loadSession(em, services, principal, sessionId);
   return transactionWithEvents(em, services.bus, async (tx, events) => {
     const session = await tx.findOneOrFail(SessionSchema, { id: sessionId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
-    transition(tx, events, session, decision, 'reviewer', principal, trimmed);
+    transition(tx, events, session, decision, 'reviewer', principal, checked.auditText);
+    // A decline with a catalogue code says why first: the decision, the person's screen and the overview read it.
+    if (checked.definition && decision === 'declined') session.reasons = [reviewerReason(checked), ...session.reasons];
     await settleClaimForReview(tx, principal, session.id);
     session.decidedAt = new Date();
     if (decision === 'approved') {
@@ -43,6 +93,21 @@ export async function reviewSession(
     await tx.flush();
     return session;
   });
+}
+
+/** The decision reason of a reviewer's coded decline, keeping the code's category and retryable (a tenant code may go away later). */
+function reviewerReason(checked: CheckedReviewerReason): StoredReason {
+  const definition = checked.definition!;
+  return {
+    code: 'reviewer_decision',
+    message: checked.note ?? definition.reviewer,
+    cause: definition.code,
+    category: definition.category,
+    severity: definition.severity,
+    retryable: definition.retryable,
+    endUserMessage: definition.endUser,
+    reviewerText: definition.reviewer,
+  };
 }
 
 /**

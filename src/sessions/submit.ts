@@ -171,6 +171,9 @@ async function submitNodeInputOnce(
     const stored = {
       status: outcome.status,
       resubmissionReason: outcome.resubmissionReason,
+      // A reviewer's retake is answered by this submission: its code and note are spent.
+      retakeReasonCode: null,
+      retakeNote: null,
       attempts,
       provider: result.provider,
       warnings: captured ? [...result.warnings, ...captured.warnings] : result.warnings,

@@ -200,7 +200,8 @@ async function decisionsOf(
   const unsealed = changes.filter((event) => {
     if (event.snapshot) return false;
     const { subscribed, callback } = targetsOf(event);
-    return callback !== null || subscribed.some((destination) => destination.version === 'v3');
+    // Every version says why (v1 and v2 carry the decision's `reasons`), so any receiver needs the decision.
+    return callback !== null || subscribed.length > 0;
   });
   const current = await readDecisions(tx, secrets, [...new Set(unsealed.map((event) => event.sessionId!))]);
   const decisions = new Map<string, DecisionJson>();

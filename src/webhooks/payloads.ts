@@ -29,7 +29,8 @@ const V2_STATUS_FIELDS = ['session_id', 'status', 'previous_status', 'workflow_i
  * event (its snapshot) with the change's own fields beside it (`previous_status`, `changed_at`,
  * `actor`, `environment`, `reason`); v2 flat
  * `{event, created_at, session_id, status, previous_status, workflow_id, vendor_data}`;
- * v1 `{event, session_id, status}`. Timestamps are Unix seconds like the rest of the API.
+ * v1 `{event, session_id, status}`. v2 and v1 status changes also carry the decision's `reasons`
+ * (issue 24: every version says why). Timestamps are Unix seconds like the rest of the API.
  */
 export function buildWebhookBody(version: WebhookVersion, event: EventForDelivery, decision: DecisionJson | null): string {
   const createdAt = unixSeconds(event.createdAt);
@@ -44,10 +45,12 @@ export function buildWebhookBody(version: WebhookVersion, event: EventForDeliver
     if (event.type !== 'session.status_changed') return JSON.stringify({ event: event.type, created_at: createdAt, ...payload });
     const flat: Record<string, unknown> = { event: event.type, created_at: createdAt };
     for (const field of V2_STATUS_FIELDS) flat[field] = payload[field] ?? null;
+    flat.reasons = decision?.reasons ?? [];
     return JSON.stringify(flat);
   }
   const v1: Record<string, unknown> = { event: event.type, session_id: payload.session_id ?? event.sessionId };
   if (payload.status !== undefined) v1.status = payload.status;
+  if (event.type === 'session.status_changed') v1.reasons = decision?.reasons ?? [];
   return JSON.stringify(v1);
 }
 

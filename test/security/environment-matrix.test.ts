@@ -51,6 +51,8 @@ interface Owned {
   vendorData: string;
   /** An origin only the owner's flow settings of this environment allow. */
   redirectOrigin: string;
+  /** A reason code of the owner's own in this environment. */
+  reasonCode: string;
 }
 
 /** One request of a case, in REST terms; the GraphQL form is derived through the route's own mapping. */
@@ -88,6 +90,24 @@ const listCalls = (owner: Owned): Call[] => [{ params: { uuid: owner.listId } },
 /** Every REST route; the key is `METHOD path` as the route table declares it. */
 const ROUTE_CASES: Record<string, RouteCase> = {
   'GET /v1/flow-settings': { refusal: 'no_leak', calls: () => [{}], shows: (o) => o.redirectOrigin },
+  'GET /v1/reason-codes': { refusal: 'no_leak', calls: () => [{}], shows: (o) => o.reasonCode },
+  'POST /v1/reason-codes': {
+    refusal: 'no_leak',
+    phase: 'write',
+    calls: () => [
+      {
+        body: {
+          code: 'matrix_created_elsewhere',
+          category: 'data',
+          severity: 'low',
+          retryable: false,
+          reviewer_text: 'Created by another scope.',
+          end_user_message: 'not_verified',
+        },
+      },
+    ],
+  },
+  'DELETE /v1/reason-codes/:code': { refusal: 'not_found', phase: 'delete', calls: (o) => [{ params: { code: o.reasonCode } }] },
   'PATCH /v1/flow-settings': {
     refusal: 'no_leak',
     phase: 'write',
@@ -334,6 +354,7 @@ const OPERATOR_CASES: Record<string, { query: string; variables(owner: Owned): R
   // Counts of the caller's own scope (test/console/dashboard.test.ts shows another scope's sessions do not count).
   decisionsPerDay: { query: 'query { decisionsPerDay(days: 7) { day approved declined } }', variables: () => ({}) },
   reviewBacklog: { query: 'query { reviewBacklog { underAnHour underADay underAWeek older } }', variables: () => ({}) },
+  decisionsByReason: { query: 'query { decisionsByReason(days: 7) { cause declined inReview } }', variables: () => ({}) },
   sessionFunnel: { query: 'query { sessionFunnel(days: 7) { created started submitted decided } }', variables: () => ({}) },
   timeToDecision: { query: 'query { timeToDecision(days: 7) { decided p50Seconds p90Seconds } }', variables: () => ({}) },
   currentOperator: { query: 'query { currentOperator { id email name role } }', variables: () => ({}) },
@@ -616,6 +637,19 @@ async function makeOwned(environment: ApiKeyEnvironment): Promise<Owned> {
   const redirectOrigin = `https://owner-${environment}-${owner.id.slice(0, 8)}.example`;
   const settings = await testApp.rest('PATCH', '/v1/flow-settings', { key, body: { allowed_redirect_origins: [redirectOrigin] } });
   expect(settings.status).toBe(200);
+  const reasonCode = `matrix_${environment}_${owner.id.slice(0, 8).replace(/-/g, '')}`;
+  const ownCode = await testApp.rest('POST', '/v1/reason-codes', {
+    key,
+    body: {
+      code: reasonCode,
+      category: 'data',
+      severity: 'medium',
+      retryable: false,
+      reviewer_text: "The owner's own code.",
+      end_user_message: 'not_verified',
+    },
+  });
+  expect(ownCode.status, JSON.stringify(ownCode.body)).toBe(201);
   // Every delivery of the owner's events settled (the receiver answers 200), so the snapshot is stable.
   const deliveries = await until(
     () => testApp.rest('GET', `/v1/webhook-destinations/${destination.body.uuid}/deliveries`, { key }),
@@ -641,6 +675,7 @@ async function makeOwned(environment: ApiKeyEnvironment): Promise<Owned> {
     shareToken: await share(),
     ledgerEntryId: ledger.body.entries[0].entry_id,
     redirectOrigin,
+    reasonCode,
   };
 }
 

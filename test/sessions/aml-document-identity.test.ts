@@ -227,7 +227,7 @@ describe('AML screens the identity read from the document', () => {
       const sessionId = await newSession(await workflow('Document and AML', DOCUMENT_AND_AML));
       await submit(sessionId, SUBMIT_AML, { fullName: 'Sandbox Sanctioned' });
 
-      const status = await submit(sessionId, SUBMIT_DOCUMENT, sandboxDocument('Jane', 'Example', { imageFront: 'sandbox:expired' }));
+      const status = await submit(sessionId, SUBMIT_DOCUMENT, sandboxDocument('Jane', 'Example', { imageFront: 'sandbox:tampered' }));
 
       expect(status).toBe('declined');
       const decision = await decisionOf(sessionId);
@@ -241,7 +241,7 @@ describe('AML screens the identity read from the document', () => {
       const sessionId = await newSession(
         await workflow('Optional document', [{ ...DOCUMENT_AND_AML[0], required: false }, DOCUMENT_AND_AML[1]]),
       );
-      expect(await submit(sessionId, SUBMIT_DOCUMENT, sandboxDocument('Jane', 'Example', { imageFront: 'sandbox:expired' }))).toBe(
+      expect(await submit(sessionId, SUBMIT_DOCUMENT, sandboxDocument('Jane', 'Example', { imageFront: 'sandbox:tampered' }))).toBe(
         'in_progress',
       );
 

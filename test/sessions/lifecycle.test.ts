@@ -85,7 +85,7 @@ describe('session lifecycle', () => {
       const declined = await createSession(testApp, tenant.sandboxKey, { workflow_id: 'standard_kyc', vendor_data: 'sweep-declined' });
       await gql(testApp, { key: tenant.sandboxKey }, SUBMIT_DOCUMENT, {
         sessionId: declined.body.session_id,
-        input: { country: 'GB', idType: 'PASSPORT', imageFront: 'sandbox:expired' },
+        input: { country: 'GB', idType: 'PASSPORT', imageFront: 'sandbox:tampered' },
       });
       for (const session of [pending, started, declined]) await backdate(session.body.session_id);
       // The scheduled sweep may get there first; either way both must end expired, and only once.

@@ -37,17 +37,20 @@ async function session(workflowId: string, vendorData: string) {
 }
 
 describe('retakes: the rules', () => {
-  it('given each kind of result, when a submission is judged, then only a quality failure with submissions left asks for a retake', () => {
+  it('given each kind of result, when a submission is judged, then only a failure the person can fix, with submissions left, asks for a retake', () => {
     const blurred = { status: 'failed' as const, details: { result_code: 'image_blurry' } };
-    const expired = { status: 'failed' as const, details: { result_code: 'document_expired' } };
+    const tampered = { status: 'failed' as const, details: { result_code: 'document_tampered' } };
     expect(resubmissionReasonOf(blurred)).toBe('image_blurry');
-    expect(resubmissionReasonOf(expired)).toBeNull();
+    expect(resubmissionReasonOf({ status: 'failed', details: { result_code: 'document_expired' } })).toBe('document_expired');
+    expect(resubmissionReasonOf({ status: 'failed', details: { result_code: 'liveness_failed' } })).toBe('liveness_failed');
+    expect(resubmissionReasonOf({ status: 'failed', details: { result_code: 'face_mismatch' } })).toBeNull();
+    expect(resubmissionReasonOf(tampered)).toBeNull();
     expect(resubmissionReasonOf({ status: 'passed', details: { result_code: 'image_blurry' } })).toBeNull();
     expect(statusAfterSubmission(blurred, 1, 3)).toEqual({ status: 'resubmission_requested', resubmissionReason: 'image_blurry' });
     expect(statusAfterSubmission(blurred, 2, 3)).toEqual({ status: 'resubmission_requested', resubmissionReason: 'image_blurry' });
     expect(statusAfterSubmission(blurred, 3, 3)).toEqual({ status: 'failed', resubmissionReason: null });
     expect(statusAfterSubmission(blurred, 1, 1)).toEqual({ status: 'failed', resubmissionReason: null });
-    expect(statusAfterSubmission(expired, 1, 3)).toEqual({ status: 'failed', resubmissionReason: null });
+    expect(statusAfterSubmission(tampered, 1, 3)).toEqual({ status: 'failed', resubmissionReason: null });
   });
 
   it('given a required node waiting for a retake, when the verdict is decided, then none is given yet; an optional one holds nothing', () => {
@@ -163,11 +166,34 @@ describe('retakes: over the API', () => {
     expect(builtIn.body.max_attempts).toBe(3);
   });
 
-  it('given an expired document, when submitted, then the step fails at once: substantive failures are no retake', async () => {
+  it('given a tampered document, when submitted, then the step fails at once: final failures are no retake', async () => {
+    const s = await session('standard_kyc', 'retake-tampered');
+    const tampered = await s.document('sandbox:tampered');
+    expect(tampered.body.steps[0]).toMatchObject({ status: 'failed', attempts: 1 });
+    expect(tampered.body.status).toBe('declined');
+  });
+
+  it('given an expired document, when submitted, then the person may use another one (a retake), and a valid one then passes', async () => {
     const s = await session('standard_kyc', 'retake-expired');
     const expired = await s.document('sandbox:expired');
-    expect(expired.body.steps[0]).toMatchObject({ status: 'failed', attempts: 1 });
-    expect(expired.body.status).toBe('declined');
+    expect(expired.body.steps[0]).toMatchObject({ status: 'resubmission_requested', resubmission_reason: 'document_expired', attempts: 1 });
+    expect(expired.body.status).toBe('in_progress');
+    const valid = await s.document(SANDBOX_IMAGE);
+    expect(valid.body.steps[0]).toMatchObject({ status: 'passed', attempts: 2 });
+  });
+
+  it('given expired documents until no attempt is left, when the last is submitted, then the session declines saying why: document_expired, retryable', async () => {
+    const s = await session('standard_kyc', 'retake-expired-out');
+    for (let attempt = 1; attempt <= 3; attempt++) await s.document('sandbox:expired');
+    const decision = await testApp.rest('GET', `/v1/sessions/${s.id}/decision`, { key: tenant.sandboxKey });
+    expect(decision.body.status).toBe('declined');
+    expect(decision.body.reasons[0]).toMatchObject({
+      code: 'required_node_failed',
+      node_type: 'document_verification',
+      cause: 'document_expired',
+      category: 'document',
+      retryable: true,
+    });
   });
 
   it('given a step waiting for a retake, when two retakes arrive at once, then one is applied and the other refused, never a 500', async () => {

@@ -6,7 +6,7 @@ import { completeStandardKyc, createSession, tokenOf, type StandardSteps } from 
 /** Sandbox inputs that end a standard_kyc session in each shareable status. */
 export const OUTCOMES = {
   approved: {},
-  declined: { imageFront: 'sandbox:expired' },
+  declined: { imageFront: 'sandbox:tampered' },
   in_review: { selfie: 'sandbox:review' },
 } satisfies Record<string, StandardSteps>;
 

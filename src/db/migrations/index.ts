@@ -31,6 +31,7 @@ import { Migration2026112600110H22Replay } from './Migration2026112600110H22Repl
 import { Migration20261125000100H16OpsClaimsTotp } from './Migration20261125000100H16OpsClaimsTotp.js';
 import { Migration20261126008100H28SignInBrake } from './Migration20261126008100H28SignInBrake.js';
 import { Migration20261126003100H22LiveCapture } from './Migration20261126003100H22LiveCapture.js';
+import { Migration20261126007100H24Reasons } from './Migration20261126007100H24Reasons.js';
 
 /** Every migration in order; listed explicitly so tsx, vitest and a bundle all find the same set. */
 export const MIGRATIONS = [
@@ -67,4 +68,5 @@ export const MIGRATIONS = [
   Migration20261126008100H28SignInBrake,
   Migration2026112600110H22Replay,
   Migration20261126003100H22LiveCapture,
+  Migration20261126007100H24Reasons,
 ];

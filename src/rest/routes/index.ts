@@ -4,6 +4,7 @@ import { flowSettingsRoutes } from './flow-settings.js';
 import { idVerificationRoutes } from './id-verification.js';
 import { listRoutes } from './lists.js';
 import { poaRoutes } from './poa.js';
+import { reasonCodeRoutes } from './reason-codes.js';
 import { sessionRoutes } from './sessions.js';
 import { sharingRoutes } from './sharing.js';
 import { stepRoutes } from './steps.js';
@@ -22,4 +23,5 @@ export const REST_ROUTES: readonly RestRoute[] = [
   ...idVerificationRoutes,
   ...webhookRoutes,
   ...flowSettingsRoutes,
+  ...reasonCodeRoutes,
 ];

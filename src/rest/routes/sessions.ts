@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { NODE_STATUSES, NODE_TYPES, SESSION_STATUSES } from '../../domain/types.js';
+import { REASON_CATEGORIES, REASON_SEVERITIES } from '../../domain/reasons.js';
 import {
   AddSessionNoteDocument,
   CreateSessionDocument,
@@ -74,6 +75,10 @@ export const DecisionJson = z.object({
       node_type: z.string().optional(),
       list_id: z.string().optional(),
       entry_id: z.string().optional(),
+      cause: z.string().describe('Reason catalogue code of what happened (docs/webhooks.md "Reasons"), e.g. document_expired.'),
+      category: z.enum(REASON_CATEGORIES),
+      severity: z.enum(REASON_SEVERITIES),
+      retryable: z.boolean().describe('true: the person can fix it by doing the step again; false: final.'),
     }),
   ),
   metadata: z.record(z.string(), z.unknown()).optional(),
@@ -172,6 +177,30 @@ const CreateSessionBody = z
 const SessionParams = z.object({ session_id: z.string().min(1).max(100) });
 /** Unix seconds in a query string: any safe integer (not 32-bit limited; GraphQL's UnixTime takes it). */
 const UnixQuery = z.coerce.number().int().min(0).max(Number.MAX_SAFE_INTEGER);
+
+/** What a reviewer gives with a decision or a retake: free text as before, or a reason code (GET /v1/reason-codes) with an optional note. */
+const ReviewerReasonFields = {
+  reason: z
+    .string()
+    .trim()
+    .min(1, 'reason is required')
+    .max(2000)
+    .optional()
+    .describe('Free text for the audit trail; required unless reason_code is given.'),
+  reason_code: z
+    .string()
+    .trim()
+    .min(1)
+    .max(64)
+    .optional()
+    .describe('A code of the reason catalogue or of your own (GET /v1/reason-codes).'),
+  note: z.string().trim().max(2000).optional().describe('An optional note beside reason_code; on a retake the person reads it.'),
+};
+
+/** A review or retake names a reason: free text or a code. */
+function hasReason(body: { reason?: string; reason_code?: string }): boolean {
+  return body.reason !== undefined || body.reason_code !== undefined;
+}
 
 /** Session, decision, review and service-token routes. */
 export const sessionRoutes = [
@@ -305,9 +334,16 @@ export const sessionRoutes = [
     operation: ReviewSessionDocument,
     params: SessionParams,
     body: z
-      .object({ decision: z.enum(['approved', 'declined']), reason: z.string().trim().min(1, 'reason is required').max(2000) })
-      .strict(),
-    variables: ({ params, body }) => ({ id: params.session_id, decision: body.decision, reason: body.reason }),
+      .object({ decision: z.enum(['approved', 'declined']), ...ReviewerReasonFields })
+      .strict()
+      .refine(hasReason, { message: 'reason is required (or reason_code)', path: ['reason'] }),
+    variables: ({ params, body }) => ({
+      id: params.session_id,
+      decision: body.decision,
+      reason: body.reason,
+      reasonCode: body.reason_code,
+      note: body.note,
+    }),
     status: 200,
     present: (data) => presentDecision(data.reviewSession.decision),
     response: DecisionJson,
@@ -322,8 +358,17 @@ export const sessionRoutes = [
     tag: 'Sessions',
     operation: RequestRetakeDocument,
     params: SessionParams,
-    body: z.object({ node_type: z.enum(NODE_TYPES), reason: z.string().trim().min(1, 'reason is required').max(2000) }).strict(),
-    variables: ({ params, body }) => ({ sessionId: params.session_id, nodeType: body.node_type, reason: body.reason }),
+    body: z
+      .object({ node_type: z.enum(NODE_TYPES), ...ReviewerReasonFields })
+      .strict()
+      .refine(hasReason, { message: 'reason is required (or reason_code)', path: ['reason'] }),
+    variables: ({ params, body }) => ({
+      sessionId: params.session_id,
+      nodeType: body.node_type,
+      reason: body.reason,
+      reasonCode: body.reason_code,
+      note: body.note,
+    }),
     status: 200,
     present: (data) => presentDecision(data.requestRetake.decision),
     response: DecisionJson,
