@@ -109,7 +109,12 @@ export const liveFaceEngine: NodeEngine<BiometricKycInput> = {
     const liveness = pad.outcome === 'failed' ? 'failed' : livenessOutcome(selfieFace);
     if (isPortraitReplay(cosine)) {
       const replay = portraitReplayResult(liveness, reportedSimilarity(cosine));
-      return { status: replay.status, provider: LIVE_FACE_PROVIDER, warnings: [], details: { ...replay.details, presentation_attack: pad } };
+      return {
+        status: replay.status,
+        provider: LIVE_FACE_PROVIDER,
+        warnings: [],
+        details: { ...replay.details, presentation_attack: pad },
+      };
     }
     const { status, resultCode } = verdict(faceMatch, liveness, pad);
     const details: BiometricKycDetails = {
