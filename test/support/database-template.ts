@@ -26,10 +26,22 @@ declare module 'vitest' {
 
 let pgliteTemplateLoad: Promise<Blob | undefined> | undefined;
 
+/**
+ * What the global setup provided, or null in a process vitest did not start (a child process a
+ * test spawns, such as test/foundation/two-apps-process.ts): there `inject` has no worker to ask.
+ */
+function provided<K extends 'pgliteTemplatePath' | 'serverTemplateUrl'>(key: K): string | null {
+  try {
+    return inject(key) ?? null;
+  } catch {
+    return null;
+  }
+}
+
 /** The migrated PGlite dump this run's global setup wrote, read once per test file (undefined on a server run). */
 export function pgliteTemplate(): Promise<Blob | undefined> {
   pgliteTemplateLoad ??= (async () => {
-    const path = inject('pgliteTemplatePath');
+    const path = provided('pgliteTemplatePath');
     return path ? new Blob([await readFile(path)]) : undefined;
   })();
   return pgliteTemplateLoad;
@@ -48,7 +60,7 @@ export interface ServerDatabase {
  */
 export async function createServerDatabase(serverUrl: string, prefix: string, options: { fromTemplate: boolean }): Promise<ServerDatabase> {
   const name = `${prefix}_${randomUUID().replaceAll('-', '').slice(0, 12)}`;
-  const template = options.fromTemplate ? inject('serverTemplateUrl') : null;
+  const template = options.fromTemplate ? provided('serverTemplateUrl') : null;
   if (options.fromTemplate && !template) throw new Error('no migrated template: the global setup runs only with DATABASE_URL set');
   const admin = new URL(serverUrl);
   admin.pathname = '/postgres';
