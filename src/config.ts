@@ -1,6 +1,23 @@
 import { z } from 'zod';
-import { isTrustedProxyEntry } from './http/client-address.js';
+import ipaddr from 'ipaddr.js';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS } from './webhooks/schedule.js';
+
+/** proxy-addr's names for address ranges, accepted in TRUSTED_PROXIES as well. */
+const RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** True when `entry` is a TRUSTED_PROXIES entry: an IPv4/IPv6 address, a CIDR, or a range name. */
+export function isTrustedProxyEntry(entry: string): boolean {
+  if (RANGE_NAMES.has(entry)) return true;
+  if (entry.includes('/')) {
+    try {
+      ipaddr.parseCIDR(entry);
+      return true;
+    } catch {
+      return false;
+    }
+  }
+  return ipaddr.isValid(entry);
+}
 
 /**
  * Configuration, read once from the environment and validated at start-up: a bad setting stops

@@ -135,6 +135,13 @@ const ENTRIES: Record<string, Entry> = {
   nfc_mrz_mismatch: ['fraud', 'critical', 'final', 'The MRZ stored in the chip differs from the printed one.', 'document_not_verified'],
   specimen_state_code: ['fraud', 'high', 'final', 'The document is a specimen (fictional issuing state).', 'document_not_verified'],
   viz_mrz_mismatch: ['fraud', 'high', 'final', 'The printed visual zone disagrees with the MRZ.', 'document_not_verified'],
+  fields_from_visual_zone: [
+    'document',
+    'low',
+    'final',
+    'The MRZ could not be read: the fields come from the printed page, with lower confidence.',
+    'manual_check',
+  ],
   document_recapture: ['fraud', 'high', 'final', 'The document was photographed from a screen or a printed copy.', 'document_not_verified'],
   duplicate_document: ['fraud', 'high', 'final', 'The same document number and country were used under another user id.', 'not_verified'],
   selfie_matches_document_portrait: ['fraud', 'critical', 'final', "The selfie is the document's own portrait.", 'not_verified'],

@@ -7,27 +7,9 @@
  */
 import type { IncomingMessage } from 'node:http';
 import proxyAddr from '@fastify/proxy-addr';
-import ipaddr from 'ipaddr.js';
 
 /** Decides whether the address at `hop` (0 = the socket's peer) is a proxy to look past. */
 export type TrustProxyFn = (address: string, hop: number) => boolean;
-
-/** proxy-addr's names for address ranges, accepted in TRUSTED_PROXIES as well. */
-const RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
-
-/** True when `entry` is a TRUSTED_PROXIES entry: an IPv4/IPv6 address, a CIDR, or a range name. */
-export function isTrustedProxyEntry(entry: string): boolean {
-  if (RANGE_NAMES.has(entry)) return true;
-  if (entry.includes('/')) {
-    try {
-      ipaddr.parseCIDR(entry);
-      return true;
-    } catch {
-      return false;
-    }
-  }
-  return ipaddr.isValid(entry);
-}
 
 /**
  * The trust function of TRUSTED_PROXIES (a hop count or a list) and the legacy TRUST_PROXY=true,

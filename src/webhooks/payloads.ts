@@ -30,7 +30,8 @@ const V2_STATUS_FIELDS = ['session_id', 'status', 'previous_status', 'workflow_i
  * `actor`, `environment`, `reason`); v2 flat
  * `{event, created_at, session_id, status, previous_status, workflow_id, vendor_data}`;
  * v1 `{event, session_id, status}`. v2 and v1 status changes also carry the decision's `reasons`
- * (issue 24: every version says why). Timestamps are Unix seconds like the rest of the API.
+ * when it has any (every version says why; absent means absent, so a change with no reason keeps
+ * the spec's exact shape). Timestamps are Unix seconds like the rest of the API.
  */
 export function buildWebhookBody(version: WebhookVersion, event: EventForDelivery, decision: DecisionJson | null): string {
   const createdAt = unixSeconds(event.createdAt);
@@ -45,12 +46,12 @@ export function buildWebhookBody(version: WebhookVersion, event: EventForDeliver
     if (event.type !== 'session.status_changed') return JSON.stringify({ event: event.type, created_at: createdAt, ...payload });
     const flat: Record<string, unknown> = { event: event.type, created_at: createdAt };
     for (const field of V2_STATUS_FIELDS) flat[field] = payload[field] ?? null;
-    flat.reasons = decision?.reasons ?? [];
+    if (decision?.reasons?.length) flat.reasons = decision.reasons;
     return JSON.stringify(flat);
   }
   const v1: Record<string, unknown> = { event: event.type, session_id: payload.session_id ?? event.sessionId };
   if (payload.status !== undefined) v1.status = payload.status;
-  if (event.type === 'session.status_changed') v1.reasons = decision?.reasons ?? [];
+  if (event.type === 'session.status_changed' && decision?.reasons?.length) v1.reasons = decision.reasons;
   return JSON.stringify(v1);
 }
 

@@ -76,6 +76,17 @@ const NOT_REASONS = new Set([
   // Why an address is unverifiable: the message of the `address_unverifiable` warning, not a code of its own.
   'state_invalid',
   'province_postcode_mismatch',
+  // How an AML hit's name matched (the hit's explanation), not why a step failed.
+  'consonant_skeleton',
+  'fused_article',
+  'same_consonants',
+  'primary_name',
+  'alias',
+  // Capture evidence: request validation codes (400s) and how an image was made.
+  'not_a_photo_step',
+  'count_mismatch',
+  'camera',
+  'upload',
 ]);
 
 /** Every `.ts` file under a directory. */

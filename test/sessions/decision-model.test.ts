@@ -69,7 +69,17 @@ describe('decisionJson', () => {
           details: { score: 0 },
         },
       },
-      reasons: [{ code: 'list_match', message: 'on a list', list_id: 'l1' }],
+      reasons: [
+        {
+          code: 'list_match',
+          message: 'on a list',
+          list_id: 'l1',
+          cause: 'list_match',
+          category: 'technical',
+          severity: 'medium',
+          retryable: false,
+        },
+      ],
     });
   });
 });
