@@ -13,6 +13,7 @@
  * a check fitted to one generator's artefacts shows it (docs/fraud.md).
  */
 import sharp, { type Sharp } from 'sharp';
+import { prng } from '../../test/support/prng.js';
 
 /** Which generator made an attack (see the module comment). */
 export type AttackVariant = 'A' | 'B';
@@ -24,18 +25,6 @@ interface Raw {
   data: Buffer;
   width: number;
   height: number;
-}
-
-/** A small deterministic generator (mulberry32), so a run is reproducible from its seed. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 async function toRaw(image: Buffer | Sharp, width?: number): Promise<Raw> {
@@ -160,7 +149,7 @@ async function present(layer: Buffer, variant: AttackVariant, scene: Buffer, ran
 
 /** A printed copy of `photo` re-captured by a camera. */
 export async function makePrint(photo: Buffer, variant: AttackVariant, scene: Buffer, seed: number): Promise<Buffer> {
-  const random = seededRandom(seed);
+  const random = prng(seed);
   const printed = printTone(await toRaw(photo, variant === 'A' ? 700 : 560), variant, random);
   const margin = Math.round(printed.width * (variant === 'A' ? 0.07 : 0.12));
   const paper = variant === 'A' ? { r: 246, g: 244, b: 236 } : { r: 236, g: 238, b: 242 };
@@ -173,7 +162,7 @@ export async function makePrint(photo: Buffer, variant: AttackVariant, scene: Bu
 
 /** `photo` shown on a screen and re-captured by a camera. */
 export async function makeScreen(photo: Buffer, variant: AttackVariant, scene: Buffer, seed: number): Promise<Buffer> {
-  const random = seededRandom(seed);
+  const random = prng(seed);
   const shown = await screenTone(photo, variant === 'A' ? 640 : 520, variant, random);
   const bezel = Math.round(shown.width * (variant === 'A' ? 0.05 : 0.09));
   const frame = variant === 'A' ? { r: 12, g: 12, b: 14 } : { r: 48, g: 48, b: 52 };
@@ -192,7 +181,7 @@ export async function makeCutout(
   scene: Buffer,
   seed: number,
 ): Promise<Buffer> {
-  const random = seededRandom(seed);
+  const random = prng(seed);
   const upright = await toRaw(photo);
   const printed = printTone(upright, variant, random);
   const [x, y, w, h] = box;

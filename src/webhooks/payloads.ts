@@ -23,6 +23,11 @@ export type { DecisionJson } from '../sessions/decision.js';
 /** The fields v2 carries for a status change, in the order docs/design.md "Events and webhooks" lists them. */
 const V2_STATUS_FIELDS = ['session_id', 'status', 'previous_status', 'workflow_id', 'vendor_data'] as const;
 
+/** True when a decision names at least one reason (v1 and v2 then carry them; absent means absent). */
+function hasReasons(decision: DecisionJson | null): decision is DecisionJson & { reasons: unknown[] } {
+  return Array.isArray(decision?.reasons) && decision.reasons.length > 0;
+}
+
 /**
  * The JSON body of an event in one payload version (docs/design.md "Events and webhooks"):
  * v3 `{id, type, timestamp, data}` where `data` of a status change is the decision itself as of the
@@ -46,12 +51,12 @@ export function buildWebhookBody(version: WebhookVersion, event: EventForDeliver
     if (event.type !== 'session.status_changed') return JSON.stringify({ event: event.type, created_at: createdAt, ...payload });
     const flat: Record<string, unknown> = { event: event.type, created_at: createdAt };
     for (const field of V2_STATUS_FIELDS) flat[field] = payload[field] ?? null;
-    if (decision?.reasons?.length) flat.reasons = decision.reasons;
+    if (hasReasons(decision)) flat.reasons = decision.reasons;
     return JSON.stringify(flat);
   }
   const v1: Record<string, unknown> = { event: event.type, session_id: payload.session_id ?? event.sessionId };
   if (payload.status !== undefined) v1.status = payload.status;
-  if (event.type === 'session.status_changed' && decision?.reasons?.length) v1.reasons = decision.reasons;
+  if (event.type === 'session.status_changed' && hasReasons(decision)) v1.reasons = decision.reasons;
   return JSON.stringify(v1);
 }
 

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { cameraMetadata, decodeUpright, frameSides, periodicPeak, tone, type Box, type Rgb } from '../../src/engines/recapture-evidence.js';
 import { judgePad, PERIODIC_FAIL_FROM, PERIODIC_WARN_FROM, type PadMeasures } from '../../src/engines/face/pad.js';
 import { detectRecapture } from '../../src/engines/document/recapture.js';
-import { seededRandom } from '../../bench/attacks/generate.js';
+import { prng } from '../support/prng.js';
 
 const WIDTH = 480;
 const HEIGHT = 600;
@@ -18,7 +18,7 @@ const FACE: Box = [170, 180, 140, 170];
 
 /** A smooth lit scene with sensor noise and a skin-coloured oval at `FACE`; `paint` adds an attack's trace. */
 function scene(paint?: (x: number, y: number, rgb: [number, number, number]) => [number, number, number]): Rgb {
-  const random = seededRandom(7);
+  const random = prng(7);
   const data = new Uint8Array(WIDTH * HEIGHT * 3);
   const [fx, fy, fw, fh] = FACE;
   for (let y = 0; y < HEIGHT; y++) {
