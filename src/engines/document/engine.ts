@@ -11,8 +11,9 @@ import type { CheckOutcome, DocumentChecks, DocumentVerificationDetails } from '
 import { TWO_SIDED_ID_TYPES, type DocumentVerificationInput } from '../inputs.js';
 import { expectedDetailsWarnings } from '../../domain/node-outcome.js';
 import type { EngineContext, NodeEngine } from '../types.js';
+import { decodeDataUri } from '../data-uri.js';
 import { classifyStateCode, icaoToIso2 } from './countries.js';
-import { assessQuality, decodeDocumentImage, type DocumentImage } from './image.js';
+import { assessQuality, decodeDocumentImage, DOCUMENT_IMAGE_TYPES, MAX_DOCUMENT_IMAGE_BYTES, type DocumentImage } from './image.js';
 import { readMrz, readPageLines } from './mrz-reader.js';
 import { withRecapture } from './recapture.js';
 import { checkNamesAgainstViz, NAME_MIN_CONFIDENCE } from './names.js';
@@ -423,11 +424,10 @@ export function createMrzOcrEngine(options: DocumentEngineOptions = {}): NodeEng
     provider: MRZ_OCR_PROVIDER,
     nodeType: 'document_verification',
     async run(input, context) {
-      const result = await withRecapture(
-        await verifyDocument(input, context, options),
-        (await decodeDocumentImage(input.image_front, 'image_front')).bytes,
-      );
-      return { ...result, provider: NODE_CATALOGUE.document_verification.providers[0] };
+      const result = await verifyDocument(input, context, options);
+      // verifyDocument has validated the image: only its bytes are needed, not a second sharp pass.
+      const front = decodeDataUri(input.image_front, 'image_front', DOCUMENT_IMAGE_TYPES, MAX_DOCUMENT_IMAGE_BYTES);
+      return { ...(await withRecapture(result, front.bytes)), provider: NODE_CATALOGUE.document_verification.providers[0] };
     },
   };
 }
