@@ -34,6 +34,8 @@ import { syncBuiltInWorkflows } from './workflows/workflow.service.js';
 import { AppMetrics } from './metrics/metrics.js';
 import { poolReader, readDatabaseGauges } from './metrics/database-gauges.js';
 import { serveMetrics, type MetricsListener } from './http/metrics.js';
+import { startTracing, type Tracing } from './observability/tracing.js';
+import { observeEngines } from './observability/engine-observer.js';
 
 /** A running service: HTTP server, database, and how to stop them in order. */
 export interface RunningApp {
@@ -54,6 +56,8 @@ export interface RunningApp {
   engines: RunningEngines;
   /** Set on the first start of an empty database: the demo tenant and its keys (shown once). */
   demo: DemoTenant | null;
+  /** This process's tracing (flush it to see spans at once; tests). */
+  tracing: Tracing;
   /** The separate metrics listener (METRICS_PORT), or null when metrics are served on the API port or not at all. */
   metricsListener: MetricsListener | null;
   /** Drains HTTP and sockets, then closes the database. Safe to call twice. */
@@ -74,6 +78,8 @@ export interface StartOptions {
 export async function startApp(config: Config, options: StartOptions = {}): Promise<RunningApp> {
   // Every log line of the service goes through the redacting serializers, whoever built the logger.
   const logger = withRedaction(options.logger ?? pino(loggerOptions(config.LOG_LEVEL)));
+  // First, so the first statements and requests are traced; stopped last (it flushes what is left).
+  const tracing = startTracing({ endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: config.OTEL_SERVICE_NAME });
   // Before the database: a fresh data directory must get a fresh key, never adopt a stray one
   // (src/auth/secrets.ts), and a key file others can read stops the start before anything opens.
   const secrets = createServiceSecrets(resolveMasterKey(config, logger));
@@ -91,6 +97,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   // disposes last-registered first: these are registered in the reverse of the order they run,
   // up front, and each stops what has started by then (a failed start has not started them all).
   const teardown = new AsyncDisposableStack();
+  teardown.defer(() => tracing.stop());
   // The ID document OCR holds ONNX sessions; drop them with the app.
   teardown.defer(closeMrzReader);
   // The proof-of-address OCR worker thread would keep the process alive.
@@ -123,9 +130,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       openSubscriptions: () => live?.subscriberCount ?? 0,
       engineQueueDepth: () => engines?.executor.waiting ?? 0,
     });
-    engines = await startEngineExecutor(config, logger, database.embedded, nfcTrust, {
-      queued: (engine) => metrics.engineTask(engine),
-    });
+    engines = await startEngineExecutor(config, logger, database.embedded, nfcTrust, observeEngines(metrics));
     const listGate = createListGate();
     // Every plug-in of the decision flow, in the order they run.
     const decisionHooks: DecisionHooks = {
@@ -200,6 +205,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       engines: startedEngines,
       demo,
       metricsListener,
+      tracing,
       close() {
         closing ??= teardown.disposeAsync();
         return closing;

@@ -252,6 +252,10 @@ const ConfigSchema = z.object({
   METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
   /** Interface the metrics listener binds to: loopback unless the operator opens it to the scrape network. */
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  /** OTLP/HTTP collector base URL (e.g. http://127.0.0.1:4318): spans are exported to `<url>/v1/traces`. Unset: none recorded. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  /** `service.name` of this process's spans; each kind of process gets its own suffix (`-worker`, `-emitter`) when left default. */
+  OTEL_SERVICE_NAME: z.string().min(1).default('openkyc'),
 });
 
 /** The validated configuration. */

@@ -12,6 +12,7 @@ import { startEmbeddedDatabase } from '../db/embedded.js';
 import { startEmitter } from '../webhooks/run.js';
 import { AppMetrics } from '../metrics/metrics.js';
 import { serveMetrics } from '../http/metrics.js';
+import { startTracing } from '../observability/tracing.js';
 
 let config: Config;
 let masterKey: string;
@@ -27,6 +28,8 @@ try {
 }
 
 const logger = pino(loggerOptions(config.LOG_LEVEL));
+// Each POST continues the trace of the request that recorded its event (kept with the event).
+const tracing = startTracing({ endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: `${config.OTEL_SERVICE_NAME}-emitter` });
 const embedded = config.DATABASE_URL ? null : await startEmbeddedDatabase(config.PGLITE_DATA_DIR);
 const url = config.DATABASE_URL ?? embedded!.url;
 // With METRICS_PORT, this emitter's attempts per destination are scraped from it.
@@ -51,6 +54,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     running
       .stop()
       .then(() => metricsListener?.close())
+      .then(() => tracing.stop())
       .then(() => embedded?.close())
       .then(
         () => process.exit(0),

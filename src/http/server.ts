@@ -36,6 +36,7 @@ import { operatorForToken } from '../operators/operator.service.js';
 import type { Services } from '../services.js';
 import { sharedSubscribe } from '../graphql/shared-subscribe.js';
 import { metricsApolloPlugin, recordRequests, registerMetricsRoute } from './metrics.js';
+import { traceRequests, tracingApolloPlugin } from './tracing.js';
 
 /**
  * WebSocket close code for a tenant already holding WS_MAX_SOCKETS_PER_TENANT sockets on this
@@ -110,6 +111,7 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
     reply.header('x-request-id', request.id);
   });
   recordRequests(app, services.metrics);
+  traceRequests(app);
   // Engine work started by this request is abandoned when the client goes away before the answer
   // (src/engines/pool/executor.ts); `run` keeps the signal in the request's async context. A
   // pre-handler hook, since body parsing runs in the socket's async context and would lose it.
@@ -194,7 +196,13 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
     introspection: true,
     includeStacktraceInErrorResponses: false,
     // Apollo's landing page loads Sandbox from Apollo's CDN; registerExplorer serves GraphiQL instead.
-    plugins: [fastifyApolloDrainPlugin(app), limitsPlugin, metricsApolloPlugin(services.metrics), ApolloServerPluginLandingPageDisabled()],
+    plugins: [
+      fastifyApolloDrainPlugin(app),
+      limitsPlugin,
+      metricsApolloPlugin(services.metrics),
+      tracingApolloPlugin(),
+      ApolloServerPluginLandingPageDisabled(),
+    ],
     formatError(formatted, error) {
       const code = formatted.extensions?.code;
       // Variable coercion failures (wrong type, unknown enum value) are the client's input.

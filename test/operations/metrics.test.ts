@@ -115,7 +115,9 @@ describe('GET /metrics', () => {
       key: tenant.sandboxKey,
       body: { workflow_id: 'standard_kyc', vendor_data: 'm-2' },
     });
-    await receiver.waitFor((all) => all.some((r) => r.body?.data?.session_id === created.body.session_id));
+    const received = await receiver.waitFor((all) => all.some((r) => r.body?.data?.session_id === created.body.session_id));
+    // No exporter and no caller traceparent here: the POST carries no trace context made up from nothing.
+    expect(received.find((r) => r.body?.data?.session_id === created.body.session_id)!.headers.traceparent).toBeUndefined();
     // The emitter reports its attempt as the receiver answers; the scrape after that answer sees it.
     let text = '';
     await expect
