@@ -147,7 +147,7 @@ export function evidenceSection(session: Case): HTMLElement {
                 earlier.length
                   ? h(
                       'span',
-                      { class: 'attempts' },
+                      { class: 'earlier-attempts' },
                       ' · earlier: ',
                       ...earlier.map((each) =>
                         h(

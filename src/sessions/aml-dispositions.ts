@@ -283,7 +283,7 @@ export interface DisposeAmlHitInput {
 /**
  * Records a reviewer's disposition of one hit of a session (of the caller's tenant and
  * environment: 404 otherwise), audited with the operator's name (or the key). The hit must be one
- * the session's screening raised (or a false positive took out). The latest disposition of a hit
+ * the session's screening raised (or a false positive took out): another entity is 400. The latest disposition of a hit
  * is its current one; an earlier one stays in the history.
  */
 export async function disposeAmlHit(
@@ -307,9 +307,7 @@ export async function disposeAmlHit(
   const details = await amlDetailsOf(em, session.id);
   const hits = [...(details?.hits ?? []), ...(details?.suppressed_hits ?? [])];
   if (!details?.subject?.full_name || !hits.some((hit) => hitEntityId(hit) === input.entityId))
-    throw new ApiError('not_found', 'The session has no AML hit of that entity.', [
-      { field: 'entityId', code: 'not_found', message: 'not a hit of this session' },
-    ]);
+    throw validationError([{ field: 'entityId', code: 'invalid', message: 'not an AML hit of this session' }]);
   const version = (await entityVersions(em, [input.entityId])).get(input.entityId)!;
   const record: AmlDispositionRecord = {
     id: randomUUID(),

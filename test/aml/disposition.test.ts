@@ -180,8 +180,8 @@ describe('marking a hit', () => {
       expect(answer.status).toBe(400);
       expect(answer.body.code).toBe('validation_failed');
     }
-    expect(notAHit.status).toBe(404);
-    expect(notAHit.body.code).toBe('not_found');
+    expect(notAHit.status).toBe(400);
+    expect(notAHit.body.errors[0].field).toBe('entity_id');
     expect(notASession.status).toBe(404);
     expect(codeOf(gqlEmpty)).toBe('VALIDATION_FAILED');
     expect(codeOf(gqlEnum)).not.toBeNull();
