@@ -8,8 +8,9 @@
 import type { Browser, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeOperator } from '../console/support.js';
-import { completeStandardKyc, gql, SUBMIT_SELFIE, tokenOf } from '../sessions/support.js';
+import { upsertEntities } from '../../src/engines/aml/store.js';
+import { makeOperator, OPERATOR_PASSWORD } from '../console/support.js';
+import { completeStandardKyc, gql, SUBMIT_AML, SUBMIT_SELFIE, tokenOf } from '../sessions/support.js';
 import type { TestApp, TestTenant } from '../support/app.js';
 import {
   closeConsoleHarness,
@@ -179,6 +180,62 @@ describe.skipIf(!enabled)('the evidence viewer and AML dispositions', () => {
         await page.getByLabel('Reason (kept in the audit trail)').fill('Listed person is decades older.');
         await page.locator('#aml-record-0').click();
         await expect.poll(() => page.locator('#aml-marked-0').textContent()).toContain('False positive by Katherine Johnson');
+        await page.context().close();
+      },
+      FLOW_MS,
+    );
+
+  for (const [device, settings] of [
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const)
+    it(
+      `given a live case whose hit is a listed entity, on a ${device}, then the hit shows the entity's names, dates of birth, nationality, programme and source, and a false positive is recorded`,
+      async () => {
+        const name = device === 'phone' ? 'Ivo Marchetti Rosselli' : 'Ivo Marchetti Bellandi';
+        await upsertEntities(testApp.app.orm.em.fork(), [
+          {
+            source_list: 'OFAC_SDN',
+            source_id: `console-${device}`,
+            kind: 'person',
+            primary_name: name,
+            aliases: [`Ivo ${device === 'phone' ? 'Rosselli' : 'Bellandi'}`],
+            dates_of_birth: ['1958-02-11'],
+            countries: ['IT'],
+            programs: ['SDGT'],
+            topics: ['sanction'],
+          },
+        ]);
+        const created = await testApp.rest('POST', '/v1/sessions', {
+          key: tenant.liveKey,
+          body: { workflow_id: 'aml_only', vendor_data: `listed-${device}` },
+        });
+        const screened = await gql(testApp, { sessionToken: tokenOf(created.body.url) }, SUBMIT_AML, {
+          sessionId: created.body.session_id,
+          input: { fullName: name, country: 'IT', dateOfBirth: '1991-07-30' },
+        });
+        expect(screened.body.data.submitAmlData.status).not.toBe('approved');
+        // Signed in to live through the form.
+        const page = await (await browser.newContext(settings)).newPage();
+        await page.goto(`${testApp.url}/console`);
+        await screen(page, 'sign-in');
+        await page.getByLabel('Email address').fill(await makeOperator(testApp, tenant.id, 'reviewer', `Mary Jackson ${device}`));
+        await page.getByLabel('Password').fill(OPERATOR_PASSWORD);
+        await page.getByLabel('Environment').selectOption('live');
+        await page.getByRole('button', { name: 'Sign in' }).click();
+        await screen(page, 'queue');
+        await page.goto(`${testApp.url}/console#/case/${created.body.session_id}`);
+        await screen(page, 'case');
+
+        const hit = page.locator(`#aml-hits li[data-entity="OFAC_SDN:console-${device}"]`);
+        const text = await hit.textContent();
+        for (const fact of ['1958-02-11', 'IT', 'SDGT', `OFAC_SDN · console-${device}`, 'Ivo ']) expect(text).toContain(fact);
+        await page.getByLabel('This hit is').selectOption('false_positive');
+        await page.getByLabel('Reason (kept in the audit trail)').fill('Listed person born 1958; the applicant in 1991.');
+        await page.locator('#aml-record-0').click();
+        await expect.poll(() => page.locator('#aml-marked-0').textContent()).toContain('False positive by Mary Jackson');
+        await hit.scrollIntoViewIfNeeded();
+        await check(page, `console-aml-listed-${device}`);
         await page.context().close();
       },
       FLOW_MS,

@@ -14,7 +14,7 @@ import type { AmlHit, AmlQuery, AmlScreening } from './score.js';
 import { screenStored } from './store.js';
 import type { EventBus } from '../../events/outbox.js';
 import { reopenApprovedSession } from '../../sessions/review.js';
-import { recordMonitoringHits, standingFalsePositives } from '../../sessions/aml-dispositions.js';
+import { recordMonitoringHits, standingFalsePositives } from './dispositions.js';
 import type { ServiceSecrets } from '../../auth/secrets.js';
 
 /** One approved subject to re-screen. */
