@@ -427,6 +427,8 @@ export type Erasure = {
 
 /** A submitted image or document, kept encrypted; its url works for 5 minutes and every opening is audited. */
 export type Evidence = {
+  /** Which submission of its kind in the session it is, from 1: every attempt of a step is kept, not only the latest. */
+  attempt: Scalars['Int']['output'];
   byteLength: Scalars['Int']['output'];
   /** image/jpeg, image/png, image/webp or application/pdf. */
   contentType: Scalars['String']['output'];
