@@ -33,6 +33,7 @@ import { Migration20261126008100H28SignInBrake } from './Migration20261126008100
 import { Migration20261126003100H22LiveCapture } from './Migration20261126003100H22LiveCapture.js';
 import { Migration20261126007100H24Reasons } from './Migration20261126007100H24Reasons.js';
 import { Migration20261126020000H28TraceContext } from './Migration20261126020000H28TraceContext.js';
+import { Migration20261126210000H25AmlDisposition } from './Migration20261126210000H25AmlDisposition.js';
 
 /** Every migration in order; listed explicitly so tsx, vitest and a bundle all find the same set. */
 export const MIGRATIONS = [
@@ -71,4 +72,5 @@ export const MIGRATIONS = [
   Migration20261126003100H22LiveCapture,
   Migration20261126007100H24Reasons,
   Migration20261126020000H28TraceContext,
+  Migration20261126210000H25AmlDisposition,
 ];
