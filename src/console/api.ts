@@ -119,3 +119,25 @@ export function openSocket(onConnected: () => void): Client {
     on: { connected: onConnected },
   });
 }
+
+/**
+ * Downloads one of the console's exports (/console/api/exports/…, a case report): the request
+ * carries the CSRF header like every other, so the file is fetched and handed to the browser as a
+ * download; a refusal becomes an ApiError.
+ */
+export async function download(path: string): Promise<void> {
+  const response = await fetch(`/console/api${path}`, { credentials: 'same-origin', headers: { 'x-csrf-token': csrfToken } });
+  if (!response.ok) {
+    const problem = (await response.json().catch(() => ({}))) as { code?: string; detail?: string };
+    throw new ApiError(problem.code ?? 'error', problem.detail ?? `The server answered ${response.status}.`);
+  }
+  const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'export';
+  const url = URL.createObjectURL(await response.blob());
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}

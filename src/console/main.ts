@@ -5,6 +5,7 @@
  * this one routes.
  */
 import { accountScreen } from './account.js';
+import { auditScreen } from './audit.js';
 import { currentSignIn } from './api.js';
 import { caseScreen } from './case.js';
 import { signInScreen } from './layout.js';
@@ -32,6 +33,7 @@ const ROUTES: [RegExp, (...params: string[]) => Promise<void>][] = [
   [/^#\/operators$/, () => operatorsScreen()],
   [/^#\/keys$/, () => keysScreen()],
   [/^#\/account$/, () => accountScreen()],
+  [/^#\/audit(?:\?(.*))?$/, (query) => auditScreen(query)],
 ];
 
 /** Shows the screen the fragment names, or the sign-in when nobody is signed in. */

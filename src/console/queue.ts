@@ -7,6 +7,7 @@ import { graphql, openSocket } from './api.js';
 import { caseScreen } from './case.js';
 import { announce, h, root, show, when } from './dom.js';
 import { header } from './layout.js';
+import { downloadButton } from './exports.js';
 import { me, state } from './state.js';
 
 /** The in-review sessions the queue shows, by id, newest first when rendered. */
@@ -140,6 +141,7 @@ export async function queueScreen(): Promise<void> {
       {},
       h('h1', { tabindex: '-1' }, 'Review queue'),
       filterForm(),
+      downloadButton('export-sessions', 'Export these sessions (CSV)', exportPath, 'The sessions export is downloading.'),
       h('p', { id: 'queue-count' }),
       h('p', { class: 'live', id: 'live' }, state.socket ? 'Connecting for live updates…' : ''),
       h(
@@ -170,6 +172,16 @@ export async function queueScreen(): Promise<void> {
 /** A day picked in a date input as Unix seconds at its start (UTC), or undefined when empty. */
 function dayStart(value: FormDataEntryValue | null): number | undefined {
   return typeof value === 'string' && value ? Date.parse(`${value}T00:00:00Z`) / 1000 : undefined;
+}
+
+/** The cases export of the filter on screen (the server applies the same filter to the whole set, not only the page shown). */
+function exportPath(): string {
+  const query = new URLSearchParams({ status: listedStatus() });
+  if (filter.vendorData) query.set('vendor_data', filter.vendorData);
+  if (filter.workflowId) query.set('workflow_id', filter.workflowId);
+  if (filter.createdAfter !== undefined) query.set('created_after', String(filter.createdAfter));
+  if (filter.createdBefore !== undefined) query.set('created_before', String(filter.createdBefore));
+  return `/exports/sessions.csv?${query}`;
 }
 
 /** The queue's filters: status, vendor data, workflow and creation dates. */

@@ -384,6 +384,8 @@ const OPERATOR_CASES: Record<string, { query: string; variables(owner: Owned): R
   // Tenant-wide people and keys, for console admins only (a key gets FORBIDDEN).
   operators: { query: 'query { operators { edges { node { id email } } } }', variables: () => ({}) },
   apiKeys: { query: 'query { apiKeys { edges { node { id prefix } } } }', variables: () => ({}) },
+  // The audit log of the caller's own tenant and environment (test/console/audit-log.test.ts has the role and boundary cases).
+  auditLog: { query: 'query { auditLog { edges { node { id action targetId } } } }', variables: () => ({}) },
   // Tenant-wide (both environments), so only console admins set it; 30 is the default: the owner's own admin in the other environment changes nothing.
   setEvidenceRetention: { query: 'mutation { setEvidenceRetention(days: 30) }', variables: () => ({}) },
   createOperator: {

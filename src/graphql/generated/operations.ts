@@ -167,6 +167,53 @@ export type ApiKeyEdge = {
   node: ApiKey;
 };
 
+/** A page of the audit log, newest first. */
+export type AuditLogConnection = {
+  edges: Array<AuditLogEdge>;
+  pageInfo: PageInfo;
+};
+
+/** An edge of AuditLogConnection: one node and the cursor that points at it. */
+export type AuditLogEdge = {
+  /** Opaque; pass it as `after` to read the items that follow this one. */
+  cursor: Scalars['String']['output'];
+  node: AuditLogEntry;
+};
+
+/** One audited action: who did what to which object, when and from which address. */
+export type AuditLogEntry = {
+  /** What was done: session.approved, session.declined, session.retake_requested, session.claimed, evidence.viewed, list_entry.added, api_key.created, export.sessions_csv, … */
+  action: Scalars['String']['output'];
+  /** The operator's name at the time, or `API key <prefix>`. */
+  actorName: Scalars['String']['output'];
+  /** The operator's id; null when an API key acted. */
+  actorOperatorId?: Maybe<Scalars['String']['output']>;
+  /** Unix seconds. */
+  at: Scalars['UnixTime']['output'];
+  /** The client address of the console sign-in the action came through; null when unknown. */
+  clientAddress?: Maybe<Scalars['String']['output']>;
+  /** What else was recorded (reason, list, filter), as a JSON object. */
+  details: Scalars['String']['output'];
+  /** Null for tenant-wide objects (operators). */
+  environment?: Maybe<Environment>;
+  id: Scalars['String']['output'];
+  targetId: Scalars['String']['output'];
+  /** session, operator, api_key, list, list_entry, export, invitation, workflow, assignment_rule. */
+  targetType: Scalars['String']['output'];
+};
+
+/** Narrows the audit log; every field optional. */
+export type AuditLogFilterInput = {
+  /** One action exactly, e.g. session.declined. */
+  action?: InputMaybe<Scalars['String']['input']>;
+  /** Part of the actor's name (any case), or an operator's id. */
+  actor?: InputMaybe<Scalars['String']['input']>;
+  /** Unix seconds (or ISO 8601), inclusive. */
+  from?: InputMaybe<Scalars['UnixTime']['input']>;
+  /** Unix seconds (or ISO 8601), exclusive. */
+  to?: InputMaybe<Scalars['UnixTime']['input']>;
+};
+
 export type BusinessRegistryStepInput = {
   companyName: Scalars['String']['input'];
   /** ISO-2. */
@@ -1312,6 +1359,8 @@ export type ProofOfAddressWarning = {
 export type Query = {
   /** The API keys of the tenant in the environment of the sign-in (prefixes, never the keys), oldest first; admins signed in to the console only. */
   apiKeys: ApiKeyConnection;
+  /** Who did what, when, from where, in the tenant and the sign-in's environment (tenant-wide changes of people in both), newest first; console admins only. */
+  auditLog: AuditLogConnection;
   /** The operator signed in to the console; null for an API key. */
   currentOperator?: Maybe<Operator>;
   /** Sessions declined or in review in the last `days` days (1-90, default 30), by the cause of their decisive reason, most frequent first. */
@@ -1377,6 +1426,13 @@ export type Query = {
 
 export type QueryApiKeysArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryAuditLogArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<AuditLogFilterInput>;
   first?: InputMaybe<Scalars['Int']['input']>;
 };
 

@@ -1,0 +1,112 @@
+/**
+ * The console's proof, team and workload screens (issue 25) in a real browser: the audit log page
+ * filtered and exported, the queue's CSV export and a case's PDF report downloaded; each screen
+ * passes axe on a desktop and a phone and is saved to test-artifacts/screens.
+ */
+import { readFile } from 'node:fs/promises';
+import type { Browser, Download, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { consoleGql, inReviewSession, makeOperator, signIn } from '../console/support.js';
+import type { TestApp, TestTenant } from '../support/app.js';
+import { closeConsoleHarness, DESKTOP, PHONE, screen, signInPage, startConsoleHarness, type ConsoleHarness } from './console-support.js';
+import { chromiumAvailable, expectNoSeriousA11yViolations, screenshot } from './support.js';
+
+/** A browser run through several screens on a loaded 2-core machine. */
+const FLOW_MS = 120_000;
+
+let harness: ConsoleHarness | undefined;
+let testApp: TestApp;
+let tenant: TestTenant;
+let browser: Browser;
+let adminEmail: string;
+let declinedId: string;
+
+const enabled = chromiumAvailable();
+
+beforeAll(async () => {
+  if (!enabled) return;
+  harness = await startConsoleHarness('Acme Bank');
+  ({ testApp, tenant, browser } = harness);
+  adminEmail = await makeOperator(testApp, tenant.id, 'admin', 'Audrey Auditor');
+  const reviewer = await signIn(testApp, await makeOperator(testApp, tenant.id, 'reviewer', 'Rita Reviewer'));
+  declinedId = await inReviewSession(testApp, tenant.sandboxKey);
+  await inReviewSession(testApp, tenant.sandboxKey);
+  const declined = await consoleGql(
+    testApp,
+    reviewer,
+    'mutation ($id: String!) { reviewSession(id: $id, decision: declined, reason: "Listed as a PEP; no source of funds.") { status } }',
+    { id: declinedId },
+  );
+  expect(declined.body.data?.reviewSession.status).toBe('declined');
+}, 120_000);
+afterAll(() => closeConsoleHarness(harness));
+
+/** The text of a download the page started. */
+async function downloaded(download: Download): Promise<Buffer> {
+  return readFile((await download.path())!);
+}
+
+describe.skipIf(!enabled)('proof: the audit log and exports', () => {
+  it(
+    'given a declined case, when an admin opens the audit log and filters by action, then the decline shows with who and from where, and the filtered CSV downloads',
+    async () => {
+      const page = await signInPage(browser, testApp, adminEmail, undefined, DESKTOP);
+      await page.getByRole('link', { name: 'Audit log' }).click();
+      await screen(page, 'audit');
+      await expect.poll(() => page.locator('#audit-lines tr[data-action="session.declined"]').count()).toBe(1);
+      await expectNoSeriousA11yViolations(page, 'audit log');
+      await screenshot(page, 'audit-log');
+
+      await page.getByLabel('Action').selectOption('session.declined');
+      await page.getByRole('button', { name: 'Filter' }).click();
+      await expect.poll(() => page.locator('#audit-lines tbody tr').count()).toBe(1);
+      const row = page.locator('#audit-lines tbody tr').first();
+      expect(await row.textContent()).toContain('Rita Reviewer');
+      expect(await row.textContent()).toContain('Listed as a PEP');
+      await screenshot(page, 'audit-log-filtered');
+
+      const [csv] = await Promise.all([page.waitForEvent('download'), page.locator('#export-audit').click()]);
+      const text = (await downloaded(csv)).toString('utf8');
+      expect(csv.suggestedFilename()).toMatch(/^audit-log-sandbox-.*\.csv$/);
+      expect(text.trim().split('\r\n')).toHaveLength(2);
+      expect(text).toContain(declinedId);
+    },
+    FLOW_MS,
+  );
+
+  it(
+    'given the queue, when exporting it and downloading a case report, then a CSV of the queue and a PDF of the case arrive',
+    async () => {
+      const page = await signInPage(browser, testApp, adminEmail, undefined, DESKTOP);
+      const [csv] = await Promise.all([page.waitForEvent('download'), page.locator('#export-sessions').click()]);
+      const text = (await downloaded(csv)).toString('utf8');
+      expect(text.split('\r\n')[0]).toContain('session_id,status');
+      expect(text).not.toContain(declinedId);
+      expect(text).toContain(',in_review,');
+
+      await page.goto(`${testApp.url}/console#/case/${declinedId}`);
+      await screen(page, 'case');
+      const [pdf] = await Promise.all([page.waitForEvent('download'), page.locator('#case-report').click()]);
+      expect((await downloaded(pdf)).subarray(0, 5).toString()).toBe('%PDF-');
+      expect(pdf.suggestedFilename()).toBe(`case-${declinedId}.pdf`);
+      await expectNoSeriousA11yViolations(page, 'case with the report button');
+      await screenshot(page, 'case-report-button');
+    },
+    FLOW_MS,
+  );
+
+  it(
+    'given a phone, when an admin opens the audit log, then it fits and passes axe',
+    async () => {
+      const page: Page = await signInPage(browser, testApp, adminEmail, undefined, PHONE);
+      await page.goto(`${testApp.url}/console#/audit`);
+      await screen(page, 'audit');
+      await expect.poll(() => page.locator('#audit-lines tbody tr').count()).toBeGreaterThan(1);
+      await expectNoSeriousA11yViolations(page, 'audit log on a phone');
+      await screenshot(page, 'audit-log-phone');
+      const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
+      expect(overflow).toBeLessThanOrEqual(0);
+    },
+    FLOW_MS,
+  );
+});
