@@ -141,3 +141,13 @@ export async function download(path: string): Promise<void> {
   link.remove();
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
+
+/** Who an invitation link invites (no sign-in needed: the token is the credential). */
+export async function peekInvitation(token: string): Promise<{ email: string; name: string; role: Role; expires_at: number }> {
+  return (await consoleApi<{ email: string; name: string; role: Role; expires_at: number }>('POST', '/invitations/peek', { token }))!;
+}
+
+/** Accepts an invitation with the password its person chose; they sign in afterwards as anyone does. */
+export async function acceptInvitation(token: string, password: string): Promise<void> {
+  await consoleApi('POST', '/invitations/accept', { token, password });
+}

@@ -6,6 +6,7 @@
  */
 import { accountScreen } from './account.js';
 import { auditScreen } from './audit.js';
+import { invitationScreen } from './invitations.js';
 import { currentSignIn } from './api.js';
 import { caseScreen } from './case.js';
 import { signInScreen } from './layout.js';
@@ -38,6 +39,9 @@ const ROUTES: [RegExp, (...params: string[]) => Promise<void>][] = [
 
 /** Shows the screen the fragment names, or the sign-in when nobody is signed in. */
 async function route(): Promise<void> {
+  // An invitation link is opened by someone who has no account yet.
+  const invitation = /^#\/invitation\/([\w-]+)$/.exec(location.hash);
+  if (invitation) return invitationScreen(invitation[1]!);
   state.me ??= await currentSignIn();
   if (!state.me) return signInScreen();
   // A password an admin chose is replaced before anything else.

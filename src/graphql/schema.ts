@@ -7,6 +7,7 @@ import { auditOperatorMutations } from './audited-mutations.js';
 import { AmlResolver } from '../../resolvers/aml.resolver.js';
 import { ApiKeyResolver } from '../../resolvers/api-key.resolver.js';
 import { AuditLogResolver } from '../../resolvers/audit-log.resolver.js';
+import { InvitationResolver } from '../../resolvers/invitation.resolver.js';
 import { CaptureResolver, HostedFlowCaptureResolver } from '../../resolvers/capture.resolver.js';
 import { ClaimResolver } from '../../resolvers/claim.resolver.js';
 import { OperatorAccountResolver } from '../../resolvers/operator-account.resolver.js';
@@ -50,6 +51,7 @@ export const RESOLVERS = [
   HostedFlowCaptureResolver,
   ReasonCodeResolver,
   AuditLogResolver,
+  InvitationResolver,
 ] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;

@@ -110,3 +110,66 @@ describe.skipIf(!enabled)('proof: the audit log and exports', () => {
     FLOW_MS,
   );
 });
+
+describe.skipIf(!enabled)('team: invitations by link and keys last used', () => {
+  it(
+    'given an admin invites a colleague, when the colleague opens the link and chooses a password, then they sign in with it',
+    async () => {
+      const page = await signInPage(browser, testApp, adminEmail, undefined, DESKTOP);
+      await page.getByRole('link', { name: 'Operators' }).click();
+      await screen(page, 'operators');
+      await page.locator('#invite-name').fill('Ines Invited');
+      await page.locator('#invite-email').fill('ines@example.com');
+      await page.locator('#invite-role').selectOption('reviewer');
+      await page.getByRole('button', { name: 'Invite', exact: true }).click();
+      await page.locator('#invitation-link code').waitFor();
+      const link = (await page.locator('#invitation-link code').textContent())!;
+      expect(await page.locator('#invitations tr[data-invitation="ines@example.com"]').count()).toBe(1);
+      await expectNoSeriousA11yViolations(page, 'operators with an invitation');
+      await screenshot(page, 'operators-invitation');
+
+      const context = await browser.newContext(PHONE);
+      const invitee = await context.newPage();
+      await invitee.goto(link);
+      await screen(invitee, 'invitation');
+      expect(await invitee.locator('#invited-as').textContent()).toContain('invited as reviewer');
+      await expectNoSeriousA11yViolations(invitee, 'invitation');
+      await screenshot(invitee, 'invitation-phone');
+      await invitee.locator('#accept-password').fill('my very own password');
+      await invitee.locator('#accept-confirm').fill('my very own password');
+      await invitee.getByRole('button', { name: 'Create my account' }).click();
+      await screen(invitee, 'invitation-accepted');
+      expect(invitee.url()).not.toContain('invitation');
+      await screenshot(invitee, 'invitation-accepted-phone');
+
+      await invitee.getByRole('link', { name: 'Sign in' }).click();
+      await screen(invitee, 'sign-in');
+      await invitee.getByLabel('Email address').fill('ines@example.com');
+      await invitee.getByLabel('Password').fill('my very own password');
+      await invitee.getByLabel('Environment').selectOption('sandbox');
+      await invitee.getByRole('button', { name: 'Sign in' }).click();
+      await screen(invitee, 'queue');
+
+      await invitee.goto(link);
+      await screen(invitee, 'invitation');
+      expect(await invitee.locator('#invitation-problem').textContent()).toContain('already used');
+      await context.close();
+    },
+    FLOW_MS,
+  );
+
+  it(
+    'given a key used once, when the admin opens API keys, then its last use shows with the address',
+    async () => {
+      await testApp.rest('GET', '/v1/workflows', { key: tenant.sandboxKey });
+      const page = await signInPage(browser, testApp, adminEmail, undefined, DESKTOP);
+      await page.getByRole('link', { name: 'API keys' }).click();
+      await screen(page, 'keys');
+      const cells = await page.locator('#keys td.last-used').allTextContents();
+      expect(cells.some((cell) => /from (127\.0\.0\.1|::1)/.test(cell))).toBe(true);
+      await expectNoSeriousA11yViolations(page, 'api keys with last use');
+      await screenshot(page, 'api-keys-last-used');
+    },
+    FLOW_MS,
+  );
+});

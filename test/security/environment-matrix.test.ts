@@ -386,6 +386,16 @@ const OPERATOR_CASES: Record<string, { query: string; variables(owner: Owned): R
   apiKeys: { query: 'query { apiKeys { edges { node { id prefix } } } }', variables: () => ({}) },
   // The audit log of the caller's own tenant and environment (test/console/audit-log.test.ts has the role and boundary cases).
   auditLog: { query: 'query { auditLog { edges { node { id action targetId } } } }', variables: () => ({}) },
+  // Invitations of people (tenant-wide, admins only; test/console/team.test.ts has the role and boundary cases).
+  operatorInvitations: { query: 'query { operatorInvitations { id email } }', variables: () => ({}) },
+  inviteOperator: {
+    query: 'mutation ($input: InviteOperatorInput!) { inviteOperator(input: $input) { invitation { id } } }',
+    variables: () => ({ input: { email: `matrix-${Math.random().toString(36).slice(2)}@example.com`, name: 'Matrix', role: 'viewer' } }),
+  },
+  revokeOperatorInvitation: {
+    query: 'mutation ($id: String!) { revokeOperatorInvitation(id: $id) }',
+    variables: () => ({ id: randomUUID() }),
+  },
   // Tenant-wide (both environments), so only console admins set it; 30 is the default: the owner's own admin in the other environment changes nothing.
   setEvidenceRetention: { query: 'mutation { setEvidenceRetention(days: 30) }', variables: () => ({}) },
   createOperator: {

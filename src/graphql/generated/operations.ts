@@ -144,6 +144,10 @@ export type ApiKey = {
   createdAt: Scalars['UnixTime']['output'];
   environment: Environment;
   id: Scalars['String']['output'];
+  /** The client address of that last use. */
+  lastUsedAddress?: Maybe<Scalars['String']['output']>;
+  /** When the key was last used (Unix seconds; other instances write theirs every API_KEY_USAGE_FLUSH_SECONDS); null if never. */
+  lastUsedAt?: Maybe<Scalars['UnixTime']['output']>;
   /** A label given at issue; empty when none was. */
   name: Scalars['String']['output'];
   /** The first characters of the key (`idv_live_1a2b3c4d`), to tell keys apart. */
@@ -271,7 +275,9 @@ export type CreateListInput = {
 };
 
 export type CreateOperatorInput = {
+  /** Sign-in address. */
   email: Scalars['String']['input'];
+  /** The name the audit trail shows. */
   name: Scalars['String']['input'];
   /** At least 12 characters; stored as an argon2id hash. */
   password: Scalars['String']['input'];
@@ -661,6 +667,14 @@ export type ImportedSession = {
   status: SessionStatus;
 };
 
+export type InviteOperatorInput = {
+  /** Sign-in address. */
+  email: Scalars['String']['input'];
+  /** The name the audit trail shows. */
+  name: Scalars['String']['input'];
+  role: OperatorRole;
+};
+
 /** Who receives an import fee: the service, or the tenant whose session was imported. */
 export type LedgerBeneficiary =
   | 'originating_tenant'
@@ -844,6 +858,8 @@ export type Mutation = {
   eraseSession: Erasure;
   /** Redeems a share token (once per application) and clones the verification into the caller's application. */
   importSharedSession: ImportedSession;
+  /** Invites a colleague by one-time link (returned here once; only its hash is kept): they choose their own password on it. Admins in the console only; audited. */
+  inviteOperator: OperatorInvitationCreated;
   /** Issues a signed, single-use nonce (valid 5 minutes) for one camera capture of a photo step; send it back in the step input captures. */
   issueCaptureNonce: CaptureNonce;
   /** Releases a case: its holder may, an admin may release anyone's. True once the case is unclaimed. Audited. */
@@ -862,6 +878,8 @@ export type Mutation = {
   reviewSession: Session;
   /** Revokes an API key of the current environment; it stops working at once. Admins only; audited. */
   revokeApiKey: ApiKey;
+  /** Revokes a pending invitation: its link stops working. Admins in the console only; audited. */
+  revokeOperatorInvitation: Scalars['Boolean']['output'];
   /** Revokes one of the tenant's service tokens of the key's environment (NOT_FOUND for any other); emits agent.revoked. */
   revokeServiceToken: ServiceTokenIntrospection;
   /** Replaces the secret that signs per-session callback deliveries of the key's environment (the other keeps its own); returned only now. */
@@ -1036,6 +1054,11 @@ export type MutationImportSharedSessionArgs = {
 };
 
 
+export type MutationInviteOperatorArgs = {
+  input: InviteOperatorInput;
+};
+
+
 export type MutationIssueCaptureNonceArgs = {
   nodeType: NodeType;
   sessionId: Scalars['String']['input'];
@@ -1088,6 +1111,11 @@ export type MutationReviewSessionArgs = {
 
 
 export type MutationRevokeApiKeyArgs = {
+  id: Scalars['String']['input'];
+};
+
+
+export type MutationRevokeOperatorInvitationArgs = {
   id: Scalars['String']['input'];
 };
 
@@ -1267,6 +1295,27 @@ export type OperatorEdge = {
   node: Operator;
 };
 
+/** A colleague invited by one-time link who has not accepted yet. */
+export type OperatorInvitation = {
+  /** Unix seconds. */
+  createdAt: Scalars['UnixTime']['output'];
+  email: Scalars['String']['output'];
+  /** Unix seconds; the link stops working then. */
+  expiresAt: Scalars['UnixTime']['output'];
+  id: Scalars['String']['output'];
+  /** The inviting admin's name at the time. */
+  invitedByName: Scalars['String']['output'];
+  name: Scalars['String']['output'];
+  role: OperatorRole;
+};
+
+/** A new invitation and its one-time link, in this answer only. */
+export type OperatorInvitationCreated = {
+  invitation: OperatorInvitation;
+  /** The one-time link to hand to the person (works once, until expiresAt). */
+  link: Scalars['String']['output'];
+};
+
 /** viewer reads; reviewer also decides in-review sessions; admin also changes settings and manages operators. */
 export type OperatorRole =
   | 'admin'
@@ -1383,6 +1432,8 @@ export type Query = {
   listEntriesConnection: ListEntryConnection;
   /** The tenant's built-in face, document and name lists and its custom lists, with entry counts. */
   lists: Array<List>;
+  /** The tenant's invitations not yet accepted, newest first. Admins in the console only. */
+  operatorInvitations: Array<OperatorInvitation>;
   /** The operators of the tenant (people see both environments), oldest first; admins signed in to the console only. */
   operators: OperatorConnection;
   /** Every reason code reviewers may pick in the key's environment: the built-in catalogue, then your own. */
