@@ -13,6 +13,7 @@ export const NAV: { href: string; label: string; roles?: SignIn['operator']['rol
   { href: '#/operators', label: 'Operators', roles: ['admin'] },
   { href: '#/keys', label: 'API keys', roles: ['admin'] },
   { href: '#/audit', label: 'Audit log', roles: ['admin'] },
+  { href: '#/workload', label: 'Workload', roles: ['admin'] },
   { href: '#/account', label: 'My account' },
 ];
 

@@ -7,6 +7,7 @@
 import { accountScreen } from './account.js';
 import { auditScreen } from './audit.js';
 import { invitationScreen } from './invitations.js';
+import { workloadScreen } from './workload.js';
 import { currentSignIn } from './api.js';
 import { caseScreen } from './case.js';
 import { signInScreen } from './layout.js';
@@ -35,6 +36,7 @@ const ROUTES: [RegExp, (...params: string[]) => Promise<void>][] = [
   [/^#\/keys$/, () => keysScreen()],
   [/^#\/account$/, () => accountScreen()],
   [/^#\/audit(?:\?(.*))?$/, (query) => auditScreen(query)],
+  [/^#\/workload$/, () => workloadScreen()],
 ];
 
 /** Shows the screen the fragment names, or the sign-in when nobody is signed in. */

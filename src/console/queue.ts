@@ -8,6 +8,7 @@ import { caseScreen } from './case.js';
 import { announce, h, root, show, when } from './dom.js';
 import { header } from './layout.js';
 import { downloadButton } from './exports.js';
+import { bulkBar, nextCaseButton, selectCell, SLA_FIELDS, slaCell, type QueueSla } from './workload.js';
 import { me, state } from './state.js';
 
 /** The in-review sessions the queue shows, by id, newest first when rendered. */
@@ -55,7 +56,7 @@ function inFilter(item: QueueItem): boolean {
 }
 
 /** One row of the review queue. */
-export interface QueueItem {
+export interface QueueItem extends QueueSla {
   id: string;
   vendorData: string;
   workflowId: string;
@@ -67,8 +68,7 @@ export interface QueueItem {
   claim?: { operatorName: string } | null;
 }
 
-const QUEUE_FIELDS =
-  'id vendorData workflowId workflow { name } createdAt updatedAt decision { reasons { code message cause reviewerText } } claim { operatorName }';
+const QUEUE_FIELDS = `id vendorData workflowId workflow { name } createdAt updatedAt decision { reasons { code message cause reviewerText } } claim { operatorName } ${SLA_FIELDS}`;
 
 /** Why a case is in the queue, in the reason catalogue's words for reviewers (each sentence once). */
 export function whyText(item: Pick<QueueItem, 'decision'>): string {
@@ -86,10 +86,12 @@ function queueRows(): HTMLElement[] {
       h(
         'tr',
         { 'data-session-id': item.id },
+        selectCell(item.id, item.vendorData),
         h('td', {}, h('a', { href: `#/case/${item.id}` }, item.vendorData)),
         h('td', {}, item.workflow?.name ?? item.workflowId),
         h('td', {}, whyText(item)),
         h('td', { class: 'holder' }, item.claim?.operatorName ?? 'nobody'),
+        slaCell(item),
         h('td', {}, when(item.updatedAt)),
       ),
     );
@@ -109,7 +111,7 @@ function refreshQueueTable(): void {
             {},
             h(
               'td',
-              { colspan: '5' },
+              { colspan: '7' },
               listedStatus() === 'in_review'
                 ? 'Nothing to review: a case appears here as soon as it needs a person.'
                 : 'No session matches these filters.',
@@ -142,6 +144,8 @@ export async function queueScreen(): Promise<void> {
       h('h1', { tabindex: '-1' }, 'Review queue'),
       filterForm(),
       downloadButton('export-sessions', 'Export these sessions (CSV)', exportPath, 'The sessions export is downloading.'),
+      nextCaseButton(),
+      await bulkBar(queueScreen),
       h('p', { id: 'queue-count' }),
       h('p', { class: 'live', id: 'live' }, state.socket ? 'Connecting for live updates…' : ''),
       h(
@@ -154,10 +158,12 @@ export async function queueScreen(): Promise<void> {
           h(
             'tr',
             {},
+            h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Select')),
             h('th', { scope: 'col' }, 'Vendor data'),
             h('th', { scope: 'col' }, 'Workflow'),
             h('th', { scope: 'col' }, 'Why'),
             h('th', { scope: 'col' }, 'Held by'),
+            h('th', { scope: 'col' }, 'Age / SLA'),
             h('th', { scope: 'col' }, 'Last change'),
           ),
         ),

@@ -8,6 +8,7 @@ import { AmlResolver } from '../../resolvers/aml.resolver.js';
 import { ApiKeyResolver } from '../../resolvers/api-key.resolver.js';
 import { AuditLogResolver } from '../../resolvers/audit-log.resolver.js';
 import { InvitationResolver } from '../../resolvers/invitation.resolver.js';
+import { WorkloadResolver } from '../../resolvers/workload.resolver.js';
 import { CaptureResolver, HostedFlowCaptureResolver } from '../../resolvers/capture.resolver.js';
 import { ClaimResolver } from '../../resolvers/claim.resolver.js';
 import { OperatorAccountResolver } from '../../resolvers/operator-account.resolver.js';
@@ -52,6 +53,7 @@ export const RESOLVERS = [
   ReasonCodeResolver,
   AuditLogResolver,
   InvitationResolver,
+  WorkloadResolver,
 ] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;

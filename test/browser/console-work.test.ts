@@ -19,6 +19,7 @@ let testApp: TestApp;
 let tenant: TestTenant;
 let browser: Browser;
 let adminEmail: string;
+let ritaEmail: string;
 let declinedId: string;
 
 const enabled = chromiumAvailable();
@@ -28,7 +29,8 @@ beforeAll(async () => {
   harness = await startConsoleHarness('Acme Bank');
   ({ testApp, tenant, browser } = harness);
   adminEmail = await makeOperator(testApp, tenant.id, 'admin', 'Audrey Auditor');
-  const reviewer = await signIn(testApp, await makeOperator(testApp, tenant.id, 'reviewer', 'Rita Reviewer'));
+  ritaEmail = await makeOperator(testApp, tenant.id, 'reviewer', 'Rita Reviewer');
+  const reviewer = await signIn(testApp, ritaEmail);
   declinedId = await inReviewSession(testApp, tenant.sandboxKey);
   await inReviewSession(testApp, tenant.sandboxKey);
   const declined = await consoleGql(
@@ -169,6 +171,54 @@ describe.skipIf(!enabled)('team: invitations by link and keys last used', () => 
       expect(cells.some((cell) => /from (127\.0\.0\.1|::1)/.test(cell))).toBe(true);
       await expectNoSeriousA11yViolations(page, 'api keys with last use');
       await screenshot(page, 'api-keys-last-used');
+    },
+    FLOW_MS,
+  );
+});
+
+describe.skipIf(!enabled)('workload: SLA, next case and bulk actions', () => {
+  it(
+    'given an SLA and cases in review, when an admin sets a rule and a reviewer uses next case and bulk decline, then the queue shows ages and breaches and the cases move',
+    async () => {
+      const admin = await signInPage(browser, testApp, adminEmail, undefined, DESKTOP);
+      await admin.getByRole('link', { name: 'Workload' }).click();
+      await screen(admin, 'workload');
+      await admin.locator('#sla-workflow').selectOption('aml_only');
+      await admin.locator('#sla-hours').fill('1');
+      await admin.getByRole('button', { name: 'Save SLA' }).click();
+      await expect.poll(() => admin.locator('#slas tbody').textContent()).toContain('1.0 h');
+      await admin.locator('#rule-workflow').selectOption('aml_only');
+      await admin.getByLabel('Rita Reviewer (reviewer)').check();
+      await admin.getByRole('button', { name: 'Add rule' }).click();
+      await expect.poll(() => admin.locator('#rules tbody').textContent()).toContain('Rita Reviewer');
+      await expectNoSeriousA11yViolations(admin, 'workload');
+      await screenshot(admin, 'workload');
+
+      const old = await inReviewSession(testApp, tenant.sandboxKey);
+      await testApp.app.orm.em.fork().execute(`update session set created_at = now() - interval '3 hours' where id = ?`, [old]);
+      await admin.goto(`${testApp.url}/console#/`);
+      await screen(admin, 'queue');
+      await expect.poll(() => admin.locator(`tr[data-session-id="${old}"] td.sla`).textContent()).toContain('SLA breached');
+      await expectNoSeriousA11yViolations(admin, 'queue with SLA and bulk bar');
+      await screenshot(admin, 'queue-workload');
+
+      const rita = await signInPage(browser, testApp, ritaEmail, undefined, PHONE);
+      await rita.locator('#next-case').click();
+      await screen(rita, 'case');
+      const opened = await rita.locator('main').getAttribute('data-session-id');
+      expect(opened).toBeTruthy();
+      await rita.goto(`${testApp.url}/console#/`);
+      await screen(rita, 'queue');
+      const boxes = rita.locator('input.pick');
+      await expect.poll(() => boxes.count()).toBeGreaterThan(1);
+      await boxes.nth(0).check();
+      await boxes.nth(1).check();
+      await rita.locator('#bulk-action').selectOption('decline');
+      await rita.locator('#bulk-reason').fill('Known fraud ring');
+      await rita.getByRole('button', { name: 'Apply' }).click();
+      await expect.poll(() => rita.locator('#bulk-outcome').textContent()).toContain('of 2 cases done');
+      await expectNoSeriousA11yViolations(rita, 'queue after a bulk decline on a phone');
+      await screenshot(rita, 'queue-bulk-phone');
     },
     FLOW_MS,
   );

@@ -171,6 +171,24 @@ export type ApiKeyEdge = {
   node: ApiKey;
 };
 
+/** Cases of a workflow and/or country handed round robin to a pool of operators. */
+export type AssignmentRule = {
+  /** ISO 3166 alpha-2. */
+  country?: Maybe<Scalars['String']['output']>;
+  createdAt: Scalars['UnixTime']['output'];
+  id: Scalars['String']['output'];
+  operatorIds: Array<Scalars['String']['output']>;
+  workflowId?: Maybe<Scalars['String']['output']>;
+};
+
+export type AssignmentRuleInput = {
+  /** ISO 3166 alpha-2: the document's issuing country, else the screened or expected one. */
+  country?: InputMaybe<Scalars['String']['input']>;
+  /** Active reviewers or admins of the organisation, in rotation order. */
+  operatorIds: Array<Scalars['String']['input']>;
+  workflowId?: InputMaybe<Scalars['String']['input']>;
+};
+
 /** A page of the audit log, newest first. */
 export type AuditLogConnection = {
   edges: Array<AuditLogEdge>;
@@ -216,6 +234,36 @@ export type AuditLogFilterInput = {
   from?: InputMaybe<Scalars['UnixTime']['input']>;
   /** Unix seconds (or ISO 8601), exclusive. */
   to?: InputMaybe<Scalars['UnixTime']['input']>;
+};
+
+/** What a bulk action does to each case. */
+export type BulkAction =
+  | 'approve'
+  | 'assign'
+  | 'claim'
+  | 'decline'
+  | 'retake';
+
+export type BulkActionInput = {
+  action: BulkAction;
+  /** The step to retake (retake). */
+  nodeType?: InputMaybe<NodeType>;
+  /** The assignee (assign). */
+  operatorId?: InputMaybe<Scalars['String']['input']>;
+  /** One reason for every case (approve, decline, retake). */
+  reason?: InputMaybe<Scalars['String']['input']>;
+  /** A reason code instead of or beside the reason. */
+  reasonCode?: InputMaybe<Scalars['String']['input']>;
+  sessionIds: Array<Scalars['String']['input']>;
+};
+
+/** What a bulk action did to one case: done, or why not. */
+export type BulkOutcome = {
+  /** The error code of the one-case operation (SESSION_CLAIMED, INVALID_TRANSITION, NOT_FOUND…). */
+  code?: Maybe<Scalars['String']['output']>;
+  message?: Maybe<Scalars['String']['output']>;
+  ok: Scalars['Boolean']['output'];
+  sessionId: Scalars['String']['output'];
 };
 
 export type BusinessRegistryStepInput = {
@@ -816,8 +864,12 @@ export type Mutation = {
   addNameListEntry: ListEntry;
   /** Adds a note to a session, under the author's name (reviewers and admins in the console, or a key). */
   addSessionNote: SessionNote;
+  /** Hands the unclaimed in-review cases out by the assignment rules now; returns how many. Admins in the console only; audited per case. */
+  applyAssignmentRules: Scalars['Int']['output'];
   /** An admin hands an in-review case to a reviewer or admin of the organisation, taking it from whoever held it. Audited. */
   assignSession: SessionClaim;
+  /** Claims, assigns, approves, declines or sends for retake up to 100 cases with one reason, each case through its own operation and audit. */
+  bulkAction: Array<BulkOutcome>;
   /** Replaces the signed-in operator’s password; a wrong current password counts towards the sign-in lock-out. Audited. */
   changeOwnPassword: Scalars['Boolean']['output'];
   /** Checks a utility bill, bank statement or government letter and stores the result (never the document). DOCUMENT_TOO_OLD when issued more than maxAgeDays days ago. */
@@ -830,6 +882,8 @@ export type Mutation = {
   confirmTotpEnrolment: Scalars['Boolean']['output'];
   /** Creates an API key in the current environment; its secret is in this answer only. Admins in the console only; audited. */
   createApiKey: CreatedApiKey;
+  /** Creates an assignment rule (round robin among its operators). Admins in the console only; audited. */
+  createAssignmentRule: AssignmentRule;
   /** Creates a custom list. */
   createList: List;
   /** Adds an operator to the caller's tenant with an initial password they replace at first sign-in; only a signed-in admin may (an API key of one environment may not create people who see both). Audited. */
@@ -842,6 +896,8 @@ export type Mutation = {
   createWebhookDestination: WebhookDestinationSecretPayload;
   /** Composes a custom workflow. */
   createWorkflow: Workflow;
+  /** Deletes an assignment rule. Admins in the console only; audited. */
+  deleteAssignmentRule: Scalars['Boolean']['output'];
   /** Deletes a custom list and its entries; built-ins are FORBIDDEN. */
   deleteList: Scalars['Boolean']['output'];
   /** Removes an entry; it gates nothing from that instant. */
@@ -862,6 +918,8 @@ export type Mutation = {
   inviteOperator: OperatorInvitationCreated;
   /** Issues a signed, single-use nonce (valid 5 minutes) for one camera capture of a photo step; send it back in the step input captures. */
   issueCaptureNonce: CaptureNonce;
+  /** The next case for the signed-in reviewer (rules applied first; their own held case, else the longest-waiting unclaimed one, claimed); null when none waits. */
+  nextCase?: Maybe<Scalars['String']['output']>;
   /** Releases a case: its holder may, an admin may release anyone's. True once the case is unclaimed. Audited. */
   releaseSession: Scalars['Boolean']['output'];
   /** Sends a delivery again now, same webhook-id and body, restarting its schedule. */
@@ -890,6 +948,8 @@ export type Mutation = {
   sendTestWebhook: WebhookDelivery;
   /** Sets how many days the tenant's evidence is kept (0-3650; 0 keeps nothing); files already kept are shortened to it. Admins in the console only. */
   setEvidenceRetention: Scalars['Int']['output'];
+  /** Sets (or, with null, removes) a workflow's review SLA in minutes. Admins in the console only; audited. */
+  setWorkflowSla: Array<WorkflowSla>;
   /** Mints a one-shot share token for an approved, declined or in_review session, addressed to one partner application. */
   shareSession: ShareToken;
   /** Issues a single-use head-turn challenge (valid 5 minutes) for the selfie step; answer it in the selfie input liveness. */
@@ -951,6 +1011,11 @@ export type MutationAssignSessionArgs = {
 };
 
 
+export type MutationBulkActionArgs = {
+  input: BulkActionInput;
+};
+
+
 export type MutationChangeOwnPasswordArgs = {
   currentPassword: Scalars['String']['input'];
   newPassword: Scalars['String']['input'];
@@ -983,6 +1048,11 @@ export type MutationCreateApiKeyArgs = {
 };
 
 
+export type MutationCreateAssignmentRuleArgs = {
+  input: AssignmentRuleInput;
+};
+
+
 export type MutationCreateListArgs = {
   input: CreateListInput;
 };
@@ -1010,6 +1080,11 @@ export type MutationCreateWebhookDestinationArgs = {
 
 export type MutationCreateWorkflowArgs = {
   input: CreateWorkflowInput;
+};
+
+
+export type MutationDeleteAssignmentRuleArgs = {
+  id: Scalars['String']['input'];
 };
 
 
@@ -1138,6 +1213,12 @@ export type MutationSendTestWebhookArgs = {
 
 export type MutationSetEvidenceRetentionArgs = {
   days: Scalars['Int']['input'];
+};
+
+
+export type MutationSetWorkflowSlaArgs = {
+  minutes?: InputMaybe<Scalars['Int']['input']>;
+  workflowId: Scalars['String']['input'];
 };
 
 
@@ -1408,6 +1489,8 @@ export type ProofOfAddressWarning = {
 export type Query = {
   /** The API keys of the tenant in the environment of the sign-in (prefixes, never the keys), oldest first; admins signed in to the console only. */
   apiKeys: ApiKeyConnection;
+  /** The assignment rules of the caller's environment, oldest first. */
+  assignmentRules: Array<AssignmentRule>;
   /** Who did what, when, from where, in the tenant and the sign-in's environment (tenant-wide changes of people in both), newest first; console admins only. */
   auditLog: AuditLogConnection;
   /** The operator signed in to the console; null for an API key. */
@@ -1470,6 +1553,8 @@ export type Query = {
   webhookDestinationsConnection: WebhookDestinationConnection;
   /** One workflow; NOT_FOUND when it is another tenant's. */
   workflow: Workflow;
+  /** The review SLAs of the caller's environment. */
+  workflowSlas: Array<WorkflowSla>;
   /** The built-in workflows and the calling tenant's custom ones. */
   workflows: Array<Workflow>;
 };
@@ -1692,6 +1777,18 @@ export type ReviewQueueEdge = {
   node: Session;
 };
 
+/** A case's age against its workflow's review SLA. */
+export type ReviewSla = {
+  /** Seconds since the session was created. */
+  ageSeconds: Scalars['Int']['output'];
+  /** True when an undecided case is past its SLA. */
+  breached: Scalars['Boolean']['output'];
+  /** When the SLA runs out (Unix seconds); null without an SLA. */
+  dueAt?: Maybe<Scalars['UnixTime']['output']>;
+  /** The workflow's SLA in minutes; null when it has none. */
+  minutes?: Maybe<Scalars['Int']['output']>;
+};
+
 export type ScreenAmlInput = {
   /** ISO 3166-1 alpha-2 country (nationality or residence). */
   country?: InputMaybe<Scalars['String']['input']>;
@@ -1763,6 +1860,8 @@ export type Session = {
   redirectUrl?: Maybe<Scalars['String']['output']>;
   /** Every status change: actor, key or operator, time, from, to, reason. */
   reviewHistory: Array<StatusChange>;
+  /** The case's age and its workflow's review SLA; breached when undecided past it. */
+  reviewSla: ReviewSla;
   status: SessionStatus;
   /** Unix time, seconds. */
   updatedAt: Scalars['UnixTime']['output'];
@@ -2238,6 +2337,13 @@ export type WorkflowNodeType = {
   /** Whether the decision waits for this node and a failure declines. */
   required: Scalars['Boolean']['output'];
   type: NodeType;
+};
+
+/** A workflow's review SLA in the caller's environment. */
+export type WorkflowSla = {
+  /** Minutes from creation within which a case should be decided. */
+  minutes: Scalars['Int']['output'];
+  workflowId: Scalars['String']['output'];
 };
 
 /** Kind of subject a workflow verifies. */
