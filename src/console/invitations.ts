@@ -53,11 +53,11 @@ export async function invitationsSection(refresh: () => Promise<void>): Promise<
         }
       },
     },
-    field('invite-name', 'Name', h('input', { name: 'name', required: true, autocomplete: 'off' })),
-    field('invite-email', 'Email address', h('input', { name: 'email', type: 'email', required: true, autocomplete: 'off' })),
+    field('invite-name', 'Their name', h('input', { name: 'name', required: true, autocomplete: 'off' })),
+    field('invite-email', 'Their e-mail', h('input', { name: 'email', type: 'email', required: true, autocomplete: 'off' })),
     field(
       'invite-role',
-      'Role',
+      'Their role',
       h('select', { name: 'role' }, ...['viewer', 'reviewer', 'admin'].map((role) => h('option', { value: role }, role))),
     ),
     h('button', { type: 'submit' }, 'Invite'),
