@@ -32,6 +32,9 @@ import { ServiceTokens } from './sessions/service-tokens.js';
 import { buildHttpServer, type HttpServer } from './http/server.js';
 import { seedDemoTenant, type DemoTenant } from './tenants/demo.js';
 import { syncBuiltInWorkflows } from './workflows/workflow.service.js';
+import { AppMetrics } from './metrics/metrics.js';
+import { poolReader, readDatabaseGauges } from './metrics/database-gauges.js';
+import { serveMetrics, type MetricsListener } from './http/metrics.js';
 
 /** A running service: HTTP server, database, and how to stop them in order. */
 export interface RunningApp {
@@ -52,6 +55,8 @@ export interface RunningApp {
   engines: RunningEngines;
   /** Set on the first start of an empty database: the demo tenant and its keys (shown once). */
   demo: DemoTenant | null;
+  /** The separate metrics listener (METRICS_PORT), or null when metrics are served on the API port or not at all. */
+  metricsListener: MetricsListener | null;
   /** Drains HTTP and sockets, then closes the database. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -83,6 +88,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   let engines: RunningEngines | undefined;
   let rateLimits: RateLimits | undefined;
   const keyUsage = new ApiKeyUsage();
+  let metricsListener: MetricsListener | null = null;
   // One teardown for close() and for a failed start, so the two cannot drift apart. A stack
   // disposes last-registered first: these are registered in the reverse of the order they run,
   // up front, and each stops what has started by then (a failed start has not started them all).
@@ -103,6 +109,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   // After HTTP: requests in flight finish their engine work first.
   teardown.defer(() => engines?.close());
   teardown.defer(() => http?.close());
+  teardown.defer(() => metricsListener?.close());
   try {
     const { orm } = database;
     await syncBuiltInWorkflows(orm.em.fork());
@@ -112,7 +119,17 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     amlIndex = config.AML_NAME_INDEX ? new AmlNameIndex(orm.em, logger) : null;
     void amlIndex?.start();
     const nfcTrust = loadNfcTrust(config.NFC_CSCA_CERTS_PATH);
-    engines = await startEngineExecutor(config, logger, database.embedded, nfcTrust);
+    // Sources are read at scrape time; `engines` and `live` exist by the first scrape.
+    let live: LiveStatusHub | undefined;
+    const metrics = new AppMetrics({
+      readDatabase: () => readDatabaseGauges(orm),
+      readPool: poolReader(orm, database.embedded),
+      openSubscriptions: () => live?.subscriberCount ?? 0,
+      engineQueueDepth: () => engines?.executor.waiting ?? 0,
+    });
+    engines = await startEngineExecutor(config, logger, database.embedded, nfcTrust, {
+      queued: (engine) => metrics.engineTask(engine),
+    });
     const listGate = createListGate();
     // Every plug-in of the decision flow, in the order they run.
     const decisionHooks: DecisionHooks = {
@@ -130,7 +147,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       secrets,
       tokens,
       bus: new EventBus(),
-      live: new LiveStatusHub(),
+      live: (live = new LiveStatusHub()),
       apiKeys,
       keyUsage,
       amlIndex,
@@ -141,6 +158,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       nfcTrust,
       // The emitter starts below; until then (and without one in process) there is nothing to wake.
       wakeEmitter: () => emitter?.emitter.wake(),
+      metrics,
     };
     services.bus.snapshotter = decisionSnapshotter(secrets);
     // Subscriptions see other instances' commits through LISTEN/NOTIFY on a server; embedded, in-process only.
@@ -160,10 +178,12 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
           logger,
           bus: services.bus,
           sharedOrm: database.embedded ? orm : undefined,
+          onAttempt: (destination, succeeded, durationMs) => metrics.webhookAttempt(destination, succeeded, durationMs),
         })
       : null;
     http = await buildHttpServer({ config, logger, orm, schema, services });
     await http.app.listen({ port: config.PORT, host: config.HOST });
+    if (config.METRICS_PORT !== undefined) metricsListener = await serveMetrics(metrics, config.METRICS_HOST, config.METRICS_PORT);
     const address = http.app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.PORT;
     const url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
@@ -185,6 +205,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       emitter: startedEmitter,
       engines: startedEngines,
       demo,
+      metricsListener,
       close() {
         closing ??= teardown.disposeAsync();
         return closing;

@@ -246,6 +246,16 @@ const ConfigSchema = z.object({
   OTP_MAX_NUMBERS_PER_SESSION: z.coerce.number().int().min(1).default(3),
   /** Distinct phone numbers one tenant may send codes to per hour in one environment. */
   OTP_MAX_NUMBERS_PER_TENANT_HOUR: z.coerce.number().int().min(1).default(500),
+  /**
+   * Bearer token that opens `GET /metrics` on the API port (at least 32 characters). Without it
+   * (and without METRICS_PORT) the metrics are not served: they name routes, tenants' backlogs
+   * and engine load, which are not for the public.
+   */
+  METRICS_TOKEN: z.string().min(32).optional(),
+  /** Port of a separate metrics listener (only `GET /metrics`, no token), for a scraper on a private interface. */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** Interface the metrics listener binds to: loopback unless the operator opens it to the scrape network. */
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
 });
 
 /** The validated configuration. */

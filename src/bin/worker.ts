@@ -10,6 +10,8 @@ import pino from 'pino';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { poolFromConfig } from '../engines/pool/start.js';
 import { startEngineWorker } from '../jobs/engine-queue.js';
+import { AppMetrics } from '../metrics/metrics.js';
+import { serveMetrics } from '../http/metrics.js';
 
 let config: Config;
 try {
@@ -25,7 +27,10 @@ try {
 }
 
 const logger = pino({ level: config.LOG_LEVEL });
-const pool = poolFromConfig(config);
+// With METRICS_PORT, this worker's engine wait and run times per engine are scraped from it.
+const metrics: AppMetrics = new AppMetrics({ engineQueueDepth: () => pool.waiting ?? 0 });
+const pool = poolFromConfig(config, { queued: (engine) => metrics.engineTask(engine) });
+const metricsListener = config.METRICS_PORT !== undefined ? await serveMetrics(metrics, config.METRICS_HOST, config.METRICS_PORT) : null;
 const worker = await startEngineWorker({
   databaseUrl: config.DATABASE_URL,
   executor: pool,
@@ -45,6 +50,7 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     worker
       .stop()
       .then(() => pool.close())
+      .then(() => metricsListener?.close())
       .then(
         () => process.exit(0),
         (error: unknown) => {

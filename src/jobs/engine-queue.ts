@@ -105,6 +105,10 @@ export async function createQueueExecutor(options: QueueExecutorOptions): Promis
 
   return {
     mode: 'queue',
+    // Jobs this server sent and still waits on (queued or running on a worker).
+    get waiting() {
+      return waiters.size;
+    },
     async run(task: EngineTask, signal?: AbortSignal): Promise<EngineTaskOutcome> {
       if (waiters.size >= options.queueLimit)
         throw enginesBusy(Number.isFinite(averageMs) ? ((waiters.size + 1) * averageMs) / 1000 : RETRY_AFTER_FALLBACK_SECONDS);
