@@ -53,6 +53,8 @@ export const OperatorLoginSchema = defineEntity({
     createdAt: p.datetime().onCreate(() => new Date()),
     expiresAt: p.datetime(),
     revokedAt: p.datetime().nullable(),
+    /** The client address the sign-in came from: the audit trail's "from where" for what is done through it. */
+    clientAddress: p.text().nullable(),
   },
 });
 /** A console sign-in row. */

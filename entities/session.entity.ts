@@ -126,6 +126,8 @@ export const SessionStatusChangeSchema = defineEntity({
     /** That operator's name at the time, so the audit trail reads the same after a rename. */
     actorName: p.text().nullable(),
     reason: p.text().nullable(),
+    /** The client address of the operator's console sign-in, when an operator made the change. */
+    clientAddress: p.text().nullable(),
     createdAt: p.datetime(),
   },
 });

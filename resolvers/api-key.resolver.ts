@@ -14,6 +14,9 @@ function toApiKeyObject(key: ApiKeySummary): ApiKeyObject {
     environment: key.environment,
     createdAt: unixSeconds(key.createdAt),
     revokedAt: key.revokedAt ? unixSeconds(key.revokedAt) : null,
+    // Creating and revoking answer the key as changed; its last use is read through the apiKeys connection.
+    lastUsedAt: null,
+    lastUsedAddress: null,
   };
 }
 

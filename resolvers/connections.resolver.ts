@@ -4,6 +4,8 @@ import type { WebhookDeliveryStatus } from '../entities/webhook.entity.js';
 import * as connections from '../src/dashboard/connections.service.js';
 import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
 import { summarise } from '../src/operators/operator.service.js';
+import { lastKeyUses } from '../src/tenants/api-key-usage.service.js';
+import type { KeyUse } from '../src/auth/key-usage.js';
 import { sessionRecordOf } from '../src/sessions/session-record.js';
 import { unixSeconds } from '../src/time.js';
 import { listDeliveries } from '../src/webhooks/webhook.service.js';
@@ -28,9 +30,11 @@ import { WebhookDeliveryStatusEnum } from './webhook.type.js';
 const FIRST_DESCRIPTION = `Page size, 1–${connections.DASHBOARD_PAGE_MAX}; default ${connections.DASHBOARD_PAGE_DEFAULT}.`;
 const AFTER_DESCRIPTION = 'The `endCursor` of the previous page; absent for the first page.';
 
-/** Shapes an API key row for GraphQL (never its hash). */
-function toApiKeyObject(key: ApiKey): ApiKeyObject {
+/** Shapes an API key row for GraphQL (never its hash), with its last use when known. */
+function toApiKeyObject(key: ApiKey, use?: KeyUse): ApiKeyObject {
   return {
+    lastUsedAt: use ? unixSeconds(use.at) : null,
+    lastUsedAddress: use?.address ?? null,
     id: key.id,
     prefix: key.prefix,
     name: key.name,
@@ -158,6 +162,11 @@ export class ConnectionsResolver {
     @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) after?: string | null,
   ): Promise<ApiKeyConnection> {
     const page = await connections.apiKeysPage(context.em, requireTenant(context), { first, after });
-    return toConnectionPage(page, byCreation, toApiKeyObject, after, page.totalCount);
+    const uses = await lastKeyUses(
+      context.em,
+      context.services.keyUsage,
+      page.rows.map((key) => key.id),
+    );
+    return toConnectionPage(page, byCreation, (key) => toApiKeyObject(key, uses.get(key.id)), after, page.totalCount);
   }
 }

@@ -29,6 +29,16 @@ export class ApiKeyObject {
 
   @Field(() => UnixTimeScalar, { nullable: true, description: 'Unix seconds; null while the key works.' })
   revokedAt!: number | null;
+
+  @Field(() => UnixTimeScalar, {
+    nullable: true,
+    description:
+      'When the key was last used (Unix seconds; other instances write theirs every API_KEY_USAGE_FLUSH_SECONDS); null if never.',
+  })
+  lastUsedAt!: number | null;
+
+  @Field(() => String, { nullable: true, description: 'The client address of that last use.' })
+  lastUsedAddress!: string | null;
 }
 
 /** The audit trail of a session, a page at a time. */

@@ -2,6 +2,7 @@ import { Field, InputType, ObjectType } from 'type-graphql';
 import type { OperatorRole } from '../entities/operator.entity.js';
 import { OperatorRoleEnum } from './enums.js';
 import { UnixTimeScalar } from './scalars.js';
+import { InviteOperatorInput } from './invitation.type.js';
 
 /** A person who signs in to the console for the tenant. */
 @ObjectType('Operator', { description: 'A person who signs in to the console for the tenant, with a role.' })
@@ -30,16 +31,7 @@ export class OperatorObject {
 
 /** A new operator of the caller's tenant. */
 @InputType('CreateOperatorInput')
-export class CreateOperatorInput {
-  @Field(() => String)
-  email!: string;
-
-  @Field(() => String)
-  name!: string;
-
-  @Field(() => OperatorRoleEnum)
-  role!: OperatorRole;
-
+export class CreateOperatorInput extends InviteOperatorInput {
   @Field(() => String, { description: 'At least 12 characters; stored as an argon2id hash.' })
   password!: string;
 }

@@ -24,6 +24,7 @@ import { startJobs, type Jobs } from './jobs/jobs.js';
 import { startEmitter, type RunningEmitter } from './webhooks/run.js';
 import type { Services } from './services.js';
 import { ApiKeyCache } from './auth/key-cache.js';
+import { ApiKeyUsage } from './auth/key-usage.js';
 import { decisionSnapshotter } from './sessions/decision.js';
 import { createRateLimits, type RateLimits } from './limits/rate-limits.js';
 import { AmlNameIndex } from './engines/aml/name-index.js';
@@ -92,6 +93,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   let amlIndex: AmlNameIndex | null = null;
   let engines: RunningEngines | undefined;
   let rateLimits: RateLimits | undefined;
+  const keyUsage = new ApiKeyUsage();
   let metricsListener: MetricsListener | null = null;
   // One teardown for close() and for a failed start, so the two cannot drift apart. A stack
   // disposes last-registered first: these are registered in the reverse of the order they run,
@@ -109,6 +111,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   teardown.defer(() => fanout?.stop());
   teardown.defer(() => amlIndex?.stop());
   teardown.defer(() => apiKeys?.stop());
+  // After HTTP and before the database: the last uses noted are written.
+  teardown.defer(() => keyUsage.stop(database.orm.em));
   // After HTTP: requests in flight finish their engine work first.
   teardown.defer(() => engines?.close());
   teardown.defer(() => http?.close());
@@ -141,6 +145,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     const tokens = new ServiceTokens(secrets);
     await tokens.init(orm.em.fork());
     apiKeys = new ApiKeyCache();
+    keyUsage.start(orm.em, logger, config.API_KEY_USAGE_FLUSH_SECONDS * 1000);
     await apiKeys.start(orm.em, logger);
     rateLimits = createRateLimits({ config, logger, databaseUrl: database.embedded ? undefined : database.url });
     const services: Services = {
@@ -149,6 +154,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       bus: new EventBus(),
       live: (live = new LiveStatusHub()),
       apiKeys,
+      keyUsage,
       amlIndex,
       rateLimits,
       engines: createEngineRegistry({ em: () => orm.em.fork(), secrets, config, logger, amlIndex, executor: engines.executor }),

@@ -188,6 +188,10 @@ const ConfigSchema = z.object({
   SIGN_IN_ACCOUNT_SLOW_AFTER: z.coerce.number().int().min(1).max(100_000).default(20),
   /** How long each attempt on an account past SIGN_IN_ACCOUNT_SLOW_AFTER waits before its password is checked, in milliseconds. */
   SIGN_IN_ACCOUNT_DELAY_MS: z.coerce.number().int().min(0).max(10_000).default(1000),
+  /** How often the last use of each API key (time and address, noted in memory per request) is written, in seconds: the longest the console's "last used" lags. */
+  API_KEY_USAGE_FLUSH_SECONDS: z.coerce.number().int().min(1).max(3600).default(60),
+  /** How long an operator invitation link works, in seconds (default 7 days). */
+  INVITATION_TTL_SECONDS: z.coerce.number().int().min(300).max(2_592_000).default(604_800),
   /**
    * Origins whose pages may call the API from a browser (CORS), comma-separated (`https://app.example.com`),
    * or `*` for any (no credentials either way); default none. The console's routes never answer CORS.

@@ -1,4 +1,5 @@
 import type { ApiKeyCache } from './auth/key-cache.js';
+import type { ApiKeyUsage } from './auth/key-usage.js';
 import type { ServiceSecrets } from './auth/secrets.js';
 import type { LiveStatusHub } from './events/live-status.js';
 import type { EventBus } from './events/outbox.js';
@@ -23,6 +24,8 @@ export interface Services {
   live: LiveStatusHub;
   /** Principals of recently used API keys; a key change made by this app empties it at once (`invalidate`). */
   apiKeys: ApiKeyCache;
+  /** Last use of each API key, noted per request in memory and written in batches. */
+  keyUsage: ApiKeyUsage;
   /** In-memory trigram index of the listed AML names, or null when AML_NAME_INDEX is off (screens use pg_trgm). */
   amlIndex: AmlNameIndex | null;
   /** Request rate limits, failed-authentication throttling and engine quotas (shared in PostgreSQL on a server). */

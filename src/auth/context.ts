@@ -41,6 +41,8 @@ export interface OperatorPrincipal extends TenantScope {
   loginId: string;
   /** An admin chose the password: every mutation but changeOwnPassword is refused until the operator picks their own. */
   passwordChangeRequired?: boolean;
+  /** The client address of the sign-in, recorded as "from where" on what the operator does. */
+  clientAddress?: string | null;
 }
 
 /** Who acts for a tenant: a machine with an API key or a person in the console. */
@@ -57,13 +59,16 @@ export interface AuditIdentity {
   operatorId: string | null;
   /** The operator's name at the time. */
   name: string | null;
+  /** The client address of the operator's sign-in, when known. */
+  address: string | null;
 }
 
 /** The audit columns of a change made by `principal` (none for the service itself or an end user). */
 export function auditIdentityOf(principal: Principal | null): AuditIdentity {
-  if (principal?.kind === 'api_key') return { keyId: principal.apiKeyId, operatorId: null, name: null };
-  if (principal?.kind === 'operator') return { keyId: null, operatorId: principal.operatorId, name: principal.operatorName };
-  return { keyId: null, operatorId: null, name: null };
+  if (principal?.kind === 'api_key') return { keyId: principal.apiKeyId, operatorId: null, name: null, address: null };
+  if (principal?.kind === 'operator')
+    return { keyId: null, operatorId: principal.operatorId, name: principal.operatorName, address: principal.clientAddress ?? null };
+  return { keyId: null, operatorId: null, name: null, address: null };
 }
 
 /** Upper bound on the length of a key we bother hashing, in characters: longer input is not a key. */

@@ -119,3 +119,35 @@ export function openSocket(onConnected: () => void): Client {
     on: { connected: onConnected },
   });
 }
+
+/**
+ * Downloads one of the console's exports (/console/api/exports/…, a case report): the request
+ * carries the CSRF header like every other, so the file is fetched and handed to the browser as a
+ * download; a refusal becomes an ApiError.
+ */
+export async function download(path: string): Promise<void> {
+  const response = await fetch(`/console/api${path}`, { credentials: 'same-origin', headers: { 'x-csrf-token': csrfToken } });
+  if (!response.ok) {
+    const problem = (await response.json().catch(() => ({}))) as { code?: string; detail?: string };
+    throw new ApiError(problem.code ?? 'error', problem.detail ?? `The server answered ${response.status}.`);
+  }
+  const name = /filename="([^"]+)"/.exec(response.headers.get('content-disposition') ?? '')?.[1] ?? 'export';
+  const url = URL.createObjectURL(await response.blob());
+  const link = document.createElement('a');
+  link.href = url;
+  link.download = name;
+  document.body.append(link);
+  link.click();
+  link.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}
+
+/** Who an invitation link invites (no sign-in needed: the token is the credential). */
+export async function peekInvitation(token: string): Promise<{ email: string; name: string; role: Role; expires_at: number }> {
+  return (await consoleApi<{ email: string; name: string; role: Role; expires_at: number }>('POST', '/invitations/peek', { token }))!;
+}
+
+/** Accepts an invitation with the password its person chose; they sign in afterwards as anyone does. */
+export async function acceptInvitation(token: string, password: string): Promise<void> {
+  await consoleApi('POST', '/invitations/accept', { token, password });
+}

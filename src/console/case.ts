@@ -5,6 +5,7 @@ import { header } from './layout.js';
 import { me } from './state.js';
 import { CLAIM_FIELDS, claimSection, heldByOther, heldByOtherNote } from './claim.js';
 import { reasonCodeSelect, retakeSection } from './retake.js';
+import { reportButton } from './exports.js';
 import { AML_HIT_FIELDS, amlSection, checksSection, evidenceSection, fraudSection, identitySection, type Case } from './case-findings.js';
 
 const QUEUE_FIELDS =
@@ -164,6 +165,7 @@ export async function caseScreen(id: string): Promise<void> {
         badge(session.status),
         ` · workflow ${session.workflow?.name ?? session.workflowId} · ${session.environment} · created ${when(session.createdAt)}`,
       ),
+      reportButton(session.id),
       session.decision.reasons.length
         ? h(
             'ul',

@@ -12,9 +12,12 @@ interface KeyRow {
   environment: string;
   createdAt: number;
   revokedAt: number | null;
+  lastUsedAt: number | null;
+  lastUsedAddress: string | null;
 }
 
-const KEYS = 'query { apiKeys(first: 100) { edges { node { id name prefix environment createdAt revokedAt } } } }';
+const KEYS =
+  'query { apiKeys(first: 100) { edges { node { id name prefix environment createdAt revokedAt lastUsedAt lastUsedAddress } } } }';
 const CREATE = 'mutation ($name: String!) { createApiKey(name: $name) { secret apiKey { prefix } } }';
 const REVOKE = 'mutation ($id: String!) { revokeApiKey(id: $id) { id } }';
 
@@ -87,7 +90,11 @@ export async function keysScreen(created?: { secret: string; prefix: string }): 
         h(
           'thead',
           {},
-          h('tr', {}, ...['Name', 'Prefix', 'Environment', 'Created', 'State', ''].map((label) => h('th', { scope: 'col' }, label))),
+          h(
+            'tr',
+            {},
+            ...['Name', 'Prefix', 'Environment', 'Created', 'Last used', 'State', ''].map((label) => h('th', { scope: 'col' }, label)),
+          ),
         ),
         h(
           'tbody',
@@ -100,6 +107,11 @@ export async function keysScreen(created?: { secret: string; prefix: string }): 
               h('td', {}, h('code', {}, key.prefix)),
               h('td', {}, key.environment),
               h('td', {}, when(key.createdAt)),
+              h(
+                'td',
+                { class: 'last-used' },
+                key.lastUsedAt ? `${when(key.lastUsedAt)} from ${key.lastUsedAddress ?? 'an unknown address'}` : 'never',
+              ),
               h('td', {}, key.revokedAt ? `revoked ${when(key.revokedAt)}` : 'active'),
               h(
                 'td',

@@ -12,6 +12,8 @@ export const NAV: { href: string; label: string; roles?: SignIn['operator']['rol
   { href: '#/webhooks', label: 'Webhooks' },
   { href: '#/operators', label: 'Operators', roles: ['admin'] },
   { href: '#/keys', label: 'API keys', roles: ['admin'] },
+  { href: '#/audit', label: 'Audit log', roles: ['admin'] },
+  { href: '#/workload', label: 'Workload', roles: ['admin'] },
   { href: '#/account', label: 'My account' },
 ];
 

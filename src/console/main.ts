@@ -5,6 +5,9 @@
  * this one routes.
  */
 import { accountScreen } from './account.js';
+import { auditScreen } from './audit.js';
+import { invitationScreen } from './invitations.js';
+import { workloadScreen } from './workload.js';
 import { currentSignIn } from './api.js';
 import { caseScreen } from './case.js';
 import { signInScreen } from './layout.js';
@@ -32,10 +35,15 @@ const ROUTES: [RegExp, (...params: string[]) => Promise<void>][] = [
   [/^#\/operators$/, () => operatorsScreen()],
   [/^#\/keys$/, () => keysScreen()],
   [/^#\/account$/, () => accountScreen()],
+  [/^#\/audit(?:\?(.*))?$/, (query) => auditScreen(query)],
+  [/^#\/workload$/, () => workloadScreen()],
 ];
 
 /** Shows the screen the fragment names, or the sign-in when nobody is signed in. */
 async function route(): Promise<void> {
+  // An invitation link is opened by someone who has no account yet.
+  const invitation = /^#\/invitation\/([\w-]+)$/.exec(location.hash);
+  if (invitation) return invitationScreen(invitation[1]!);
   state.me ??= await currentSignIn();
   if (!state.me) return signInScreen();
   // A password an admin chose is replaced before anything else.

@@ -2,6 +2,7 @@
 import { ApiError, graphql, type Role } from './api.js';
 import { announce, h, show, when } from './dom.js';
 import { header } from './layout.js';
+import { invitationsSection } from './invitations.js';
 import { me } from './state.js';
 
 /** An operator as the page lists them. */
@@ -214,7 +215,8 @@ export async function operatorsScreen(): Promise<void> {
       {},
       h('h1', { tabindex: '-1' }, 'Operators'),
       h('p', {}, 'People who sign in to this console. A new operator sets their own password at the first sign-in.'),
-      h('h2', {}, 'Add an operator'),
+      await invitationsSection(operatorsScreen),
+      h('h2', {}, 'Add an operator with a temporary password'),
       createForm(error),
       h('h2', {}, 'Reset a password'),
       h('p', {}, 'The operator signs in with the temporary password and must choose their own before doing anything else.'),

@@ -7,6 +7,8 @@ import { graphql, openSocket } from './api.js';
 import { caseScreen } from './case.js';
 import { announce, h, root, show, when } from './dom.js';
 import { header } from './layout.js';
+import { downloadButton } from './exports.js';
+import { bulkBar, nextCaseButton, selectCell, SLA_FIELDS, slaCell, type QueueSla } from './workload.js';
 import { me, state } from './state.js';
 
 /** The in-review sessions the queue shows, by id, newest first when rendered. */
@@ -54,7 +56,7 @@ function inFilter(item: QueueItem): boolean {
 }
 
 /** One row of the review queue. */
-export interface QueueItem {
+export interface QueueItem extends QueueSla {
   id: string;
   vendorData: string;
   workflowId: string;
@@ -66,8 +68,7 @@ export interface QueueItem {
   claim?: { operatorName: string } | null;
 }
 
-const QUEUE_FIELDS =
-  'id vendorData workflowId workflow { name } createdAt updatedAt decision { reasons { code message cause reviewerText } } claim { operatorName }';
+const QUEUE_FIELDS = `id vendorData workflowId workflow { name } createdAt updatedAt decision { reasons { code message cause reviewerText } } claim { operatorName } ${SLA_FIELDS}`;
 
 /** Why a case is in the queue, in the reason catalogue's words for reviewers (each sentence once). */
 export function whyText(item: Pick<QueueItem, 'decision'>): string {
@@ -85,10 +86,12 @@ function queueRows(): HTMLElement[] {
       h(
         'tr',
         { 'data-session-id': item.id },
+        selectCell(item.id, item.vendorData),
         h('td', {}, h('a', { href: `#/case/${item.id}` }, item.vendorData)),
         h('td', {}, item.workflow?.name ?? item.workflowId),
         h('td', {}, whyText(item)),
         h('td', { class: 'holder' }, item.claim?.operatorName ?? 'nobody'),
+        slaCell(item),
         h('td', {}, when(item.updatedAt)),
       ),
     );
@@ -108,7 +111,7 @@ function refreshQueueTable(): void {
             {},
             h(
               'td',
-              { colspan: '5' },
+              { colspan: '7' },
               listedStatus() === 'in_review'
                 ? 'Nothing to review: a case appears here as soon as it needs a person.'
                 : 'No session matches these filters.',
@@ -140,6 +143,9 @@ export async function queueScreen(): Promise<void> {
       {},
       h('h1', { tabindex: '-1' }, 'Review queue'),
       filterForm(),
+      downloadButton('export-sessions', 'Export these sessions (CSV)', exportPath, 'The sessions export is downloading.'),
+      nextCaseButton(),
+      await bulkBar(queueScreen),
       h('p', { id: 'queue-count' }),
       h('p', { class: 'live', id: 'live' }, state.socket ? 'Connecting for live updates…' : ''),
       h(
@@ -152,10 +158,12 @@ export async function queueScreen(): Promise<void> {
           h(
             'tr',
             {},
+            h('th', { scope: 'col' }, h('span', { class: 'visually-hidden' }, 'Select')),
             h('th', { scope: 'col' }, 'Vendor data'),
             h('th', { scope: 'col' }, 'Workflow'),
             h('th', { scope: 'col' }, 'Why'),
             h('th', { scope: 'col' }, 'Held by'),
+            h('th', { scope: 'col' }, 'Age / SLA'),
             h('th', { scope: 'col' }, 'Last change'),
           ),
         ),
@@ -170,6 +178,16 @@ export async function queueScreen(): Promise<void> {
 /** A day picked in a date input as Unix seconds at its start (UTC), or undefined when empty. */
 function dayStart(value: FormDataEntryValue | null): number | undefined {
   return typeof value === 'string' && value ? Date.parse(`${value}T00:00:00Z`) / 1000 : undefined;
+}
+
+/** The cases export of the filter on screen (the server applies the same filter to the whole set, not only the page shown). */
+function exportPath(): string {
+  const query = new URLSearchParams({ status: listedStatus() });
+  if (filter.vendorData) query.set('vendor_data', filter.vendorData);
+  if (filter.workflowId) query.set('workflow_id', filter.workflowId);
+  if (filter.createdAfter !== undefined) query.set('created_after', String(filter.createdAfter));
+  if (filter.createdBefore !== undefined) query.set('created_before', String(filter.createdBefore));
+  return `/exports/sessions.csv?${query}`;
 }
 
 /** The queue's filters: status, vendor data, workflow and creation dates. */

@@ -234,6 +234,8 @@ export async function openEvidence(
   services: Services,
   evidenceId: string,
   query: { operator?: unknown; expires?: unknown; signature?: unknown },
+  /** Where the viewer is, for the audit log's "from where". */
+  clientAddress: string | null = null,
 ): Promise<OpenedEvidence> {
   const { operator, expires, signature } = query;
   if (
@@ -275,8 +277,8 @@ export async function openEvidence(
     const key = await tenantDataKey(tx as EntityManager, services.secrets, row.tenant_id);
     const bytes = openSealed(key, evidenceId, row);
     await tx.execute(
-      `insert into evidence_view (id, evidence_id, session_id, tenant_id, operator_id, operator_name) values (?, ?, ?, ?, ?, ?)`,
-      [randomUUID(), evidenceId, row.session_id, row.tenant_id, operator, row.operator_name],
+      `insert into evidence_view (id, evidence_id, session_id, tenant_id, operator_id, operator_name, client_address) values (?, ?, ?, ?, ?, ?, ?)`,
+      [randomUUID(), evidenceId, row.session_id, row.tenant_id, operator, row.operator_name, clientAddress],
       'run',
     );
     return { contentType: row.content_type, bytes };
@@ -303,4 +305,51 @@ export async function setEvidenceRetention(em: EntityManager, tenantId: string, 
     'run',
   );
   return days;
+}
+
+/** One kept image opened for a case report, with what it shows. */
+export interface OpenedImage {
+  id: string;
+  nodeType: string;
+  kind: string;
+  contentType: string;
+  createdAt: Date;
+  bytes: Buffer;
+}
+
+/**
+ * The kept JPEG and PNG images of a session (already scoped by the caller), decrypted for a case
+ * report an operator downloads: each file put in the report is a view, written to `evidence_view`
+ * under the operator's name like a view through a signed URL.
+ */
+export async function openImagesForReport(
+  em: EntityManager,
+  secrets: ServiceSecrets,
+  operator: OperatorPrincipal,
+  sessionId: string,
+): Promise<OpenedImage[]> {
+  const rows = await em.execute<
+    { id: string; node_type: string; kind: string; content_type: string; created_at: Date; iv: Buffer; tag: Buffer; ciphertext: Buffer }[]
+  >(
+    `select id, node_type, kind, content_type, created_at, iv, tag, ciphertext from evidence
+      where tenant_id = ? and session_id = ? and expires_at > now() and content_type in ('image/jpeg', 'image/png')
+      order by created_at, kind`,
+    [operator.tenantId, sessionId],
+  );
+  if (rows.length === 0) return [];
+  const key = await tenantDataKey(em, secrets, operator.tenantId);
+  for (const row of rows)
+    await em.execute(
+      `insert into evidence_view (id, evidence_id, session_id, tenant_id, operator_id, operator_name, client_address) values (?, ?, ?, ?, ?, ?, ?)`,
+      [randomUUID(), row.id, sessionId, operator.tenantId, operator.operatorId, operator.operatorName, operator.clientAddress ?? null],
+      'run',
+    );
+  return rows.map((row) => ({
+    id: row.id,
+    nodeType: row.node_type,
+    kind: row.kind,
+    contentType: row.content_type,
+    createdAt: new Date(row.created_at),
+    bytes: openSealed(key, row.id, row),
+  }));
 }

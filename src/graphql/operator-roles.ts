@@ -21,6 +21,8 @@ export const REVIEWER_MUTATIONS: ReadonlySet<string> = new Set([
   'claimSession',
   'releaseSession',
   'disposeAmlHit',
+  'nextCase',
+  'bulkAction',
 ]);
 
 /** The mutations every operator runs on their own account (password, second factor), whatever the role. */

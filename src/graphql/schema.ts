@@ -3,8 +3,12 @@ import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { SUBSCRIBE_FUNCTIONS_ONLY } from '../events/live-status.js';
 import { guardMutationsByRole } from './operator-roles.js';
+import { auditOperatorMutations } from './audited-mutations.js';
 import { AmlResolver } from '../../resolvers/aml.resolver.js';
 import { ApiKeyResolver } from '../../resolvers/api-key.resolver.js';
+import { AuditLogResolver } from '../../resolvers/audit-log.resolver.js';
+import { InvitationResolver } from '../../resolvers/invitation.resolver.js';
+import { WorkloadResolver } from '../../resolvers/workload.resolver.js';
 import { CaptureResolver, HostedFlowCaptureResolver } from '../../resolvers/capture.resolver.js';
 import { ClaimResolver } from '../../resolvers/claim.resolver.js';
 import { AmlDispositionResolver } from '../../resolvers/aml-disposition.resolver.js';
@@ -49,12 +53,17 @@ export const RESOLVERS = [
   CaptureResolver,
   HostedFlowCaptureResolver,
   ReasonCodeResolver,
+  AuditLogResolver,
+  InvitationResolver,
+  WorkloadResolver,
 ] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;
 
 /** Builds the schema once per process (type-graphql metadata is global, so building twice gains nothing). */
 export function getSchema(): Promise<GraphQLSchema> {
-  cached ??= buildSchema({ resolvers: [...RESOLVERS], validate: false, pubSub: SUBSCRIBE_FUNCTIONS_ONLY }).then(guardMutationsByRole);
+  cached ??= buildSchema({ resolvers: [...RESOLVERS], validate: false, pubSub: SUBSCRIBE_FUNCTIONS_ONLY })
+    .then(auditOperatorMutations)
+    .then(guardMutationsByRole);
   return cached;
 }

@@ -10,7 +10,7 @@ import type { Services } from '../services.js';
  */
 export function registerEvidenceRoute(app: FastifyInstance, orm: MikroORM, services: Services): void {
   app.get<{ Params: { id: string }; Querystring: Record<string, unknown> }>('/console/evidence/:id', async (request, reply) => {
-    const opened = await openEvidence(orm.em.fork(), services, request.params.id, request.query);
+    const opened = await openEvidence(orm.em.fork(), services, request.params.id, request.query, request.ip);
     return reply
       .header('cache-control', 'no-store')
       .header('x-content-type-options', 'nosniff')

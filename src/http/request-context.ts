@@ -59,6 +59,8 @@ export interface OperationOrigin {
   log?: Logger;
   /** `http` when absent. */
   protocol?: string;
+  /** The client address (Fastify's `ip`, under TRUSTED_PROXIES), recorded as an API key's last use. */
+  ip?: string;
 }
 
 /**
@@ -90,6 +92,7 @@ export function contextFactory(orm: MikroORM, config: Config, logger: Logger, se
   return async (request, options) => {
     const em = orm.em.fork();
     const principal = await resolvePrincipal({ em, services }, request.headers, options);
+    if (principal?.kind === 'api_key') services.keyUsage.touch(principal.apiKeyId, request.ip ?? null);
     return operationContext({ config, logger, services }, em, principal, request);
   };
 }

@@ -31,6 +31,8 @@ import { contextFactory, operationContext } from './request-context.js';
 import { registerHostedPage } from './hosted-page.js';
 import { registerConsolePage } from './console-page.js';
 import { registerEvidenceRoute } from './evidence.js';
+import { registerConsoleExports } from './console-exports.js';
+import { registerConsoleInvitations } from './console-invitations.js';
 import { consoleTokenFrom, CSRF_HEADER, operatorFromCookie, registerConsoleAuth } from './console-auth.js';
 import { operatorForToken } from '../operators/operator.service.js';
 import type { Services } from '../services.js';
@@ -405,6 +407,8 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
   registerConsolePage(app);
   registerConsoleAuth(app, orm, config, services.secrets);
   registerEvidenceRoute(app, orm, services);
+  registerConsoleExports(app, orm, services);
+  registerConsoleInvitations(app, orm);
 
   // --- Public keys that verify service tokens offline
   app.get('/.well-known/jwks.json', async (_request, reply) => {

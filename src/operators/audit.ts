@@ -18,12 +18,27 @@ export type OperatorAction =
   | 'operator.totp_disabled'
   | 'api_key.created'
   | 'api_key.revoked'
-  | 'aml_hit.dispositioned';
+  | 'aml_hit.dispositioned'
+  | 'list.created'
+  | 'list.updated'
+  | 'list.deleted'
+  | 'list_entry.added'
+  | 'list_entry.deleted'
+  | 'session.note_added'
+  | 'export.sessions_csv'
+  | 'export.audit_log_csv'
+  | 'export.case_report'
+  | 'operator.invited'
+  | 'invitation.revoked'
+  | 'invitation.accepted'
+  | 'workflow.sla_set'
+  | 'assignment_rule.created'
+  | 'assignment_rule.deleted';
 
 /** One audited change of an operator that is not a session status change (those have their own trail). */
 export interface OperatorAuditEntry {
   action: OperatorAction;
-  targetType: 'session' | 'operator' | 'api_key';
+  targetType: 'session' | 'operator' | 'api_key' | 'list' | 'list_entry' | 'export' | 'invitation' | 'workflow' | 'assignment_rule';
   targetId: string;
   /** The environment of the object changed; null for tenant-wide objects (operators). */
   environment: ApiKeyEnvironment | null;
@@ -33,8 +48,8 @@ export interface OperatorAuditEntry {
 /** Records, in `em`'s transaction when it has one, who changed what, with the operator's name as it is now. */
 export async function recordOperatorAction(em: EntityManager, principal: OperatorPrincipal, entry: OperatorAuditEntry): Promise<void> {
   await em.execute(
-    `insert into operator_audit (id, tenant_id, environment, actor_operator_id, actor_name, action, target_type, target_id, details, created_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, now())`,
+    `insert into operator_audit (id, tenant_id, environment, actor_operator_id, actor_name, action, target_type, target_id, details, client_address, created_at)
+     values (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, now())`,
     [
       randomUUID(),
       principal.tenantId,
@@ -45,6 +60,7 @@ export async function recordOperatorAction(em: EntityManager, principal: Operato
       entry.targetType,
       entry.targetId,
       JSON.stringify(entry.details ?? {}),
+      principal.clientAddress ?? null,
     ],
     'run',
   );

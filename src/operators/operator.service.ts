@@ -245,6 +245,7 @@ export async function signIn(
     createdAt: new Date(),
     expiresAt,
     revokedAt: null,
+    clientAddress: attempt.address,
   });
   await em.flush();
   return {
@@ -332,9 +333,10 @@ export async function operatorForToken(em: EntityManager, token: string | undefi
       name: string;
       role: OperatorRole;
       password_change_required: boolean;
+      client_address: string | null;
     }[]
   >(
-    `select l.id as login_id, l.environment, o.id as operator_id, o.tenant_id, o.name, o.role, o.password_change_required
+    `select l.id as login_id, l.environment, l.client_address, o.id as operator_id, o.tenant_id, o.name, o.role, o.password_change_required
        from operator_login l join operator o on o.id = l.operator_id
       where l.token_hash = ? and l.revoked_at is null and l.expires_at > now() and o.disabled_at is null`,
     [hashLoginToken(token)],
@@ -349,6 +351,7 @@ export async function operatorForToken(em: EntityManager, token: string | undefi
     role: row.role,
     loginId: row.login_id,
     passwordChangeRequired: row.password_change_required,
+    clientAddress: row.client_address,
   };
 }
 

@@ -37,6 +37,7 @@ export function recordStatusChange(
     actorKeyId: who.keyId,
     actorOperatorId: who.operatorId,
     actorName: who.name,
+    clientAddress: who.address,
     reason,
     createdAt: at,
   });

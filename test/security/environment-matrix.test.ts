@@ -396,6 +396,33 @@ const OPERATOR_CASES: Record<string, { query: string; variables(owner: Owned): R
   // Tenant-wide people and keys, for console admins only (a key gets FORBIDDEN).
   operators: { query: 'query { operators { edges { node { id email } } } }', variables: () => ({}) },
   apiKeys: { query: 'query { apiKeys { edges { node { id prefix } } } }', variables: () => ({}) },
+  // The audit log of the caller's own tenant and environment (test/console/audit-log.test.ts has the role and boundary cases).
+  auditLog: { query: 'query { auditLog { edges { node { id action targetId } } } }', variables: () => ({}) },
+  // Invitations of people (tenant-wide, admins only; test/console/team.test.ts has the role and boundary cases).
+  operatorInvitations: { query: 'query { operatorInvitations { id email } }', variables: () => ({}) },
+  inviteOperator: {
+    query: 'mutation ($input: InviteOperatorInput!) { inviteOperator(input: $input) { invitation { id } } }',
+    variables: () => ({ input: { email: `matrix-${Math.random().toString(36).slice(2)}@example.com`, name: 'Matrix', role: 'viewer' } }),
+  },
+  revokeOperatorInvitation: {
+    query: 'mutation ($id: String!) { revokeOperatorInvitation(id: $id) }',
+    variables: () => ({ id: randomUUID() }),
+  },
+  // Workload (test/console/workload.test.ts has the role and boundary cases, bulk actions on the owner's cases included): the caller's own scope only.
+  workflowSlas: { query: 'query { workflowSlas { workflowId minutes } }', variables: () => ({}) },
+  setWorkflowSla: { query: 'mutation { setWorkflowSla(workflowId: "aml_only", minutes: null) { workflowId } }', variables: () => ({}) },
+  assignmentRules: { query: 'query { assignmentRules { id operatorIds } }', variables: () => ({}) },
+  createAssignmentRule: {
+    query: 'mutation ($input: AssignmentRuleInput!) { createAssignmentRule(input: $input) { id } }',
+    variables: () => ({ input: { workflowId: 'aml_only', operatorIds: [randomUUID()] } }),
+  },
+  deleteAssignmentRule: { query: 'mutation ($id: String!) { deleteAssignmentRule(id: $id) }', variables: () => ({ id: randomUUID() }) },
+  applyAssignmentRules: { query: 'mutation { applyAssignmentRules }', variables: () => ({}) },
+  nextCase: { query: 'mutation { nextCase }', variables: () => ({}) },
+  bulkAction: {
+    query: 'mutation ($input: BulkActionInput!) { bulkAction(input: $input) { ok code } }',
+    variables: () => ({ input: { sessionIds: [randomUUID()], action: 'claim' } }),
+  },
   // Tenant-wide (both environments), so only console admins set it; 30 is the default: the owner's own admin in the other environment changes nothing.
   setEvidenceRetention: { query: 'mutation { setEvidenceRetention(days: 30) }', variables: () => ({}) },
   createOperator: {

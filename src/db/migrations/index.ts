@@ -34,6 +34,7 @@ import { Migration20261126003100H22LiveCapture } from './Migration20261126003100
 import { Migration20261126007100H24Reasons } from './Migration20261126007100H24Reasons.js';
 import { Migration20261126020000H28TraceContext } from './Migration20261126020000H28TraceContext.js';
 import { Migration20261126210000H25AmlDisposition } from './Migration20261126210000H25AmlDisposition.js';
+import { Migration20261126204500H25ConsoleWork } from './Migration20261126204500H25ConsoleWork.js';
 
 /** Every migration in order; listed explicitly so tsx, vitest and a bundle all find the same set. */
 export const MIGRATIONS = [
@@ -73,4 +74,5 @@ export const MIGRATIONS = [
   Migration20261126007100H24Reasons,
   Migration20261126020000H28TraceContext,
   Migration20261126210000H25AmlDisposition,
+  Migration20261126204500H25ConsoleWork,
 ];

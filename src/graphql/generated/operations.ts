@@ -188,6 +188,10 @@ export type ApiKey = {
   createdAt: Scalars['UnixTime']['output'];
   environment: Environment;
   id: Scalars['String']['output'];
+  /** The client address of that last use. */
+  lastUsedAddress?: Maybe<Scalars['String']['output']>;
+  /** When the key was last used (Unix seconds; other instances write theirs every API_KEY_USAGE_FLUSH_SECONDS); null if never. */
+  lastUsedAt?: Maybe<Scalars['UnixTime']['output']>;
   /** A label given at issue; empty when none was. */
   name: Scalars['String']['output'];
   /** The first characters of the key (`idv_live_1a2b3c4d`), to tell keys apart. */
@@ -209,6 +213,101 @@ export type ApiKeyEdge = {
   /** Opaque; pass it as `after` to read the items that follow this one. */
   cursor: Scalars['String']['output'];
   node: ApiKey;
+};
+
+/** Cases of a workflow and/or country handed round robin to a pool of operators. */
+export type AssignmentRule = {
+  /** ISO 3166 alpha-2. */
+  country?: Maybe<Scalars['String']['output']>;
+  createdAt: Scalars['UnixTime']['output'];
+  id: Scalars['String']['output'];
+  operatorIds: Array<Scalars['String']['output']>;
+  workflowId?: Maybe<Scalars['String']['output']>;
+};
+
+export type AssignmentRuleInput = {
+  /** ISO 3166 alpha-2: the document's issuing country, else the screened or expected one. */
+  country?: InputMaybe<Scalars['String']['input']>;
+  /** Active reviewers or admins of the organisation, in rotation order. */
+  operatorIds: Array<Scalars['String']['input']>;
+  workflowId?: InputMaybe<Scalars['String']['input']>;
+};
+
+/** A page of the audit log, newest first. */
+export type AuditLogConnection = {
+  edges: Array<AuditLogEdge>;
+  pageInfo: PageInfo;
+};
+
+/** An edge of AuditLogConnection: one node and the cursor that points at it. */
+export type AuditLogEdge = {
+  /** Opaque; pass it as `after` to read the items that follow this one. */
+  cursor: Scalars['String']['output'];
+  node: AuditLogEntry;
+};
+
+/** One audited action: who did what to which object, when and from which address. */
+export type AuditLogEntry = {
+  /** What was done: session.approved, session.declined, session.retake_requested, session.claimed, evidence.viewed, list_entry.added, api_key.created, export.sessions_csv, … */
+  action: Scalars['String']['output'];
+  /** The operator's name at the time, or `API key <prefix>`. */
+  actorName: Scalars['String']['output'];
+  /** The operator's id; null when an API key acted. */
+  actorOperatorId?: Maybe<Scalars['String']['output']>;
+  /** Unix seconds. */
+  at: Scalars['UnixTime']['output'];
+  /** The client address of the console sign-in the action came through; null when unknown. */
+  clientAddress?: Maybe<Scalars['String']['output']>;
+  /** What else was recorded (reason, list, filter), as a JSON object. */
+  details: Scalars['String']['output'];
+  /** Null for tenant-wide objects (operators). */
+  environment?: Maybe<Environment>;
+  id: Scalars['String']['output'];
+  targetId: Scalars['String']['output'];
+  /** session, operator, api_key, list, list_entry, export, invitation, workflow, assignment_rule. */
+  targetType: Scalars['String']['output'];
+};
+
+/** Narrows the audit log; every field optional. */
+export type AuditLogFilterInput = {
+  /** One action exactly, e.g. session.declined. */
+  action?: InputMaybe<Scalars['String']['input']>;
+  /** Part of the actor's name (any case), or an operator's id. */
+  actor?: InputMaybe<Scalars['String']['input']>;
+  /** Unix seconds (or ISO 8601), inclusive. */
+  from?: InputMaybe<Scalars['UnixTime']['input']>;
+  /** Unix seconds (or ISO 8601), exclusive. */
+  to?: InputMaybe<Scalars['UnixTime']['input']>;
+};
+
+/** What a bulk action does to each case. */
+export type BulkAction =
+  | 'approve'
+  | 'assign'
+  | 'claim'
+  | 'decline'
+  | 'retake';
+
+export type BulkActionInput = {
+  action: BulkAction;
+  /** The step to retake (retake). */
+  nodeType?: InputMaybe<NodeType>;
+  /** The assignee (assign). */
+  operatorId?: InputMaybe<Scalars['String']['input']>;
+  /** One reason for every case (approve, decline, retake). */
+  reason?: InputMaybe<Scalars['String']['input']>;
+  /** A reason code instead of or beside the reason. */
+  reasonCode?: InputMaybe<Scalars['String']['input']>;
+  sessionIds: Array<Scalars['String']['input']>;
+};
+
+/** What a bulk action did to one case: done, or why not. */
+export type BulkOutcome = {
+  /** The error code of the one-case operation (SESSION_CLAIMED, INVALID_TRANSITION, NOT_FOUND…). */
+  code?: Maybe<Scalars['String']['output']>;
+  message?: Maybe<Scalars['String']['output']>;
+  ok: Scalars['Boolean']['output'];
+  sessionId: Scalars['String']['output'];
 };
 
 export type BusinessRegistryStepInput = {
@@ -268,7 +367,9 @@ export type CreateListInput = {
 };
 
 export type CreateOperatorInput = {
+  /** Sign-in address. */
   email: Scalars['String']['input'];
+  /** The name the audit trail shows. */
   name: Scalars['String']['input'];
   /** At least 12 characters; stored as an argon2id hash. */
   password: Scalars['String']['input'];
@@ -660,6 +761,14 @@ export type ImportedSession = {
   status: SessionStatus;
 };
 
+export type InviteOperatorInput = {
+  /** Sign-in address. */
+  email: Scalars['String']['input'];
+  /** The name the audit trail shows. */
+  name: Scalars['String']['input'];
+  role: OperatorRole;
+};
+
 /** Who receives an import fee: the service, or the tenant whose session was imported. */
 export type LedgerBeneficiary =
   | 'originating_tenant'
@@ -801,8 +910,12 @@ export type Mutation = {
   addNameListEntry: ListEntry;
   /** Adds a note to a session, under the author's name (reviewers and admins in the console, or a key). */
   addSessionNote: SessionNote;
+  /** Hands the unclaimed in-review cases out by the assignment rules now; returns how many. Admins in the console only; audited per case. */
+  applyAssignmentRules: Scalars['Int']['output'];
   /** An admin hands an in-review case to a reviewer or admin of the organisation, taking it from whoever held it. Audited. */
   assignSession: SessionClaim;
+  /** Claims, assigns, approves, declines or sends for retake up to 100 cases with one reason, each case through its own operation and audit. */
+  bulkAction: Array<BulkOutcome>;
   /** Replaces the signed-in operator’s password; a wrong current password counts towards the sign-in lock-out. Audited. */
   changeOwnPassword: Scalars['Boolean']['output'];
   /** Checks a utility bill, bank statement or government letter and stores the result (never the document). DOCUMENT_TOO_OLD when issued more than maxAgeDays days ago. */
@@ -815,6 +928,8 @@ export type Mutation = {
   confirmTotpEnrolment: Scalars['Boolean']['output'];
   /** Creates an API key in the current environment; its secret is in this answer only. Admins in the console only; audited. */
   createApiKey: CreatedApiKey;
+  /** Creates an assignment rule (round robin among its operators). Admins in the console only; audited. */
+  createAssignmentRule: AssignmentRule;
   /** Creates a custom list. */
   createList: List;
   /** Adds an operator to the caller's tenant with an initial password they replace at first sign-in; only a signed-in admin may (an API key of one environment may not create people who see both). Audited. */
@@ -827,6 +942,8 @@ export type Mutation = {
   createWebhookDestination: WebhookDestinationSecretPayload;
   /** Composes a custom workflow. */
   createWorkflow: Workflow;
+  /** Deletes an assignment rule. Admins in the console only; audited. */
+  deleteAssignmentRule: Scalars['Boolean']['output'];
   /** Deletes a custom list and its entries; built-ins are FORBIDDEN. */
   deleteList: Scalars['Boolean']['output'];
   /** Removes an entry; it gates nothing from that instant. */
@@ -845,8 +962,12 @@ export type Mutation = {
   eraseSession: Erasure;
   /** Redeems a share token (once per application) and clones the verification into the caller's application. */
   importSharedSession: ImportedSession;
+  /** Invites a colleague by one-time link (returned here once; only its hash is kept): they choose their own password on it. Admins in the console only; audited. */
+  inviteOperator: OperatorInvitationCreated;
   /** Issues a signed, single-use nonce (valid 5 minutes) for one camera capture of a photo step; send it back in the step input captures. */
   issueCaptureNonce: CaptureNonce;
+  /** The next case for the signed-in reviewer (rules applied first; their own held case, else the longest-waiting unclaimed one, claimed); null when none waits. */
+  nextCase?: Maybe<Scalars['String']['output']>;
   /** Releases a case: its holder may, an admin may release anyone's. True once the case is unclaimed. Audited. */
   releaseSession: Scalars['Boolean']['output'];
   /** Sends a delivery again now, same webhook-id and body, restarting its schedule. */
@@ -863,6 +984,8 @@ export type Mutation = {
   reviewSession: Session;
   /** Revokes an API key of the current environment; it stops working at once. Admins only; audited. */
   revokeApiKey: ApiKey;
+  /** Revokes a pending invitation: its link stops working. Admins in the console only; audited. */
+  revokeOperatorInvitation: Scalars['Boolean']['output'];
   /** Revokes one of the tenant's service tokens of the key's environment (NOT_FOUND for any other); emits agent.revoked. */
   revokeServiceToken: ServiceTokenIntrospection;
   /** Replaces the secret that signs per-session callback deliveries of the key's environment (the other keeps its own); returned only now. */
@@ -873,6 +996,8 @@ export type Mutation = {
   sendTestWebhook: WebhookDelivery;
   /** Sets how many days the tenant's evidence is kept (0-3650; 0 keeps nothing); files already kept are shortened to it. Admins in the console only. */
   setEvidenceRetention: Scalars['Int']['output'];
+  /** Sets (or, with null, removes) a workflow's review SLA in minutes. Admins in the console only; audited. */
+  setWorkflowSla: Array<WorkflowSla>;
   /** Mints a one-shot share token for an approved, declined or in_review session, addressed to one partner application. */
   shareSession: ShareToken;
   /** Issues a single-use head-turn challenge (valid 5 minutes) for the selfie step; answer it in the selfie input liveness. */
@@ -934,6 +1059,11 @@ export type MutationAssignSessionArgs = {
 };
 
 
+export type MutationBulkActionArgs = {
+  input: BulkActionInput;
+};
+
+
 export type MutationChangeOwnPasswordArgs = {
   currentPassword: Scalars['String']['input'];
   newPassword: Scalars['String']['input'];
@@ -966,6 +1096,11 @@ export type MutationCreateApiKeyArgs = {
 };
 
 
+export type MutationCreateAssignmentRuleArgs = {
+  input: AssignmentRuleInput;
+};
+
+
 export type MutationCreateListArgs = {
   input: CreateListInput;
 };
@@ -993,6 +1128,11 @@ export type MutationCreateWebhookDestinationArgs = {
 
 export type MutationCreateWorkflowArgs = {
   input: CreateWorkflowInput;
+};
+
+
+export type MutationDeleteAssignmentRuleArgs = {
+  id: Scalars['String']['input'];
 };
 
 
@@ -1042,6 +1182,11 @@ export type MutationEraseSessionArgs = {
 
 export type MutationImportSharedSessionArgs = {
   input: ImportSharedSessionInput;
+};
+
+
+export type MutationInviteOperatorArgs = {
+  input: InviteOperatorInput;
 };
 
 
@@ -1101,6 +1246,11 @@ export type MutationRevokeApiKeyArgs = {
 };
 
 
+export type MutationRevokeOperatorInvitationArgs = {
+  id: Scalars['String']['input'];
+};
+
+
 export type MutationRevokeServiceTokenArgs = {
   reason: Scalars['String']['input'];
   token: Scalars['String']['input'];
@@ -1119,6 +1269,12 @@ export type MutationSendTestWebhookArgs = {
 
 export type MutationSetEvidenceRetentionArgs = {
   days: Scalars['Int']['input'];
+};
+
+
+export type MutationSetWorkflowSlaArgs = {
+  minutes?: InputMaybe<Scalars['Int']['input']>;
+  workflowId: Scalars['String']['input'];
 };
 
 
@@ -1276,6 +1432,27 @@ export type OperatorEdge = {
   node: Operator;
 };
 
+/** A colleague invited by one-time link who has not accepted yet. */
+export type OperatorInvitation = {
+  /** Unix seconds. */
+  createdAt: Scalars['UnixTime']['output'];
+  email: Scalars['String']['output'];
+  /** Unix seconds; the link stops working then. */
+  expiresAt: Scalars['UnixTime']['output'];
+  id: Scalars['String']['output'];
+  /** The inviting admin's name at the time. */
+  invitedByName: Scalars['String']['output'];
+  name: Scalars['String']['output'];
+  role: OperatorRole;
+};
+
+/** A new invitation and its one-time link, in this answer only. */
+export type OperatorInvitationCreated = {
+  invitation: OperatorInvitation;
+  /** The one-time link to hand to the person (works once, until expiresAt). */
+  link: Scalars['String']['output'];
+};
+
 /** viewer reads; reviewer also decides in-review sessions; admin also changes settings and manages operators. */
 export type OperatorRole =
   | 'admin'
@@ -1368,6 +1545,10 @@ export type ProofOfAddressWarning = {
 export type Query = {
   /** The API keys of the tenant in the environment of the sign-in (prefixes, never the keys), oldest first; admins signed in to the console only. */
   apiKeys: ApiKeyConnection;
+  /** The assignment rules of the caller's environment, oldest first. */
+  assignmentRules: Array<AssignmentRule>;
+  /** Who did what, when, from where, in the tenant and the sign-in's environment (tenant-wide changes of people in both), newest first; console admins only. */
+  auditLog: AuditLogConnection;
   /** The operator signed in to the console; null for an API key. */
   currentOperator?: Maybe<Operator>;
   /** Sessions declined or in review in the last `days` days (1-90, default 30), by the cause of their decisive reason, most frequent first. */
@@ -1390,6 +1571,8 @@ export type Query = {
   listEntriesConnection: ListEntryConnection;
   /** The tenant's built-in face, document and name lists and its custom lists, with entry counts. */
   lists: Array<List>;
+  /** The tenant's invitations not yet accepted, newest first. Admins in the console only. */
+  operatorInvitations: Array<OperatorInvitation>;
   /** The operators of the tenant (people see both environments), oldest first; admins signed in to the console only. */
   operators: OperatorConnection;
   /** Every reason code reviewers may pick in the key's environment: the built-in catalogue, then your own. */
@@ -1426,6 +1609,8 @@ export type Query = {
   webhookDestinationsConnection: WebhookDestinationConnection;
   /** One workflow; NOT_FOUND when it is another tenant's. */
   workflow: Workflow;
+  /** The review SLAs of the caller's environment. */
+  workflowSlas: Array<WorkflowSla>;
   /** The built-in workflows and the calling tenant's custom ones. */
   workflows: Array<Workflow>;
 };
@@ -1433,6 +1618,13 @@ export type Query = {
 
 export type QueryApiKeysArgs = {
   after?: InputMaybe<Scalars['String']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+};
+
+
+export type QueryAuditLogArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<AuditLogFilterInput>;
   first?: InputMaybe<Scalars['Int']['input']>;
 };
 
@@ -1641,6 +1833,18 @@ export type ReviewQueueEdge = {
   node: Session;
 };
 
+/** A case's age against its workflow's review SLA. */
+export type ReviewSla = {
+  /** Seconds since the session was created. */
+  ageSeconds: Scalars['Int']['output'];
+  /** True when an undecided case is past its SLA. */
+  breached: Scalars['Boolean']['output'];
+  /** When the SLA runs out (Unix seconds); null without an SLA. */
+  dueAt?: Maybe<Scalars['UnixTime']['output']>;
+  /** The workflow's SLA in minutes; null when it has none. */
+  minutes?: Maybe<Scalars['Int']['output']>;
+};
+
 export type ScreenAmlInput = {
   /** ISO 3166-1 alpha-2 country (nationality or residence). */
   country?: InputMaybe<Scalars['String']['input']>;
@@ -1714,6 +1918,8 @@ export type Session = {
   redirectUrl?: Maybe<Scalars['String']['output']>;
   /** Every status change: actor, key or operator, time, from, to, reason. */
   reviewHistory: Array<StatusChange>;
+  /** The case's age and its workflow's review SLA; breached when undecided past it. */
+  reviewSla: ReviewSla;
   status: SessionStatus;
   /** Unix time, seconds. */
   updatedAt: Scalars['UnixTime']['output'];
@@ -2211,6 +2417,13 @@ export type WorkflowNodeType = {
   /** Whether the decision waits for this node and a failure declines. */
   required: Scalars['Boolean']['output'];
   type: NodeType;
+};
+
+/** A workflow's review SLA in the caller's environment. */
+export type WorkflowSla = {
+  /** Minutes from creation within which a case should be decided. */
+  minutes: Scalars['Int']['output'];
+  workflowId: Scalars['String']['output'];
 };
 
 /** Kind of subject a workflow verifies. */

@@ -1,0 +1,181 @@
+/**
+ * The case report an auditor is handed (issue 25, "Proof"): one PDF with the session, its
+ * decision's reasons, each check, the kept images, the notes, the audit timeline and who viewed
+ * the evidence, drawn with pdfkit (a maintained PDF writer that streams its output).
+ */
+import PDFDocument from 'pdfkit';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { OperatorPrincipal } from '../auth/context.js';
+import { listNotes } from '../notes/note.service.js';
+import type { Services } from '../services.js';
+import { readSession } from '../sessions/read.js';
+import { openImagesForReport, type OpenedImage } from './evidence.service.js';
+
+/** Width and height a kept image is scaled into on the page, in PDF points. */
+const IMAGE_BOX_POINTS: [number, number] = [240, 170];
+/** Longest detail value printed in full, in characters; longer ones are cut with an ellipsis. */
+const DETAIL_VALUE_MAX_LENGTH = 120;
+
+interface TimelineRow {
+  created_at: Date;
+  from_status: string | null;
+  to_status: string;
+  actor: string;
+  actor_name: string | null;
+  reason: string | null;
+  client_address: string | null;
+}
+
+interface ViewRow {
+  viewed_at: Date;
+  operator_name: string;
+  kind: string | null;
+  client_address: string | null;
+}
+
+/** Everything a report shows, read before the first byte is written (so an error is still a clean problem answer). */
+export interface CaseReportData {
+  session: Awaited<ReturnType<typeof readSession>>['session'];
+  nodeResults: Awaited<ReturnType<typeof readSession>>['nodeResults'];
+  workflowName: string | null;
+  timeline: TimelineRow[];
+  notes: Awaited<ReturnType<typeof listNotes>>;
+  images: OpenedImage[];
+  views: ViewRow[];
+  generatedBy: string;
+  generatedAt: Date;
+}
+
+/** Reads a case for its report, in the operator's tenant and environment (404 otherwise); the images it opens are audited as views. */
+export async function readCaseReport(
+  em: EntityManager,
+  services: Services,
+  operator: OperatorPrincipal,
+  sessionId: string,
+): Promise<CaseReportData> {
+  const { session, nodeResults } = await readSession(em, services, operator, sessionId);
+  const [workflow] = await em.execute<{ name: string }[]>('select name from workflow where id = ?', [session.workflowId]);
+  const timeline = await em.execute<TimelineRow[]>(
+    `select created_at, from_status, to_status, actor, actor_name, reason, client_address
+       from session_status_change where session_id = ? order by created_at, id`,
+    [session.id],
+  );
+  const notes = await listNotes(em, [session.id]);
+  const images = await openImagesForReport(em, services.secrets, operator, session.id);
+  const views = await em.execute<ViewRow[]>(
+    `select v.viewed_at, v.operator_name, e.kind, v.client_address
+       from evidence_view v left join evidence e on e.id = v.evidence_id
+      where v.session_id = ? and v.tenant_id = ? order by v.viewed_at, v.id`,
+    [session.id, operator.tenantId],
+  );
+  return {
+    session,
+    nodeResults,
+    workflowName: workflow?.name ?? null,
+    timeline,
+    notes,
+    images,
+    views,
+    generatedBy: operator.operatorName,
+    generatedAt: new Date(),
+  };
+}
+
+/** A time as an auditor reads it: ISO 8601, UTC, to the second. */
+function when(value: Date | string | null): string {
+  return value ? `${new Date(value).toISOString().slice(0, 19).replace('T', ' ')} UTC` : '—';
+}
+
+/** A detail value on one line. */
+function shortValue(value: unknown): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return text.length > DETAIL_VALUE_MAX_LENGTH ? `${text.slice(0, DETAIL_VALUE_MAX_LENGTH - 1)}…` : text;
+}
+
+/** Writes the report as a PDF stream; the caller pipes it to the answer. */
+export function caseReportPdf(data: CaseReportData): PDFKit.PDFDocument {
+  const { session } = data;
+  const doc = new PDFDocument({
+    size: 'A4',
+    margin: 50,
+    info: { Title: `Case report ${session.id}`, Author: data.generatedBy, Subject: 'Identity verification case report' },
+  });
+  const heading = (text: string) => {
+    doc.moveDown(0.8).font('Helvetica-Bold').fontSize(13).fillColor('#111').text(text).moveDown(0.3);
+    doc.font('Helvetica').fontSize(10).fillColor('#222');
+  };
+  const line = (label: string, value: string) => {
+    doc.font('Helvetica-Bold').text(`${label}: `, { continued: true }).font('Helvetica').text(value);
+  };
+
+  doc.font('Helvetica-Bold').fontSize(18).text('Case report');
+  doc
+    .font('Helvetica')
+    .fontSize(9)
+    .fillColor('#555')
+    .text(`Generated ${when(data.generatedAt)} by ${data.generatedBy}`);
+  doc.fontSize(10).fillColor('#222');
+
+  heading('Session');
+  line('Session id', session.id);
+  line('Status', session.status);
+  line('Environment', session.environment);
+  line('Workflow', data.workflowName ? `${data.workflowName} (${session.workflowId})` : session.workflowId);
+  line('Vendor data', session.vendorData);
+  line('Created', when(session.createdAt));
+  line('Decided', when(session.decidedAt));
+  if (session.complianceLevel) line('Compliance level', session.complianceLevel);
+
+  heading('Reasons');
+  if (session.reasons.length === 0) doc.text('No reasons recorded.');
+  for (const reason of session.reasons)
+    doc.text(
+      `• ${reason.reviewerText ?? reason.message} (${reason.code}${reason.cause ? `: ${reason.cause}` : ''}${reason.nodeType ? `, ${reason.nodeType}` : ''})`,
+    );
+
+  heading('Checks');
+  for (const result of data.nodeResults) {
+    doc.font('Helvetica-Bold').text(`${result.nodeType}: ${result.status}${result.required ? ' (required)' : ' (optional)'}`);
+    doc
+      .font('Helvetica')
+      .text(`Provider ${result.provider}; submissions ${result.attempts}; updated ${when(result.updatedAt)}`, { indent: 12 });
+    for (const warning of result.warnings)
+      doc.text(`Warning: ${warning.code}${warning.message ? ` — ${warning.message}` : ''}`, { indent: 12 });
+    for (const [key, value] of Object.entries(result.details))
+      if (value !== null && value !== undefined && typeof value !== 'object') doc.text(`${key}: ${shortValue(value)}`, { indent: 12 });
+  }
+
+  heading('Evidence');
+  if (data.images.length === 0) doc.text('No images are kept for this session (retention elapsed, erased, or none submitted).');
+  for (const image of data.images) {
+    if (doc.y + IMAGE_BOX_POINTS[1] + 30 > doc.page.height - doc.page.margins.bottom) doc.addPage();
+    doc.text(`${image.nodeType} / ${image.kind}, submitted ${when(image.createdAt)}`);
+    try {
+      doc.image(image.bytes, { fit: IMAGE_BOX_POINTS });
+      doc.y += 4;
+    } catch {
+      doc.text('(this image could not be drawn)', { indent: 12 });
+    }
+  }
+
+  heading('Timeline');
+  for (const change of data.timeline)
+    doc.text(
+      `${when(change.created_at)}  ${change.from_status ?? 'created'} → ${change.to_status}  by ${change.actor_name ?? change.actor}` +
+        `${change.client_address ? ` from ${change.client_address}` : ''}${change.reason ? `: ${change.reason}` : ''}`,
+    );
+
+  heading('Notes');
+  if (data.notes.length === 0) doc.text('No notes.');
+  for (const note of data.notes) doc.text(`${when(note.createdAt)}  ${note.authorName}: ${note.body}`);
+
+  heading('Evidence views');
+  if (data.views.length === 0) doc.text('Nobody has viewed the evidence.');
+  for (const view of data.views)
+    doc.text(
+      `${when(view.viewed_at)}  ${view.operator_name} viewed ${view.kind ?? 'a file'}${view.client_address ? ` from ${view.client_address}` : ''}`,
+    );
+
+  doc.end();
+  return doc;
+}
