@@ -18,6 +18,7 @@ import { ProofOfAddressResolver } from '../../resolvers/poa.resolver.js';
 import { ReasonCodeResolver } from '../../resolvers/reason-code.resolver.js';
 import { ServiceTokenResolver } from '../../resolvers/service-token.resolver.js';
 import { SessionResolver } from '../../resolvers/session.resolver.js';
+import { SessionSearchResolver } from '../../resolvers/session-search.resolver.js';
 import { SessionStatusResolver } from '../../resolvers/session-status.resolver.js';
 import { SharingResolver } from '../../resolvers/sharing.resolver.js';
 import { VerificationResolver } from '../../resolvers/verification.resolver.js';
@@ -47,6 +48,7 @@ export const RESOLVERS = [
   CaptureResolver,
   HostedFlowCaptureResolver,
   ReasonCodeResolver,
+  SessionSearchResolver,
 ] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;
