@@ -35,7 +35,12 @@ function listedStatus(): string {
 
 /** The count above the table, in the queue's words or a search's. */
 function countText(): string {
-  if (listedStatus() !== 'in_review') return queue.size === 1 ? '1 session matches.' : `${queue.size} sessions match.`;
+  if (listedStatus() !== 'in_review' || filtered())
+    return queue.size === 0
+      ? 'No sessions match these filters.'
+      : queue.size === 1
+        ? '1 session matches.'
+        : `${queue.size} sessions match.`;
   return queue.size === 0
     ? 'No case waits for review.'
     : queue.size === 1
@@ -43,6 +48,11 @@ function countText(): string {
       : `${queue.size} cases wait for review.`;
 }
 state.resets.push(() => queue.clear());
+
+/** Whether a filter beyond the status narrows the list (an empty list then means no match, not an empty queue). */
+function filtered(): boolean {
+  return Boolean(filter.vendorData || filter.workflowId || filter.createdAfter !== undefined || filter.createdBefore !== undefined);
+}
 
 /** Whether a live arrival belongs in the filtered queue (the same rules the server's filter applies). */
 function inFilter(item: QueueItem): boolean {
@@ -109,9 +119,9 @@ function refreshQueueTable(): void {
             h(
               'td',
               { colspan: '5' },
-              listedStatus() === 'in_review'
+              listedStatus() === 'in_review' && !filtered()
                 ? 'Nothing to review: a case appears here as soon as it needs a person.'
-                : 'No session matches these filters.',
+                : 'No sessions match these filters.',
             ),
           ),
         ]),

@@ -163,7 +163,7 @@ describe.skipIf(!enabled)('the operator console', () => {
       await page.getByLabel('Status').selectOption('approved');
       await page.getByRole('button', { name: 'Filter' }).click();
       await expect.poll(() => page.locator('#queue-count').textContent()).toBe('0 sessions match.');
-      expect(await page.locator('#queue-rows').textContent()).toContain('No session matches these filters.');
+      expect(await page.locator('#queue-rows').textContent()).toContain('No sessions match these filters.');
       await page.getByLabel('Status').selectOption('in_review');
       await page.getByLabel('Created from').fill(new Date().toISOString().slice(0, 10));
       await page.getByRole('button', { name: 'Filter' }).click();
