@@ -12,7 +12,7 @@ import { ConnectionsResolver } from '../../resolvers/connections.resolver.js';
 import { DashboardResolver } from '../../resolvers/dashboard.resolver.js';
 import { FlowSettingsResolver } from '../../resolvers/flow-settings.resolver.js';
 import { IdVerificationResolver } from '../../resolvers/id-verification.resolver.js';
-import { ListResolver } from '../../resolvers/list.resolver.js';
+import { ListEntryLabelResolver, ListResolver } from '../../resolvers/list.resolver.js';
 import { OperatorResolver } from '../../resolvers/operator.resolver.js';
 import { ProofOfAddressResolver } from '../../resolvers/poa.resolver.js';
 import { ReasonCodeResolver } from '../../resolvers/reason-code.resolver.js';
@@ -49,6 +49,7 @@ export const RESOLVERS = [
   HostedFlowCaptureResolver,
   ReasonCodeResolver,
   SessionSearchResolver,
+  ListEntryLabelResolver,
 ] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;

@@ -117,4 +117,32 @@ describe.skipIf(!enabled)('the console search', () => {
     },
     FLOW_MS,
   );
+
+  it(
+    'given a reviewer, when adding a name to a list, then the entry reads as the name beside its fingerprint, on desktop and on a phone',
+    async () => {
+      const page = await signInPage(browser, testApp, await makeOperator(testApp, tenant.id, 'reviewer', 'Dorothy Vaughan'));
+      await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Lists' }).click();
+      await screen(page, 'lists');
+      await page.getByRole('link', { name: 'Watched names' }).click();
+      await screen(page, 'list');
+      await page.getByLabel('Name', { exact: true }).fill('Ivan Fraudster');
+      await page.getByRole('button', { name: 'Add entry' }).click();
+      await expect.poll(() => page.locator('#list-summary').textContent()).toContain('1 entry.');
+      const row = page.locator('#entries tbody tr[data-entry-id]');
+      expect(await row.locator('.entry-label').textContent()).toBe('Ivan Fraudster');
+      expect(await row.textContent()).toContain('sha256:');
+      await check(page, 'console-list-labels');
+      const listUrl = page.url();
+      await page.context().close();
+
+      const phone = await signInPage(browser, testApp, await makeOperator(testApp, tenant.id, 'viewer', 'Mary Jackson'), undefined, PHONE);
+      await phone.goto(listUrl);
+      await screen(phone, 'list');
+      expect(await phone.locator('#entries tbody tr .entry-label').textContent()).toBe('Ivan Fraudster');
+      await check(phone, 'console-list-labels-phone');
+      await phone.context().close();
+    },
+    FLOW_MS,
+  );
 });

@@ -676,7 +676,7 @@ export type List = {
   updatedAt: Scalars['UnixTime']['output'];
 };
 
-/** One entry of a list: a fingerprint, never the raw data. */
+/** One entry of a list: a fingerprint (what gates match) and, for people, a label sealed at rest; never a raw image. */
 export type ListEntry = {
   /** Unix seconds. */
   addedAt: Scalars['UnixTime']['output'];
@@ -689,6 +689,8 @@ export type ListEntry = {
   fingerprint: Scalars['String']['output'];
   /** Entry UUID. */
   id: Scalars['String']['output'];
+  /** What the entry is, for people: the name or document as added, or the session a face came from. Sealed at rest; null on entries added before labels. Gates match the fingerprint only. */
+  label?: Maybe<Scalars['String']['output']>;
   /** Why the entry was added. */
   reason?: Maybe<Scalars['String']['output']>;
 };
