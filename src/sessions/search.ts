@@ -230,8 +230,8 @@ function likeEscaped(text: string): string {
 
 /**
  * Sessions of the scope matching `query`, best match first (exact fields and ids before fuzzy
- * names and partial vendor data, then newest). One SQL statement (plus, once per tenant and
- * process, the read of its search secret). An empty query is refused (VALIDATION_ERROR).
+ * names and partial vendor data, then newest). One SQL statement in a transaction of its own (plus,
+ * once per tenant and process, the read of its search secret). An empty query is refused (VALIDATION_ERROR).
  */
 export async function searchSessions(
   em: EntityManager,
@@ -285,15 +285,22 @@ export async function searchSessions(
     );
     params.push(query, ...ownParams, `%${likeEscaped(query)}%`, query);
   }
-  const name = normalizeName(query);
+  // Names have letters and no digits or @: an e-mail, a phone or an id skips the name index.
+  const name = /\p{L}/u.test(query) && !/[\d@]/.test(query) ? normalizeName(query) : '';
   if (name.length >= 3) {
     branches.push(
       `select session_id as id, 'name' as field, word_similarity(?, name_normalized)::float8 as score from session_search where ${own} and ? <% name_normalized`,
     );
     params.push(name, ...ownParams, name);
   }
-  const rows = await em.execute<(SessionRow & { fields: SearchField[] | string; score: number })[]>(
-    `with hits as (${branches.join(' union all ')}),
+  // In a short transaction of its own so the planner setting is SET LOCAL, never session-wide (on
+  // PGlite every connection shares one session): the planner underestimates what pg_trgm costs per
+  // row and scans tables of up to ~50k rows instead of using the trigram indexes (as in
+  // src/engines/aml/store.ts); the scan was 5–10 times slower in bench/search.ts.
+  const rows = await em.transactional(async (tx) => {
+    await tx.execute(`select set_config('enable_seqscan', 'off', true)`);
+    return tx.execute<(SessionRow & { fields: SearchField[] | string; score: number })[]>(
+      `with hits as (${branches.join(' union all ')}),
           best as (select id, array_agg(distinct field) as fields, max(score) as score from hits group by id)
      select ${SESSION_COLUMNS.split(',')
        .map((column) => `s.${column.trim()}`)
@@ -301,9 +308,10 @@ export async function searchSessions(
        from best join session s on s.id = best.id
       order by best.score desc, s.created_at desc, s.id desc
       limit ?`,
-    [...params, first],
-    'all',
-  );
+      [...params, first],
+      'all',
+    );
+  });
   return rows.map((row) => ({ session: sessionRecordFromRow(row), matchedOn: fieldsOf(row.fields) }));
 }
 
