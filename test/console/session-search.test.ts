@@ -188,3 +188,16 @@ describe('GET /v1/sessions/search', () => {
     expect((await testApp.rest('GET', '/v1/sessions/search?q=ada', { key: null })).status).toBe(401);
   });
 });
+
+describe('erasure', () => {
+  it('given a decided session, when it is erased, then its name and document number no longer find it; its id still does', async () => {
+    const decided = await testApp.rest('GET', `/v1/sessions/${grace}`, { key: tenant.sandboxKey });
+    expect(['approved', 'declined']).toContain(decided.body.status);
+    expect(await idsFound(tenant.sandboxKey, 'ab123456')).toEqual([grace]);
+    const erased = await testApp.rest('POST', `/v1/sessions/${grace}/erase`, { key: tenant.sandboxKey });
+    expect(erased.status).toBe(200);
+    expect(await idsFound(tenant.sandboxKey, 'ab123456')).toEqual([]);
+    expect(await idsFound(tenant.sandboxKey, 'grace hopper')).toEqual([]);
+    expect(await idsFound(tenant.sandboxKey, grace)).toEqual([grace]);
+  });
+});
