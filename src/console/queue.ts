@@ -35,12 +35,9 @@ function listedStatus(): string {
 
 /** The count above the table, in the queue's words or a search's. */
 function countText(): string {
-  if (listedStatus() !== 'in_review' || filtered())
-    return queue.size === 0
-      ? 'No sessions match these filters.'
-      : queue.size === 1
-        ? '1 session matches.'
-        : `${queue.size} sessions match.`;
+  // An empty search or filtered queue found nothing; only the unfiltered queue is empty of work.
+  if (queue.size === 0 && (listedStatus() !== 'in_review' || filtered())) return 'No sessions match these filters.';
+  if (listedStatus() !== 'in_review') return queue.size === 1 ? '1 session matches.' : `${queue.size} sessions match.`;
   return queue.size === 0
     ? 'No case waits for review.'
     : queue.size === 1
