@@ -61,6 +61,12 @@ export const ListEntrySchema = defineEntity({
     addedByName: p.text().nullable(),
     /** Session the face came from, when given. */
     sessionId: p.uuid().nullable(),
+    /**
+     * What the entry is, for the people who read the list (the name, the document, the session of
+     * a face), sealed with the service's at-rest key; null on entries added before labels. Gates
+     * never read it: they match fingerprints only.
+     */
+    labelSealed: p.text().nullable().hidden(),
     addedAt: p.datetime(),
   },
 });

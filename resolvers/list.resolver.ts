@@ -1,4 +1,4 @@
-import { Arg, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { ListEntry } from '../entities/list.entity.js';
 import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
 import * as lists from '../src/lists/list.service.js';
@@ -30,6 +30,7 @@ export function toListEntryObject(entry: ListEntry): ListEntryObject {
     addedBy: entry.addedBy,
     addedByName: entry.addedByName ?? null,
     addedAt: unixSeconds(entry.addedAt),
+    labelSealed: entry.labelSealed ?? null,
   };
 }
 
@@ -110,7 +111,7 @@ export class ListResolver {
     @Ctx() context: GraphQLContext,
   ): Promise<ListEntryObject> {
     const principal = requireTenant(context);
-    return toListEntryObject(await lists.addNameEntry(context.em, principal, listId, input));
+    return toListEntryObject(await lists.addNameEntry(context.em, context.services.secrets, principal, listId, input));
   }
 
   @Mutation(() => ListEntryObject, { description: 'Adds a document (SHA-256 of country, type and number) to a document list.' })
@@ -120,7 +121,7 @@ export class ListResolver {
     @Ctx() context: GraphQLContext,
   ): Promise<ListEntryObject> {
     const principal = requireTenant(context);
-    return toListEntryObject(await lists.addDocumentEntry(context.em, principal, listId, input));
+    return toListEntryObject(await lists.addDocumentEntry(context.em, context.services.secrets, principal, listId, input));
   }
 
   @Mutation(() => Boolean, { description: 'Removes an entry; it gates nothing from that instant.' })
@@ -132,5 +133,18 @@ export class ListResolver {
     const scope = requireTenant(context);
     await lists.deleteEntry(context.em, scope, listId, entryId);
     return true;
+  }
+}
+
+/** The readable label of an entry, opened for whoever may read the list (the gate never reads it). */
+@Resolver(() => ListEntryObject)
+export class ListEntryLabelResolver {
+  @FieldResolver(() => String, {
+    nullable: true,
+    description:
+      'What the entry is, for people: the name or document as added, or the session a face came from. Sealed at rest; null on entries added before labels. Gates match the fingerprint only.',
+  })
+  label(@Root() entry: ListEntryObject, @Ctx() context: GraphQLContext): string | null {
+    return entry.labelSealed ? context.services.secrets.decrypt(entry.labelSealed) : null;
   }
 }

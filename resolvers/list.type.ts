@@ -39,7 +39,9 @@ export class ListObject {
 }
 
 /** One entry of a list (spec "List entry"). */
-@ObjectType('ListEntry', { description: 'One entry of a list: a fingerprint, never the raw data.' })
+@ObjectType('ListEntry', {
+  description: 'One entry of a list: a fingerprint (what gates match) and, for people, a label sealed at rest; never a raw image.',
+})
 export class ListEntryObject {
   @Field(() => String, { description: 'Entry UUID.' })
   id!: string;
@@ -61,6 +63,9 @@ export class ListEntryObject {
 
   @Field(() => UnixTimeScalar, { description: 'Unix seconds.' })
   addedAt!: number;
+
+  /** The sealed label, opened by the `label` field resolver; never a field itself. */
+  labelSealed?: string | null;
 }
 
 /** A page of entries. */

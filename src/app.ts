@@ -9,6 +9,7 @@ import { startEngineExecutor, type RunningEngines } from './engines/pool/start.j
 import { createListGate } from './lists/gate.js';
 import { captureEvidence } from './evidence/evidence.service.js';
 import { capturePortrait } from './sessions/portrait.js';
+import { indexSearchOnInput } from './sessions/search.js';
 import { detectDuplicates } from './duplicates/duplicates.js';
 import type { DecisionHooks } from './sessions/decision-hooks.js';
 import { WorkflowCache } from './workflows/workflow-cache.js';
@@ -140,7 +141,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     const decisionHooks: DecisionHooks = {
       listGates: listGate.listGates,
       // detectDuplicates reads the selfie template the list gate's observer stores: it comes after.
-      inputObservers: [...listGate.inputObservers, captureEvidence, capturePortrait, detectDuplicates],
+      inputObservers: [...listGate.inputObservers, captureEvidence, capturePortrait, detectDuplicates, indexSearchOnInput],
     };
     const tokens = new ServiceTokens(secrets);
     await tokens.init(orm.em.fork());

@@ -27,6 +27,8 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: 'outbox_event', column: 'snapshot', key: ['id'] },
   { table: 'tenant_data_key', column: 'key_sealed', key: ['tenant_id'] },
   { table: 'operator_totp', column: 'secret_sealed', key: ['operator_id'] },
+  { table: 'session_search_key', column: 'sealed_secret', key: ['tenant_id'] },
+  { table: 'list_entry', column: 'label_sealed', key: ['id'] },
 ];
 
 /** Rows read and rewritten per statement: bounded memory on a large delivery history. */

@@ -1,6 +1,7 @@
 /** One case: the checks' findings (case-findings.ts), then the claim, decision, retake, notes and timeline. */
 import { ApiError, graphql } from './api.js';
 import { announce, badge, h, show, when } from './dom.js';
+import { personHref } from './search.js';
 import { header } from './layout.js';
 import { me } from './state.js';
 import { CLAIM_FIELDS, claimSection, heldByOther, heldByOtherNote } from './claim.js';
@@ -158,6 +159,7 @@ export async function caseScreen(id: string): Promise<void> {
       { 'data-session-id': session.id, 'data-status': session.status },
       h('p', {}, h('a', { href: '#/' }, '← Review queue')),
       h('h1', { tabindex: '-1' }, `Case ${session.vendorData}`),
+      h('p', {}, h('a', { href: personHref(session.vendorData), id: 'person-link' }, `Every session of ${session.vendorData}`)),
       h(
         'p',
         {},

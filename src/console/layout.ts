@@ -1,6 +1,7 @@
 /** The bar on every signed-in screen, and the sign-in form. */
 import { ApiError, signIn, signOut, switchEnvironment, type SignIn } from './api.js';
 import { h, root, show } from './dom.js';
+import { searchBox } from './search.js';
 import { me, resetSession, state } from './state.js';
 
 /** The console's sections in the bar, in order: each page module adds itself here. */
@@ -17,8 +18,8 @@ export const NAV: { href: string; label: string; roles?: SignIn['operator']['rol
   { href: '#/account', label: 'My account' },
 ];
 
-/** The bar on every signed-in screen: where one is, who one is, the environment switch and sign-out. */
-export function header(): HTMLElement {
+/** The bar on every signed-in screen: where one is, the session search (showing `searchQuery`), who one is, the environment switch and sign-out. */
+export function header(searchQuery = ''): HTMLElement {
   const operator = me().operator;
   const environment = h(
     'select',
@@ -48,6 +49,7 @@ export function header(): HTMLElement {
         ' ',
       ]),
     ),
+    searchBox(searchQuery),
     h('div', { class: 'who' }, h('label', { for: 'environment' }, 'Environment'), environment),
     h('p', { class: 'who', id: 'operator' }, `${operator.name} · ${operator.role}`),
     h(

@@ -21,10 +21,11 @@ interface List {
   updatedAt: number;
 }
 
-/** One entry: a fingerprint, never the raw data. */
+/** One entry: the fingerprint gates match, and its label (sealed at rest) for people. */
 interface Entry {
   id: string;
   fingerprint: string;
+  label: string | null;
   reason: string | null;
   addedBy: string;
   addedByName: string | null;
@@ -36,7 +37,7 @@ const PAGE = 20;
 const LIST_FIELDS = 'id name type policy builtIn entries updatedAt';
 const LISTS = `query { lists { ${LIST_FIELDS} } }`;
 const LIST = `query ($id: String!, $limit: Int, $offset: Int) { list(id: $id) { ${LIST_FIELDS} }
-  listEntries(listId: $id, limit: $limit, offset: $offset) { count results { id fingerprint reason addedBy addedByName addedAt } } }`;
+  listEntries(listId: $id, limit: $limit, offset: $offset) { count results { id fingerprint label reason addedBy addedByName addedAt } } }`;
 const ADD_NAME = `mutation ($listId: String!, $input: NameListEntryInput!) { addNameListEntry(listId: $listId, input: $input) { id } }`;
 const ADD_DOCUMENT = `mutation ($listId: String!, $input: DocumentListEntryInput!) { addDocumentListEntry(listId: $listId, input: $input) { id } }`;
 const ADD_FACE = `mutation ($listId: String!, $input: FaceListEntryInput!) { addFaceListEntry(listId: $listId, input: $input) { id rawImageStored } }`;
@@ -58,7 +59,7 @@ export async function listsScreen(): Promise<void> {
       h(
         'p',
         {},
-        'A match against a list declines the session or sends it to review, as the list’s policy says. Entries keep only fingerprints.',
+        'A match against a list declines the session or sends it to review, as the list’s policy says. A match is on fingerprints only; the readable label beside each entry is kept encrypted.',
       ),
       table(
         'lists',
@@ -160,7 +161,8 @@ export async function listScreen(id: string, pageParam?: string): Promise<void> 
     h(
       'tr',
       { 'data-entry-id': entry.id },
-      h('td', {}, h('code', {}, `${entry.fingerprint.slice(0, 19)}…`)),
+      h('td', { class: 'entry-label' }, entry.label ?? 'Added before labels'),
+      h('td', {}, h('code', { title: entry.fingerprint }, `${entry.fingerprint.slice(0, 19)}…`)),
       h('td', {}, entry.reason ?? '—'),
       h('td', {}, entry.addedByName ?? entry.addedBy),
       h('td', {}, when(entry.addedAt)),
@@ -198,7 +200,7 @@ export async function listScreen(id: string, pageParam?: string): Promise<void> 
       table(
         'entries',
         `Entries, page ${page + 1} of ${pages}`,
-        ['Fingerprint', 'Reason', 'Added by', 'Added', ...(editable ? ['Action'] : [])],
+        ['Entry', 'Fingerprint', 'Reason', 'Added by', 'Added', ...(editable ? ['Action'] : [])],
         rows,
         'No entry on this page.',
       ),

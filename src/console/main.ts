@@ -16,6 +16,7 @@ import { overviewScreen } from './overview.js';
 import { keysScreen } from './keys.js';
 import { operatorsScreen } from './operators.js';
 import { follow, queueScreen } from './queue.js';
+import { personScreen, searchScreen } from './search.js';
 import { state } from './state.js';
 import { destinationScreen, webhooksScreen } from './webhooks.js';
 import { composeScreen, workflowScreen, workflowsScreen } from './workflows.js';
@@ -37,6 +38,8 @@ const ROUTES: [RegExp, (...params: string[]) => Promise<void>][] = [
   [/^#\/account$/, () => accountScreen()],
   [/^#\/audit(?:\?(.*))?$/, (query) => auditScreen(query)],
   [/^#\/workload$/, () => workloadScreen()],
+  [/^#\/search\/(.+)$/, (query) => searchScreen(decodeURIComponent(query!))],
+  [/^#\/person\/(.+)$/, (vendorData) => personScreen(decodeURIComponent(vendorData!))],
 ];
 
 /** Shows the screen the fragment names, or the sign-in when nobody is signed in. */

@@ -37,6 +37,8 @@ function listedStatus(): string {
 
 /** The count above the table, in the queue's words or a search's. */
 function countText(): string {
+  // An empty search or filtered queue found nothing; only the unfiltered queue is empty of work.
+  if (queue.size === 0 && (listedStatus() !== 'in_review' || filtered())) return 'No sessions match these filters.';
   if (listedStatus() !== 'in_review') return queue.size === 1 ? '1 session matches.' : `${queue.size} sessions match.`;
   return queue.size === 0
     ? 'No case waits for review.'
@@ -45,6 +47,11 @@ function countText(): string {
       : `${queue.size} cases wait for review.`;
 }
 state.resets.push(() => queue.clear());
+
+/** Whether a filter beyond the status narrows the list (an empty list then means no match, not an empty queue). */
+function filtered(): boolean {
+  return Boolean(filter.vendorData || filter.workflowId || filter.createdAfter !== undefined || filter.createdBefore !== undefined);
+}
 
 /** Whether a live arrival belongs in the filtered queue (the same rules the server's filter applies). */
 function inFilter(item: QueueItem): boolean {
@@ -112,9 +119,9 @@ function refreshQueueTable(): void {
             h(
               'td',
               { colspan: '7' },
-              listedStatus() === 'in_review'
+              listedStatus() === 'in_review' && !filtered()
                 ? 'Nothing to review: a case appears here as soon as it needs a person.'
-                : 'No session matches these filters.',
+                : 'No sessions match these filters.',
             ),
           ),
         ]),

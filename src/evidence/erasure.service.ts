@@ -56,7 +56,14 @@ export async function eraseSession(
   return em.transactional(async (tx) => {
     const deleted = await tx.execute<{ id: string }[]>('delete from evidence where session_id = ? returning id', [sessionId]);
     // The selfie template and prints go too: an erased session is never found as a duplicate again.
-    for (const table of ['session_portrait', 'session_list_subject', 'session_selfie_print', 'session_document_print', 'phone_otp'])
+    for (const table of [
+      'session_portrait',
+      'session_list_subject',
+      'session_selfie_print',
+      'session_document_print',
+      'phone_otp',
+      'session_search',
+    ])
       await tx.execute(`delete from ${table} where session_id = ?`, [sessionId], 'run');
     const keep = KEPT_DETAIL_KEYS.map((key) => `'${key}'`).join(', ');
     await tx.execute(

@@ -17,12 +17,13 @@ import { ConnectionsResolver } from '../../resolvers/connections.resolver.js';
 import { DashboardResolver } from '../../resolvers/dashboard.resolver.js';
 import { FlowSettingsResolver } from '../../resolvers/flow-settings.resolver.js';
 import { IdVerificationResolver } from '../../resolvers/id-verification.resolver.js';
-import { ListResolver } from '../../resolvers/list.resolver.js';
+import { ListEntryLabelResolver, ListResolver } from '../../resolvers/list.resolver.js';
 import { OperatorResolver } from '../../resolvers/operator.resolver.js';
 import { ProofOfAddressResolver } from '../../resolvers/poa.resolver.js';
 import { ReasonCodeResolver } from '../../resolvers/reason-code.resolver.js';
 import { ServiceTokenResolver } from '../../resolvers/service-token.resolver.js';
 import { SessionResolver } from '../../resolvers/session.resolver.js';
+import { SessionSearchResolver } from '../../resolvers/session-search.resolver.js';
 import { SessionStatusResolver } from '../../resolvers/session-status.resolver.js';
 import { SharingResolver } from '../../resolvers/sharing.resolver.js';
 import { VerificationResolver } from '../../resolvers/verification.resolver.js';
@@ -56,6 +57,8 @@ export const RESOLVERS = [
   AuditLogResolver,
   InvitationResolver,
   WorkloadResolver,
+  SessionSearchResolver,
+  ListEntryLabelResolver,
 ] as const;
 
 let cached: Promise<GraphQLSchema> | undefined;

@@ -12,6 +12,7 @@ import type { TenantPrincipal, TenantScope } from '../auth/context.js';
 import { documentNumberKey, sortedTokenKey } from '../engines/aml/normalize.js';
 import { fingerprint as templateFingerprint, templateFromBytes } from '../engines/face/index.js';
 import { ApiError, notFound, validationError } from '../errors.js';
+import type { ServiceSecrets } from '../auth/secrets.js';
 import type { Services } from '../services.js';
 import { parseOrThrow } from '../validation.js';
 import { keptSelfie } from '../evidence/evidence.service.js';
@@ -84,6 +85,16 @@ export function documentFingerprint(country: string, idType: string, documentNum
  */
 export function nameFingerprint(name: string): string {
   return sha256(`name|${sortedTokenKey(name)}`);
+}
+
+/** The readable label of a document entry: `GB PASSPORT 123456789`. */
+export function documentLabel(country: string, idType: string, documentNumber: string): string {
+  return `${country.trim().toUpperCase()} ${idType.trim().toUpperCase()} ${documentNumber.trim()}`;
+}
+
+/** The readable label of a face entry: the session it came from, or an uploaded photo. */
+export function faceLabel(sessionId: string | undefined): string {
+  return sessionId ? `Selfie of session ${sessionId}` : 'Uploaded photo';
 }
 
 /** A uuid, or a 404: a malformed id names nothing the caller owns. */
@@ -223,6 +234,7 @@ async function insertEntry(
   principal: TenantPrincipal,
   fingerprint: string,
   reason: string | undefined,
+  labelSealed: string,
 ): Promise<ListEntry> {
   const entry = em.create(ListEntrySchema, {
     id: randomUUID(),
@@ -236,15 +248,17 @@ async function insertEntry(
     addedBy: addedBy(principal),
     addedByName: principal.kind === 'operator' ? principal.operatorName : null,
     sessionId: null,
+    labelSealed,
     addedAt: new Date(),
   });
   await em.flush();
   return entry;
 }
 
-/** Adds a name to a name list. */
+/** Adds a name to a name list; the name as typed is kept sealed as the entry's label. */
 export async function addNameEntry(
   em: EntityManager,
+  secrets: ServiceSecrets,
   principal: TenantPrincipal,
   listId: string,
   rawInput: NameEntryInput,
@@ -252,12 +266,13 @@ export async function addNameEntry(
   const input = parseOrThrow(NameEntryInputSchema, rawInput);
   const list = await findList(em, principal, listId);
   assertListType(list, 'name');
-  return insertEntry(em, list, principal, nameFingerprint(input.name), input.reason);
+  return insertEntry(em, list, principal, nameFingerprint(input.name), input.reason, secrets.encrypt(input.name.trim()));
 }
 
-/** Adds a document to a document list. */
+/** Adds a document to a document list; country, type and number as typed are kept sealed as the entry's label. */
 export async function addDocumentEntry(
   em: EntityManager,
+  secrets: ServiceSecrets,
   principal: TenantPrincipal,
   listId: string,
   rawInput: DocumentEntryInput,
@@ -265,7 +280,15 @@ export async function addDocumentEntry(
   const input = parseOrThrow(DocumentEntryInputSchema, rawInput);
   const list = await findList(em, principal, listId);
   assertListType(list, 'document');
-  return insertEntry(em, list, principal, documentFingerprint(input.country, input.idType, input.documentNumber), input.reason);
+  const label = documentLabel(input.country, input.idType, input.documentNumber);
+  return insertEntry(
+    em,
+    list,
+    principal,
+    documentFingerprint(input.country, input.idType, input.documentNumber),
+    input.reason,
+    secrets.encrypt(label),
+  );
 }
 
 /** The result of adding a face (spec "Face entry creation result"). */
@@ -329,8 +352,8 @@ export async function addFaceEntry(
   const id = randomUUID();
   const columns = await templateColumns(em, template);
   await em.execute(
-    `insert into list_entry (id, list_id, tenant_id, environment, entry_type, fingerprint, template, ${columns.embedding === null ? '' : 'embedding, '}key_version, reason, added_by, added_by_name, session_id, added_at)
-     values (?, ?, ?, ?, 'face', ?, ?, ${columns.embedding === null ? '' : '?::vector, '}?, ?, ?, ?, ?, now())`,
+    `insert into list_entry (id, list_id, tenant_id, environment, entry_type, fingerprint, template, ${columns.embedding === null ? '' : 'embedding, '}key_version, reason, added_by, added_by_name, session_id, label_sealed, added_at)
+     values (?, ?, ?, ?, 'face', ?, ?, ${columns.embedding === null ? '' : '?::vector, '}?, ?, ?, ?, ?, ?, now())`,
     [
       id,
       list.id,
@@ -344,6 +367,7 @@ export async function addFaceEntry(
       addedBy(principal),
       principal.kind === 'operator' ? principal.operatorName : null,
       input.sessionId ?? null,
+      services.secrets.encrypt(faceLabel(input.sessionId)),
     ],
     'run',
   );

@@ -481,6 +481,9 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
       next_cursor: 'eyJjIjoxNzk1NTU0MTU1LCJpZCI6IjhhOWUyYTViIn0',
     },
   },
+  searchSessions: {
+    response: { sessions: [{ ...APPROVED_SESSION, matched_on: ['email'] }] },
+  },
   getSession: {
     params: { session_id: ID.session },
     response: {

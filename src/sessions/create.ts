@@ -11,6 +11,7 @@ import { ApiError, validationError } from '../errors.js';
 import { transactionWithEvents } from '../events/outbox.js';
 import type { Services } from '../services.js';
 import { parseOrThrow } from '../validation.js';
+import { indexNewSession } from './search.js';
 import { CreateSessionInputSchema, storedExpectedDetails, type CreateSessionInput } from './session-input.js';
 import { SESSION_COLUMNS, sessionRecordFromRow, type SessionRecord, type SessionRow } from './session-record.js';
 import { webhookUrlProblem } from '../webhooks/ssrf.js';
@@ -118,6 +119,13 @@ export async function createSession(
         ) ?? null,
     });
     if (row) {
+      await indexNewSession(
+        em,
+        services.secrets,
+        { id, tenantId: principal.tenantId, environment: principal.environment },
+        input.contactDetails ?? null,
+        storedExpectedDetails(input.expectedDetails),
+      );
       services.bus.publishEvents([{ ...event, seq: Number(row.event_seq), webhooksDone: row.webhooks_done }]);
       return { session: sessionRecordFromRow(row), idempotentReuse: false };
     }

@@ -10,6 +10,7 @@ import { SHAREABLE_STATUSES, type SessionStatus } from '../domain/types.js';
 import { ApiError, notFound, validationError } from '../errors.js';
 import { transactionWithEvents } from '../events/outbox.js';
 import type { Services } from '../services.js';
+import { reindexSession } from '../sessions/search.js';
 import { approve } from '../sessions/approval.js';
 import { approvedOnly } from '../sessions/decision.js';
 import { loadSession, tenantExists } from '../sessions/read.js';
@@ -282,6 +283,8 @@ export async function importSharedSession(
       });
     }
     await tx.flush();
+    // The imported document's names and number are searchable in the importing tenant's console.
+    await reindexSession(tx, services.secrets, session.id);
     return { session, importedFrom: input.shareToken, complianceLevel, serviceToken };
   });
 }

@@ -157,13 +157,13 @@ describe.skipIf(!enabled)('the operator console', () => {
       // Filters: another vendor's data hides the case, its own shows only it; the server and live arrivals agree.
       await page.getByLabel('Vendor data').fill('someone-else');
       await page.getByRole('button', { name: 'Filter' }).click();
-      await expect.poll(() => page.locator('#queue-count').textContent()).toBe('No case waits for review.');
+      await expect.poll(() => page.locator('#queue-count').textContent()).toBe('No sessions match these filters.');
       // The status filter searches another status: the case is in review, so no approved session matches.
       await page.getByLabel('Vendor data').fill('customer-viewer');
       await page.getByLabel('Status').selectOption('approved');
       await page.getByRole('button', { name: 'Filter' }).click();
-      await expect.poll(() => page.locator('#queue-count').textContent()).toBe('0 sessions match.');
-      expect(await page.locator('#queue-rows').textContent()).toContain('No session matches these filters.');
+      await expect.poll(() => page.locator('#queue-count').textContent()).toBe('No sessions match these filters.');
+      expect(await page.locator('#queue-rows').textContent()).toContain('No sessions match these filters.');
       await page.getByLabel('Status').selectOption('in_review');
       await page.getByLabel('Created from').fill(new Date().toISOString().slice(0, 10));
       await page.getByRole('button', { name: 'Filter' }).click();

@@ -123,3 +123,26 @@ describe('SQL statements per page of a dashboard connection', () => {
     },
   );
 });
+
+describe('SQL statements per page of the session search', () => {
+  const SEARCH = `query ($first: Int) { searchSessions(query: "dash-bulk", first: $first) { matchedOn session { ${SESSION_FIELDS} } } }`;
+
+  /** Runs one search page and returns the statements it cost and its hits. */
+  async function searchPage(first: number): Promise<{ statements: string[]; hits: number }> {
+    statements.length = 0;
+    const answer = await consoleGql(testApp, admin, SEARCH, { first });
+    expect(answer.body.errors, JSON.stringify(answer.body)).toBeUndefined();
+    return { statements: statements.filter((sql) => !BACKGROUND_POLL.test(sql)), hits: answer.body.data.searchSessions.length };
+  }
+
+  it('given more than 50 matching sessions, when a page of 5 and a page of 50 are searched, then both cost the same statements', async () => {
+    // The first search also reads the tenant's search secret, once per process.
+    await searchPage(5);
+    const small = await searchPage(5);
+    const large = await searchPage(50);
+    expect(small.hits).toBe(5);
+    expect(large.hits).toBe(50);
+    expect(large.statements.length, `${small.statements.join('\n')}\n---\n${large.statements.join('\n')}`).toBe(small.statements.length);
+    expect(large.statements.length).toBeLessThan(20);
+  });
+});

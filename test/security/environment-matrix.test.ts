@@ -174,6 +174,11 @@ const ROUTE_CASES: Record<string, RouteCase> = {
     calls: (o) => [{ body: { workflow_id: o.workflowId, vendor_data: `${o.vendorData}-foreign` } }],
   },
   'GET /v1/sessions': { refusal: 'no_leak', calls: () => [{}], shows: (o) => o.approvedSessionId },
+  'GET /v1/sessions/search': {
+    refusal: 'no_leak',
+    calls: (o) => [{ query: { q: o.approvedSessionId } }],
+    shows: (o) => o.approvedSessionId,
+  },
   'GET /v1/sessions/:session_id': { refusal: 'not_found', calls: sessionCalls },
   'GET /v1/sessions/:session_id/decision': { refusal: 'not_found', calls: sessionCalls },
   'POST /v1/sessions/:session_id/notes': {

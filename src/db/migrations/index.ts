@@ -35,6 +35,7 @@ import { Migration20261126007100H24Reasons } from './Migration20261126007100H24R
 import { Migration20261126020000H28TraceContext } from './Migration20261126020000H28TraceContext.js';
 import { Migration20261126210000H25AmlDisposition } from './Migration20261126210000H25AmlDisposition.js';
 import { Migration20261126204500H25ConsoleWork } from './Migration20261126204500H25ConsoleWork.js';
+import { Migration20261126210000H25Search } from './Migration20261126210000H25Search.js';
 
 /** Every migration in order; listed explicitly so tsx, vitest and a bundle all find the same set. */
 export const MIGRATIONS = [
@@ -75,4 +76,5 @@ export const MIGRATIONS = [
   Migration20261126020000H28TraceContext,
   Migration20261126210000H25AmlDisposition,
   Migration20261126204500H25ConsoleWork,
+  Migration20261126210000H25Search,
 ];

@@ -12,6 +12,7 @@ import {
   RequestRetakeDocument,
   ReviewSessionDocument,
   RevokeServiceTokenDocument,
+  SearchSessionsDocument,
   type DecisionFieldsFragment,
   type IntrospectionFieldsFragment,
   type NodeResultFieldsFragment,
@@ -19,6 +20,7 @@ import {
 } from '../../graphql/generated/operations.js';
 import { decisionJson } from '../../sessions/decision.js';
 import { SESSIONS_PAGE_DEFAULT, SESSIONS_PAGE_MAX } from '../../sessions/read.js';
+import { SEARCH_FIELDS, SESSION_SEARCH_DEFAULT, SESSION_SEARCH_MAX, SESSION_SEARCH_QUERY_MAX } from '../../sessions/search.js';
 import { CREATE_SESSION_FIELDS as fields } from '../../sessions/session-input.js';
 import { definedFields } from '../../input-rules.js';
 import { defineRoute } from '../route.js';
@@ -284,6 +286,40 @@ export const sessionRoutes = [
       ),
       has_more: z.boolean(),
       next_cursor: z.string().optional(),
+    }),
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/sessions/search',
+    operationId: 'searchSessions',
+    summary:
+      'Sessions of the calling tenant and environment matching q: a name (fuzzy), e-mail, phone, document number, session id (or 8+ hex digits of it) or vendor_data (exact or a part of 3+ characters); best match first.',
+    tag: 'Sessions',
+    operation: SearchSessionsDocument,
+    query: z
+      .object({
+        q: z.string().trim().min(1).max(SESSION_SEARCH_QUERY_MAX),
+        limit: z.coerce.number().int().min(1).max(SESSION_SEARCH_MAX).default(SESSION_SEARCH_DEFAULT),
+      })
+      .strict(),
+    variables: ({ query }) => ({ query: query.q, first: query.limit }),
+    status: 200,
+    present: (data) => ({
+      sessions: data.searchSessions.map((hit) => ({
+        ...presentSession(hit.session),
+        ...definedFields({ decided_at: hit.session.decidedAt }),
+        updated_at: hit.session.updatedAt,
+        matched_on: hit.matchedOn,
+      })),
+    }),
+    response: z.object({
+      sessions: z.array(
+        SessionJson.omit({ idempotent_reuse: true }).extend({
+          updated_at: z.number().int(),
+          decided_at: z.number().int().optional(),
+          matched_on: z.array(z.enum(SEARCH_FIELDS)),
+        }),
+      ),
     }),
   }),
   defineRoute({
