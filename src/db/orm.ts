@@ -15,8 +15,8 @@ export interface OrmOptions {
   poolMax?: number;
   /** Logs slow queries and errors; silent when absent. */
   logger?: Logger;
-  /** Called with every SQL statement the ORM runs (tests count queries with it). */
-  onQuery?: (sql: string) => void;
+  /** Called with every SQL statement the ORM runs (tests count queries with it), and its text with the parameters inlined (tests plan it). */
+  onQuery?: (sql: string, formatted?: string) => void;
   /** Server-side statement and lock timeouts of every pooled connection, in milliseconds (0 or absent: none). */
   timeouts?: { statementMs: number; lockMs: number };
 }
@@ -49,7 +49,7 @@ export async function createOrm(options: OrmOptions): Promise<MikroORM> {
 }
 
 /** ORM options that report every query to a listener and log nothing. */
-function queryListenerOptions(onQuery: (sql: string) => void) {
+function queryListenerOptions(onQuery: (sql: string, formatted?: string) => void) {
   return {
     debug: ['query'] as 'query'[],
     loggerFactory: () => ({
@@ -58,7 +58,7 @@ function queryListenerOptions(onQuery: (sql: string) => void) {
       warn: () => undefined,
       setDebugMode: () => undefined,
       isEnabled: (namespace: string) => namespace === 'query',
-      logQuery: (context: { query: string }) => onQuery(context.query),
+      logQuery: (context: { query: string; formatted?: string }) => onQuery(context.query, context.formatted),
     }),
   };
 }
