@@ -1,5 +1,5 @@
 /**
- * Webhook emitter benchmark: `npm run bench:events [-- --events 5000 --latency-events 200]`.
+ * Webhook emitter benchmark: `npm run bench:events [-- --events 5000 --latency-events 200 --destinations 1]`.
  *
  * A receiver on 127.0.0.1:0 (in a worker thread, so it has its own core) verifies every POST
  * with the official `standardwebhooks` library and counts them. Two measurements:
@@ -10,6 +10,9 @@
  *   number of pre-signed bodies straight from undici at the same concurrency, with no database.
  * - Latency: events committed one at a time every 5 ms; commit-to-receipt per event, p50/p99,
  *   beside a plain undici POST's round trip.
+ *
+ * With `--destinations N` every event goes to N destinations of the tenant (N × events deliveries,
+ * and as many baseline POSTs spread over the same N paths).
  *
  * Runs the emitter in-process on embedded PGlite (the `npm start` default) unless DATABASE_URL is set.
  */
@@ -32,10 +35,14 @@ const { values } = parseArgs({
   options: {
     events: { type: 'string', default: '5000' },
     'latency-events': { type: 'string', default: '200' },
+    destinations: { type: 'string', default: '1' },
   },
 });
 const EVENTS = Number(values.events);
 const LATENCY_EVENTS = Number(values['latency-events']);
+const DESTINATIONS = Number(values.destinations);
+/** Deliveries of the burst: every event to every destination. */
+const DELIVERIES = EVENTS * DESTINATIONS;
 const MASTER_KEY = 'bench-master-key-not-for-production-0123456789';
 
 /** The receiver, as plain CommonJS for a worker: verifies, counts, reports arrival times per `index`. */
@@ -43,7 +50,7 @@ const RECEIVER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { createServer } = require('node:http');
 const { Webhook } = require('standardwebhooks');
-let hook = null, verified = 0, failed = 0;
+let hooks = [], verified = 0, failed = 0;
 const arrivals = [];
 const server = createServer((req, res) => {
   const chunks = [];
@@ -51,6 +58,7 @@ const server = createServer((req, res) => {
   req.on('end', () => {
     const body = Buffer.concat(chunks).toString('utf8');
     try {
+      const hook = hooks[Number(req.url.split('/').pop()) || 0];
       hook.verify(body, { 'webhook-id': req.headers['webhook-id'], 'webhook-timestamp': req.headers['webhook-timestamp'], 'webhook-signature': req.headers['webhook-signature'] });
       verified++;
       const parsed = JSON.parse(body);
@@ -62,7 +70,7 @@ const server = createServer((req, res) => {
 });
 server.keepAliveTimeout = 60000;
 parentPort.on('message', (msg) => {
-  if (msg.secret) { hook = new Webhook(msg.secret); verified = 0; failed = 0; arrivals.length = 0; parentPort.postMessage({ ok: true }); }
+  if (msg.secrets) { hooks = msg.secrets.map((secret) => new Webhook(secret)); verified = 0; failed = 0; arrivals.length = 0; parentPort.postMessage({ ok: true }); }
   if (msg.stats) parentPort.postMessage({ verified, failed, arrivals: msg.arrivals ? arrivals.splice(0) : [] });
 });
 server.listen(0, '127.0.0.1', () => parentPort.postMessage({ port: server.address().port }));
@@ -111,24 +119,30 @@ const database = await openDatabase(config, logger, { migrate: true });
 const secrets = createServiceSecrets(MASTER_KEY);
 const bus = new EventBus();
 const tenant = await createTenant(database.orm.em.fork(), `bench-${Date.now()}`);
-const { secret } = await createDestination(
-  database.orm.em.fork(),
-  secrets,
-  true,
-  { tenantId: tenant.id, environment: 'live' },
-  { url: receiverUrl, version: 'v3' },
-);
-await ask(worker, { secret });
+const destinationSecrets: string[] = [];
+for (let index = 0; index < DESTINATIONS; index += 1) {
+  const { secret } = await createDestination(
+    database.orm.em.fork(),
+    secrets,
+    true,
+    { tenantId: tenant.id, environment: 'live' },
+    { url: `${receiverUrl}/${index}`, version: 'v3' },
+  );
+  destinationSecrets.push(secret!);
+}
+const resetReceiver = () => ask(worker, { secrets: destinationSecrets });
+await resetReceiver();
 
 console.log(
-  `Webhook emitter benchmark: ${EVENTS} events burst, ${LATENCY_EVENTS} paced; ${database.embedded ? 'embedded PGlite' : 'PostgreSQL server'}`,
+  `Webhook emitter benchmark: ${EVENTS} events burst to ${DESTINATIONS} destination(s) (${DELIVERIES} deliveries), ${LATENCY_EVENTS} paced; ${database.embedded ? 'embedded PGlite' : 'PostgreSQL server'}, per-destination concurrency ${config.WEBHOOK_MAX_IN_FLIGHT_PER_DESTINATION}`,
 );
 
+let baselineRate = 0;
 // Baseline: the same number of signed POSTs straight from undici, same concurrency, no database.
 {
   const agent = new Agent({ connections: 128 });
-  const key = signingKeyOf(secret!);
-  const bodies = Array.from({ length: EVENTS }, (_, index) =>
+  const keys = destinationSecrets.map((secret) => signingKeyOf(secret));
+  const bodies = Array.from({ length: DELIVERIES }, (_, index) =>
     JSON.stringify({ type: 'agent.revoked', timestamp: Math.floor(Date.now() / 1000), data: { jti: `baseline-${index}`, index } }),
   );
   const latencies: number[] = [];
@@ -139,9 +153,10 @@ console.log(
       while (next < bodies.length) {
         const index = next++;
         const body = bodies[index]!;
-        const headers = signWebhook(key, `baseline-${index}`, Math.floor(Date.now() / 1000), body);
+        const destination = index % DESTINATIONS;
+        const headers = signWebhook(keys[destination]!, `baseline-${index}`, Math.floor(Date.now() / 1000), body);
         const t0 = performance.now();
-        const response = await request(receiverUrl, {
+        const response = await request(`${receiverUrl}/${destination}`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', ...headers },
           body,
@@ -153,13 +168,14 @@ console.log(
     }),
   );
   const seconds = (performance.now() - started) / 1000;
-  const { failed } = await waitVerified(worker, EVENTS);
+  const { failed } = await waitVerified(worker, DELIVERIES);
   latencies.sort((a, b) => a - b);
+  baselineRate = DELIVERIES / seconds;
   console.log(
-    `baseline  (undici POST, no pipeline): ${(EVENTS / seconds).toFixed(0)} deliveries/s, request p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, bad signatures ${failed}`,
+    `baseline  (undici POST, no pipeline): ${baselineRate.toFixed(0)} deliveries/s, request p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms, bad signatures ${failed}`,
   );
   await agent.close();
-  await ask(worker, { secret });
+  await resetReceiver();
 }
 
 const running = await startEmitter({ url: database.url, config, secrets, logger, bus });
@@ -172,12 +188,12 @@ const running = await startEmitter({ url: database.url, config, secrets, logger,
       events.record(tx, { tenantId: tenant.id, environment: 'live', type: 'agent.revoked', payload: { jti: `burst-${index}`, index } });
   });
   const committed = performance.now();
-  const { at, failed } = await waitVerified(worker, EVENTS);
+  const { at, failed } = await waitVerified(worker, DELIVERIES);
   const seconds = (at - committed) / 1000;
   console.log(
-    `emitter   (outbox → fan-out → sign → POST → attempt rows): ${(EVENTS / seconds).toFixed(0)} deliveries/s (${EVENTS} in ${seconds.toFixed(2)} s after a ${(committed - started).toFixed(0)} ms commit), bad signatures ${failed}`,
+    `emitter   (outbox → fan-out → sign → POST → attempt rows): ${(DELIVERIES / seconds).toFixed(0)} deliveries/s = ${((DELIVERIES / seconds / baselineRate) * 100).toFixed(0)} % of the baseline (${DELIVERIES} in ${seconds.toFixed(2)} s after a ${(committed - started).toFixed(0)} ms commit), bad signatures ${failed}`,
   );
-  await ask(worker, { secret });
+  await resetReceiver();
 }
 
 // Latency: events committed one at a time.
@@ -190,7 +206,7 @@ const running = await startEmitter({ url: database.url, config, secrets, logger,
     committedAt.set(index, performance.timeOrigin + performance.now());
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
-  await waitVerified(worker, LATENCY_EVENTS);
+  await waitVerified(worker, LATENCY_EVENTS * DESTINATIONS);
   const { arrivals } = await ask<{ arrivals: [number, number][] }>(worker, { stats: true, arrivals: true });
   const latencies = arrivals.map(([index, at]) => at - committedAt.get(index)!).sort((a, b) => a - b);
   console.log(

@@ -1,5 +1,6 @@
 /**
  * Live status benchmark (a): `npx tsx --expose-gc bench/events-subscribers.ts [--subscribers 5000] [--changes 1000] [--per-socket 1]`.
+ * At 20,000 subscribers use `--per-socket 4` where a process may open 20,000 files (each socket is two: client and server).
  *
  * Starts the service in this process (embedded PGlite in memory, or DATABASE_URL when set),
  * opens N graphql-ws `sessionStatusChanged` subscriptions of one tenant from a worker thread

@@ -5,7 +5,9 @@
  * (bench/support/sessions-server.ts), the load generator here. Embedded PGlite by default (data
  * in a temporary directory on disk, as `npm start` keeps it; BENCH_PGLITE_DIR=memory for memory);
  * the server at DATABASE_URL when set. Options: --duration <seconds per run> (10), --connections
- * (50), --only <text of a run's name>.
+ * (50), --only <text of a run's name>. BENCH_CPU_PROF=<dir> writes the server's CPU profile there;
+ * BENCH_COUNT_STATEMENTS=1 prints the statements per request of each run; BENCH_RATE_LIMITS=1 turns the
+ * rate limits on (quotas too high to refuse), to measure what counting costs.
  */
 import { spawn } from 'node:child_process';
 import { readdir, readFile } from 'node:fs/promises';
@@ -42,9 +44,20 @@ interface Figures {
 async function measure(name: string, options: autocannon.Options): Promise<Figures> {
   const cpuBefore = await serverCpuMicros();
   const databaseBefore = await databaseCpuMicros();
+  const statementsBefore = await serverStatements();
   const result = await autocannon({ connections: CONNECTIONS, duration: DURATION_SECONDS, ...options });
   const cpuMicros = (await serverCpuMicros()) - cpuBefore;
   const databaseAfter = await databaseCpuMicros();
+  const statementsAfter = await serverStatements();
+  const sent = Object.entries(statementsAfter)
+    .map(([text, count]) => [text, (count - (statementsBefore[text] ?? 0)) / Math.max(1, result.requests.total)] as const)
+    .filter(([, perRequest]) => perRequest >= 0.001)
+    .sort((a, b) => b[1] - a[1]);
+  if (sent.length > 0) {
+    const total = sent.reduce((sum, [, perRequest]) => sum + perRequest, 0);
+    console.log(`\n${name}: ${total.toFixed(3)} statements per request (BENCH_COUNT_STATEMENTS)`);
+    for (const [text, perRequest] of sent) console.log(`  ${perRequest.toFixed(3)}  ${text}`);
+  }
   return {
     cpuMicrosPerRequest: cpuMicros / Math.max(1, result.requests.total),
     databaseMicrosPerRequest:
@@ -77,6 +90,12 @@ const firstLine = await new Promise<string>((resolve, reject) => {
 });
 const server = JSON.parse(firstLine) as { url: string; baselineUrl: string; cpuUrl: string; key: string; embedded: boolean };
 const headers = { 'content-type': 'application/json', 'x-api-key': server.key };
+
+/** Statements the server process has sent so far, by their first words (empty unless BENCH_COUNT_STATEMENTS is set). */
+async function serverStatements(): Promise<Record<string, number>> {
+  const response = await fetch(server.cpuUrl.replace(/\/cpu$/, '/statements'));
+  return (await response.json()) as Record<string, number>;
+}
 
 /** CPU time the server process has used so far, in microseconds. */
 async function serverCpuMicros(): Promise<number> {
@@ -172,7 +191,9 @@ const [base] = results;
 const database = server.embedded
   ? `embedded PGlite (${process.env.BENCH_PGLITE_DIR === 'memory' ? 'in memory' : 'data on disk'})`
   : 'PostgreSQL server (DATABASE_URL)';
-console.log(`\nbench:sessions — ${database}, ${CONNECTIONS} connections, ${DURATION_SECONDS} s per run, Node ${process.version}\n`);
+console.log(
+  `\nbench:sessions — ${database}${process.env.BENCH_RATE_LIMITS ? ', rate limits on' : ''}, ${CONNECTIONS} connections, ${DURATION_SECONDS} s per run, Node ${process.version}\n`,
+);
 console.log('| run | req/s | p50 ms | p99 ms | vs baseline | server CPU µs/req | database CPU µs/req | non-2xx | errors |');
 console.log('|---|---|---|---|---|---|---|---|---|');
 for (const figures of results) {

@@ -7,7 +7,7 @@
  * `--samples` sessions while the server is idle, then again while B's 600 deliveries (10 sessions
  * × 60 destinations) are in flight. Printed: p50 / p95 / max idle and loaded, and loaded / idle.
  *
- * Runs: the defaults (fair: 8 per destination, 32 per tenant, 256 in all) and, as the baseline in
+ * Runs: the defaults (fair: 16 per destination, 32 per tenant, 256 in all) and, as the baseline in
  * the same run, the caps switched off (per tenant = per destination = 256), which is the emitter
  * before fairness. Embedded PGlite unless DATABASE_URL is set.
  */
@@ -18,6 +18,7 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { startApp, type RunningApp } from '../src/app.js';
 import { createTenant, issueApiKey } from '../src/tenants/tenant.service.js';
+import { DEFAULT_MAX_IN_FLIGHT_PER_TARGET, DEFAULT_MAX_IN_FLIGHT_PER_TENANT } from '../src/webhooks/emitter.js';
 import { benchAppConfig } from './support/app-config.js';
 
 const { values } = parseArgs({
@@ -146,7 +147,12 @@ console.log(
 );
 // The baseline's loaded samples each wait for B's slots (up to the 15 s timeout): fewer of them.
 for (const [label, perTenant, perDestination, samples] of [
-  ['fair (defaults: 32 per tenant, 8 per destination)', 32, 8, SAMPLES],
+  [
+    `fair (defaults: ${DEFAULT_MAX_IN_FLIGHT_PER_TENANT} per tenant, ${DEFAULT_MAX_IN_FLIGHT_PER_TARGET} per destination)`,
+    DEFAULT_MAX_IN_FLIGHT_PER_TENANT,
+    DEFAULT_MAX_IN_FLIGHT_PER_TARGET,
+    SAMPLES,
+  ],
   ['baseline: caps off (256 per tenant and destination)', 256, 256, Math.min(SAMPLES, 3)],
 ] as const) {
   const { idle, loaded } = await run(perTenant, perDestination, samples);

@@ -70,8 +70,8 @@ export interface RunningApp {
 export interface StartOptions {
   /** Logger to use; a pino JSON logger at `LOG_LEVEL` when absent. */
   logger?: Logger;
-  /** Called with every SQL statement the ORM runs (tests count queries with it). */
-  onQuery?: (sql: string) => void;
+  /** Called with every SQL statement the ORM runs (tests count queries with it), and its text with the parameters inlined (tests plan it). */
+  onQuery?: (sql: string, formatted?: string) => void;
   /** Starts an in-memory embedded database from this migrated dump (tests; see openDatabase). */
   pgliteTemplate?: Blob;
 }

@@ -82,7 +82,7 @@ const ConfigSchema = z.object({
   /** Deliveries one emitter sends at once (open sockets to receivers). */
   WEBHOOK_MAX_IN_FLIGHT: z.coerce.number().int().min(1).max(10_000).default(256),
   /** Deliveries one emitter sends at once to one destination (or one callback URL), so a slow receiver holds few sockets. */
-  WEBHOOK_MAX_IN_FLIGHT_PER_DESTINATION: z.coerce.number().int().min(1).max(1_000).default(8),
+  WEBHOOK_MAX_IN_FLIGHT_PER_DESTINATION: z.coerce.number().int().min(1).max(1_000).default(16),
   /** Deliveries one emitter sends at once for one tenant, so one tenant's slow endpoints cannot take every socket. */
   WEBHOOK_MAX_IN_FLIGHT_PER_TENANT: z.coerce.number().int().min(1).max(10_000).default(32),
   /** Run the background job runner (pg-boss: session expiry sweep, AML re-screening after list changes) inside this process. */

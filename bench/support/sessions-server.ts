@@ -9,6 +9,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
@@ -26,10 +27,32 @@ const config = loadConfig({
   PGLITE_DATA_DIR: process.env.BENCH_PGLITE_DIR ?? (scratchDirectory ? join(scratchDirectory, 'pglite') : 'memory'),
   SEED_DEMO_TENANT: 'false',
   // The benches measure the service's own work; a single bench key would meet the per-key limit at once.
-  RATE_LIMIT_ENABLED: 'false',
+  // BENCH_RATE_LIMITS=1 charges every request anyway, to limits too high to refuse: what counting costs.
+  RATE_LIMIT_ENABLED: process.env.BENCH_RATE_LIMITS ? 'true' : 'false',
+  RATE_LIMIT_KEY_REQUESTS: '1000000000',
+  RATE_LIMIT_ADDRESS_REQUESTS: '1000000000',
   LOG_LEVEL: 'silent',
   MASTER_KEY: process.env.MASTER_KEY ?? 'bench-master-key-not-for-production-000000',
 });
+/**
+ * Statements sent to the database by this process, by their first words (BENCH_COUNT_STATEMENTS=1):
+ * the load generator divides them by the requests of a run to print statements per request.
+ */
+const statements = new Map<string, number>();
+if (process.env.BENCH_COUNT_STATEMENTS) {
+  // MikroORM's driver has its own copy of pg: count on both.
+  const ormPg = createRequire(createRequire(import.meta.url).resolve('@mikro-orm/postgresql'))('pg') as typeof pg;
+  for (const client of new Set([pg.Client, ormPg.Client])) {
+    const original = client.prototype.query as (...args: unknown[]) => unknown;
+    client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const first = args[0] as string | { text?: string } | undefined;
+      const text = typeof first === 'string' ? first : (first?.text ?? '');
+      const label = text.replace(/\s+/g, ' ').trim().slice(0, 70);
+      statements.set(label, (statements.get(label) ?? 0) + 1);
+      return original.apply(this, args);
+    } as typeof pg.Client.prototype.query;
+  }
+}
 const app = await startApp(config, { logger: pino({ level: 'silent' }) });
 
 // Baseline: the least a create can cost on this database — one INSERT … RETURNING over HTTP,
@@ -55,6 +78,8 @@ baseline.get('/cpu', async () => {
   const usage = process.cpuUsage();
   return { micros: usage.user + usage.system };
 });
+// Statement counts so far (empty unless BENCH_COUNT_STATEMENTS is set), read around each run.
+baseline.get('/statements', async () => Object.fromEntries(statements));
 await baseline.listen({ port: 0, host: '127.0.0.1' });
 const { port } = baseline.server.address() as { port: number };
 

@@ -21,7 +21,7 @@ export async function openDatabase(
   logger: Logger,
   options: {
     migrate?: boolean;
-    onQuery?: (sql: string) => void;
+    onQuery?: (sql: string, formatted?: string) => void;
     /**
      * A PGlite `dumpDataDir` of an already migrated database: an in-memory embedded database
      * starts from it, so tests migrate once per run instead of once per file (ignored on a server).

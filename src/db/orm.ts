@@ -16,8 +16,8 @@ export interface OrmOptions {
   poolMax?: number;
   /** Logs slow queries and errors; silent when absent. */
   logger?: Logger;
-  /** Called with every SQL statement the ORM runs (tests count queries with it). */
-  onQuery?: (sql: string) => void;
+  /** Called with every SQL statement the ORM runs (tests count queries with it), and its text with the parameters inlined (tests plan it). */
+  onQuery?: (sql: string, formatted?: string) => void;
   /** Server-side statement and lock timeouts of every pooled connection, in milliseconds (0 or absent: none). */
   timeouts?: { statementMs: number; lockMs: number };
 }
@@ -54,7 +54,7 @@ export async function createOrm(options: OrmOptions): Promise<MikroORM> {
  * reports every statement to its logger with its duration, in the caller's async context), and
  * report each to `onQuery` when given (tests count statements with it).
  */
-function queryLoggerOptions(onQuery: ((sql: string) => void) | undefined) {
+function queryLoggerOptions(onQuery: ((sql: string, formatted?: string) => void) | undefined) {
   return {
     debug: onQuery ? (['query'] as 'query'[]) : false,
     loggerFactory: () => ({
@@ -63,10 +63,10 @@ function queryLoggerOptions(onQuery: ((sql: string) => void) | undefined) {
       warn: () => undefined,
       setDebugMode: () => undefined,
       isEnabled: (namespace: string) => onQuery !== undefined && namespace === 'query',
-      logQuery: (context: { query?: string; took?: number; level?: string }) => {
+      logQuery: (context: { query?: string; formatted?: string; took?: number; level?: string }) => {
         const query = context.query ?? '';
         recordStatementSpan(query, context.took, context.level === 'error');
-        onQuery?.(query);
+        onQuery?.(query, context.formatted);
       },
     }),
   };

@@ -14,6 +14,7 @@ import {
   type DocumentNode,
   type GraphQLInputType,
   type GraphQLSchema,
+  type ValueNode,
 } from 'graphql';
 import { validationError, type FieldError } from '../errors.js';
 import { IMAGE_MAX_LENGTH } from '../sessions/node-inputs.js';
@@ -94,18 +95,44 @@ export function assertAcceptableInputs(
   variables: Readonly<Record<string, unknown>> | null | undefined,
 ): void {
   const problems: FieldError[] = [];
+  for (const { name, type, value: node } of argumentsOf(schema, document)) {
+    const value = node.kind === Kind.VARIABLE ? variables?.[node.name.value] : valueFromASTUntyped(node, variables ?? undefined);
+    inspectValue(value, type, name, name, problems);
+  }
+  if (problems.length > 0) throw validationError(problems);
+}
+
+/** One argument an operation's document passes: its name, declared type and the literal or variable given. */
+interface ArgumentSite {
+  name: string;
+  type: GraphQLInputType;
+  value: ValueNode;
+}
+
+/** The arguments of each document, per schema: the REST facade's and clients' repeated documents are walked once. */
+const argumentSites = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, ArgumentSite[]>>();
+
+/** Every argument of `document` with its declared type (a walk with type information, once per document and schema). */
+function argumentsOf(schema: GraphQLSchema, document: DocumentNode): ArgumentSite[] {
+  let byDocument = argumentSites.get(schema);
+  if (!byDocument) {
+    byDocument = new WeakMap();
+    argumentSites.set(schema, byDocument);
+  }
+  let sites = byDocument.get(document);
+  if (sites) return sites;
+  const found: ArgumentSite[] = [];
   const typeInfo = new TypeInfo(schema);
   visit(
     document,
     visitWithTypeInfo(typeInfo, {
       Argument(node) {
         const argument = typeInfo.getArgument();
-        if (!argument) return;
-        const value =
-          node.value.kind === Kind.VARIABLE ? variables?.[node.value.name.value] : valueFromASTUntyped(node.value, variables ?? undefined);
-        inspectValue(value, argument.type, node.name.value, node.name.value, problems);
+        if (argument) found.push({ name: node.name.value, type: argument.type, value: node.value });
       },
     }),
   );
-  if (problems.length > 0) throw validationError(problems);
+  sites = found;
+  byDocument.set(document, sites);
+  return sites;
 }

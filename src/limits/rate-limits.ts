@@ -1,8 +1,9 @@
 /**
  * Request rate limits and engine quotas (docs/design.md "Rate limits and quotas": 429 `rate_limited` with `Retry-After` and the
  * IETF draft `RateLimit`/`RateLimit-Policy` headers). Counters are rate-limiter-flexible's: in
- * PostgreSQL (table `rate_limit`, one upsert per charge) when the service runs on a server, so
- * every instance shares them, and in memory on the embedded database, which one process owns.
+ * PostgreSQL (table `rate_limit`) when the service runs on a server, so every instance shares
+ * them, and in memory on the embedded database, which one process owns. On the server the
+ * per-request limits take their points in reserved blocks (reserved-counter.ts), not one upsert per request.
  */
 import { createHash } from 'node:crypto';
 import pg from 'pg';
@@ -10,6 +11,7 @@ import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimite
 import type { Logger } from 'pino';
 import type { Config } from '../config.js';
 import { ApiError } from '../errors.js';
+import { CachedBlockCheck, ReservedCounter } from './reserved-counter.js';
 
 /** A named limit: `quota` units per `windowSeconds`. The name is what `RateLimit-Policy` calls it. */
 export interface LimitPolicy {
@@ -108,7 +110,10 @@ function digest(value: string): string {
 /** One limit and the counter behind it. */
 interface Limiter {
   policy: LimitPolicy;
-  counter: RateLimiterAbstract;
+  /** Takes one point; throws a RateLimiterRes when none is left. */
+  consume(id: string): Promise<{ remainingPoints: number; msBeforeNext: number }>;
+  /** The count of `id` (null when it has none). */
+  get(id: string): Promise<RateLimiterRes | null>;
 }
 
 /** The policies a configuration sets. */
@@ -156,7 +161,12 @@ export function createRateLimits(options: RateLimitsOptions): RateLimits {
   // A counter error (the database restarting) must not fail requests: the pool logs and recovers.
   pool?.on('error', (error) => logger.warn({ err: error }, 'rate-limit counter connection failed'));
 
-  const build = (policy: LimitPolicy, prefix: string, blockSeconds = 0): Limiter => {
+  /**
+   * `reserved`: charged on every request, so on the server a process reserves blocks of points
+   * and spends them in memory (reserved-counter.ts); the failure counters are written only on a
+   * 401 and their checks reuse a read for a second.
+   */
+  const build = (policy: LimitPolicy, prefix: string, blockSeconds = 0, reserved = false): Limiter => {
     const base = { keyPrefix: `rl_${prefix}`, points: policy.quota, duration: policy.windowSeconds, blockDuration: blockSeconds };
     // While the database does not answer, each instance counts alone in memory (the insurance limiter).
     const counter: RateLimiterAbstract = pool
@@ -170,13 +180,19 @@ export function createRateLimits(options: RateLimitsOptions): RateLimits {
           insuranceLimiter: new RateLimiterMemory(base),
         })
       : new RateLimiterMemory(base);
-    return { policy, counter };
+    if (!pool) return { policy, consume: (id) => counter.consume(id), get: (id) => counter.get(id) };
+    if (reserved) {
+      const shared = new ReservedCounter(counter, policy.quota);
+      return { policy, consume: (id) => shared.consume(id), get: (id) => counter.get(id) };
+    }
+    const checked = new CachedBlockCheck(counter);
+    return { policy, consume: (id) => checked.consume(id), get: (id) => checked.get(id) };
   };
 
   const policies = policiesOf(config);
-  const key = build(policies.key, 'key');
-  const address = build(policies.address, 'addr');
-  const sessionToken = build(policies.sessionToken, 'link');
+  const key = build(policies.key, 'key', 0, true);
+  const address = build(policies.address, 'addr', 0, true);
+  const sessionToken = build(policies.sessionToken, 'link', 0, true);
   const authFailures = build(policies.authFailures, 'authfail', config.RATE_LIMIT_AUTH_FAILURE_BLOCK_SECONDS);
   // The same policy per failing credential: one wrong key tried from many addresses is stopped too.
   const credentialFailures = build(policies.authFailures, 'authfail_cred', config.RATE_LIMIT_AUTH_FAILURE_BLOCK_SECONDS);
@@ -189,7 +205,7 @@ export function createRateLimits(options: RateLimitsOptions): RateLimits {
   /** Consumes one unit; resolves with the state, or throws the 429 when the limit is spent. */
   const charge = async (limiter: Limiter, id: string, message: string): Promise<LimitState> => {
     try {
-      const result = await limiter.counter.consume(id);
+      const result = await limiter.consume(id);
       return { policy: limiter.policy, remaining: result.remainingPoints, resetSeconds: Math.ceil(result.msBeforeNext / 1000) };
     } catch (rejection) {
       if (rejection instanceof RateLimiterRes) throw rateLimitedError(limiter.policy, rejection.msBeforeNext / 1000, message);
@@ -207,8 +223,8 @@ export function createRateLimits(options: RateLimitsOptions): RateLimits {
       const credential = identity.apiKey ?? identity.sessionToken;
       // One round trip to the counters: the block checks go out with the charges.
       const [addressCheck, credentialCheck, ...outcomes] = await Promise.allSettled([
-        authFailures.counter.get(identity.address),
-        credential ? credentialFailures.counter.get(digest(credential)) : Promise.resolve(null),
+        authFailures.get(identity.address),
+        credential ? credentialFailures.get(digest(credential)) : Promise.resolve(null),
         ...charges,
       ]);
       if (addressCheck.status === 'rejected') throw addressCheck.reason;
@@ -235,8 +251,8 @@ export function createRateLimits(options: RateLimitsOptions): RateLimits {
       );
     },
     async recordAuthFailure(addressValue, credential) {
-      const counted = [authFailures.counter.consume(addressValue)];
-      if (credential) counted.push(credentialFailures.counter.consume(digest(credential)));
+      const counted = [authFailures.consume(addressValue)];
+      if (credential) counted.push(credentialFailures.consume(digest(credential)));
       for (const outcome of await Promise.allSettled(counted)) {
         // Over the limit (a RateLimiterRes): blocked now; the next request is refused by chargeRequest.
         if (outcome.status === 'rejected' && !(outcome.reason instanceof RateLimiterRes)) throw outcome.reason;

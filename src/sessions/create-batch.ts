@@ -65,7 +65,7 @@ export type CreatedRow = SessionRow & { event_seq: string; webhooks_done: boolea
  * workflow, vendor_data) slot an active session holds is skipped (the partial unique index), and
  * no row comes back for it. Rows are inserted in `ord` order.
  */
-const INSERT_SESSIONS_SQL = `
+export const INSERT_SESSIONS_SQL = `
   with input as (
     select * from jsonb_to_recordset($1::jsonb) as x (ord int, id uuid, tenant_id uuid, environment text, workflow_id text,
       vendor_data text, callback text, redirect_url text, language text, metadata jsonb, contact_details jsonb, expected_details jsonb, key_id uuid,

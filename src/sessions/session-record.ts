@@ -202,7 +202,7 @@ const QUALIFIED_SESSION_COLUMNS = SESSION_COLUMNS.split(',')
  * aggregating JSON; written as index lookups per wanted id (unnest, then a lateral join), so the
  * prepared statement's generic plan never scans the tables.
  */
-const READ_SESSIONS_SQL = `
+export const READ_SESSIONS_SQL = `
   select ${QUALIFIED_SESSION_COLUMNS}, r.session_id as r_session_id, r.node_type as r_node_type, r.status as r_status,
          r.required as r_required, r.provider as r_provider, r.warnings as r_warnings, r.details as r_details,
          r.attempts as r_attempts, r.resubmission_reason as r_resubmission_reason, r.updated_at as r_updated_at

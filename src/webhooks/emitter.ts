@@ -11,11 +11,19 @@ import type { EventBus, PublishedEvent } from '../events/outbox.js';
 import { AttemptLog } from './attempt-log.js';
 import { DeliveryDispatcher, type ClaimedDelivery } from './dispatch.js';
 import { advanceWatermark, FAN_OUT_BATCH_SIZE, fanOutOnce, WATERMARK_INTERVAL_MS } from './fanout.js';
+import { WEBHOOK_TIMEOUT_MS } from './http.js';
 
 /** Deliveries in flight at once per emitter (sockets to receivers). */
 export const DEFAULT_MAX_IN_FLIGHT = 256;
 /** Deliveries in flight at once to one target (destination or callback URL). */
-export const DEFAULT_MAX_IN_FLIGHT_PER_TARGET = 8;
+export const DEFAULT_MAX_IN_FLIGHT_PER_TARGET = 16;
+/**
+ * Claimed deliveries a target may have waiting in this emitter beyond those in flight, as a
+ * multiple of its in-flight cap: the next one starts as soon as one finishes, and a claim (one
+ * statement scanning the due queue) serves a batch per target rather than each freed slot.
+ * Only with a lease long enough that a waiting delivery is sent well before it runs out.
+ */
+const PREFETCH_FACTOR = 1;
 /** Deliveries in flight at once for one tenant: an eighth of the window. */
 export const DEFAULT_MAX_IN_FLIGHT_PER_TENANT = 32;
 /** Free slots worth a claim query at most: claims stay batched, yet slow receivers cannot starve others. */
@@ -40,7 +48,7 @@ export interface EmitterOptions {
   bus?: EventBus;
   /** Deliveries in flight at once. @default 256 */
   maxInFlight?: number;
-  /** Deliveries in flight at once to one destination or callback URL (a slow receiver holds no more). @default 8 */
+  /** Deliveries in flight at once to one destination or callback URL (a slow receiver holds no more). @default 16 */
   maxInFlightPerTarget?: number;
   /** Deliveries in flight at once for one tenant (its slow endpoints cannot take every slot). @default 32 */
   maxInFlightPerTenant?: number;
@@ -73,6 +81,14 @@ export class WebhookEmitter {
   /** In-flight deliveries per tenant and per target, for the fairness caps of each claim. */
   private readonly inFlightByTenant = new Map<string, number>();
   private readonly inFlightByTarget = new Map<string, number>();
+  /** Claimed deliveries per tenant and per target, in flight or waiting here: what the claim's caps count. */
+  private readonly heldByTenant = new Map<string, number>();
+  private readonly heldByTarget = new Map<string, number>();
+  /** Claimed deliveries waiting for a slot of their target, in claim order. */
+  private readonly waiting = new Map<string, ClaimedDelivery[]>();
+  private waitingCount = 0;
+  /** Deliveries a target may hold here (in flight and waiting). */
+  private readonly maxHeldPerTarget: number;
   private fanOutWaiter: (() => void) | null = null;
   private deliveryWaiter: (() => void) | null = null;
   private fanOutPending = false;
@@ -91,6 +107,9 @@ export class WebhookEmitter {
     this.maxPerTarget = options.maxInFlightPerTarget ?? DEFAULT_MAX_IN_FLIGHT_PER_TARGET;
     this.maxPerTenant = Math.min(options.maxInFlightPerTenant ?? DEFAULT_MAX_IN_FLIGHT_PER_TENANT, this.maxInFlight);
     this.claimBatch = Math.max(1, Math.min(MIN_CLAIM_BATCH, this.maxInFlight - this.maxPerTenant));
+    // A waiting delivery is sent within one receiver time-out; its lease must outlast that twice over.
+    const prefetch = options.claimLeaseSeconds * 1000 >= 4 * WEBHOOK_TIMEOUT_MS ? PREFETCH_FACTOR : 0;
+    this.maxHeldPerTarget = this.maxPerTarget * (1 + prefetch);
   }
 
   /** Starts the fan-out and delivery loops. */
@@ -115,7 +134,8 @@ export class WebhookEmitter {
     for (const timer of this.wakeTimers) clearTimeout(timer);
     this.wake();
     await Promise.all(this.loops);
-    while (this.inFlight > 0) await new Promise<void>((resolve) => (this.deliveryWaiter = resolve));
+    // Waiting deliveries are claimed: they are sent before stopping, as slots free.
+    while (this.inFlight > 0 || this.waitingCount > 0) await new Promise<void>((resolve) => (this.deliveryWaiter = resolve));
     await this.attempts.flush();
     await this.dispatcher.close();
   }
@@ -182,10 +202,11 @@ export class WebhookEmitter {
   private async deliveryLoop(): Promise<void> {
     while (this.running) {
       this.deliveryPending = false;
-      const free = this.maxInFlight - this.inFlight;
+      const held = this.inFlight + this.waitingCount;
+      const free = this.maxInFlight - held;
       // Claim in batches to keep the database quiet, but small enough ones that slots held by
       // slow receivers (capped per tenant and target) never keep other tenants waiting.
-      if (free < this.claimBatch && this.inFlight > 0) {
+      if (free < this.claimBatch && held > 0) {
         await this.idle('delivery');
         continue;
       }
@@ -193,19 +214,33 @@ export class WebhookEmitter {
       try {
         claimed = await this.dispatcher.claim(free, {
           maxPerTenant: this.maxPerTenant,
-          maxPerTarget: this.maxPerTarget,
-          inFlightByTenant: this.inFlightByTenant,
-          inFlightByTarget: this.inFlightByTarget,
+          maxPerTarget: this.maxHeldPerTarget,
+          inFlightByTenant: this.heldByTenant,
+          inFlightByTarget: this.heldByTarget,
         });
       } catch (error) {
         this.options.logger.error({ err: error }, 'webhook claim failed');
       }
-      for (const delivery of claimed) this.launch(delivery);
+      for (const delivery of claimed) this.take(delivery);
       if (claimed.length < free) await this.idle('delivery');
     }
   }
 
-  /** Sends one claimed delivery in the background and queues its result. */
+  /** Sends a claimed delivery now, or once a slot of its target frees. */
+  private take(delivery: ClaimedDelivery): void {
+    adjust(this.heldByTenant, delivery.tenant_id, 1);
+    adjust(this.heldByTarget, delivery.target_key, 1);
+    if ((this.inFlightByTarget.get(delivery.target_key) ?? 0) < this.maxPerTarget) {
+      this.launch(delivery);
+      return;
+    }
+    const queue = this.waiting.get(delivery.target_key);
+    if (queue) queue.push(delivery);
+    else this.waiting.set(delivery.target_key, [delivery]);
+    this.waitingCount += 1;
+  }
+
+  /** Sends one claimed delivery in the background and queues its result; the next waiting one of its target follows it. */
   private launch(delivery: ClaimedDelivery): void {
     this.inFlight += 1;
     adjust(this.inFlightByTenant, delivery.tenant_id, 1);
@@ -225,7 +260,17 @@ export class WebhookEmitter {
         this.inFlight -= 1;
         adjust(this.inFlightByTenant, delivery.tenant_id, -1);
         adjust(this.inFlightByTarget, delivery.target_key, -1);
-        this.wakeDelivery();
+        adjust(this.heldByTenant, delivery.tenant_id, -1);
+        adjust(this.heldByTarget, delivery.target_key, -1);
+        const queue = this.waiting.get(delivery.target_key);
+        const next = queue?.shift();
+        if (next) {
+          this.waitingCount -= 1;
+          if (queue!.length === 0) this.waiting.delete(delivery.target_key);
+          this.launch(next);
+        }
+        // A claim is worth it once the target has room for a batch again, or for what others wait on.
+        if (!queue || queue.length === 0 || !this.running) this.wakeDelivery();
       });
   }
 

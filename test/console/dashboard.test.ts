@@ -85,7 +85,8 @@ const TIME_TO_DECISION = /* GraphQL */ `
 
 /**
  * A session of `key` whose history is written as given: created `createdHoursAgo` hours ago, then
- * moved through `path`, each step `[status, seconds after creation]`; the last step is its status.
+ * moved through `path`, each step `[status, seconds after creation]` written to its row and its
+ * history; the last step is its status.
  */
 async function history(key: string, createdHoursAgo: number, path: [string, number][]): Promise<string> {
   const created = await testApp.rest('POST', '/v1/sessions', {
@@ -96,10 +97,12 @@ async function history(key: string, createdHoursAgo: number, path: [string, numb
   const id = created.body.session_id as string;
   const em = testApp.app.orm.em.fork();
   const createdAt = new Date(Date.now() - createdHoursAgo * 3_600_000);
-  await em.execute(`update session set created_at = ?, status = ? where id = ?`, [createdAt, path.at(-1)?.[0] ?? 'pending', id]);
+  await em.execute(`update session set created_at = ? where id = ?`, [createdAt, id]);
   await em.execute(`update session_status_change set created_at = ? where session_id = ?`, [createdAt, id]);
   let from = 'pending';
   for (const [to, seconds] of path) {
+    // Each step changes the row's status, as the service does (the row keeps its furthest stage).
+    await em.execute(`update session set status = ? where id = ?`, [to, id]);
     await em.execute(
       `insert into session_status_change (id, session_id, tenant_id, from_status, to_status, actor, created_at)
        select ?, id, tenant_id, ?, ?, 'decision_engine', ? from session where id = ?`,

@@ -7,7 +7,7 @@
  * Each test speaks from its own client address (TRUST_PROXY and X-Forwarded-For) with fresh keys,
  * so counters of other tests, files or runs on a shared server database never meet its own.
  */
-import { randomInt, randomUUID } from 'node:crypto';
+import { createHash, randomInt, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 import { createSession, tokenOf } from '../sessions/support.js';
@@ -291,27 +291,27 @@ describe('engine quotas and SMS numbers', () => {
   });
 });
 
-describe.runIf(process.env.DATABASE_URL)('rate limits across instances (PostgreSQL server)', () => {
-  const KEY_REQUESTS = 6;
+/** Two servers on one database with the same limits, started before and closed after a describe's tests. */
+function twoServers(env: Record<string, string>): { first: () => TestApp; second: () => TestApp } {
   let first: TestApp;
   let second: TestApp;
-
   beforeAll(async () => {
-    const env = {
-      RATE_LIMIT_ENABLED: 'true',
-      TRUST_PROXY: 'true',
-      RATE_LIMIT_KEY_REQUESTS: String(KEY_REQUESTS),
-      RATE_LIMIT_KEY_WINDOW_SECONDS: '60',
-    };
-    first = await startTestApp(env);
-    second = await startTestApp(env);
+    first = await startTestApp({ RATE_LIMIT_ENABLED: 'true', TRUST_PROXY: 'true', RATE_LIMIT_KEY_WINDOW_SECONDS: '60', ...env });
+    second = await startTestApp({ RATE_LIMIT_ENABLED: 'true', TRUST_PROXY: 'true', RATE_LIMIT_KEY_WINDOW_SECONDS: '60', ...env });
   });
   afterAll(async () => {
     await first?.close();
     await second?.close();
   });
+  return { first: () => first, second: () => second };
+}
+
+describe.runIf(process.env.DATABASE_URL)('rate limits across instances (PostgreSQL server)', () => {
+  const KEY_REQUESTS = 6;
+  const servers = twoServers({ RATE_LIMIT_KEY_REQUESTS: String(KEY_REQUESTS) });
 
   it('given two servers on one database, when a key calls both, then they share one count', async () => {
+    const [first, second] = [servers.first(), servers.second()];
     const tenant = await first.tenant();
     for (let call = 0; call < KEY_REQUESTS; call += 1) {
       const server = call % 2 === 0 ? first : second;
@@ -319,5 +319,32 @@ describe.runIf(process.env.DATABASE_URL)('rate limits across instances (PostgreS
     }
     expectRateLimited(await restFrom(first, freshAddress(), 'GET', '/v1/workflows', tenant.sandboxKey), 'key', KEY_REQUESTS, 60);
     expectRateLimited(await restFrom(second, freshAddress(), 'GET', '/v1/workflows', tenant.sandboxKey), 'key', KEY_REQUESTS, 60);
+  });
+});
+
+describe.runIf(process.env.DATABASE_URL)('rate-limit counters reserved in blocks (PostgreSQL server)', () => {
+  const KEY_REQUESTS = 1000;
+  const CALLS = 30;
+  // The key's limit is the tighter one, so the header names it.
+  const servers = twoServers({ RATE_LIMIT_KEY_REQUESTS: String(KEY_REQUESTS), RATE_LIMIT_ADDRESS_REQUESTS: '100000' });
+
+  it('given a key far from its limit, when it calls many times, then each answer counts down exactly and the database was written a block at a time', async () => {
+    const [first, second] = [servers.first(), servers.second()];
+    const tenant = await first.tenant();
+    for (let call = 1; call <= CALLS; call += 1) {
+      const response = await restFrom(first, freshAddress(), 'GET', '/v1/workflows', tenant.sandboxKey);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('ratelimit')).toMatch(new RegExp(`^"key";r=${KEY_REQUESTS - call};t=\\d+$`));
+    }
+    // The shared count holds every point this process took: what it spent and the rest of its block.
+    const digest = createHash('sha256').update(tenant.sandboxKey).digest('base64url').slice(0, 24);
+    const [row] = await first.app.orm.em
+      .fork()
+      .execute<{ points: number }[]>('select points from rate_limit where key = ?', [`rl_key:${digest}`]);
+    expect(row!.points).toBeGreaterThan(CALLS);
+    expect(row!.points).toBeLessThanOrEqual(CALLS + 64);
+    // Another instance counts from the shared total: its first answer already knows the block the first one holds.
+    const elsewhere = await restFrom(second, freshAddress(), 'GET', '/v1/workflows', tenant.sandboxKey);
+    expect(elsewhere.headers.get('ratelimit')).toMatch(new RegExp(`^"key";r=${KEY_REQUESTS - row!.points - 1};t=\\d+$`));
   });
 });

@@ -62,7 +62,10 @@ export interface RestResponse {
  */
 export async function startTestApp(
   env: Record<string, string> = {},
-  options: { onQuery?: (sql: string) => void; /** Captures the server's log (tests of what is logged). */ logger?: Logger } = {},
+  options: {
+    onQuery?: (sql: string, formatted?: string) => void;
+    /** Captures the server's log (tests of what is logged). */ logger?: Logger;
+  } = {},
 ): Promise<TestApp> {
   const config = loadConfig({
     ...process.env,

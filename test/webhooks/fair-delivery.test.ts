@@ -85,7 +85,8 @@ async function startHoldingReceiver(): Promise<HoldingReceiver> {
   return receiver;
 }
 
-describe('fair webhook delivery', () => {
+// A lease of 60 s lets the emitter claim a second round per destination ahead (held, sent as slots free); 2 s does not.
+describe.each(['2', '60'])('fair webhook delivery (claim lease %s s)', (lease) => {
   let testApp: TestApp;
   let slow: HoldingReceiver;
   let fast: Receiver;
@@ -97,6 +98,7 @@ describe('fair webhook delivery', () => {
       WEBHOOK_MAX_IN_FLIGHT: String(WINDOW),
       WEBHOOK_MAX_IN_FLIGHT_PER_DESTINATION: String(PER_DESTINATION),
       WEBHOOK_MAX_IN_FLIGHT_PER_TENANT: String(PER_TENANT),
+      WEBHOOK_CLAIM_LEASE_SECONDS: lease,
     });
     slow = await startHoldingReceiver();
     fast = await startReceiver();

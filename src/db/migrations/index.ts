@@ -36,6 +36,7 @@ import { Migration20261126020000H28TraceContext } from './Migration2026112602000
 import { Migration20261126210000H25AmlDisposition } from './Migration20261126210000H25AmlDisposition.js';
 import { Migration20261126204500H25ConsoleWork } from './Migration20261126204500H25ConsoleWork.js';
 import { Migration20261126210000H25Search } from './Migration20261126210000H25Search.js';
+import { Migration20261126213000H29ListingIndexes } from './Migration20261126213000H29ListingIndexes.js';
 
 /** Every migration in order; listed explicitly so tsx, vitest and a bundle all find the same set. */
 export const MIGRATIONS = [
@@ -77,4 +78,5 @@ export const MIGRATIONS = [
   Migration20261126210000H25AmlDisposition,
   Migration20261126204500H25ConsoleWork,
   Migration20261126210000H25Search,
+  Migration20261126213000H29ListingIndexes,
 ];
