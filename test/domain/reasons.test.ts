@@ -87,6 +87,8 @@ const NOT_REASONS = new Set([
   'count_mismatch',
   'camera',
   'upload',
+  // Session search: a field error of the request (a page size out of range), not a verdict.
+  'out_of_range',
 ]);
 
 /** Every `.ts` file under a directory. */

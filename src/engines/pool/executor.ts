@@ -244,7 +244,8 @@ export function createPoolExecutor(options: PoolExecutorOptions): EngineExecutor
         timing?.started();
         const work = pool.run(task).finally(releaseThread) as Promise<EngineTaskOutcome>;
         const outcome = await untilAborted(work, abandon);
-        timing?.finished(outcome.ok ? 'ok' : 'error');
+        if (outcome.ok) timing?.finished('ok');
+        else timing?.finished('error');
         return outcome;
       } catch (error) {
         if (budget.aborted) {
@@ -255,7 +256,8 @@ export function createPoolExecutor(options: PoolExecutorOptions): EngineExecutor
           timing?.finished('busy');
           throw enginesBusy(retryAfterSeconds());
         }
-        timing?.finished(abandon.aborted ? 'abandoned' : 'error');
+        if (abandon.aborted) timing?.finished('abandoned');
+        else timing?.finished('error');
         throw error;
       } finally {
         inFlight -= 1;
