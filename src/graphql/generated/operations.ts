@@ -277,6 +277,8 @@ export type CreateWorkflowInput = {
   maxAttempts?: InputMaybe<Scalars['Int']['input']>;
   name: Scalars['String']['input'];
   nodes: Array<WorkflowNodeInput>;
+  /** Rules: `{ id, when, then, node?, reason? }`, `when` a JSON Logic condition on the session facts (docs/workflows.md). Default none. */
+  rules?: InputMaybe<Array<Scalars['JSONObject']['input']>>;
   /** Default user. */
   type?: InputMaybe<WorkflowType>;
 };
@@ -799,6 +801,8 @@ export type Mutation = {
   importSharedSession: ImportedSession;
   /** Issues a signed, single-use nonce (valid 5 minutes) for one camera capture of a photo step; send it back in the step input captures. */
   issueCaptureNonce: CaptureNonce;
+  /** Publishes a revision: new sessions run it. Publishing an earlier revision is the rollback. Audited with who published. */
+  publishWorkflowRevision: Workflow;
   /** Releases a case: its holder may, an admin may release anyone's. True once the case is unclaimed. Audited. */
   releaseSession: Scalars['Boolean']['output'];
   /** Sends a delivery again now, same webhook-id and body, restarting its schedule. */
@@ -819,6 +823,8 @@ export type Mutation = {
   revokeServiceToken: ServiceTokenIntrospection;
   /** Replaces the secret that signs per-session callback deliveries of the key's environment (the other keeps its own); returned only now. */
   rotateCallbackSecret: Scalars['String']['output'];
+  /** Saves a draft revision of a custom workflow (the latest draft, else the published revision, with the changes); new sessions keep the published one. */
+  saveWorkflowDraft: Workflow;
   /** Screens a person against sanctions, PEP and adverse-media lists and stores the result. */
   screenAml: AmlResult;
   /** Queues a `webhook.test` message to an active destination. */
@@ -831,6 +837,8 @@ export type Mutation = {
   startLivenessChallenge: LivenessChallenge;
   /** Starts enrolling an authenticator app (TOTP, RFC 6238): the secret and its QR code are shown this once. */
   startTotpEnrolment: TotpEnrolment;
+  /** Replays a revision over past decided sessions (last N, or a date range) from their stored results, changing nothing; large selections are queued. */
+  startWorkflowReplay: WorkflowReplay;
   /** Submits personal data for AML screening. In a workflow with a document step the identity read from the document is screened and this data is compared with it (a difference is an aml_document_mismatch warning); sent before the document, it waits for it. */
   submitAmlData: VerificationProgress;
   /** Submits the company to look up in its registry. */
@@ -849,7 +857,7 @@ export type Mutation = {
   updateOperator: Operator;
   /** Changes a destination; `rotateSecret` returns a new secret, the old one signs nothing. */
   updateWebhookDestination: WebhookDestinationSecretPayload;
-  /** Renames or changes a custom workflow; WORKFLOW_READ_ONLY for built-ins. */
+  /** Changes a custom workflow: saved as a new revision and published at once (sessions in flight keep theirs); WORKFLOW_READ_ONLY for built-ins. */
   updateWorkflow: Workflow;
   /** Checks one ID document (image quality, MRZ and check digits, expiry, country and type, NFC) and stores the result, never the images. */
   verifyIdDocument: IdVerificationResult;
@@ -995,6 +1003,12 @@ export type MutationIssueCaptureNonceArgs = {
 };
 
 
+export type MutationPublishWorkflowRevisionArgs = {
+  id: Scalars['String']['input'];
+  revision: Scalars['Int']['input'];
+};
+
+
 export type MutationReleaseSessionArgs = {
   id: Scalars['String']['input'];
 };
@@ -1051,6 +1065,12 @@ export type MutationRevokeServiceTokenArgs = {
 };
 
 
+export type MutationSaveWorkflowDraftArgs = {
+  id: Scalars['String']['input'];
+  input: UpdateWorkflowInput;
+};
+
+
 export type MutationScreenAmlArgs = {
   input: ScreenAmlInput;
 };
@@ -1075,6 +1095,12 @@ export type MutationShareSessionArgs = {
 
 export type MutationStartLivenessChallengeArgs = {
   sessionId: Scalars['String']['input'];
+};
+
+
+export type MutationStartWorkflowReplayArgs = {
+  id: Scalars['String']['input'];
+  input: WorkflowReplayInput;
 };
 
 
@@ -1370,6 +1396,12 @@ export type Query = {
   webhookDestinationsConnection: WebhookDestinationConnection;
   /** One workflow; NOT_FOUND when it is another tenant's. */
   workflow: Workflow;
+  /** Every publication of a workflow with who published it, newest first. */
+  workflowPublications: Array<WorkflowPublicationObject>;
+  /** One replay with its progress and report; NOT_FOUND when it is another tenant's or environment's. */
+  workflowReplay: WorkflowReplay;
+  /** Every revision of a workflow, newest first. */
+  workflowRevisions: Array<WorkflowRevisionObject>;
   /** The built-in workflows and the calling tenant's custom ones. */
   workflows: Array<Workflow>;
 };
@@ -1517,6 +1549,21 @@ export type QueryWorkflowArgs = {
   id: Scalars['String']['input'];
 };
 
+
+export type QueryWorkflowPublicationsArgs = {
+  id: Scalars['String']['input'];
+};
+
+
+export type QueryWorkflowReplayArgs = {
+  id: Scalars['String']['input'];
+};
+
+
+export type QueryWorkflowRevisionsArgs = {
+  id: Scalars['String']['input'];
+};
+
 /** A reason code of the catalogue (built in) or of your own, in this environment. */
 export type ReasonCode = {
   builtIn: Scalars['Boolean']['output'];
@@ -1552,6 +1599,24 @@ export type ReasonCount = {
   inReview: Scalars['Int']['output'];
   /** The catalogue's sentence for reviewers. */
   reviewerText: Scalars['String']['output'];
+};
+
+/** A past session whose verdict the replayed revision would change. */
+export type ReplayChangeObject = {
+  /** What the replayed revision would decide (pending when it would still wait for a step). */
+  after: Scalars['String']['output'];
+  /** What the session is (its stored status). */
+  before: Scalars['String']['output'];
+  /** Ids of the rules that held. */
+  matchedRules: Array<Scalars['String']['output']>;
+  /** The catalogue code of the deciding reason under the replayed revision. */
+  reason: Scalars['String']['output'];
+  sessionId: Scalars['String']['output'];
+};
+
+export type ReplayReasonCountObject = {
+  count: Scalars['Int']['output'];
+  reason: Scalars['String']['output'];
 };
 
 /** In-review sessions by how long they have waited since their last change. */
@@ -1902,6 +1967,8 @@ export type UpdateWorkflowInput = {
   maxAttempts?: InputMaybe<Scalars['Int']['input']>;
   name?: InputMaybe<Scalars['String']['input']>;
   nodes?: InputMaybe<Array<WorkflowNodeInput>>;
+  /** Rules: `{ id, when, then, node?, reason? }`, `when` a JSON Logic condition on the session facts (docs/workflows.md). */
+  rules?: InputMaybe<Array<Scalars['JSONObject']['input']>>;
   type?: InputMaybe<WorkflowType>;
 };
 
@@ -2092,6 +2159,8 @@ export type Workflow = {
   complianceLevel: Scalars['String']['output'];
   /** Unix time, seconds. */
   createdAt: Scalars['UnixTime']['output'];
+  /** The latest saved revision not yet published, if any. */
+  draftRevision?: Maybe<Scalars['Int']['output']>;
   /** What a face or document already seen under another vendor_data of the tenant does to the step. */
   duplicates: DuplicatesPolicy;
   /** Built-in name or UUID of a custom workflow. */
@@ -2102,6 +2171,10 @@ export type Workflow = {
   maxAttempts: Scalars['Int']['output'];
   name: Scalars['String']['output'];
   nodes: Array<WorkflowNodeType>;
+  /** The revision new sessions run; the fields above are its definition. */
+  publishedRevision: Scalars['Int']['output'];
+  /** Rules of the published revision: JSON Logic conditions and outcomes (docs/workflows.md). */
+  rules: Array<Scalars['JSONObject']['output']>;
   type: WorkflowType;
   /** Unix time, seconds. */
   updatedAt: Scalars['UnixTime']['output'];
@@ -2131,6 +2204,66 @@ export type WorkflowNodeType = {
   /** Whether the decision waits for this node and a failure declines. */
   required: Scalars['Boolean']['output'];
   type: NodeType;
+};
+
+/** One publication of a revision, with who published it. */
+export type WorkflowPublicationObject = {
+  /** API key that published, when a key did. */
+  actorKeyId?: Maybe<Scalars['String']['output']>;
+  /** Operator who published, when an operator did. */
+  actorName?: Maybe<Scalars['String']['output']>;
+  /** The revision it replaced. */
+  previousRevision?: Maybe<Scalars['Int']['output']>;
+  /** Unix time, seconds. */
+  publishedAt: Scalars['UnixTime']['output'];
+  revision: Scalars['Int']['output'];
+};
+
+/** A replay of a workflow revision over past sessions, from their stored results. */
+export type WorkflowReplay = {
+  /** Changed verdicts by deciding reason. */
+  byReason: Array<ReplayReasonCountObject>;
+  /** Sessions whose verdict would change. */
+  changed: Scalars['Int']['output'];
+  /** The changed sessions (first 500). */
+  changes: Array<ReplayChangeObject>;
+  createdAt: Scalars['UnixTime']['output'];
+  /** Sessions replayed so far. */
+  done: Scalars['Int']['output'];
+  error?: Maybe<Scalars['String']['output']>;
+  id: Scalars['String']['output'];
+  revision: Scalars['Int']['output'];
+  /** queued, running, done or failed. */
+  status: Scalars['String']['output'];
+  /** Sessions to replay. */
+  total: Scalars['Int']['output'];
+  workflowId: Scalars['String']['output'];
+};
+
+export type WorkflowReplayInput = {
+  /** Sessions created at or after (Unix seconds). */
+  from?: InputMaybe<Scalars['UnixTime']['input']>;
+  /** The last N decided sessions of the workflow (1–100000). */
+  last?: InputMaybe<Scalars['Int']['input']>;
+  /** Revision to replay (usually the draft). */
+  revision: Scalars['Int']['input'];
+  /** Sessions created before (Unix seconds). */
+  to?: InputMaybe<Scalars['UnixTime']['input']>;
+};
+
+/** One immutable revision of a workflow: what a save fixed. */
+export type WorkflowRevisionObject = {
+  /** Unix time, seconds. */
+  createdAt: Scalars['UnixTime']['output'];
+  /** Who saved it: the operator name, or api_key:<id>. */
+  createdBy?: Maybe<Scalars['String']['output']>;
+  /** The definition: name, type, nodes, rules, complianceLevel, amlScoreThreshold, maxAttempts, duplicates, capture, liveness. */
+  definition: Scalars['JSONObject']['output'];
+  /** Whether it is the current draft. */
+  draft: Scalars['Boolean']['output'];
+  /** Whether new sessions run it. */
+  published: Scalars['Boolean']['output'];
+  revision: Scalars['Int']['output'];
 };
 
 /** Kind of subject a workflow verifies. */
@@ -2546,26 +2679,26 @@ export type RotateCallbackSecretMutationVariables = Exact<{ [key: string]: never
 
 export type RotateCallbackSecretMutation = { rotateCallbackSecret: string };
 
-export type WorkflowFieldsFragment = { id: string, name: string, type: WorkflowType, builtIn: boolean, complianceLevel: string, amlScoreThreshold: number, maxAttempts: number, duplicates: DuplicatesPolicy, capture: WorkflowCapture, liveness: WorkflowLiveness, createdAt: number, updatedAt: number, nodes: Array<{ type: NodeType, required: boolean, provider: string }> };
+export type WorkflowFieldsFragment = { id: string, name: string, type: WorkflowType, builtIn: boolean, rules: Array<Record<string, unknown>>, publishedRevision: number, draftRevision?: number | null, complianceLevel: string, amlScoreThreshold: number, maxAttempts: number, duplicates: DuplicatesPolicy, capture: WorkflowCapture, liveness: WorkflowLiveness, createdAt: number, updatedAt: number, nodes: Array<{ type: NodeType, required: boolean, provider: string }> };
 
 export type ListWorkflowsQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type ListWorkflowsQuery = { workflows: Array<{ id: string, name: string, type: WorkflowType, builtIn: boolean, complianceLevel: string, amlScoreThreshold: number, maxAttempts: number, duplicates: DuplicatesPolicy, capture: WorkflowCapture, liveness: WorkflowLiveness, createdAt: number, updatedAt: number, nodes: Array<{ type: NodeType, required: boolean, provider: string }> }> };
+export type ListWorkflowsQuery = { workflows: Array<{ id: string, name: string, type: WorkflowType, builtIn: boolean, rules: Array<Record<string, unknown>>, publishedRevision: number, draftRevision?: number | null, complianceLevel: string, amlScoreThreshold: number, maxAttempts: number, duplicates: DuplicatesPolicy, capture: WorkflowCapture, liveness: WorkflowLiveness, createdAt: number, updatedAt: number, nodes: Array<{ type: NodeType, required: boolean, provider: string }> }> };
 
 export type GetWorkflowQueryVariables = Exact<{
   id: Scalars['String']['input'];
 }>;
 
 
-export type GetWorkflowQuery = { workflow: { id: string, name: string, type: WorkflowType, builtIn: boolean, complianceLevel: string, amlScoreThreshold: number, maxAttempts: number, duplicates: DuplicatesPolicy, capture: WorkflowCapture, liveness: WorkflowLiveness, createdAt: number, updatedAt: number, nodes: Array<{ type: NodeType, required: boolean, provider: string }> } };
+export type GetWorkflowQuery = { workflow: { id: string, name: string, type: WorkflowType, builtIn: boolean, rules: Array<Record<string, unknown>>, publishedRevision: number, draftRevision?: number | null, complianceLevel: string, amlScoreThreshold: number, maxAttempts: number, duplicates: DuplicatesPolicy, capture: WorkflowCapture, liveness: WorkflowLiveness, createdAt: number, updatedAt: number, nodes: Array<{ type: NodeType, required: boolean, provider: string }> } };
 
 export type CreateWorkflowMutationVariables = Exact<{
   input: CreateWorkflowInput;
 }>;
 
 
-export type CreateWorkflowMutation = { createWorkflow: { id: string, name: string, type: WorkflowType, builtIn: boolean, complianceLevel: string, amlScoreThreshold: number, maxAttempts: number, duplicates: DuplicatesPolicy, capture: WorkflowCapture, liveness: WorkflowLiveness, createdAt: number, updatedAt: number, nodes: Array<{ type: NodeType, required: boolean, provider: string }> } };
+export type CreateWorkflowMutation = { createWorkflow: { id: string, name: string, type: WorkflowType, builtIn: boolean, rules: Array<Record<string, unknown>>, publishedRevision: number, draftRevision?: number | null, complianceLevel: string, amlScoreThreshold: number, maxAttempts: number, duplicates: DuplicatesPolicy, capture: WorkflowCapture, liveness: WorkflowLiveness, createdAt: number, updatedAt: number, nodes: Array<{ type: NodeType, required: boolean, provider: string }> } };
 
 export type UpdateWorkflowMutationVariables = Exact<{
   id: Scalars['String']['input'];
@@ -2573,7 +2706,7 @@ export type UpdateWorkflowMutationVariables = Exact<{
 }>;
 
 
-export type UpdateWorkflowMutation = { updateWorkflow: { id: string, name: string, type: WorkflowType, builtIn: boolean, complianceLevel: string, amlScoreThreshold: number, maxAttempts: number, duplicates: DuplicatesPolicy, capture: WorkflowCapture, liveness: WorkflowLiveness, createdAt: number, updatedAt: number, nodes: Array<{ type: NodeType, required: boolean, provider: string }> } };
+export type UpdateWorkflowMutation = { updateWorkflow: { id: string, name: string, type: WorkflowType, builtIn: boolean, rules: Array<Record<string, unknown>>, publishedRevision: number, draftRevision?: number | null, complianceLevel: string, amlScoreThreshold: number, maxAttempts: number, duplicates: DuplicatesPolicy, capture: WorkflowCapture, liveness: WorkflowLiveness, createdAt: number, updatedAt: number, nodes: Array<{ type: NodeType, required: boolean, provider: string }> } };
 
 export type DeleteWorkflowMutationVariables = Exact<{
   id: Scalars['String']['input'];
@@ -2581,6 +2714,46 @@ export type DeleteWorkflowMutationVariables = Exact<{
 
 
 export type DeleteWorkflowMutation = { deleteWorkflow: boolean };
+
+export type WorkflowReplayFieldsFragment = { id: string, workflowId: string, revision: number, status: string, total: number, done: number, changed: number, error?: string | null, createdAt: number, byReason: Array<{ reason: string, count: number }>, changes: Array<{ sessionId: string, before: string, after: string, reason: string, matchedRules: Array<string> }> };
+
+export type WorkflowRevisionsQueryVariables = Exact<{
+  id: Scalars['String']['input'];
+}>;
+
+
+export type WorkflowRevisionsQuery = { workflowRevisions: Array<{ revision: number, createdAt: number, createdBy?: string | null, published: boolean, draft: boolean, definition: Record<string, unknown> }>, workflowPublications: Array<{ revision: number, previousRevision?: number | null, actorName?: string | null, actorKeyId?: string | null, publishedAt: number }> };
+
+export type SaveWorkflowDraftMutationVariables = Exact<{
+  id: Scalars['String']['input'];
+  input: UpdateWorkflowInput;
+}>;
+
+
+export type SaveWorkflowDraftMutation = { saveWorkflowDraft: { id: string, name: string, type: WorkflowType, builtIn: boolean, rules: Array<Record<string, unknown>>, publishedRevision: number, draftRevision?: number | null, complianceLevel: string, amlScoreThreshold: number, maxAttempts: number, duplicates: DuplicatesPolicy, capture: WorkflowCapture, liveness: WorkflowLiveness, createdAt: number, updatedAt: number, nodes: Array<{ type: NodeType, required: boolean, provider: string }> } };
+
+export type PublishWorkflowRevisionMutationVariables = Exact<{
+  id: Scalars['String']['input'];
+  revision: Scalars['Int']['input'];
+}>;
+
+
+export type PublishWorkflowRevisionMutation = { publishWorkflowRevision: { id: string, name: string, type: WorkflowType, builtIn: boolean, rules: Array<Record<string, unknown>>, publishedRevision: number, draftRevision?: number | null, complianceLevel: string, amlScoreThreshold: number, maxAttempts: number, duplicates: DuplicatesPolicy, capture: WorkflowCapture, liveness: WorkflowLiveness, createdAt: number, updatedAt: number, nodes: Array<{ type: NodeType, required: boolean, provider: string }> } };
+
+export type StartWorkflowReplayMutationVariables = Exact<{
+  id: Scalars['String']['input'];
+  input: WorkflowReplayInput;
+}>;
+
+
+export type StartWorkflowReplayMutation = { startWorkflowReplay: { id: string, workflowId: string, revision: number, status: string, total: number, done: number, changed: number, error?: string | null, createdAt: number, byReason: Array<{ reason: string, count: number }>, changes: Array<{ sessionId: string, before: string, after: string, reason: string, matchedRules: Array<string> }> } };
+
+export type WorkflowReplayQueryVariables = Exact<{
+  id: Scalars['String']['input'];
+}>;
+
+
+export type WorkflowReplayQuery = { workflowReplay: { id: string, workflowId: string, revision: number, status: string, total: number, done: number, changed: number, error?: string | null, createdAt: number, byReason: Array<{ reason: string, count: number }>, changes: Array<{ sessionId: string, before: string, after: string, reason: string, matchedRules: Array<string> }> } };
 
 export const AmlResultFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AmlResultFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"AmlResult"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"amlId"}},{"kind":"Field","name":{"kind":"Name","value":"riskBand"}},{"kind":"Field","name":{"kind":"Name","value":"hits"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"entityId"}},{"kind":"Field","name":{"kind":"Name","value":"list"}},{"kind":"Field","name":{"kind":"Name","value":"matchedName"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"score"}},{"kind":"Field","name":{"kind":"Name","value":"matchedFields"}},{"kind":"Field","name":{"kind":"Name","value":"programs"}},{"kind":"Field","name":{"kind":"Name","value":"topics"}},{"kind":"Field","name":{"kind":"Name","value":"explanation"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"matchedNameKind"}},{"kind":"Field","name":{"kind":"Name","value":"queryForm"}},{"kind":"Field","name":{"kind":"Name","value":"listedForm"}},{"kind":"Field","name":{"kind":"Name","value":"method"}},{"kind":"Field","name":{"kind":"Name","value":"tokenMatches"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"queryToken"}},{"kind":"Field","name":{"kind":"Name","value":"listedToken"}},{"kind":"Field","name":{"kind":"Name","value":"credit"}},{"kind":"Field","name":{"kind":"Name","value":"weight"}},{"kind":"Field","name":{"kind":"Name","value":"kind"}}]}},{"kind":"Field","name":{"kind":"Name","value":"unmatchedQueryTokens"}},{"kind":"Field","name":{"kind":"Name","value":"unmatchedListedTokens"}},{"kind":"Field","name":{"kind":"Name","value":"nameFactors"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"reason"}},{"kind":"Field","name":{"kind":"Name","value":"factor"}}]}},{"kind":"Field","name":{"kind":"Name","value":"nameSimilarity"}},{"kind":"Field","name":{"kind":"Name","value":"namePoints"}},{"kind":"Field","name":{"kind":"Name","value":"dateOfBirth"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"outcome"}},{"kind":"Field","name":{"kind":"Name","value":"points"}},{"kind":"Field","name":{"kind":"Name","value":"listed"}}]}},{"kind":"Field","name":{"kind":"Name","value":"country"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"outcome"}},{"kind":"Field","name":{"kind":"Name","value":"points"}},{"kind":"Field","name":{"kind":"Name","value":"listed"}}]}},{"kind":"Field","name":{"kind":"Name","value":"summary"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"score"}},{"kind":"Field","name":{"kind":"Name","value":"checkedLists"}}]}}]} as unknown as DocumentNode<AmlResultFieldsFragment, unknown>;
 export const FlowSettingsFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"FlowSettingsFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"FlowSettings"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"displayName"}},{"kind":"Field","name":{"kind":"Name","value":"logo"}},{"kind":"Field","name":{"kind":"Name","value":"primaryColor"}},{"kind":"Field","name":{"kind":"Name","value":"privacyUrl"}},{"kind":"Field","name":{"kind":"Name","value":"allowedRedirectOrigins"}},{"kind":"Field","name":{"kind":"Name","value":"allowedEmbedOrigins"}},{"kind":"Field","name":{"kind":"Name","value":"defaultLanguage"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<FlowSettingsFieldsFragment, unknown>;
@@ -2599,7 +2772,8 @@ export const VerificationProgressFieldsFragmentDoc = {"kind":"Document","definit
 export const WebhookDestinationFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WebhookDestinationFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"WebhookDestination"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"url"}},{"kind":"Field","name":{"kind":"Name","value":"version"}},{"kind":"Field","name":{"kind":"Name","value":"events"}},{"kind":"Field","name":{"kind":"Name","value":"active"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<WebhookDestinationFieldsFragment, unknown>;
 export const WebhookDeliveryFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WebhookDeliveryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"WebhookDelivery"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"eventId"}},{"kind":"Field","name":{"kind":"Name","value":"eventType"}},{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"destinationId"}},{"kind":"Field","name":{"kind":"Name","value":"callbackUrl"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"attemptCount"}},{"kind":"Field","name":{"kind":"Name","value":"nextAttemptAt"}},{"kind":"Field","name":{"kind":"Name","value":"lastStatusCode"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<WebhookDeliveryFieldsFragment, unknown>;
 export const WebhookAttemptFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WebhookAttemptFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"WebhookAttempt"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"deliveryId"}},{"kind":"Field","name":{"kind":"Name","value":"attemptedAt"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"responseStatusCode"}},{"kind":"Field","name":{"kind":"Name","value":"durationMs"}},{"kind":"Field","name":{"kind":"Name","value":"error"}},{"kind":"Field","name":{"kind":"Name","value":"responseBody"}},{"kind":"Field","name":{"kind":"Name","value":"nextAttemptAt"}}]}}]} as unknown as DocumentNode<WebhookAttemptFieldsFragment, unknown>;
-export const WorkflowFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Workflow"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}}]}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"amlScoreThreshold"}},{"kind":"Field","name":{"kind":"Name","value":"maxAttempts"}},{"kind":"Field","name":{"kind":"Name","value":"duplicates"}},{"kind":"Field","name":{"kind":"Name","value":"capture"}},{"kind":"Field","name":{"kind":"Name","value":"liveness"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<WorkflowFieldsFragment, unknown>;
+export const WorkflowFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Workflow"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}}]}},{"kind":"Field","name":{"kind":"Name","value":"rules"}},{"kind":"Field","name":{"kind":"Name","value":"publishedRevision"}},{"kind":"Field","name":{"kind":"Name","value":"draftRevision"}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"amlScoreThreshold"}},{"kind":"Field","name":{"kind":"Name","value":"maxAttempts"}},{"kind":"Field","name":{"kind":"Name","value":"duplicates"}},{"kind":"Field","name":{"kind":"Name","value":"capture"}},{"kind":"Field","name":{"kind":"Name","value":"liveness"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<WorkflowFieldsFragment, unknown>;
+export const WorkflowReplayFieldsFragmentDoc = {"kind":"Document","definitions":[{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowReplayFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"WorkflowReplay"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"revision"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"total"}},{"kind":"Field","name":{"kind":"Name","value":"done"}},{"kind":"Field","name":{"kind":"Name","value":"changed"}},{"kind":"Field","name":{"kind":"Name","value":"byReason"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"reason"}},{"kind":"Field","name":{"kind":"Name","value":"count"}}]}},{"kind":"Field","name":{"kind":"Name","value":"changes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"before"}},{"kind":"Field","name":{"kind":"Name","value":"after"}},{"kind":"Field","name":{"kind":"Name","value":"reason"}},{"kind":"Field","name":{"kind":"Name","value":"matchedRules"}}]}},{"kind":"Field","name":{"kind":"Name","value":"error"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}}]}}]} as unknown as DocumentNode<WorkflowReplayFieldsFragment, unknown>;
 export const ScreenAmlDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"ScreenAml"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ScreenAmlInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"screenAml"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"AmlResultFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"AmlResultFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"AmlResult"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"amlId"}},{"kind":"Field","name":{"kind":"Name","value":"riskBand"}},{"kind":"Field","name":{"kind":"Name","value":"hits"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"entityId"}},{"kind":"Field","name":{"kind":"Name","value":"list"}},{"kind":"Field","name":{"kind":"Name","value":"matchedName"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"score"}},{"kind":"Field","name":{"kind":"Name","value":"matchedFields"}},{"kind":"Field","name":{"kind":"Name","value":"programs"}},{"kind":"Field","name":{"kind":"Name","value":"topics"}},{"kind":"Field","name":{"kind":"Name","value":"explanation"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"matchedNameKind"}},{"kind":"Field","name":{"kind":"Name","value":"queryForm"}},{"kind":"Field","name":{"kind":"Name","value":"listedForm"}},{"kind":"Field","name":{"kind":"Name","value":"method"}},{"kind":"Field","name":{"kind":"Name","value":"tokenMatches"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"queryToken"}},{"kind":"Field","name":{"kind":"Name","value":"listedToken"}},{"kind":"Field","name":{"kind":"Name","value":"credit"}},{"kind":"Field","name":{"kind":"Name","value":"weight"}},{"kind":"Field","name":{"kind":"Name","value":"kind"}}]}},{"kind":"Field","name":{"kind":"Name","value":"unmatchedQueryTokens"}},{"kind":"Field","name":{"kind":"Name","value":"unmatchedListedTokens"}},{"kind":"Field","name":{"kind":"Name","value":"nameFactors"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"reason"}},{"kind":"Field","name":{"kind":"Name","value":"factor"}}]}},{"kind":"Field","name":{"kind":"Name","value":"nameSimilarity"}},{"kind":"Field","name":{"kind":"Name","value":"namePoints"}},{"kind":"Field","name":{"kind":"Name","value":"dateOfBirth"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"outcome"}},{"kind":"Field","name":{"kind":"Name","value":"points"}},{"kind":"Field","name":{"kind":"Name","value":"listed"}}]}},{"kind":"Field","name":{"kind":"Name","value":"country"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"outcome"}},{"kind":"Field","name":{"kind":"Name","value":"points"}},{"kind":"Field","name":{"kind":"Name","value":"listed"}}]}},{"kind":"Field","name":{"kind":"Name","value":"summary"}}]}}]}},{"kind":"Field","name":{"kind":"Name","value":"score"}},{"kind":"Field","name":{"kind":"Name","value":"checkedLists"}}]}}]} as unknown as DocumentNode<ScreenAmlMutation, ScreenAmlMutationVariables>;
 export const GetFlowSettingsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"GetFlowSettings"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"flowSettings"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"FlowSettingsFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"FlowSettingsFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"FlowSettings"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"displayName"}},{"kind":"Field","name":{"kind":"Name","value":"logo"}},{"kind":"Field","name":{"kind":"Name","value":"primaryColor"}},{"kind":"Field","name":{"kind":"Name","value":"privacyUrl"}},{"kind":"Field","name":{"kind":"Name","value":"allowedRedirectOrigins"}},{"kind":"Field","name":{"kind":"Name","value":"allowedEmbedOrigins"}},{"kind":"Field","name":{"kind":"Name","value":"defaultLanguage"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<GetFlowSettingsQuery, GetFlowSettingsQueryVariables>;
 export const UpdateFlowSettingsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"UpdateFlowSettings"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"FlowSettingsInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"updateFlowSettings"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"FlowSettingsFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"FlowSettingsFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"FlowSettings"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"displayName"}},{"kind":"Field","name":{"kind":"Name","value":"logo"}},{"kind":"Field","name":{"kind":"Name","value":"primaryColor"}},{"kind":"Field","name":{"kind":"Name","value":"privacyUrl"}},{"kind":"Field","name":{"kind":"Name","value":"allowedRedirectOrigins"}},{"kind":"Field","name":{"kind":"Name","value":"allowedEmbedOrigins"}},{"kind":"Field","name":{"kind":"Name","value":"defaultLanguage"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<UpdateFlowSettingsMutation, UpdateFlowSettingsMutationVariables>;
@@ -2650,8 +2824,13 @@ export const ListWebhookAttemptsDocument = {"kind":"Document","definitions":[{"k
 export const ReplayWebhookDeliveryDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"ReplayWebhookDelivery"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"replayWebhookDelivery"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WebhookDeliveryFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WebhookDeliveryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"WebhookDelivery"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"eventId"}},{"kind":"Field","name":{"kind":"Name","value":"eventType"}},{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"destinationId"}},{"kind":"Field","name":{"kind":"Name","value":"callbackUrl"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"attemptCount"}},{"kind":"Field","name":{"kind":"Name","value":"nextAttemptAt"}},{"kind":"Field","name":{"kind":"Name","value":"lastStatusCode"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<ReplayWebhookDeliveryMutation, ReplayWebhookDeliveryMutationVariables>;
 export const SendTestWebhookDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"SendTestWebhook"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"destinationId"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"ID"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sendTestWebhook"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"destinationId"},"value":{"kind":"Variable","name":{"kind":"Name","value":"destinationId"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WebhookDeliveryFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WebhookDeliveryFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"WebhookDelivery"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"eventId"}},{"kind":"Field","name":{"kind":"Name","value":"eventType"}},{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"destinationId"}},{"kind":"Field","name":{"kind":"Name","value":"callbackUrl"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"attemptCount"}},{"kind":"Field","name":{"kind":"Name","value":"nextAttemptAt"}},{"kind":"Field","name":{"kind":"Name","value":"lastStatusCode"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<SendTestWebhookMutation, SendTestWebhookMutationVariables>;
 export const RotateCallbackSecretDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"RotateCallbackSecret"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"rotateCallbackSecret"}}]}}]} as unknown as DocumentNode<RotateCallbackSecretMutation, RotateCallbackSecretMutationVariables>;
-export const ListWorkflowsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"ListWorkflows"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"workflows"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WorkflowFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Workflow"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}}]}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"amlScoreThreshold"}},{"kind":"Field","name":{"kind":"Name","value":"maxAttempts"}},{"kind":"Field","name":{"kind":"Name","value":"duplicates"}},{"kind":"Field","name":{"kind":"Name","value":"capture"}},{"kind":"Field","name":{"kind":"Name","value":"liveness"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<ListWorkflowsQuery, ListWorkflowsQueryVariables>;
-export const GetWorkflowDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"GetWorkflow"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"workflow"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WorkflowFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Workflow"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}}]}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"amlScoreThreshold"}},{"kind":"Field","name":{"kind":"Name","value":"maxAttempts"}},{"kind":"Field","name":{"kind":"Name","value":"duplicates"}},{"kind":"Field","name":{"kind":"Name","value":"capture"}},{"kind":"Field","name":{"kind":"Name","value":"liveness"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<GetWorkflowQuery, GetWorkflowQueryVariables>;
-export const CreateWorkflowDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"CreateWorkflow"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"CreateWorkflowInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"createWorkflow"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WorkflowFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Workflow"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}}]}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"amlScoreThreshold"}},{"kind":"Field","name":{"kind":"Name","value":"maxAttempts"}},{"kind":"Field","name":{"kind":"Name","value":"duplicates"}},{"kind":"Field","name":{"kind":"Name","value":"capture"}},{"kind":"Field","name":{"kind":"Name","value":"liveness"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<CreateWorkflowMutation, CreateWorkflowMutationVariables>;
-export const UpdateWorkflowDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"UpdateWorkflow"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"UpdateWorkflowInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"updateWorkflow"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WorkflowFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Workflow"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}}]}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"amlScoreThreshold"}},{"kind":"Field","name":{"kind":"Name","value":"maxAttempts"}},{"kind":"Field","name":{"kind":"Name","value":"duplicates"}},{"kind":"Field","name":{"kind":"Name","value":"capture"}},{"kind":"Field","name":{"kind":"Name","value":"liveness"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<UpdateWorkflowMutation, UpdateWorkflowMutationVariables>;
+export const ListWorkflowsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"ListWorkflows"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"workflows"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WorkflowFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Workflow"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}}]}},{"kind":"Field","name":{"kind":"Name","value":"rules"}},{"kind":"Field","name":{"kind":"Name","value":"publishedRevision"}},{"kind":"Field","name":{"kind":"Name","value":"draftRevision"}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"amlScoreThreshold"}},{"kind":"Field","name":{"kind":"Name","value":"maxAttempts"}},{"kind":"Field","name":{"kind":"Name","value":"duplicates"}},{"kind":"Field","name":{"kind":"Name","value":"capture"}},{"kind":"Field","name":{"kind":"Name","value":"liveness"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<ListWorkflowsQuery, ListWorkflowsQueryVariables>;
+export const GetWorkflowDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"GetWorkflow"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"workflow"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WorkflowFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Workflow"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}}]}},{"kind":"Field","name":{"kind":"Name","value":"rules"}},{"kind":"Field","name":{"kind":"Name","value":"publishedRevision"}},{"kind":"Field","name":{"kind":"Name","value":"draftRevision"}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"amlScoreThreshold"}},{"kind":"Field","name":{"kind":"Name","value":"maxAttempts"}},{"kind":"Field","name":{"kind":"Name","value":"duplicates"}},{"kind":"Field","name":{"kind":"Name","value":"capture"}},{"kind":"Field","name":{"kind":"Name","value":"liveness"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<GetWorkflowQuery, GetWorkflowQueryVariables>;
+export const CreateWorkflowDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"CreateWorkflow"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"CreateWorkflowInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"createWorkflow"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WorkflowFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Workflow"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}}]}},{"kind":"Field","name":{"kind":"Name","value":"rules"}},{"kind":"Field","name":{"kind":"Name","value":"publishedRevision"}},{"kind":"Field","name":{"kind":"Name","value":"draftRevision"}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"amlScoreThreshold"}},{"kind":"Field","name":{"kind":"Name","value":"maxAttempts"}},{"kind":"Field","name":{"kind":"Name","value":"duplicates"}},{"kind":"Field","name":{"kind":"Name","value":"capture"}},{"kind":"Field","name":{"kind":"Name","value":"liveness"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<CreateWorkflowMutation, CreateWorkflowMutationVariables>;
+export const UpdateWorkflowDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"UpdateWorkflow"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"UpdateWorkflowInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"updateWorkflow"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WorkflowFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Workflow"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}}]}},{"kind":"Field","name":{"kind":"Name","value":"rules"}},{"kind":"Field","name":{"kind":"Name","value":"publishedRevision"}},{"kind":"Field","name":{"kind":"Name","value":"draftRevision"}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"amlScoreThreshold"}},{"kind":"Field","name":{"kind":"Name","value":"maxAttempts"}},{"kind":"Field","name":{"kind":"Name","value":"duplicates"}},{"kind":"Field","name":{"kind":"Name","value":"capture"}},{"kind":"Field","name":{"kind":"Name","value":"liveness"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<UpdateWorkflowMutation, UpdateWorkflowMutationVariables>;
 export const DeleteWorkflowDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"DeleteWorkflow"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"deleteWorkflow"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}]}]}}]} as unknown as DocumentNode<DeleteWorkflowMutation, DeleteWorkflowMutationVariables>;
+export const WorkflowRevisionsDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"WorkflowRevisions"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"workflowRevisions"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"revision"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"createdBy"}},{"kind":"Field","name":{"kind":"Name","value":"published"}},{"kind":"Field","name":{"kind":"Name","value":"draft"}},{"kind":"Field","name":{"kind":"Name","value":"definition"}}]}},{"kind":"Field","name":{"kind":"Name","value":"workflowPublications"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"revision"}},{"kind":"Field","name":{"kind":"Name","value":"previousRevision"}},{"kind":"Field","name":{"kind":"Name","value":"actorName"}},{"kind":"Field","name":{"kind":"Name","value":"actorKeyId"}},{"kind":"Field","name":{"kind":"Name","value":"publishedAt"}}]}}]}}]} as unknown as DocumentNode<WorkflowRevisionsQuery, WorkflowRevisionsQueryVariables>;
+export const SaveWorkflowDraftDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"SaveWorkflowDraft"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"UpdateWorkflowInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"saveWorkflowDraft"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WorkflowFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Workflow"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}}]}},{"kind":"Field","name":{"kind":"Name","value":"rules"}},{"kind":"Field","name":{"kind":"Name","value":"publishedRevision"}},{"kind":"Field","name":{"kind":"Name","value":"draftRevision"}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"amlScoreThreshold"}},{"kind":"Field","name":{"kind":"Name","value":"maxAttempts"}},{"kind":"Field","name":{"kind":"Name","value":"duplicates"}},{"kind":"Field","name":{"kind":"Name","value":"capture"}},{"kind":"Field","name":{"kind":"Name","value":"liveness"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<SaveWorkflowDraftMutation, SaveWorkflowDraftMutationVariables>;
+export const PublishWorkflowRevisionDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"PublishWorkflowRevision"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"revision"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"Int"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"publishWorkflowRevision"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"revision"},"value":{"kind":"Variable","name":{"kind":"Name","value":"revision"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WorkflowFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"Workflow"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"name"}},{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"builtIn"}},{"kind":"Field","name":{"kind":"Name","value":"nodes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"type"}},{"kind":"Field","name":{"kind":"Name","value":"required"}},{"kind":"Field","name":{"kind":"Name","value":"provider"}}]}},{"kind":"Field","name":{"kind":"Name","value":"rules"}},{"kind":"Field","name":{"kind":"Name","value":"publishedRevision"}},{"kind":"Field","name":{"kind":"Name","value":"draftRevision"}},{"kind":"Field","name":{"kind":"Name","value":"complianceLevel"}},{"kind":"Field","name":{"kind":"Name","value":"amlScoreThreshold"}},{"kind":"Field","name":{"kind":"Name","value":"maxAttempts"}},{"kind":"Field","name":{"kind":"Name","value":"duplicates"}},{"kind":"Field","name":{"kind":"Name","value":"capture"}},{"kind":"Field","name":{"kind":"Name","value":"liveness"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}},{"kind":"Field","name":{"kind":"Name","value":"updatedAt"}}]}}]} as unknown as DocumentNode<PublishWorkflowRevisionMutation, PublishWorkflowRevisionMutationVariables>;
+export const StartWorkflowReplayDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"mutation","name":{"kind":"Name","value":"StartWorkflowReplay"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}},{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"input"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"WorkflowReplayInput"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"startWorkflowReplay"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}},{"kind":"Argument","name":{"kind":"Name","value":"input"},"value":{"kind":"Variable","name":{"kind":"Name","value":"input"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WorkflowReplayFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowReplayFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"WorkflowReplay"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"revision"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"total"}},{"kind":"Field","name":{"kind":"Name","value":"done"}},{"kind":"Field","name":{"kind":"Name","value":"changed"}},{"kind":"Field","name":{"kind":"Name","value":"byReason"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"reason"}},{"kind":"Field","name":{"kind":"Name","value":"count"}}]}},{"kind":"Field","name":{"kind":"Name","value":"changes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"before"}},{"kind":"Field","name":{"kind":"Name","value":"after"}},{"kind":"Field","name":{"kind":"Name","value":"reason"}},{"kind":"Field","name":{"kind":"Name","value":"matchedRules"}}]}},{"kind":"Field","name":{"kind":"Name","value":"error"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}}]}}]} as unknown as DocumentNode<StartWorkflowReplayMutation, StartWorkflowReplayMutationVariables>;
+export const WorkflowReplayDocument = {"kind":"Document","definitions":[{"kind":"OperationDefinition","operation":"query","name":{"kind":"Name","value":"WorkflowReplay"},"variableDefinitions":[{"kind":"VariableDefinition","variable":{"kind":"Variable","name":{"kind":"Name","value":"id"}},"type":{"kind":"NonNullType","type":{"kind":"NamedType","name":{"kind":"Name","value":"String"}}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"workflowReplay"},"arguments":[{"kind":"Argument","name":{"kind":"Name","value":"id"},"value":{"kind":"Variable","name":{"kind":"Name","value":"id"}}}],"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"FragmentSpread","name":{"kind":"Name","value":"WorkflowReplayFields"}}]}}]}},{"kind":"FragmentDefinition","name":{"kind":"Name","value":"WorkflowReplayFields"},"typeCondition":{"kind":"NamedType","name":{"kind":"Name","value":"WorkflowReplay"}},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"id"}},{"kind":"Field","name":{"kind":"Name","value":"workflowId"}},{"kind":"Field","name":{"kind":"Name","value":"revision"}},{"kind":"Field","name":{"kind":"Name","value":"status"}},{"kind":"Field","name":{"kind":"Name","value":"total"}},{"kind":"Field","name":{"kind":"Name","value":"done"}},{"kind":"Field","name":{"kind":"Name","value":"changed"}},{"kind":"Field","name":{"kind":"Name","value":"byReason"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"reason"}},{"kind":"Field","name":{"kind":"Name","value":"count"}}]}},{"kind":"Field","name":{"kind":"Name","value":"changes"},"selectionSet":{"kind":"SelectionSet","selections":[{"kind":"Field","name":{"kind":"Name","value":"sessionId"}},{"kind":"Field","name":{"kind":"Name","value":"before"}},{"kind":"Field","name":{"kind":"Name","value":"after"}},{"kind":"Field","name":{"kind":"Name","value":"reason"}},{"kind":"Field","name":{"kind":"Name","value":"matchedRules"}}]}},{"kind":"Field","name":{"kind":"Name","value":"error"}},{"kind":"Field","name":{"kind":"Name","value":"createdAt"}}]}}]} as unknown as DocumentNode<WorkflowReplayQuery, WorkflowReplayQueryVariables>;
