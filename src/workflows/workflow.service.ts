@@ -235,6 +235,8 @@ export async function createWorkflow(
   });
   await em.flush();
   await insertRevision(em, workflow.id, 1, definitionOf(workflow), createdByOf(principal), true);
+  // Creating publishes revision 1: new sessions run it at once.
+  await recordPublication(em, workflow.id, 1, null, principal);
   return workflow;
 }
 

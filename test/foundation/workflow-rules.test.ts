@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StartWorkflowReplayDocument } from '../../src/graphql/generated/operations.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 import { gql, SANDBOX_IMAGE, SUBMIT_AML, SUBMIT_DOCUMENT, tokenOf } from '../sessions/support.js';
+import { decidedDocumentAmlSession } from '../support/workflow-sessions.js';
 
 /** Rules, revisions and replay of workflows (issue 27), through the real REST and GraphQL APIs. */
 
@@ -27,24 +28,8 @@ describe('workflow rules, revisions and replay', () => {
   });
   afterAll(() => testApp.close());
 
-  /** Runs a document+AML session of `workflowId` to its verdict; returns the session id and status. */
-  async function decidedSession(workflowId: string, vendorData: string, country: string, name = 'Jane Example') {
-    const created = await testApp.rest('POST', '/v1/sessions', {
-      key: tenant.sandboxKey,
-      body: { workflow_id: workflowId, vendor_data: vendorData },
-    });
-    expect(created.status).toBe(201);
-    const credential = { sessionToken: tokenOf(created.body.url) };
-    const [firstName, lastName] = name.split(' ');
-    const document = await gql(testApp, credential, SUBMIT_DOCUMENT, {
-      sessionId: created.body.session_id,
-      input: { country, idType: 'PASSPORT', imageFront: SANDBOX_IMAGE, firstName, lastName },
-    });
-    expect(document.body.errors).toBeUndefined();
-    const aml = await gql(testApp, credential, SUBMIT_AML, { sessionId: created.body.session_id, input: { fullName: name } });
-    expect(aml.body.errors).toBeUndefined();
-    return { id: created.body.session_id as string, status: aml.body.data.submitAmlData.status as string };
-  }
+  const decidedSession = (workflowId: string, vendorData: string, country: string, name?: string) =>
+    decidedDocumentAmlSession(testApp, tenant.sandboxKey, workflowId, vendorData, country, name);
 
   async function createWorkflow(body: Record<string, unknown>, key = tenant.sandboxKey) {
     const response = await testApp.rest('POST', '/v1/workflows', { key, body });
@@ -156,6 +141,7 @@ describe('workflow rules, revisions and replay', () => {
     ).toEqual([
       [1, 2],
       [2, 1],
+      [1, null],
     ]);
     expect(history.body.publications[0].actor_key_id).toBe(tenant.sandboxKeyId);
 
