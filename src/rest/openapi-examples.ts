@@ -194,6 +194,7 @@ const DECISION = {
   session_id: ID.session,
   status: 'approved',
   workflow_id: 'standard_kyc',
+  workflow_revision: 1,
   vendor_data: 'user-42',
   compliance_level: 'standard',
   service_token: SERVICE_TOKEN,

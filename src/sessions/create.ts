@@ -132,7 +132,16 @@ export async function createSession(
       payload: event.payload,
       snapshot:
         services.bus.snapshotter?.seal(
-          pendingDecision({ id, workflowId: workflow.id, vendorData: input.vendorData, metadata: input.metadata ?? null }, nodes),
+          pendingDecision(
+            {
+              id,
+              workflowId: workflow.id,
+              workflowRevision: workflow.publishedRevision,
+              vendorData: input.vendorData,
+              metadata: input.metadata ?? null,
+            },
+            nodes,
+          ),
         ) ?? null,
     });
     if (row) {

@@ -121,7 +121,14 @@ describe('workflow rules, revisions and replay', () => {
     const kept = await gql(testApp, credential, SUBMIT_AML, { sessionId: created.body.session_id, input: { fullName: 'Sandbox Pep' } });
     expect(kept.body.data.submitAmlData.status).toBe('in_review');
     // A session started under revision 2 declines the same person (PEP score 60 ≥ 50).
-    expect((await decidedSession(id, 'new-2', 'GB', 'Sandbox Pep')).status).toBe('declined');
+    const second = await decidedSession(id, 'new-2', 'GB', 'Sandbox Pep');
+    expect(second.status).toBe('declined');
+    // Decisions name the revision that decided them.
+    const keptDecision = await testApp.rest('GET', `/v1/sessions/${created.body.session_id}/decision`, { key: tenant.sandboxKey });
+    expect(keptDecision.body.workflow_revision).toBe(1);
+    const secondDecision = await testApp.rest('GET', `/v1/sessions/${second.id}/decision`, { key: tenant.sandboxKey });
+    expect(secondDecision.body.workflow_revision).toBe(2);
+    expect(secondDecision.body.reasons[0]).toMatchObject({ code: 'rule_decline', cause: 'aml_score_at_or_above_threshold' });
 
     const rollback = await testApp.rest('POST', `/v1/workflows/${id}/revisions/1/publish`, { key: tenant.sandboxKey });
     expect(rollback.body).toMatchObject({ published_revision: 1, rules: [] });
