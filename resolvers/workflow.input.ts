@@ -111,4 +111,7 @@ export class WorkflowReplayInput {
 
   @Field(() => UnixTimeScalar, { nullable: true, description: 'Sessions created before (Unix seconds).' })
   to?: number;
+
+  @Field(() => Boolean, { nullable: true, description: 'Queue it whatever its size (selections over 500 sessions always are).' })
+  background?: boolean;
 }

@@ -35,6 +35,8 @@ export const ReplaySelectionSchema = z
     last: z.number().int().min(1).max(REPLAY_MAX_SESSIONS).optional(),
     from: z.coerce.number().int().min(0).optional(),
     to: z.coerce.number().int().min(0).optional(),
+    /** Run on the queue whatever the size (the answer comes back `queued`; read it again for progress). */
+    background: z.boolean().optional(),
   })
   .strict()
   .superRefine((value, ctx) => {
@@ -162,7 +164,7 @@ export async function startReplay(
      values (?, ?, ?, ?, ?, ?::jsonb, 'queued', ?, 0, now())`,
     [id, scope.tenantId, scope.environment, workflow.id, selection.revision, JSON.stringify(selection), total],
   );
-  if (total <= REPLAY_INLINE_LIMIT) await runReplay(em, id);
+  if (total <= REPLAY_INLINE_LIMIT && !selection.background) await runReplay(em, id);
   else runLater(id);
   return getReplay(em, scope, id);
 }

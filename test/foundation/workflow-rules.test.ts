@@ -197,6 +197,18 @@ describe('workflow rules, revisions and replay', () => {
     expect(ranged.body).toMatchObject({ total: 3, changed: 1 });
     expect(await sessionTablesDigest()).toBe(before);
 
+    // On the queue: answered at once, then read again until done, with the same report.
+    const queued = await testApp.rest('POST', `/v1/workflows/${id}/replays`, {
+      key: tenant.sandboxKey,
+      body: { revision: draft.body.draft_revision, last: 10, background: true },
+    });
+    expect(queued.status).toBe(201);
+    expect(['queued', 'running', 'done']).toContain(queued.body.status);
+    await expect
+      .poll(async () => (await testApp.rest('GET', `/v1/workflow-replays/${queued.body.replay_id}`, { key: tenant.sandboxKey })).body)
+      .toMatchObject({ status: 'done', total: 3, done: 3, changed: 1 });
+    expect(await sessionTablesDigest()).toBe(before);
+
     const bad = await testApp.rest('POST', `/v1/workflows/${id}/replays`, { key: tenant.sandboxKey, body: { revision: 1 } });
     expect(bad.status).toBe(400);
     expect(bad.body.errors[0].field).toBe('last');

@@ -2245,6 +2245,8 @@ export type WorkflowReplay = {
 };
 
 export type WorkflowReplayInput = {
+  /** Queue it whatever its size (selections over 500 sessions always are). */
+  background?: InputMaybe<Scalars['Boolean']['input']>;
   /** Sessions created at or after (Unix seconds). */
   from?: InputMaybe<Scalars['UnixTime']['input']>;
   /** The last N decided sessions of the workflow (1–100000). */

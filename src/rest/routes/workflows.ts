@@ -158,6 +158,7 @@ const ReplayBody = z
     last: z.number().int().min(1).max(100_000).optional(),
     from: z.number().int().min(0).optional(),
     to: z.number().int().min(0).optional(),
+    background: z.boolean().optional().describe('Queue it whatever its size (selections over 500 sessions always are).'),
   })
   .strict();
 
