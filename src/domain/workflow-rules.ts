@@ -258,9 +258,17 @@ export function ruleIssues(rules: unknown, nodeTypes: readonly NodeType[]): Rule
   return issues;
 }
 
-/** Whether one condition holds on the facts; anything but a JSON `true`-ish answer is false. */
+/**
+ * Whether one condition holds on the facts; anything but a JSON `true`-ish answer is false, and so
+ * is a condition that cannot be evaluated on these facts (`{"in": ["x", {"var": "age"}]}` with a
+ * number for age): a fact's shape never turns a submission into a server error.
+ */
 export function conditionHolds(condition: RuleCondition, facts: RuleFacts): boolean {
-  return jsonLogic.truthy(jsonLogic.apply(condition as jsonLogic.RulesLogic, facts as unknown as Record<string, unknown>));
+  try {
+    return jsonLogic.truthy(jsonLogic.apply(condition as jsonLogic.RulesLogic, facts as unknown as Record<string, unknown>));
+  } catch {
+    return false;
+  }
 }
 
 /** The rules whose conditions hold, in their order. */

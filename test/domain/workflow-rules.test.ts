@@ -4,6 +4,7 @@ import { decideVerdict, type VerdictInput, type VerdictWorkflow } from '../../sr
 import {
   ageOn,
   amlRiskBand,
+  conditionHolds,
   decideWithRules,
   ruleFacts,
   ruleIssues,
@@ -96,6 +97,15 @@ describe('rule validation on save', () => {
     let condition: unknown = true;
     for (let level = 0; level < 20; level += 1) condition = { '!': [condition] };
     expect(ruleIssues([{ id: 'deep', when: condition, then: 'review' }], NODE_TYPES)[0]?.message).toMatch(/deeper/);
+  });
+});
+
+describe('evaluation', () => {
+  it('given a condition that cannot be evaluated on the facts, when decided, then it does not hold (never a crash)', () => {
+    const facts = input(PASSED_WITHOUT_POA).facts;
+    expect(conditionHolds({ in: ['x', { var: 'age' }] }, facts)).toBe(false);
+    expect(conditionHolds({ some: [{ var: 'age' }, { '==': [{ var: '' }, 1] }] }, facts)).toBe(false);
+    expect(conditionHolds({ in: [{ var: 'document.country' }, ['GB']] }, facts)).toBe(true);
   });
 });
 
