@@ -29,6 +29,8 @@ export const OutboxEventSchema = defineEntity({
      * (sealed: it can hold a service token), so a webhook sent later carries that moment's state.
      */
     snapshot: p.text().nullable(),
+    /** The W3C trace context of the request that recorded it (src/observability/tracing.ts); its webhook POSTs continue that trace. */
+    traceContext: p.json<Record<string, string>>().nullable(),
     createdAt: p.datetime(),
   },
 });

@@ -21,6 +21,11 @@ export class EvidenceObject {
   @Field(() => Int)
   byteLength!: number;
 
+  @Field(() => Int, {
+    description: 'Which submission of its kind in the session it is, from 1: every attempt of a step is kept, not only the latest.',
+  })
+  attempt!: number;
+
   @Field(() => UnixTimeScalar, { description: 'Unix seconds.' })
   createdAt!: number;
 

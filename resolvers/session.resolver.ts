@@ -249,6 +249,7 @@ export class SessionResolver {
       nodeType: item.nodeType,
       contentType: item.contentType,
       byteLength: item.byteLength,
+      attempt: item.attempt,
       createdAt: unixSeconds(item.createdAt),
       expiresAt: unixSeconds(item.expiresAt),
       url: signedEvidenceUrl(context.services.secrets, item.id, principal),

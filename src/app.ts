@@ -31,6 +31,11 @@ import { ServiceTokens } from './sessions/service-tokens.js';
 import { buildHttpServer, type HttpServer } from './http/server.js';
 import { seedDemoTenant, type DemoTenant } from './tenants/demo.js';
 import { syncBuiltInWorkflows } from './workflows/workflow.service.js';
+import { AppMetrics } from './metrics/metrics.js';
+import { poolReader, readDatabaseGauges } from './metrics/database-gauges.js';
+import { serveMetrics, type MetricsListener } from './http/metrics.js';
+import { startTracing, type Tracing } from './observability/tracing.js';
+import { observeEngines } from './observability/engine-observer.js';
 
 /** A running service: HTTP server, database, and how to stop them in order. */
 export interface RunningApp {
@@ -51,6 +56,10 @@ export interface RunningApp {
   engines: RunningEngines;
   /** Set on the first start of an empty database: the demo tenant and its keys (shown once). */
   demo: DemoTenant | null;
+  /** This process's tracing (flush it to see spans at once; tests). */
+  tracing: Tracing;
+  /** The separate metrics listener (METRICS_PORT), or null when metrics are served on the API port or not at all. */
+  metricsListener: MetricsListener | null;
   /** Drains HTTP and sockets, then closes the database. Safe to call twice. */
   close(): Promise<void>;
 }
@@ -69,6 +78,8 @@ export interface StartOptions {
 export async function startApp(config: Config, options: StartOptions = {}): Promise<RunningApp> {
   // Every log line of the service goes through the redacting serializers, whoever built the logger.
   const logger = withRedaction(options.logger ?? pino(loggerOptions(config.LOG_LEVEL)));
+  // First, so the first statements and requests are traced; stopped last (it flushes what is left).
+  const tracing = startTracing({ endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: config.OTEL_SERVICE_NAME });
   // Before the database: a fresh data directory must get a fresh key, never adopt a stray one
   // (src/auth/secrets.ts), and a key file others can read stops the start before anything opens.
   const secrets = createServiceSecrets(resolveMasterKey(config, logger));
@@ -81,10 +92,12 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   let amlIndex: AmlNameIndex | null = null;
   let engines: RunningEngines | undefined;
   let rateLimits: RateLimits | undefined;
+  let metricsListener: MetricsListener | null = null;
   // One teardown for close() and for a failed start, so the two cannot drift apart. A stack
   // disposes last-registered first: these are registered in the reverse of the order they run,
   // up front, and each stops what has started by then (a failed start has not started them all).
   const teardown = new AsyncDisposableStack();
+  teardown.defer(() => tracing.stop());
   // The ID document OCR holds ONNX sessions; drop them with the app.
   teardown.defer(closeMrzReader);
   // The proof-of-address OCR worker thread would keep the process alive.
@@ -99,6 +112,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
   // After HTTP: requests in flight finish their engine work first.
   teardown.defer(() => engines?.close());
   teardown.defer(() => http?.close());
+  teardown.defer(() => metricsListener?.close());
   try {
     const { orm } = database;
     await syncBuiltInWorkflows(orm.em.fork());
@@ -108,7 +122,15 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     amlIndex = config.AML_NAME_INDEX ? new AmlNameIndex(orm.em, logger) : null;
     void amlIndex?.start();
     const nfcTrust = loadNfcTrust(config.NFC_CSCA_CERTS_PATH);
-    engines = await startEngineExecutor(config, logger, database.embedded, nfcTrust);
+    // Sources are read at scrape time; `engines` and `live` exist by the first scrape.
+    let live: LiveStatusHub | undefined;
+    const metrics = new AppMetrics({
+      readDatabase: () => readDatabaseGauges(orm),
+      readPool: poolReader(orm, database.embedded),
+      openSubscriptions: () => live?.subscriberCount ?? 0,
+      engineQueueDepth: () => engines?.executor.waiting ?? 0,
+    });
+    engines = await startEngineExecutor(config, logger, database.embedded, nfcTrust, observeEngines(metrics));
     const listGate = createListGate();
     // Every plug-in of the decision flow, in the order they run.
     const decisionHooks: DecisionHooks = {
@@ -125,7 +147,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       secrets,
       tokens,
       bus: new EventBus(),
-      live: new LiveStatusHub(),
+      live: (live = new LiveStatusHub()),
       apiKeys,
       amlIndex,
       rateLimits,
@@ -135,6 +157,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       nfcTrust,
       // The emitter starts below; until then (and without one in process) there is nothing to wake.
       wakeEmitter: () => emitter?.emitter.wake(),
+      metrics,
     };
     services.bus.snapshotter = decisionSnapshotter(secrets);
     // Subscriptions see other instances' commits through LISTEN/NOTIFY on a server; embedded, in-process only.
@@ -154,10 +177,12 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
           logger,
           bus: services.bus,
           sharedOrm: database.embedded ? orm : undefined,
+          onAttempt: (destination, succeeded, durationMs) => metrics.webhookAttempt(destination, succeeded, durationMs),
         })
       : null;
     http = await buildHttpServer({ config, logger, orm, schema, services });
     await http.app.listen({ port: config.PORT, host: config.HOST });
+    if (config.METRICS_PORT !== undefined) metricsListener = await serveMetrics(metrics, config.METRICS_HOST, config.METRICS_PORT);
     const address = http.app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.PORT;
     const url = `http://${config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST}:${port}`;
@@ -179,6 +204,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       emitter: startedEmitter,
       engines: startedEngines,
       demo,
+      metricsListener,
+      tracing,
       close() {
         closing ??= teardown.disposeAsync();
         return closing;

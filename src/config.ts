@@ -242,6 +242,20 @@ const ConfigSchema = z.object({
   OTP_MAX_NUMBERS_PER_SESSION: z.coerce.number().int().min(1).default(3),
   /** Distinct phone numbers one tenant may send codes to per hour in one environment. */
   OTP_MAX_NUMBERS_PER_TENANT_HOUR: z.coerce.number().int().min(1).default(500),
+  /**
+   * Bearer token that opens `GET /metrics` on the API port (at least 32 characters). Without it
+   * (and without METRICS_PORT) the metrics are not served: they name routes, tenants' backlogs
+   * and engine load, which are not for the public.
+   */
+  METRICS_TOKEN: z.string().min(32).optional(),
+  /** Port of a separate metrics listener (only `GET /metrics`, no token), for a scraper on a private interface. */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** Interface the metrics listener binds to: loopback unless the operator opens it to the scrape network. */
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  /** OTLP/HTTP collector base URL (e.g. http://127.0.0.1:4318): spans are exported to `<url>/v1/traces`. Unset: none recorded. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.string().url().optional(),
+  /** `service.name` of this process's spans; each kind of process gets its own suffix (`-worker`, `-emitter`) when left default. */
+  OTEL_SERVICE_NAME: z.string().min(1).default('openkyc'),
 });
 
 /** The validated configuration. */

@@ -1,4 +1,5 @@
 import pino, { type Logger, type LoggerOptions } from 'pino';
+import { activeTraceIds } from './observability/tracing.js';
 
 /** What replaces a value removed from a log line. */
 const REDACTED = '[redacted]';
@@ -162,7 +163,13 @@ export const LOG_SERIALIZERS = {
 
 /** pino options shared by the server, the emitter and the CLI. */
 export function loggerOptions(level: LoggerOptions['level']): LoggerOptions {
-  return { level, serializers: LOG_SERIALIZERS, redact: { paths: REDACTED_LOG_PATHS, censor: REDACTED } };
+  return {
+    level,
+    serializers: LOG_SERIALIZERS,
+    redact: { paths: REDACTED_LOG_PATHS, censor: REDACTED },
+    // Every line written inside a trace names it (`trace_id`, `span_id`); a request's lines also carry Fastify's `reqId`.
+    mixin: () => activeTraceIds() ?? {},
+  };
 }
 
 /**

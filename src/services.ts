@@ -9,6 +9,7 @@ import type { RateLimits } from './limits/rate-limits.js';
 import type { DecisionHooks } from './sessions/decision-hooks.js';
 import type { ServiceTokens } from './sessions/service-tokens.js';
 import type { WorkflowCache } from './workflows/workflow-cache.js';
+import type { AppMetrics } from './metrics/metrics.js';
 
 /** Services every request of one app may use; built by the composition root (`startApp`), one set per app. */
 export interface Services {
@@ -34,6 +35,8 @@ export interface Services {
   workflows: WorkflowCache;
   /** CSCA certificates for NFC passive authentication (NFC_CSCA_CERTS_PATH), loaded at start. */
   nfcTrust: NfcTrust;
+  /** This app's Prometheus registry and instruments (`GET /metrics`). */
+  metrics: AppMetrics;
   /** Wakes this app's webhook emitter (a test event, a replay); an emitter process finds the work on its next poll. */
   wakeEmitter(): void;
 }

@@ -57,6 +57,11 @@ export interface ServiceSecrets {
   evidenceUrlSignature(payload: string): string;
   /** Signature (HMAC-SHA256, base64url) of a capture nonce's binding (id, session, step, expiry), with a key of its own. */
   captureNonceSignature(payload: string): string;
+  /**
+   * Keyed digest (HMAC-SHA256, base64url) of the person an AML screening screened, with a key of
+   * its own: remembers a false positive for that person without storing whom.
+   */
+  amlSubjectDigest(payload: string): string;
 }
 
 /** The keys one master key yields. */
@@ -69,6 +74,7 @@ interface DerivedKeys {
   oneTimeCode: KeyObject;
   evidenceUrl: KeyObject;
   captureNonce: KeyObject;
+  amlSubject: KeyObject;
 }
 
 /** Derives every purpose key from a master key. Key objects are made once: one per HMAC showed in request profiles. */
@@ -81,6 +87,7 @@ function deriveKeys(masterKey: string): DerivedKeys {
     oneTimeCode: derive('one-time-code/v1'),
     evidenceUrl: derive('evidence-url/v1'),
     captureNonce: derive('capture-nonce/v1'),
+    amlSubject: derive('aml-subject/v1'),
   };
 }
 
@@ -179,6 +186,9 @@ export function createServiceSecrets(masterKey: string): ServiceSecrets {
     },
     captureNonceSignature(payload) {
       return createHmac('sha256', keys.captureNonce).update(payload).digest('base64url');
+    },
+    amlSubjectDigest(payload) {
+      return createHmac('sha256', keys.amlSubject).update(payload).digest('base64url');
     },
   };
 }

@@ -150,7 +150,12 @@ export async function runCli(argv: string[]): Promise<number> {
         // Ongoing monitoring: approved live sessions are screened again against what changed. The
         // import recorded the request in its own transaction; were this process to die here, the
         // server's job runner would still do it.
-        const monitoring = await rescreenPendingRequests(database.orm.em.fork(), new EventBus());
+        // Without the master key here (a server's CLI), the server's job runner re-screens instead:
+        // finding the reviewers' false positives needs the key that digests the screened person.
+        const monitoring =
+          config.DATABASE_URL && !config.MASTER_KEY
+            ? { left_to: 'the server job runner (no MASTER_KEY in this shell)' }
+            : await rescreenPendingRequests(database.orm.em.fork(), new EventBus(), createServiceSecrets(masterKey()));
         console.log(JSON.stringify({ ...summary, monitoring }, null, 2));
         return 0;
       }

@@ -10,6 +10,9 @@ import { ConfigError, loadConfig, type Config } from '../config.js';
 import { loggerOptions } from '../logging.js';
 import { startEmbeddedDatabase } from '../db/embedded.js';
 import { startEmitter } from '../webhooks/run.js';
+import { AppMetrics } from '../metrics/metrics.js';
+import { serveMetrics } from '../http/metrics.js';
+import { startTracing } from '../observability/tracing.js';
 
 let config: Config;
 let masterKey: string;
@@ -25,9 +28,21 @@ try {
 }
 
 const logger = pino(loggerOptions(config.LOG_LEVEL));
+// Each POST continues the trace of the request that recorded its event (kept with the event).
+const tracing = startTracing({ endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: `${config.OTEL_SERVICE_NAME}-emitter` });
 const embedded = config.DATABASE_URL ? null : await startEmbeddedDatabase(config.PGLITE_DATA_DIR);
 const url = config.DATABASE_URL ?? embedded!.url;
-const running = await startEmitter({ url, config, secrets: createServiceSecrets(masterKey), logger, sealLegacyPlaintext: true });
+// With METRICS_PORT, this emitter's attempts per destination are scraped from it.
+const metrics = new AppMetrics();
+const running = await startEmitter({
+  url,
+  config,
+  secrets: createServiceSecrets(masterKey),
+  logger,
+  sealLegacyPlaintext: true,
+  onAttempt: (destination, succeeded, durationMs) => metrics.webhookAttempt(destination, succeeded, durationMs),
+});
+const metricsListener = config.METRICS_PORT !== undefined ? await serveMetrics(metrics, config.METRICS_HOST, config.METRICS_PORT) : null;
 logger.info({ embedded: embedded !== null }, 'webhook emitter started');
 
 let stopping = false;
@@ -38,6 +53,8 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     logger.info({ signal }, 'webhook emitter stopping');
     running
       .stop()
+      .then(() => metricsListener?.close())
+      .then(() => tracing.stop())
       .then(() => embedded?.close())
       .then(
         () => process.exit(0),

@@ -10,6 +10,11 @@ import pino from 'pino';
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { poolFromConfig } from '../engines/pool/start.js';
 import { startEngineWorker } from '../jobs/engine-queue.js';
+import { AppMetrics } from '../metrics/metrics.js';
+import { serveMetrics } from '../http/metrics.js';
+import { loggerOptions } from '../logging.js';
+import { startTracing } from '../observability/tracing.js';
+import { observeEngines } from '../observability/engine-observer.js';
 
 let config: Config;
 try {
@@ -24,8 +29,13 @@ try {
   throw error;
 }
 
-const logger = pino({ level: config.LOG_LEVEL });
-const pool = poolFromConfig(config);
+const logger = pino(loggerOptions(config.LOG_LEVEL));
+// Each engine job continues the trace of the request that queued it (its `traceparent` rides in the job).
+const tracing = startTracing({ endpoint: config.OTEL_EXPORTER_OTLP_ENDPOINT, serviceName: `${config.OTEL_SERVICE_NAME}-worker` });
+// With METRICS_PORT, this worker's engine wait and run times per engine are scraped from it.
+const metrics: AppMetrics = new AppMetrics({ engineQueueDepth: () => pool.waiting ?? 0 });
+const pool = poolFromConfig(config, observeEngines(metrics));
+const metricsListener = config.METRICS_PORT !== undefined ? await serveMetrics(metrics, config.METRICS_HOST, config.METRICS_PORT) : null;
 const worker = await startEngineWorker({
   databaseUrl: config.DATABASE_URL,
   executor: pool,
@@ -45,6 +55,8 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     worker
       .stop()
       .then(() => pool.close())
+      .then(() => metricsListener?.close())
+      .then(() => tracing.stop())
       .then(
         () => process.exit(0),
         (error: unknown) => {

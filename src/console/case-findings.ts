@@ -1,8 +1,10 @@
 /** What the checks found on a case: the evidence, the identity as read, each step's result and the AML hits. */
-import { badge, h } from './dom.js';
+import { ApiError, graphql } from './api.js';
+import { announce, badge, h, when } from './dom.js';
 import { faceEntryControl } from './lists.js';
 import { linkedSessions } from './linked-sessions.js';
 import { me } from './state.js';
+import { EVIDENCE_LABELS, openEvidenceViewer } from './evidence-viewer.js';
 import type { QueueItem } from './queue.js';
 import type { Claim } from './claim.js';
 
@@ -33,9 +35,11 @@ export interface Case extends QueueItem {
     at: number;
   }[];
   warnings: { code: string; message: string }[];
-  evidence: { id: string; kind: string; contentType: string; url: string }[];
+  evidence: { id: string; kind: string; contentType: string; url: string; attempt: number }[];
   notes: { id: string; authorName: string; body: string; createdAt: number }[];
   claim: Claim | null;
+  /** The AML hits with their listed entity and disposition. */
+  amlHits?: CaseAmlHit[];
 }
 
 /** Personal details as given beside the document's fields as read (MRZ or OCR), a difference marked in words. */
@@ -96,45 +100,88 @@ export function identitySection(session: Case): HTMLElement {
   );
 }
 
-/** Names of the evidence kinds as shown. */
-const EVIDENCE_LABELS: Record<string, string> = {
-  document_front: 'Document, front',
-  document_back: 'Document, back',
-  selfie: 'Selfie',
-  proof_of_address: 'Proof of address',
-};
-
 /**
  * The document front and back beside the selfie, with the similarity the face step measured.
- * Each file comes through its short-lived signed URL, and the server audits every opening; the
- * latest submission of each kind is shown (earlier ones were retakes).
+ * Each file comes through its short-lived signed URL, and the server audits every opening. The
+ * latest attempt of each kind is shown; a click (or Enter) opens it full size in the viewer
+ * (evidence-viewer.ts), earlier attempts are a click away, and the document and the selfie open
+ * side by side at the same scale.
  */
 export function evidenceSection(session: Case): HTMLElement {
-  const latest = new Map(session.evidence.map((item) => [item.kind, item]));
+  const attempts = new Map<string, Case['evidence']>();
+  for (const item of session.evidence) attempts.set(item.kind, [...(attempts.get(item.kind) ?? []), item]);
   const face = session.nodeResults.find((node) => node.nodeType === 'biometric_kyc');
   const similarity = typeof face?.details.similarity === 'number' ? `${Math.round(face.details.similarity * 100)} %` : null;
+  const open =
+    (kinds: string[], attemptIds: Record<string, string> = {}) =>
+    (event: Event) =>
+      void openEvidenceViewer(session.id, kinds, event.currentTarget as HTMLElement, attemptIds);
+  const images = (kind: string) => (attempts.get(kind) ?? []).filter((item) => item.contentType.startsWith('image/'));
+  const compare = images('document_front').length > 0 && images('selfie').length > 0;
   return h(
     'section',
     { 'aria-labelledby': 'evidence-heading' },
     h('h2', { id: 'evidence-heading' }, 'Evidence'),
-    latest.size === 0
+    attempts.size === 0
       ? h('p', {}, 'Nothing kept: the files were not images, or the retention period is 0 or over.')
       : h(
           'div',
           { class: 'evidence', id: 'evidence' },
-          ...[...latest.values()].map((item) => {
-            const label = EVIDENCE_LABELS[item.kind] ?? item.kind;
+          ...[...attempts.entries()].map(([kind, list]) => {
+            const item = list[list.length - 1]!;
+            const label = EVIDENCE_LABELS[kind] ?? kind;
+            const earlier = list.slice(0, -1).filter((each) => each.contentType.startsWith('image/'));
             return h(
               'figure',
-              { 'data-kind': item.kind },
+              { 'data-kind': kind },
               item.contentType.startsWith('image/')
-                ? h('img', { src: item.url, alt: `${label} as submitted` })
+                ? h(
+                    'button',
+                    { type: 'button', class: 'thumb', id: `open-${kind}`, onclick: open([kind]) },
+                    h('img', { src: item.url, alt: `${label} as submitted; open full size` }),
+                  )
                 : h('a', { href: item.url, target: '_blank', rel: 'noopener' }, `Open the ${label.toLowerCase()} (PDF)`),
-              h('figcaption', {}, item.kind === 'selfie' && similarity ? `${label} · similarity ${similarity}` : label),
+              h(
+                'figcaption',
+                {},
+                item.kind === 'selfie' && similarity ? `${label} · similarity ${similarity}` : label,
+                list.length > 1 ? ` · attempt ${item.attempt} of ${list.length}` : '',
+                earlier.length
+                  ? h(
+                      'span',
+                      { class: 'earlier-attempts' },
+                      ' · earlier: ',
+                      ...earlier.map((each) =>
+                        h(
+                          'button',
+                          {
+                            type: 'button',
+                            class: 'link',
+                            'data-attempt': String(each.attempt),
+                            'aria-label': `Open ${label.toLowerCase()}, attempt ${each.attempt}`,
+                            onclick: open([kind], { [kind]: each.id }),
+                          },
+                          `attempt ${each.attempt}`,
+                        ),
+                      ),
+                    )
+                  : null,
+              ),
             );
           }),
         ),
-    latest.has('selfie') && me().operator.role !== 'viewer' ? faceEntryControl(session.id) : null,
+    compare
+      ? h(
+          'p',
+          {},
+          h(
+            'button',
+            { type: 'button', class: 'secondary', id: 'compare-faces', onclick: open(['document_front', 'selfie']) },
+            'Compare document and selfie side by side',
+          ),
+        )
+      : null,
+    attempts.has('selfie') && me().operator.role !== 'viewer' ? faceEntryControl(session.id) : null,
   );
 }
 
@@ -189,11 +236,97 @@ export function checksSection(session: Case): HTMLElement {
   );
 }
 
-/** AML hits with the listed entity and its list. */
-export function amlSection(session: Case): HTMLElement | null {
+/** One AML hit as the case page shows it (Session.amlHits). */
+export interface CaseAmlHit {
+  entityId: string;
+  list: string;
+  category: string;
+  matchedName: string;
+  score: number;
+  foundBy: string;
+  suppressed: boolean;
+  entity: {
+    kind: string;
+    primaryName: string;
+    aliases: string[];
+    datesOfBirth: string[];
+    countries: string[];
+    programs: string[];
+    topics: string[];
+    sourceId: string;
+  } | null;
+  disposition: {
+    disposition: string;
+    reason: string;
+    actorName: string | null;
+    actor: string;
+    createdAt: number;
+    entityChanged: boolean;
+  } | null;
+}
+
+/** The fields of Session.amlHits the case page reads. */
+export const AML_HIT_FIELDS = `amlHits { entityId list category matchedName score foundBy suppressed
+  entity { kind primaryName aliases datesOfBirth countries programs topics sourceId }
+  disposition { disposition reason actor actorName createdAt entityChanged } }`;
+
+const DISPOSE = `mutation ($sessionId: String!, $entityId: String!, $disposition: AmlHitDisposition!, $reason: String!) {
+  disposeAmlHit(sessionId: $sessionId, entityId: $entityId, disposition: $disposition, reason: $reason) { id } }`;
+
+/** Words of a disposition. */
+const DISPOSITION_LABELS: Record<string, string> = { true_match: 'True match', false_positive: 'False positive' };
+
+/** A list of values, or a dash. */
+const listed = (values: string[] | undefined) => (values && values.length ? values.join(', ') : '—');
+
+/** The reviewer's form for one hit: true match or false positive, with a reason. */
+function dispositionForm(session: Case, hit: CaseAmlHit, index: number, onChange: () => Promise<void>): HTMLElement {
+  const error = h('p', { class: 'error', role: 'alert', id: `aml-error-${index}` });
+  const choice = h(
+    'select',
+    { id: `aml-disposition-${index}`, name: 'disposition' },
+    h('option', { value: 'false_positive' }, 'False positive'),
+    h('option', { value: 'true_match' }, 'True match'),
+  );
+  const reason = h('input', { id: `aml-reason-${index}`, name: 'reason', type: 'text', maxlength: '2000', autocomplete: 'off' });
+  const form = h(
+    'form',
+    {
+      class: 'aml-form',
+      onsubmit: async (event) => {
+        event.preventDefault();
+        if (!reason.value.trim()) {
+          error.textContent = 'Give a reason: it goes into the audit trail.';
+          return;
+        }
+        try {
+          await graphql(DISPOSE, { sessionId: session.id, entityId: hit.entityId, disposition: choice.value, reason: reason.value.trim() });
+          announce(`Hit marked ${DISPOSITION_LABELS[choice.value]!.toLowerCase()}.`);
+          await onChange();
+        } catch (failure) {
+          error.textContent = failure instanceof ApiError ? failure.message : 'The server could not be reached.';
+        }
+      },
+    },
+    h('div', { class: 'field' }, h('label', { for: `aml-disposition-${index}` }, 'This hit is'), choice),
+    h('div', { class: 'field grow' }, h('label', { for: `aml-reason-${index}` }, 'Reason (kept in the audit trail)'), reason),
+    h('button', { type: 'submit', class: 'secondary', id: `aml-record-${index}` }, hit.disposition ? 'Change' : 'Record'),
+    error,
+  );
+  return form;
+}
+
+/**
+ * AML hits with the listed entity (names, dates of birth, nationality, programmes, list and its
+ * id) and the reviewer's disposition; reviewers and admins mark each hit true match or false
+ * positive with a reason. A false positive is not raised again for the same person until the
+ * entity's record or the person's data changes; a sanctions true match forbids approving.
+ */
+export function amlSection(session: Case, onChange: () => Promise<void> = async () => undefined): HTMLElement | null {
   const aml = session.nodeResults.find((node) => node.nodeType === 'aml_screening');
   if (!aml) return null;
-  const hits = (aml.details.hits ?? []) as { list: string; category?: string; matched_name: string; score: number; entry_id: string }[];
+  const hits = session.amlHits ?? [];
+  const decides = me().operator.role !== 'viewer';
   return h(
     'section',
     { 'aria-labelledby': 'aml-heading' },
@@ -206,35 +339,48 @@ export function amlSection(session: Case): HTMLElement | null {
     hits.length === 0
       ? h('p', {}, 'No hit.')
       : h(
-          'table',
-          { tabindex: '0', id: 'aml-hits' },
-          h('caption', {}, 'Hits'),
-          h(
-            'thead',
-            {},
+          'ol',
+          { class: 'aml-hits', id: 'aml-hits' },
+          ...hits.map((hit, index) =>
             h(
-              'tr',
-              {},
-              h('th', { scope: 'col' }, 'Listed name'),
-              h('th', { scope: 'col' }, 'List'),
-              h('th', { scope: 'col' }, 'Category'),
-              h('th', { scope: 'col' }, 'Score'),
-              h('th', { scope: 'col' }, 'Entry'),
-            ),
-          ),
-          h(
-            'tbody',
-            {},
-            ...hits.map((hit) =>
+              'li',
+              { class: 'aml-hit', 'data-entity': hit.entityId, 'data-disposition': hit.disposition?.disposition },
               h(
-                'tr',
+                'h3',
                 {},
-                h('td', {}, hit.matched_name),
-                h('td', {}, hit.list),
-                h('td', {}, hit.category ?? '—'),
-                h('td', {}, String(hit.score)),
-                h('td', {}, hit.entry_id),
+                hit.entity?.primaryName ?? hit.matchedName,
+                h('span', { class: 'muted' }, ` · score ${hit.score} · ${hit.category.replace(/_/g, ' ')}`),
               ),
+              hit.suppressed
+                ? h('p', { class: 'muted' }, 'Not counted: a reviewer marked it false positive for this person before.')
+                : null,
+              hit.foundBy === 'monitoring' ? h('p', { class: 'muted' }, 'Found by ongoing monitoring after the decision.') : null,
+              h(
+                'dl',
+                { class: 'facts' },
+                h('dt', {}, 'Matched name'),
+                h('dd', {}, hit.matchedName),
+                h('dt', {}, 'Other names'),
+                h('dd', {}, listed(hit.entity?.aliases)),
+                h('dt', {}, 'Dates of birth'),
+                h('dd', {}, listed(hit.entity?.datesOfBirth)),
+                h('dt', {}, 'Nationality'),
+                h('dd', {}, listed(hit.entity?.countries)),
+                h('dt', {}, 'Programme'),
+                h('dd', {}, listed(hit.entity?.programs)),
+                h('dt', {}, 'Source'),
+                h('dd', {}, `${hit.list} · ${hit.entity?.sourceId ?? hit.entityId.slice(hit.list.length + 1)}`),
+              ),
+              hit.disposition
+                ? h(
+                    'p',
+                    { class: 'disposition', id: `aml-marked-${index}` },
+                    h('strong', {}, DISPOSITION_LABELS[hit.disposition.disposition] ?? hit.disposition.disposition),
+                    ` by ${hit.disposition.actorName ?? hit.disposition.actor}, ${when(hit.disposition.createdAt)} — ${hit.disposition.reason}`,
+                    hit.disposition.entityChanged ? ' (the listing changed since: re-screens raise it again)' : '',
+                  )
+                : null,
+              decides ? dispositionForm(session, hit, index, onChange) : null,
             ),
           ),
         ),

@@ -5,13 +5,13 @@ import { header } from './layout.js';
 import { me } from './state.js';
 import { CLAIM_FIELDS, claimSection, heldByOther, heldByOtherNote } from './claim.js';
 import { reasonCodeSelect, retakeSection } from './retake.js';
-import { amlSection, checksSection, evidenceSection, fraudSection, identitySection, type Case } from './case-findings.js';
+import { AML_HIT_FIELDS, amlSection, checksSection, evidenceSection, fraudSection, identitySection, type Case } from './case-findings.js';
 
 const QUEUE_FIELDS =
   'id vendorData workflowId workflow { name } createdAt updatedAt decision { reasons { code message cause reviewerText } }';
-const CASE = `query ($id: String!) { session(id: $id) { ${QUEUE_FIELDS} workflowRevision status environment language expectedDetails evidence { id kind contentType url } notes { id authorName body createdAt }
+const CASE = `query ($id: String!) { session(id: $id) { ${QUEUE_FIELDS} workflowRevision status environment language expectedDetails evidence { id kind contentType url attempt } notes { id authorName body createdAt }
   warnings { code message } nodeResults { nodeType status warnings { code message } details }
-  reviewHistory { actor actorName fromStatus toStatus reason at } ${CLAIM_FIELDS} } }`;
+  reviewHistory { actor actorName fromStatus toStatus reason at } ${CLAIM_FIELDS} ${AML_HIT_FIELDS} } }`;
 const ADD_NOTE = `mutation ($sessionId: String!, $body: String!) { addSessionNote(sessionId: $sessionId, body: $body) { id } }`;
 const REVIEW = `mutation ($id: String!, $decision: ReviewDecision!, $reason: String, $reasonCode: String) {
   reviewSession(id: $id, decision: $decision, reason: $reason, reasonCode: $reasonCode) { id status } }`;
@@ -187,7 +187,7 @@ export async function caseScreen(id: string): Promise<void> {
           identitySection(session),
           checksSection(session),
           fraudSection(session),
-          amlSection(session),
+          amlSection(session, () => caseScreen(session.id)),
         ),
         h(
           'div',

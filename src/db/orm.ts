@@ -1,5 +1,6 @@
 import { MikroORM, defineConfig } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
+import { recordStatementSpan } from '../observability/tracing.js';
 import type { Logger } from 'pino';
 import { ALL_ENTITIES } from '../../entities/index.js';
 import { MIGRATIONS } from './migrations/index.js';
@@ -43,22 +44,30 @@ export async function createOrm(options: OrmOptions): Promise<MikroORM> {
       },
       // Requests fork their own EntityManager; the global one must never hold request state.
       allowGlobalContext: false,
-      ...(options.onQuery ? queryListenerOptions(options.onQuery) : { debug: false }),
+      ...queryLoggerOptions(options.onQuery),
     }),
   );
 }
 
-/** ORM options that report every query to a listener and log nothing. */
-function queryListenerOptions(onQuery: (sql: string) => void) {
+/**
+ * ORM options that log nothing, record each statement as a span when traces are exported (MikroORM
+ * reports every statement to its logger with its duration, in the caller's async context), and
+ * report each to `onQuery` when given (tests count statements with it).
+ */
+function queryLoggerOptions(onQuery: ((sql: string) => void) | undefined) {
   return {
-    debug: ['query'] as 'query'[],
+    debug: onQuery ? (['query'] as 'query'[]) : false,
     loggerFactory: () => ({
       log: () => undefined,
       error: () => undefined,
       warn: () => undefined,
       setDebugMode: () => undefined,
-      isEnabled: (namespace: string) => namespace === 'query',
-      logQuery: (context: { query: string }) => onQuery(context.query),
+      isEnabled: (namespace: string) => onQuery !== undefined && namespace === 'query',
+      logQuery: (context: { query?: string; took?: number; level?: string }) => {
+        const query = context.query ?? '';
+        recordStatementSpan(query, context.took, context.level === 'error');
+        onQuery?.(query);
+      },
     }),
   };
 }

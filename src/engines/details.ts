@@ -112,6 +112,9 @@ export type AmlHit = {
   explanation?: HitExplanation;
 };
 
+/** A hit a standing false positive took out of a screening, with the disposition that did. */
+export type SuppressedAmlHit = AmlHit & { disposition_id: string };
+
 /** Whom an AML screening screened: name, and date of birth and country when known. */
 export type AmlSubject = { full_name: string; date_of_birth?: string; country?: string };
 
@@ -131,6 +134,8 @@ export type AmlScreeningDetails = {
   risk_band: number;
   /** Potential matches. */
   hits: AmlHit[];
+  /** In a session: hits a reviewer's standing false positive for the same person took out (src/sessions/aml-dispositions.ts). */
+  suppressed_hits?: SuppressedAmlHit[];
   /** Exactly the lists screened. */
   checked_lists: string[];
   /** Who was screened, kept so ongoing monitoring can screen the same subject again after a list import. */

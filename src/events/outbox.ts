@@ -5,6 +5,7 @@ import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
 import { OutboxEventSchema, type EventType, type OutboxEvent } from '../../entities/outbox-event.entity.js';
 import type { SessionStatus } from '../domain/types.js';
 import { decisionAt, type Decision } from '../sessions/decision.js';
+import { currentTraceCarrier } from '../observability/tracing.js';
 
 /** An event to record: what happened, to which tenant and environment, with its payload. */
 export interface NewEvent {
@@ -34,6 +35,7 @@ export class EventBatch {
       sessionId: event.sessionId ?? null,
       payload: event.payload,
       snapshot: null,
+      traceContext: currentTraceCarrier() ?? null,
       createdAt: new Date(),
     });
     this.events.push(row);

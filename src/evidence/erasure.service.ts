@@ -21,6 +21,7 @@ const KEPT_DETAIL_KEYS = [
   'checked_lists',
   'screened_source',
   'hits',
+  'suppressed_hits',
 ] as const;
 
 /** What an erasure did. */

@@ -158,6 +158,11 @@ export interface EvidenceItem {
   kind: string;
   contentType: string;
   byteLength: number;
+  /**
+   * Which submission of its kind in the session it was, from 1: every attempt of a step is kept
+   * (a retake the engine asked for, a reviewer's retake), not only the latest.
+   */
+  attempt: number;
   createdAt: Date;
   expiresAt: Date;
 }
@@ -181,6 +186,13 @@ export async function listEvidence(em: EntityManager, sessionIds: readonly strin
       where session_id = any(?::uuid[]) and expires_at > now() order by created_at, kind`,
     [`{${sessionIds.join(',')}}`],
   );
+  const attempts = new Map<string, number>();
+  const attemptOf = (row: { session_id: string; kind: string }) => {
+    const key = `${row.session_id}/${row.kind}`;
+    const attempt = (attempts.get(key) ?? 0) + 1;
+    attempts.set(key, attempt);
+    return attempt;
+  };
   return rows.map((row) => ({
     id: row.id,
     sessionId: row.session_id,
@@ -188,6 +200,7 @@ export async function listEvidence(em: EntityManager, sessionIds: readonly strin
     kind: row.kind,
     contentType: row.content_type,
     byteLength: row.byte_length,
+    attempt: attemptOf(row),
     createdAt: new Date(row.created_at),
     expiresAt: new Date(row.expires_at),
   }));

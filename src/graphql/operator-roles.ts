@@ -20,6 +20,7 @@ export const REVIEWER_MUTATIONS: ReadonlySet<string> = new Set([
   'replayWebhookDelivery',
   'claimSession',
   'releaseSession',
+  'disposeAmlHit',
 ]);
 
 /** The mutations every operator runs on their own account (password, second factor), whatever the role. */

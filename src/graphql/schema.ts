@@ -7,6 +7,7 @@ import { AmlResolver } from '../../resolvers/aml.resolver.js';
 import { ApiKeyResolver } from '../../resolvers/api-key.resolver.js';
 import { CaptureResolver, HostedFlowCaptureResolver } from '../../resolvers/capture.resolver.js';
 import { ClaimResolver } from '../../resolvers/claim.resolver.js';
+import { AmlDispositionResolver } from '../../resolvers/aml-disposition.resolver.js';
 import { OperatorAccountResolver } from '../../resolvers/operator-account.resolver.js';
 import { ConnectionsResolver } from '../../resolvers/connections.resolver.js';
 import { DashboardResolver } from '../../resolvers/dashboard.resolver.js';
@@ -40,6 +41,7 @@ export const RESOLVERS = [
   FlowSettingsResolver,
   OperatorResolver,
   ClaimResolver,
+  AmlDispositionResolver,
   OperatorAccountResolver,
   ApiKeyResolver,
   DashboardResolver,

@@ -35,6 +35,8 @@ import { consoleTokenFrom, CSRF_HEADER, operatorFromCookie, registerConsoleAuth 
 import { operatorForToken } from '../operators/operator.service.js';
 import type { Services } from '../services.js';
 import { sharedSubscribe } from '../graphql/shared-subscribe.js';
+import { metricsApolloPlugin, recordRequests, registerMetricsRoute } from './metrics.js';
+import { traceRequests, tracingApolloPlugin } from './tracing.js';
 
 /**
  * WebSocket close code for a tenant already holding WS_MAX_SOCKETS_PER_TENANT sockets on this
@@ -108,6 +110,8 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
     if (request.id.length > REQUEST_ID_MAX_LENGTH) request.id = randomUUID();
     reply.header('x-request-id', request.id);
   });
+  recordRequests(app, services.metrics);
+  traceRequests(app);
   // Engine work started by this request is abandoned when the client goes away before the answer
   // (src/engines/pool/executor.ts); `run` keeps the signal in the request's async context. A
   // pre-handler hook, since body parsing runs in the socket's async context and would lose it.
@@ -192,7 +196,13 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
     introspection: true,
     includeStacktraceInErrorResponses: false,
     // Apollo's landing page loads Sandbox from Apollo's CDN; registerExplorer serves GraphiQL instead.
-    plugins: [fastifyApolloDrainPlugin(app), limitsPlugin, ApolloServerPluginLandingPageDisabled()],
+    plugins: [
+      fastifyApolloDrainPlugin(app),
+      limitsPlugin,
+      metricsApolloPlugin(services.metrics),
+      tracingApolloPlugin(),
+      ApolloServerPluginLandingPageDisabled(),
+    ],
     formatError(formatted, error) {
       const code = formatted.extensions?.code;
       // Variable coercion failures (wrong type, unknown enum value) are the client's input.
@@ -256,6 +266,7 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
 
   // --- GraphQL over WebSocket (graphql-ws), same port and path
   const wss = new WebSocketServer({ server: app.server, path: '/graphql' });
+  services.metrics.socketCount = () => wss.clients.size;
   // Open sockets per tenant on this server, so one tenant cannot hold every connection (audit M11).
   const socketsPerTenant = new Map<string, number>();
   const wsServer = useServer<Record<string, unknown>, SocketExtra>(
@@ -402,6 +413,7 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
   });
 
   // --- Operations
+  registerMetricsRoute(app, services.metrics, config);
   app.get('/healthz', async () => ({ status: 'ok' }));
   app.get('/readyz', async (_request, reply) => {
     try {

@@ -23,6 +23,8 @@ import type { Logger } from 'pino';
 import { enginesBusy, engineTimeout, RETRY_AFTER_FALLBACK_SECONDS, type EngineExecutor } from '../engines/pool/executor.js';
 import { toWireError, type EngineTask, type EngineTaskOutcome } from '../engines/pool/tasks.js';
 import { JOBS_SCHEMA } from './jobs.js';
+import { context } from '@opentelemetry/api';
+import { contextFromCarrier, currentTraceCarrier } from '../observability/tracing.js';
 
 /** pg-boss queue of engine tasks. */
 export const ENGINE_QUEUE = 'engine-tasks';
@@ -105,12 +107,17 @@ export async function createQueueExecutor(options: QueueExecutorOptions): Promis
 
   return {
     mode: 'queue',
+    // Jobs this server sent and still waits on (queued or running on a worker).
+    get waiting() {
+      return waiters.size;
+    },
     async run(task: EngineTask, signal?: AbortSignal): Promise<EngineTaskOutcome> {
       if (waiters.size >= options.queueLimit)
         throw enginesBusy(Number.isFinite(averageMs) ? ((waiters.size + 1) * averageMs) / 1000 : RETRY_AFTER_FALLBACK_SECONDS);
       signal?.throwIfAborted();
       const started = Date.now();
-      const id = await boss.send(ENGINE_QUEUE, task as object);
+      // The asking request's trace context travels in the job: the worker's engine span continues its trace.
+      const id = await boss.send(ENGINE_QUEUE, { ...task, trace: currentTraceCarrier() } as object);
       if (!id) throw new Error('The engine queue refused the job');
       try {
         return await new Promise<EngineTaskOutcome>((resolve, reject) => {
@@ -219,11 +226,13 @@ export async function startEngineWorker(options: EngineWorkerOptions): Promise<E
       pollingIntervalSeconds: ENGINE_WORKER_POLL_SECONDS,
       notifyPollingIntervalSeconds: ENGINE_WORKER_POLL_SECONDS,
     },
-    async ([job]: Job<EngineTask>[]) => {
+    async ([job]: Job<EngineTask & { trace?: Record<string, string> }>[]) => {
+      const { trace: carrier, ...task } = job.data;
       logger.info({ jobId: job.id, kind: job.data.kind, retryCount: job.retryCount, worker: id }, 'engine job started');
       // Engine errors (a 400, the time budget) are outcomes: retrying would give the same answer.
       // Only a dead worker (no heartbeat) or a cancelled claim leads to another attempt or none.
-      const outcome = await options.executor.run(job.data, job.signal).catch((error: unknown): EngineTaskOutcome => {
+      const running = context.with(contextFromCarrier(carrier), () => options.executor.run(task as EngineTask, job.signal));
+      const outcome = await running.catch((error: unknown): EngineTaskOutcome => {
         if (job.signal.aborted) throw error;
         return { ok: false, error: toWireError(error) };
       });

@@ -63,7 +63,7 @@ export async function startJobs(database: Database, services: Services, logger: 
   await boss.createQueue(AML_RESCREEN_QUEUE);
   await boss.schedule(AML_RESCREEN_QUEUE, AML_RESCREEN_CRON);
   await boss.work(AML_RESCREEN_QUEUE, async () => {
-    const summary = await rescreenPendingRequests(orm.em.fork(), services.bus);
+    const summary = await rescreenPendingRequests(orm.em.fork(), services.bus, services.secrets);
     if (summary.requests > 0) logger.info({ ...summary }, 'AML lists changed: approved sessions re-screened');
   });
   await boss.createQueue(EVIDENCE_PURGE_QUEUE);

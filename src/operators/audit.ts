@@ -17,7 +17,8 @@ export type OperatorAction =
   | 'operator.totp_enrolled'
   | 'operator.totp_disabled'
   | 'api_key.created'
-  | 'api_key.revoked';
+  | 'api_key.revoked'
+  | 'aml_hit.dispositioned';
 
 /** One audited change of an operator that is not a session status change (those have their own trail). */
 export interface OperatorAuditEntry {

@@ -52,6 +52,8 @@ export interface CreateRow {
   payload: Record<string, unknown>;
   /** The sealed decision at creation, kept with the event (webhook bodies are snapshots of it). */
   snapshot: string | null;
+  /** The creating request's W3C trace context, kept with the event (its webhook POSTs continue the trace). */
+  trace_context?: Record<string, string> | null;
 }
 
 /** A created session's row, with its event's sequence number and whether its webhook fan-out was recorded done. */
@@ -69,7 +71,7 @@ const INSERT_SESSIONS_SQL = `
   with input as (
     select * from jsonb_to_recordset($1::jsonb) as x (ord int, id uuid, tenant_id uuid, environment text, workflow_id text, workflow_revision int,
       vendor_data text, callback text, redirect_url text, language text, metadata jsonb, contact_details jsonb, expected_details jsonb, key_id uuid,
-      operator_id uuid, actor_name text, ttl_seconds int, nodes jsonb, audit_id uuid, changed_at timestamptz, event_id uuid, payload jsonb, snapshot text)
+      operator_id uuid, actor_name text, ttl_seconds int, nodes jsonb, audit_id uuid, changed_at timestamptz, event_id uuid, payload jsonb, snapshot text, trace_context jsonb)
   ), created as (
     insert into session (id, tenant_id, environment, workflow_id, workflow_revision, vendor_data, status, callback, redirect_url, language, metadata,
                          contact_details, expected_details, created_by_key_id, created_at, updated_at, expires_at)
@@ -91,8 +93,9 @@ const INSERT_SESSIONS_SQL = `
            input.actor_name, null, input.changed_at
       from created join input on input.id = created.id
   ), event as (
-    insert into outbox_event (id, tenant_id, environment, type, session_id, payload, snapshot, created_at)
-    select input.event_id, created.tenant_id, created.environment, 'session.status_changed', created.id, input.payload, input.snapshot, input.changed_at
+    insert into outbox_event (id, tenant_id, environment, type, session_id, payload, snapshot, trace_context, created_at)
+    select input.event_id, created.tenant_id, created.environment, 'session.status_changed', created.id, input.payload, input.snapshot,
+           input.trace_context, input.changed_at
       from created join input on input.id = created.id order by input.ord
     returning seq, session_id
   ), webhooks_done as (

@@ -18,6 +18,7 @@ import { checkRedirectUrl } from '../tenants/flow-settings.js';
 import { statusChangedPayload } from './audit.js';
 import { expireDue } from './expiry.js';
 import { effectiveNodes, matchingRules, ruleFacts } from '../domain/workflow-rules.js';
+import { currentTraceCarrier } from '../observability/tracing.js';
 
 /** The end-user URL of a session: `{PUBLIC_URL}/verify/{id}?token=…`. */
 export function sessionUrl(config: Config, services: Services, baseUrl: string, sessionId: string): string {
@@ -130,6 +131,7 @@ export async function createSession(
       changed_at: changedAt.toISOString(),
       event_id: event.id,
       payload: event.payload,
+      trace_context: currentTraceCarrier() ?? null,
       snapshot:
         services.bus.snapshotter?.seal(
           pendingDecision(

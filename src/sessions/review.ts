@@ -15,6 +15,7 @@ import { loadSession } from './read.js';
 import type { ReasonDefinition } from '../domain/reasons.js';
 import type { StoredReason } from '../../entities/session.entity.js';
 import { requireReasonCode } from '../reasons/reason-codes.service.js';
+import { assertNoSanctionsTrueMatch } from './aml-dispositions.js';
 
 /** A reviewer's verdict on an in-review session. */
 export type ReviewDecision = 'approved' | 'declined';
@@ -81,6 +82,7 @@ export async function reviewSession(
   await loadSession(em, services, principal, sessionId);
   return transactionWithEvents(em, services.bus, async (tx, events) => {
     const session = await tx.findOneOrFail(SessionSchema, { id: sessionId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
+    if (decision === 'approved' && session.status === 'in_review') await assertNoSanctionsTrueMatch(tx, session.id);
     transition(tx, events, session, decision, 'reviewer', principal, checked.auditText);
     // A decline with a catalogue code says why first: the decision, the person's screen and the overview read it.
     if (checked.definition && decision === 'declined') session.reasons = [reviewerReason(checked), ...session.reasons];
@@ -120,10 +122,13 @@ export async function reopenApprovedSession(
   bus: EventBus,
   sessionId: string,
   reason: { code: string; message: string },
+  /** Writes more in the same transaction once the session is reopened (monitoring adds the new hits to its AML result). */
+  alongside?: (tx: EntityManager) => Promise<void>,
 ): Promise<boolean> {
   return transactionWithEvents(em, bus, async (tx, events) => {
     const session = await tx.findOne(SessionSchema, { id: sessionId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     if (!session || session.status !== 'approved') return false;
+    await alongside?.(tx);
     transition(tx, events, session, 'in_review', 'monitoring', null, reason.message);
     session.complianceLevel = null;
     session.reasons = [...session.reasons, { code: reason.code, message: reason.message, nodeType: 'aml_screening' }];

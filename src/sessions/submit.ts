@@ -32,6 +32,7 @@ import { decide } from './decide.js';
 import { assessCaptures, CAPTURE_STEPS, consumeNonces, parseCaptures, settleCaptures } from './capture-integrity.js';
 import { checkActiveLiveness } from './active-liveness.js';
 import { workflowOfSession } from '../workflows/revisions.js';
+import { withoutFalsePositives } from './aml-dispositions.js';
 
 /** The engine quota a live step's run is charged to (src/limits/rate-limits.ts); the others are cheap. */
 const QUOTA_ENGINE_OF_NODE: Partial<Record<NodeType, QuotaEngine>> = {
@@ -144,7 +145,13 @@ async function submitNodeInputOnce(
         context,
       })
     : null;
-  const engineResult = ownResult ?? linked!.aml!;
+  // A reviewer's standing false positive for the same person takes its hit out (aml-dispositions.ts).
+  const scope = { tenantId: session.tenant.id, environment: session.environment };
+  if (linked?.aml) linked.aml = await withoutFalsePositives(em, services.secrets, scope, linked.aml, workflow.amlScoreThreshold);
+  const engineResult =
+    ownResult && nodeType === 'aml_screening'
+      ? await withoutFalsePositives(em, services.secrets, scope, ownResult, workflow.amlScoreThreshold)
+      : (ownResult ?? linked!.aml!);
   const result = activeLiveness ? activeLiveness.apply(engineResult) : engineResult;
   // What the decision flow's plug-ins keep from the input (list subjects, evidence, the document portrait).
   const observed = await Promise.all(

@@ -2,6 +2,8 @@
  * Webhook dispatch (Svix's worker): claims due deliveries fairly, makes one signed HTTP try of
  * each, and decides what follows (done, retry per schedule, or dead).
  */
+import { context, trace } from '@opentelemetry/api';
+import { contextFromCarrier, currentTraceCarrier, endSpan, SpanKind, tracer } from '../observability/tracing.js';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { LRUCache } from 'lru-cache';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
@@ -59,6 +61,8 @@ export interface ClaimedDelivery {
   session_environment: ApiKeyEnvironment | null;
   /** That environment's sealed callback secret; null until the tenant's first use of it. */
   callback_secret_sealed: string | null;
+  /** The W3C trace context of the request that recorded the event: the POST continues its trace. */
+  trace_context: Record<string, string> | null;
 }
 
 /** What one try of a delivery came to, and what happens to the delivery next. */
@@ -176,10 +180,11 @@ export class DeliveryDispatcher {
        ), claimed as (
          update webhook_delivery d set next_attempt_at = now() + make_interval(secs => ?)
          from due where d.id = due.id
-         returning d.id, d.tenant_id, d.destination_id, d.callback_url, d.session_id, d.body, d.schedule_position, d.next_attempt_at
+         returning d.id, d.tenant_id, d.destination_id, d.callback_url, d.session_id, d.body, d.schedule_position, d.next_attempt_at,
+           d.trace_context
        )
        select c.id, c.tenant_id, coalesce(c.destination_id::text, 'cb:' || c.callback_url) as target_key,
-         c.destination_id, c.callback_url, c.body, c.schedule_position,
+         c.destination_id, c.callback_url, c.body, c.schedule_position, c.trace_context,
          w.url as destination_url, w.active as destination_active, w.secret_encrypted,
          s.environment as session_environment, cs.secret_sealed as callback_secret_sealed
        from claimed c
@@ -223,8 +228,21 @@ export class DeliveryDispatcher {
     const key = this.keyOf(isCallback ? await this.callbackSecretOf(delivery) : delivery.secret_encrypted!);
     const body = this.options.secrets.decrypt(delivery.body);
     const headers = signWebhook(key, delivery.id, nowSeconds(), body);
-    const result = await this.http.post(url, { ...headers }, body);
-    return { ...base, ...outcomeOf(delivery, result, this.options.retryScheduleSeconds), attempted: true };
+    // A client span in the trace of the request that recorded the event; its `traceparent` goes with the POST.
+    const span = tracer().startSpan(
+      'webhook POST',
+      {
+        kind: SpanKind.CLIENT,
+        attributes: { 'http.request.method': 'POST', 'webhook.delivery_id': delivery.id, 'webhook.target': delivery.target_key },
+      },
+      contextFromCarrier(delivery.trace_context),
+    );
+    const traceHeaders = currentTraceCarrier(trace.setSpan(context.active(), span)) ?? {};
+    const result = await this.http.post(url, { ...headers, ...traceHeaders }, body);
+    const outcome = outcomeOf(delivery, result, this.options.retryScheduleSeconds);
+    if (result.statusCode !== null) span.setAttribute('http.response.status_code', result.statusCode);
+    endSpan(span, outcome.status === 'succeeded' ? undefined : (outcome.error ?? `HTTP ${result.statusCode}`));
+    return { ...base, ...outcome, attempted: true };
   }
 
   /** Closes the sockets to receivers. */

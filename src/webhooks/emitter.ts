@@ -44,6 +44,8 @@ export interface EmitterOptions {
   maxInFlightPerTarget?: number;
   /** Deliveries in flight at once for one tenant (its slow endpoints cannot take every slot). @default 32 */
   maxInFlightPerTenant?: number;
+  /** Told of every HTTP attempt made (the `/metrics` delivery series). */
+  onAttempt?: (destination: string, succeeded: boolean, durationMs: number) => void;
 }
 
 /** Adds `delta` to a counter of a map, dropping it at zero so the map holds only what is in flight. */
@@ -213,6 +215,8 @@ export class WebhookEmitter {
       .then(
         (result) => {
           if (result.nextAttemptAt) this.wakeAt(result.nextAttemptAt.getTime() - Date.now());
+          if (result.attempted)
+            this.options.onAttempt?.(delivery.destination_id ?? 'callback', result.status === 'succeeded', result.durationMs);
           this.attempts.queue(result);
         },
         (error: unknown) => this.options.logger.error({ err: error, deliveryId: delivery.id }, 'webhook attempt crashed'),

@@ -42,7 +42,7 @@ export interface FanOutDestination {
 }
 
 /** An event as the fan-out reads it from the outbox. */
-type OutboxRow = EventForDelivery & { seq: string; snapshot: string | null };
+type OutboxRow = EventForDelivery & { seq: string; snapshot: string | null; traceContext: Record<string, string> | null };
 
 /**
  * Whether an (active) destination receives an event: same tenant and environment, and subscribed
@@ -78,10 +78,11 @@ export async function fanOutOnce(em: EntityManager, options: FanOutOptions): Pro
         session_id: string | null;
         payload: Record<string, unknown>;
         snapshot: string | null;
+        trace_context: Record<string, string> | null;
         created_at: Date;
       }[]
     >(
-      `select e.seq, e.id, e.tenant_id, e.environment, e.type, e.session_id, e.payload, e.snapshot, e.created_at
+      `select e.seq, e.id, e.tenant_id, e.environment, e.type, e.session_id, e.payload, e.snapshot, e.trace_context, e.created_at
        from outbox_event e
        where e.seq > ? and not exists (select 1 from webhook_fanout f where f.event_seq = e.seq)
        order by e.seq limit ? for update of e skip locked`,
@@ -98,15 +99,18 @@ export async function fanOutOnce(em: EntityManager, options: FanOutOptions): Pro
       sessionId: row.session_id,
       payload: row.payload,
       snapshot: row.snapshot,
+      traceContext: row.trace_context,
       createdAt: new Date(row.created_at),
     }));
     const deliveries = await deliveriesFor(tx as EntityManager, options, events);
     if (deliveries.length > 0) {
       await tx.execute(
-        `insert into webhook_delivery (id, tenant_id, environment, event_id, event_type, session_id, destination_id, callback_url, target, body, status, next_attempt_at)
-         select x.id, x.tenant_id, x.environment, x.event_id, x.event_type, x.session_id, x.destination_id, x.callback_url, x.target, x.body, 'pending', x.next_attempt_at
+        `insert into webhook_delivery (id, tenant_id, environment, event_id, event_type, session_id, destination_id, callback_url, target, body, status,
+                                       next_attempt_at, trace_context)
+         select x.id, x.tenant_id, x.environment, x.event_id, x.event_type, x.session_id, x.destination_id, x.callback_url, x.target, x.body, 'pending',
+                x.next_attempt_at, x.trace_context
          from jsonb_to_recordset(?::jsonb) as x(id uuid, tenant_id uuid, environment text, event_id uuid, event_type text, session_id uuid,
-           destination_id uuid, callback_url text, target text, body text, next_attempt_at timestamptz)
+           destination_id uuid, callback_url text, target text, body text, next_attempt_at timestamptz, trace_context jsonb)
          on conflict (event_id, target) where event_id is not null do nothing`,
         [JSON.stringify(deliveries)],
         'run',
@@ -159,6 +163,7 @@ async function deliveriesFor(tx: EntityManager, options: FanOutOptions, events: 
       event_id: event.id,
       event_type: event.type,
       session_id: event.sessionId,
+      trace_context: event.traceContext,
     };
     const rows = subscribed.map((destination) => ({
       ...common,

@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createOrm } from '../db/orm.js';
 import type { EventBus } from '../events/outbox.js';
-import { WebhookEmitter } from './emitter.js';
+import { WebhookEmitter, type EmitterOptions } from './emitter.js';
 import { sealLegacyPlaintext } from '../auth/sealed-columns.js';
 
 /** Connections the emitter's own pool may hold (claims, fan-out, result writes). */
@@ -37,6 +37,8 @@ export async function startEmitter(options: {
    * starts first after an upgrade.
    */
   sealLegacyPlaintext?: boolean;
+  /** Told of every HTTP attempt (the `/metrics` delivery series). */
+  onAttempt?: EmitterOptions['onAttempt'];
 }): Promise<RunningEmitter> {
   const orm = options.sharedOrm ?? (await createOrm({ url: options.url, poolMax: EMITTER_POOL_MAX, logger: options.logger }));
   if (options.sealLegacyPlaintext) await sealLegacyPlaintext(orm.em.fork(), options.secrets, options.logger);
@@ -52,6 +54,7 @@ export async function startEmitter(options: {
     maxInFlightPerTarget: options.config.WEBHOOK_MAX_IN_FLIGHT_PER_DESTINATION,
     maxInFlightPerTenant: options.config.WEBHOOK_MAX_IN_FLIGHT_PER_TENANT,
     bus: options.bus,
+    onAttempt: options.onAttempt,
   });
   emitter.start();
   return {

@@ -103,7 +103,7 @@ describe('ongoing AML monitoring of approved sessions', () => {
       [before!.now],
     );
     expect(Number(request!.n)).toBeGreaterThanOrEqual(1);
-    await rescreenPendingRequests(testApp.app.orm.em.fork(), testApp.app.services.bus);
+    await rescreenPendingRequests(testApp.app.orm.em.fork(), testApp.app.services.bus, testApp.app.services.secrets);
     await waitForStatus(listed.sessionId, 'in_review');
 
     const history = await testApp.graphql(HISTORY, { id: listed.sessionId }, tenant.liveKey);
@@ -137,7 +137,7 @@ describe('ongoing AML monitoring of approved sessions', () => {
          (?, '{UN_SC}', now(), now() - make_interval(secs => ?)), (?, '{UN_SC}', now(), now())`,
       [abandoned, RESCREEN_CLAIM_LEASE_SECONDS + 60, live],
     );
-    await rescreenPendingRequests(testApp.app.orm.em.fork(), testApp.app.services.bus);
+    await rescreenPendingRequests(testApp.app.orm.em.fork(), testApp.app.services.bus, testApp.app.services.secrets);
     const done = async () =>
       Object.fromEntries(
         (
@@ -161,7 +161,7 @@ describe('ongoing AML monitoring of approved sessions', () => {
          (?, '{UN_SC}', now(), now(), now() - make_interval(days => ?)), (?, '{UN_SC}', now(), now(), now() - interval '1 day')`,
       [old, RESCREEN_REQUEST_RETENTION_DAYS + 1, recent],
     );
-    await rescreenPendingRequests(testApp.app.orm.em.fork(), testApp.app.services.bus);
+    await rescreenPendingRequests(testApp.app.orm.em.fork(), testApp.app.services.bus, testApp.app.services.secrets);
     const left = await em.execute<{ id: string }[]>('select id from aml_rescreen_request where id in (?, ?)', [old, recent]);
     expect(left.map((row) => row.id)).toEqual([recent]);
   });
@@ -175,8 +175,10 @@ describe('ongoing AML monitoring of approved sessions', () => {
   });
 
   it('given a session already reopened, when monitoring runs again, then nothing changes twice', async () => {
-    const summary = await monitorAfterImport(testApp.app.orm.em.fork(), testApp.app.services.bus, ['OFAC_SDN']);
-    const again = await monitorAfterImport(testApp.app.orm.em.fork(), testApp.app.services.bus, ['OFAC_SDN']);
+    const summary = await monitorAfterImport(testApp.app.orm.em.fork(), testApp.app.services.bus, testApp.app.services.secrets, [
+      'OFAC_SDN',
+    ]);
+    const again = await monitorAfterImport(testApp.app.orm.em.fork(), testApp.app.services.bus, testApp.app.services.secrets, ['OFAC_SDN']);
     expect(again.sentToReview).toBe(0);
     expect(summary.sentToReview).toBe(0);
   });

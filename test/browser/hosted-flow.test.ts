@@ -123,9 +123,9 @@ function tokenOfUrl(url: string): string {
   return new URL(url).searchParams.get('token') ?? '';
 }
 
-/** Waits for a screen of the flow. */
-async function screen(page: Page, name: string): Promise<void> {
-  await page.locator(`#app[data-screen="${name}"]`).waitFor();
+/** Waits for a screen of the flow; after a live engine's first run (models loading on a cold thread) give it `timeout`. */
+async function screen(page: Page, name: string, timeout?: number): Promise<void> {
+  await page.locator(`#app[data-screen="${name}"]`).waitFor({ timeout });
 }
 
 /** Agrees and starts. */
@@ -238,7 +238,8 @@ describe.skipIf(!enabled)('hosted verification flow in Chromium', () => {
       await upload(page, noMrzPng, 'document-review');
       await screenshot(page, 'live-document-review-no-mrz');
       await page.getByRole('button', { name: 'Use this photo' }).click();
-      await screen(page, 'retake');
+      // The first live document of the run: the OCR thread loads its models first.
+      await screen(page, 'retake', 120_000);
       expect(await page.locator('#app').getAttribute('data-reason')).toBe('mrz_not_found');
       await expect.poll(() => page.getByRole('alert').textContent()).toBe(CATALOGUES.en.retake_mrz_not_found);
       await screenshot(page, 'live-retake');

@@ -202,6 +202,18 @@ const ROUTE_CASES: Record<string, RouteCase> = {
   },
   // Last of all (a deletion phase): it strips the owner's approved session of its personal data.
   'POST /v1/sessions/:session_id/erase': { refusal: 'not_found', phase: 'delete', calls: sessionCalls },
+  'GET /v1/sessions/:session_id/aml-hits': { refusal: 'not_found', calls: sessionCalls },
+  // The owner's own call names no hit of its session (400); a foreign one finds no session (404).
+  'POST /v1/sessions/:session_id/aml-hits/:entity_id/disposition': {
+    refusal: 'not_found',
+    phase: 'write',
+    calls: (o) => [
+      {
+        params: { session_id: o.approvedSessionId, entity_id: 'OFAC_SDN:matrix' },
+        body: { disposition: 'false_positive', reason: 'matrix' },
+      },
+    ],
+  },
   'POST /v1/sessions/:session_id/review': {
     refusal: 'not_found',
     phase: 'write',

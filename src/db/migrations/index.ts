@@ -32,6 +32,8 @@ import { Migration20261125000100H16OpsClaimsTotp } from './Migration202611250001
 import { Migration20261126008100H28SignInBrake } from './Migration20261126008100H28SignInBrake.js';
 import { Migration20261126003100H22LiveCapture } from './Migration20261126003100H22LiveCapture.js';
 import { Migration20261126007100H24Reasons } from './Migration20261126007100H24Reasons.js';
+import { Migration20261126020000H28TraceContext } from './Migration20261126020000H28TraceContext.js';
+import { Migration20261126210000H25AmlDisposition } from './Migration20261126210000H25AmlDisposition.js';
 import { Migration20261126210000H27Flows } from './Migration20261126210000H27Flows.js';
 
 /** Every migration in order; listed explicitly so tsx, vitest and a bundle all find the same set. */
@@ -70,5 +72,7 @@ export const MIGRATIONS = [
   Migration2026112600110H22Replay,
   Migration20261126003100H22LiveCapture,
   Migration20261126007100H24Reasons,
+  Migration20261126020000H28TraceContext,
+  Migration20261126210000H25AmlDisposition,
   Migration20261126210000H27Flows,
 ];

@@ -48,6 +48,18 @@ export function listCategory(list: AmlList): DetailsHit['category'] {
   return 'sanctions';
 }
 
+/** A screening's hit as the node details keep it (without the entity's programmes and topics). */
+export function detailsHit(hit: AmlHit): DetailsHit {
+  return {
+    list: hit.source_list,
+    entry_id: hit.source_id,
+    category: listCategory(hit.source_list),
+    matched_name: hit.matched_name,
+    score: hit.score,
+    ...(hit.explanation ? { explanation: hit.explanation } : {}),
+  };
+}
+
 /** Machine-readable summary from the best hit, with the codes the sandbox uses. */
 function resultCode(best: AmlHit | undefined, threshold: number): string {
   if (!best) return 'clear';
@@ -76,14 +88,7 @@ export function createLiveAmlEngine(dependencies: LiveAmlEngineDependencies): Li
         result_code: resultCode(screening.hits[0], context.amlScoreThreshold),
         score: screening.score,
         risk_band: screening.risk_band,
-        hits: screening.hits.map((hit) => ({
-          list: hit.source_list,
-          entry_id: hit.source_id,
-          category: listCategory(hit.source_list),
-          matched_name: hit.matched_name,
-          score: hit.score,
-          ...(hit.explanation ? { explanation: hit.explanation } : {}),
-        })),
+        hits: screening.hits.map(detailsHit),
         checked_lists: screening.checked_lists,
         subject,
       };

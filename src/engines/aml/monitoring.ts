@@ -14,6 +14,8 @@ import type { AmlHit, AmlQuery, AmlScreening } from './score.js';
 import { screenStored } from './store.js';
 import type { EventBus } from '../../events/outbox.js';
 import { reopenApprovedSession } from '../../sessions/review.js';
+import { recordMonitoringHits, standingFalsePositives } from './dispositions.js';
+import type { ServiceSecrets } from '../../auth/secrets.js';
 
 /** One approved subject to re-screen. */
 export interface ApprovedSubject {
@@ -51,6 +53,12 @@ export interface MonitoringPort {
   approvedSubjects(): AsyncIterable<ApprovedSubject> | Iterable<ApprovedSubject>;
   /** Moves one approved session to review (in_review) with the reason. */
   sendToReview(subject: ApprovedSubject, reason: RescreenReason): Promise<void>;
+  /**
+   * The reviewers' false positives standing for the subject among some entities: `holds` while
+   * the entity's record is unchanged since (the hit is not raised), false once it changed (the hit
+   * is raised again, known or not). Entities without one are left out. Absent: none.
+   */
+  falsePositives?(subject: ApprovedSubject, entityIds: readonly string[]): Promise<ReadonlyMap<string, { holds: boolean }>>;
 }
 
 /** Options of rescreenAfterImport. */
@@ -74,7 +82,9 @@ export interface RescreenSummary {
 /**
  * Re-screens approved subjects after an import. A hit is new when its entity is not among the
  * subject's `knownHitIds`: any new hit (score ≥ MIN_HIT_SCORE, not only above the decline
- * threshold) sends the session to review, because approval was given without it.
+ * threshold) sends the session to review, because approval was given without it. A reviewer's
+ * false positive for the subject decides instead, for its entity: not raised while the entity's
+ * record is the one the reviewer saw, raised again once it changed.
  */
 export async function rescreenAfterImport(options: RescreenOptions): Promise<RescreenSummary> {
   const imported = new Set<AmlList>(options.importedLists);
@@ -91,7 +101,16 @@ export async function rescreenAfterImport(options: RescreenOptions): Promise<Res
     const screening = await options.screen(query, lists);
     summary.screened += 1;
     const known = new Set(subject.knownHitIds ?? []);
-    const fresh = screening.hits.filter((hit) => !known.has(hit.entity_id));
+    const standing = options.port.falsePositives
+      ? await options.port.falsePositives(
+          subject,
+          screening.hits.map((hit) => hit.entity_id),
+        )
+      : new Map<string, { holds: boolean }>();
+    const fresh = screening.hits.filter((hit) => {
+      const falsePositive = standing.get(hit.entity_id);
+      return falsePositive ? !falsePositive.holds : !known.has(hit.entity_id);
+    });
     if (fresh.length === 0) continue;
     const best = fresh[0];
     await options.port.sendToReview(subject, {
@@ -111,9 +130,11 @@ const MONITORING_PAGE_SIZE = 500;
 /**
  * The sessions side of ongoing monitoring: every approved live session whose AML step ran on the
  * live engine (the sandbox screens no stored lists), with the subject it screened and the hits it
- * already had; a new hit reopens the session for review.
+ * already had; a new hit reopens the session for review and is added to the session's hits (so
+ * the case shows it and a reviewer can mark it). `secrets` digests the subject to find the
+ * reviewers' false positives (src/sessions/aml-dispositions.ts).
  */
-export function sessionMonitoringPort(em: EntityManager, bus: EventBus): MonitoringPort {
+export function sessionMonitoringPort(em: EntityManager, bus: EventBus, secrets: ServiceSecrets): MonitoringPort {
   return {
     async *approvedSubjects(): AsyncGenerator<ApprovedSubject> {
       let after = '00000000-0000-0000-0000-000000000000';
@@ -148,17 +169,26 @@ export function sessionMonitoringPort(em: EntityManager, bus: EventBus): Monitor
       }
     },
     async sendToReview(subject, reason) {
-      await reopenApprovedSession(em.fork(), bus, subject.sessionId, { code: reason.code, message: reason.message });
+      await reopenApprovedSession(em.fork(), bus, subject.sessionId, { code: reason.code, message: reason.message }, (tx) =>
+        recordMonitoringHits(tx, subject.sessionId, reason.hits),
+      );
     },
+    falsePositives: (subject, entityIds) =>
+      standingFalsePositives(em.fork(), secrets, { tenantId: subject.tenantId!, environment: 'live' }, subject, entityIds),
   };
 }
 
 /** Re-screens approved live sessions against freshly imported lists; a new hit sends one to review. */
-export async function monitorAfterImport(em: EntityManager, bus: EventBus, importedLists: readonly AmlList[]): Promise<RescreenSummary> {
+export async function monitorAfterImport(
+  em: EntityManager,
+  bus: EventBus,
+  secrets: ServiceSecrets,
+  importedLists: readonly AmlList[],
+): Promise<RescreenSummary> {
   return rescreenAfterImport({
     importedLists,
     screen: (query, lists) => screenStored(em.fork(), query, lists),
-    port: sessionMonitoringPort(em, bus),
+    port: sessionMonitoringPort(em, bus, secrets),
   });
 }
 
@@ -188,7 +218,7 @@ export interface PendingRescreenSummary extends RescreenSummary {
  * lease ran out changes nothing twice. Done requests older than RESCREEN_REQUEST_RETENTION_DAYS
  * are deleted on the way.
  */
-export async function rescreenPendingRequests(em: EntityManager, bus: EventBus): Promise<PendingRescreenSummary> {
+export async function rescreenPendingRequests(em: EntityManager, bus: EventBus, secrets: ServiceSecrets): Promise<PendingRescreenSummary> {
   const claimed = await em.fork().execute<{ id: string; lists: string[] }[]>(
     `update aml_rescreen_request r set claimed_at = now()
      where r.id in (select id from aml_rescreen_request
@@ -204,7 +234,7 @@ export async function rescreenPendingRequests(em: EntityManager, bus: EventBus):
     .execute('delete from aml_rescreen_request where done_at < now() - make_interval(days => ?)', [RESCREEN_REQUEST_RETENTION_DAYS], 'run');
   if (claimed.length === 0) return { requests: 0, lists: [], screened: 0, sentToReview: 0 };
   const lists = [...new Set(claimed.flatMap((request) => request.lists).filter(isAmlList))];
-  const summary = await monitorAfterImport(em, bus, lists);
+  const summary = await monitorAfterImport(em, bus, secrets, lists);
   await em
     .fork()
     .execute(

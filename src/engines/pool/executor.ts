@@ -36,6 +36,8 @@ export interface EngineExecutor {
    * the signal's reason when `signal` aborts first (the task is abandoned).
    */
   run(task: EngineTask, signal?: AbortSignal): Promise<EngineTaskOutcome>;
+  /** Tasks of this process waiting for a thread or a worker (the `/metrics` queue depth); absent inline. */
+  readonly waiting?: number;
   /** Stops accepting work and releases threads or connections. */
   close(): Promise<void>;
 }
@@ -107,6 +109,27 @@ export interface PoolExecutorOptions {
   timeoutMs: number;
   /** What the worker threads need from the configuration. */
   workerData?: EngineWorkerData;
+  /** Told when each task is queued, gets a thread and finishes (the `/metrics` engine series). */
+  observer?: EngineObserver;
+}
+
+/** Timing of one engine task, as an {@link EngineObserver} follows it. */
+export interface EngineTaskTiming {
+  /** The task got a thread: its wait is over and its run begins. */
+  started(): void;
+  /** The task ended: `ok`, `error`, `busy`, `timeout` or `abandoned`. */
+  finished(outcome: 'ok' | 'error' | 'busy' | 'timeout' | 'abandoned'): void;
+}
+
+/** Follows engine tasks through an executor, so operators see wait and run times per engine. */
+export interface EngineObserver {
+  /** A task arrived; the returned timing is told when it starts and ends. */
+  queued(engine: string): EngineTaskTiming;
+}
+
+/** The engine a task runs, as metrics label it: the provider of a workflow node, or the standalone check. */
+export function engineLabel(task: EngineTask): string {
+  return task.kind === 'node' ? task.provider : `openkyc:${task.kind}`;
 }
 
 /** Configuration a pool thread or worker process applies before its first task. */
@@ -143,7 +166,7 @@ function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
 }
 
 /** The piscina pool as an executor: engine work on threads of this process. */
-export function createPoolExecutor(options: PoolExecutorOptions): EngineExecutor & { pool: Piscina } {
+export function createPoolExecutor(options: PoolExecutorOptions): EngineExecutor & { pool: Piscina; readonly waiting: number } {
   const threads = options.threads ?? availableParallelism();
   const pool = new Piscina({
     filename: WORKER_ENTRY,
@@ -204,18 +227,35 @@ export function createPoolExecutor(options: PoolExecutorOptions): EngineExecutor
   return {
     mode: 'pool',
     pool,
+    get waiting() {
+      return waiting.length;
+    },
     async run(task, signal) {
-      if (inFlight >= threads + options.queueLimit) throw enginesBusy(retryAfterSeconds());
+      const timing = options.observer?.queued(engineLabel(task));
+      if (inFlight >= threads + options.queueLimit) {
+        timing?.finished('busy');
+        throw enginesBusy(retryAfterSeconds());
+      }
       const budget = AbortSignal.timeout(options.timeoutMs);
       const abandon = signal ? AbortSignal.any([budget, signal]) : budget;
       inFlight += 1;
       try {
         await acquireThread(abandon);
+        timing?.started();
         const work = pool.run(task).finally(releaseThread) as Promise<EngineTaskOutcome>;
-        return await untilAborted(work, abandon);
+        const outcome = await untilAborted(work, abandon);
+        timing?.finished(outcome.ok ? 'ok' : 'error');
+        return outcome;
       } catch (error) {
-        if (budget.aborted) throw engineTimeout(options.timeoutMs);
-        if (error instanceof Error && QUEUE_FULL_MESSAGES.includes(error.message)) throw enginesBusy(retryAfterSeconds());
+        if (budget.aborted) {
+          timing?.finished('timeout');
+          throw engineTimeout(options.timeoutMs);
+        }
+        if (error instanceof Error && QUEUE_FULL_MESSAGES.includes(error.message)) {
+          timing?.finished('busy');
+          throw enginesBusy(retryAfterSeconds());
+        }
+        timing?.finished(abandon.aborted ? 'abandoned' : 'error');
         throw error;
       } finally {
         inFlight -= 1;

@@ -9,7 +9,7 @@ import type { Config } from '../../config.js';
 import { createQueueExecutor } from '../../jobs/engine-queue.js';
 import type { NfcTrust } from '../document/nfc.js';
 import { closePdfWorkers, configurePdfLimits, type PdfLimits } from '../poa/pdf-worker.js';
-import { createInlineExecutor, createPoolExecutor, type EngineExecutor } from './executor.js';
+import { createInlineExecutor, createPoolExecutor, type EngineExecutor, type EngineObserver } from './executor.js';
 
 /** An app's executor and how to stop it. */
 export interface RunningEngines {
@@ -25,12 +25,13 @@ export function pdfLimitsFromConfig(config: Config): PdfLimits {
 }
 
 /** The pool configured by ENGINE_POOL_SIZE, ENGINE_QUEUE_LIMIT, ENGINE_TIMEOUT_MS and NFC_CSCA_CERTS_PATH. */
-export function poolFromConfig(config: Config): EngineExecutor {
+export function poolFromConfig(config: Config, observer?: EngineObserver): EngineExecutor {
   return createPoolExecutor({
     threads: config.ENGINE_POOL_SIZE ?? availableParallelism(),
     queueLimit: config.ENGINE_QUEUE_LIMIT,
     timeoutMs: config.ENGINE_TIMEOUT_MS,
     workerData: { nfcCscaCertsPath: config.NFC_CSCA_CERTS_PATH, pdfLimits: pdfLimitsFromConfig(config) },
+    observer,
   });
 }
 
@@ -45,6 +46,7 @@ export async function startEngineExecutor(
   logger: Logger,
   embedded: boolean,
   nfcTrust: NfcTrust = [],
+  observer?: EngineObserver,
 ): Promise<RunningEngines> {
   let executor: EngineExecutor;
   if (config.ENGINE_EXECUTION === 'queue' && !embedded && config.DATABASE_URL)
@@ -58,7 +60,7 @@ export async function startEngineExecutor(
     // Inline, PDFs are read by this thread's own PDF workers.
     configurePdfLimits(pdfLimitsFromConfig(config));
     executor = createInlineExecutor({ nfcTrust });
-  } else executor = poolFromConfig(config);
+  } else executor = poolFromConfig(config, observer);
   logger.info({ execution: executor.mode }, 'verification engines ready');
   return {
     executor,

@@ -2,7 +2,14 @@ import { z } from 'zod';
 import { amlResultJson, SCREEN_AML_FIELDS } from '../../engines/aml/standalone.js';
 import type { MatchedField } from '../../engines/aml/score.js';
 import { AML_LISTS } from '../../engines/aml/entity.js';
-import { ScreenAmlDocument, type AmlResultFieldsFragment } from '../../graphql/generated/operations.js';
+import {
+  DisposeAmlHitDocument,
+  ScreenAmlDocument,
+  SessionAmlHitsDocument,
+  type AmlHitDispositionFieldsFragment,
+  type AmlResultFieldsFragment,
+} from '../../graphql/generated/operations.js';
+import { AML_DISPOSITION_REASON_MAX } from '../../sessions/aml-dispositions.js';
 import { defineRoute } from '../route.js';
 
 /** How a date of birth or a country moved a hit's score. */
@@ -66,6 +73,65 @@ export function presentAmlResult(result: AmlResultFieldsFragment): z.infer<typeo
   });
 }
 
+/** A reviewer's disposition of a hit, as REST shows it. */
+const AmlHitDispositionJson = z.object({
+  id: z.string(),
+  session_id: z.string(),
+  entity_id: z.string(),
+  disposition: z.enum(['true_match', 'false_positive']),
+  reason: z.string(),
+  actor: z.string(),
+  actor_name: z.string().nullable(),
+  created_at: z.number().int(),
+  entity_changed: z.boolean(),
+});
+
+/** One hit of a session with its listed entity and disposition (issue 25.3). */
+const SessionAmlHitJson = z.object({
+  entity_id: z.string(),
+  list: z.string(),
+  category: z.string(),
+  matched_name: z.string(),
+  score: z.number().int(),
+  found_by: z.enum(['screening', 'monitoring']),
+  suppressed: z.boolean(),
+  entity: z
+    .object({
+      kind: z.string(),
+      primary_name: z.string(),
+      aliases: z.array(z.string()),
+      dates_of_birth: z.array(z.string()),
+      countries: z.array(z.string()),
+      programs: z.array(z.string()),
+      topics: z.array(z.string()),
+      source_id: z.string(),
+      imported_at: z.number().int(),
+      version: z.string(),
+    })
+    .nullable(),
+  disposition: AmlHitDispositionJson.nullable(),
+});
+
+/** Shapes a disposition for REST. */
+function presentDisposition(record: AmlHitDispositionFieldsFragment): z.infer<typeof AmlHitDispositionJson> {
+  return {
+    id: record.id,
+    session_id: record.sessionId,
+    entity_id: record.entityId,
+    disposition: record.disposition,
+    reason: record.reason,
+    actor: record.actor,
+    actor_name: record.actorName ?? null,
+    created_at: record.createdAt,
+    entity_changed: record.entityChanged,
+  };
+}
+
+/** Path of one session's hits. */
+const SessionParams = z.object({ session_id: z.string().min(1).max(100) });
+/** Path of one hit of a session (`entity_id` is `SOURCE_LIST:source_id`, URL-encoded or not). */
+const HitParams = z.object({ session_id: z.string().min(1).max(100), entity_id: z.string().min(1).max(300) });
+
 /** AML screening routes. */
 export const amlRoutes = [
   defineRoute({
@@ -82,5 +148,69 @@ export const amlRoutes = [
     status: 200,
     present: (data) => presentAmlResult(data.screenAml),
     response: AmlResultJson,
+  }),
+  defineRoute({
+    method: 'GET',
+    path: '/v1/sessions/:session_id/aml-hits',
+    operationId: 'listSessionAmlHits',
+    summary:
+      "The session's AML hits with the listed entity (names, dates of birth, nationality, programmes, source) and each reviewer's disposition.",
+    tag: 'AML',
+    operation: SessionAmlHitsDocument,
+    params: SessionParams,
+    variables: ({ params }) => ({ id: params.session_id }),
+    status: 200,
+    present: (data) => ({
+      data: data.session.amlHits.map((hit) => ({
+        entity_id: hit.entityId,
+        list: hit.list,
+        category: hit.category,
+        matched_name: hit.matchedName,
+        score: hit.score,
+        found_by: hit.foundBy as 'screening' | 'monitoring',
+        suppressed: hit.suppressed,
+        entity: hit.entity
+          ? {
+              kind: hit.entity.kind,
+              primary_name: hit.entity.primaryName,
+              aliases: hit.entity.aliases,
+              dates_of_birth: hit.entity.datesOfBirth,
+              countries: hit.entity.countries,
+              programs: hit.entity.programs,
+              topics: hit.entity.topics,
+              source_id: hit.entity.sourceId,
+              imported_at: hit.entity.importedAt,
+              version: hit.entity.version,
+            }
+          : null,
+        disposition: hit.disposition ? presentDisposition(hit.disposition) : null,
+      })),
+    }),
+    response: z.object({ data: z.array(SessionAmlHitJson) }),
+  }),
+  defineRoute({
+    method: 'POST',
+    path: '/v1/sessions/:session_id/aml-hits/:entity_id/disposition',
+    operationId: 'disposeAmlHit',
+    summary:
+      "Marks one AML hit true match or false positive, with a reason; audited. A false positive is not raised again for the same person until the entity's record or the person's data changes; a sanctions true match forbids approval.",
+    tag: 'AML',
+    operation: DisposeAmlHitDocument,
+    params: HitParams,
+    body: z
+      .object({
+        disposition: z.enum(['true_match', 'false_positive']),
+        reason: z.string().trim().min(1).max(AML_DISPOSITION_REASON_MAX),
+      })
+      .strict(),
+    variables: ({ params, body }) => ({
+      sessionId: params.session_id,
+      entityId: params.entity_id,
+      disposition: body.disposition,
+      reason: body.reason,
+    }),
+    status: 200,
+    present: (data) => presentDisposition(data.disposeAmlHit),
+    response: AmlHitDispositionJson,
   }),
 ];
