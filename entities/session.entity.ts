@@ -65,6 +65,8 @@ export const SessionSchema = defineEntity({
     complianceLevel: p.text().nullable(),
     /** Highest AML score (0–100) seen by the session's screening, when it ran. */
     amlScore: p.integer().nullable(),
+    /** The workflow revision the session runs, from creation to its end; null for sessions older than revisions. */
+    workflowRevision: p.integer().nullable(),
     /** Share token this session was imported from, when it was. */
     importedFrom: p.text().nullable(),
     createdByKeyId: p.uuid().nullable(),

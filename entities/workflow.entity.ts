@@ -1,6 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { API_KEY_ENVIRONMENTS } from './api-key.entity.js';
 import type { NodeType } from '../src/domain/types.js';
+import type { WorkflowRule } from '../src/domain/workflow-rules.js';
 import { TenantSchema } from './tenant.entity.js';
 
 /** One node of a workflow as stored. */
@@ -44,6 +45,8 @@ export const WorkflowSchema = defineEntity({
     type: p.enum(WORKFLOW_TYPES),
     builtIn: p.boolean().default(false),
     nodes: p.json<WorkflowNode[]>(),
+    /** Conditions and outcomes (src/domain/workflow-rules.ts) of the published revision. */
+    rules: p.json<WorkflowRule[]>().default([]),
     complianceLevel: p.text(),
     /** AML score (0–100) at or above which a session auto-declines. */
     amlScoreThreshold: p.integer().default(80),
@@ -60,9 +63,27 @@ export const WorkflowSchema = defineEntity({
       .datetime()
       .onCreate(() => new Date())
       .onUpdate(() => new Date()),
+    /** The revision new sessions run; the columns above are its definition. */
+    publishedRevision: p.integer().default(1),
+    /** The latest saved revision not yet published, if any. */
+    draftRevision: p.integer().nullable(),
     /** When the tenant deleted it; a deleted workflow is hidden but kept for the sessions that ran it. */
     deletedAt: p.datetime().nullable(),
   },
 });
 /** A workflow row. */
 export type Workflow = InferEntity<typeof WorkflowSchema>;
+
+/** What one revision fixes: everything that decides a session (name and type included, for the diff). */
+export interface WorkflowDefinition {
+  name: string;
+  type: WorkflowType;
+  nodes: WorkflowNode[];
+  rules: WorkflowRule[];
+  complianceLevel: string;
+  amlScoreThreshold: number;
+  maxAttempts: number;
+  duplicates: DuplicatesPolicy;
+  capture: WorkflowCaptureMode;
+  liveness: WorkflowLivenessMode;
+}

@@ -38,6 +38,7 @@ export function toSessionObject(session: SessionRecord, context: GraphQLContext)
     url: sessionUrl(context.config, context.services, context.baseUrl, session.id),
     status: session.status,
     workflowId: session.workflowId,
+    workflowRevision: session.workflowRevision,
     vendorData: session.vendorData,
     environment: session.environment,
     callback: session.callback,

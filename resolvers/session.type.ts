@@ -94,6 +94,12 @@ export class DecisionObject {
   @Field(() => String)
   workflowId!: string;
 
+  @Field(() => Int, {
+    nullable: true,
+    description: 'The workflow revision that decided the session; null for sessions older than revisions.',
+  })
+  workflowRevision?: number | null;
+
   @Field(() => String)
   vendorData!: string;
 
@@ -158,6 +164,12 @@ export class SessionObject {
 
   @Field(() => String)
   workflowId!: string;
+
+  @Field(() => Int, {
+    nullable: true,
+    description: 'The workflow revision the session runs to its end; null for sessions older than revisions.',
+  })
+  workflowRevision?: number | null;
 
   @Field(() => String)
   vendorData!: string;

@@ -1,6 +1,8 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, InputType, Int } from 'type-graphql';
 import type { DuplicatesPolicy, WorkflowCaptureMode, WorkflowLivenessMode, WorkflowType } from '../entities/workflow.entity.js';
 import type { NodeType } from '../src/domain/types.js';
+import { UnixTimeScalar } from './scalars.js';
 import { DuplicatesPolicyEnum, NodeTypeEnum, WorkflowCaptureEnum, WorkflowLivenessEnum, WorkflowTypeEnum } from './enums.js';
 
 /** One node in a composed workflow. */
@@ -27,6 +29,13 @@ export class CreateWorkflowInput {
 
   @Field(() => [WorkflowNodeInput])
   nodes!: WorkflowNodeInput[];
+
+  @Field(() => [GraphQLJSONObject], {
+    nullable: true,
+    description:
+      'Rules: `{ id, when, then, node?, reason? }`, `when` a JSON Logic condition on the session facts (docs/workflows.md). Default none.',
+  })
+  rules?: Record<string, unknown>[];
 
   @Field(() => String, { nullable: true, description: 'Default standard.' })
   complianceLevel?: string;
@@ -64,6 +73,12 @@ export class UpdateWorkflowInput {
   @Field(() => [WorkflowNodeInput], { nullable: true })
   nodes?: WorkflowNodeInput[];
 
+  @Field(() => [GraphQLJSONObject], {
+    nullable: true,
+    description: 'Rules: `{ id, when, then, node?, reason? }`, `when` a JSON Logic condition on the session facts (docs/workflows.md).',
+  })
+  rules?: Record<string, unknown>[];
+
   @Field(() => String, { nullable: true })
   complianceLevel?: string;
 
@@ -80,4 +95,23 @@ export class UpdateWorkflowInput {
 
   @Field(() => WorkflowLivenessEnum, { nullable: true })
   liveness?: WorkflowLivenessMode;
+}
+
+/** Which past sessions a replay reads: a date range, or the last N decided ones. */
+@InputType()
+export class WorkflowReplayInput {
+  @Field(() => Int, { description: 'Revision to replay (usually the draft).' })
+  revision!: number;
+
+  @Field(() => Int, { nullable: true, description: 'The last N decided sessions of the workflow (1–100000).' })
+  last?: number;
+
+  @Field(() => UnixTimeScalar, { nullable: true, description: 'Sessions created at or after (Unix seconds).' })
+  from?: number;
+
+  @Field(() => UnixTimeScalar, { nullable: true, description: 'Sessions created before (Unix seconds).' })
+  to?: number;
+
+  @Field(() => Boolean, { nullable: true, description: 'Queue it whatever its size (selections over 500 sessions always are).' })
+  background?: boolean;
 }

@@ -10,14 +10,7 @@ import { API_KEY_ENVIRONMENTS, type ApiKeyEnvironment } from '../../entities/api
 import { ConfigError, loadConfig, type Config } from '../config.js';
 import { loggerOptions } from '../logging.js';
 import { openDatabase, type Database } from '../db/database.js';
-import {
-  defaultRuntimeDir,
-  holdsDatabase,
-  restoreEmbeddedDatabase,
-  runningEmbeddedServers,
-  startEmbeddedDatabase,
-} from '../db/embedded.js';
-import { readFile, writeFile } from 'node:fs/promises';
+import { defaultRuntimeDir, holdsDatabase, runningEmbeddedServers } from '../db/embedded.js';
 import { importListFile } from '../engines/aml/importers/cli.js';
 import { rescreenPendingRequests } from '../engines/aml/monitoring.js';
 import { ApiError } from '../errors.js';
@@ -54,11 +47,6 @@ Commands:
                                            MASTER_KEY set, the new key comes from NEW_MASTER_KEY.
                                            Stop the server and emitters first.
   migrate                                  Apply pending migrations
-  db:backup <file.tar>                  Embedded: write the database (data directory) to a file;
-                                           refused while a server holds it (stop it, or back up a
-                                           PostgreSQL server with pg_dump). The master key is not in
-                                           it: keep master.key (or MASTER_KEY) apart
-  db:restore <file.tar>                 Embedded: restore such a file into an empty PGLITE_DATA_DIR
   aml:import <file> [<alt.csv> <add.csv>] [--format ofac-sdn-xml|ofac-sdn-csv|eu-xml|un-xml|ftm-jsonl] [--list <LIST>]...
                                            Import an AML list file, replacing each list it holds
                                            (or only the --list ones); format detected when omitted;
@@ -90,7 +78,6 @@ export async function runCli(argv: string[]): Promise<number> {
     console.log(USAGE);
     return command ? 0 : 1;
   }
-  if (command === 'db:backup' || command === 'db:restore') return backupCommand(command, rest[0], loadConfig());
   const config = chooseDatabase(loadConfig(), values['create-database'] ?? false);
   const logger = pino(loggerOptions('warn'));
   // Embedded, the key is read before the database opens (a fresh data directory gets a fresh key);
@@ -273,44 +260,4 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       process.exit(1);
     },
   );
-}
-
-/** `db:backup` and `db:restore` of the embedded database; a PostgreSQL server has pg_dump and pg_restore. */
-async function backupCommand(command: 'db:backup' | 'db:restore', file: string | undefined, config: Config): Promise<number> {
-  if (!file) {
-    console.error(`${command} needs a file: npm run cli -- ${command} <file.tar>`);
-    return 1;
-  }
-  if (config.DATABASE_URL) {
-    console.error(`${command} is for the embedded database; for a PostgreSQL server use pg_dump / pg_restore (docs/operations.md).`);
-    return 1;
-  }
-  const dataDir = resolve(config.PGLITE_DATA_DIR);
-  if (command === 'db:restore') {
-    try {
-      await restoreEmbeddedDatabase(dataDir, new Blob([await readFile(file)]));
-    } catch (error) {
-      console.error(`Restore refused: ${(error as Error).message}`);
-      return 1;
-    }
-    console.error(`Restored ${resolve(file)} into ${dataDir}. Put its master key back (master.key or MASTER_KEY) before starting.`);
-    return 0;
-  }
-  if (!holdsDatabase(dataDir)) {
-    console.error(`${dataDir} holds no database to back up.`);
-    return 1;
-  }
-  const database = await startEmbeddedDatabase(dataDir);
-  try {
-    if (database.shared) {
-      console.error(`A running server holds ${dataDir}: stop it first, so the backup is consistent.`);
-      return 1;
-    }
-    const tarball = await database.dump();
-    await writeFile(file, Buffer.from(await tarball.arrayBuffer()), { mode: 0o600 });
-  } finally {
-    await database.close();
-  }
-  console.error(`Backed up ${dataDir} to ${resolve(file)} (the master key is not in it).`);
-  return 0;
 }

@@ -19,6 +19,8 @@ export interface NodeResult {
 /** The case page's session. */
 export interface Case extends QueueItem {
   status: string;
+  /** The workflow revision the session runs (issue 27); null for sessions older than revisions. */
+  workflowRevision?: number | null;
   environment: string;
   /** The hosted flow's language chosen at creation, for the retake preview. */
   language?: string | null;

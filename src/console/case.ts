@@ -11,7 +11,7 @@ import { AML_HIT_FIELDS, amlSection, checksSection, evidenceSection, fraudSectio
 
 const QUEUE_FIELDS =
   'id vendorData workflowId workflow { name } createdAt updatedAt decision { reasons { code message cause reviewerText } }';
-const CASE = `query ($id: String!) { session(id: $id) { ${QUEUE_FIELDS} status environment language expectedDetails evidence { id kind contentType url attempt } notes { id authorName body createdAt }
+const CASE = `query ($id: String!) { session(id: $id) { ${QUEUE_FIELDS} workflowRevision status environment language expectedDetails evidence { id kind contentType url attempt } notes { id authorName body createdAt }
   warnings { code message } nodeResults { nodeType status warnings { code message } details }
   reviewHistory { actor actorName fromStatus toStatus reason at } ${CLAIM_FIELDS} ${AML_HIT_FIELDS} } }`;
 const ADD_NOTE = `mutation ($sessionId: String!, $body: String!) { addSessionNote(sessionId: $sessionId, body: $body) { id } }`;
@@ -165,7 +165,7 @@ export async function caseScreen(id: string): Promise<void> {
         {},
         'Status: ',
         badge(session.status),
-        ` · workflow ${session.workflow?.name ?? session.workflowId} · ${session.environment} · created ${when(session.createdAt)}`,
+        ` · workflow ${session.workflow?.name ?? session.workflowId}${session.workflowRevision ? ` (revision ${session.workflowRevision})` : ''} · ${session.environment} · created ${when(session.createdAt)}`,
       ),
       reportButton(session.id),
       session.decision.reasons.length

@@ -20,6 +20,7 @@ import { personScreen, searchScreen } from './search.js';
 import { state } from './state.js';
 import { destinationScreen, webhooksScreen } from './webhooks.js';
 import { composeScreen, workflowScreen, workflowsScreen } from './workflows.js';
+import { workflowRulesScreen } from './workflow-rules.js';
 
 /** Fragments and their screens, tried in order; the queue is the fallback. */
 const ROUTES: [RegExp, (...params: string[]) => Promise<void>][] = [
@@ -30,6 +31,7 @@ const ROUTES: [RegExp, (...params: string[]) => Promise<void>][] = [
   [/^#\/workflows$/, () => workflowsScreen()],
   [/^#\/workflows\/new$/, () => composeScreen()],
   [/^#\/workflows\/([\w-]+)\/edit$/, (id) => composeScreen(id!)],
+  [/^#\/workflows\/([\w-]+)\/rules$/, (id) => workflowRulesScreen(id!)],
   [/^#\/workflows\/([\w-]+)$/, (id) => workflowScreen(id!)],
   [/^#\/webhooks$/, () => webhooksScreen()],
   [/^#\/webhooks\/([\w-]+)$/, (id) => destinationScreen(id!)],

@@ -125,6 +125,7 @@ export async function workflowScreen(id: string): Promise<void> {
         ),
         'No step.',
       ),
+      h('p', {}, h('a', { href: `#/workflows/${workflow.id}/rules`, id: 'workflow-rules' }, 'Rules, revisions and replay')),
       !workflow.builtIn && may('admin')
         ? h(
             'div',

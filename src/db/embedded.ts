@@ -179,15 +179,3 @@ export async function startEmbeddedDatabase(
     },
   };
 }
-
-/**
- * Restores a backup made by `db:backup` (a PGlite data-directory tarball) into `dataDir`, which
- * must hold no database: a restore never overwrites one. The restored database opens as usual.
- */
-export async function restoreEmbeddedDatabase(dataDir: string, backup: Blob): Promise<void> {
-  if (holdsDatabase(dataDir)) throw new Error(`${resolve(dataDir)} already holds a database; restore into an empty directory`);
-  ensurePrivateDirectory(dataDir);
-  const db = await PGlite.create(dataDir, { extensions: { pg_trgm, vector }, loadDataDir: backup });
-  await db.close();
-  restrictTree(dataDir);
-}

@@ -213,6 +213,11 @@ const ENTRIES: Record<string, Entry> = {
   awaiting_document: ['data', 'low', 'final', 'The screening waits for the document result.', 'manual_check'],
   required_node_skipped: ['data', 'medium', 'final', 'A required step was skipped.', 'manual_check'],
   required_node_pending: ['technical', 'low', 'final', 'A required step has no result yet.', 'manual_check'],
+  // A workflow rule (src/domain/workflow-rules.ts) decided without naming a more precise code.
+  rule_decline: ['data', 'high', 'final', "A rule of the session's workflow declined it.", 'not_verified'],
+  rule_review: ['data', 'medium', 'final', "A rule of the session's workflow asked for a manual review.", 'manual_check'],
+  underage: ['data', 'high', 'final', 'The person is younger than the workflow accepts.', 'not_verified'],
+  rule_approve: ['data', 'low', 'final', "A rule of the session's workflow approved what would have gone to review.", 'manual_check'],
   step_failed: ['technical', 'medium', 'final', 'A step failed without a more precise reason.', 'not_verified'],
   step_review: ['technical', 'medium', 'final', 'A step asked for a manual review without a more precise reason.', 'manual_check'],
   reviewer_request: ['technical', 'low', 'retry', 'A reviewer asked the person to do a step again.', 'manual_check'],

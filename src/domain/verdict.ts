@@ -63,6 +63,9 @@ export const VERDICT_REASON_CODES = [
   'warning',
   'optional_node_failed',
   'required_node_pending',
+  'rule_decline',
+  'rule_review',
+  'rule_approve',
 ] as const;
 /** One of the stable reason codes. */
 export type VerdictReasonCode = (typeof VERDICT_REASON_CODES)[number];
@@ -72,9 +75,16 @@ export const DECLINE_REASON_CODES: readonly VerdictReasonCode[] = [
   'required_node_failed',
   'list_auto_decline',
   'aml_score_at_or_above_threshold',
+  'rule_decline',
 ];
 /** Reason codes that send a session to review once no decline applies. */
-export const REVIEW_REASON_CODES: readonly VerdictReasonCode[] = ['list_review', 'node_review', 'required_node_skipped', 'warning'];
+export const REVIEW_REASON_CODES: readonly VerdictReasonCode[] = [
+  'list_review',
+  'node_review',
+  'required_node_skipped',
+  'warning',
+  'rule_review',
+];
 
 /** One cause found while deciding, so `node_results` and dashboards can show what gated. */
 export interface VerdictReason {

@@ -6,6 +6,7 @@ import type { Services } from '../services.js';
 import { rescreenPendingRequests } from '../engines/aml/monitoring.js';
 import { expireDueSessions } from '../sessions/expiry.js';
 import { purgeExpiredEvidence } from '../evidence/evidence.service.js';
+import { runQueuedReplays } from '../workflows/replay.js';
 
 /** Queue of the periodic session-expiry sweep. */
 export const SESSION_EXPIRY_QUEUE = 'session-expiry';
@@ -19,6 +20,10 @@ export const AML_RESCREEN_CRON = '* * * * *';
 export const EVIDENCE_PURGE_QUEUE = 'evidence-purge';
 /** How often the purge runs (cron): every five minutes, so a file outlives its retention by at most that (reads hide it at once). */
 export const EVIDENCE_PURGE_CRON = '*/5 * * * *';
+/** Queue of workflow replays too large to run within their request (src/workflows/replay.ts). */
+export const WORKFLOW_REPLAY_QUEUE = 'workflow-replay';
+/** How often queued replays are looked for (cron): every minute, e.g. those a restart interrupted; new ones start at once. */
+export const WORKFLOW_REPLAY_CRON = '* * * * *';
 /** PostgreSQL schema pg-boss keeps its tables in. */
 export const JOBS_SCHEMA = 'pgboss';
 /** Connections pg-boss may hold, on top of the ORM pool. */
@@ -66,6 +71,12 @@ export async function startJobs(database: Database, services: Services, logger: 
   await boss.work(EVIDENCE_PURGE_QUEUE, async () => {
     const purged = await purgeExpiredEvidence(orm.em.fork());
     if (purged > 0) logger.info({ purged }, 'evidence past its retention deleted');
+  });
+  await boss.createQueue(WORKFLOW_REPLAY_QUEUE);
+  await boss.schedule(WORKFLOW_REPLAY_QUEUE, WORKFLOW_REPLAY_CRON);
+  await boss.work(WORKFLOW_REPLAY_QUEUE, async () => {
+    const ran = await runQueuedReplays(orm.em.fork());
+    if (ran > 0) logger.info({ ran }, 'queued workflow replays run');
   });
   return {
     boss,

@@ -194,6 +194,7 @@ const DECISION = {
   session_id: ID.session,
   status: 'approved',
   workflow_id: 'standard_kyc',
+  workflow_revision: 1,
   vendor_data: 'user-42',
   compliance_level: 'standard',
   service_token: SERVICE_TOKEN,
@@ -254,6 +255,9 @@ const CUSTOM_WORKFLOW = {
     { type: 'document_verification', required: true, provider: 'openkyc:mrz_ocr' },
     { type: 'aml_screening', required: true, provider: 'openkyc:aml_screen' },
   ],
+  rules: [] as Record<string, unknown>[],
+  published_revision: 1,
+  draft_revision: null as number | null,
   compliance_level: 'standard',
   aml_score_threshold: 80,
   max_attempts: 3,
@@ -262,6 +266,41 @@ const CUSTOM_WORKFLOW = {
   liveness: 'passive',
   created_at: T - 86_400,
   updated_at: T - 86_400,
+};
+/** A rule of the examples: a high-risk AML band goes to review. */
+const POA_RULE = { id: 'high_risk_review', when: { '==': [{ var: 'aml.risk_band' }, 'high'] }, then: 'review' };
+const DEFINITION = {
+  name: CUSTOM_WORKFLOW.name,
+  type: 'user',
+  nodes: CUSTOM_WORKFLOW.nodes,
+  rules: [],
+  complianceLevel: 'standard',
+  amlScoreThreshold: 80,
+  maxAttempts: 3,
+  duplicates: 'review',
+  capture: 'any',
+  liveness: 'passive',
+};
+const REPLAY = {
+  replay_id: '5d0c7a8e-8a51-4c38-9a57-0f3c1c3b9d11',
+  workflow_id: ID.workflow,
+  revision: 2,
+  status: 'done',
+  total: 200,
+  done: 200,
+  changed: 1,
+  by_reason: [{ reason: 'rule_review', count: 1 }],
+  changes: [
+    {
+      session_id: '0b7e4c5e-2f5d-4d8e-9b0a-6c1f2e3d4a5b',
+      before: 'approved',
+      after: 'in_review',
+      reason: 'rule_review',
+      matched_rules: ['high_risk_review'],
+    },
+  ],
+  error: null,
+  created_at: T - 60,
 };
 const STANDARD_KYC = {
   workflow_id: 'standard_kyc',
@@ -274,6 +313,9 @@ const STANDARD_KYC = {
     { type: 'aml_screening', required: true, provider: 'openkyc:aml_screen' },
     { type: 'phone_verification', required: false, provider: 'openkyc:sms_otp' },
   ],
+  rules: [],
+  published_revision: 1,
+  draft_revision: null,
   compliance_level: 'standard',
   aml_score_threshold: 80,
   max_attempts: 3,
@@ -444,9 +486,41 @@ export const OPERATION_EXAMPLES: Record<string, OperationExamples> = {
   updateWorkflow: {
     params: { workflow_id: ID.workflow },
     request: { name: 'Document and AML (EU)', aml_score_threshold: 70 },
-    response: { ...CUSTOM_WORKFLOW, name: 'Document and AML (EU)', aml_score_threshold: 70, updated_at: T - 3_600 },
+    response: { ...CUSTOM_WORKFLOW, name: 'Document and AML (EU)', aml_score_threshold: 70, published_revision: 2, updated_at: T - 3_600 },
   },
   deleteWorkflow: { params: { workflow_id: ID.workflow } },
+  listWorkflowRevisions: {
+    params: { workflow_id: ID.workflow },
+    response: {
+      revisions: [
+        {
+          revision: 2,
+          created_at: T - 3_600,
+          created_by: 'Grace Hopper',
+          published: false,
+          draft: true,
+          definition: { ...DEFINITION, rules: [POA_RULE] },
+        },
+        { revision: 1, created_at: T - 86_400, created_by: 'Grace Hopper', published: true, draft: false, definition: DEFINITION },
+      ],
+      publications: [{ revision: 1, previous_revision: null, actor_name: 'Grace Hopper', actor_key_id: null, published_at: T - 86_400 }],
+    },
+  },
+  saveWorkflowDraft: {
+    params: { workflow_id: ID.workflow },
+    request: { rules: [POA_RULE] },
+    response: { ...CUSTOM_WORKFLOW, draft_revision: 2, updated_at: T - 3_600 },
+  },
+  publishWorkflowRevision: {
+    params: { workflow_id: ID.workflow, revision: '2' },
+    response: { ...CUSTOM_WORKFLOW, rules: [POA_RULE], published_revision: 2, updated_at: T - 3_600 },
+  },
+  startWorkflowReplay: {
+    params: { workflow_id: ID.workflow },
+    request: { revision: 2, last: 200 },
+    response: REPLAY,
+  },
+  getWorkflowReplay: { params: { replay_id: REPLAY.replay_id }, response: REPLAY },
 
   createSession: {
     request: {

@@ -20,6 +20,7 @@ import type { Services } from '../services.js';
 import { parseOrThrow } from '../validation.js';
 import { loadSession } from './read.js';
 import { assertAcceptsInput } from './submit.js';
+import { workflowOfSession } from '../workflows/revisions.js';
 
 /** How long a capture nonce stays good, in seconds: from the shutter to the submission, review screen included. */
 export const CAPTURE_NONCE_TTL_SECONDS = 300;
@@ -120,7 +121,7 @@ export async function issueNonce(
 ): Promise<IssuedNonce & { session: Session; workflow: Workflow }> {
   const session = await loadSession(em, services, principal, sessionId);
   assertAcceptsInput(session);
-  const workflow = await session.workflow.loadOrFail();
+  const workflow = await workflowOfSession(em, session);
   assertCaptureStep(workflow, nodeType);
   const id = randomUUID();
   const issuedAt = new Date();

@@ -27,6 +27,8 @@ export interface CreateRow {
   tenant_id: string;
   environment: string;
   workflow_id: string;
+  /** The workflow revision the session runs to its end (null when omitted). */
+  workflow_revision?: number;
   vendor_data: string;
   callback: string | null;
   redirect_url: string | null;
@@ -67,13 +69,13 @@ export type CreatedRow = SessionRow & { event_seq: string; webhooks_done: boolea
  */
 export const INSERT_SESSIONS_SQL = `
   with input as (
-    select * from jsonb_to_recordset($1::jsonb) as x (ord int, id uuid, tenant_id uuid, environment text, workflow_id text,
+    select * from jsonb_to_recordset($1::jsonb) as x (ord int, id uuid, tenant_id uuid, environment text, workflow_id text, workflow_revision int,
       vendor_data text, callback text, redirect_url text, language text, metadata jsonb, contact_details jsonb, expected_details jsonb, key_id uuid,
       operator_id uuid, actor_name text, ttl_seconds int, nodes jsonb, audit_id uuid, changed_at timestamptz, event_id uuid, payload jsonb, snapshot text, trace_context jsonb)
   ), created as (
-    insert into session (id, tenant_id, environment, workflow_id, vendor_data, status, callback, redirect_url, language, metadata,
+    insert into session (id, tenant_id, environment, workflow_id, workflow_revision, vendor_data, status, callback, redirect_url, language, metadata,
                          contact_details, expected_details, created_by_key_id, created_at, updated_at, expires_at)
-    select id, tenant_id, environment, workflow_id, vendor_data, 'pending', callback, redirect_url, language, metadata,
+    select id, tenant_id, environment, workflow_id, workflow_revision, vendor_data, 'pending', callback, redirect_url, language, metadata,
            contact_details, expected_details,
            key_id, date_trunc('milliseconds', now()), now(), now() + make_interval(secs => ttl_seconds)
       from input order by ord

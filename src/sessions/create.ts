@@ -18,6 +18,7 @@ import { webhookUrlProblem } from '../webhooks/ssrf.js';
 import { checkRedirectUrl } from '../tenants/flow-settings.js';
 import { statusChangedPayload } from './audit.js';
 import { expireDue } from './expiry.js';
+import { effectiveNodes, matchingRules, ruleFacts } from '../domain/workflow-rules.js';
 import { currentTraceCarrier } from '../observability/tracing.js';
 
 /** The end-user URL of a session: `{PUBLIC_URL}/verify/{id}?token=…`. */
@@ -70,7 +71,25 @@ export async function createSession(
     }
   }
   const key = [principal.tenantId, principal.environment, workflow.id, input.vendorData];
-  const nodes = workflow.nodes.map((node) => ({ type: node.type, required: node.required, provider: node.provider }));
+  // Rules that hold on what is known at creation (environment, metadata) may skip or require a node from the start.
+  const atCreation = matchingRules(
+    workflow.rules ?? [],
+    ruleFacts({
+      environment: principal.environment,
+      metadata: input.metadata ?? null,
+      nodeTypes: workflow.nodes.map((node) => node.type),
+      nodeResults: {},
+      listHits: [],
+      sessionWarnings: [],
+      amlScore: null,
+      today: new Date(),
+    }),
+  );
+  const nodes = effectiveNodes(workflow.nodes, atCreation).map((node) => ({
+    type: node.type,
+    required: node.required,
+    provider: node.provider,
+  }));
   const who = auditIdentityOf(principal);
   for (let attempt = 1; ; attempt += 1) {
     const id = randomUUID();
@@ -96,6 +115,7 @@ export async function createSession(
       tenant_id: principal.tenantId,
       environment: principal.environment,
       workflow_id: workflow.id,
+      workflow_revision: workflow.publishedRevision,
       vendor_data: input.vendorData,
       callback: input.callback ?? null,
       redirect_url: redirectUrl,
@@ -115,7 +135,16 @@ export async function createSession(
       trace_context: currentTraceCarrier() ?? null,
       snapshot:
         services.bus.snapshotter?.seal(
-          pendingDecision({ id, workflowId: workflow.id, vendorData: input.vendorData, metadata: input.metadata ?? null }, nodes),
+          pendingDecision(
+            {
+              id,
+              workflowId: workflow.id,
+              workflowRevision: workflow.publishedRevision,
+              vendorData: input.vendorData,
+              metadata: input.metadata ?? null,
+            },
+            nodes,
+          ),
         ) ?? null,
     });
     if (row) {

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { SessionNodeResultSchema, type Session, type SessionNodeResult } from '../../entities/session.entity.js';
 import { type Workflow } from '../../entities/workflow.entity.js';
 import { type NodeResult, type NodeType } from '../domain/types.js';
-import { decideVerdict } from '../domain/verdict.js';
+import { decideWithRules, ruleFacts } from '../domain/workflow-rules.js';
 import { approve } from './approval.js';
 import { type EventBatch } from '../events/outbox.js';
 import type { Services } from '../services.js';
@@ -34,12 +34,24 @@ export async function decide(
     typeof nodeResults.aml_screening?.details?.score === 'number' ? (nodeResults.aml_screening.details.score as number) : null;
   session.amlScore = amlScore === null ? null : Math.round(amlScore);
   session.warnings = rows.flatMap((row) => row.warnings);
-  const verdict = decideVerdict({
+  const facts = ruleFacts({
+    environment: session.environment,
+    metadata: session.metadata ?? null,
+    nodeTypes: workflow.nodes.map((node) => node.type),
+    nodeResults,
+    listHits,
+    sessionWarnings: [],
+    amlScore,
+    today: new Date(),
+  });
+  const verdict = decideWithRules({
     workflow: { nodes: workflow.nodes, complianceLevel: workflow.complianceLevel, amlScoreThreshold: workflow.amlScoreThreshold },
     nodeResults,
     listHits,
     amlScore,
     sessionWarnings: [],
+    rules: workflow.rules ?? [],
+    facts,
   });
   session.reasons = verdict.reasons;
   if (verdict.status === null || session.status !== 'in_progress') return;

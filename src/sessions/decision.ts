@@ -48,6 +48,8 @@ export interface Decision<Result extends DecisionNodeResult = DecisionNodeResult
   sessionId: string;
   status: SessionStatus;
   workflowId: string;
+  /** The workflow revision that decided the session; null for sessions older than revisions. */
+  workflowRevision: number | null;
   vendorData: string;
   /** Only when approved. */
   complianceLevel: string | null;
@@ -65,7 +67,8 @@ export type DecisionJson = Record<string, unknown>;
 export type DecisionSession = Pick<
   SessionRecord,
   'id' | 'status' | 'workflowId' | 'vendorData' | 'complianceLevel' | 'reasons' | 'metadata'
->;
+> &
+  Partial<Pick<SessionRecord, 'workflowRevision'>>;
 
 /** Spec rule 2: the compliance level and the service token are shown only while the session is approved. */
 export function approvedOnly<T>(status: SessionStatus, value: T | null | undefined): T | null {
@@ -82,6 +85,7 @@ export function decisionOf<Result extends DecisionNodeResult>(
     sessionId: session.id,
     status: session.status,
     workflowId: session.workflowId,
+    workflowRevision: session.workflowRevision ?? null,
     vendorData: session.vendorData,
     complianceLevel: approvedOnly(session.status, session.complianceLevel),
     serviceToken: approvedOnly(session.status, token),
@@ -127,7 +131,7 @@ export function decisionAt<Result extends DecisionNodeResult>(decision: Decision
 
 /** The decision of a session just created: pending, every node pending, as {@link readDecisions} would read it. */
 export function pendingDecision(
-  session: Pick<DecisionSession, 'id' | 'workflowId' | 'vendorData' | 'metadata'>,
+  session: Pick<DecisionSession, 'id' | 'workflowId' | 'vendorData' | 'metadata' | 'workflowRevision'>,
   nodes: readonly { type: string; required: boolean; provider: string }[],
 ): Decision {
   // Created together, the results are in node type order (node result order is creation time, then type).
@@ -149,6 +153,7 @@ export interface DecisionFields {
   sessionId: string;
   status: SessionStatus;
   workflowId: string;
+  workflowRevision?: number | null;
   vendorData: string;
   complianceLevel?: string | null;
   serviceToken?: string | null;
@@ -163,6 +168,8 @@ export function decisionJson(decision: DecisionFields): DecisionJson {
     session_id: decision.sessionId,
     status: decision.status,
     workflow_id: decision.workflowId,
+    // Additive (issue 27): the revision that decided; left out for sessions older than revisions.
+    workflow_revision: decision.workflowRevision ?? undefined,
     vendor_data: decision.vendorData,
     compliance_level: decision.complianceLevel,
     service_token: decision.serviceToken,

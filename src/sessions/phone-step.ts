@@ -8,6 +8,7 @@ import { parseOrThrow } from '../validation.js';
 import { PhoneNumber } from '../input-rules.js';
 import { assertAcceptsInput, submitNodeInput, type SessionProgress } from './submit.js';
 import { loadSession } from './read.js';
+import { workflowOfSession } from '../workflows/revisions.js';
 
 /** How long a one-time code stays valid, in seconds (10 minutes). */
 export const PHONE_CODE_TTL_SECONDS = 10 * 60;
@@ -31,7 +32,7 @@ export async function requestPhoneCode(
 ): Promise<{ sentTo: string; expiresAt: Date }> {
   const session = await loadSession(em, services, principal, sessionId);
   assertAcceptsInput(session);
-  const workflow = await session.workflow.loadOrFail();
+  const workflow = await workflowOfSession(em, session);
   const node = workflow.nodes.find((candidate) => candidate.type === 'phone_verification');
   if (!node)
     throw validationError([

@@ -7,7 +7,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SessionNodeResultSchema, SessionSchema, type Session } from '../../entities/session.entity.js';
-import { WorkflowSchema } from '../../entities/workflow.entity.js';
+import { workflowOfSession } from '../workflows/revisions.js';
 import { type TenantPrincipal } from '../auth/context.js';
 import type { Config } from '../config.js';
 import { REVIEWER_REQUEST } from '../domain/resubmission.js';
@@ -59,7 +59,7 @@ export async function requestRetake(
   return transactionWithEvents(em, services.bus, async (tx, events) => {
     const session = await tx.findOneOrFail(SessionSchema, { id: sessionId }, { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
     // Load through the transaction: on PGlite a read on another connection would wait for it forever.
-    const workflow = await tx.findOneOrFail(WorkflowSchema, { id: session.workflow.id });
+    const workflow = await workflowOfSession(tx, session);
     const row = await tx.findOne(SessionNodeResultSchema, { sessionId, nodeType }, { refresh: true });
     if (!workflow.nodes.some((node) => node.type === nodeType) || !row)
       throw validationError([{ field: 'nodeType', code: 'not_in_workflow', message: `workflow ${workflow.id} has no ${nodeType} step` }]);

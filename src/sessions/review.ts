@@ -2,7 +2,7 @@
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SessionSchema, type Session } from '../../entities/session.entity.js';
-import { WorkflowSchema } from '../../entities/workflow.entity.js';
+import { workflowOfSession } from '../workflows/revisions.js';
 import { type TenantPrincipal } from '../auth/context.js';
 import { approve } from './approval.js';
 import { validationError } from '../errors.js';
@@ -90,7 +90,7 @@ export async function reviewSession(
     session.decidedAt = new Date();
     if (decision === 'approved') {
       // Load through the transaction: on PGlite a read on another connection would wait for it forever.
-      await approve(tx, services, session, await tx.findOneOrFail(WorkflowSchema, { id: session.workflow.id }));
+      await approve(tx, services, session, await workflowOfSession(tx, session));
     }
     await tx.flush();
     return session;

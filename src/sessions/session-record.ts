@@ -14,6 +14,8 @@ export interface SessionRecord {
   tenantId: string;
   environment: ApiKeyEnvironment;
   workflowId: string;
+  /** The workflow revision the session runs (null for sessions older than revisions). */
+  workflowRevision: number | null;
   vendorData: string;
   status: SessionStatus;
   callback: string | null;
@@ -55,6 +57,7 @@ export interface SessionRow {
   tenant_id: string;
   environment: ApiKeyEnvironment;
   workflow_id: string;
+  workflow_revision: number | null;
   vendor_data: string;
   status: SessionStatus;
   callback: string | null;
@@ -81,7 +84,7 @@ export function toDate(value: Date | string): Date {
 }
 
 /** The `session` columns a {@link SessionRecord} is built from, for `select` and `returning`. */
-export const SESSION_COLUMNS = `id, tenant_id, environment, workflow_id, vendor_data, status, callback, redirect_url, language,
+export const SESSION_COLUMNS = `id, tenant_id, environment, workflow_id, workflow_revision, vendor_data, status, callback, redirect_url, language,
   metadata, contact_details, expected_details, warnings, reasons, compliance_level, created_at, updated_at, expires_at, decided_at`;
 
 /** Builds a record from a raw `session` row. */
@@ -91,6 +94,7 @@ export function sessionRecordFromRow(row: SessionRow): SessionRecord {
     tenantId: row.tenant_id,
     environment: row.environment,
     workflowId: row.workflow_id,
+    workflowRevision: row.workflow_revision ?? null,
     vendorData: row.vendor_data,
     status: row.status,
     callback: row.callback,
@@ -116,6 +120,7 @@ export function sessionRecordOf(session: Session): SessionRecord {
     tenantId: session.tenant.id,
     environment: session.environment,
     workflowId: session.workflow.id,
+    workflowRevision: session.workflowRevision ?? null,
     vendorData: session.vendorData,
     status: session.status,
     callback: session.callback ?? null,

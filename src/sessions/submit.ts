@@ -31,6 +31,7 @@ import { loadSession } from './read.js';
 import { decide } from './decide.js';
 import { assessCaptures, CAPTURE_STEPS, consumeNonces, parseCaptures, settleCaptures } from './capture-integrity.js';
 import { checkActiveLiveness } from './active-liveness.js';
+import { workflowOfSession } from '../workflows/revisions.js';
 import { withoutFalsePositives } from './aml-dispositions.js';
 
 /** The engine quota a live step's run is charged to (src/limits/rate-limits.ts); the others are cheap. */
@@ -83,7 +84,7 @@ async function submitNodeInputOnce(
 ): Promise<SessionProgress> {
   const session = await loadSession(em, services, principal, sessionId);
   assertAcceptsInput(session);
-  const workflow = await session.workflow.loadOrFail();
+  const workflow = await workflowOfSession(em, session);
   const node = workflow.nodes.find((candidate) => candidate.type === nodeType);
   if (!node)
     throw validationError([{ field: 'node_type', code: 'not_in_workflow', message: `workflow ${workflow.id} has no ${nodeType} step` }]);

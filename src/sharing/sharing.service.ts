@@ -210,9 +210,9 @@ export async function importSharedSession(
 
     const id = randomUUID();
     const inserted = await tx.execute<{ id: string }[]>(
-      `insert into session (id, tenant_id, environment, workflow_id, vendor_data, status, warnings, reasons, compliance_level, aml_score,
+      `insert into session (id, tenant_id, environment, workflow_id, workflow_revision, vendor_data, status, warnings, reasons, compliance_level, aml_score,
                             imported_from, created_by_key_id, created_at, updated_at, expires_at, decided_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now(), now(), now() + make_interval(secs => ?), now())
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now(), now(), now() + make_interval(secs => ?), now())
        on conflict (tenant_id, environment, workflow_id, vendor_data) where ${ACTIVE_STATUSES_SQL} do nothing
        returning id`,
       [
@@ -220,6 +220,7 @@ export async function importSharedSession(
         principal.tenantId,
         principal.environment,
         workflow.id,
+        workflow.publishedRevision,
         vendorData,
         status,
         JSON.stringify(original.warnings),

@@ -1,14 +1,12 @@
-import type { WorkflowNode, WorkflowType } from '../../entities/workflow.entity.js';
+import type { WorkflowDefinition, WorkflowNode } from '../../entities/workflow.entity.js';
 import { DEFAULT_AML_SCORE_THRESHOLD } from '../domain/workflow.js';
+import type { WorkflowRule } from '../domain/workflow-rules.js';
 
 /** A built-in workflow definition; upserted at start so the code stays the single source. */
-export interface BuiltInWorkflow {
+export interface BuiltInWorkflow extends Pick<WorkflowDefinition, 'name' | 'type' | 'nodes' | 'complianceLevel' | 'amlScoreThreshold'> {
   id: string;
-  name: string;
-  type: WorkflowType;
-  nodes: WorkflowNode[];
-  complianceLevel: string;
-  amlScoreThreshold: number;
+  /** Conditions and outcomes, in the form tenants write theirs: none, the nodes' required flags and the threshold decide. */
+  rules: WorkflowRule[];
 }
 
 const DOCUMENT: WorkflowNode = { type: 'document_verification', required: true, provider: 'openkyc:mrz_ocr' };
@@ -25,6 +23,7 @@ export const BUILT_IN_WORKFLOWS: readonly BuiltInWorkflow[] = [
     name: 'Standard KYC',
     type: 'user',
     nodes: [DOCUMENT, FACE, AML, { ...PHONE, required: false }],
+    rules: [],
     complianceLevel: 'standard',
     amlScoreThreshold: DEFAULT_AML_SCORE_THRESHOLD,
   },
@@ -33,6 +32,7 @@ export const BUILT_IN_WORKFLOWS: readonly BuiltInWorkflow[] = [
     name: 'Enhanced KYC',
     type: 'user',
     nodes: [DOCUMENT, FACE, AML, PHONE, POA],
+    rules: [],
     complianceLevel: 'enhanced',
     amlScoreThreshold: DEFAULT_AML_SCORE_THRESHOLD,
   },
@@ -41,6 +41,7 @@ export const BUILT_IN_WORKFLOWS: readonly BuiltInWorkflow[] = [
     name: 'Institutional KYC',
     type: 'user',
     nodes: [DOCUMENT, FACE, AML, PHONE, POA],
+    rules: [],
     complianceLevel: 'institutional',
     // Institutions accept less AML risk than the default.
     amlScoreThreshold: 70,
@@ -50,6 +51,7 @@ export const BUILT_IN_WORKFLOWS: readonly BuiltInWorkflow[] = [
     name: 'AML screening only',
     type: 'user',
     nodes: [AML],
+    rules: [],
     complianceLevel: 'basic',
     amlScoreThreshold: DEFAULT_AML_SCORE_THRESHOLD,
   },
@@ -58,6 +60,7 @@ export const BUILT_IN_WORKFLOWS: readonly BuiltInWorkflow[] = [
     name: 'Know your business',
     type: 'business',
     nodes: [REGISTRY, AML, POA],
+    rules: [],
     complianceLevel: 'business',
     amlScoreThreshold: DEFAULT_AML_SCORE_THRESHOLD,
   },

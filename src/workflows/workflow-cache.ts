@@ -4,10 +4,10 @@ import type { TenantScope } from '../auth/context.js';
 import { validationError } from '../errors.js';
 
 /** What a new session needs of its workflow. */
-export type SessionWorkflow = Pick<Workflow, 'id' | 'nodes' | 'complianceLevel'>;
+export type SessionWorkflow = Pick<Workflow, 'id' | 'nodes' | 'complianceLevel' | 'rules' | 'publishedRevision'>;
 
 /** The columns of a {@link SessionWorkflow}. */
-const SESSION_WORKFLOW_COLUMNS = 'id, nodes, compliance_level as "complianceLevel"';
+const SESSION_WORKFLOW_COLUMNS = 'id, nodes, compliance_level as "complianceLevel", rules, published_revision as "publishedRevision"';
 
 /**
  * Built-in workflows by id, read once per app (`Services.workflows`): they are read-only and

@@ -12,6 +12,7 @@ import {
   WORKFLOW_TYPES,
   WorkflowSchema,
   type Workflow,
+  type WorkflowDefinition,
   type WorkflowNode,
 } from '../../entities/workflow.entity.js';
 import { ACTIVE_STATUSES_SQL } from '../domain/session-state.js';
@@ -21,6 +22,10 @@ import { definedFields, givenOr, notGiven } from '../input-rules.js';
 import { parseOrThrow } from '../validation.js';
 import { BUILT_IN_WORKFLOWS, BUILT_IN_WORKFLOW_IDS } from './built-in.js';
 import { DEFAULT_AML_SCORE_THRESHOLD, NODE_CATALOGUE, PROVIDER_PATTERN } from '../domain/workflow.js';
+import { MAX_RULES, ruleIssues, type WorkflowRule } from '../domain/workflow-rules.js';
+import { auditIdentityOf, type Principal } from '../auth/context.js';
+import { fieldPath } from '../validation.js';
+import { insertRevision, nextRevision, recordPublication, revisionDefinition } from './revisions.js';
 
 /** Longest workflow name, in characters. */
 export const WORKFLOW_NAME_MAX_LENGTH = 200;
@@ -61,6 +66,8 @@ export const WORKFLOW_FIELDS = {
   name: z.string().trim().min(1, 'name must not be empty').max(WORKFLOW_NAME_MAX_LENGTH),
   type: z.enum(WORKFLOW_TYPES),
   nodes: NodesInput,
+  /** Conditions and outcomes; checked against the nodes by {@link assertRules} once both are known. */
+  rules: z.array(z.record(z.string(), z.unknown())).max(MAX_RULES),
   complianceLevel: z.string().regex(/^[a-z][a-z0-9_]{0,39}$/, 'must be a lower-case word (letters, digits, _)'),
   amlScoreThreshold: z.number().int().min(0).max(100),
   maxAttempts: z.number().int().min(1).max(MAX_ATTEMPTS_LIMIT),
@@ -88,6 +95,7 @@ export const CreateWorkflowInputSchema = z
     name: fields.name,
     type: givenOr(fields.type, WORKFLOW_DEFAULTS.type),
     nodes: fields.nodes,
+    rules: givenOr(fields.rules, []),
     complianceLevel: givenOr(fields.complianceLevel, WORKFLOW_DEFAULTS.complianceLevel),
     amlScoreThreshold: givenOr(fields.amlScoreThreshold, WORKFLOW_DEFAULTS.amlScoreThreshold),
     maxAttempts: givenOr(fields.maxAttempts, WORKFLOW_DEFAULTS.maxAttempts),
@@ -103,6 +111,7 @@ export const UpdateWorkflowInputSchema = z
     name: notGiven(fields.name),
     type: notGiven(fields.type),
     nodes: notGiven(fields.nodes),
+    rules: notGiven(fields.rules),
     complianceLevel: notGiven(fields.complianceLevel),
     amlScoreThreshold: notGiven(fields.amlScoreThreshold),
     maxAttempts: notGiven(fields.maxAttempts),
@@ -127,12 +136,48 @@ export async function syncBuiltInWorkflows(em: EntityManager): Promise<void> {
       type: builtIn.type,
       builtIn: true,
       nodes: builtIn.nodes,
+      rules: builtIn.rules,
       complianceLevel: builtIn.complianceLevel,
       amlScoreThreshold: builtIn.amlScoreThreshold,
+      publishedRevision: 1,
       createdAt: new Date(0),
       updatedAt: new Date(0),
     });
+    const [row] = await em.find(WorkflowSchema, { id: builtIn.id }, { refresh: true });
+    // A built-in has one revision, its code: written once, the same form as a tenant's.
+    await insertRevision(em, builtIn.id, 1, definitionOf(row!), null, true);
   }
+}
+
+/** The definition a revision fixes, read from a workflow row's columns. */
+export function definitionOf(workflow: Workflow): WorkflowDefinition {
+  return {
+    name: workflow.name,
+    type: workflow.type,
+    nodes: workflow.nodes,
+    rules: workflow.rules ?? [],
+    complianceLevel: workflow.complianceLevel,
+    amlScoreThreshold: workflow.amlScoreThreshold,
+    maxAttempts: workflow.maxAttempts,
+    duplicates: workflow.duplicates,
+    capture: workflow.capture,
+    liveness: workflow.liveness,
+  };
+}
+
+/** Copies a definition onto a workflow row's columns (what new sessions run). */
+export function applyDefinition(workflow: Workflow, definition: WorkflowDefinition): void {
+  Object.assign(workflow, definition);
+}
+
+/** Refuses rules that do not hold together with the nodes: a 400 naming each place (`rules[0].when.and[1]`). */
+export function assertRules(rules: readonly unknown[], nodes: readonly WorkflowNode[]): void {
+  const issues = ruleIssues(
+    rules,
+    nodes.map((node) => node.type),
+  );
+  if (issues.length === 0) return;
+  throw validationError(issues.map((issue) => ({ field: fieldPath(issue.path), code: 'invalid', message: issue.message })));
 }
 
 /** The workflows a scope sees: the shared built-ins and its own tenant's custom ones of its environment, not deleted. */
@@ -161,8 +206,14 @@ export async function getWorkflow(em: EntityManager, scope: TenantScope, id: str
 }
 
 /** Composes a custom workflow owned by the tenant in the scope's environment. */
-export async function createWorkflow(em: EntityManager, scope: TenantScope, input: CreateWorkflowInput): Promise<Workflow> {
+export async function createWorkflow(
+  em: EntityManager,
+  scope: TenantScope,
+  input: CreateWorkflowInput,
+  principal: Principal | null = null,
+): Promise<Workflow> {
   const data = parseOrThrow(CreateWorkflowInputSchema, input);
+  assertRules(data.rules, data.nodes as WorkflowNode[]);
   const workflow = em.create(WorkflowSchema, {
     id: randomUUID(),
     tenant: em.getReference(TenantSchema, scope.tenantId),
@@ -171,16 +222,21 @@ export async function createWorkflow(em: EntityManager, scope: TenantScope, inpu
     type: data.type,
     builtIn: false,
     nodes: data.nodes as WorkflowNode[],
+    rules: data.rules as unknown as WorkflowRule[],
     complianceLevel: data.complianceLevel,
     amlScoreThreshold: data.amlScoreThreshold,
     maxAttempts: data.maxAttempts,
     duplicates: data.duplicates,
     capture: data.capture,
     liveness: data.liveness,
+    publishedRevision: 1,
     createdAt: new Date(),
     updatedAt: new Date(),
   });
   await em.flush();
+  await insertRevision(em, workflow.id, 1, definitionOf(workflow), createdByOf(principal), true);
+  // Creating publishes revision 1: new sessions run it at once.
+  await recordPublication(em, workflow.id, 1, null, principal);
   return workflow;
 }
 
@@ -214,12 +270,14 @@ export async function deleteWorkflow(em: EntityManager, scope: TenantScope, id: 
   });
 }
 
-/** Patches a custom workflow; built-ins answer 403 `workflow_read_only`, other tenants' and environments' 404. */
-export async function updateWorkflow(em: EntityManager, scope: TenantScope, id: string, input: UpdateWorkflowInput): Promise<Workflow> {
-  const workflow = await getWorkflow(em, scope, id);
-  if (workflow.builtIn || BUILT_IN_WORKFLOW_IDS.has(workflow.id)) {
-    throw new ApiError('workflow_read_only', `Workflow ${workflow.id} is built in and cannot be changed.`);
-  }
+/** Who saved or published, as revisions and publications name them: the operator's name, else the key. */
+export function createdByOf(principal: Principal | null): string | null {
+  const who = auditIdentityOf(principal);
+  return who.name ?? (who.keyId ? `api_key:${who.keyId}` : null);
+}
+
+/** The definition a patch makes of a base definition; validated as a whole (rules against nodes). */
+export function patchedDefinition(base: WorkflowDefinition, input: UpdateWorkflowInput): WorkflowDefinition {
   const patch = definedFields(parseOrThrow(UpdateWorkflowInputSchema, input));
   if (Object.keys(patch).length === 0) {
     throw validationError([
@@ -227,20 +285,104 @@ export async function updateWorkflow(em: EntityManager, scope: TenantScope, id: 
         field: '(body)',
         code: 'required',
         message:
-          'give at least one field to change: name, type, nodes, compliance level, AML score threshold, max attempts, duplicates, capture or liveness',
+          'give at least one field to change: name, type, nodes, rules, compliance level, AML score threshold, max attempts, duplicates, capture or liveness',
       },
     ]);
   }
-  if (patch.name !== undefined) workflow.name = patch.name;
-  if (patch.type !== undefined) workflow.type = patch.type;
-  if (patch.nodes !== undefined) workflow.nodes = patch.nodes as WorkflowNode[];
-  if (patch.complianceLevel !== undefined) workflow.complianceLevel = patch.complianceLevel;
-  if (patch.amlScoreThreshold !== undefined) workflow.amlScoreThreshold = patch.amlScoreThreshold;
-  if (patch.maxAttempts !== undefined) workflow.maxAttempts = patch.maxAttempts;
-  if (patch.duplicates !== undefined) workflow.duplicates = patch.duplicates;
-  if (patch.capture !== undefined) workflow.capture = patch.capture;
-  if (patch.liveness !== undefined) workflow.liveness = patch.liveness;
-  workflow.updatedAt = new Date();
-  await em.flush();
+  const next = { ...base, ...patch } as WorkflowDefinition;
+  assertRules(next.rules, next.nodes);
+  return next;
+}
+
+/** A custom workflow of the scope, locked for a save; built-ins answer 403 `workflow_read_only`. */
+async function lockedCustom(tx: EntityManager, scope: TenantScope, id: string): Promise<Workflow> {
+  assertNotBuiltIn(id);
+  const workflow = await tx.findOne(
+    WorkflowSchema,
+    { id, tenant: scope.tenantId, environment: scope.environment, deletedAt: null },
+    { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
+  );
+  if (!workflow) throw notFound('Workflow');
   return workflow;
+}
+
+/**
+ * Patches a custom workflow as the spec's PATCH does: the change applies to new sessions at once,
+ * so it is saved as a new revision and published in the same step (audited like any publication);
+ * sessions already started keep the revision they run. Built-ins answer 403 `workflow_read_only`,
+ * other tenants' and environments' 404.
+ */
+export async function updateWorkflow(
+  em: EntityManager,
+  scope: TenantScope,
+  id: string,
+  input: UpdateWorkflowInput,
+  principal: Principal | null = null,
+): Promise<Workflow> {
+  const found = await getWorkflow(em, scope, id);
+  if (found.builtIn || BUILT_IN_WORKFLOW_IDS.has(found.id)) {
+    throw new ApiError('workflow_read_only', `Workflow ${found.id} is built in and cannot be changed.`);
+  }
+  return em.transactional(async (tx) => {
+    const workflow = await lockedCustom(tx, scope, id);
+    const definition = patchedDefinition(definitionOf(workflow), input);
+    const revision = await nextRevision(tx, id);
+    await insertRevision(tx, id, revision, definition, createdByOf(principal), false);
+    await recordPublication(tx, id, revision, workflow.publishedRevision, principal);
+    applyDefinition(workflow, definition);
+    workflow.publishedRevision = revision;
+    workflow.updatedAt = new Date();
+    await tx.flush();
+    return workflow;
+  });
+}
+
+/**
+ * Saves a draft: a new revision from the latest draft (else the published one) with the patch
+ * applied; new sessions keep running the published revision until the draft is published.
+ */
+export async function saveDraft(
+  em: EntityManager,
+  scope: TenantScope,
+  id: string,
+  input: UpdateWorkflowInput,
+  principal: Principal | null,
+): Promise<Workflow> {
+  await getWorkflow(em, scope, id);
+  return em.transactional(async (tx) => {
+    const workflow = await lockedCustom(tx, scope, id);
+    const base = workflow.draftRevision == null ? definitionOf(workflow) : await revisionDefinition(tx, id, workflow.draftRevision);
+    const definition = patchedDefinition(base, input);
+    const revision = await nextRevision(tx, id);
+    await insertRevision(tx, id, revision, definition, createdByOf(principal), false);
+    workflow.draftRevision = revision;
+    workflow.updatedAt = new Date();
+    await tx.flush();
+    return workflow;
+  });
+}
+
+/**
+ * Publishes a revision: new sessions run it from now on; the draft pointer clears when it was the
+ * draft. Publishing an earlier revision is the rollback. Audited with who published.
+ */
+export async function publishRevision(
+  em: EntityManager,
+  scope: TenantScope,
+  id: string,
+  revision: number,
+  principal: Principal | null,
+): Promise<Workflow> {
+  await getWorkflow(em, scope, id);
+  return em.transactional(async (tx) => {
+    const workflow = await lockedCustom(tx, scope, id);
+    const definition = await revisionDefinition(tx, id, revision);
+    await recordPublication(tx, id, revision, workflow.publishedRevision, principal);
+    applyDefinition(workflow, definition);
+    workflow.publishedRevision = revision;
+    if (workflow.draftRevision != null && workflow.draftRevision <= revision) workflow.draftRevision = null;
+    workflow.updatedAt = new Date();
+    await tx.flush();
+    return workflow;
+  });
 }

@@ -4,7 +4,7 @@
  * unless asked, and a key it issues is one the running server accepts.
  */
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -141,35 +141,5 @@ describe('admin CLI: which database', () => {
       expect(again.stderr).toContain('exists already');
     },
     CLI_RUN_MS * 3,
-  );
-});
-
-describe('admin CLI: backup and restore of the embedded database', () => {
-  it(
-    'given a data directory, when it is backed up and restored into an empty one, then the copy holds its tenants; a held or non-empty directory is refused',
-    async () => {
-      const held = await cli(['db:backup', join(parent, 'held.tar')], { PGLITE_DATA_DIR: serverDataDir, RUNTIME_DIR: runtimeDir });
-      expect(held.code).toBe(1);
-      expect(held.stderr).toContain('stop it first');
-
-      const source = join(parent, 'backup-source');
-      const copy = join(parent, 'backup-copy');
-      const file = join(parent, 'backup.tar');
-      const alone = { RUNTIME_DIR: join(parent, 'runtime-alone') };
-      expect((await cli(['tenant:create', 'Backup Corp', '--create-database'], { ...alone, PGLITE_DATA_DIR: source })).code).toBe(0);
-      const backedUp = await cli(['db:backup', file], { ...alone, PGLITE_DATA_DIR: source });
-      expect(backedUp.code, backedUp.stderr).toBe(0);
-      expect(statSync(file).mode & 0o077).toBe(0);
-
-      const restored = await cli(['db:restore', file], { ...alone, PGLITE_DATA_DIR: copy });
-      expect(restored.code, restored.stderr).toBe(0);
-      expect((await cli(['db:restore', file], { ...alone, PGLITE_DATA_DIR: copy })).stderr).toContain('already holds a database');
-      // The key travels apart from the data, as the backup says.
-      copyFileSync(join(source, 'master.key'), join(copy, 'master.key'));
-      const listed = await cli(['tenant:list'], { ...alone, PGLITE_DATA_DIR: copy });
-      expect(listed.code, listed.stderr).toBe(0);
-      expect(listed.stdout).toContain('Backup Corp');
-    },
-    CLI_RUN_MS * 5,
   );
 });

@@ -13,6 +13,9 @@ const WORKFLOW_FIELDS = /* GraphQL */ `
       required
       provider
     }
+    rules
+    publishedRevision
+    draftRevision
     complianceLevel
     amlScoreThreshold
     maxAttempts
@@ -68,6 +71,9 @@ function asRest(workflow: any) {
     type: workflow.type,
     built_in: workflow.builtIn,
     nodes: workflow.nodes,
+    rules: workflow.rules,
+    published_revision: workflow.publishedRevision,
+    draft_revision: workflow.draftRevision,
     compliance_level: workflow.complianceLevel,
     aml_score_threshold: workflow.amlScoreThreshold,
     max_attempts: workflow.maxAttempts,

@@ -34,6 +34,8 @@ interface Owned {
   environment: ApiKeyEnvironment;
   key: string;
   workflowId: string;
+  /** A replay of the owner's workflow (issue 27). */
+  replayId: string;
   approvedSessionId: string;
   pendingSessionId: string;
   /** The end-user token of the pending session. */
@@ -167,6 +169,23 @@ const ROUTE_CASES: Record<string, RouteCase> = {
     phase: 'write',
     calls: (o) => [{ params: { workflow_id: o.workflowId }, body: { aml_score_threshold: 100 } }],
   },
+  'GET /v1/workflows/:workflow_id/revisions': { refusal: 'not_found', calls: (o) => [{ params: { workflow_id: o.workflowId } }] },
+  'POST /v1/workflows/:workflow_id/draft': {
+    refusal: 'not_found',
+    phase: 'write',
+    calls: (o) => [{ params: { workflow_id: o.workflowId }, body: { name: 'drafted by another scope' } }],
+  },
+  'POST /v1/workflows/:workflow_id/revisions/:revision/publish': {
+    refusal: 'not_found',
+    phase: 'write',
+    calls: (o) => [{ params: { workflow_id: o.workflowId, revision: '1' } }],
+  },
+  'POST /v1/workflows/:workflow_id/replays': {
+    refusal: 'not_found',
+    phase: 'write',
+    calls: (o) => [{ params: { workflow_id: o.workflowId }, body: { revision: 1, last: 5 } }],
+  },
+  'GET /v1/workflow-replays/:replay_id': { refusal: 'not_found', calls: (o) => [{ params: { replay_id: o.replayId } }] },
   'POST /v1/sessions': {
     refusal: 'no_leak',
     phase: 'write',
@@ -375,6 +394,11 @@ const OPERATOR_CASES: Record<string, { query: string; variables(owner: Owned): R
   sessionFunnel: { query: 'query { sessionFunnel(days: 7) { created started submitted decided } }', variables: () => ({}) },
   timeToDecision: { query: 'query { timeToDecision(days: 7) { decided p50Seconds p90Seconds } }', variables: () => ({}) },
   currentOperator: { query: 'query { currentOperator { id email name role } }', variables: () => ({}) },
+  // Read beside workflowRevisions by GET /v1/workflows/:id/revisions; the owner's workflow is unknown to any other scope.
+  workflowPublications: {
+    query: 'query ($id: String!) { workflowPublications(id: $id) { revision actorName } }',
+    variables: (o) => ({ id: o.workflowId }),
+  },
   // The dashboard connections (test/console/connections.test.ts checks each one's boundary in detail).
   reviewQueueSessions: { query: 'query { reviewQueueSessions { edges { node { id vendorData } } } }', variables: () => ({}) },
   sessionTimeline: {
@@ -599,6 +623,7 @@ async function snapshot(o: Owned): Promise<unknown> {
     reads: await Promise.all([
       read('/v1/workflows'),
       read(`/v1/workflows/${o.workflowId}`),
+      read(`/v1/workflows/${o.workflowId}/revisions`),
       read('/v1/sessions'),
       read(`/v1/sessions/${o.approvedSessionId}`),
       read(`/v1/sessions/${o.approvedSessionId}/decision`),
@@ -651,6 +676,8 @@ async function makeOwned(environment: ApiKeyEnvironment): Promise<Owned> {
   expect(destination.status).toBe(201);
   const workflow = await testApp.rest('POST', '/v1/workflows', { key, body: { name: `matrix ${environment}`, nodes: [AML_NODE] } });
   expect(workflow.status).toBe(201);
+  const replay = await testApp.rest('POST', `/v1/workflows/${workflow.body.workflow_id}/replays`, { key, body: { revision: 1, last: 5 } });
+  expect(replay.status).toBe(201);
   const approved = await approvedSession(key, vendorData);
   const pending = await testApp.rest('POST', '/v1/sessions', {
     key,
@@ -707,6 +734,7 @@ async function makeOwned(environment: ApiKeyEnvironment): Promise<Owned> {
     key,
     vendorData,
     workflowId: workflow.body.workflow_id,
+    replayId: replay.body.replay_id,
     approvedSessionId: approved.sessionId,
     serviceToken: approved.serviceToken,
     pendingSessionId: pending.body.session_id,

@@ -66,6 +66,11 @@ export const DecisionJson = z.object({
   session_id: z.string(),
   status: z.enum(SESSION_STATUSES),
   workflow_id: z.string(),
+  workflow_revision: z
+    .number()
+    .int()
+    .optional()
+    .describe('The workflow revision that decided the session (docs/workflows.md); absent for sessions older than revisions.'),
   vendor_data: z.string(),
   compliance_level: z.string().optional(),
   service_token: z.string().optional(),

@@ -1,0 +1,131 @@
+/**
+ * Workflow revisions (issue 27): every save writes an immutable `workflow_revision` row (the whole
+ * definition as JSON); the workflow row's columns are its published revision, the one new sessions
+ * run. Sessions keep the revision they started with (`session.workflow_revision`) to their end,
+ * and every publication is audited in `workflow_publication` with who published.
+ */
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { WorkflowSchema, type Workflow, type WorkflowDefinition } from '../../entities/workflow.entity.js';
+import type { Session } from '../../entities/session.entity.js';
+import { auditIdentityOf, type Principal } from '../auth/context.js';
+import { ApiError } from '../errors.js';
+
+/** One revision as listed. */
+export interface RevisionSummary {
+  revision: number;
+  createdAt: Date;
+  createdBy: string | null;
+  definition: WorkflowDefinition;
+}
+
+/** One publication as audited. */
+export interface PublicationRecord {
+  revision: number;
+  previousRevision: number | null;
+  actorName: string | null;
+  actorKeyId: string | null;
+  publishedAt: Date;
+}
+
+/** Writes a revision once; `ifAbsent` leaves an existing one as it is (built-ins are synced at every start). */
+export async function insertRevision(
+  em: EntityManager,
+  workflowId: string,
+  revision: number,
+  definition: WorkflowDefinition,
+  createdBy: string | null,
+  ifAbsent: boolean,
+): Promise<void> {
+  await em.execute(
+    `insert into workflow_revision (workflow_id, revision, definition, created_at, created_by) values (?, ?, ?::jsonb, now(), ?)${
+      ifAbsent ? ' on conflict (workflow_id, revision) do nothing' : ''
+    }`,
+    [workflowId, revision, JSON.stringify(definition), createdBy],
+  );
+}
+
+/** The number the next save of a workflow gets (call with the workflow row locked). */
+export async function nextRevision(em: EntityManager, workflowId: string): Promise<number> {
+  const [row] = await em.execute<{ last: number | null }[]>(`select max(revision) as last from workflow_revision where workflow_id = ?`, [
+    workflowId,
+  ]);
+  return Number(row?.last ?? 0) + 1;
+}
+
+/** Audits a publication with who published it. */
+export async function recordPublication(
+  em: EntityManager,
+  workflowId: string,
+  revision: number,
+  previousRevision: number | null,
+  principal: Principal | null,
+): Promise<void> {
+  const who = auditIdentityOf(principal);
+  await em.execute(
+    `insert into workflow_publication (id, workflow_id, revision, previous_revision, actor_key_id, actor_operator_id, actor_name, published_at)
+     values (?, ?, ?, ?, ?, ?, ?, now())`,
+    [randomUUID(), workflowId, revision, previousRevision, who.keyId, who.operatorId, who.name],
+  );
+}
+
+/** The definition of one revision of a workflow, or 404 `not_found`. */
+export async function revisionDefinition(em: EntityManager, workflowId: string, revision: number): Promise<WorkflowDefinition> {
+  const [row] = await em.execute<{ definition: WorkflowDefinition | string }[]>(
+    `select definition from workflow_revision where workflow_id = ? and revision = ?`,
+    [workflowId, revision],
+  );
+  if (!row) throw new ApiError('not_found', `Revision ${revision} of workflow ${workflowId} not found.`);
+  return typeof row.definition === 'string' ? (JSON.parse(row.definition) as WorkflowDefinition) : row.definition;
+}
+
+/** Every revision of a workflow, newest first. */
+export async function listRevisions(em: EntityManager, workflowId: string): Promise<RevisionSummary[]> {
+  const rows = await em.execute<
+    { revision: number; created_at: Date | string; created_by: string | null; definition: WorkflowDefinition | string }[]
+  >(`select revision, created_at, created_by, definition from workflow_revision where workflow_id = ? order by revision desc`, [
+    workflowId,
+  ]);
+  return rows.map((row) => ({
+    revision: Number(row.revision),
+    createdAt: new Date(row.created_at),
+    createdBy: row.created_by,
+    definition: typeof row.definition === 'string' ? (JSON.parse(row.definition) as WorkflowDefinition) : row.definition,
+  }));
+}
+
+/** Every publication of a workflow, newest first. */
+export async function listPublications(em: EntityManager, workflowId: string): Promise<PublicationRecord[]> {
+  const rows = await em.execute<
+    {
+      revision: number;
+      previous_revision: number | null;
+      actor_name: string | null;
+      actor_key_id: string | null;
+      published_at: Date | string;
+    }[]
+  >(
+    `select revision, previous_revision, actor_name, actor_key_id, published_at from workflow_publication where workflow_id = ? order by published_at desc, id`,
+    [workflowId],
+  );
+  return rows.map((row) => ({
+    revision: Number(row.revision),
+    previousRevision: row.previous_revision === null ? null : Number(row.previous_revision),
+    actorName: row.actor_name,
+    actorKeyId: row.actor_key_id,
+    publishedAt: new Date(row.published_at),
+  }));
+}
+
+/**
+ * The workflow a started session runs: its row when the session runs the published revision (or
+ * predates revisions), else a detached copy with the session's revision's definition, so a
+ * publication never changes a session in flight. The copy is never flushed.
+ */
+export async function workflowOfSession(em: EntityManager, session: Pick<Session, 'workflow' | 'workflowRevision'>): Promise<Workflow> {
+  const workflow = await em.findOneOrFail(WorkflowSchema, { id: session.workflow.id });
+  const revision = session.workflowRevision;
+  if (revision === null || revision === undefined || revision === workflow.publishedRevision) return workflow;
+  const definition = await revisionDefinition(em, workflow.id, revision);
+  return { ...workflow, ...definition, publishedRevision: workflow.publishedRevision } as Workflow;
+}
