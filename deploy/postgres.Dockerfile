@@ -4,7 +4,10 @@
 FROM openkyc-base:bookworm
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends postgresql-15 \
- && rm -rf /var/lib/apt/lists/*
+ && rm -rf /var/lib/apt/lists/* \
+ && install -d -o postgres -g postgres -m 700 /var/lib/postgresql/data \
+ && install -d -o postgres -g postgres -m 2775 /var/run/postgresql
+# The data volume starts as this (postgres-owned) directory; the socket directory is the server's.
 USER postgres
 ENV PATH=/usr/lib/postgresql/15/bin:$PATH PGDATA=/var/lib/postgresql/data
 # First start: an empty cluster with the given password; later starts reuse the volume.
