@@ -21,6 +21,7 @@ import { createOperator } from '../operators/operator.service.js';
 import { createServiceSecrets, resolveMasterKey } from '../auth/secrets.js';
 import { rotateMasterKey } from '../auth/master-key-rotation.js';
 import { syncBuiltInWorkflows } from '../workflows/workflow.service.js';
+import { backfillSessionSearch } from '../sessions/search.js';
 
 const USAGE = `Usage: npm run cli -- <command> [options]
 
@@ -47,6 +48,8 @@ Commands:
                                            MASTER_KEY set, the new key comes from NEW_MASTER_KEY.
                                            Stop the server and emitters first.
   migrate                                  Apply pending migrations
+  search:reindex                           Index for the console's search every session that has no
+                                           search entry yet (those created before search existed)
   aml:import <file> [<alt.csv> <add.csv>] [--format ofac-sdn-xml|ofac-sdn-csv|eu-xml|un-xml|ftm-jsonl] [--list <LIST>]...
                                            Import an AML list file, replacing each list it holds
                                            (or only the --list ones); format detected when omitted;
@@ -169,6 +172,11 @@ export async function runCli(argv: string[]): Promise<number> {
           for (const env of API_KEY_ENVIRONMENTS) both[env] = await readCallbackSecret(em, secrets, tenantId, env);
           console.log(JSON.stringify(both, null, 2));
         }
+        return 0;
+      }
+      case 'search:reindex': {
+        const indexed = await backfillSessionSearch(em, createServiceSecrets(masterKey()));
+        console.log(JSON.stringify({ indexed }));
         return 0;
       }
       case 'secrets:rotate-master-key': {

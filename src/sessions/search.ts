@@ -209,6 +209,29 @@ export async function reindexSession(em: EntityManager, secrets: ServiceSecrets,
   );
 }
 
+/**
+ * Indexes every session that has no search row yet: sessions created before search existed (run
+ * once after the upgrade, `npm run cli -- search:reindex`; running it again finds nothing to do).
+ * Returns how many sessions it indexed.
+ */
+export async function backfillSessionSearch(em: EntityManager, secrets: ServiceSecrets, batchSize = 500): Promise<number> {
+  let indexed = 0;
+  let after = '00000000-0000-0000-0000-000000000000';
+  for (;;) {
+    const rows = await em.execute<{ id: string }[]>(
+      `select s.id from session s
+        where s.id > ? and not exists (select 1 from session_search x where x.session_id = s.id)
+        order by s.id limit ?`,
+      [after, batchSize],
+      'all',
+    );
+    if (rows.length === 0) return indexed;
+    for (const row of rows) await reindexSession(em, secrets, row.id);
+    indexed += rows.length;
+    after = rows[rows.length - 1]!.id;
+  }
+}
+
 /** The decision-flow observer that re-indexes a session once a step's result is stored (names and numbers read from a document). */
 export const indexSearchOnInput: NodeInputObserver = async (_em, services: Services, session): Promise<InputObservation> => {
   return (tx) => reindexSession(tx, services.secrets, session.id);

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 import { completeStandardKyc, createSession, tokenOf } from '../sessions/support.js';
 import { consoleGql, makeOperator, signIn } from './support.js';
+import { backfillSessionSearch } from '../../src/sessions/search.js';
 
 const SEARCH = /* GraphQL */ `
   query ($query: String!, $first: Int) {
@@ -199,5 +200,29 @@ describe('erasure', () => {
     expect(await idsFound(tenant.sandboxKey, 'ab123456')).toEqual([]);
     expect(await idsFound(tenant.sandboxKey, 'grace hopper')).toEqual([]);
     expect(await idsFound(tenant.sandboxKey, grace)).toEqual([grace]);
+  });
+});
+
+describe('sessions from before search existed', () => {
+  it('given a session without a search entry, when the backfill runs, then it is found by name and e-mail again, and a second run indexes nothing', async () => {
+    const email = 'katherine.johnson@example.org';
+    const older = (
+      await createSession(testApp, tenant.sandboxKey, {
+        workflow_id: 'standard_kyc',
+        vendor_data: 'cust-kj-009',
+        contact_details: { email },
+        expected_details: { first_name: 'Katherine', last_name: 'Johnson' },
+      })
+    ).body.session_id as string;
+    // As it was before the upgrade: no entry.
+    const em = testApp.app.orm.em.fork();
+    await em.execute('delete from session_search where session_id = ?', [older], 'run');
+    expect(await idsFound(tenant.sandboxKey, email)).not.toContain(older);
+
+    expect(await backfillSessionSearch(em, testApp.app.services.secrets)).toBeGreaterThanOrEqual(1);
+    expect(await idsFound(tenant.sandboxKey, email)).toContain(older);
+    expect(await idsFound(tenant.sandboxKey, 'Katherine Jonson')).toContain(older);
+    expect(await idsFound(other.sandboxKey, email)).not.toContain(older);
+    expect(await backfillSessionSearch(em, testApp.app.services.secrets)).toBe(0);
   });
 });
