@@ -89,6 +89,8 @@ const NOT_REASONS = new Set([
   'upload',
   // Session search: a field error of the request (a page size out of range), not a verdict.
   'out_of_range',
+  // A phone number codes are not sent to (premium rate, satellite): a request error, not a verdict.
+  'unsendable_number',
 ]);
 
 /** Every `.ts` file under a directory. */

@@ -293,6 +293,25 @@ describe('live phone verification (openkyc:sms_otp)', () => {
     expect(rows).toHaveLength(0);
   });
 
+  it('given premium-rate, shared-cost and satellite numbers, when requesting a code, then each is refused as unsendable and nothing is sent or stored (audit N10)', async () => {
+    const before = gateway.messages.length;
+    // UK premium rate, US 900, UK shared cost, Iridium, Inmarsat.
+    for (const phone of ['+449098790123', '+19002225555', '+448450000000', '+881631234567', '+870772112345']) {
+      const session = await liveSession();
+      const refused = await requestCode(session, phone);
+      expect(refused.body.errors?.[0]?.extensions, phone).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        fieldErrors: [{ field: 'phone', code: 'unsendable_number' }],
+      });
+      const rows = await testApp.app.orm.em.fork().execute(`select id from phone_otp where session_id = ?`, [session.id]);
+      expect(rows, phone).toHaveLength(0);
+    }
+    expect(gateway.messages.length).toBe(before);
+    // A mobile number of the same country still gets its code.
+    const mobile = await requestCode(await liveSession(), '+447400123456');
+    expect(mobile.body.errors).toBeUndefined();
+  });
+
   it('given a confirmation before any request, when confirming, then 400 and the step stays pending', async () => {
     const session = await liveSession();
     const early = await asEndUser(session.token, CONFIRM_CODE, { sessionId: session.id, input: { code: '123456', phone: freshPhone() } });

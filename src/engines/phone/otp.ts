@@ -14,6 +14,7 @@ import type { ServiceSecrets } from '../../auth/secrets.js';
 import { ApiError, validationError } from '../../errors.js';
 import { rateLimitedError } from '../../limits/rate-limits.js';
 import type { E164, SmsProvider } from './sms.js';
+import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 
 /** How long a code stays valid, in seconds (10 minutes). */
 export const OTP_TTL_SECONDS = 10 * 60;
@@ -157,11 +158,39 @@ async function assertWithinSendLimits(tx: EntityManager, recipient: OtpRecipient
 }
 
 /**
+ * Country calling codes of networks no person's handset is on by country: Inmarsat (870),
+ * international premium rate (979), global networks and satellite phones (881 Iridium and
+ * Globalstar, 882, 883). A code sent there earns its carrier, not a verification (SMS pumping).
+ */
+const NON_GEOGRAPHIC_CALLING_CODES = new Set(['870', '878', '881', '882', '883', '888', '979']);
+/** Line types a code is never sent to: the sender pays the receiver's premium (audit N10, Twilio's geo-permissions). */
+const UNSENDABLE_LINE_TYPES = new Set(['PREMIUM_RATE', 'SHARED_COST']);
+
+/** Refuses, before anything is stored or sent, a number whose SMS would pay its owner: premium-rate lines and satellite or global networks. */
+export function assertSendable(phone: string): void {
+  const parsed = parsePhoneNumberFromString(phone);
+  const callingCode = parsed?.countryCallingCode ?? '';
+  const type = parsed?.getType();
+  if (NON_GEOGRAPHIC_CALLING_CODES.has(callingCode) || (type && UNSENDABLE_LINE_TYPES.has(type)))
+    throw validationError(
+      [
+        {
+          field: 'phone',
+          code: 'unsendable_number',
+          message: 'Codes are not sent to premium-rate, shared-cost, satellite or global-network numbers; use a mobile number.',
+        },
+      ],
+      'This number cannot receive verification codes.',
+    );
+}
+
+/**
  * Issues a code: checks the send limits, supersedes the session's previous code, stores the new
  * one as a digest, commits, then sends the SMS. When the provider fails the row is removed (it
  * neither works nor counts against the limits) and the caller gets 503 `service_unavailable`.
  */
 export async function issueOtp(dependencies: OtpDependencies, recipient: OtpRecipient): Promise<{ expiresAt: Date }> {
+  assertSendable(recipient.phone);
   const code = generateCode();
   const id = randomUUID();
   const now = new Date();
