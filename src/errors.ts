@@ -100,26 +100,54 @@ export function notFound(what: string): ApiError {
 /** Seconds a client is told to wait after the database timed out. */
 const DATABASE_RETRY_AFTER_SECONDS = 1;
 
+/** SQLSTATEs of a lost or refused database connection (admin or crash shutdown, starting up, class 08). */
+const CONNECTION_LOST_STATES = new Set(['57P01', '57P02', '57P03', '08000', '08001', '08003', '08004', '08006']);
+/** SQLSTATEs of a database out of a resource: disk full, out of memory, too many connections. */
+const RESOURCE_STATES = new Set(['53100', '53200', '53300']);
+/** Node errors of a socket to the database that broke. */
+const SOCKET_ERROR_CODES = new Set(['ECONNRESET', 'ECONNREFUSED', 'EPIPE', 'ETIMEDOUT']);
+/** Messages `pg` gives a connection ended under a query (no code of its own). */
+const CONNECTION_ENDED = /^Connection terminated|^Client has encountered a connection error|^terminating connection/;
+
 /**
- * PostgreSQL errors a well-formed request can meet under contention, as answers a client can act
- * on: a statement or lock timeout is a 503 with Retry-After; a deadlock or serialisation failure
- * (one of two concurrent writes lost) is a 409 conflict. Undefined for anything else.
+ * When the database last refused a write for want of disk (53100), epoch milliseconds; 0 when
+ * never. `/readyz` answers 503 for a while after it (src/db/readiness.ts), so a balancer stops
+ * sending writes to an instance whose database cannot take them (audit N7).
+ */
+export const databaseFaults = { diskFullAt: 0 };
+
+/** The 503 a client retries: the database is there but cannot serve this request right now. */
+function retryableDatabaseError(message: string): ApiError {
+  return new ApiError('service_unavailable', message, [], { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) });
+}
+
+/**
+ * PostgreSQL errors a well-formed request can meet, as answers a client can act on: a statement
+ * or lock timeout, a lost connection (audit N8) or a database out of disk or memory (N7) is a 503
+ * with Retry-After; a deadlock or serialisation failure (one of two concurrent writes lost) is a
+ * 409 conflict. Undefined for anything else.
  */
 export function fromDatabaseError(error: unknown): ApiError | undefined {
   for (let current = error, depth = 0; current && typeof current === 'object' && depth < 5; depth++) {
-    switch ((current as { code?: unknown }).code) {
+    const code = (current as { code?: unknown }).code;
+    switch (code) {
       case '57014':
-        return new ApiError('service_unavailable', 'The database did not answer in time; retry shortly.', [], {
-          'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS),
-        });
+        return retryableDatabaseError('The database did not answer in time; retry shortly.');
       case '55P03':
-        return new ApiError('service_unavailable', 'The data is locked by another operation; retry shortly.', [], {
-          'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS),
-        });
+        return retryableDatabaseError('The data is locked by another operation; retry shortly.');
       case '40P01':
       case '40001':
         return new ApiError('conflict', 'A concurrent change to the same data won; read it again and retry.');
     }
+    if (typeof code === 'string' && (CONNECTION_LOST_STATES.has(code) || SOCKET_ERROR_CODES.has(code)))
+      return retryableDatabaseError('The connection to the database was lost; retry shortly.');
+    if (typeof code === 'string' && RESOURCE_STATES.has(code)) {
+      if (code === '53100') databaseFaults.diskFullAt = Date.now();
+      return retryableDatabaseError('The database cannot take this request right now (out of disk, memory or connections); retry later.');
+    }
+    const message = (current as { message?: unknown }).message;
+    if (typeof message === 'string' && CONNECTION_ENDED.test(message))
+      return retryableDatabaseError('The connection to the database was lost; retry shortly.');
     current = (current as { originalError?: unknown; cause?: unknown }).originalError ?? (current as { cause?: unknown }).cause;
   }
   return undefined;

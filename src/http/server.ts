@@ -429,7 +429,7 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
         type: 'https://errors.openkyc.dev/service_unavailable',
         title: 'Service unavailable',
         status: 503,
-        detail: 'The database is not reachable.',
+        detail: `The database is not ready: ${error instanceof Error ? error.message : 'it did not answer'}.`,
         code: 'service_unavailable',
       });
     }
