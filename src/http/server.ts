@@ -425,13 +425,16 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
       return { status: 'ready' };
     } catch (error) {
       logger.warn({ err: error }, 'readiness check failed');
-      return reply.code(503).type('application/problem+json').send({
-        type: 'https://errors.openkyc.dev/service_unavailable',
-        title: 'Service unavailable',
-        status: 503,
-        detail: `The database is not ready: ${error instanceof Error ? error.message : 'it did not answer'}.`,
-        code: 'service_unavailable',
-      });
+      return reply
+        .code(503)
+        .type('application/problem+json')
+        .send({
+          type: 'https://errors.openkyc.dev/service_unavailable',
+          title: 'Service unavailable',
+          status: 503,
+          detail: `The database is not ready: ${error instanceof Error ? error.message : 'it did not answer'}.`,
+          code: 'service_unavailable',
+        });
     }
   });
 
