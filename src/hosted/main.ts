@@ -17,13 +17,14 @@ import { follow } from './flow.js';
 import { pickLanguage, translator, type Language, type MessageKey } from './i18n.js';
 import { phone } from './phone.js';
 import { FINAL_STATUSES, pendingSteps, sessionId, state, t } from './state.js';
+import { keep, readKept } from './storage.js';
 
 /** The screen for the session's state: done when decided, else the first pending step. */
 function route(): void {
   if (FINAL_STATUSES.includes(state.flow.status)) return done();
   const next = pendingSteps()[0];
   if (!next) return done();
-  if (sessionStorage.getItem(`idv:consent:${sessionId}`) !== 'yes') return welcome();
+  if (readKept(`idv:consent:${sessionId}`) !== 'yes') return welcome();
   if (next.status === 'resubmission_requested') return retakeRequested(next);
   openStep(next.nodeType);
 }
@@ -51,7 +52,7 @@ function welcome(): void {
       onsubmit: (event: Event) => {
         event.preventDefault();
         if (!consent.checked) return fieldError(consent, t('consentRequired'));
-        sessionStorage.setItem(`idv:consent:${sessionId}`, 'yes');
+        keep(`idv:consent:${sessionId}`, 'yes');
         route();
       },
     },
@@ -237,12 +238,12 @@ async function start(): Promise<void> {
   const fromLink = params.get('token');
   const stored = `idv:token:${sessionId}`;
   if (fromLink) {
-    sessionStorage.setItem(stored, fromLink);
+    keep(stored, fromLink);
     params.delete('token');
     const rest = params.toString();
     history.replaceState(null, '', location.pathname + (rest ? `?${rest}` : ''));
   }
-  state.token = fromLink ?? sessionStorage.getItem(stored) ?? '';
+  state.token = fromLink ?? readKept(stored) ?? '';
   state.language = pickLanguage([params.get('lang'), ...navigator.languages], 'en');
   state.t = translator(state.language);
   document.documentElement.lang = state.language;

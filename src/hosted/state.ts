@@ -2,6 +2,7 @@
 import type { Client } from 'graphql-ws';
 import type { HostedFlow, Step } from './api.js';
 import { translator, type Language, type MessageKey } from './i18n.js';
+import { keep, readKept } from './storage.js';
 
 /** Session statuses after which nothing is left to do here. */
 export const FINAL_STATUSES = ['approved', 'declined', 'in_review', 'expired'];
@@ -65,13 +66,13 @@ export function askedSteps(): Step[] {
 
 /** The document type and country this person chose, kept for retakes (per session, in this tab). */
 export function documentChoice(): { idType: string; country: string } | null {
-  const stored = sessionStorage.getItem(`idv:document:${sessionId}`);
+  const stored = readKept(`idv:document:${sessionId}`);
   return stored ? (JSON.parse(stored) as { idType: string; country: string }) : null;
 }
 
 /** Remembers the document type and country for retakes. */
 export function rememberDocumentChoice(choice: { idType: string; country: string }): void {
-  sessionStorage.setItem(`idv:document:${sessionId}`, JSON.stringify(choice));
+  keep(`idv:document:${sessionId}`, JSON.stringify(choice));
 }
 
 /** The steps left to do, in the workflow's order. */
