@@ -19,16 +19,14 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import pino from 'pino';
-import { loadConfig } from '../src/config.js';
-import { openDatabase, type Database } from '../src/db/database.js';
+import type { Database } from '../src/db/database.js';
 import { analyzeFace, similarity } from '../src/engines/face/analyze.js';
 import { closeFaceEngine, projectTemplate, templateBytes, toTemplate } from '../src/engines/face/index.js';
 import { DUPLICATE_FACE_SIMILARITY } from '../src/duplicates/duplicates.js';
 import { findDuplicateFaces } from '../src/duplicates/face-search.js';
 import { faceIndexMode, vectorLiteral, type FaceIndexMode } from '../src/lists/face-index.js';
 import { prng } from '../test/support/prng.js';
-import { nearby, percentile, randomUnit, searchBenchOptions } from './support/templates.js';
+import { benchBothDatabases, dropBenchTenants, nearby, percentile, randomUnit, searchBenchOptions } from './support/templates.js';
 
 const options = searchBenchOptions({ sizes: '100000,1000000', exactQueries: '10' });
 /** Sizes for each database (templates of the bench tenant). */
@@ -210,42 +208,23 @@ async function benchDatabase(label: string, database: Database, sizes: number[],
       }
     }
   } finally {
-    await em.execute('delete from tenant where id = ?', [tenant.tenantId], 'run');
-    if (withVector)
-      await em.execute(
-        'create index if not exists session_list_subject_embedding_hnsw on session_list_subject using hnsw (embedding vector_cosine_ops)',
-        [],
-        'run',
-      );
+    await dropBenchTenants(
+      em,
+      [tenant.tenantId],
+      withVector,
+      'create index if not exists session_list_subject_embedding_hnsw on session_list_subject using hnsw (embedding vector_cosine_ops)',
+    );
   }
   return lines;
 }
 
 async function main(): Promise<void> {
-  const logger = pino({ level: 'silent' });
   const real = await realFaces();
   await closeFaceEngine();
   console.log(`real photos: ${real.files.length}, genuine pairs at or above ${DUPLICATE_FACE_SIMILARITY}: ${real.pairs.length}`);
-  const lines: string[] = [];
-  const { DATABASE_URL: serverUrl, ...withoutServer } = process.env;
-  if (PGLITE_SIZES.length > 0) {
-    const embedded = await openDatabase(loadConfig({ ...withoutServer, PGLITE_DATA_DIR: 'memory', LOG_LEVEL: 'silent' }), logger, {
-      migrate: true,
-    });
-    try {
-      lines.push(...(await benchDatabase('PGlite (pgvector)', embedded, PGLITE_SIZES, real)));
-    } finally {
-      await embedded.close();
-    }
-  }
-  if (serverUrl && SERVER_SIZES.length > 0) {
-    const server = await openDatabase(loadConfig({ ...process.env, LOG_LEVEL: 'silent' }), logger, { migrate: true });
-    try {
-      lines.push(...(await benchDatabase('PostgreSQL (DATABASE_URL)', server, SERVER_SIZES, real)));
-    } finally {
-      await server.close();
-    }
-  }
+  const lines = await benchBothDatabases(PGLITE_SIZES, SERVER_SIZES, (label, database, sizes) =>
+    benchDatabase(label, database, sizes, real),
+  );
   console.log(`\nOne 1:N duplicate search among N sessions' templates of one tenant (target p95 <= 50 ms at 100k):\n${lines.join('\n')}`);
 }
 

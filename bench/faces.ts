@@ -16,14 +16,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import pino from 'pino';
-import { loadConfig } from '../src/config.js';
-import { openDatabase, type Database } from '../src/db/database.js';
+import type { Database } from '../src/db/database.js';
 import { projectTemplate, templateBytes } from '../src/engines/face/index.js';
 import { FACE_LIST_MATCH_SIMILARITY } from '../src/lists/gate.js';
 import { faceIndexMode, matchFaces, vectorLiteral, type FaceIndexMode } from '../src/lists/face-index.js';
 import { prng } from '../test/support/prng.js';
-import { nearby, percentile, randomUnit, searchBenchOptions } from './support/templates.js';
+import { benchBothDatabases, dropBenchTenants, nearby, percentile, randomUnit, searchBenchOptions } from './support/templates.js';
 
 const options = searchBenchOptions({ sizes: '10000,100000', exactQueries: '20' });
 /** Sizes for each database (templates of the bench tenant). */
@@ -194,43 +192,18 @@ async function benchDatabase(label: string, database: Database, sizes: number[])
       ),
     );
   } finally {
-    await em.execute('delete from tenant where id in (?, ?)', [tenant.tenantId, small.tenantId], 'run');
-    if (withVector)
-      await em.execute(
-        'create index if not exists list_entry_embedding_hnsw on list_entry using hnsw (embedding vector_cosine_ops)',
-        [],
-        'run',
-      );
+    await dropBenchTenants(
+      em,
+      [tenant.tenantId, small.tenantId],
+      withVector,
+      'create index if not exists list_entry_embedding_hnsw on list_entry using hnsw (embedding vector_cosine_ops)',
+    );
   }
   return lines;
 }
 
 async function main(): Promise<void> {
-  const logger = pino({ level: 'silent' });
-  const lines: string[] = [];
-  const { DATABASE_URL: serverUrl, ...withoutServer } = process.env;
-  if (PGLITE_SIZES.length === 0) return benchServer(serverUrl, logger, lines);
-  const embedded = await openDatabase(loadConfig({ ...withoutServer, PGLITE_DATA_DIR: 'memory', LOG_LEVEL: 'silent' }), logger, {
-    migrate: true,
-  });
-  try {
-    lines.push(...(await benchDatabase('PGlite (pgvector)', embedded, PGLITE_SIZES)));
-  } finally {
-    await embedded.close();
-  }
-  await benchServer(serverUrl, logger, lines);
-}
-
-/** The server part, when DATABASE_URL is set; prints every line measured. */
-async function benchServer(serverUrl: string | undefined, logger: pino.Logger, lines: string[]): Promise<void> {
-  if (serverUrl && SERVER_SIZES.length > 0) {
-    const server = await openDatabase(loadConfig({ ...process.env, LOG_LEVEL: 'silent' }), logger, { migrate: true });
-    try {
-      lines.push(...(await benchDatabase('PostgreSQL (DATABASE_URL)', server, SERVER_SIZES)));
-    } finally {
-      await server.close();
-    }
-  }
+  const lines = await benchBothDatabases(PGLITE_SIZES, SERVER_SIZES, benchDatabase);
   console.log(`\nOne match among N templates of one tenant (target p95 < 20 ms with pgvector):\n${lines.join('\n')}`);
 }
 

@@ -4,6 +4,10 @@
  * face photographed again.
  */
 import { parseArgs } from 'node:util';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import pino from 'pino';
+import { loadConfig } from '../../src/config.js';
+import { openDatabase, type Database } from '../../src/db/database.js';
 import { TEMPLATE_DIMENSION } from '../../src/engines/face/index.js';
 
 /** A random unit vector of the template dimension: a stand-in for a rotated embedding. */
@@ -59,4 +63,49 @@ export function searchBenchOptions(defaults: { sizes: string; exactQueries: stri
     queries: Number(values.queries),
     exactQueries: Number(values['exact-queries']),
   };
+}
+
+/** Measures one database at the given sizes; returns its printed lines. */
+export type DatabaseBench = (label: string, database: Database, sizes: number[]) => Promise<string[]>;
+
+/**
+ * Runs a face search bench on an in-memory PGlite (when `pgliteSizes` is not empty) and then on
+ * the PostgreSQL server of DATABASE_URL (when set and `serverSizes` is not empty); returns every line.
+ */
+export async function benchBothDatabases(pgliteSizes: number[], serverSizes: number[], bench: DatabaseBench): Promise<string[]> {
+  const logger = pino({ level: 'silent' });
+  const lines: string[] = [];
+  const { DATABASE_URL: serverUrl, ...withoutServer } = process.env;
+  if (pgliteSizes.length > 0) {
+    const embedded = await openDatabase(loadConfig({ ...withoutServer, PGLITE_DATA_DIR: 'memory', LOG_LEVEL: 'silent' }), logger, {
+      migrate: true,
+    });
+    try {
+      lines.push(...(await bench('PGlite (pgvector)', embedded, pgliteSizes)));
+    } finally {
+      await embedded.close();
+    }
+  }
+  if (serverUrl && serverSizes.length > 0) {
+    const server = await openDatabase(loadConfig({ ...process.env, LOG_LEVEL: 'silent' }), logger, { migrate: true });
+    try {
+      lines.push(...(await bench('PostgreSQL (DATABASE_URL)', server, serverSizes)));
+    } finally {
+      await server.close();
+    }
+  }
+  return lines;
+}
+
+/**
+ * What a bench leaves behind, undone: its tenants (their templates go with them) and, where the
+ * bench dropped it to time the exact scan, the HNSW index `createIndexSql` makes again.
+ */
+export async function dropBenchTenants(em: EntityManager, tenantIds: string[], withVector: boolean, createIndexSql: string): Promise<void> {
+  await em.execute(
+    'delete from tenant where id in (select value::uuid from jsonb_array_elements_text(?::jsonb))',
+    [JSON.stringify(tenantIds)],
+    'run',
+  );
+  if (withVector) await em.execute(createIndexSql, [], 'run');
 }
