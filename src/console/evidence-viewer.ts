@@ -57,6 +57,16 @@ interface Pane {
 }
 
 /** Kinds of one session's evidence, each with its attempts oldest first. */
+
+/**
+ * The signed URL made unique for this opening. Two URLs signed in the same second are the same
+ * string, and Chromium serves an image it already holds for the page from memory, without a
+ * request: that view would reach no server and leave no audit row. The extra parameter is not
+ * signed and the server ignores it.
+ */
+function viewUrl(url: string): string {
+  return `${url}&view=${crypto.randomUUID()}`;
+}
 function byKind(evidence: ViewerEvidence[]): Map<string, ViewerEvidence[]> {
   const kinds = new Map<string, ViewerEvidence[]>();
   for (const item of evidence.filter((file) => file.contentType.startsWith('image/'))) {
@@ -164,7 +174,7 @@ export async function openEvidenceViewer(
         onchange: () => {
           pane.item = list.find((candidate) => candidate.id === select.value)!;
           pane.image.alt = `${label}, attempt ${pane.item.attempt}, full size`;
-          pane.image.src = pane.item.url;
+          pane.image.src = viewUrl(pane.item.url);
         },
       },
       ...list.map((candidate) =>
@@ -269,6 +279,6 @@ export async function openEvidenceViewer(
   });
   document.body.append(dialog);
   dialog.showModal();
-  for (const pane of panes) pane.image.src = pane.item.url;
+  for (const pane of panes) pane.image.src = viewUrl(pane.item.url);
   built[0]!.element.focus();
 }
