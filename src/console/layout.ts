@@ -61,7 +61,9 @@ export function header(searchQuery = ''): HTMLElement {
           await signOut();
           state.me = null;
           resetSession();
-          location.hash = '#/';
+          // Setting location.hash would also fire hashchange, routing a second time: the sign-in
+          // form was drawn twice and what the person had begun to type was wiped.
+          history.replaceState(null, '', '#/');
           await state.route();
         },
       },
