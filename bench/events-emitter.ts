@@ -16,11 +16,13 @@
  *
  * Runs the emitter in-process on embedded PGlite (the `npm start` default) unless DATABASE_URL is set.
  */
+import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import pino from 'pino';
 import { Agent, request } from 'undici';
+import { agentRevoked } from '../src/domain/events.js';
 import { createServiceSecrets } from '../src/auth/secrets.js';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
@@ -45,7 +47,7 @@ const DESTINATIONS = Number(values.destinations);
 const DELIVERIES = EVENTS * DESTINATIONS;
 const MASTER_KEY = 'bench-master-key-not-for-production-0123456789';
 
-/** The receiver, as plain CommonJS for a worker: verifies, counts, reports arrival times per `index`. */
+/** The receiver, as plain CommonJS for a worker: verifies, counts, reports arrival times per index (the number ending the token id). */
 const RECEIVER_SOURCE = `
 const { parentPort } = require('node:worker_threads');
 const { createServer } = require('node:http');
@@ -63,7 +65,8 @@ const server = createServer((req, res) => {
       verified++;
       const parsed = JSON.parse(body);
       const data = parsed.data || parsed;
-      if (typeof data.index === 'number') arrivals.push([data.index, performance.timeOrigin + performance.now()]);
+      const index = /-(\\d+)$/.exec(data.jti || '');
+      if (index) arrivals.push([Number(index[1]), performance.timeOrigin + performance.now()]);
     } catch (e) { failed++; }
     res.writeHead(204); res.end();
   });
@@ -143,7 +146,7 @@ let baselineRate = 0;
   const agent = new Agent({ connections: 128 });
   const keys = destinationSecrets.map((secret) => signingKeyOf(secret));
   const bodies = Array.from({ length: DELIVERIES }, (_, index) =>
-    JSON.stringify({ type: 'agent.revoked', timestamp: Math.floor(Date.now() / 1000), data: { jti: `baseline-${index}`, index } }),
+    JSON.stringify({ type: 'agent.revoked', timestamp: Math.floor(Date.now() / 1000), data: { jti: `baseline-${index}` } }),
   );
   const latencies: number[] = [];
   let next = 0;
@@ -178,6 +181,9 @@ let baselineRate = 0;
   await resetReceiver();
 }
 
+/** A made-up `agent.revoked` whose token id ends with its index. */
+const revoked = (jti: string) => agentRevoked({ jti, sessionId: randomUUID(), vendorData: 'bench' }, 'bench', new Date());
+
 const running = await startEmitter({ url: database.url, config, secrets, logger, bus });
 
 // Throughput: one burst through the whole pipeline.
@@ -185,7 +191,7 @@ const running = await startEmitter({ url: database.url, config, secrets, logger,
   const started = performance.now();
   await transactionWithEvents(database.orm.em.fork(), bus, async (tx, events) => {
     for (let index = 0; index < EVENTS; index++)
-      events.record(tx, { tenantId: tenant.id, environment: 'live', type: 'agent.revoked', payload: { jti: `burst-${index}`, index } });
+      events.record(tx, { tenantId: tenant.id, environment: 'live', ...revoked(`burst-${index}`) });
   });
   const committed = performance.now();
   const { at, failed } = await waitVerified(worker, DELIVERIES);
@@ -201,7 +207,7 @@ const running = await startEmitter({ url: database.url, config, secrets, logger,
   const committedAt = new Map<number, number>();
   for (let index = 0; index < LATENCY_EVENTS; index++) {
     await transactionWithEvents(database.orm.em.fork(), bus, async (tx, events) => {
-      events.record(tx, { tenantId: tenant.id, environment: 'live', type: 'agent.revoked', payload: { jti: `paced-${index}`, index } });
+      events.record(tx, { tenantId: tenant.id, environment: 'live', ...revoked(`paced-${index}`) });
     });
     committedAt.set(index, performance.timeOrigin + performance.now());
     await new Promise((resolve) => setTimeout(resolve, 5));

@@ -1,10 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { API_KEY_ENVIRONMENTS } from './api-key.entity.js';
-
-/** Event kinds the service emits (the spec names these two). */
-export const EVENT_TYPES = ['session.status_changed', 'agent.revoked', 'session.resubmission_requested'] as const;
-/** An event kind. */
-export type EventType = (typeof EVENT_TYPES)[number];
+import { EVENT_TYPES, type EventPayload } from '../src/domain/events.js';
 
 /**
  * The transactional outbox: one row per event, written in the same transaction as the change
@@ -23,7 +19,8 @@ export const OutboxEventSchema = defineEntity({
     environment: p.enum(API_KEY_ENVIRONMENTS),
     type: p.enum(EVENT_TYPES),
     sessionId: p.uuid().nullable(),
-    payload: p.json<Record<string, unknown>>(),
+    /** Made by the constructor of `type` in src/domain/events.ts. */
+    payload: p.json<EventPayload>(),
     /**
      * For `session.status_changed`: the session's decision as it was when the event happened
      * (sealed: it can hold a service token), so a webhook sent later carries that moment's state.

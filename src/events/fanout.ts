@@ -4,6 +4,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 import { toSessionStatusEvent, type LiveStatusHub } from './live-status.js';
 import type { EventBus, PublishedEvent } from './outbox.js';
+import { storedEvent, type DomainEvent, type EventPayload, type EventType } from '../domain/events.js';
 
 /** PostgreSQL channel instances announce committed events on. */
 export const EVENTS_CHANNEL = 'idv_events';
@@ -30,11 +31,9 @@ interface Announcement {
     seq: number;
     tenantId: string;
     environment: PublishedEvent['environment'];
-    type: PublishedEvent['type'];
     sessionId: string | null;
-    payload: Record<string, unknown>;
     createdAt: string;
-  };
+  } & DomainEvent;
   /** The event id, when the event is read from the outbox instead. */
   id?: string;
 }
@@ -78,9 +77,9 @@ interface OutboxRow {
   seq: string;
   tenant_id: string;
   environment: PublishedEvent['environment'];
-  type: PublishedEvent['type'];
+  type: EventType;
   session_id: string | null;
-  payload: Record<string, unknown>;
+  payload: EventPayload;
   created_at: Date;
 }
 
@@ -94,9 +93,8 @@ function fromRow(row: OutboxRow): PublishedEvent {
     seq: Number(row.seq),
     tenantId: row.tenant_id,
     environment: row.environment,
-    type: row.type,
     sessionId: row.session_id,
-    payload: row.payload,
+    ...storedEvent(row.type, row.payload),
     createdAt: new Date(row.created_at),
   };
 }

@@ -60,26 +60,23 @@ export class SubscriberTooSlowError extends Error {
   }
 }
 
-/** Converts a committed outbox event to a status event; null for other event types or a malformed payload. */
+/** Converts a committed outbox event to a status event; null for other event types. */
 export function toSessionStatusEvent(event: PublishedEvent): SessionStatusEvent | null {
   if (event.type !== 'session.status_changed') return null;
-  const payload = event.payload as Record<string, unknown>;
-  const environment = payload.environment;
-  if (environment !== 'live' && environment !== 'sandbox') return null;
-  if (typeof payload.session_id !== 'string' || typeof payload.status !== 'string') return null;
+  const { payload } = event;
   return {
     id: event.id,
     seq: event.seq,
     tenantId: event.tenantId,
-    environment,
+    environment: payload.environment,
     sessionId: payload.session_id,
-    workflowId: String(payload.workflow_id ?? ''),
-    vendorData: String(payload.vendor_data ?? ''),
-    status: payload.status as SessionStatus,
-    previousStatus: (payload.previous_status as SessionStatus | null | undefined) ?? null,
-    actor: String(payload.actor ?? ''),
-    reason: typeof payload.reason === 'string' ? payload.reason : null,
-    changedAt: typeof payload.changed_at === 'number' ? payload.changed_at : Math.floor(event.createdAt.getTime() / 1000),
+    workflowId: payload.workflow_id,
+    vendorData: payload.vendor_data,
+    status: payload.status,
+    previousStatus: payload.previous_status,
+    actor: payload.actor,
+    reason: payload.reason ?? null,
+    changedAt: payload.changed_at,
   };
 }
 

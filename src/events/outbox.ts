@@ -2,20 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
-import { OutboxEventSchema, type EventType, type OutboxEvent } from '../../entities/outbox-event.entity.js';
+import { OutboxEventSchema, type OutboxEvent } from '../../entities/outbox-event.entity.js';
+import { storedEvent, type DomainEvent } from '../domain/events.js';
 import type { SessionStatus } from '../domain/types.js';
-import { decisionAt, type Decision } from '../sessions/decision.js';
 import { currentTraceCarrier } from '../observability/tracing.js';
 
-/** An event to record: what happened, to which tenant and environment, with its payload. */
-export interface NewEvent {
+/** An event to record: what happened (made by a constructor of src/domain/events.ts), to which tenant and environment. */
+export type NewEvent = {
   tenantId: string;
   /** Only subscribers and webhook destinations of this environment are told. */
   environment: ApiKeyEnvironment;
-  type: EventType;
   sessionId?: string | null;
-  payload: Record<string, unknown>;
-}
+} & DomainEvent;
 
 /**
  * The events one unit of work records. Rows are persisted by the transaction's flush (the
@@ -44,31 +42,35 @@ export class EventBatch {
 }
 
 /** A committed event as listeners receive it. */
-export interface PublishedEvent {
+export type PublishedEvent = {
   id: string;
   seq: number;
   tenantId: string;
   environment: ApiKeyEnvironment;
-  type: EventType;
   sessionId: string | null;
-  payload: Record<string, unknown>;
   createdAt: Date;
   /**
    * True when the event's transaction also recorded its webhook fan-out as done because it had no
    * target (no subscribed active destination, no callback): emitters need not look for it.
    */
   webhooksDone?: boolean;
+} & DomainEvent;
+
+/** A session's status change that needs a decision snapshot. */
+export interface SnapshotRequest {
+  sessionId: string;
+  /** The status the change moved the session to: the snapshot is the decision as of it. */
+  status: SessionStatus;
 }
 
 /**
- * What takes a decision snapshot for each status change before its transaction commits: reads
- * the sessions' decisions in the transaction and seals one (it may hold a service token).
+ * What takes a decision snapshot for each status change before its transaction commits
+ * (implemented by the sessions module, which knows what a decision is): reads the sessions'
+ * decisions in the transaction and seals each as of its change's status (it may hold a service token).
  */
 export interface DecisionSnapshotter {
-  /** The decisions of these sessions as the transaction sees them. */
-  load(tx: EntityManager, sessionIds: string[]): Promise<Map<string, Decision>>;
-  /** Seals a decision's snapshot for storage. */
-  seal(decision: Decision): string;
+  /** One sealed snapshot per request, in order; null for a session the transaction cannot see. */
+  snapshots(tx: EntityManager, requests: readonly SnapshotRequest[]): Promise<(string | null)[]>;
 }
 
 /** In-process fan-out of committed events (subscriptions, the in-process emitter). */
@@ -90,10 +92,9 @@ export class EventBus extends EventEmitter<{ event: [PublishedEvent] }> {
         seq: Number(row.seq),
         tenantId: row.tenantId,
         environment: row.environment,
-        type: row.type,
         sessionId: row.sessionId ?? null,
-        payload: row.payload,
         createdAt: row.createdAt,
+        ...storedEvent(row.type, row.payload),
       })),
     );
   }
@@ -127,12 +128,17 @@ export async function transactionWithEvents<T>(
  */
 async function snapshotStatusChanges(tx: EntityManager, batch: EventBatch, snapshotter: DecisionSnapshotter | null): Promise<void> {
   if (!snapshotter) return;
-  const changes = batch.events.filter((row) => row.type === 'session.status_changed' && row.sessionId && row.snapshot == null);
+  const changes: { row: OutboxEvent; request: SnapshotRequest }[] = [];
+  for (const row of batch.events) {
+    const event = storedEvent(row.type, row.payload);
+    if (event.type === 'session.status_changed' && row.sessionId && row.snapshot == null)
+      changes.push({ row, request: { sessionId: row.sessionId, status: event.payload.status } });
+  }
   if (changes.length === 0) return;
   await tx.flush();
-  const decisions = await snapshotter.load(tx, [...new Set(changes.map((row) => row.sessionId!))]);
-  for (const row of changes) {
-    const decision = decisions.get(row.sessionId!);
-    if (decision) row.snapshot = snapshotter.seal(decisionAt(decision, row.payload.status as SessionStatus));
-  }
+  const sealed = await snapshotter.snapshots(
+    tx,
+    changes.map((change) => change.request),
+  );
+  changes.forEach((change, index) => (change.row.snapshot = sealed[index] ?? null));
 }

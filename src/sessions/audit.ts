@@ -4,14 +4,13 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { SessionStatusChangeSchema, type Session } from '../../entities/session.entity.js';
 import { auditIdentityOf, type Principal } from '../auth/context.js';
 import { assertTransition, InvalidTransitionError, type TransitionActor } from '../domain/session-state.js';
+import { statusChanged, type StatusChangeActor } from '../domain/events.js';
 import { type SessionStatus } from '../domain/types.js';
 import { ApiError } from '../errors.js';
 import { type EventBatch } from '../events/outbox.js';
-import { unixSeconds } from '../time.js';
-import { type SessionRecord } from './session-record.js';
 
 /** Who changed a status, for the audit log: the state machine's actors plus creation and import. */
-export type AuditActor = TransitionActor | 'api' | 'import';
+export type AuditActor = StatusChangeActor;
 
 /** Records one audited status change and its `session.status_changed` event in the current transaction. */
 export function recordStatusChange(
@@ -44,9 +43,8 @@ export function recordStatusChange(
   events.record(tx, {
     tenantId: session.tenantId,
     environment: session.environment,
-    type: 'session.status_changed',
     sessionId: session.id,
-    payload: statusChangedPayload(
+    ...statusChanged(
       { id: session.id, workflowId: session.workflow.id, vendorData: session.vendorData, environment: session.environment },
       from,
       to,
@@ -55,28 +53,6 @@ export function recordStatusChange(
       at,
     ),
   });
-}
-
-/** The payload of a `session.status_changed` event. */
-export function statusChangedPayload(
-  session: Pick<SessionRecord, 'id' | 'workflowId' | 'vendorData' | 'environment'>,
-  from: SessionStatus | null,
-  to: SessionStatus,
-  actor: AuditActor,
-  reason: string | null,
-  at: Date,
-): Record<string, unknown> {
-  return {
-    session_id: session.id,
-    status: to,
-    previous_status: from,
-    workflow_id: session.workflowId,
-    vendor_data: session.vendorData,
-    environment: session.environment,
-    actor,
-    ...(reason ? { reason } : {}),
-    changed_at: unixSeconds(at),
-  };
 }
 
 /** Moves a session to a new status through the state machine, auditing it; throws 409 when not allowed. */

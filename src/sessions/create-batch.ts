@@ -12,6 +12,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ExpectedDetails } from '../../entities/session.entity.js';
 import { batcherFor } from '../db/batcher.js';
+import type { StatusChangedPayload } from '../domain/events.js';
 import { ACTIVE_STATUSES_SQL } from '../domain/session-state.js';
 import { hotQuery } from '../db/native.js';
 import { SESSION_COLUMNS, type SessionRow } from './session-record.js';
@@ -49,7 +50,7 @@ export interface CreateRow {
   /** ISO time of the status change (audit row and event). */
   changed_at: string;
   event_id: string;
-  payload: Record<string, unknown>;
+  payload: StatusChangedPayload;
   /** The sealed decision at creation, kept with the event (webhook bodies are snapshots of it). */
   snapshot: string | null;
   /** The creating request's W3C trace context, kept with the event (its webhook POSTs continue the trace). */

@@ -6,7 +6,8 @@ import type { Config } from '../config.js';
 import { ACTIVE_STATUSES_SQL, isPastExpiry } from '../domain/session-state.js';
 import { hotQuery } from '../db/native.js';
 import { insertSession } from './create-batch.js';
-import { pendingDecision } from './decision.js';
+import { pendingDecision, sealDecision } from './decision.js';
+import { statusChanged } from '../domain/events.js';
 import { ApiError, validationError } from '../errors.js';
 import { transactionWithEvents } from '../events/outbox.js';
 import type { Services } from '../services.js';
@@ -16,7 +17,6 @@ import { CreateSessionInputSchema, storedExpectedDetails, type CreateSessionInpu
 import { SESSION_COLUMNS, sessionRecordFromRow, type SessionRecord, type SessionRow } from './session-record.js';
 import { webhookUrlProblem } from '../webhooks/ssrf.js';
 import { checkRedirectUrl } from '../tenants/flow-settings.js';
-import { statusChangedPayload } from './audit.js';
 import { expireDue } from './expiry.js';
 import { effectiveNodes, matchingRules, ruleFacts } from '../domain/workflow-rules.js';
 import { currentTraceCarrier } from '../observability/tracing.js';
@@ -98,9 +98,8 @@ export async function createSession(
       id: randomUUID(),
       tenantId: principal.tenantId,
       environment: principal.environment,
-      type: 'session.status_changed' as const,
       sessionId: id,
-      payload: statusChangedPayload(
+      ...statusChanged(
         { id, workflowId: workflow.id, vendorData: input.vendorData, environment: principal.environment },
         null,
         'pending',
@@ -133,19 +132,21 @@ export async function createSession(
       event_id: event.id,
       payload: event.payload,
       trace_context: currentTraceCarrier() ?? null,
-      snapshot:
-        services.bus.snapshotter?.seal(
-          pendingDecision(
-            {
-              id,
-              workflowId: workflow.id,
-              workflowRevision: workflow.publishedRevision,
-              vendorData: input.vendorData,
-              metadata: input.metadata ?? null,
-            },
-            nodes,
-          ),
-        ) ?? null,
+      snapshot: services.bus.snapshotter
+        ? sealDecision(
+            services.secrets,
+            pendingDecision(
+              {
+                id,
+                workflowId: workflow.id,
+                workflowRevision: workflow.publishedRevision,
+                vendorData: input.vendorData,
+                metadata: input.metadata ?? null,
+              },
+              nodes,
+            ),
+          )
+        : null,
     });
     if (row) {
       await indexNewSession(

@@ -224,10 +224,20 @@ export async function readDecisions(
   return decisions;
 }
 
-/** The snapshot writer of the event bus: reads decisions with {@link readDecisions} and seals their JSON (it may hold a service token). */
+/** A decision's JSON sealed for storage beside its event (it may hold a service token). */
+export function sealDecision(secrets: ServiceSecrets, decision: Decision): string {
+  return secrets.encrypt(JSON.stringify(decisionJson(decision)));
+}
+
+/** The snapshot writer of the event bus: reads decisions with {@link readDecisions}, each as of its change's status, and seals them. */
 export function decisionSnapshotter(secrets: ServiceSecrets): DecisionSnapshotter {
   return {
-    load: (tx, sessionIds) => readDecisions(tx, secrets, sessionIds),
-    seal: (decision) => secrets.encrypt(JSON.stringify(decisionJson(decision))),
+    async snapshots(tx, requests) {
+      const decisions = await readDecisions(tx, secrets, [...new Set(requests.map((request) => request.sessionId))]);
+      return requests.map(({ sessionId, status }) => {
+        const decision = decisions.get(sessionId);
+        return decision ? sealDecision(secrets, decisionAt(decision, status)) : null;
+      });
+    },
   };
 }

@@ -10,6 +10,7 @@ import { SessionNodeResultSchema, SessionSchema, type Session } from '../../enti
 import { workflowOfSession } from '../workflows/revisions.js';
 import { type TenantPrincipal } from '../auth/context.js';
 import type { Config } from '../config.js';
+import { resubmissionRequested } from '../domain/events.js';
 import { REVIEWER_REQUEST } from '../domain/resubmission.js';
 import { NODE_TYPES, type NodeType } from '../domain/types.js';
 import { validationError } from '../errors.js';
@@ -79,19 +80,17 @@ export async function requestRetake(
     events.record(tx, {
       tenantId: session.tenant.id,
       environment: session.environment,
-      type: 'session.resubmission_requested',
       sessionId,
-      payload: {
-        session_id: sessionId,
-        workflow_id: workflow.id,
-        vendor_data: session.vendorData,
-        node_type: nodeType,
-        resubmission_reason: REVIEWER_REQUEST,
-        attempts: row.attempts,
-        attempts_remaining: Math.max(0, workflow.maxAttempts - row.attempts),
-        reason: trimmed,
-        ...(checked.definition ? { reason_code: checked.definition.code } : {}),
-      },
+      ...resubmissionRequested(
+        { id: sessionId, workflowId: workflow.id, vendorData: session.vendorData },
+        {
+          nodeType,
+          resubmissionReason: REVIEWER_REQUEST,
+          attempts: row.attempts,
+          maxAttempts: workflow.maxAttempts,
+          reviewer: { note: trimmed, reasonCode: checked.definition?.code ?? null },
+        },
+      ),
     });
     await tx.flush();
     return session;

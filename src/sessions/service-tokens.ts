@@ -16,11 +16,11 @@ import {
 } from 'jose';
 import { API_KEY_ENVIRONMENTS, type ApiKeyEnvironment } from '../../entities/api-key.entity.js';
 import { ServiceTokenSchema, SigningKeySchema, type ServiceToken, type SigningKey } from '../../entities/service-token.entity.js';
+import { agentRevoked } from '../domain/events.js';
 import type { TenantScope } from '../auth/context.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
 import { ApiError, notFound } from '../errors.js';
 import { transactionWithEvents, type EventBatch, type EventBus } from '../events/outbox.js';
-import { unixSeconds } from '../time.js';
 
 /**
  * The current (newest unrevoked) service token of each session, decrypted; sessions without one
@@ -287,9 +287,8 @@ export async function revokeTokens(tx: EntityManager, events: EventBatch, which:
     events.record(tx, {
       tenantId: row.tenantId,
       environment: row.environment,
-      type: 'agent.revoked',
       sessionId: row.sessionId,
-      payload: { jti: row.jti, session_id: row.sessionId, vendor_data: which.vendorData, revoked_at: unixSeconds(revokedAt), reason },
+      ...agentRevoked({ jti: row.jti, sessionId: row.sessionId, vendorData: which.vendorData }, reason, revokedAt),
     });
   }
   return rows;

@@ -3,6 +3,7 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SessionNodeResultSchema, SessionSchema, type Session } from '../../entities/session.entity.js';
 import { type Principal } from '../auth/context.js';
+import { resubmissionRequested } from '../domain/events.js';
 import { acceptsInput } from '../domain/session-state.js';
 import { type NodeType } from '../domain/types.js';
 import { checkSandboxInput } from '../engines/sandbox/index.js';
@@ -196,21 +197,15 @@ async function submitNodeInputOnce(
       Object.assign(counterpart, { status, provider, warnings, details, updatedAt: now });
     }
     // The status does not change (in_progress), but integrators who follow steps want to know.
-    if (retake)
+    if (retake && outcome.resubmissionReason)
       events.record(tx, {
         tenantId: locked.tenant.id,
         environment: locked.environment,
-        type: 'session.resubmission_requested',
         sessionId: session.id,
-        payload: {
-          session_id: session.id,
-          workflow_id: workflow.id,
-          vendor_data: locked.vendorData,
-          node_type: nodeType,
-          resubmission_reason: outcome.resubmissionReason,
-          attempts,
-          attempts_remaining: Math.max(0, workflow.maxAttempts - attempts),
-        },
+        ...resubmissionRequested(
+          { id: session.id, workflowId: workflow.id, vendorData: locked.vendorData },
+          { nodeType, resubmissionReason: outcome.resubmissionReason, attempts, maxAttempts: workflow.maxAttempts },
+        ),
       });
     await tx.flush();
     for (const step of observed) await step?.(tx, { retake, now });

@@ -10,6 +10,7 @@ import type { WebhookVersion } from '../../entities/webhook.entity.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
 import { decisionJson, readDecisions, type DecisionJson } from '../sessions/decision.js';
 import { buildWebhookBody, type EventForDelivery } from './payloads.js';
+import { storedEvent, type EventPayload, type EventType } from '../domain/events.js';
 import { nextRetryDelayMs } from './schedule.js';
 
 /** Outbox events turned into deliveries per fan-out transaction. */
@@ -74,9 +75,9 @@ export async function fanOutOnce(em: EntityManager, options: FanOutOptions): Pro
         id: string;
         tenant_id: string;
         environment: ApiKeyEnvironment;
-        type: string;
+        type: EventType;
         session_id: string | null;
-        payload: Record<string, unknown>;
+        payload: EventPayload;
         snapshot: string | null;
         trace_context: Record<string, string> | null;
         created_at: Date;
@@ -93,11 +94,10 @@ export async function fanOutOnce(em: EntityManager, options: FanOutOptions): Pro
     const events: OutboxRow[] = rows.map((row) => ({
       seq: row.seq,
       id: row.id,
-      type: row.type,
+      ...storedEvent(row.type, row.payload),
       tenantId: row.tenant_id,
       environment: row.environment,
       sessionId: row.session_id,
-      payload: row.payload,
       snapshot: row.snapshot,
       traceContext: row.trace_context,
       createdAt: new Date(row.created_at),

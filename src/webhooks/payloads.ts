@@ -1,27 +1,29 @@
 import type { WebhookVersion } from '../../entities/webhook.entity.js';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
+import {
+  TEST_EVENT_TYPE,
+  type DomainEvent,
+  type TestPayload,
+  type WebhookBodyV1,
+  type WebhookBodyV2,
+  type WebhookBodyV3,
+} from '../domain/events.js';
 import type { DecisionJson } from '../sessions/decision.js';
 import { unixSeconds } from '../time.js';
 
-/** Event kind of the message `POST …/test` sends; never recorded in the outbox. */
-export const TEST_EVENT_TYPE = 'webhook.test';
+export { TEST_EVENT_TYPE } from '../domain/events.js';
 
-/** An outbox event as the emitter turns it into bodies. */
-export interface EventForDelivery {
+/** An outbox event (or a destination's test message) as the emitter turns it into bodies. */
+export type EventForDelivery = {
   id: string;
-  type: string;
   tenantId: string;
   /** Only destinations of this environment receive the event. */
   environment: ApiKeyEnvironment;
   sessionId: string | null;
-  payload: Record<string, unknown>;
   createdAt: Date;
-}
+} & (DomainEvent | { type: typeof TEST_EVENT_TYPE; payload: TestPayload });
 
 export type { DecisionJson } from '../sessions/decision.js';
-
-/** The fields v2 carries for a status change, in the order docs/design.md "Events and webhooks" lists them. */
-const V2_STATUS_FIELDS = ['session_id', 'status', 'previous_status', 'workflow_id', 'vendor_data'] as const;
 
 /** True when a decision names at least one reason (v1 and v2 then carry them; absent means absent). */
 function hasReasons(decision: DecisionJson | null): decision is DecisionJson & { reasons: unknown[] } {
@@ -40,23 +42,36 @@ function hasReasons(decision: DecisionJson | null): decision is DecisionJson & {
  */
 export function buildWebhookBody(version: WebhookVersion, event: EventForDelivery, decision: DecisionJson | null): string {
   const createdAt = unixSeconds(event.createdAt);
-  const payload = event.payload;
   if (version === 'v3') {
-    const data = decision ? { ...payload, ...decision } : payload;
+    const data = event.type === 'session.status_changed' && decision ? { ...event.payload, ...decision } : event.payload;
     // `id` is the event's own id, the same a graphql-ws subscriber receives: one key to dedupe
     // across channels (the webhook-id header differs per destination).
-    return JSON.stringify({ id: event.id, type: event.type, timestamp: createdAt, data });
+    return JSON.stringify({ id: event.id, type: event.type, timestamp: createdAt, data } satisfies WebhookBodyV3);
   }
   if (version === 'v2') {
-    if (event.type !== 'session.status_changed') return JSON.stringify({ event: event.type, created_at: createdAt, ...payload });
-    const flat: Record<string, unknown> = { event: event.type, created_at: createdAt };
-    for (const field of V2_STATUS_FIELDS) flat[field] = payload[field] ?? null;
-    if (hasReasons(decision)) flat.reasons = decision.reasons;
+    if (event.type !== 'session.status_changed')
+      return JSON.stringify({ event: event.type, created_at: createdAt, ...event.payload } satisfies WebhookBodyV2);
+    const { payload } = event;
+    const flat: WebhookBodyV2 = {
+      event: event.type,
+      created_at: createdAt,
+      session_id: payload.session_id,
+      status: payload.status,
+      previous_status: payload.previous_status,
+      workflow_id: payload.workflow_id,
+      vendor_data: payload.vendor_data,
+      ...(hasReasons(decision) ? { reasons: decision.reasons } : {}),
+    };
     return JSON.stringify(flat);
   }
-  const v1: Record<string, unknown> = { event: event.type, session_id: payload.session_id ?? event.sessionId };
-  if (payload.status !== undefined) v1.status = payload.status;
-  if (event.type === 'session.status_changed' && hasReasons(decision)) v1.reasons = decision.reasons;
+  const v1: WebhookBodyV1 = {
+    event: event.type,
+    session_id: 'session_id' in event.payload ? event.payload.session_id : event.sessionId,
+  };
+  if (event.type === 'session.status_changed') {
+    v1.status = event.payload.status;
+    if (hasReasons(decision)) v1.reasons = decision.reasons;
+  }
   return JSON.stringify(v1);
 }
 

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { EVENT_TYPES } from '../../entities/outbox-event.entity.js';
+import { EVENT_TYPES } from '../domain/events.js';
 import {
   WEBHOOK_DELIVERY_STATUSES,
   WEBHOOK_VERSIONS,

@@ -100,19 +100,17 @@ describe.skipIf(!enabled)('a second factor in the console', () => {
 
       // Every drawing of the sign-in form is counted: a second one would wipe what is typed.
       await page.evaluate(() => {
-        const app = document.querySelector('#app')!;
-        const counter = window as unknown as { signInForms: number };
-        counter.signInForms = 0;
-        new MutationObserver((changes) => {
-          for (const change of changes)
-            for (const node of change.addedNodes) if (node instanceof Element && node.querySelector('#password')) counter.signInForms += 1;
-        }).observe(app, { childList: true });
+        const scope = globalThis as any;
+        scope.signInForms = 0;
+        new scope.MutationObserver((changes: { addedNodes: { querySelector?: (selector: string) => unknown }[] }[]) => {
+          for (const change of changes) for (const node of change.addedNodes) if (node.querySelector?.('#password')) scope.signInForms += 1;
+        }).observe(scope.document.querySelector('#app'), { childList: true });
       });
       await page.getByRole('button', { name: 'Sign out' }).click();
       await screen(page, 'sign-in');
       await submitSignIn(page, email);
       await page.locator('#totp-code').waitFor({ state: 'visible' });
-      expect(await page.evaluate(() => (window as unknown as { signInForms: number }).signInForms)).toBe(1);
+      expect(await page.evaluate(() => (globalThis as any).signInForms)).toBe(1);
       await expectNoSeriousA11yViolations(page, 'sign-in asking for a code');
       await screenshot(page, 'sign-in-code');
       await page.locator('#totp-code').fill(totpCodeFor(secret, 1));

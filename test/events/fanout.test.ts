@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { statusChanged } from '../../src/domain/events.js';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { announcementOf, NOTIFY_PAYLOAD_MAX_BYTES, startEventFanout, type EventFanout } from '../../src/events/fanout.js';
@@ -15,6 +16,8 @@ import { EventBus, transactionWithEvents, type PublishedEvent } from '../../src/
 
 /** LISTEN/NOTIFY needs a PostgreSQL server; the embedded run covers the hub alone. */
 const DATABASE_URL = process.env.DATABASE_URL;
+/** The session named by the made-up events of the announcement tests. */
+const GHOST = { id: randomUUID(), workflowId: 'standard_kyc', vendorData: 'ghost', environment: 'sandbox' } as const;
 
 /** A status event of `tenantId`'s sandbox, as the hub routes it. */
 function statusEvent(tenantId: string, overrides: Partial<SessionStatusEvent> = {}): SessionStatusEvent {
@@ -81,13 +84,12 @@ describe('LiveStatusHub', () => {
       seq: 1,
       tenantId: randomUUID(),
       environment: 'sandbox',
-      type: 'session.status_changed',
       sessionId: null,
-      payload: { reason: 'x'.repeat(NOTIFY_PAYLOAD_MAX_BYTES) },
+      ...statusChanged(GHOST, 'in_progress', 'declined', 'reviewer', 'x'.repeat(NOTIFY_PAYLOAD_MAX_BYTES), new Date()),
       createdAt: new Date(),
     };
     expect(JSON.parse(announcementOf('me', event))).toEqual({ o: 'me', id: event.id });
-    const small = { ...event, payload: { status: 'pending' } };
+    const small = { ...event, ...statusChanged(GHOST, null, 'pending', 'api', null, new Date()) };
     expect(JSON.parse(announcementOf('me', small)).e.id).toBe(event.id);
   });
 });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Client } from 'graphql-ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { StatusChangedPayload } from '../../src/domain/events.js';
 import { OutboxEventSchema } from '../../entities/outbox-event.entity.js';
 import { transactionWithEvents } from '../../src/events/outbox.js';
 import { revokeApiKey } from '../../src/tenants/tenant.service.js';
@@ -67,7 +68,7 @@ describe('sessionStatusChanged subscription', () => {
       const rows = await testApp.app.orm.em.fork().find(OutboxEventSchema, { sessionId }, { orderBy: { seq: 'asc' } });
       expect(events.map((event) => event.id)).toEqual(rows.map((row) => row.id));
       expect(new Set(events.map((event) => event.id)).size).toBe(3);
-      expect(events.map((event) => event.workflowId)).toEqual(rows.map((row) => row.payload.workflow_id));
+      expect(events.map((event) => event.workflowId)).toEqual(rows.map((row) => (row.payload as StatusChangedPayload).workflow_id));
 
       // Positive controls: each other subscriber does receive its own tenant's and environment's change,
       // and it is the first thing it receives, so nothing of A's sandbox session reached it before.

@@ -6,6 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { statusChanged } from '../../src/domain/events.js';
 import { CREATE_BATCH_CONCURRENCY, insertSession, type CreateRow } from '../../src/sessions/create-batch.js';
 import { readSessionWithResults } from '../../src/sessions/session-record.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
@@ -46,7 +47,14 @@ function createRow(vendorData: string, overrides: Partial<CreateRow> = {}): Crea
     audit_id: randomUUID(),
     changed_at: new Date().toISOString(),
     event_id: randomUUID(),
-    payload: { session_id: id },
+    payload: statusChanged(
+      { id, workflowId: 'standard_kyc', vendorData: 'batch', environment: 'sandbox' },
+      null,
+      'pending',
+      'api',
+      null,
+      new Date(),
+    ).payload,
     snapshot: null,
     ...overrides,
   };

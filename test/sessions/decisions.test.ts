@@ -1,5 +1,6 @@
 import { createLocalJWKSet, jwtVerify } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { StatusChangedPayload } from '../../src/domain/events.js';
 import { OutboxEventSchema } from '../../entities/outbox-event.entity.js';
 import { DecisionJson } from '../../src/rest/routes/sessions.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
@@ -175,7 +176,7 @@ describe('decisions', () => {
       const events = await testApp.app.orm.em
         .fork()
         .find(OutboxEventSchema, { sessionId: session.session_id, type: 'session.status_changed' }, { orderBy: { seq: 'asc' } });
-      expect(events.map((event) => event.payload.status)).toEqual(['pending', 'in_progress', 'approved']);
+      expect(events.map((event) => (event.payload as StatusChangedPayload).status)).toEqual(['pending', 'in_progress', 'approved']);
     });
 
     it('then further input is refused with 409 invalid_transition', async () => {

@@ -1,5 +1,7 @@
+import { randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { agentRevoked } from '../../src/domain/events.js';
 import { transactionWithEvents } from '../../src/events/outbox.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { startReceiver, WEBHOOK_TEST_ENV, type Receiver } from './support.js';
@@ -63,28 +65,27 @@ describe('emitter crash', () => {
         events.record(tx, {
           tenantId: tenant.id,
           environment: 'sandbox',
-          type: 'agent.revoked',
-          payload: { jti: `burst-${index}`, index },
+          ...agentRevoked({ jti: `burst-${index}`, sessionId: randomUUID(), vendorData: 'crash' }, 'burst', new Date()),
         });
       }
     });
     await receiver.waitFor((all) => all.length >= 20, 20_000);
     first.kill('SIGKILL');
     await new Promise((resolve) => first.once('exit', resolve));
-    const beforeRestart = new Set(receiver.received.map((item) => item.body?.data?.index)).size;
+    const beforeRestart = new Set(receiver.received.map((item) => item.body?.data?.jti)).size;
     expect(beforeRestart).toBeLessThan(BURST_SIZE);
 
     receiver.delayMs = 0;
     const second = await spawnEmitter();
-    const indexes = () => new Set(receiver.received.map((item) => item.body?.data?.index));
+    const indexes = () => new Set(receiver.received.map((item) => item.body?.data?.jti));
     await receiver.waitFor(() => indexes().size === BURST_SIZE, 30_000);
     expect(receiver.received.every((item) => item.verified)).toBe(true);
     // One webhook-id per event: a resend after the crash reuses the id, so receivers can dedupe.
-    const idsByIndex = new Map<number, Set<string>>();
+    const idsByIndex = new Map<string, Set<string>>();
     for (const item of receiver.received) {
-      const set = idsByIndex.get(item.body.data.index) ?? new Set();
+      const set = idsByIndex.get(item.body.data.jti) ?? new Set();
       set.add(item.id);
-      idsByIndex.set(item.body.data.index, set);
+      idsByIndex.set(item.body.data.jti, set);
     }
     expect([...idsByIndex.values()].every((ids) => ids.size === 1)).toBe(true);
 
