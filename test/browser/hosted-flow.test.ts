@@ -123,6 +123,11 @@ function tokenOfUrl(url: string): string {
   return new URL(url).searchParams.get('token') ?? '';
 }
 
+/** The progress line "Step {current} of {total}" in a language, as the page writes it. */
+function stepOf(language: Language, current: number, total: number): string {
+  return CATALOGUES[language].stepOf.replace('{current}', String(current)).replace('{total}', String(total));
+}
+
 /** Waits for a screen of the flow; after a live engine's first run (models loading on a cold thread) give it `timeout`. */
 async function screen(page: Page, name: string, timeout?: number): Promise<void> {
   await page.locator(`#app[data-screen="${name}"]`).waitFor({ timeout });
@@ -170,6 +175,8 @@ describe.skipIf(!enabled)('hosted verification flow in Chromium', () => {
       await page.getByLabel(CATALOGUES.en.consent).check();
       await page.getByRole('button', { name: 'Start' }).click();
       await screen(page, 'document');
+      // Three steps asked: standard_kyc's phone step is optional and last, so never asked.
+      expect(await page.locator('.progress').textContent()).toBe(stepOf('en', 1, 3));
       await screenshot(page, 'phone-02-document');
       await page.locator('#country').selectOption('GB');
       await page.getByRole('button', { name: 'Continue' }).click();
@@ -181,12 +188,14 @@ describe.skipIf(!enabled)('hosted verification flow in Chromium', () => {
       expect(await page.locator('#app').getAttribute('data-quality')).toBe('ok');
       await page.getByRole('button', { name: 'Use this photo' }).click();
       await screen(page, 'selfie');
+      expect(await page.locator('.progress').textContent()).toBe(stepOf('en', 2, 3));
       await page.locator('#app[data-camera="ready"]').waitFor();
       await screenshot(page, 'phone-05-selfie');
       await page.getByRole('button', { name: 'Take photo' }).click();
       await screen(page, 'selfie-review');
       await page.getByRole('button', { name: 'Use this photo' }).click();
       await screen(page, 'details');
+      expect(await page.locator('.progress').textContent()).toBe(stepOf('en', 3, 3));
       await screenshot(page, 'phone-06-details');
       expect(await page.getByLabel('Full name').inputValue()).toBe('Claire Martin');
       await page.getByRole('button', { name: 'Continue' }).click();
@@ -525,6 +534,9 @@ describe.skipIf(!enabled)('hosted verification flow in Chromium', () => {
         await page.getByRole('button', { name: catalogue.start }).click();
         await screen(page, 'retake');
         await expect.poll(() => page.getByRole('alert').textContent()).toBe(item.expected(item.language));
+        // Progress names the step being redone among the three this person is asked (the optional
+        // phone step after the last required one is never asked).
+        expect(await page.locator('.progress').textContent()).toBe(stepOf(item.language, item.name === 'liveness' ? 2 : 1, 3));
         if (item.note) {
           expect(await page.locator('[data-reviewer-note]').textContent()).toBe(item.note);
           expect(await page.locator('#app').textContent()).toContain(catalogue.reviewerNote);
