@@ -20,6 +20,13 @@ const REVIEW = `mutation ($id: String!, $decision: ReviewDecision!, $reason: Str
 
 /** The audit trail, oldest first: who moved the session where, and why. */
 function timelineSection(session: Case): HTMLElement {
+  // The verdict's change carries no text of its own: the latest one, when the case is still where it
+  // put it, reads the decision's reasons in the catalogue's words (earlier verdicts' reasons are gone).
+  const last = session.reviewHistory.at(-1);
+  const verdictWhy =
+    last?.actor === 'decision_engine' && !last.reason && last.toStatus === session.status
+      ? [...new Set(session.decision.reasons.map((reason) => reason.reviewerText))].join(' ')
+      : '';
   return h(
     'section',
     { 'aria-labelledby': 'timeline-heading' },
@@ -36,6 +43,7 @@ function timelineSection(session: Case): HTMLElement {
           badge(change.toStatus),
           ` by ${change.actorName ? `${change.actorName} (${change.actor})` : change.actor}`,
           change.reason ? h('span', { class: 'reason' }, ` — ${change.reason}`) : null,
+          change === last && verdictWhy ? h('span', { class: 'reason', 'data-verdict-reasons': '' }, ` — ${verdictWhy}`) : null,
         ),
       ),
     ),

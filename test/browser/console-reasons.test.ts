@@ -256,6 +256,10 @@ describe.skipIf(!enabled)('the case page names every fraud signal', () => {
         const header = await page.locator('ul.reasons li').allTextContents();
         expect(header).toEqual([...new Set(header)]);
         expect(header).toContain('The selfie is identical to one already submitted.');
+        // The timeline's verdict says why in the same words.
+        expect(await page.locator('#timeline li').last().textContent()).toContain(
+          'in review by decision_engine — There is no document portrait to compare the selfie with. The selfie is identical to one already submitted.',
+        );
         const signal = (code: string) => page.locator(`#fraud-signals li[data-signal="${code}"]`);
         expect(await signal('selfie_reused').textContent()).toBe(
           `Selfie: The selfie is identical to one already submitted. See case ${first.slice(0, 8)}.`,
