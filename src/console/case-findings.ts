@@ -185,8 +185,10 @@ export function evidenceSection(session: Case): HTMLElement {
   );
 }
 
-/** Every node's result, warnings and the checks it ran. */
-export function checksSection(session: Case): HTMLElement {
+/** Every node's result, warnings (in the catalogue's words where it has the code) and the checks it ran. */
+export function checksSection(session: Case, catalogue: ReadonlyMap<string, CatalogueCode>): HTMLElement {
+  const warningsOf = (node: NodeResult) =>
+    [...new Set(node.warnings.map((warning) => catalogue.get(warning.code)?.reviewerText ?? warning.message))].join(' ') || '—';
   const face = session.nodeResults.find((node) => node.nodeType === 'biometric_kyc');
   return h(
     'section',
@@ -228,7 +230,7 @@ export function checksSection(session: Case): HTMLElement {
                 .join(', ') ||
                 (node.details.result_code ?? '—'),
             ),
-            h('td', {}, node.warnings.map((warning) => warning.message).join(' ') || '—', linkedSessions(node.details)),
+            h('td', {}, warningsOf(node), linkedSessions(node.details)),
           ),
         ),
       ),

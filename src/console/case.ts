@@ -212,7 +212,7 @@ export async function caseScreen(id: string): Promise<void> {
           {},
           evidenceSection(session),
           identitySection(session),
-          checksSection(session),
+          checksSection(session, catalogue),
           fraudSection(session, catalogue),
           amlSection(session, () => caseScreen(session.id)),
         ),

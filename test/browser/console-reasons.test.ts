@@ -256,6 +256,10 @@ describe.skipIf(!enabled)('the case page names every fraud signal', () => {
         const header = await page.locator('ul.reasons li').allTextContents();
         expect(header).toEqual([...new Set(header)]);
         expect(header).toContain('The selfie is identical to one already submitted.');
+        // The step's warnings too, not the engine's text for developers.
+        const warnings = await page.locator('tr[data-node="biometric_kyc"] td').nth(2).textContent();
+        expect(warnings).toContain('The selfie is identical to one already submitted.');
+        expect(warnings).not.toContain('vendor_data');
         // The timeline's verdict says why in the same words.
         expect(await page.locator('#timeline li').last().textContent()).toContain(
           'in review by decision_engine — There is no document portrait to compare the selfie with. The selfie is identical to one already submitted.',
