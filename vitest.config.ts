@@ -20,6 +20,7 @@ const UNIT_FILES = [
   'test/engines/nfc.test.ts',
   'test/engines/sandbox.test.ts',
   'test/foundation/config.test.ts',
+  'test/hosted/quality.test.ts',
   'test/foundation/import-layers.test.ts',
   'test/id-verification/mrz-rules.test.ts',
   'test/poa/extraction.test.ts',

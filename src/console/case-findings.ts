@@ -185,8 +185,10 @@ export function evidenceSection(session: Case): HTMLElement {
   );
 }
 
-/** Every node's result, warnings and the checks it ran. */
-export function checksSection(session: Case): HTMLElement {
+/** Every node's result, warnings (in the catalogue's words where it has the code) and the checks it ran. */
+export function checksSection(session: Case, catalogue: ReadonlyMap<string, CatalogueCode>): HTMLElement {
+  const warningsOf = (node: NodeResult) =>
+    [...new Set(node.warnings.map((warning) => catalogue.get(warning.code)?.reviewerText ?? warning.message))].join(' ') || '—';
   const face = session.nodeResults.find((node) => node.nodeType === 'biometric_kyc');
   return h(
     'section',
@@ -228,7 +230,7 @@ export function checksSection(session: Case): HTMLElement {
                 .join(', ') ||
                 (node.details.result_code ?? '—'),
             ),
-            h('td', {}, node.warnings.map((warning) => warning.message).join(' ') || '—', linkedSessions(node.details)),
+            h('td', {}, warningsOf(node), linkedSessions(node.details)),
           ),
         ),
       ),
@@ -396,12 +398,63 @@ interface FraudSignal {
   meaning: string;
 }
 
+/** A code of the reason catalogue as the case page names it (the `reasonCodes` query). */
+export interface CatalogueCode {
+  code: string;
+  category: string;
+  reviewerText: string;
+}
+
+/** Names of the steps in the fraud section. */
+const FRAUD_STEPS: Record<string, string> = {
+  document_verification: 'Document',
+  biometric_kyc: 'Selfie',
+  phone_verification: 'Phone',
+  proof_of_address: 'Proof of address',
+};
+
+/** Codes whose evidence the section details signal by signal (below), so the list does not repeat them. */
+const DETAILED = new Set(['presentation_attack', 'document_recapture']);
+
 /**
- * The fraud signals the checks found, in plain words: the selfie's presentation-attack evidence
- * and the document's re-capture evidence, each signal that spoke with what it measured. Nothing
- * when no step carries such a finding (sandbox results, older sessions).
+ * Every fraud signal of the case as a step's result or warning (replayed portrait, reused selfie,
+ * duplicate face or document, capture integrity, tampering, …), in the catalogue's words, with the
+ * sessions a duplicate links to. The catalogue decides what is a fraud signal (category `fraud`).
  */
-export function fraudSection(session: Case): HTMLElement | null {
+function fraudList(session: Case, catalogue: ReadonlyMap<string, CatalogueCode>): HTMLElement | null {
+  const seen = new Set<string>();
+  const items: HTMLElement[] = [];
+  for (const node of session.nodeResults) {
+    const codes = [node.details.result_code as string | undefined, ...node.warnings.map((warning) => warning.code)];
+    for (const code of codes) {
+      const entry = code ? catalogue.get(code) : undefined;
+      if (!entry || entry.category !== 'fraud' || DETAILED.has(entry.code) || seen.has(`${node.nodeType}:${entry.code}`)) continue;
+      seen.add(`${node.nodeType}:${entry.code}`);
+      const ids = Array.isArray(node.details[entry.code]?.session_ids) ? (node.details[entry.code].session_ids as string[]) : [];
+      const links = ids.flatMap((id, index) => [
+        index > 0 ? ', ' : '',
+        h('a', { href: `#/case/${id}`, 'data-linked-session': id }, `case ${id.slice(0, 8)}`),
+      ]);
+      items.push(
+        h(
+          'li',
+          { 'data-signal': entry.code },
+          `${FRAUD_STEPS[node.nodeType] ?? node.nodeType.replace(/_/g, ' ')}: ${entry.reviewerText}`,
+          ...(ids.length ? [' See ', ...links, '.'] : []),
+        ),
+      );
+    }
+  }
+  return items.length ? h('ul', { id: 'fraud-list' }, ...items) : null;
+}
+
+/**
+ * The fraud signals the checks found, in plain words: every fraud code of the catalogue a step
+ * reported, the selfie's presentation-attack evidence and the document's re-capture evidence, each
+ * signal that spoke with what it measured. Nothing when no step carries such a finding.
+ */
+export function fraudSection(session: Case, catalogue: ReadonlyMap<string, CatalogueCode>): HTMLElement | null {
+  const list = fraudList(session, catalogue);
   const findings: [string, { outcome: string; signals: FraudSignal[] } | undefined, string][] = [
     [
       'Selfie',
@@ -415,12 +468,13 @@ export function fraudSection(session: Case): HTMLElement | null {
     ],
   ];
   const shown = findings.filter(([, finding]) => finding);
-  if (shown.length === 0) return null;
+  if (shown.length === 0 && !list) return null;
   const strength = (outcome: string) => (outcome === 'failed' ? 'strong evidence' : 'weak evidence');
   return h(
     'section',
     { 'aria-labelledby': 'fraud-heading', id: 'fraud-signals' },
     h('h2', { id: 'fraud-heading' }, 'Fraud signals'),
+    list,
     ...shown.map(([step, finding, suspicion]) => {
       const spoke = finding!.signals.filter((signal) => signal.outcome !== 'passed' && signal.name !== 'camera_metadata');
       const metadata = finding!.signals.find((signal) => signal.name === 'camera_metadata');

@@ -5,7 +5,7 @@ import { personHref } from './search.js';
 import { header } from './layout.js';
 import { me } from './state.js';
 import { CLAIM_FIELDS, claimSection, heldByOther, heldByOtherNote } from './claim.js';
-import { reasonCodeSelect, retakeSection } from './retake.js';
+import { loadReasonCodes, reasonCodeSelect, retakeSection } from './retake.js';
 import { reportButton } from './exports.js';
 import { AML_HIT_FIELDS, amlSection, checksSection, evidenceSection, fraudSection, identitySection, type Case } from './case-findings.js';
 
@@ -15,11 +15,18 @@ const CASE = `query ($id: String!) { session(id: $id) { ${QUEUE_FIELDS} workflow
   warnings { code message } nodeResults { nodeType status warnings { code message } details }
   reviewHistory { actor actorName fromStatus toStatus reason at } ${CLAIM_FIELDS} ${AML_HIT_FIELDS} } }`;
 const ADD_NOTE = `mutation ($sessionId: String!, $body: String!) { addSessionNote(sessionId: $sessionId, body: $body) { id } }`;
-const REVIEW = `mutation ($id: String!, $decision: ReviewDecision!, $reason: String, $reasonCode: String) {
-  reviewSession(id: $id, decision: $decision, reason: $reason, reasonCode: $reasonCode) { id status } }`;
+const REVIEW = `mutation ($id: String!, $decision: ReviewDecision!, $reason: String, $reasonCode: String, $note: String) {
+  reviewSession(id: $id, decision: $decision, reason: $reason, reasonCode: $reasonCode, note: $note) { id status } }`;
 
 /** The audit trail, oldest first: who moved the session where, and why. */
 function timelineSection(session: Case): HTMLElement {
+  // The verdict's change carries no text of its own: the latest one, when the case is still where it
+  // put it, reads the decision's reasons in the catalogue's words (earlier verdicts' reasons are gone).
+  const last = session.reviewHistory.at(-1);
+  const verdictWhy =
+    last?.actor === 'decision_engine' && !last.reason && last.toStatus === session.status
+      ? [...new Set(session.decision.reasons.map((reason) => reason.reviewerText))].join(' ')
+      : '';
   return h(
     'section',
     { 'aria-labelledby': 'timeline-heading' },
@@ -36,6 +43,7 @@ function timelineSection(session: Case): HTMLElement {
           badge(change.toStatus),
           ` by ${change.actorName ? `${change.actorName} (${change.actor})` : change.actor}`,
           change.reason ? h('span', { class: 'reason' }, ` — ${change.reason}`) : null,
+          change === last && verdictWhy ? h('span', { class: 'reason', 'data-verdict-reasons': '' }, ` — ${verdictWhy}`) : null,
         ),
       ),
     ),
@@ -100,15 +108,22 @@ async function decisionSection(session: Case): Promise<HTMLElement> {
   const error = h('p', { class: 'error', role: 'alert', id: 'decision-error' });
   const code = await reasonCodeSelect('reason-code', '— none (free text only) —');
   const decide = (decision: 'approved' | 'declined') => async () => {
-    const reason = (form.querySelector('#reason') as HTMLTextAreaElement).value.trim();
-    // A decline reason from the catalogue is counted and reported; free text alone still works.
+    const text = (form.querySelector('#reason') as HTMLTextAreaElement).value.trim();
+    // A decline reason from the catalogue is counted and reported, and the text is its note (the
+    // decision's message the integrator reads); without a code the text is the free-text reason.
     const reasonCode = decision === 'declined' && code.value ? code.value : null;
-    if (!reason && !reasonCode) {
+    if (!text && !reasonCode) {
       error.textContent = 'Give a reason: it goes into the audit trail.';
       return;
     }
     try {
-      await graphql(REVIEW, { id: session.id, decision, reason: reason || null, reasonCode });
+      await graphql(REVIEW, {
+        id: session.id,
+        decision,
+        reason: reasonCode ? null : text,
+        reasonCode,
+        note: reasonCode ? text || null : null,
+      });
       announce(`Session ${decision}.`);
       await caseScreen(session.id);
     } catch (failure) {
@@ -119,8 +134,8 @@ async function decisionSection(session: Case): Promise<HTMLElement> {
     'form',
     { onsubmit: (event) => event.preventDefault() },
     h('div', { class: 'field' }, h('label', { for: 'reason-code' }, 'Decline reason (from the reason catalogue)'), code),
-    h('label', { for: 'reason' }, 'Reason or note (kept in the audit trail)'),
-    h('textarea', { id: 'reason', name: 'reason', rows: '3', required: true }),
+    h('label', { for: 'reason' }, 'Reason or note (kept in the audit trail and sent to the integrator)'),
+    h('textarea', { id: 'reason', name: 'reason', rows: '3' }),
     error,
     h(
       'div',
@@ -130,6 +145,24 @@ async function decisionSection(session: Case): Promise<HTMLElement> {
     ),
   );
   return h('section', { 'aria-labelledby': 'decision-heading' }, heading, form);
+}
+
+/**
+ * Why the case is where it is, in the catalogue's words: one line per distinct sentence (two rules
+ * may name the same cause), a reviewer's note beside their coded decision.
+ */
+function headerReasons(reasons: Case['decision']['reasons']): HTMLElement | null {
+  const lines: { cause: string; text: string }[] = [];
+  for (const reason of reasons) {
+    // A coded decision's message is the reviewer's note, or the code's own sentence when there is none.
+    const text =
+      reason.code === 'reviewer_decision' && reason.message !== reason.reviewerText
+        ? `${reason.reviewerText} — ${reason.message}`
+        : reason.reviewerText;
+    if (!lines.some((line) => line.text === text)) lines.push({ cause: reason.cause, text });
+  }
+  if (lines.length === 0) return null;
+  return h('ul', { class: 'reasons' }, ...lines.map((line) => h('li', { 'data-cause': line.cause }, line.text)));
 }
 
 /** One case: what the checks found, the audit trail and the decision. */
@@ -151,6 +184,8 @@ export async function caseScreen(id: string): Promise<void> {
     );
     return;
   }
+  // The catalogue names the fraud signals; the page still shows the case when it cannot be read.
+  const catalogue = new Map((await loadReasonCodes().catch(() => [])).map((code) => [code.code, code]));
   show(
     'case',
     header(),
@@ -168,19 +203,7 @@ export async function caseScreen(id: string): Promise<void> {
         ` · workflow ${session.workflow?.name ?? session.workflowId}${session.workflowRevision ? ` (revision ${session.workflowRevision})` : ''} · ${session.environment} · created ${when(session.createdAt)}`,
       ),
       reportButton(session.id),
-      session.decision.reasons.length
-        ? h(
-            'ul',
-            { class: 'reasons' },
-            ...session.decision.reasons.map((reason) =>
-              h(
-                'li',
-                { 'data-cause': reason.cause },
-                reason.code === 'reviewer_decision' ? `${reason.reviewerText} — ${reason.message}` : reason.reviewerText,
-              ),
-            ),
-          )
-        : null,
+      headerReasons(session.decision.reasons),
       h(
         'div',
         { class: 'columns wide' },
@@ -189,8 +212,8 @@ export async function caseScreen(id: string): Promise<void> {
           {},
           evidenceSection(session),
           identitySection(session),
-          checksSection(session),
-          fraudSection(session),
+          checksSection(session, catalogue),
+          fraudSection(session, catalogue),
           amlSection(session, () => caseScreen(session.id)),
         ),
         h(

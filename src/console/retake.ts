@@ -21,9 +21,13 @@ interface ReasonCode {
 
 let reasonCodes: Promise<ReasonCode[]> | null = null;
 
-/** The codes of this environment, read once per page load. */
-function loadReasonCodes(): Promise<ReasonCode[]> {
+/** The codes of this environment (built-in and the tenant's own), read once per page load. */
+export function loadReasonCodes(): Promise<ReasonCode[]> {
   reasonCodes ??= graphql<{ reasonCodes: ReasonCode[] }>(REASON_CODES).then((data) => data.reasonCodes);
+  // A failed read is tried again next time, not remembered.
+  reasonCodes.catch(() => {
+    reasonCodes = null;
+  });
   return reasonCodes;
 }
 

@@ -106,7 +106,7 @@ export function loadImage(file: Blob): Promise<HTMLImageElement> {
 /** Shows the photo with what the checks found: use it, or retake it. */
 function review(target: Target, source: CanvasImageSource, width: number, height: number, evidence: CaptureEvidence): void {
   stopCamera();
-  const report: QualityReport = assessQuality(source, width, height, { checkGlare: target.kind === 'document' });
+  const report: QualityReport = assessQuality(source, width, height, target.kind === 'selfie' ? 'selfie' : 'document');
   const dataUri = toJpegDataUri(source, width, height);
   app.dataset.quality = report.problems.join(' ') || 'ok';
   const messages = report.problems.map((problem) => h('li', {}, t(`quality_${problem}` as MessageKey)));

@@ -71,13 +71,14 @@ export async function screen(page: Page, name: string): Promise<void> {
   await page.locator(`#app[data-screen="${name}"]`).waitFor();
 }
 
-/** Opens the console in a fresh browser context and signs in to the sandbox through the form; `shots` names the sign-in's screenshot. */
+/** Opens the console in a fresh browser context and signs in to an environment (the sandbox unless named) through the form; `shots` names the sign-in's screenshot. */
 export async function signInPage(
   browser: Browser,
   testApp: TestApp,
   email: string,
   shots?: string,
   device: typeof DESKTOP | typeof PHONE = DESKTOP,
+  environment: 'sandbox' | 'live' = 'sandbox',
 ): Promise<Page> {
   const context = await browser.newContext(device);
   const page = await context.newPage();
@@ -89,7 +90,7 @@ export async function signInPage(
   }
   await page.getByLabel('Email address').fill(email);
   await page.getByLabel('Password').fill(OPERATOR_PASSWORD);
-  await page.getByLabel('Environment').selectOption('sandbox');
+  await page.getByLabel('Environment').selectOption(environment);
   await page.getByRole('button', { name: 'Sign in' }).click();
   await screen(page, 'queue');
   return page;

@@ -109,7 +109,9 @@ describe.skipIf(!enabled)('the operator console', () => {
       // Without a reason nothing is sent; with one the case is declined.
       await page.getByRole('button', { name: 'Decline' }).click();
       await expect.poll(() => page.locator('#decision-error').textContent()).toContain('Give a reason');
-      await page.getByLabel('Reason or note (kept in the audit trail)').fill('The document photo is a photo of a screen.');
+      await page
+        .getByLabel('Reason or note (kept in the audit trail and sent to the integrator)')
+        .fill('The document photo is a photo of a screen.');
       await page.getByRole('button', { name: 'Decline' }).click();
       await page.locator('main[data-status="declined"]').waitFor();
       expect(await page.locator('#timeline').textContent()).toContain(

@@ -14,7 +14,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOGUES, LANGUAGES, type Language } from '../../src/hosted/i18n.js';
-import { END_USER_SENTENCES } from '../../src/domain/reasons.js';
+import { END_USER_SENTENCES, type EndUserMessage } from '../../src/domain/reasons.js';
 import { renderDocument, unlistedHolder } from '../id-verification/support/synthetic-document.js';
 import { faceSample, faceSamplePng } from '../support/face-samples.js';
 import { billPdf, daysAgo, longDate } from '../poa/fixtures.js';
@@ -123,6 +123,11 @@ function tokenOfUrl(url: string): string {
   return new URL(url).searchParams.get('token') ?? '';
 }
 
+/** The progress line "Step {current} of {total}" in a language, as the page writes it. */
+function stepOf(language: Language, current: number, total: number): string {
+  return CATALOGUES[language].stepOf.replace('{current}', String(current)).replace('{total}', String(total));
+}
+
 /** Waits for a screen of the flow; after a live engine's first run (models loading on a cold thread) give it `timeout`. */
 async function screen(page: Page, name: string, timeout?: number): Promise<void> {
   await page.locator(`#app[data-screen="${name}"]`).waitFor({ timeout });
@@ -170,6 +175,8 @@ describe.skipIf(!enabled)('hosted verification flow in Chromium', () => {
       await page.getByLabel(CATALOGUES.en.consent).check();
       await page.getByRole('button', { name: 'Start' }).click();
       await screen(page, 'document');
+      // Three steps asked: standard_kyc's phone step is optional and last, so never asked.
+      expect(await page.locator('.progress').textContent()).toBe(stepOf('en', 1, 3));
       await screenshot(page, 'phone-02-document');
       await page.locator('#country').selectOption('GB');
       await page.getByRole('button', { name: 'Continue' }).click();
@@ -181,12 +188,14 @@ describe.skipIf(!enabled)('hosted verification flow in Chromium', () => {
       expect(await page.locator('#app').getAttribute('data-quality')).toBe('ok');
       await page.getByRole('button', { name: 'Use this photo' }).click();
       await screen(page, 'selfie');
+      expect(await page.locator('.progress').textContent()).toBe(stepOf('en', 2, 3));
       await page.locator('#app[data-camera="ready"]').waitFor();
       await screenshot(page, 'phone-05-selfie');
       await page.getByRole('button', { name: 'Take photo' }).click();
       await screen(page, 'selfie-review');
       await page.getByRole('button', { name: 'Use this photo' }).click();
       await screen(page, 'details');
+      expect(await page.locator('.progress').textContent()).toBe(stepOf('en', 3, 3));
       await screenshot(page, 'phone-06-details');
       expect(await page.getByLabel('Full name').inputValue()).toBe('Claire Martin');
       await page.getByRole('button', { name: 'Continue' }).click();
@@ -525,6 +534,9 @@ describe.skipIf(!enabled)('hosted verification flow in Chromium', () => {
         await page.getByRole('button', { name: catalogue.start }).click();
         await screen(page, 'retake');
         await expect.poll(() => page.getByRole('alert').textContent()).toBe(item.expected(item.language));
+        // Progress names the step being redone among the three this person is asked (the optional
+        // phone step after the last required one is never asked).
+        expect(await page.locator('.progress').textContent()).toBe(stepOf(item.language, item.name === 'liveness' ? 2 : 1, 3));
         if (item.note) {
           expect(await page.locator('[data-reviewer-note]').textContent()).toBe(item.note);
           expect(await page.locator('#app').textContent()).toContain(catalogue.reviewerNote);
@@ -567,40 +579,70 @@ describe.skipIf(!enabled)('hosted verification flow in Chromium', () => {
   );
 
   it(
-    'given a tampered document, when the person opens the flow in each language, then the decline says a short honest reason (never the signal), offers the way back, and staying cancels the redirect; axe finds nothing serious',
+    'given each final decline (a tampered document, a face that does not match, a sanctions hit), when the person opens the flow in each language, then the decline says a short honest reason (never the signal), offers the way back, and staying cancels the redirect; axe finds nothing serious',
     async () => {
-      for (const language of LANGUAGES) {
-        const catalogue = CATALOGUES[language];
-        const created = await createSession(testApp, tenant.sandboxKey, {
-          workflow_id: 'standard_kyc',
-          vendor_data: `browser-declined-${language}`,
-          language,
-          redirect_url: `${receiverOrigin}/back`,
-        });
-        const id = created.body.session_id as string;
-        expect(
-          await submitAs(tokenOfUrl(created.body.url), id, DOCUMENT, { country: 'GB', idType: 'PASSPORT', imageFront: 'sandbox:tampered' }),
-        ).toBe('declined');
-        const context = await noCamera.newContext(PHONE);
-        const page = await context.newPage();
-        await page.goto(created.body.url);
-        await screen(page, 'done');
-        expect(await page.locator('h1').textContent()).toBe(catalogue.doneHeading_declined);
-        expect(await page.locator('[data-outcome]').textContent()).toBe(
-          `${catalogue.declinedWhy} ${END_USER_SENTENCES[language].document_not_verified}`,
-        );
-        expect((await page.locator('#app').textContent())!.toLowerCase()).not.toContain('tamper');
-        await page.getByRole('button', { name: catalogue.stayHere }).click();
-        expect(await page.locator('#redirect-notice').textContent()).toBe(catalogue.redirectCancelled);
-        await expectNoSeriousA11yViolations(page, `declined ${language}`);
-        await screenshot(page, `declined-${language}`);
-        expect(await page.getByRole('link', { name: catalogue.backTo.replace('{name}', 'Acme Shop') }).getAttribute('href')).toContain(
-          'status=declined',
-        );
-        await context.close();
+      const AML = 'mutation ($id: String!, $input: AmlStepInput!) { submitAmlData(sessionId: $id, input: $input) { status } }';
+      const declines: {
+        name: string;
+        workflow: string;
+        decline: (token: string, id: string) => Promise<string>;
+        sentence: EndUserMessage;
+      }[] = [
+        {
+          name: 'tampered',
+          workflow: 'standard_kyc',
+          decline: (token, id) => submitAs(token, id, DOCUMENT, { country: 'GB', idType: 'PASSPORT', imageFront: 'sandbox:tampered' }),
+          sentence: 'document_not_verified',
+        },
+        {
+          name: 'face-mismatch',
+          workflow: 'standard_kyc',
+          decline: async (token, id) => {
+            await submitAs(token, id, DOCUMENT, { country: 'GB', idType: 'PASSPORT', imageFront: A_PHOTO });
+            return submitAs(token, id, SELFIE, { selfie: 'sandbox:face_mismatch' });
+          },
+          sentence: 'face_mismatch',
+        },
+        {
+          name: 'sanctions',
+          workflow: 'aml_only',
+          decline: (token, id) => submitAs(token, id, AML, { fullName: 'Sandbox Sanctioned' }),
+          sentence: 'checks_incomplete',
+        },
+      ];
+      for (const kind of declines) {
+        for (const language of LANGUAGES) {
+          const catalogue = CATALOGUES[language];
+          const created = await createSession(testApp, tenant.sandboxKey, {
+            workflow_id: kind.workflow,
+            vendor_data: `browser-declined-${kind.name}-${language}`,
+            language,
+            redirect_url: `${receiverOrigin}/back`,
+          });
+          const id = created.body.session_id as string;
+          expect(await kind.decline(tokenOfUrl(created.body.url), id)).toBe('declined');
+          const context = await noCamera.newContext(PHONE);
+          const page = await context.newPage();
+          await page.goto(created.body.url);
+          await screen(page, 'done');
+          expect(await page.locator('h1').textContent()).toBe(catalogue.doneHeading_declined);
+          expect(await page.locator('[data-outcome]').textContent()).toBe(
+            `${catalogue.declinedWhy} ${END_USER_SENTENCES[language][kind.sentence]}`,
+          );
+          const text = (await page.locator('#app').textContent())!.toLowerCase();
+          for (const signal of ['tamper', 'sanction']) expect(text).not.toContain(signal);
+          await page.getByRole('button', { name: catalogue.stayHere }).click();
+          expect(await page.locator('#redirect-notice').textContent()).toBe(catalogue.redirectCancelled);
+          await expectNoSeriousA11yViolations(page, `declined ${kind.name} ${language}`);
+          await screenshot(page, kind.name === 'tampered' ? `declined-${language}` : `declined-${kind.name}-${language}`);
+          expect(await page.getByRole('link', { name: catalogue.backTo.replace('{name}', 'Acme Shop') }).getAttribute('href')).toContain(
+            'status=declined',
+          );
+          await context.close();
+        }
       }
     },
-    FLOW_MS * 2,
+    FLOW_MS * 4,
   );
 
   it(
