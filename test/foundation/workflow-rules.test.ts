@@ -1,10 +1,9 @@
-import { createHash } from 'node:crypto';
 import { print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StartWorkflowReplayDocument } from '../../src/graphql/generated/operations.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 import { gql, SANDBOX_IMAGE, SUBMIT_AML, SUBMIT_DOCUMENT, tokenOf } from '../sessions/support.js';
-import { decidedDocumentAmlSession } from '../support/workflow-sessions.js';
+import { decidedDocumentAmlSession, sessionTablesDigest as tablesDigest } from '../support/workflow-sessions.js';
 
 /** Rules, revisions and replay of workflows (issue 27), through the real REST and GraphQL APIs. */
 
@@ -37,16 +36,7 @@ describe('workflow rules, revisions and replay', () => {
     return response.body.workflow_id as string;
   }
 
-  /** A digest of every row a replay must not touch. */
-  async function sessionTablesDigest(): Promise<string> {
-    const em = testApp.app.orm.em.fork();
-    const hash = createHash('sha256');
-    for (const table of ['session', 'session_node_result', 'session_status_change', 'outbox_event', 'workflow', 'workflow_revision']) {
-      const rows = await em.execute<{ row: string }[]>(`select to_jsonb(t)::text as row from ${table} t order by 1`);
-      hash.update(`${table}:${rows.map((row) => row.row).join('\n')}`);
-    }
-    return hash.digest('hex');
-  }
+  const sessionTablesDigest = () => tablesDigest(testApp);
 
   it('given rules with mistakes, when saving over REST and GraphQL, then 400 / VALIDATION_FAILED names each place', async () => {
     const rules = [
@@ -96,8 +86,38 @@ describe('workflow rules, revisions and replay', () => {
       node: 'proof_of_address',
     };
     const id = await createWorkflow({ name: 'PoA outside EU', nodes: [DOC_NODE, AML_NODE, POA_NODE], rules: [poaOutsideEu] });
-    expect((await decidedSession(id, 'poa-fr', 'FR')).status).toBe('approved');
-    expect((await decidedSession(id, 'poa-gb', 'GB')).status).toBe('in_progress');
+    const french = await decidedSession(id, 'poa-fr', 'FR');
+    expect(french.status).toBe('approved');
+    const british = await decidedSession(id, 'poa-gb', 'GB');
+    expect(british.status).toBe('in_progress');
+    // The stored step says what the rule made of it: required for the British passport only.
+    const poaOf = async (sessionId: string) =>
+      (await testApp.rest('GET', `/v1/sessions/${sessionId}/decision`, { key: tenant.sandboxKey })).body.node_results.proof_of_address;
+    expect(await poaOf(british.id)).toMatchObject({ status: 'pending', required: true });
+    expect(await poaOf(french.id)).toMatchObject({ status: 'pending', required: false });
+  });
+
+  it('given a skip_node rule on a later step, when the document names the country, then the step is stored skipped and optional', async () => {
+    const skipAmlAtHome = {
+      id: 'no_aml_fr',
+      when: { '==': [{ var: 'document.country' }, 'FR'] },
+      then: 'skip_node',
+      node: 'aml_screening',
+    };
+    const id = await createWorkflow({ name: 'Skip AML at home', nodes: [DOC_NODE, AML_NODE], rules: [skipAmlAtHome] });
+    const created = await testApp.rest('POST', '/v1/sessions', {
+      key: tenant.sandboxKey,
+      body: { workflow_id: id, vendor_data: 'skip-fr' },
+    });
+    const credential = { sessionToken: tokenOf(created.body.url) };
+    const document = await gql(testApp, credential, SUBMIT_DOCUMENT, {
+      sessionId: created.body.session_id,
+      input: { country: 'FR', idType: 'PASSPORT', imageFront: SANDBOX_IMAGE, firstName: 'Jane', lastName: 'Example' },
+    });
+    expect(document.body.errors).toBeUndefined();
+    const decision = await testApp.rest('GET', `/v1/sessions/${created.body.session_id}/decision`, { key: tenant.sandboxKey });
+    expect(decision.body.status).toBe('approved');
+    expect(decision.body.node_results.aml_screening).toMatchObject({ status: 'skipped', required: false });
   });
 
   it('given a draft, a publication and a rollback, when sessions run, then each keeps its revision and publications name who published', async () => {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { expect } from 'vitest';
 import { gql, SANDBOX_IMAGE, SUBMIT_AML, SUBMIT_DOCUMENT, tokenOf } from '../sessions/support.js';
 import type { TestApp } from './app.js';
@@ -27,4 +28,15 @@ export async function decidedDocumentAmlSession(
   const aml = await gql(testApp, credential, SUBMIT_AML, { sessionId: created.body.session_id, input: { fullName: name } });
   expect(aml.body.errors).toBeUndefined();
   return { id: created.body.session_id as string, status: aml.body.data.submitAmlData.status as string };
+}
+
+/** A digest of every row a replay must not touch (sessions, their results and history, events, workflows and revisions). */
+export async function sessionTablesDigest(testApp: TestApp): Promise<string> {
+  const em = testApp.app.orm.em.fork();
+  const hash = createHash('sha256');
+  for (const table of ['session', 'session_node_result', 'session_status_change', 'outbox_event', 'workflow', 'workflow_revision']) {
+    const rows = await em.execute<{ row: string }[]>(`select to_jsonb(t)::text as row from ${table} t order by 1`);
+    hash.update(`${table}:${rows.map((row) => row.row).join('\n')}`);
+  }
+  return hash.digest('hex');
 }
