@@ -192,6 +192,31 @@ export async function workflowRulesScreen(id: string): Promise<void> {
     'Last decided sessions (1–100000)',
     h('input', { type: 'number', min: '1', max: '100000', value: '200' }),
   );
+  // Or a date range: sessions created from the first day to the end of the last (UTC).
+  const today = new Date().toISOString().slice(0, 10);
+  const replayFrom = field('replay-from', 'Created from (day)', h('input', { type: 'date', value: today }));
+  const replayTo = field('replay-to', 'Created until (day, included)', h('input', { type: 'date', value: today }));
+  const showSelection = (by: string) => {
+    replayLast.hidden = by !== 'last';
+    replayFrom.hidden = replayTo.hidden = by !== 'range';
+  };
+  const replayBy = field(
+    'replay-by',
+    'Sessions to replay',
+    h(
+      'select',
+      { onchange: (event) => showSelection((event.target as HTMLSelectElement).value) },
+      h('option', { value: 'last' }, 'the last N decided'),
+      h('option', { value: 'range' }, 'those created in a date range'),
+    ),
+  );
+  showSelection('last');
+  /** The selection as the API takes it. */
+  const replaySelection = (): { last: number } | { from: number; to: number } => {
+    if (replayBy.querySelector('select')!.value === 'last') return { last: Number(replayLast.querySelector('input')!.value) };
+    const day = (box: HTMLElement) => Date.parse(`${box.querySelector('input')!.value}T00:00:00Z`) / 1000;
+    return { from: day(replayFrom), to: day(replayTo) + 86_400 };
+  };
   const replayForm = h(
     'form',
     {
@@ -199,11 +224,9 @@ export async function workflowRulesScreen(id: string): Promise<void> {
       onsubmit: async (event) => {
         event.preventDefault();
         replayError.textContent = '';
+        replayOut.replaceChildren();
         try {
-          const input = {
-            revision: Number(replayRevision.querySelector('select')!.value),
-            last: Number(replayLast.querySelector('input')!.value),
-          };
+          const input = { revision: Number(replayRevision.querySelector('select')!.value), ...replaySelection() };
           let { startWorkflowReplay: replay } = await graphql<{ startWorkflowReplay: Replay }>(REPLAY, { id, input });
           replayOut.replaceChildren(replayReport(replay));
           // A queued replay reports progress: read it again until it ends.
@@ -218,7 +241,7 @@ export async function workflowRulesScreen(id: string): Promise<void> {
         }
       },
     },
-    h('div', { class: 'rule-condition' }, replayRevision, replayLast),
+    h('div', { class: 'rule-condition' }, replayRevision, replayBy, replayLast, replayFrom, replayTo),
     replayError,
     h('button', { type: 'submit', id: 'run-replay' }, 'Replay over past sessions'),
   );

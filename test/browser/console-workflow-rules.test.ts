@@ -130,6 +130,13 @@ describe.skipIf(!enabled)('workflow rules in the console', () => {
       expect(await page.locator('#replay-report p').first().textContent()).toBe('2 past sessions replayed: 1 verdict would change.');
       expect(await page.locator('#replay-changes tbody tr').count()).toBe(1);
       expect(await page.locator('#replay-changes a').getAttribute('href')).toBe(`#/case/${pepSession}`);
+      // The same replay over a date range: sessions created today.
+      await page.locator('#replay-by').selectOption('range');
+      expect(await page.locator('#replay-last').isVisible()).toBe(false);
+      await page.locator('#run-replay').click();
+      await expect
+        .poll(() => page.locator('#replay-report p').first().textContent())
+        .toBe('2 past sessions replayed: 1 verdict would change.');
       await page.locator('#replay-report').scrollIntoViewIfNeeded();
       await check(page, 'console-workflow-rules-replay');
 
@@ -175,6 +182,12 @@ describe.skipIf(!enabled)('workflow rules in the console', () => {
       expect(JSON.parse(await page.locator('#branch-json').inputValue())).toEqual({
         or: [{ in: [{ var: 'document.country' }, ['IR', 'KP']] }, { '==': [{ var: 'metadata.plan' }, 'premium'] }],
       });
+      // A step's form: the flag shows on the graph at once.
+      await page.locator('#node-aml_screening').click();
+      await page.locator('#node-required').selectOption('optional');
+      await expect.poll(() => page.locator('#node-aml_screening .node-flag').textContent()).toBe('optional');
+      await page.locator('#graph-panel-close').click();
+      expect(await page.locator(':focus').getAttribute('id')).toBe('node-aml_screening');
       const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
       expect(overflow).toBeLessThanOrEqual(0);
       await check(page, 'console-workflow-graph-phone');

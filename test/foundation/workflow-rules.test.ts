@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StartWorkflowReplayDocument } from '../../src/graphql/generated/operations.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 import { gql, SANDBOX_IMAGE, SUBMIT_AML, SUBMIT_DOCUMENT, tokenOf } from '../sessions/support.js';
+import { consoleGql, makeOperator, operatorAuditOf, signIn } from '../console/support.js';
 import { decidedDocumentAmlSession, sessionTablesDigest as tablesDigest } from '../support/workflow-sessions.js';
 
 /** Rules, revisions and replay of workflows (issue 27), through the real REST and GraphQL APIs. */
@@ -234,6 +235,24 @@ describe('workflow rules, revisions and replay', () => {
     expect(bad.body.errors[0].field).toBe('last');
     const missing = await testApp.rest('POST', `/v1/workflows/${id}/replays`, { key: tenant.sandboxKey, body: { revision: 99, last: 5 } });
     expect(missing.status).toBe(404);
+  });
+
+  it('given an admin in the console, when saving a draft and publishing it, then the audit log names the admin; another tenant’s admin is refused and leaves no trace', async () => {
+    const id = await createWorkflow({ name: 'Audited', nodes: [DOC_NODE, AML_NODE] });
+    const admin = await signIn(testApp, await makeOperator(testApp, tenant.id, 'admin', 'Grace Hopper'), 'sandbox');
+    const stranger = await signIn(testApp, await makeOperator(testApp, other.id, 'admin', 'Other Admin'), 'sandbox');
+    const SAVE = `mutation ($id: String!, $input: UpdateWorkflowInput!) { saveWorkflowDraft(id: $id, input: $input) { draftRevision } }`;
+    const PUBLISH = `mutation ($id: String!, $revision: Int!) { publishWorkflowRevision(id: $id, revision: $revision) { publishedRevision } }`;
+    const refused = await consoleGql(testApp, stranger, PUBLISH, { id, revision: 1 });
+    expect(refused.body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    const saved = await consoleGql(testApp, admin, SAVE, { id, input: { rules: [STRICT_AML] } });
+    expect(saved.body.data.saveWorkflowDraft.draftRevision).toBe(2);
+    const published = await consoleGql(testApp, admin, PUBLISH, { id, revision: 2 });
+    expect(published.body.data.publishWorkflowRevision.publishedRevision).toBe(2);
+    expect(await operatorAuditOf(testApp, id)).toEqual([
+      { action: 'workflow.draft_saved', actor_name: 'Grace Hopper', environment: 'sandbox' },
+      { action: 'workflow.published', actor_name: 'Grace Hopper', environment: 'sandbox' },
+    ]);
   });
 
   it('given another tenant or the other environment, when reading or changing revisions and replays, then 404', async () => {
