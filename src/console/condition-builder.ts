@@ -274,3 +274,56 @@ export function conditionWords(logic: unknown, steps: readonly string[]): string
     .map((clause) => `${factWords(clause.fact, steps)} ${OPERATORS[clause.operator]} ${clause.value || '(empty)'}`)
     .join(built.join === 'and' ? ' and ' : ' or ');
 }
+
+/** What a revision defines, as far as the changes in words read it. */
+export interface DefinitionForWords {
+  nodes: readonly { type: string; required: boolean }[];
+  rules: readonly { id: string; when: unknown; then: string; node?: string; reason?: string }[];
+  [setting: string]: unknown;
+}
+
+function branchWords(rule: DefinitionForWords['rules'][number], steps: readonly string[]): string {
+  const outcome =
+    rule.then === 'run_node'
+      ? `require ${stepName(rule.node ?? '?')}`
+      : rule.then === 'skip_node'
+        ? `skip ${stepName(rule.node ?? '?')}`
+        : rule.then === 'decline'
+          ? `decline (${rule.reason ?? 'no reason'})`
+          : rule.then === 'review'
+            ? 'send to review'
+            : 'approve';
+  return `if ${conditionWords(rule.when, steps)} → ${outcome}`;
+}
+
+/**
+ * The changes from one revision to another in words, for a compliance reader: steps added,
+ * removed or made required/optional, branches (by name) added, removed or changed, settings changed.
+ */
+export function changesInWords(from: DefinitionForWords, to: DefinitionForWords): string[] {
+  const lines: string[] = [];
+  const steps = to.nodes.map((node) => node.type);
+  for (const node of to.nodes) {
+    const before = from.nodes.find((candidate) => candidate.type === node.type);
+    if (!before) lines.push(`Step added: ${stepName(node.type)} (${node.required ? 'required' : 'optional'}).`);
+    else if (before.required !== node.required)
+      lines.push(
+        `${stepName(node.type)} is now ${node.required ? 'required' : 'optional'} (was ${before.required ? 'required' : 'optional'}).`,
+      );
+  }
+  for (const node of from.nodes)
+    if (!to.nodes.some((candidate) => candidate.type === node.type)) lines.push(`Step removed: ${stepName(node.type)}.`);
+  for (const rule of to.rules) {
+    const before = from.rules.find((candidate) => candidate.id === rule.id);
+    if (!before) lines.push(`Branch added: ${rule.id}, ${branchWords(rule, steps)}.`);
+    else if (JSON.stringify(before) !== JSON.stringify(rule))
+      lines.push(`Branch changed: ${rule.id}, now ${branchWords(rule, steps)} (was ${branchWords(before, steps)}).`);
+  }
+  for (const rule of from.rules)
+    if (!to.rules.some((candidate) => candidate.id === rule.id)) lines.push(`Branch removed: ${rule.id}, ${branchWords(rule, steps)}.`);
+  for (const key of new Set([...Object.keys(from), ...Object.keys(to)])) {
+    if (key === 'nodes' || key === 'rules' || JSON.stringify(from[key]) === JSON.stringify(to[key])) continue;
+    lines.push(`${key}: ${JSON.stringify(from[key]) ?? 'unset'} → ${JSON.stringify(to[key]) ?? 'unset'}.`);
+  }
+  return lines;
+}

@@ -7,6 +7,7 @@
  */
 import { diffLines } from 'diff';
 import { graphql } from './api.js';
+import { changesInWords } from './condition-builder.js';
 import { announce, h, show, when } from './dom.js';
 import { field, may, problemText, table } from './forms.js';
 import { header } from './layout.js';
@@ -79,7 +80,11 @@ function revisionDiff(from: Revision, to: Revision): HTMLElement {
   return h(
     'div',
     { id: 'revision-diff', tabindex: '0', role: 'region', 'aria-label': `Changes from revision ${from.revision} to ${to.revision}` },
-    h('p', {}, changed ? `Revision ${from.revision} → ${to.revision}: + added, − removed.` : 'The two revisions are the same.'),
+    h('p', {}, changed ? `Revision ${from.revision} → ${to.revision}, in words:` : 'The two revisions are the same.'),
+    changed
+      ? h('ul', { id: 'revision-changes' }, ...changesInWords(from.definition, to.definition).map((line) => h('li', {}, line)))
+      : null,
+    changed ? h('p', {}, 'Line by line: + added, − removed.') : null,
     h('pre', { class: 'diff' }, ...lines.flatMap((line) => [line, '\n'])),
   );
 }

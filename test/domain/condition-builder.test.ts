@@ -3,6 +3,7 @@ import { ruleIssues } from '../../src/domain/workflow-rules.js';
 import {
   branchPoint,
   builtOf,
+  changesInWords,
   conditionLogic,
   conditionWords,
   factsKnownAt,
@@ -62,5 +63,33 @@ describe('the condition builder', () => {
     expect(conditionWords({ '!': { in: [{ var: 'document.country' }, ['FR', 'DE']] } }, STEPS)).toBe(
       'Document issuing country is none of FR, DE',
     );
+  });
+
+  it('given two revisions, when compared in words, then steps, branches and settings that changed are each named', () => {
+    const from = {
+      nodes: [
+        { type: 'document_verification', required: true },
+        { type: 'proof_of_address', required: false },
+      ],
+      rules: [{ id: 'old', when: true, then: 'review' }],
+      amlScoreThreshold: 80,
+    };
+    const to = {
+      nodes: [
+        { type: 'document_verification', required: true },
+        { type: 'proof_of_address', required: true },
+        { type: 'aml_screening', required: true },
+      ],
+      rules: [{ id: 'aml_50', when: { '>=': [{ var: 'aml.score' }, 50] }, then: 'decline', reason: 'aml_score_at_or_above_threshold' }],
+      amlScoreThreshold: 70,
+    };
+    expect(changesInWords(from, to)).toEqual([
+      'Proof of address is now required (was optional).',
+      'Step added: AML screening (required).',
+      'Branch added: aml_50, if AML score (0–100) is at least 50 → decline (aml_score_at_or_above_threshold).',
+      'Branch removed: old, if always → send to review.',
+      'amlScoreThreshold: 80 → 70.',
+    ]);
+    expect(changesInWords(from, from)).toEqual([]);
   });
 });
