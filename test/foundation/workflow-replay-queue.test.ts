@@ -21,6 +21,7 @@ const SELECTED = 2 * (COPIES_EACH + 1);
 describe('queued workflow replays', () => {
   let testApp: TestApp;
   let tenant: TestTenant;
+  let other: TestTenant;
   let workflowId: string;
   let draftRevision: number;
 
@@ -42,6 +43,7 @@ describe('queued workflow replays', () => {
   beforeAll(async () => {
     testApp = await startTestApp();
     tenant = await testApp.tenant('Queue');
+    other = await testApp.tenant('Other');
     const created = await testApp.rest('POST', '/v1/workflows', {
       key: tenant.sandboxKey,
       body: {
@@ -72,6 +74,13 @@ describe('queued workflow replays', () => {
       await tx.execute(
         `insert into session_node_result select (jsonb_populate_record(null::session_node_result, to_jsonb(r) || jsonb_build_object('session_id', c.id))).*
            from replay_copies c join session_node_result r on r.session_id = c.source`,
+      );
+      // The boundary: the same workflow's sessions in the live environment are never replayed from sandbox.
+      await tx.execute(
+        `insert into session select (jsonb_populate_record(null::session, to_jsonb(s) || jsonb_build_object(
+           'id', gen_random_uuid(), 'environment', 'live', 'vendor_data', 'live-' || g))).*
+           from session s, generate_series(1, 7) g where s.id = ?`,
+        [pep.id],
       );
     });
     const draft = await testApp.rest('POST', `/v1/workflows/${workflowId}/draft`, {
@@ -106,6 +115,8 @@ describe('queued workflow replays', () => {
       new Set(['in_review>declined']),
     );
     expect(await sessionTablesDigest(testApp)).toBe(before);
+    for (const key of [other.sandboxKey, tenant.liveKey])
+      expect((await testApp.rest('GET', `/v1/workflow-replays/${started.body.replay_id}`, { key })).status).toBe(404);
   }, 90_000);
 
   it('given replays left queued and left running by a killed worker, when the sweep job runs, then both finish and a live worker’s replay is left alone', async () => {
