@@ -89,7 +89,16 @@ export function workflowGraph(initial: GraphModel, editable: boolean, reasonCode
   let selected: { kind: 'node'; type: string } | { kind: 'rule'; index: number } | null = null;
   let problems: FieldProblem[] = [];
   const flow = h('ol', { class: 'flow', id: 'workflow-graph', 'aria-label': 'The workflow from start to verdict, with its branches' });
-  const panel = h('div', { class: 'graph-panel card', id: 'graph-panel', role: 'region', 'aria-labelledby': 'graph-panel-title' });
+  const panel = h('div', {
+    class: 'graph-panel card',
+    id: 'graph-panel',
+    role: 'region',
+    'aria-labelledby': 'graph-panel-title',
+    // Escape closes the form and returns to the step or branch it belongs to.
+    onkeydown: (event) => {
+      if ((event as KeyboardEvent).key === 'Escape' && selected) close();
+    },
+  });
   const problemList = h('ul', { class: 'error', id: 'graph-problems' });
 
   const problemsOf = (index: number) => problems.filter((problem) => problem.field.startsWith(`rules[${index}]`));

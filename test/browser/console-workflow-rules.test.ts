@@ -189,8 +189,9 @@ describe.skipIf(!enabled)('workflow rules in the console', () => {
       await page.locator('#node-aml_screening').click();
       await page.locator('#node-required').selectOption('optional');
       await expect.poll(() => page.locator('#node-aml_screening .node-flag').textContent()).toBe('optional');
-      await page.locator('#graph-panel-close').click();
+      await page.keyboard.press('Escape');
       expect(await page.locator(':focus').getAttribute('id')).toBe('node-aml_screening');
+      expect(await page.locator('#graph-panel-title').textContent()).toBe('Nothing selected');
       const overflow = await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
       expect(overflow).toBeLessThanOrEqual(0);
       await check(page, 'console-workflow-graph-phone');
