@@ -96,6 +96,20 @@ describe('workflow rules, revisions and replay', () => {
       (await testApp.rest('GET', `/v1/sessions/${sessionId}/decision`, { key: tenant.sandboxKey })).body.node_results.proof_of_address;
     expect(await poaOf(british.id)).toMatchObject({ status: 'pending', required: true });
     expect(await poaOf(french.id)).toMatchObject({ status: 'pending', required: false });
+    // A rule that cannot hold at creation (nothing is read yet) but holds once the document is: the
+    // step was stored optional, and the hosted flow, which reads the same steps, must now ask for it.
+    const poaForGb = { id: 'poa_gb', when: { in: [{ var: 'document.country' }, ['GB']] }, then: 'run_node', node: 'proof_of_address' };
+    const later = await createWorkflow({ name: 'PoA for GB', nodes: [DOC_NODE, AML_NODE, POA_NODE], rules: [poaForGb] });
+    const briton = await decidedSession(later, 'poa-gb-later', 'GB');
+    expect(briton.status).toBe('in_progress');
+    const flow = await gql(
+      testApp,
+      { sessionToken: briton.sessionToken },
+      `query ($id: String!) { hostedFlow(sessionId: $id) { steps { nodeType status required } } }`,
+      { id: briton.id },
+    );
+    expect(flow.body.errors).toBeUndefined();
+    expect(flow.body.data.hostedFlow.steps).toContainEqual({ nodeType: 'proof_of_address', status: 'pending', required: true });
   });
 
   it('given a skip_node rule on a later step, when the document names the country, then the step is stored skipped and optional', async () => {

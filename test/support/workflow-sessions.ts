@@ -6,7 +6,7 @@ import type { TestApp } from './app.js';
 /**
  * Runs a sandbox session of a document + AML workflow to its verdict: a passport of `country`
  * naming `name`, then the AML step screening the same name (the sandbox's magic names set the
- * AML score). Returns the session id and the status after the AML step.
+ * AML score). Returns the session id, its end-user token and the status after the AML step.
  */
 export async function decidedDocumentAmlSession(
   testApp: TestApp,
@@ -15,7 +15,7 @@ export async function decidedDocumentAmlSession(
   vendorData: string,
   country: string,
   name = 'Jane Example',
-): Promise<{ id: string; status: string }> {
+): Promise<{ id: string; status: string; sessionToken: string }> {
   const created = await testApp.rest('POST', '/v1/sessions', { key, body: { workflow_id: workflowId, vendor_data: vendorData } });
   expect(created.status).toBe(201);
   const credential = { sessionToken: tokenOf(created.body.url) };
@@ -27,7 +27,11 @@ export async function decidedDocumentAmlSession(
   expect(document.body.errors).toBeUndefined();
   const aml = await gql(testApp, credential, SUBMIT_AML, { sessionId: created.body.session_id, input: { fullName: name } });
   expect(aml.body.errors).toBeUndefined();
-  return { id: created.body.session_id as string, status: aml.body.data.submitAmlData.status as string };
+  return {
+    id: created.body.session_id as string,
+    status: aml.body.data.submitAmlData.status as string,
+    sessionToken: credential.sessionToken,
+  };
 }
 
 /** A digest of every row a replay must not touch (sessions, their results and history, events, workflows and revisions). */
