@@ -51,6 +51,8 @@ const ACTIONS = [
   'export.sessions_csv',
   'export.audit_log_csv',
   'export.case_report',
+  'workflow.draft_saved',
+  'workflow.published',
 ];
 
 const AUDIT_LOG = `query ($first: Int, $after: String, $filter: AuditLogFilterInput) {

@@ -1,24 +1,17 @@
 /**
- * A workflow's rules, revisions and replay (issue 27, docs/workflows.md): the rules of the draft
- * (else the published revision) as a form, one fieldset per rule with its condition (fact,
- * comparison, value) and its outcome; saving makes a draft revision. Then the revisions with who
+ * A workflow's rules, revisions and replay (issue 27, docs/workflows.md): the draft (else the
+ * published revision) as a graph of its steps and branches, each with its form (workflow-graph.ts);
+ * saving makes a draft revision. Then the revisions with who
  * saved them and a diff between any two, a replay of a revision over past sessions with its
  * report, and publishing (an earlier revision is the rollback). Admins change; everyone reads.
  */
 import { diffLines } from 'diff';
 import { graphql } from './api.js';
+import { changesInWords } from './condition-builder.js';
 import { announce, h, show, when } from './dom.js';
 import { field, may, problemText, table } from './forms.js';
 import { header } from './layout.js';
-
-/** A rule as the API stores it. */
-interface Rule {
-  id: string;
-  when: unknown;
-  then: string;
-  node?: string;
-  reason?: string;
-}
+import { workflowGraph, type FieldProblem, type GraphNode, type Rule } from './workflow-graph.js';
 
 interface Revision {
   revision: number;
@@ -26,7 +19,7 @@ interface Revision {
   createdBy: string | null;
   published: boolean;
   draft: boolean;
-  definition: { rules: Rule[]; nodes: { type: string }[] } & Record<string, unknown>;
+  definition: { rules: Rule[]; nodes: GraphNode[] } & Record<string, unknown>;
 }
 
 interface Publication {
@@ -52,6 +45,7 @@ const DATA = `query ($id: String!) {
   workflow(id: $id) { id name builtIn publishedRevision draftRevision }
   workflowRevisions(id: $id) { revision createdAt createdBy published draft definition }
   workflowPublications(id: $id) { revision previousRevision actorName actorKeyId publishedAt }
+  reasonCodes { code builtIn }
 }`;
 const SAVE = `mutation ($id: String!, $input: UpdateWorkflowInput!) { saveWorkflowDraft(id: $id, input: $input) { draftRevision } }`;
 const PUBLISH = `mutation ($id: String!, $revision: Int!) { publishWorkflowRevision(id: $id, revision: $revision) { publishedRevision } }`;
@@ -59,168 +53,12 @@ const REPLAY_FIELDS = 'id status total done changed byReason { reason count } ch
 const REPLAY = `mutation ($id: String!, $input: WorkflowReplayInput!) { startWorkflowReplay(id: $id, input: $input) { ${REPLAY_FIELDS} } }`;
 const REPLAY_READ = `query ($id: String!) { workflowReplay(id: $id) { ${REPLAY_FIELDS} } }`;
 
-/** Facts a condition compares, in words (src/domain/workflow-rules.ts `RuleFacts`). */
-const FACTS: [string, string][] = [
-  ['document.country', 'Document issuing country'],
-  ['document.nationality', 'Nationality on the document'],
-  ['document.type', 'Document type'],
-  ['age', 'Age from the date of birth'],
-  ['aml.score', 'AML score (0–100)'],
-  ['aml.risk_band', 'AML risk band (none, low, medium, high)'],
-  ['aml.hits', 'AML hit count'],
-  ['lists.hits', 'List hits'],
-  ['warnings', 'Warning codes'],
-  ['environment', 'Environment (sandbox, live)'],
-  ['metadata', 'Metadata field…'],
-];
-/** Comparisons the form writes; anything else is kept as JSON Logic. */
-const COMPARISONS: [string, string][] = [
-  ['==', 'is'],
-  ['!=', 'is not'],
-  ['in', 'is one of (comma-separated)'],
-  ['not_in', 'is none of (comma-separated)'],
-  ['contains', 'contains'],
-  ['>=', 'is at least'],
-  ['>', 'is more than'],
-  ['<=', 'is at most'],
-  ['<', 'is less than'],
-  ['always', 'always'],
-];
-const OUTCOMES: [string, string][] = [
-  ['review', 'send to review'],
-  ['decline', 'decline with a reason'],
-  ['approve', 'approve (a review becomes an approval)'],
-  ['run_node', 'run a step (make it required)'],
-  ['skip_node', 'skip a step'],
-];
-
-/** A simple condition the form can show, or null when the rule's JSON Logic is richer. */
-interface Simple {
-  fact: string;
-  comparison: string;
-  value: string;
-}
-
-function literal(value: string): unknown {
-  const trimmed = value.trim();
-  if (/^-?\d+(\.\d+)?$/.test(trimmed)) return Number(trimmed);
-  if (trimmed === 'true' || trimmed === 'false') return trimmed === 'true';
-  return trimmed;
-}
-
-function list(value: string): unknown[] {
-  return value
-    .split(',')
-    .map((item) => item.trim())
-    .filter(Boolean)
-    .map(literal);
-}
-
-/** The JSON Logic of a simple condition. */
-export function conditionOf(simple: Simple): unknown {
-  const fact = { var: simple.fact };
-  switch (simple.comparison) {
-    case 'always':
-      return true;
-    case 'in':
-      return { in: [fact, list(simple.value)] };
-    case 'not_in':
-      return { '!': { in: [fact, list(simple.value)] } };
-    case 'contains':
-      return { in: [literal(simple.value), fact] };
-    default:
-      return { [simple.comparison]: [fact, literal(simple.value)] };
-  }
-}
-
-function shown(value: unknown): string {
-  return Array.isArray(value) ? value.map(String).join(', ') : String(value);
-}
-
-/** The simple form of a condition, when it has one. */
-function simpleOf(condition: unknown): Simple | null {
-  if (condition === true) return { fact: 'document.country', comparison: 'always', value: '' };
-  if (condition === null || typeof condition !== 'object' || Array.isArray(condition)) return null;
-  const [operator, argument] = Object.entries(condition)[0] ?? [];
-  const varOf = (value: unknown) =>
-    value !== null && typeof value === 'object' && 'var' in value && typeof value.var === 'string' ? value.var : null;
-  if (operator === '!' && argument && typeof argument === 'object' && 'in' in argument && Array.isArray(argument.in)) {
-    const fact = varOf(argument.in[0]);
-    return fact ? { fact, comparison: 'not_in', value: shown(argument.in[1]) } : null;
-  }
-  if (!operator || !Array.isArray(argument) || argument.length !== 2) return null;
-  const fact = varOf(argument[0]);
-  if (operator === 'in' && !fact && varOf(argument[1]))
-    return { fact: varOf(argument[1])!, comparison: 'contains', value: shown(argument[0]) };
-  if (!fact || !COMPARISONS.some(([value]) => value === operator)) return null;
-  return { fact, comparison: operator, value: shown(argument[1]) };
-}
-
 function select(id: string, label: string, options: [string, string][], value: string): HTMLElement {
   return field(
     id,
     label,
     h('select', {}, ...options.map(([option, text]) => h('option', { value: option, selected: option === value }, text))),
   );
-}
-
-/** One rule as a fieldset: its name, its condition and its outcome. */
-function ruleFieldset(rule: Rule, index: number, nodes: string[], editable: boolean, remove: () => void): HTMLFieldSetElement {
-  const prefix = `rule-${index}`;
-  const simple = simpleOf(rule.when);
-  const metadataKey = simple?.fact.startsWith('metadata.') ? simple.fact.slice('metadata.'.length) : '';
-  const factValue = metadataKey ? 'metadata' : (simple?.fact ?? 'document.country');
-  const condition = simple
-    ? h(
-        'div',
-        { class: 'rule-condition' },
-        select(`${prefix}-fact`, 'When', FACTS, factValue),
-        field(`${prefix}-metadata`, 'Metadata field (when the fact is metadata)', h('input', { value: metadataKey })),
-        select(`${prefix}-comparison`, 'Comparison', COMPARISONS, simple.comparison),
-        field(`${prefix}-value`, 'Value', h('input', { value: simple.value })),
-      )
-    : field(`${prefix}-json`, 'Condition (JSON Logic)', h('textarea', { rows: '4' }, JSON.stringify(rule.when, null, 2)));
-  const set = h(
-    'fieldset',
-    { class: 'rule card', 'data-rule': rule.id, disabled: !editable },
-    h('legend', {}, `Rule ${index + 1}: ${rule.id}`),
-    field(`${prefix}-id`, 'Name (a-z, 0-9, _)', h('input', { value: rule.id })),
-    condition,
-    select(`${prefix}-then`, 'Then', OUTCOMES, rule.then),
-    select(
-      `${prefix}-node`,
-      'Step (for run and skip)',
-      [['', '—'], ...nodes.map((node): [string, string] => [node, node.replace(/_/g, ' ')])],
-      rule.node ?? '',
-    ),
-    field(`${prefix}-reason`, 'Reason code (decline, optional for review)', h('input', { value: rule.reason ?? '' })),
-    h('p', { class: 'error', role: 'alert', id: `${prefix}-error` }),
-    editable ? h('button', { type: 'button', class: 'danger', id: `${prefix}-remove`, onclick: remove }, `Remove rule ${index + 1}`) : null,
-  );
-  return set;
-}
-
-/** Reads a rule back from its fieldset. */
-function ruleFrom(set: HTMLElement, index: number): Rule {
-  const prefix = `rule-${index}`;
-  const value = (name: string) =>
-    set.querySelector<HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement>(`#${prefix}-${name}`)?.value.trim() ?? '';
-  const json = set.querySelector<HTMLTextAreaElement>(`#${prefix}-json`);
-  let condition: unknown;
-  if (json) {
-    try {
-      condition = JSON.parse(json.value);
-    } catch {
-      condition = json.value;
-    }
-  } else {
-    const fact = value('fact') === 'metadata' ? `metadata.${value('metadata')}` : value('fact');
-    condition = conditionOf({ fact, comparison: value('comparison'), value: value('value') });
-  }
-  const rule: Rule = { id: value('id'), when: condition, then: value('then') };
-  if (value('node') && (rule.then === 'run_node' || rule.then === 'skip_node')) rule.node = value('node');
-  if (value('reason') && (rule.then === 'decline' || rule.then === 'review')) rule.reason = value('reason');
-  return rule;
 }
 
 /** The diff of two revisions' definitions, line by line, additions and removals marked in words too. */
@@ -242,7 +80,11 @@ function revisionDiff(from: Revision, to: Revision): HTMLElement {
   return h(
     'div',
     { id: 'revision-diff', tabindex: '0', role: 'region', 'aria-label': `Changes from revision ${from.revision} to ${to.revision}` },
-    h('p', {}, changed ? `Revision ${from.revision} → ${to.revision}: + added, − removed.` : 'The two revisions are the same.'),
+    h('p', {}, changed ? `Revision ${from.revision} → ${to.revision}, in words:` : 'The two revisions are the same.'),
+    changed
+      ? h('ul', { id: 'revision-changes' }, ...changesInWords(from.definition, to.definition).map((line) => h('li', {}, line)))
+      : null,
+    changed ? h('p', {}, 'Line by line: + added, − removed.') : null,
     h('pre', { class: 'diff' }, ...lines.flatMap((line) => [line, '\n'])),
   );
 }
@@ -294,28 +136,15 @@ export async function workflowRulesScreen(id: string): Promise<void> {
     workflow: { id: string; name: string; builtIn: boolean; publishedRevision: number; draftRevision: number | null };
     workflowRevisions: Revision[];
     workflowPublications: Publication[];
+    reasonCodes: { code: string; builtIn: boolean }[];
   }>(DATA, { id });
   const { workflow, workflowRevisions: revisions, workflowPublications: publications } = data;
   const editable = !workflow.builtIn && may('admin');
   const base = revisions.find((revision) => revision.draft) ?? revisions.find((revision) => revision.published) ?? revisions[0]!;
-  const nodes = base.definition.nodes.map((node) => node.type);
-  let rules: Rule[] = [...base.definition.rules];
-  const list = h('div', { id: 'rules' });
+  const reasonCodes = data.reasonCodes.filter((reason) => reason.builtIn).map((reason) => reason.code);
+  const baseNodes = base.definition.nodes.map(({ type, required, provider }) => ({ type, required, provider }));
+  const graph = workflowGraph({ nodes: baseNodes, rules: base.definition.rules }, editable, reasonCodes);
   const general = h('p', { class: 'error', role: 'alert', id: 'rules-error' });
-  const render = () => {
-    list.replaceChildren(
-      ...(rules.length ? [] : [h('p', {}, 'No rule: the steps’ required flags and the AML threshold decide.')]),
-      ...rules.map((rule, index) =>
-        ruleFieldset(rule, index, nodes, editable, () => {
-          rules = readRules().filter((_, at) => at !== index);
-          render();
-          list.querySelector<HTMLElement>('button, input')?.focus();
-        }),
-      ),
-    );
-  };
-  const readRules = () => [...list.querySelectorAll<HTMLElement>('fieldset.rule')].map((set, index) => ruleFrom(set, index));
-  render();
   const form = h(
     'form',
     {
@@ -323,50 +152,25 @@ export async function workflowRulesScreen(id: string): Promise<void> {
       onsubmit: async (event) => {
         event.preventDefault();
         general.textContent = '';
-        for (const line of list.querySelectorAll<HTMLElement>('.error')) line.textContent = '';
+        const edited = graph.read();
+        const nodesChanged = JSON.stringify(edited.nodes) !== JSON.stringify(baseNodes);
         try {
-          const saved = await graphql<{ saveWorkflowDraft: { draftRevision: number } }>(SAVE, { id, input: { rules: readRules() } });
+          const input = { rules: edited.rules, ...(nodesChanged ? { nodes: edited.nodes } : {}) };
+          const saved = await graphql<{ saveWorkflowDraft: { draftRevision: number } }>(SAVE, { id, input });
           announce(`Draft revision ${saved.saveWorkflowDraft.draftRevision} saved.`);
           await workflowRulesScreen(id);
         } catch (failure) {
-          const errors = (failure as { fieldErrors?: { field: string; message: string }[] }).fieldErrors ?? [];
-          const unplaced: string[] = [];
-          for (const error of errors) {
-            const at = /^rules\[(\d+)\]/.exec(error.field);
-            const line = at ? list.querySelector<HTMLElement>(`#rule-${at[1]}-error`) : null;
-            if (line) line.textContent = [line.textContent, `${error.field}: ${error.message}`].filter(Boolean).join(' ');
-            else unplaced.push(`${error.field}: ${error.message}`);
-          }
-          general.textContent = errors.length ? unplaced.join(' ') : problemText(failure);
-          (list.querySelector<HTMLElement>('.error:not(:empty)') ?? general).scrollIntoView({ block: 'center' });
+          const errors = (failure as { fieldErrors?: FieldProblem[] }).fieldErrors ?? [];
+          general.textContent = errors.length
+            ? `The draft was not saved: ${errors.length} problem${errors.length === 1 ? '' : 's'}, listed above the graph.`
+            : problemText(failure);
+          graph.showProblems(errors);
         }
       },
     },
-    list,
+    graph.element,
     general,
-    editable
-      ? h(
-          'div',
-          { class: 'actions' },
-          h(
-            'button',
-            {
-              type: 'button',
-              id: 'add-rule',
-              onclick: () => {
-                rules = [
-                  ...readRules(),
-                  { id: `rule_${rules.length + 1}`, when: { '==': [{ var: 'document.country' }, ''] }, then: 'review' },
-                ];
-                render();
-                list.querySelector<HTMLInputElement>(`#rule-${rules.length - 1}-id`)?.focus();
-              },
-            },
-            'Add a rule',
-          ),
-          h('button', { type: 'submit', id: 'save-draft' }, 'Save as draft'),
-        )
-      : null,
+    editable ? h('div', { class: 'actions' }, h('button', { type: 'submit', id: 'save-draft' }, 'Save as draft')) : null,
   );
 
   const options = revisions.map((revision): [string, string] => [
@@ -393,6 +197,31 @@ export async function workflowRulesScreen(id: string): Promise<void> {
     'Last decided sessions (1–100000)',
     h('input', { type: 'number', min: '1', max: '100000', value: '200' }),
   );
+  // Or a date range: sessions created from the first day to the end of the last (UTC).
+  const today = new Date().toISOString().slice(0, 10);
+  const replayFrom = field('replay-from', 'Created from (day)', h('input', { type: 'date', value: today }));
+  const replayTo = field('replay-to', 'Created until (day, included)', h('input', { type: 'date', value: today }));
+  const showSelection = (by: string) => {
+    replayLast.hidden = by !== 'last';
+    replayFrom.hidden = replayTo.hidden = by !== 'range';
+  };
+  const replayBy = field(
+    'replay-by',
+    'Sessions to replay',
+    h(
+      'select',
+      { onchange: (event) => showSelection((event.target as HTMLSelectElement).value) },
+      h('option', { value: 'last' }, 'the last N decided'),
+      h('option', { value: 'range' }, 'those created in a date range'),
+    ),
+  );
+  showSelection('last');
+  /** The selection as the API takes it. */
+  const replaySelection = (): { last: number } | { from: number; to: number } => {
+    if (replayBy.querySelector('select')!.value === 'last') return { last: Number(replayLast.querySelector('input')!.value) };
+    const day = (box: HTMLElement) => Date.parse(`${box.querySelector('input')!.value}T00:00:00Z`) / 1000;
+    return { from: day(replayFrom), to: day(replayTo) + 86_400 };
+  };
   const replayForm = h(
     'form',
     {
@@ -400,11 +229,9 @@ export async function workflowRulesScreen(id: string): Promise<void> {
       onsubmit: async (event) => {
         event.preventDefault();
         replayError.textContent = '';
+        replayOut.replaceChildren();
         try {
-          const input = {
-            revision: Number(replayRevision.querySelector('select')!.value),
-            last: Number(replayLast.querySelector('input')!.value),
-          };
+          const input = { revision: Number(replayRevision.querySelector('select')!.value), ...replaySelection() };
           let { startWorkflowReplay: replay } = await graphql<{ startWorkflowReplay: Replay }>(REPLAY, { id, input });
           replayOut.replaceChildren(replayReport(replay));
           // A queued replay reports progress: read it again until it ends.
@@ -419,7 +246,7 @@ export async function workflowRulesScreen(id: string): Promise<void> {
         }
       },
     },
-    h('div', { class: 'rule-condition' }, replayRevision, replayLast),
+    h('div', { class: 'rule-condition' }, replayRevision, replayBy, replayLast, replayFrom, replayTo),
     replayError,
     h('button', { type: 'submit', id: 'run-replay' }, 'Replay over past sessions'),
   );
@@ -439,7 +266,17 @@ export async function workflowRulesScreen(id: string): Promise<void> {
         workflow.draftRevision ? ` Draft: revision ${workflow.draftRevision}.` : ' No draft.',
         ` The form shows revision ${base.revision}.`,
       ),
-      h('section', { 'aria-labelledby': 'rules-title' }, h('h2', { id: 'rules-title' }, 'Rules, in order'), form),
+      h(
+        'section',
+        { 'aria-labelledby': 'graph-title' },
+        h('h2', { id: 'graph-title', tabindex: '-1' }, 'The workflow as a graph'),
+        h(
+          'p',
+          { class: 'hint' },
+          'Steps run from top to bottom; each branch (a rule) is drawn at the point where what it reads is known, with what it does. Branches are checked in order: a decline wins, then a review, then an approval.',
+        ),
+        form,
+      ),
       h(
         'section',
         { 'aria-labelledby': 'revisions-title' },

@@ -9,7 +9,7 @@
  */
 import jsonLogic from 'json-logic-js';
 import { builtInReason } from './reasons.js';
-import { NODE_TYPES, type ListHit, type NodeResult, type NodeType, type Warning } from './types.js';
+import { NODE_TYPES, type ListHit, type NodeResult, type NodeStatus, type NodeType, type Warning } from './types.js';
 import { decideVerdict, type Verdict, type VerdictInput, type VerdictReason, type VerdictWorkflowNode } from './verdict.js';
 
 /** What a rule does when its condition holds. */
@@ -286,6 +286,44 @@ export function effectiveNodes<N extends VerdictWorkflowNode>(nodes: readonly N[
   return nodes
     .filter((node) => decided.get(node.type) !== 'skip_node')
     .map((node) => (decided.get(node.type) === 'run_node' ? { ...node, required: true } : node));
+}
+
+/** A stored node result's state as the rules make it: only what must change. */
+export interface RuledNodeState {
+  type: NodeType;
+  required: boolean;
+  status: NodeStatus;
+}
+
+/**
+ * What the stored node results must say once the rules have spoken, so the session's steps, its
+ * decision's `node_results` and the hosted flow tell the truth: a `run_node` rule makes the node
+ * required, a `skip_node` rule makes it optional and a pending one `skipped` (nothing else stores
+ * `skipped`, so a node the rules no longer skip goes back to pending with the workflow's flag).
+ * Returns only the nodes whose stored state differs.
+ */
+export function ruledNodeStates(
+  nodes: readonly VerdictWorkflowNode[],
+  matched: readonly WorkflowRule[],
+  stored: Partial<Record<NodeType, Pick<NodeResult, 'status' | 'required'>>>,
+): RuledNodeState[] {
+  const decided = new Map<NodeType, 'run_node' | 'skip_node'>();
+  for (const rule of matched) if ((rule.then === 'run_node' || rule.then === 'skip_node') && rule.node) decided.set(rule.node, rule.then);
+  const changes: RuledNodeState[] = [];
+  for (const node of nodes) {
+    const row = stored[node.type];
+    if (!row) continue;
+    const decision = decided.get(node.type);
+    const required = decision === 'run_node' ? true : decision === 'skip_node' ? false : node.required;
+    const status: NodeStatus =
+      decision === 'skip_node' && row.status === 'pending'
+        ? 'skipped'
+        : decision !== 'skip_node' && row.status === 'skipped'
+          ? 'pending'
+          : row.status;
+    if (required !== row.required || status !== row.status) changes.push({ type: node.type, required, status });
+  }
+  return changes;
 }
 
 /** The verdict with rules: {@link decideVerdict} on the effective nodes, then the rules' own outcomes. */

@@ -15,7 +15,7 @@ function idOf(result: Result): string {
 
 /**
  * Mutations whose operator changes the audit log shows and which no service records itself (list
- * changes and notes): each maps its arguments and answer to an audit entry. The services that
+ * changes, notes, workflow drafts and publications): each maps its arguments and answer to an audit entry. The services that
  * record their own (claims, people, keys, second factors) are not listed here.
  */
 export const AUDITED_MUTATIONS: Readonly<Record<string, (args: Args, result: Result) => Omit<OperatorAuditEntry, 'environment'>>> = {
@@ -45,6 +45,19 @@ export const AUDITED_MUTATIONS: Readonly<Record<string, (args: Args, result: Res
     targetType: 'list_entry',
     targetId: String(args.entryId),
     details: { list_id: args.listId },
+  }),
+  // Workflow revisions (issue 27): workflow_publication keeps who published; the console's audit log shows it too.
+  saveWorkflowDraft: (args, result) => ({
+    action: 'workflow.draft_saved',
+    targetType: 'workflow',
+    targetId: String(args.id),
+    details: { revision: result && typeof result === 'object' ? result.draftRevision : null },
+  }),
+  publishWorkflowRevision: (args) => ({
+    action: 'workflow.published',
+    targetType: 'workflow',
+    targetId: String(args.id),
+    details: { revision: args.revision },
   }),
   addSessionNote: (args, result) => ({
     action: 'session.note_added',

@@ -32,6 +32,8 @@ export type OperatorAction =
   | 'invitation.revoked'
   | 'invitation.accepted'
   | 'workflow.sla_set'
+  | 'workflow.draft_saved'
+  | 'workflow.published'
   | 'assignment_rule.created'
   | 'assignment_rule.deleted';
 

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { SessionNodeResultSchema, type Session, type SessionNodeResult } from '../../entities/session.entity.js';
 import { type Workflow } from '../../entities/workflow.entity.js';
 import { type NodeResult, type NodeType } from '../domain/types.js';
-import { decideWithRules, ruleFacts } from '../domain/workflow-rules.js';
+import { decideWithRules, ruledNodeStates, ruleFacts } from '../domain/workflow-rules.js';
 import { approve } from './approval.js';
 import { type EventBatch } from '../events/outbox.js';
 import type { Services } from '../services.js';
@@ -54,6 +54,13 @@ export async function decide(
     facts,
   });
   session.reasons = verdict.reasons;
+  // The stored steps say what the rules made of them (a run_node rule's node is required, a skipped one is skipped).
+  const matched = (workflow.rules ?? []).filter((rule) => verdict.matchedRules.includes(rule.id));
+  for (const change of ruledNodeStates(workflow.nodes, matched, nodeResults)) {
+    const row = rows.find((candidate) => candidate.nodeType === change.type)!;
+    row.required = change.required;
+    row.status = change.status;
+  }
   if (verdict.status === null || session.status !== 'in_progress') return;
   transition(tx, events, session, verdict.status, 'decision_engine', null);
   session.decidedAt = new Date();

@@ -25,6 +25,12 @@ export const REPLAY_BATCH = 200;
 export const REPLAY_INLINE_LIMIT = 500;
 /** Most sessions one replay may read. */
 export const REPLAY_MAX_SESSIONS = 100_000;
+/**
+ * How long a running replay's worker may go without a heartbeat (set on claim and after every
+ * batch) before the sweep takes the replay over as abandoned (its worker was killed or restarted).
+ * A batch takes well under a second; the margin covers a loaded machine.
+ */
+export const REPLAY_LEASE_SECONDS = 120;
 /** Changed sessions listed in a report (the counts cover all). */
 export const REPLAY_LISTED_CHANGES = 500;
 
@@ -247,9 +253,12 @@ function outcome(verdict: RuledVerdict): string {
  * revision each ran with the replayed revision's, and records progress after each batch.
  */
 export async function runReplay(em: EntityManager, replayId: string): Promise<void> {
+  // Claims a queued replay, or one whose worker stopped sending heartbeats; it starts again from the first session.
   const [row] = await em.execute<ReplayRow[]>(
-    `update workflow_replay set status = 'running' where id = ? and status = 'queued' returning *`,
-    [replayId],
+    `update workflow_replay set status = 'running', heartbeat_at = now(), done = 0, report = null
+      where id = ? and (status = 'queued' or (status = 'running' and coalesce(heartbeat_at, created_at) < now() - make_interval(secs => ?)))
+      returning *`,
+    [replayId, REPLAY_LEASE_SECONDS],
   );
   if (!row) return;
   try {
@@ -334,7 +343,11 @@ export async function runReplay(em: EntityManager, replayId: string): Promise<vo
       done += page.sessions.length;
       const last = page.sessions[page.sessions.length - 1]!;
       cursor = { createdAt: new Date(last.created_at), id: last.id };
-      await em.execute(`update workflow_replay set done = ?, report = ?::jsonb where id = ?`, [done, JSON.stringify(report), replayId]);
+      await em.execute(`update workflow_replay set done = ?, report = ?::jsonb, heartbeat_at = now() where id = ?`, [
+        done,
+        JSON.stringify(report),
+        replayId,
+      ]);
     }
     await em.execute(
       `update workflow_replay set status = 'done', done = ?, total = ?, report = ?::jsonb, finished_at = now() where id = ?`,
@@ -349,9 +362,19 @@ export async function runReplay(em: EntityManager, replayId: string): Promise<vo
   }
 }
 
-/** Runs every queued replay (the pg-boss worker's sweep, and after a restart); returns how many ran. */
+/**
+ * Runs every left-over replay (the pg-boss worker's sweep): those still queued (the process that
+ * queued them stopped first) and those running without a heartbeat for {@link REPLAY_LEASE_SECONDS}
+ * (their worker was killed). Returns how many it looked at; `runReplay`'s claim keeps two sweeps
+ * from running the same one.
+ */
 export async function runQueuedReplays(em: EntityManager): Promise<number> {
-  const rows = await em.execute<{ id: string }[]>(`select id from workflow_replay where status = 'queued' order by created_at limit 10`);
+  const rows = await em.execute<{ id: string }[]>(
+    `select id from workflow_replay
+      where status = 'queued' or (status = 'running' and coalesce(heartbeat_at, created_at) < now() - make_interval(secs => ?))
+      order by created_at limit 10`,
+    [REPLAY_LEASE_SECONDS],
+  );
   for (const row of rows) await runReplay(em, row.id);
   return rows.length;
 }

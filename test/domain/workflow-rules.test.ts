@@ -6,6 +6,7 @@ import {
   amlRiskBand,
   conditionHolds,
   decideWithRules,
+  ruledNodeStates,
   ruleFacts,
   ruleIssues,
   type RuleFacts,
@@ -191,5 +192,38 @@ describe('the verdict with rules', () => {
     });
     const failed = { ...PASSED_WITHOUT_POA, biometric_kyc: result('failed') };
     expect(decideWithRules({ ...input(failed, 20, { repeat: true }), rules: approve }).status).toBe('declined');
+  });
+});
+
+describe('stored node states under rules', () => {
+  const runPoa: WorkflowRule = { id: 'poa', when: true, then: 'run_node', node: 'proof_of_address' };
+  const skipSelfie: WorkflowRule = { id: 'no_selfie', when: true, then: 'skip_node', node: 'biometric_kyc' };
+  const stored = (status: NodeStatus, required: boolean) => ({ status, required });
+
+  it('given a run_node rule, when states are taken, then the optional node becomes required and nothing else changes', () => {
+    const states = ruledNodeStates(WORKFLOW.nodes, [runPoa], {
+      document_verification: stored('passed', true),
+      proof_of_address: stored('pending', false),
+    });
+    expect(states).toEqual([{ type: 'proof_of_address', required: true, status: 'pending' }]);
+  });
+
+  it('given a skip_node rule, when states are taken, then a pending node is skipped and optional; a done one keeps its result', () => {
+    expect(ruledNodeStates(WORKFLOW.nodes, [skipSelfie], { biometric_kyc: stored('pending', true) })).toEqual([
+      { type: 'biometric_kyc', required: false, status: 'skipped' },
+    ]);
+    expect(ruledNodeStates(WORKFLOW.nodes, [skipSelfie], { biometric_kyc: stored('failed', true) })).toEqual([
+      { type: 'biometric_kyc', required: false, status: 'failed' },
+    ]);
+  });
+
+  it('given rules that no longer hold, when states are taken, then the workflow flags and pending come back', () => {
+    expect(
+      ruledNodeStates(WORKFLOW.nodes, [], { biometric_kyc: stored('skipped', false), proof_of_address: stored('pending', true) }),
+    ).toEqual([
+      { type: 'biometric_kyc', required: true, status: 'pending' },
+      { type: 'proof_of_address', required: false, status: 'pending' },
+    ]);
+    expect(ruledNodeStates(WORKFLOW.nodes, [], { document_verification: stored('passed', true) })).toEqual([]);
   });
 });

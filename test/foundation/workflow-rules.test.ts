@@ -1,10 +1,10 @@
-import { createHash } from 'node:crypto';
 import { print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { StartWorkflowReplayDocument } from '../../src/graphql/generated/operations.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 import { gql, SANDBOX_IMAGE, SUBMIT_AML, SUBMIT_DOCUMENT, tokenOf } from '../sessions/support.js';
-import { decidedDocumentAmlSession } from '../support/workflow-sessions.js';
+import { consoleGql, makeOperator, operatorAuditOf, signIn } from '../console/support.js';
+import { decidedDocumentAmlSession, sessionTablesDigest as tablesDigest } from '../support/workflow-sessions.js';
 
 /** Rules, revisions and replay of workflows (issue 27), through the real REST and GraphQL APIs. */
 
@@ -37,16 +37,7 @@ describe('workflow rules, revisions and replay', () => {
     return response.body.workflow_id as string;
   }
 
-  /** A digest of every row a replay must not touch. */
-  async function sessionTablesDigest(): Promise<string> {
-    const em = testApp.app.orm.em.fork();
-    const hash = createHash('sha256');
-    for (const table of ['session', 'session_node_result', 'session_status_change', 'outbox_event', 'workflow', 'workflow_revision']) {
-      const rows = await em.execute<{ row: string }[]>(`select to_jsonb(t)::text as row from ${table} t order by 1`);
-      hash.update(`${table}:${rows.map((row) => row.row).join('\n')}`);
-    }
-    return hash.digest('hex');
-  }
+  const sessionTablesDigest = () => tablesDigest(testApp);
 
   it('given rules with mistakes, when saving over REST and GraphQL, then 400 / VALIDATION_FAILED names each place', async () => {
     const rules = [
@@ -96,8 +87,52 @@ describe('workflow rules, revisions and replay', () => {
       node: 'proof_of_address',
     };
     const id = await createWorkflow({ name: 'PoA outside EU', nodes: [DOC_NODE, AML_NODE, POA_NODE], rules: [poaOutsideEu] });
-    expect((await decidedSession(id, 'poa-fr', 'FR')).status).toBe('approved');
-    expect((await decidedSession(id, 'poa-gb', 'GB')).status).toBe('in_progress');
+    const french = await decidedSession(id, 'poa-fr', 'FR');
+    expect(french.status).toBe('approved');
+    const british = await decidedSession(id, 'poa-gb', 'GB');
+    expect(british.status).toBe('in_progress');
+    // The stored step says what the rule made of it: required for the British passport only.
+    const poaOf = async (sessionId: string) =>
+      (await testApp.rest('GET', `/v1/sessions/${sessionId}/decision`, { key: tenant.sandboxKey })).body.node_results.proof_of_address;
+    expect(await poaOf(british.id)).toMatchObject({ status: 'pending', required: true });
+    expect(await poaOf(french.id)).toMatchObject({ status: 'pending', required: false });
+    // A rule that cannot hold at creation (nothing is read yet) but holds once the document is: the
+    // step was stored optional, and the hosted flow, which reads the same steps, must now ask for it.
+    const poaForGb = { id: 'poa_gb', when: { in: [{ var: 'document.country' }, ['GB']] }, then: 'run_node', node: 'proof_of_address' };
+    const later = await createWorkflow({ name: 'PoA for GB', nodes: [DOC_NODE, AML_NODE, POA_NODE], rules: [poaForGb] });
+    const briton = await decidedSession(later, 'poa-gb-later', 'GB');
+    expect(briton.status).toBe('in_progress');
+    const flow = await gql(
+      testApp,
+      { sessionToken: briton.sessionToken },
+      `query ($id: String!) { hostedFlow(sessionId: $id) { steps { nodeType status required } } }`,
+      { id: briton.id },
+    );
+    expect(flow.body.errors).toBeUndefined();
+    expect(flow.body.data.hostedFlow.steps).toContainEqual({ nodeType: 'proof_of_address', status: 'pending', required: true });
+  });
+
+  it('given a skip_node rule on a later step, when the document names the country, then the step is stored skipped and optional', async () => {
+    const skipAmlAtHome = {
+      id: 'no_aml_fr',
+      when: { '==': [{ var: 'document.country' }, 'FR'] },
+      then: 'skip_node',
+      node: 'aml_screening',
+    };
+    const id = await createWorkflow({ name: 'Skip AML at home', nodes: [DOC_NODE, AML_NODE], rules: [skipAmlAtHome] });
+    const created = await testApp.rest('POST', '/v1/sessions', {
+      key: tenant.sandboxKey,
+      body: { workflow_id: id, vendor_data: 'skip-fr' },
+    });
+    const credential = { sessionToken: tokenOf(created.body.url) };
+    const document = await gql(testApp, credential, SUBMIT_DOCUMENT, {
+      sessionId: created.body.session_id,
+      input: { country: 'FR', idType: 'PASSPORT', imageFront: SANDBOX_IMAGE, firstName: 'Jane', lastName: 'Example' },
+    });
+    expect(document.body.errors).toBeUndefined();
+    const decision = await testApp.rest('GET', `/v1/sessions/${created.body.session_id}/decision`, { key: tenant.sandboxKey });
+    expect(decision.body.status).toBe('approved');
+    expect(decision.body.node_results.aml_screening).toMatchObject({ status: 'skipped', required: false });
   });
 
   it('given a draft, a publication and a rollback, when sessions run, then each keeps its revision and publications name who published', async () => {
@@ -214,6 +249,24 @@ describe('workflow rules, revisions and replay', () => {
     expect(bad.body.errors[0].field).toBe('last');
     const missing = await testApp.rest('POST', `/v1/workflows/${id}/replays`, { key: tenant.sandboxKey, body: { revision: 99, last: 5 } });
     expect(missing.status).toBe(404);
+  });
+
+  it('given an admin in the console, when saving a draft and publishing it, then the audit log names the admin; another tenant’s admin is refused and leaves no trace', async () => {
+    const id = await createWorkflow({ name: 'Audited', nodes: [DOC_NODE, AML_NODE] });
+    const admin = await signIn(testApp, await makeOperator(testApp, tenant.id, 'admin', 'Grace Hopper'), 'sandbox');
+    const stranger = await signIn(testApp, await makeOperator(testApp, other.id, 'admin', 'Other Admin'), 'sandbox');
+    const SAVE = `mutation ($id: String!, $input: UpdateWorkflowInput!) { saveWorkflowDraft(id: $id, input: $input) { draftRevision } }`;
+    const PUBLISH = `mutation ($id: String!, $revision: Int!) { publishWorkflowRevision(id: $id, revision: $revision) { publishedRevision } }`;
+    const refused = await consoleGql(testApp, stranger, PUBLISH, { id, revision: 1 });
+    expect(refused.body.errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    const saved = await consoleGql(testApp, admin, SAVE, { id, input: { rules: [STRICT_AML] } });
+    expect(saved.body.data.saveWorkflowDraft.draftRevision).toBe(2);
+    const published = await consoleGql(testApp, admin, PUBLISH, { id, revision: 2 });
+    expect(published.body.data.publishWorkflowRevision.publishedRevision).toBe(2);
+    expect(await operatorAuditOf(testApp, id)).toEqual([
+      { action: 'workflow.draft_saved', actor_name: 'Grace Hopper', environment: 'sandbox' },
+      { action: 'workflow.published', actor_name: 'Grace Hopper', environment: 'sandbox' },
+    ]);
   });
 
   it('given another tenant or the other environment, when reading or changing revisions and replays, then 404', async () => {
