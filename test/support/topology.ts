@@ -121,6 +121,10 @@ function sharedEnv(options: TopologyOptions): Record<string, string> {
     MASTER_KEY: TOPOLOGY_MASTER_KEY,
     // Every request of the test or bench comes from 127.0.0.1.
     RATE_LIMIT_ENABLED: 'false',
+    // A small PDF read in a fresh thread on 2 cores loaded 40 deep (CI beside other work) took over
+    // the 10 s default; these runs measure the layout, not that limit (test/poa/pdf-bombs.test.ts does).
+    PDF_WORKER_TIMEOUT_MS: '120000',
+    ENGINE_TIMEOUT_MS: '180000',
     ...options.env,
   };
 }
