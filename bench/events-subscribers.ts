@@ -102,6 +102,8 @@ const config = benchAppConfig({
   MIGRATE_ON_START: process.env.MIGRATE_ON_START,
   JOBS_ENABLED: 'false',
   EMITTER_IN_PROCESS: 'false',
+  // Every subscriber of the bench comes from 127.0.0.1, thousands at once before their keys are checked.
+  WS_MAX_SOCKETS_PER_ADDRESS: '1000000',
 });
 const app = await startApp(config, { logger: pino({ level: 'silent' }) });
 const em = app.orm.em.fork();

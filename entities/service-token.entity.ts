@@ -13,6 +13,11 @@ export const SigningKeySchema = defineEntity({
     publicJwk: p.json<Record<string, unknown>>(),
     privateKeyEncrypted: p.text().hidden(),
     active: p.boolean(),
+    /**
+     * Whether `/.well-known/jwks.json` lists the key. A retired sandbox key that signed tokens with
+     * the live audience is kept for introspection only, so no offline check accepts its tokens.
+     */
+    published: p.boolean().default(true),
     createdAt: p.datetime(),
   },
 });

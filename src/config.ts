@@ -114,6 +114,13 @@ const ConfigSchema = z.object({
   WS_MAX_SUBSCRIPTIONS_PER_SOCKET: z.coerce.number().int().min(1).max(10_000).default(100),
   /** Most graphql-ws sockets one tenant may hold open on one server; more are closed with 4430. */
   WS_MAX_SOCKETS_PER_TENANT: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  /**
+   * Most graphql-ws sockets one client address (TRUSTED_PROXIES decides it, as for HTTP) may hold
+   * open on one server before its sockets are signed in with an API key; more are closed with
+   * 4430 (audit N5). A socket with a valid key counts for its tenant instead, so a backend behind a
+   * shared address is never refused for the page sockets around it.
+   */
+  WS_MAX_SOCKETS_PER_ADDRESS: z.coerce.number().int().min(1).max(1_000_000).default(1_000),
   /** How phone one-time codes are delivered: `log` writes them to the log (development only), `http` posts them to an SMS gateway. */
   SMS_PROVIDER: z.enum(['log', 'http']).default('log'),
   /** SMS gateway endpoint that receives `POST {"to","text"}` JSON; required when SMS_PROVIDER is `http`. */

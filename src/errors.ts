@@ -12,6 +12,7 @@ export const ERROR_CATALOGUE = {
   unauthenticated: { status: 401, title: 'Unauthenticated' },
   second_factor_required: { status: 401, title: 'One-time code required' },
   forbidden: { status: 403, title: 'Forbidden' },
+  introspection_not_allowed: { status: 403, title: 'Introspection needs an API key' },
   workflow_read_only: { status: 403, title: 'Built-in workflows are read-only' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },

@@ -174,7 +174,12 @@ export async function openEvidenceViewer(
         onchange: () => {
           pane.item = list.find((candidate) => candidate.id === select.value)!;
           pane.image.alt = `${label}, attempt ${pane.item.attempt}, full size`;
-          pane.image.src = viewUrl(pane.item.url);
+          // URLs live a minute (audit N13): the viewer may have been open longer, so ask for a fresh one.
+          const chosen = pane.item;
+          void graphql<{ session: { evidence: ViewerEvidence[] } }>(FRESH_EVIDENCE, { id: sessionId }).then(({ session }) => {
+            if (pane.item === chosen)
+              pane.image.src = viewUrl(session.evidence.find((candidate) => candidate.id === chosen.id)?.url ?? chosen.url);
+          });
         },
       },
       ...list.map((candidate) =>

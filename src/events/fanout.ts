@@ -6,9 +6,12 @@ import { toSessionStatusEvent, type LiveStatusHub } from './live-status.js';
 import type { EventBus, PublishedEvent } from './outbox.js';
 import { storedEvent, type DomainEvent, type EventPayload, type EventType } from '../domain/events.js';
 
-/** PostgreSQL channel instances announce committed events on. */
+/** PostgreSQL channel committed status changes are announced on (by the outbox trigger, in their transaction). */
 export const EVENTS_CHANNEL = 'idv_events';
-/** Largest NOTIFY payload we send whole, in bytes (PostgreSQL's limit is 8000); bigger events go as their id. */
+/**
+ * Largest NOTIFY payload sent whole, in bytes (PostgreSQL's limit is 8000); bigger events go as
+ * their id. The trigger of Migration20261127000200H28AnnounceOnCommit applies it.
+ */
 export const NOTIFY_PAYLOAD_MAX_BYTES = 7500;
 /** How many recent event ids an instance remembers to deliver each event once. */
 export const RECENT_EVENT_IDS_MAX = 10_000;
@@ -16,15 +19,15 @@ export const RECENT_EVENT_IDS_MAX = 10_000;
 export const LISTEN_RECONNECT_MIN_MS = 100;
 /** Longest delay between reconnect attempts, in milliseconds. */
 export const LISTEN_RECONNECT_MAX_MS = 5_000;
-/** Most announcements one NOTIFY statement carries. */
-export const NOTIFY_BATCH_MAX = 200;
 /** Most missed events read back from the outbox after a reconnect. */
 export const CATCH_UP_MAX_EVENTS = 1_000;
 
-/** What an instance sends on {@link EVENTS_CHANNEL}: its id, and the event or (when too big) only the event id. */
+/**
+ * What the outbox trigger sends on {@link EVENTS_CHANNEL} when a status change commits: the event,
+ * or (when too big) only its id. The instance that committed it receives it too and drops it as
+ * already delivered from its bus (or delivers it from here first: whichever comes first).
+ */
 interface Announcement {
-  /** Origin instance: an instance ignores its own announcements (it delivered them from its bus). */
-  o: string;
   /** The event, when it fits in a NOTIFY payload. */
   e?: {
     id: string;
@@ -99,21 +102,12 @@ function fromRow(row: OutboxRow): PublishedEvent {
   };
 }
 
-/** The NOTIFY payload for an event: the whole event when it fits, its id otherwise. */
-export function announcementOf(instanceId: string, event: PublishedEvent): string {
-  const whole = JSON.stringify({
-    o: instanceId,
-    e: { ...event, createdAt: event.createdAt.toISOString() },
-  } satisfies Announcement);
-  if (Buffer.byteLength(whole) <= NOTIFY_PAYLOAD_MAX_BYTES) return whole;
-  return JSON.stringify({ o: instanceId, id: event.id } satisfies Announcement);
-}
-
 /**
  * Feeds this process's subscription hub with committed status changes: its own (from the bus,
- * published after commit) and, with a PostgreSQL server, every other instance's (announced with
- * NOTIFY after their commit, received on a dedicated LISTEN connection). Each event is delivered
- * once per instance, by id. Embedded PGlite shares no NOTIFY across its socket, so there the
+ * published after commit) and, with a PostgreSQL server, every instance's (announced by the
+ * outbox trigger with NOTIFY in the committing transaction, so a change that commits is always
+ * announced, even by a server killed the next instant; received on a dedicated LISTEN
+ * connection). Each event is delivered once per instance, by id. Embedded PGlite shares no NOTIFY across its socket, so there the
  * fan-out is in-process only. A lost LISTEN connection is reconnected with backoff, and the
  * status changes committed meanwhile are read back from the outbox.
  */
@@ -164,7 +158,6 @@ export async function startEventFanout(options: FanoutOptions): Promise<EventFan
       logger.warn({ channel: message.channel }, 'ignored a malformed event announcement');
       return;
     }
-    if (announcement.o === instanceId) return;
     remoteChain = remoteChain
       .then(async () => {
         if (announcement.e) return deliver({ ...announcement.e, createdAt: new Date(announcement.e.createdAt) });
@@ -235,64 +228,15 @@ export async function startEventFanout(options: FanoutOptions): Promise<EventFan
     }
   };
 
-  /** Announcements waiting for the one in flight; sent together, in order, by the next statement. */
-  let pending: { announcement: string; eventId: string }[] = [];
-  let notifyChain: Promise<void> = Promise.resolve();
-  let sending = false;
-
-  /** Sends waiting announcements, up to {@link NOTIFY_BATCH_MAX} per statement, until none wait. */
-  const sendPending = async (): Promise<void> => {
-    // `sending` drops in the same turn as the last emptiness check, so no announcement is stranded.
-    for (;;) {
-      if (pending.length === 0) {
-        sending = false;
-        return;
-      }
-      const announcer = client;
-      const batch = pending.slice(0, NOTIFY_BATCH_MAX);
-      pending = pending.slice(batch.length);
-      if (!announcer) {
-        logger.warn({ eventIds: batch.map((item) => item.eventId) }, 'events not announced to other instances: LISTEN connection is down');
-        continue;
-      }
-      try {
-        await announcer.query(
-          'select pg_notify($1, announcement) from unnest($2::text[]) with ordinality as batch (announcement, position) order by position',
-          [EVENTS_CHANNEL, batch.map((item) => item.announcement)],
-        );
-      } catch (error) {
-        logger.warn({ err: error, eventIds: batch.map((item) => item.eventId) }, 'could not announce events to other instances');
-      }
-    }
-  };
-
-  const onLocal = (event: PublishedEvent): void => {
-    deliver(event);
-    if (event.type !== 'session.status_changed') return;
-    if (!client) {
-      logger.warn({ eventId: event.id }, 'event not announced to other instances: LISTEN connection is down');
-      return;
-    }
-    // One connection sends every announcement, one statement at a time (pg refuses to queue
-    // queries on a client itself from pg@9), so other instances receive them in commit order;
-    // what commits while a statement is in flight goes out together in the next one.
-    pending.push({ announcement: announcementOf(instanceId, event), eventId: event.id });
-    if (sending) return;
-    sending = true;
-    notifyChain = sendPending();
-  };
-
   await connect(false);
-  bus.on('event', onLocal);
+  bus.on('event', deliver);
   return {
     mode: 'postgres',
     instanceId,
     async stop() {
       stopped = true;
-      bus.off('event', onLocal);
+      bus.off('event', deliver);
       if (reconnectTimer) clearTimeout(reconnectTimer);
-      // Announce what already committed before letting the connection go.
-      await notifyChain;
       const current = client;
       client = null;
       await current?.end().catch(() => undefined);

@@ -10,8 +10,11 @@ import { isUuid } from '../input-rules.js';
 import type { Services } from '../services.js';
 import type { NodeInputObserver } from '../sessions/decision-hooks.js';
 
-/** How long an evidence URL works after it is handed out, in seconds: long enough to open a case, too short to share. */
-export const EVIDENCE_URL_TTL_SECONDS = 5 * 60;
+/**
+ * How long an evidence URL works after it is handed out, in seconds: long enough for the page or
+ * the viewer that asked for it to load the image, too short to keep (audit N13; it was 5 minutes).
+ */
+export const EVIDENCE_URL_TTL_SECONDS = 60;
 /** Longest retention a tenant may set, in days (ten years). */
 export const EVIDENCE_RETENTION_MAX_DAYS = 3650;
 /** The types evidence is kept in: those the engines accept. */
@@ -206,16 +209,24 @@ export async function listEvidence(em: EntityManager, sessionIds: readonly strin
   }));
 }
 
-/** The parameters a signature covers: which file, for whom, until when. */
-function urlPayload(evidenceId: string, operatorId: string, expires: number): string {
-  return `${evidenceId}.${operatorId}.${expires}`;
+/**
+ * The parameters a signature covers: which file, for which console sign-in of which operator,
+ * until when. The sign-in is not in the URL: it comes from the cookie of the request that opens
+ * it, so the URL opens only inside the sign-in that asked for it (audit N13).
+ */
+export function evidenceUrlPayload(
+  evidenceId: string,
+  operator: Pick<OperatorPrincipal, 'operatorId' | 'loginId'>,
+  expires: number,
+): string {
+  return `${evidenceId}.${operator.operatorId}.${operator.loginId}.${expires}`;
 }
 
-/** A short-lived URL of one file for one operator; the view is audited when the URL is opened. */
+/** A short-lived URL of one file for one operator's sign-in; the view is audited when the URL is opened. */
 export function signedEvidenceUrl(secrets: ServiceSecrets, evidenceId: string, operator: OperatorPrincipal, now = Date.now()): string {
   const expires = Math.floor(now / 1000) + EVIDENCE_URL_TTL_SECONDS;
-  const signature = secrets.evidenceUrlSignature(urlPayload(evidenceId, operator.operatorId, expires));
-  return `/console/evidence/${evidenceId}?operator=${operator.operatorId}&expires=${expires}&signature=${signature}`;
+  const signature = secrets.evidenceUrlSignature(evidenceUrlPayload(evidenceId, operator, expires));
+  return `/console/evidence/${evidenceId}?expires=${expires}&signature=${signature}`;
 }
 
 /** What opening an evidence URL gives: the file, decrypted. */
@@ -225,33 +236,36 @@ export interface OpenedEvidence {
 }
 
 /**
- * Opens a signed evidence URL: checks the signature and the time, decrypts the file with its
+ * Opens a signed evidence URL for the console sign-in of the request (its cookie): checks that
+ * there is one, the signature (which covers that sign-in) and the time, decrypts the file with its
  * tenant's key and records the view with the operator's name, in that order, so no file leaves
- * without its audit row. A wrong signature or an unknown file is a 404, an expired URL a 410.
+ * without its audit row. No valid sign-in is a 401 (signed out, expired, another browser), a wrong
+ * signature (another sign-in's URL included) or an unknown file a 404, an expired URL a 410.
  */
 export async function openEvidence(
   em: EntityManager,
   services: Services,
   evidenceId: string,
-  query: { operator?: unknown; expires?: unknown; signature?: unknown },
+  query: { expires?: unknown; signature?: unknown },
+  /** The operator of the request's console cookie, when it carries a valid one. */
+  viewer: OperatorPrincipal | null,
   /** Where the viewer is, for the audit log's "from where". */
   clientAddress: string | null = null,
 ): Promise<OpenedEvidence> {
-  const { operator, expires, signature } = query;
-  if (
-    !isUuid(evidenceId) ||
-    typeof operator !== 'string' ||
-    !isUuid(operator) ||
-    typeof expires !== 'string' ||
-    typeof signature !== 'string' ||
-    !/^\d{1,12}$/.test(expires)
-  )
+  if (!viewer)
+    throw new ApiError(
+      'unauthenticated',
+      'Evidence opens only inside the console sign-in that asked for it: sign in and open the case again.',
+    );
+  const { expires, signature } = query;
+  if (!isUuid(evidenceId) || typeof expires !== 'string' || typeof signature !== 'string' || !/^\d{1,12}$/.test(expires))
     throw new ApiError('not_found', 'No such evidence.');
-  const expected = Buffer.from(services.secrets.evidenceUrlSignature(urlPayload(evidenceId, operator, Number(expires))));
+  const expected = Buffer.from(services.secrets.evidenceUrlSignature(evidenceUrlPayload(evidenceId, viewer, Number(expires))));
   const given = Buffer.from(signature);
   if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw new ApiError('not_found', 'No such evidence.');
   if (Number(expires) * 1000 <= Date.now())
     throw new ApiError('link_expired', 'This evidence link has expired: open the case again for a new one.');
+  const operator = viewer.operatorId;
   return em.transactional(async (tx) => {
     const [row] = await tx.execute<
       {
@@ -272,8 +286,10 @@ export async function openEvidence(
         where e.id = ?::uuid and e.expires_at > now()`,
       [operator, evidenceId],
     );
-    // The signature already binds file and operator; the tenant check keeps it so if an id ever moved.
-    if (!row || !row.operator_name || row.operator_tenant_id !== row.tenant_id) throw new ApiError('not_found', 'No such evidence.');
+    // The signature already binds file and sign-in; the tenant and environment checks keep it so if
+    // an id ever moved or the sign-in switched environment since.
+    if (!row || !row.operator_name || row.operator_tenant_id !== row.tenant_id || row.environment !== viewer.environment)
+      throw new ApiError('not_found', 'No such evidence.');
     const key = await tenantDataKey(tx as EntityManager, services.secrets, row.tenant_id);
     const bytes = openSealed(key, evidenceId, row);
     await tx.execute(

@@ -23,14 +23,15 @@ export async function submit(step: keyof typeof SUBMIT, input: Record<string, un
 }
 
 /**
- * Follows the session's status over graphql-ws (the session token in connection_init), so this
+ * Follows the session's status over graphql-ws (the session token and id in connection_init), so this
  * page shows the final screen as soon as the phone has finished, without a reload.
  */
 export function follow(): void {
   if (state.following) return;
   state.following = createClient({
     url: `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/graphql`,
-    connectionParams: { 'x-session-token': state.token },
+    // The session id lets the server check the token when the socket opens (an HMAC of that id).
+    connectionParams: { 'x-session-token': state.token, 'x-session-id': sessionId },
     retryAttempts: 5,
     on: { connected: () => (app.dataset.following = 'live') },
   });

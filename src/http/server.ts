@@ -10,7 +10,7 @@ import { parse, validate, type GraphQLError, type GraphQLSchema } from 'graphql'
 import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
-import { WebSocketServer } from 'ws';
+import { WebSocketServer, type WebSocket } from 'ws';
 import { authenticate, type Principal, type TenantPrincipal } from '../auth/context.js';
 import type { Config } from '../config.js';
 import { checkDatabaseReady } from '../db/readiness.js';
@@ -20,6 +20,8 @@ import type { GraphQLContext } from '../graphql/context.js';
 import { isVariableCoercionMessage } from '../graphql/execute.js';
 import { assertAcceptableInputs } from '../graphql/input-limits.js';
 import { assertWithinLimits, type OperationLimits } from '../graphql/limits.js';
+import { assertIntrospectionAllowed } from '../graphql/introspection.js';
+import { isUuid } from '../input-rules.js';
 import { registerRestFacade } from '../rest/facade.js';
 import { buildOpenApiDocument } from '../rest/openapi.js';
 import { clientAddressOf, trustProxyFn } from './client-address.js';
@@ -69,6 +71,8 @@ export interface HttpServer {
 
 /** Most sockets one session link (the hosted flow on a phone and a computer) may hold open at once. */
 const WS_MAX_SOCKETS_PER_SESSION_TOKEN = 4;
+/** graphql-ws `connection_init` member naming the session an `x-session-token` is for (the token is an HMAC of that id). */
+export const WS_SESSION_ID_PARAM = 'x-session-id';
 
 /**
  * Connection state kept per graphql-ws socket: its key, session token or console sign-in (the
@@ -174,7 +178,8 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
   const limitsPlugin: ApolloServerPlugin<GraphQLContext> = {
     async requestDidStart() {
       return {
-        async didResolveOperation({ document, operationName, request }) {
+        async didResolveOperation({ document, operationName, request, contextValue }) {
+          assertIntrospectionAllowed(document, contextValue.principal);
           assertWithinLimits(schema, document, operationName, request.variables, limits);
           assertAcceptableInputs(schema, document, request.variables);
         },
@@ -271,6 +276,38 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
   services.metrics.socketCount = () => wss.clients.size;
   // Open sockets per tenant on this server, so one tenant cannot hold every connection (audit M11).
   const socketsPerTenant = new Map<string, number>();
+  // Open sockets per client address until an API key signs them in (audit N5): counted from the
+  // upgrade, before connection_init, so sockets that never send one count too. Registered before
+  // graphql-ws's own listener, so a socket over the cap is closed before it is served.
+  const socketsPerAddress = new Map<string, number>();
+  const releaseAddress = new WeakMap<WebSocket, () => void>();
+  wss.on('connection', (socket, request) => {
+    const address = clientAddressOf(request, trust);
+    const open = socketsPerAddress.get(address) ?? 0;
+    if (open >= config.WS_MAX_SOCKETS_PER_ADDRESS) {
+      socket.close(WS_CLOSE_TOO_MANY_SOCKETS, `Too many connections: at most ${config.WS_MAX_SOCKETS_PER_ADDRESS} per client address`);
+      return;
+    }
+    socketsPerAddress.set(address, open + 1);
+    let counted = true;
+    const release = () => {
+      if (!counted) return;
+      counted = false;
+      const left = (socketsPerAddress.get(address) ?? 1) - 1;
+      if (left > 0) socketsPerAddress.set(address, left);
+      else socketsPerAddress.delete(address);
+    };
+    releaseAddress.set(socket, release);
+    socket.once('close', release);
+  });
+  /** Whether a session token is the link of a session that exists and has not expired: an HMAC check, then one read. */
+  const sessionLinkIsValid = async (sessionId: unknown, token: string): Promise<boolean> => {
+    if (typeof sessionId !== 'string' || !isUuid(sessionId) || !services.secrets.verifySessionLinkToken(sessionId, token)) return false;
+    const [row] = await orm.em
+      .fork()
+      .execute<{ live: boolean }[]>('select expires_at > now() as live from session where id = ?', [sessionId]);
+    return row?.live === true;
+  };
   const wsServer = useServer<Record<string, unknown>, SocketExtra>(
     {
       schema,
@@ -283,8 +320,13 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
         if ((typeof key !== 'string' || key.length === 0) && typeof sessionToken === 'string' && sessionToken.length > 0) {
           // The hosted flow's page: its token names one session, checked by each operation. Its
           // sockets are counted per token, so one link cannot hold every connection either.
-          if (sessionToken.length > 200) {
-            ctx.extra.socket.close(CloseCode.Forbidden, 'Forbidden: invalid x-session-token');
+          // A made-up token is refused here, not left open until its first operation (audit N5).
+          if (sessionToken.length > 200 || !(await sessionLinkIsValid(ctx.connectionParams?.[WS_SESSION_ID_PARAM], sessionToken))) {
+            await services.rateLimits.recordAuthFailure(address, undefined).catch(() => undefined);
+            ctx.extra.socket.close(
+              CloseCode.Forbidden,
+              `Forbidden: x-session-token is not the link of an open session named by ${WS_SESSION_ID_PARAM}`,
+            );
             return false;
           }
           const counted = `end-user:${sessionToken}`;
@@ -332,6 +374,8 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
         }
         socketsPerTenant.set(principal.tenantId, open + 1);
         ctx.extra.countedTenantId = principal.tenantId;
+        // A machine's socket counts for its tenant from here on, not for its address.
+        if (principal.kind === 'api_key') releaseAddress.get(ctx.extra.socket)?.();
         return true;
       },
       onClose: (ctx) => {
@@ -388,6 +432,11 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
           principal = await operatorFromCookie(em, ctx.extra.request.headers, ctx.connectionParams?.[CSRF_HEADER]).catch(() => null);
         else principal = await authenticate(em, ctx.extra.apiKey!, services.apiKeys);
         if (!principal) return [new ApiError('unauthenticated', 'The credentials of this connection are no longer valid.')];
+        try {
+          assertIntrospectionAllowed(document, principal);
+        } catch (error) {
+          return [error as GraphQLError];
+        }
         const contextValue = operationContext({ config, logger, services }, em, principal, { headers: ctx.extra.request.headers });
         return { schema, document, operationName: payload.operationName, variableValues, contextValue };
       },

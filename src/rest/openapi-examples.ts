@@ -1034,6 +1034,8 @@ const PROBLEM_DETAILS: Record<ErrorCode, string> = {
   second_factor_required: 'This account has a second factor: enter the 6-digit code from your authenticator app.',
   unauthenticated: 'A valid x-api-key header (or, for end-user steps, x-session-token) is required.',
   forbidden: 'This operation needs an API key; a session token only reaches its own verification steps.',
+  introspection_not_allowed:
+    'Introspection (__schema, __type) is answered for API keys only: send x-api-key, as GraphiQL and code generators do.',
   workflow_read_only: 'Workflow standard_kyc is built in and cannot be changed.',
   not_found: 'Not found for this API key (tenant and environment).',
   method_not_allowed: 'Method not allowed on this path.',

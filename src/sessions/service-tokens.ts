@@ -64,11 +64,15 @@ export type SigningKeyEnvironment = ApiKeyEnvironment | typeof LEGACY_KEY_ENVIRO
 export type ServiceTokenJwk = JWK & { env: SigningKeyEnvironment };
 
 /**
- * The audience of a tenant's service tokens: the application the verification was run for. A
- * relying party that checks it accepts no token minted by another tenant of the same server.
+ * The audience of a tenant's service tokens of one environment: the application the verification
+ * was run for, and for sandbox the environment too (audit N9). A relying party that checks the
+ * live audience accepts no token minted by another tenant of the same server, nor any sandbox
+ * token. Live keeps the audience it always had, so existing live checks go on working.
  */
-export function serviceTokenAudience(tenantId: string): string {
-  return `${SERVICE_TOKEN_AUDIENCE_PREFIX}${tenantId}`;
+export function serviceTokenAudience(tenantId: string, environment: ApiKeyEnvironment = 'live'): string {
+  return environment === 'live'
+    ? `${SERVICE_TOKEN_AUDIENCE_PREFIX}${tenantId}`
+    : `${SERVICE_TOKEN_AUDIENCE_PREFIX}${environment}:${tenantId}`;
 }
 
 /** What a service token says about the verified subject, and the environment that verified it. */
@@ -121,6 +125,8 @@ export class ServiceTokens {
   private jwks: { keys: ServiceTokenJwk[] } | undefined;
   private keySet: JWTVerifyGetKey | undefined;
   private keyEnvironments = new Map<string, SigningKeyEnvironment>();
+  /** Keys kept for introspection only (not in the JWKS): the sandbox key retired by the N9 migration. */
+  private unpublishedKids = new Set<string>();
 
   constructor(private readonly secrets: ServiceSecrets) {}
 
@@ -133,8 +139,11 @@ export class ServiceTokens {
     }
     const all = await em.find(SigningKeySchema, {}, { orderBy: { createdAt: 'desc', kid: 'asc' } });
     this.keyEnvironments = new Map(all.map((row) => [row.kid, row.environment ?? LEGACY_KEY_ENVIRONMENT]));
-    this.jwks = { keys: all.map((row) => ({ ...(row.publicJwk as JWK), env: row.environment ?? LEGACY_KEY_ENVIRONMENT })) };
-    this.keySet = createLocalJWKSet(this.jwks);
+    this.unpublishedKids = new Set(all.filter((row) => !row.published).map((row) => row.kid));
+    const jwkOf = (row: SigningKey): ServiceTokenJwk => ({ ...(row.publicJwk as JWK), env: row.environment ?? LEGACY_KEY_ENVIRONMENT });
+    this.jwks = { keys: all.filter((row) => row.published).map(jwkOf) };
+    // Introspection verifies with every key, the unpublished ones included.
+    this.keySet = createLocalJWKSet({ keys: all.map(jwkOf) });
   }
 
   /** The signing key of an environment, if one exists. */
@@ -181,7 +190,7 @@ export class ServiceTokens {
     const token = await new SignJWT({ ...claims })
       .setProtectedHeader({ alg: SERVICE_TOKEN_ALGORITHM, kid: signing.kid, typ: 'JWT' })
       .setIssuer(SERVICE_TOKEN_ISSUER)
-      .setAudience(serviceTokenAudience(claims.tenant_id))
+      .setAudience(serviceTokenAudience(claims.tenant_id, claims.env))
       .setSubject(claims.session_id)
       .setJti(jti)
       .setIssuedAt(issuedAt)
@@ -226,7 +235,11 @@ export class ServiceTokens {
     const keyEnvironment = kid === undefined ? undefined : this.keyEnvironments.get(kid);
     if (!keyEnvironment || typeof claims.jti !== 'string' || typeof claims.tenant_id !== 'string') return null;
     if (keyEnvironment === LEGACY_KEY_ENVIRONMENT) return claims.env === undefined ? { claims, environment: null, expired } : null;
-    if (claims.env !== keyEnvironment || claims.aud !== serviceTokenAudience(claims.tenant_id)) return null;
+    // A retired sandbox key signed its tokens with the live audience, before sandbox had its own.
+    const audienceOk =
+      claims.aud === serviceTokenAudience(claims.tenant_id, keyEnvironment) ||
+      (this.unpublishedKids.has(kid!) && claims.aud === serviceTokenAudience(claims.tenant_id, 'live'));
+    if (claims.env !== keyEnvironment || !audienceOk) return null;
     return { claims, environment: keyEnvironment, expired };
   }
 

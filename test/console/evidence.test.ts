@@ -6,10 +6,11 @@
  */
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { EVIDENCE_URL_TTL_SECONDS, purgeExpiredEvidence } from '../../src/evidence/evidence.service.js';
+import { EVIDENCE_URL_TTL_SECONDS, evidenceUrlPayload, purgeExpiredEvidence } from '../../src/evidence/evidence.service.js';
+import { operatorForToken } from '../../src/operators/operator.service.js';
 import { completeStandardKyc, tokenOf } from '../sessions/support.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
-import { consoleGql, makeOperator, signIn, type ConsoleCredential } from './support.js';
+import { consoleApi, consoleGql, makeOperator, signIn, type ConsoleCredential } from './support.js';
 
 const EVIDENCE = /* GraphQL */ `
   query ($id: String!) {
@@ -48,6 +49,10 @@ function noisePng(seed: number): Promise<Buffer> {
 }
 
 const dataUri = (png: Buffer) => `data:image/png;base64,${png.toString('base64')}`;
+
+/** Opens an evidence URL as the console's page does: with the sign-in's cookie (no cookie when `credential` is null). */
+const openUrl = (url: string, credential: ConsoleCredential | null) =>
+  fetch(`${testApp.url}${url}`, { headers: credential ? { cookie: credential.cookie } : {} });
 
 /** A sandbox standard_kyc session completed with the two noise images; returns its id. */
 async function sessionWithImages(vendorData: string): Promise<string> {
@@ -114,12 +119,12 @@ describe('evidence for operators', () => {
     expect(front).toMatchObject({ contentType: 'image/png', byteLength: documentPng.length });
     expect(front.expiresAt - Date.now() / 1000).toBeGreaterThan(29 * 24 * 3600);
 
-    const response = await fetch(`${testApp.url}${front.url}`);
+    const response = await openUrl(front.url, reviewer);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('image/png');
     expect(response.headers.get('cache-control')).toBe('no-store');
     expect(Buffer.from(await response.arrayBuffer()).equals(documentPng)).toBe(true);
-    await fetch(`${testApp.url}${front.url}`);
+    await openUrl(front.url, reviewer);
 
     const views = await testApp.app.orm.em
       .fork()
@@ -127,7 +132,7 @@ describe('evidence for operators', () => {
     expect(views.map((view) => view.operator_name)).toEqual(['Rosalind Franklin', 'Rosalind Franklin']);
   });
 
-  it('given a signed URL, when its signature, operator or file is changed, then it is 404; when its time has passed, 410; nothing is audited', async () => {
+  it('given a signed URL, when its signature, expiry or file is changed, then it is 404; when its time has passed, 410; nothing is audited', async () => {
     const sessionId = await sessionWithImages('evidence-tamper');
     const [front] = (await consoleGql(testApp, reviewer, EVIDENCE, { id: sessionId })).body.data.session.evidence;
     const url = new URL(front.url, testApp.url);
@@ -135,17 +140,16 @@ describe('evidence for operators', () => {
     const variant = (change: (params: URLSearchParams) => void, path = url.pathname) => {
       const params = new URLSearchParams(url.search);
       change(params);
-      return fetch(`${testApp.url}${path}?${params}`).then((response) => response.status);
+      return openUrl(`${path}?${params}`, reviewer).then((response) => response.status);
     };
-    const operatorId = url.searchParams.get('operator')!;
+    const signedIn = (await operatorForToken(testApp.app.orm.em.fork(), decodeURIComponent(reviewer.cookie.split('=')[1]!)))!;
     const past = Math.floor(Date.now() / 1000) - 1;
 
     expect(await variant((params) => params.set('signature', `${params.get('signature')!.slice(0, -2)}AA`))).toBe(404);
-    expect(await variant((params) => params.set('operator', '00000000-0000-4000-8000-000000000000'))).toBe(404);
     expect(await variant((params) => params.set('expires', String(Number(params.get('expires')) + EVIDENCE_URL_TTL_SECONDS)))).toBe(404);
     expect(await variant(() => undefined, `/console/evidence/${other.id}`)).toBe(404);
     expect(await variant(() => undefined, '/console/evidence/not-a-uuid')).toBe(404);
-    const signature = testApp.app.services.secrets.evidenceUrlSignature(`${front.id}.${operatorId}.${past}`);
+    const signature = testApp.app.services.secrets.evidenceUrlSignature(evidenceUrlPayload(front.id, signedIn, past));
     expect(
       await variant((params) => {
         params.set('expires', String(past));
@@ -156,6 +160,33 @@ describe('evidence for operators', () => {
       .fork()
       .execute<{ n: string }[]>('select count(*) as n from evidence_view where session_id = ?', [sessionId]);
     expect(Number(views!.n)).toBe(0);
+  });
+
+  it('given a signed URL, when it is opened without the cookie, with another sign-in of the same operator, or after sign-out, then it is refused; within its sign-in it opens (audit N13)', async () => {
+    const email = await makeOperator(testApp, tenant.id, 'reviewer', 'Barbara McClintock');
+    const first = await signIn(testApp, email);
+    const second = await signIn(testApp, email);
+    const sessionId = await sessionWithImages('evidence-bound');
+    const [front] = (await consoleGql(testApp, first, EVIDENCE, { id: sessionId })).body.data.session.evidence;
+
+    const noCookie = await openUrl(front.url, null);
+    const otherSignIn = await openUrl(front.url, second);
+    const within = await openUrl(front.url, first);
+    expect((await consoleApi(testApp, first, 'POST', '/sign-out')).status).toBeLessThan(300);
+    const afterSignOut = await openUrl(front.url, first);
+
+    expect(noCookie.status).toBe(401);
+    expect(noCookie.headers.get('content-type')).toContain('application/problem+json');
+    expect(((await noCookie.json()) as { code: string }).code).toBe('unauthenticated');
+    expect(otherSignIn.status).toBe(404);
+    expect(within.status).toBe(200);
+    expect(Buffer.from(await within.arrayBuffer()).equals(documentPng)).toBe(true);
+    expect(afterSignOut.status).toBe(401);
+    // Only the one opening within the sign-in was audited.
+    const views = await testApp.app.orm.em
+      .fork()
+      .execute<{ operator_name: string }[]>('select operator_name from evidence_view where session_id = ?', [sessionId]);
+    expect(views.map((view) => view.operator_name)).toEqual(['Barbara McClintock']);
   });
 
   it('given an API key, when asking for evidence, then it is FORBIDDEN; an operator of another tenant does not find the session', async () => {

@@ -54,7 +54,7 @@ describe('hostedFlowChanged', () => {
     const sessionId = created.body.session_id as string;
     const live = testApp.app.services.live;
     const before = live.subscriberCount;
-    const received = subscribe({ 'x-session-token': token }, sessionId, 1);
+    const received = subscribe({ 'x-session-token': token, 'x-session-id': sessionId }, sessionId, 1);
     await waitForSubscribers(live, before + 1);
     const submitted = await testApp.rest('POST', `/v1/sessions/${sessionId}/steps/document`, {
       headers: { 'x-session-token': token },
@@ -79,7 +79,8 @@ describe('hostedFlowChanged', () => {
         workflow_id: 'aml_only',
         vendor_data: `elsewhere-${Math.random()}`,
       });
-      credentials = { 'x-session-token': tokenOf(elsewhere.body.url) };
+      // A real link of another session: its socket opens, and the operation on this session is NOT_FOUND.
+      credentials = { 'x-session-token': tokenOf(elsewhere.body.url), 'x-session-id': elsewhere.body.session_id };
     }
     await expect(subscribe(credentials, created.body.session_id, 1)).rejects.toMatchObject({ extensions: { code: 'NOT_FOUND' } });
   });

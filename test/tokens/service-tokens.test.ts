@@ -71,7 +71,12 @@ describe('service tokens are scoped to their tenant and environment', () => {
 
     it('then it carries its environment, its tenant as audience and a kid of its environment', () => {
       const claims = decodeJwt(token);
-      expect(claims).toMatchObject({ env: environment, aud: `openkyc:service-token:${owner.id}`, iss: 'openkyc', tenant_id: owner.id });
+      expect(claims).toMatchObject({
+        env: environment,
+        aud: environment === 'live' ? `openkyc:service-token:${owner.id}` : `openkyc:service-token:sandbox:${owner.id}`,
+        iss: 'openkyc',
+        tenant_id: owner.id,
+      });
       expect(decodeProtectedHeader(token)).toMatchObject({ alg: 'EdDSA', kid: expect.stringMatching(new RegExp(`^${environment}-`)) });
     });
 

@@ -39,6 +39,8 @@ import { Migration20261126210000H25Search } from './Migration20261126210000H25Se
 import { Migration20261126213000H29ListingIndexes } from './Migration20261126213000H29ListingIndexes.js';
 import { Migration20261126210000H27Flows } from './Migration20261126210000H27Flows.js';
 import { Migration20261127170000H27ReplayLease } from './Migration20261127170000H27ReplayLease.js';
+import { Migration20261127000100H28SandboxAudience } from './Migration20261127000100H28SandboxAudience.js';
+import { Migration20261127000200H28AnnounceOnCommit } from './Migration20261127000200H28AnnounceOnCommit.js';
 
 /** Every migration in order; listed explicitly so tsx, vitest and a bundle all find the same set. */
 export const MIGRATIONS = [
@@ -83,4 +85,6 @@ export const MIGRATIONS = [
   Migration20261126213000H29ListingIndexes,
   Migration20261126210000H27Flows,
   Migration20261127170000H27ReplayLease,
+  Migration20261127000100H28SandboxAudience,
+  Migration20261127000200H28AnnounceOnCommit,
 ];
