@@ -6,24 +6,16 @@
  * implementation (vdstools' sealgen test seals) verified with their signer certificates, a seal
  * built and signed here, and what happens without a certificate or with a tampered byte.
  */
-import { generateKeyPairSync, sign, X509Certificate } from 'node:crypto';
+import { generateKeyPairSync, sign, type X509Certificate } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { aamvaDate, AamvaError, parseAamva } from '../../src/engines/document/aamva.js';
 import { readDocumentBarcodes } from '../../src/engines/document/barcode-reader.js';
 import { crossCheckBarcode, readBarcodes, barcodeWarnings } from '../../src/engines/document/barcodes.js';
-import {
-  decodeC40,
-  encodeC40,
-  encodeDerLength,
-  encodeVdsDate,
-  loadVdsTrust,
-  parseVds,
-  verifyVdsSignature,
-  VdsError,
-} from '../../src/engines/document/vds.js';
+import { decodeC40, encodeC40, loadVdsTrust, parseVds, verifyVdsSignature, VdsError } from '../../src/engines/document/vds.js';
 import { aamvaPayload, californiaLicence, ontarioLicence, renderLicenceBack } from './support/licence.js';
+import { buildSeal } from './support/seal.js';
 import { decodeDocumentImage } from '../../src/engines/document/image.js';
 import { toDataUri } from './support/synthetic-document.js';
 
@@ -235,9 +227,19 @@ describe('ICAO visible digital seals', () => {
     expect(check).toEqual({ status: 'not_verified', reason: expect.stringContaining('not verified: certificate unknown') });
   });
 
-  it('given a seal built and signed here per ICAO 9303-13 (P-256), when parsed and verified, then it round-trips', () => {
+  it('given a seal built and signed here per ICAO 9303-13 (P-256), when parsed and verified, then it round-trips', async () => {
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'prime256v1' });
-    const seal = buildSeal(privateKey);
+    const seal = await buildSeal(
+      {
+        country: 'UTO',
+        signerIdentifier: 'UTAB',
+        certificateReference: '1F',
+        documentRef: [0x5d, 0x01],
+        mrz: 'VCUTOSPECIMEN<<ANNA<<<<<<<<<<<<<<<<<<L898902C<3UTO7408122F2701011'.padEnd(64, '<'),
+        issued: '2026-01-15',
+      },
+      (signed) => sign('sha256', signed, { key: privateKey, dsaEncoding: 'ieee-p1363' }),
+    );
     const parsed = parseVds(seal);
     expect(parsed).toMatchObject({ issuing_country: 'UTO', signer_reference: 'UTAB1F', document_type: 'visa', issue_date: '2026-01-15' });
     // A certificate-less trust entry: the public key stands in for the signer certificate.
@@ -258,21 +260,3 @@ describe('ICAO visible digital seals', () => {
     for (const text of ['UTO', 'DETS32', 'UTAB021F', 'A', 'AB']) expect(decodeC40(encodeC40(text))).toBe(text);
   });
 });
-
-/** A visa seal (ICAO 9303-13, version 4) signed with `privateKey`: header, MRZ feature, signature `r || s`. */
-function buildSeal(privateKey: Parameters<typeof sign>[2]): Buffer {
-  const mrz = encodeC40('VCUTOSPECIMEN<<ANNA<<<<<<<<<<<<<<<<<<L898902C<3UTO7408122F2701011'.padEnd(64, '<'));
-  const header = Buffer.concat([
-    Buffer.from([0xdc, 0x03]),
-    encodeC40('UTO'),
-    encodeC40('UTAB02'),
-    encodeC40('1F'),
-    encodeVdsDate('2026-01-15'),
-    encodeVdsDate('2026-01-16'),
-    Buffer.from([0x5d, 0x01]),
-  ]);
-  const message = Buffer.concat([Buffer.from([0x02]), encodeDerLength(mrz.length), mrz]);
-  const signed = Buffer.concat([header, message]);
-  const signature = sign('sha256', signed, { key: privateKey, dsaEncoding: 'ieee-p1363' });
-  return Buffer.concat([signed, Buffer.from([0xff]), encodeDerLength(signature.length), signature]);
-}

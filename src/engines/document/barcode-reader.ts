@@ -34,7 +34,7 @@ export const BARCODE_DECODE_MAX_SIDE_PX = 2400;
  * Shortest side below which a photo is enlarged before a second pass: a PDF417 module under about
  * 1.5 px is lost to the binariser, and twice the size recovers small, low-resolution captures.
  */
-export const BARCODE_UPSCALE_BELOW_PX = 1200;
+export const BARCODE_UPSCALE_BELOW_PX = 700;
 
 let prepared = false;
 

@@ -9,6 +9,7 @@ import type { Warning } from '../../domain/types.js';
 import { AamvaError, looksLikeAamva, parseAamva, type AamvaFields, type AamvaRecord } from './aamva.js';
 import { readDocumentBarcodes, type DecodedBarcode, type DocumentBarcodeFormat } from './barcode-reader.js';
 import type { DocumentImage } from './image.js';
+import type { LicenceFrontFields } from './licence-front.js';
 import { looksLikeVds, parseVds, verifyVdsSignature, VdsError, type VdsTrust } from './vds.js';
 
 /** Document types whose US or Canadian issue carries an AAMVA PDF417 on the back. */
@@ -55,6 +56,8 @@ export type DocumentBarcodeDetails = {
   };
   /** Why a seal was refused. */
   vds_error?: string;
+  /** A licence without MRZ: the fields read from its printed front (`LN`, `FN`, `DOB`, `EXP`, `DL`), dates `YYYY-MM-DD`. */
+  front?: LicenceFrontFields;
   /** Fields compared with the front. */
   compared: string[];
   /** Fields that differ (`barcode_front_mismatch`). */

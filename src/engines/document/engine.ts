@@ -32,6 +32,7 @@ import {
   type FrontFields,
 } from './barcodes.js';
 import type { VdsTrust } from './vds.js';
+import { readLicenceFront } from './licence-front.js';
 
 /** Provider name of this engine, as workflows name it. */
 export const MRZ_OCR_PROVIDER = 'openkyc:mrz_ocr';
@@ -226,8 +227,7 @@ export async function verifyDocument(
   }
   const readPage = options.readPage ?? readPageLines;
   if (!mrz && (barcodes.aamva || expectsAamva(input.country, input.id_type))) {
-    const viz = readVisualZone(await readPage(front.bytes));
-    return barcodeOutcome(input, barcodes, viz, today, context, warnings, skippedChecks);
+    return barcodeOutcome(input, barcodes, await readPage(front.bytes), today, context, warnings, skippedChecks);
   }
   if (!mrz) {
     // Many driving licences and older ID cards have no MRZ: that is not evidence of forgery, but
@@ -401,7 +401,7 @@ const AAMVA_COUNTRY_ISO2: Record<string, string> = { USA: 'US', CAN: 'CA', MEX: 
 function barcodeOutcome(
   input: DocumentVerificationInput,
   read: BarcodeRead,
-  viz: VizFields,
+  frontLines: PageLine[],
   today: Date,
   context: EngineContext | null,
   warnings: Warning[],
@@ -412,7 +412,7 @@ function barcodeOutcome(
     const invalid = read.details.aamva_error !== undefined;
     warnings.push(...barcodeWarnings(read));
     if (!invalid) warnings.push({ ...BARCODE_UNREADABLE_WARNING });
-    const fromViz = vizExtracted(viz, today) ?? NOTHING_READ;
+    const fromViz = vizExtracted(readVisualZone(frontLines), today) ?? NOTHING_READ;
     const result = outcome(
       input,
       invalid ? 'barcode_invalid' : 'barcode_unreadable',
@@ -431,15 +431,16 @@ function barcodeOutcome(
     issuing_state: record.fields.state,
     source: 'barcode',
   };
-  const dateOfBirth = mrzDate(viz.date_of_birth, 'birth', today);
+  const printed = readLicenceFront(frontLines, input.country);
   crossCheckBarcode(read, {
     source: 'viz',
-    last_name: viz.last_name ?? viz.full_name,
-    given_names: viz.first_name,
-    date_of_birth: dateOfBirth,
-    expiry_date: mrzDate(viz.expiry_date, 'expiry', today, dateOfBirth ? Number(dateOfBirth.slice(0, 4)) : undefined),
-    document_number: viz.document_number,
+    last_name: printed.last_name,
+    given_names: printed.first_name,
+    date_of_birth: printed.date_of_birth,
+    expiry_date: printed.expiry_date,
+    document_number: printed.document_number,
   });
+  read.details.front = printed;
   warnings.push(...barcodeWarnings(read));
   const country = record.fields.country ? (AAMVA_COUNTRY_ISO2[record.fields.country] ?? record.fields.country) : null;
   const countryOk = country === null || country === input.country;

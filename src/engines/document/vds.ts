@@ -256,7 +256,8 @@ export type VdsTrust = readonly VdsSigner[];
 
 /** The reference a seal names a certificate by: subject C + CN, then the serial number in hex without leading zeros. */
 export function signerReferenceOf(certificate: X509Certificate): string {
-  const subject = certificate.subject.split('\n');
+  // One attribute a line, or several in one multi-valued RDN (`C=UT + CN=TS`).
+  const subject = certificate.subject.split(/\n| \+ /);
   const country = subject.find((part) => part.startsWith('C='))?.slice(2) ?? '';
   const commonName = subject.find((part) => part.startsWith('CN='))?.slice(3) ?? '';
   const serial = certificate.serialNumber.replace(/^0+(?=.)/, '');

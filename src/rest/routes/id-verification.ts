@@ -79,6 +79,15 @@ const BarcodeJson = z.object({
     })
     .optional(),
   vds_error: z.string().optional(),
+  front: z
+    .object({
+      last_name: z.string().nullable(),
+      first_name: z.string().nullable(),
+      document_number: z.string().nullable(),
+      date_of_birth: z.string().nullable(),
+      expiry_date: z.string().nullable(),
+    })
+    .optional(),
   compared: z.array(z.string()),
   mismatches: z.array(z.object({ field: z.string(), barcode: z.string(), front: z.string(), source: z.enum(['mrz', 'viz']) })),
 });
