@@ -11,7 +11,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { aamvaDate, AamvaError, parseAamva } from '../../src/engines/document/aamva.js';
-import { readDocumentBarcodes } from '../../src/engines/document/barcode-reader.js';
+import sharp from 'sharp';
+import { estimateSkewDegrees, readDocumentBarcodes } from '../../src/engines/document/barcode-reader.js';
 import { crossCheckBarcode, readBarcodes, barcodeWarnings } from '../../src/engines/document/barcodes.js';
 import { decodeC40, encodeC40, loadVdsTrust, parseVds, verifyVdsSignature, VdsError } from '../../src/engines/document/vds.js';
 import { aamvaPayload, californiaLicence, ontarioLicence, renderLicenceBack } from './support/licence.js';
@@ -159,6 +160,16 @@ describe('barcode reading (zxing-wasm)', () => {
     const symbols = await readDocumentBarcodes(photo);
     expect(symbols.map((symbol) => symbol.format)).toContain('PDF417');
     expect(symbols[0].bytes.toString('latin1')).toBe(aamvaPayload(licence));
+  }, 60_000);
+
+  it('given licence backs photographed 5° and 15° off, when read, then the skew is estimated and the straightened photo decodes (ZXing alone reads neither)', async () => {
+    const licence = ontarioLicence();
+    for (const degrees of [5, -15]) {
+      const photo = await renderLicenceBack(licence, { rotateDegrees: degrees, blurSigma: 1, jpegQuality: 60 });
+      expect(Math.abs((await estimateSkewDegrees(sharp(photo))) - degrees)).toBeLessThan(2.5);
+      const symbols = await readDocumentBarcodes(photo);
+      expect(symbols[0]?.bytes.toString('latin1'), `${degrees}°`).toBe(aamvaPayload(licence));
+    }
   }, 60_000);
 
   it('given a photo without any barcode, when read, then nothing is returned', async () => {
