@@ -92,6 +92,8 @@ export async function readBarcodes(
   const sides: ['image_front' | 'image_back', DocumentImage][] = back ? [['image_back', back]] : [];
   if (!back || !back.bytes.equals(front.bytes)) sides.push(['image_front', front]);
   for (const [side, image] of sides) {
+    // A licence's data is on its back: once read there, the front is not searched (a seal is never on a licence).
+    if (side === 'image_front' && aamva) break;
     for (const symbol of await decode(image.bytes)) {
       const text = symbol.bytes.toString('latin1');
       if (symbol.format === 'PDF417' && looksLikeAamva(text)) {

@@ -217,9 +217,9 @@ export async function verifyDocument(
   const barcodes = await readBarcodes(front, back, options.vdsSigners ?? [], today, options.readBarcodes);
   let mrz: MrzRead | null = null;
   const readBytes: Buffer[] = [];
-  // A US or Canadian card whose barcode was read: an MRZ, if any (enhanced licences), is on the
-  // back, so the front is not searched (one OCR pass less; its text is read once below).
-  const sides = barcodes.aamva && back && expectsAamva(input.country, input.id_type) ? [back] : mrzSides(input.id_type, front, back);
+  // A US or Canadian licence or ID card prints an MRZ, if any (enhanced licences), on the back:
+  // the front is not searched (one OCR pass less; its text is read once, for the comparison).
+  const sides = back && expectsAamva(input.country, input.id_type) ? [back] : mrzSides(input.id_type, front, back);
   for (const image of sides) {
     // One photo sent as both sides (a client with a single capture) is read once.
     if (readBytes.some((bytes) => bytes.equals(image.bytes))) continue;

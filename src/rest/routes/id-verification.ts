@@ -43,54 +43,58 @@ const AamvaFieldsJson = z.object(
 );
 
 /** `barcode`: the barcodes read (the same shape as a session step's `details.barcode`). */
-const BarcodeJson = z.object({
-  symbols: z.array(
-    z.object({
-      format: z.enum(['PDF417', 'QRCode', 'DataMatrix']),
-      side: z.enum(['image_front', 'image_back']),
-      kind: z.enum(['aamva', 'vds', 'other']),
-    }),
-  ),
-  aamva: z
-    .object({
-      version: z.number().int(),
-      jurisdiction_version: z.number().int().nullable(),
-      issuer_id: z.string(),
-      issuer: z.string().nullable(),
-      document_type: z.enum(['DL', 'ID']),
-      subfiles: z.array(z.string()),
-      fields: AamvaFieldsJson,
-    })
-    .optional(),
-  aamva_error: z.string().optional(),
-  vds: z
-    .object({
-      version: z.number().int(),
-      issuing_country: z.string(),
-      signer_reference: z.string(),
-      issue_date: z.string().nullable(),
-      signature_date: z.string().nullable(),
-      document_type: z.string().nullable(),
-      document_type_ref: z.string(),
-      mrz: z.string().nullable(),
-      features: z.array(z.object({ tag: z.number().int(), hex: z.string(), text: z.string().optional() })),
-      signature: z.enum(['verified', 'invalid', 'not_verified']),
-      signature_reason: z.string(),
-    })
-    .optional(),
-  vds_error: z.string().optional(),
-  front: z
-    .object({
-      last_name: z.string().nullable(),
-      first_name: z.string().nullable(),
-      document_number: z.string().nullable(),
-      date_of_birth: z.string().nullable(),
-      expiry_date: z.string().nullable(),
-    })
-    .optional(),
-  compared: z.array(z.string()),
-  mismatches: z.array(z.object({ field: z.string(), barcode: z.string(), front: z.string(), source: z.enum(['mrz', 'viz']) })),
-});
+const BarcodeJson = z
+  .object({
+    symbols: z.array(
+      z.object({
+        format: z.enum(['PDF417', 'QRCode', 'DataMatrix']),
+        side: z.enum(['image_front', 'image_back']),
+        kind: z.enum(['aamva', 'vds', 'other']),
+      }),
+    ),
+    aamva: z
+      .object({
+        version: z.number().int(),
+        jurisdiction_version: z.number().int().nullable(),
+        issuer_id: z.string(),
+        issuer: z.string().nullable(),
+        document_type: z.enum(['DL', 'ID']),
+        subfiles: z.array(z.string()),
+        fields: AamvaFieldsJson,
+      })
+      .optional(),
+    aamva_error: z.string().optional(),
+    vds: z
+      .object({
+        version: z.number().int(),
+        issuing_country: z.string(),
+        signer_reference: z.string(),
+        issue_date: z.string().nullable(),
+        signature_date: z.string().nullable(),
+        document_type: z.string().nullable(),
+        document_type_ref: z.string(),
+        mrz: z.string().nullable(),
+        features: z.array(z.object({ tag: z.number().int(), hex: z.string(), text: z.string().optional() })),
+        signature: z.enum(['verified', 'invalid', 'not_verified']),
+        signature_reason: z.string(),
+      })
+      .optional(),
+    vds_error: z.string().optional(),
+    front: z
+      .object({
+        last_name: z.string().nullable(),
+        first_name: z.string().nullable(),
+        document_number: z.string().nullable(),
+        date_of_birth: z.string().nullable(),
+        expiry_date: z.string().nullable(),
+      })
+      .optional(),
+    compared: z.array(z.string()),
+    mismatches: z.array(z.object({ field: z.string(), barcode: z.string(), front: z.string(), source: z.enum(['mrz', 'viz']) })),
+  })
+  .describe(
+    'The barcodes read on the photos (docs/id-verification.md, "Barcodes"): each symbol, the AAMVA data of a US or Canadian licence or ID card, an ICAO visible digital seal (signature verified only with a configured signer certificate, otherwise not_verified), the licence front read for comparison, and the fields compared with the front and those that differ. Absent when the photos carry none.',
+  );
 
 /** The spec's ID verification result JSON, plus warnings and the echoed metadata. */
 export const IdVerificationResultJson = z.object({
