@@ -15,7 +15,9 @@ import sharp from 'sharp';
 import { estimateSkewDegrees, readDocumentBarcodes } from '../../src/engines/document/barcode-reader.js';
 import { crossCheckBarcode, readBarcodes, barcodeWarnings } from '../../src/engines/document/barcodes.js';
 import { decodeC40, encodeC40, loadVdsTrust, parseVds, verifyVdsSignature, VdsError } from '../../src/engines/document/vds.js';
-import { aamvaPayload, californiaLicence, ontarioLicence, renderLicenceBack } from './support/licence.js';
+import { aamvaPayload, californiaLicence, ontarioLicence, renderLicenceBack, renderLicenceFront } from './support/licence.js';
+import { verifyDocument } from '../../src/engines/document/engine.js';
+import type { EngineContext } from '../../src/engines/types.js';
 import { buildSeal } from './support/seal.js';
 import { decodeDocumentImage } from '../../src/engines/document/image.js';
 import { toDataUri } from './support/synthetic-document.js';
@@ -269,5 +271,83 @@ describe('ICAO visible digital seals', () => {
 
   it('given C40, when encoded and decoded, then text round-trips (padding and unlatch included)', () => {
     for (const text of ['UTO', 'DETS32', 'UTAB021F', 'A', 'AB']) expect(decodeC40(encodeC40(text))).toBe(text);
+  });
+});
+
+describe('the document step with barcodes (engine on bytes; OCR replaced by the lines a front prints)', () => {
+  const licence = californiaLicence();
+  /** The OCR lines of the licence's front, as PaddleOCR reads them (labels glued to values). */
+  const frontLines = (overrides: { lastName?: string; dateOfBirth?: string } = {}) =>
+    [
+      'CA DRIVERLICENSE',
+      `DL${licence.documentNumber}`,
+      'EXP01/31/' + licence.expiryDate.slice(0, 4),
+      `LN ${overrides.lastName ?? licence.lastName}`,
+      `FN${licence.firstName} ${licence.middleName}`,
+      `DOB${overrides.dateOfBirth ?? '01/31/1990'}`,
+    ].map((text) => ({ text }));
+  let pageReads = 0;
+  const run = async (back: Buffer, options: { lines?: { text: string }[]; country?: string; expected?: Record<string, string> } = {}) => {
+    const front = toDataUri(await renderLicenceBack({ ...licence, lastName: 'UNUSED' }, {}, 'NOT A BARCODE'));
+    return verifyDocument(
+      { country: options.country ?? 'US', id_type: 'DRIVERS_LICENSE', image_front: front, image_back: toDataUri(back) },
+      options.expected
+        ? ({ tenantId: 't', sessionId: 's', amlScoreThreshold: 80, expectedDetails: options.expected } as EngineContext)
+        : null,
+      {
+        readMrz: async () => null,
+        readPage: async () => {
+          pageReads++;
+          return options.lines ?? frontLines();
+        },
+      },
+    );
+  };
+
+  it('given a back and a front that agree, when checked, then it passes with the barcode fields and every labelled field compared', async () => {
+    const result = await run(await renderLicenceBack(licence));
+    expect(result).toMatchObject({
+      status: 'passed',
+      details: { result_code: 'clear', extracted: { source: 'barcode', last_name: 'SAMPLE' } },
+    });
+    expect(result.details.barcode?.compared.sort()).toEqual(['date_of_birth', 'document_number', 'expiry_date', 'first_name', 'last_name']);
+  });
+
+  it('given a front printing another surname, when checked, then barcode_front_mismatch sends it to review', async () => {
+    const result = await run(await renderLicenceBack(licence), { lines: frontLines({ lastName: 'SAMPSON' }) });
+    expect(result).toMatchObject({ status: 'review', details: { result_code: 'barcode_front_mismatch' } });
+    expect(result.details.barcode?.mismatches).toEqual([{ field: 'last_name', barcode: 'SAMPLE', front: 'SAMPSON', source: 'viz' }]);
+  });
+
+  it('given a PDF417 that is not AAMVA data, when checked, then barcode_invalid goes to review with the reason', async () => {
+    const broken = aamvaPayload(licence).replace('DBB01311990', 'DBB13311990');
+    const result = await run(await renderLicenceBack(licence, {}, broken));
+    expect(result).toMatchObject({ status: 'review', details: { result_code: 'barcode_invalid' } });
+    expect(result.warnings).toContainEqual(
+      expect.objectContaining({ code: 'barcode_invalid', message: expect.stringContaining('DBB is not a date') }),
+    );
+  });
+
+  it('given an Ontario licence sent as a US one, when checked, then country_mismatch fails it', async () => {
+    const ontario = ontarioLicence();
+    const result = await run(await renderLicenceBack(ontario), { lines: [] });
+    expect(result).toMatchObject({ status: 'failed', details: { result_code: 'country_mismatch' } });
+  });
+
+  it("given a session whose expected_details name someone else, when checked, then the barcode's name is compared (name_mismatch)", async () => {
+    const result = await run(await renderLicenceBack(licence), { expected: { first_name: 'Jane', last_name: 'Smith' } });
+    expect(result.warnings.map((warning) => warning.code)).toContain('name_mismatch');
+  });
+
+  it('given a back without a readable barcode, when checked, then barcode_unreadable fails it with guidance and the front is not OCR-read', async () => {
+    pageReads = 0;
+    const blank = await sharp({ create: { width: 856, height: 540, channels: 3, background: '#eef3fa' } })
+      .composite([{ input: await renderLicenceFront(licence), left: 0, top: 0 }])
+      .png()
+      .toBuffer();
+    const result = await run(blank);
+    expect(result).toMatchObject({ status: 'failed', details: { result_code: 'barcode_unreadable' } });
+    expect(result.warnings).toContainEqual(expect.objectContaining({ code: 'barcode_unreadable', field: 'image_back' }));
+    expect(pageReads).toBe(0);
   });
 });

@@ -230,7 +230,7 @@ export async function verifyDocument(
   }
   const readPage = options.readPage ?? readPageLines;
   if (!mrz && (barcodes.aamva || expectsAamva(input.country, input.id_type))) {
-    return barcodeOutcome(input, barcodes, await readPage(front.bytes), today, context, warnings, skippedChecks);
+    return barcodeOutcome(input, barcodes, () => readPage(front.bytes), today, context, warnings, skippedChecks);
   }
   if (!mrz) {
     // Many driving licences and older ID cards have no MRZ: that is not evidence of forgery, but
@@ -401,21 +401,22 @@ const AAMVA_COUNTRY_ISO2: Record<string, string> = { USA: 'US', CAN: 'CA', MEX: 
  * printed front. A licence whose barcode cannot be read asks for a retake of the back; a barcode
  * that is not valid AAMVA data goes to a human.
  */
-function barcodeOutcome(
+async function barcodeOutcome(
   input: DocumentVerificationInput,
   read: BarcodeRead,
-  frontLines: PageLine[],
+  readFront: () => Promise<PageLine[]>,
   today: Date,
   context: EngineContext | null,
   warnings: Warning[],
   skippedChecks: DocumentChecks,
-): DocumentOutcome {
+): Promise<DocumentOutcome> {
   const record = read.aamva;
   if (!record) {
     const invalid = read.details.aamva_error !== undefined;
     warnings.push(...barcodeWarnings(read));
     if (!invalid) warnings.push({ ...BARCODE_UNREADABLE_WARNING });
-    const fromViz = vizExtracted(readVisualZone(frontLines), today) ?? NOTHING_READ;
+    // A retake needs no fields; a barcode that is no AAMVA data goes to a human, who gets the printed ones.
+    const fromViz = invalid ? (vizExtracted(readVisualZone(await readFront()), today) ?? NOTHING_READ) : NOTHING_READ;
     const result = outcome(
       input,
       invalid ? 'barcode_invalid' : 'barcode_unreadable',
@@ -434,7 +435,7 @@ function barcodeOutcome(
     issuing_state: record.fields.state,
     source: 'barcode',
   };
-  const printed = readLicenceFront(frontLines, input.country);
+  const printed = readLicenceFront(await readFront(), input.country);
   crossCheckBarcode(read, {
     source: 'viz',
     last_name: printed.last_name,
