@@ -23,6 +23,7 @@ const UNIT_FILES = [
   'test/hosted/quality.test.ts',
   'test/foundation/import-layers.test.ts',
   'test/id-verification/mrz-rules.test.ts',
+  'test/id-verification/barcodes.test.ts',
   'test/poa/extraction.test.ts',
   'test/poa/photo.test.ts',
   'test/sessions/decision-model.test.ts',

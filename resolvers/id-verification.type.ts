@@ -118,6 +118,13 @@ export class IdVerificationResultObject {
   @Field(() => [IdVerificationWarningObject])
   warnings!: IdVerificationWarningObject[];
 
+  @Field(() => GraphQLJSONObject, {
+    nullable: true,
+    description:
+      'The barcodes read (snake_case, as in a session step\'s details): symbols, the AAMVA data of a US or Canadian licence or ID card (aamva), an ICAO visible digital seal (vds, with signature verified, invalid or not_verified), and the comparison with the front (compared, mismatches). Null when the photos carry none. docs/id-verification.md "Barcodes".',
+  })
+  barcode?: Record<string, unknown> | null;
+
   @Field(() => GraphQLJSONObject, { nullable: true, description: 'The metadata sent with the request, echoed back.' })
   metadata?: Record<string, unknown>;
 }

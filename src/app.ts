@@ -4,6 +4,7 @@ import type { Config } from './config.js';
 import { loggerOptions, withRedaction } from './logging.js';
 import { openDatabase, type Database } from './db/database.js';
 import { loadNfcTrust } from './engines/document/nfc.js';
+import { loadVdsTrust } from './engines/document/vds.js';
 import { createEngineRegistry } from './engines/registry.js';
 import { startEngineExecutor, type RunningEngines } from './engines/pool/start.js';
 import { createListGate } from './lists/gate.js';
@@ -127,6 +128,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     amlIndex = config.AML_NAME_INDEX ? new AmlNameIndex(orm.em, logger) : null;
     void amlIndex?.start();
     const nfcTrust = loadNfcTrust(config.NFC_CSCA_CERTS_PATH);
+    // Loaded here so a bad path stops the start; pool threads load their own copy from the same setting.
+    const vdsSigners = loadVdsTrust(config.VDS_SIGNER_CERTS_PATH);
     // Sources are read at scrape time; `engines` and `live` exist by the first scrape.
     let live: LiveStatusHub | undefined;
     const metrics = new AppMetrics({
@@ -135,7 +138,7 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
       openSubscriptions: () => live?.subscriberCount ?? 0,
       engineQueueDepth: () => engines?.executor.waiting ?? 0,
     });
-    engines = await startEngineExecutor(config, logger, database.embedded, nfcTrust, observeEngines(metrics));
+    engines = await startEngineExecutor(config, logger, database.embedded, nfcTrust, observeEngines(metrics), vdsSigners);
     const listGate = createListGate();
     // Every plug-in of the decision flow, in the order they run.
     const decisionHooks: DecisionHooks = {

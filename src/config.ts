@@ -129,6 +129,8 @@ const ConfigSchema = z.object({
   SMS_GATEWAY_TOKEN: z.string().min(1).optional(),
   /** PEM bundle of CSCA certificates that NFC Document Signer certificates must chain to; without it a valid chip signature is only a `warning`. */
   NFC_CSCA_CERTS_PATH: z.string().min(1).optional(),
+  /** Signer certificates of ICAO visible digital seals (PEM bundle, DER file or a directory of them); without them a seal is reported `not_verified`, never verified. */
+  VDS_SIGNER_CERTS_PATH: z.string().min(1).optional(),
   /**
    * Where CPU-bound engine work (document, face, proof of address, OCR) runs: `pool` in worker
    * threads of this process, `queue` in separate `npm run worker` processes fed by a pg-boss queue

@@ -24,7 +24,7 @@
  * either side of today (both as ICAO 9303 leaves it to the reader). `--verbose` prints each item;
  * `--only <text>` (repeatable) runs only the files whose path contains one of the texts, for
  * iterating on a few failures without paying for the whole set (figures of a subset are not the
- * set's).
+ * set's). The barcode section (`id-barcodes.ts`) follows; `--barcodes-only` runs it alone.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -38,6 +38,7 @@ import { MRZ_OCR_PROVIDER, verifyDocument } from '../../src/engines/document/eng
 import { closeMrzReader } from '../../src/engines/document/mrz-reader.js';
 import { TWO_SIDED_ID_TYPES } from '../../src/engines/inputs.js';
 import sharp from 'sharp';
+import { measureBarcodes, printBarcodeRows } from './id-barcodes.js';
 
 /** Where the development set lives (REALDATA_ID_DIR overrides), relative to the repository root. */
 const DATA_DIR = process.env.REALDATA_ID_DIR ?? path.resolve(fileURLToPath(import.meta.url), '../../../../shared/realdata/id');
@@ -379,8 +380,13 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       only: { type: 'string', multiple: true, default: [] },
       baseline: { type: 'string', default: BASELINE_REF },
       'no-baseline': { type: 'boolean', default: false },
+      'barcodes-only': { type: 'boolean', default: false },
     },
   });
+  if (values['barcodes-only']) {
+    printBarcodeRows(await measureBarcodes(values.verbose ? (line) => console.log(line) : undefined));
+    process.exit(0);
+  }
   const report = await measure(
     values.verbose ? (line) => console.log(line) : undefined,
     values.only,
@@ -402,4 +408,5 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   console.log(
     `\nVisual zone cross-check: ${viz.compared}/${viz.items} pages had fields compared (${viz.fields} fields); false viz_mrz_mismatch: ${viz.falseAlarms.length}${viz.falseAlarms.length ? ` (${viz.falseAlarms.join('; ')})` : ''}`,
   );
+  printBarcodeRows(await measureBarcodes(values.verbose ? (line) => console.log(line) : undefined));
 }

@@ -33,6 +33,7 @@ export type ReasonLanguage = (typeof REASON_LANGUAGES)[number];
 export const END_USER_MESSAGES = [
   'photo_unreadable',
   'mrz_unreadable',
+  'barcode_unreadable',
   'document_expired',
   'wrong_document',
   'document_unsupported',
@@ -77,6 +78,13 @@ const ENTRIES: Record<string, Entry> = {
   glare: ['document', 'low', 'retry', 'Glare hides part of the document.', 'photo_unreadable'],
   image_quality_low: ['document', 'low', 'retry', 'The document photo is of low quality.', 'photo_unreadable'],
   mrz_not_found: ['document', 'low', 'retry', 'No machine-readable zone (MRZ) could be found on the document.', 'mrz_unreadable'],
+  barcode_unreadable: [
+    'document',
+    'low',
+    'retry',
+    'The PDF417 barcode on the back of the US or Canadian licence or ID card could not be read.',
+    'barcode_unreadable',
+  ],
   // The document itself.
   document_expired: ['document', 'high', 'retry', 'The document has expired.', 'document_expired'],
   document_type_mismatch: ['document', 'medium', 'retry', 'The document is not of the type the person chose.', 'wrong_document'],
@@ -94,6 +102,20 @@ const ENTRIES: Record<string, Entry> = {
     'low',
     'final',
     'The name in the MRZ could not be confirmed against the printed name.',
+    'manual_check',
+  ],
+  barcode_invalid: [
+    'document',
+    'medium',
+    'final',
+    'The document barcode was read but is not valid AAMVA data or a valid seal.',
+    'manual_check',
+  ],
+  vds_certificate_unknown: [
+    'technical',
+    'low',
+    'final',
+    "The digital seal's signer certificate is not configured, so its signature was not verified.",
     'manual_check',
   ],
   unknown_nationality: ['document', 'low', 'final', 'The MRZ nationality is not a known code.', 'manual_check'],
@@ -135,6 +157,14 @@ const ENTRIES: Record<string, Entry> = {
   nfc_mrz_mismatch: ['fraud', 'critical', 'final', 'The MRZ stored in the chip differs from the printed one.', 'document_not_verified'],
   specimen_state_code: ['fraud', 'high', 'final', 'The document is a specimen (fictional issuing state).', 'document_not_verified'],
   viz_mrz_mismatch: ['fraud', 'high', 'final', 'The printed visual zone disagrees with the MRZ.', 'document_not_verified'],
+  barcode_front_mismatch: [
+    'fraud',
+    'high',
+    'final',
+    'The document barcode disagrees with the front of the document.',
+    'document_not_verified',
+  ],
+  vds_signature_invalid: ['fraud', 'critical', 'final', "The digital seal's signature is invalid.", 'document_not_verified'],
   fields_from_visual_zone: [
     'document',
     'low',
@@ -277,6 +307,8 @@ export const END_USER_SENTENCES: Record<ReasonLanguage, Record<EndUserMessage, s
     photo_unreadable: 'We could not read the photo. Take it again, flat, sharp and in good light.',
     mrz_unreadable:
       'We could not read the lines at the bottom of the document. Make sure they are fully in the photo, sharp and without glare.',
+    barcode_unreadable:
+      'We could not read the barcode on the back of your card. Photograph the back flat, filling the frame, in even light, with the whole barcode sharp and without glare.',
     document_expired: 'This document has expired. Please use a document that is still valid.',
     wrong_document: 'This document does not match the type or country you chose. Check your choice, or use another document.',
     document_unsupported: 'We could not recognise this document. Please use a passport or an identity card.',
@@ -297,6 +329,8 @@ export const END_USER_SENTENCES: Record<ReasonLanguage, Record<EndUserMessage, s
     photo_unreadable: "Nous n'avons pas pu lire la photo. Reprenez-la à plat, nette et bien éclairée.",
     mrz_unreadable:
       "Nous n'avons pas pu lire les lignes en bas du document. Vérifiez qu'elles sont entièrement sur la photo, nettes et sans reflet.",
+    barcode_unreadable:
+      "Nous n'avons pas pu lire le code-barres au dos de votre carte. Photographiez le dos à plat, en remplissant le cadre, sous une lumière uniforme, le code-barres entier net et sans reflet.",
     document_expired: 'Ce document a expiré. Veuillez utiliser un document encore valide.',
     wrong_document: 'Ce document ne correspond pas au type ou au pays choisi. Vérifiez votre choix ou utilisez un autre document.',
     document_unsupported: "Nous n'avons pas reconnu ce document. Veuillez utiliser un passeport ou une carte d'identité.",
@@ -318,6 +352,8 @@ export const END_USER_SENTENCES: Record<ReasonLanguage, Record<EndUserMessage, s
     photo_unreadable: 'Wir konnten das Foto nicht lesen. Nehmen Sie es erneut auf: flach, scharf und bei gutem Licht.',
     mrz_unreadable:
       'Wir konnten die Zeilen unten auf dem Dokument nicht lesen. Achten Sie darauf, dass sie vollständig, scharf und ohne Spiegelung im Bild sind.',
+    barcode_unreadable:
+      'Wir konnten den Barcode auf der Rückseite Ihrer Karte nicht lesen. Fotografieren Sie die Rückseite flach und bildfüllend bei gleichmäßigem Licht, den ganzen Barcode scharf und ohne Spiegelung.',
     document_expired: 'Dieses Dokument ist abgelaufen. Bitte verwenden Sie ein gültiges Dokument.',
     wrong_document:
       'Dieses Dokument passt nicht zum gewählten Typ oder Land. Prüfen Sie Ihre Auswahl oder verwenden Sie ein anderes Dokument.',
@@ -340,6 +376,8 @@ export const END_USER_SENTENCES: Record<ReasonLanguage, Record<EndUserMessage, s
     photo_unreadable: 'No hemos podido leer la foto. Vuelva a hacerla, plana, nítida y con buena luz.',
     mrz_unreadable:
       'No hemos podido leer las líneas de la parte inferior del documento. Asegúrese de que salen completas, nítidas y sin reflejos.',
+    barcode_unreadable:
+      'No hemos podido leer el código de barras del reverso de su tarjeta. Fotografíe el reverso plano, llenando el encuadre, con luz uniforme y el código entero nítido y sin reflejos.',
     document_expired: 'Este documento ha caducado. Utilice un documento vigente.',
     wrong_document: 'Este documento no corresponde al tipo o al país elegido. Revise su elección o utilice otro documento.',
     document_unsupported: 'No hemos reconocido este documento. Utilice un pasaporte o un documento de identidad.',

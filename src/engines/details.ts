@@ -5,6 +5,7 @@
  */
 import type { PadFinding } from './face/pad.js';
 import type { RecaptureFinding } from './document/recapture.js';
+import type { DocumentBarcodeDetails } from './document/barcodes.js';
 
 import type { HitExplanation } from './aml/score.js';
 
@@ -61,8 +62,8 @@ export type DocumentVerificationDetails = {
     last_name_viz?: string | null;
     /** Given names as the visual zone prints them; absent when not read. */
     first_name_viz?: string | null;
-    /** Where the fields come from: `mrz`, or `viz` when no MRZ was read and the printed page was (lower confidence). Absent: `mrz`. */
-    source?: 'mrz' | 'viz';
+    /** Where the fields come from: `mrz`; `viz` when no MRZ was read and the printed page was (lower confidence); `barcode` for a US or Canadian licence or ID card read from its AAMVA PDF417. Absent: `mrz`. */
+    source?: 'mrz' | 'viz' | 'barcode';
   };
   /** The visual zone's comparison with the MRZ: fields read there, fields compared, and those that differ (`viz_mrz_mismatch`). */
   viz?: {
@@ -70,6 +71,8 @@ export type DocumentVerificationDetails = {
     compared: string[];
     mismatches: { field: string; viz: string; mrz: string }[];
   };
+  /** Live engine: the barcodes read (AAMVA PDF417, ICAO visible digital seal), their fields and their comparison with the front (docs/id-verification.md, "Barcodes"). */
+  barcode?: DocumentBarcodeDetails;
   /** Live engine: whether the front image is a re-capture of a screen or a print, with each named signal (src/engines/document/recapture.ts). */
   recapture?: RecaptureFinding;
 };

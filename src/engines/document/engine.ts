@@ -20,6 +20,19 @@ import { checkNamesAgainstViz, NAME_MIN_CONFIDENCE } from './names.js';
 import type { MrzRead, PageLine } from './mrz-text.js';
 import { compareVizWithMrz, readVisualZone, type VizFields } from './viz.js';
 import { compareChipMrz, verifyPassiveAuthentication, type NfcVerification } from './nfc.js';
+import {
+  BARCODE_UNREADABLE_WARNING,
+  barcodeWarnings,
+  crossCheckBarcode,
+  expectsAamva,
+  extractedFromAamva,
+  readBarcodes,
+  type BarcodeDecoder,
+  type BarcodeRead,
+  type FrontFields,
+} from './barcodes.js';
+import type { VdsTrust } from './vds.js';
+import { readLicenceFront } from './licence-front.js';
 
 /** Provider name of this engine, as workflows name it. */
 export const MRZ_OCR_PROVIDER = 'openkyc:mrz_ocr';
@@ -32,13 +45,17 @@ export const DOCUMENT_RESULT_CODES = [
   'image_too_small',
   'image_blurry',
   'mrz_not_found',
+  'barcode_unreadable',
+  'barcode_invalid',
   'mrz_mismatch',
   'unknown_issuing_state',
   'document_type_mismatch',
   'country_mismatch',
   'document_expired',
   'nfc_signature_invalid',
+  'vds_signature_invalid',
   'viz_mrz_mismatch',
+  'barcode_front_mismatch',
   'clear',
 ] as const;
 /** One result code of this engine. */
@@ -63,6 +80,10 @@ export interface DocumentEngineOptions {
   readPage?: (bytes: Buffer) => Promise<PageLine[]>;
   /** CSCA certificates for NFC passive authentication. @default none (the engine's thread passes the server's `NfcTrust`) */
   cscaCertificates?: NonNullable<Parameters<typeof verifyPassiveAuthentication>[1]>['cscaCertificates'];
+  /** Signer certificates of visible digital seals. @default none (the engine's thread passes the server's VDS_SIGNER_CERTS_PATH) */
+  vdsSigners?: VdsTrust;
+  /** Reads the barcodes of a photo. @default zxing-wasm (`barcode-reader.ts`) */
+  readBarcodes?: BarcodeDecoder;
 }
 
 /** The warning that explains an NFC outcome other than `passed`/`skipped`. */
@@ -193,9 +214,13 @@ export async function verifyDocument(
     }
   }
 
+  const barcodes = await readBarcodes(front, back, options.vdsSigners ?? [], today, options.readBarcodes);
   let mrz: MrzRead | null = null;
   const readBytes: Buffer[] = [];
-  for (const image of mrzSides(input.id_type, front, back)) {
+  // A US or Canadian licence or ID card prints an MRZ, if any (enhanced licences), on the back:
+  // the front is not searched (one OCR pass less; its text is read once, for the comparison).
+  const sides = back && expectsAamva(input.country, input.id_type) ? [back] : mrzSides(input.id_type, front, back);
+  for (const image of sides) {
     // One photo sent as both sides (a client with a single capture) is read once.
     if (readBytes.some((bytes) => bytes.equals(image.bytes))) continue;
     readBytes.push(image.bytes);
@@ -204,6 +229,9 @@ export async function verifyDocument(
     if (mrz?.valid) break;
   }
   const readPage = options.readPage ?? readPageLines;
+  if (!mrz && (barcodes.aamva || expectsAamva(input.country, input.id_type))) {
+    return barcodeOutcome(input, barcodes, () => readPage(front.bytes), today, context, warnings, skippedChecks);
+  }
   if (!mrz) {
     // Many driving licences and older ID cards have no MRZ: that is not evidence of forgery, but
     // nothing was verified either, so a human decides; a passport always has one, unless its
@@ -336,6 +364,139 @@ export async function verifyDocument(
     code === 'clear' ? 'passed' : code === 'unknown_issuing_state' || code === 'viz_mrz_mismatch' ? 'review' : 'failed';
   const result = outcome(input, code, status, checks, extracted, warnings);
   result.details.viz = { fields: { ...viz }, compared: vizCheck.compared, mismatches: vizCheck.mismatches };
+  if (barcodes.found) {
+    const front: FrontFields = { ...extracted, source: 'mrz', given_names: extracted.first_name, mrz_lines: mrz.lines };
+    applyBarcodeFindings(result, barcodes, front);
+  }
+  return result;
+}
+
+/** Replaces a result's code and status with a worse one (earlier in `DOCUMENT_RESULT_CODES`); a better one leaves it. */
+function escalate(result: DocumentOutcome, code: DocumentResultCode, status: NodeStatus): void {
+  const current = DOCUMENT_RESULT_CODES.indexOf(result.details.result_code as DocumentResultCode);
+  if (current !== -1 && current <= DOCUMENT_RESULT_CODES.indexOf(code)) return;
+  result.details.result_code = code;
+  if (result.status !== 'failed') result.status = status;
+}
+
+/**
+ * Adds what the barcodes say to a result read from the MRZ: the barcode details, the comparison
+ * with the MRZ, and a seal's signature. A seal whose signature fails fails the document; a
+ * barcode that disagrees with the front sends it to review.
+ */
+function applyBarcodeFindings(result: DocumentOutcome, read: BarcodeRead, front: FrontFields): void {
+  crossCheckBarcode(read, front);
+  result.details.barcode = read.details;
+  result.warnings.push(...barcodeWarnings(read));
+  if (read.details.vds?.signature === 'invalid') escalate(result, 'vds_signature_invalid', 'failed');
+  if (read.details.mismatches.length > 0) escalate(result, 'barcode_front_mismatch', 'review');
+}
+
+/** AAMVA country code → the ISO-2 the request names. */
+const AAMVA_COUNTRY_ISO2: Record<string, string> = { USA: 'US', CAN: 'CA', MEX: 'MX' };
+
+/**
+ * A document without a readable MRZ whose data is, or must be, in an AAMVA barcode (US and
+ * Canadian licences and ID cards): the fields come from the barcode and are compared with the
+ * printed front. A licence whose barcode cannot be read asks for a retake of the back; a barcode
+ * that is not valid AAMVA data goes to a human.
+ */
+async function barcodeOutcome(
+  input: DocumentVerificationInput,
+  read: BarcodeRead,
+  readFront: () => Promise<PageLine[]>,
+  today: Date,
+  context: EngineContext | null,
+  warnings: Warning[],
+  skippedChecks: DocumentChecks,
+): Promise<DocumentOutcome> {
+  const record = read.aamva;
+  if (!record) {
+    const invalid = read.details.aamva_error !== undefined;
+    warnings.push(...barcodeWarnings(read));
+    if (!invalid) warnings.push({ ...BARCODE_UNREADABLE_WARNING });
+    // A retake needs no fields; a barcode that is no AAMVA data goes to a human, who gets the printed ones.
+    const fromViz = invalid ? (vizExtracted(readVisualZone(await readFront()), today) ?? NOTHING_READ) : NOTHING_READ;
+    const result = outcome(
+      input,
+      invalid ? 'barcode_invalid' : 'barcode_unreadable',
+      invalid ? 'review' : 'failed',
+      { ...skippedChecks, document_authentic: 'failed' },
+      fromViz,
+      warnings,
+    );
+    result.details.barcode = read.details;
+    return result;
+  }
+  const fields = extractedFromAamva(record);
+  const extracted: DocumentVerificationDetails['extracted'] = {
+    ...NOTHING_READ,
+    ...fields,
+    issuing_state: record.fields.state,
+    source: 'barcode',
+  };
+  const printed = readLicenceFront(await readFront(), input.country);
+  crossCheckBarcode(read, {
+    source: 'viz',
+    last_name: printed.last_name,
+    given_names: printed.first_name,
+    date_of_birth: printed.date_of_birth,
+    expiry_date: printed.expiry_date,
+    document_number: printed.document_number,
+  });
+  read.details.front = printed;
+  warnings.push(...barcodeWarnings(read));
+  const country = record.fields.country ? (AAMVA_COUNTRY_ISO2[record.fields.country] ?? record.fields.country) : null;
+  const countryOk = country === null || country === input.country;
+  if (!countryOk)
+    warnings.push({
+      code: 'country_mismatch',
+      field: 'country',
+      message: `The barcode names country ${record.fields.country}, not ${input.country}.`,
+    });
+  const typeOk = record.document_type === 'DL' ? input.id_type === 'DRIVERS_LICENSE' : input.id_type !== 'DRIVERS_LICENSE';
+  if (!typeOk)
+    warnings.push({
+      code: 'document_type_mismatch',
+      field: 'id_type',
+      message: `The barcode describes ${record.document_type === 'DL' ? 'a driving licence' : 'an ID card'}, not a ${input.id_type}.`,
+    });
+  if (context)
+    warnings.push(
+      ...expectedDetailsWarnings(
+        {
+          ...input,
+          first_name: record.fields.first_name ?? undefined,
+          last_name: record.fields.last_name ?? undefined,
+          date_of_birth: record.fields.date_of_birth ?? undefined,
+        },
+        context.expectedDetails,
+      ),
+    );
+  const todayIso = today.toISOString().slice(0, 10);
+  const expiryCheck: CheckOutcome = extracted.expiry_date === null ? 'skipped' : extracted.expiry_date < todayIso ? 'failed' : 'passed';
+  const mismatch = read.details.mismatches.length > 0;
+  const code: DocumentResultCode = !countryOk
+    ? 'country_mismatch'
+    : !typeOk
+      ? 'document_type_mismatch'
+      : expiryCheck === 'failed'
+        ? 'document_expired'
+        : read.details.vds?.signature === 'invalid'
+          ? 'vds_signature_invalid'
+          : mismatch
+            ? 'barcode_front_mismatch'
+            : 'clear';
+  const status: NodeStatus = code === 'clear' ? 'passed' : code === 'barcode_front_mismatch' ? 'review' : 'failed';
+  const checks: DocumentChecks = {
+    // No MRZ: "authentic" here means the barcode is well-formed AAMVA data naming the requested country and type.
+    document_authentic: countryOk && typeOk ? 'passed' : 'failed',
+    mrz_match: 'skipped',
+    expiry_check: expiryCheck,
+    nfc_signature: skippedChecks.nfc_signature,
+  };
+  const result = outcome(input, code, status, checks, extracted, warnings);
+  result.details.barcode = read.details;
   return result;
 }
 

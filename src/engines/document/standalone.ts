@@ -10,6 +10,7 @@ import { z } from 'zod';
 import type { TenantPrincipal } from '../../auth/context.js';
 import type { Warning } from '../../domain/types.js';
 import type { CheckOutcome, DocumentVerificationDetails } from '../details.js';
+import type { DocumentBarcodeDetails } from './barcodes.js';
 import { TWO_SIDED_ID_TYPES, type DocumentVerificationInput } from '../inputs.js';
 import { validationError } from '../../errors.js';
 import type { Services } from '../../services.js';
@@ -86,6 +87,8 @@ export interface IdVerificationResult {
   extracted: IdVerificationExtracted;
   /** Non-blocking findings and the reasons behind a failure. */
   warnings: Warning[];
+  /** The barcodes read and their comparison with the front (`details.barcode` of a session step); absent when the photos carry none. */
+  barcode?: DocumentBarcodeDetails;
   /** The caller's metadata, as sent; absent when none was sent. */
   metadata?: Record<string, unknown>;
 }
@@ -148,7 +151,7 @@ export function idVerificationResultJson(result: IdVerificationResult) {
       message: warning.message,
       ...definedFields({ field: warning.field }),
     })),
-    ...definedFields({ metadata: result.metadata }),
+    ...definedFields({ barcode: result.barcode, metadata: result.metadata }),
   };
 }
 
@@ -191,7 +194,7 @@ export async function verifyIdDocument(
       documentType: details.document_type,
       extracted: extractedOf(details.extracted),
       warnings: analysis.warnings.map((warning) => ({ ...warning })),
-      ...definedFields({ metadata: data.metadata }),
+      ...definedFields({ barcode: details.barcode, metadata: data.metadata }),
     };
     // The result only: the images and chip data are never stored.
     return {

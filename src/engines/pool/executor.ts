@@ -136,6 +136,8 @@ export function engineLabel(task: EngineTask): string {
 export interface EngineWorkerData {
   /** NFC_CSCA_CERTS_PATH: each thread loads the certificates into its engine settings. */
   nfcCscaCertsPath?: string;
+  /** VDS_SIGNER_CERTS_PATH: each thread loads the seal signer certificates into its engine settings. */
+  vdsSignerCertsPath?: string;
   /** PDF_MAX_DECODED_BYTES, PDF_WORKER_MEMORY_MB, PDF_WORKER_TIMEOUT_MS: each thread reads PDFs under them. */
   pdfLimits?: PdfLimits;
 }

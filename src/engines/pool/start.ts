@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config.js';
 import { createQueueExecutor } from '../../jobs/engine-queue.js';
 import type { NfcTrust } from '../document/nfc.js';
+import type { VdsTrust } from '../document/vds.js';
 import { closePdfWorkers, configurePdfLimits, type PdfLimits } from '../poa/pdf-worker.js';
 import { createInlineExecutor, createPoolExecutor, type EngineExecutor, type EngineObserver } from './executor.js';
 
@@ -30,7 +31,11 @@ export function poolFromConfig(config: Config, observer?: EngineObserver): Engin
     threads: config.ENGINE_POOL_SIZE ?? availableParallelism(),
     queueLimit: config.ENGINE_QUEUE_LIMIT,
     timeoutMs: config.ENGINE_TIMEOUT_MS,
-    workerData: { nfcCscaCertsPath: config.NFC_CSCA_CERTS_PATH, pdfLimits: pdfLimitsFromConfig(config) },
+    workerData: {
+      nfcCscaCertsPath: config.NFC_CSCA_CERTS_PATH,
+      vdsSignerCertsPath: config.VDS_SIGNER_CERTS_PATH,
+      pdfLimits: pdfLimitsFromConfig(config),
+    },
     observer,
   });
 }
@@ -47,6 +52,7 @@ export async function startEngineExecutor(
   embedded: boolean,
   nfcTrust: NfcTrust = [],
   observer?: EngineObserver,
+  vdsSigners: VdsTrust = [],
 ): Promise<RunningEngines> {
   let executor: EngineExecutor;
   if (config.ENGINE_EXECUTION === 'queue' && !embedded && config.DATABASE_URL)
@@ -59,7 +65,7 @@ export async function startEngineExecutor(
   else if (config.ENGINE_EXECUTION === 'inline') {
     // Inline, PDFs are read by this thread's own PDF workers.
     configurePdfLimits(pdfLimitsFromConfig(config));
-    executor = createInlineExecutor({ nfcTrust });
+    executor = createInlineExecutor({ nfcTrust, vdsSigners });
   } else executor = poolFromConfig(config, observer);
   logger.info({ execution: executor.mode }, 'verification engines ready');
   return {

@@ -10,6 +10,7 @@ import { ApiError, ERROR_CATALOGUE, type ErrorCode, type FieldError } from '../.
 import { CPU_ENGINES } from '../cpu-engines.js';
 import { createMrzOcrEngine, MRZ_OCR_PROVIDER, verifyDocument, type DocumentOutcome } from '../document/engine.js';
 import type { NfcTrust } from '../document/nfc.js';
+import type { VdsTrust } from '../document/vds.js';
 import { analyzeFace, type AnalyzeFaceOptions, type FaceAnalysis } from '../face/analyze.js';
 import type { DocumentVerificationInput, ProofOfAddressInput } from '../inputs.js';
 import { analyseProofOfAddress, type PoaAnalysis } from '../poa/engine.js';
@@ -117,10 +118,12 @@ const clockAt = (nowMs: number | undefined) => (nowMs === undefined ? {} : { now
 export interface EngineThreadSettings {
   /** CSCA certificates for NFC passive authentication (NFC_CSCA_CERTS_PATH). */
   nfcTrust: NfcTrust;
+  /** Signer certificates of visible digital seals (VDS_SIGNER_CERTS_PATH). */
+  vdsSigners?: VdsTrust;
 }
 
-/** Settings of a thread started without configuration: no NFC trust. */
-export const DEFAULT_ENGINE_THREAD_SETTINGS: EngineThreadSettings = { nfcTrust: [] };
+/** Settings of a thread started without configuration: no NFC trust, no seal signers. */
+export const DEFAULT_ENGINE_THREAD_SETTINGS: EngineThreadSettings = { nfcTrust: [], vdsSigners: [] };
 
 /** Runs one task in the current thread with that thread's settings; the body of every executor's worker. */
 export async function runEngineTask(task: EngineTask, settings: EngineThreadSettings = DEFAULT_ENGINE_THREAD_SETTINGS): Promise<unknown> {
@@ -128,12 +131,18 @@ export async function runEngineTask(task: EngineTask, settings: EngineThreadSett
     case 'node': {
       // The document engine is the one that needs the thread's settings; the others are used as listed.
       const engine =
-        task.provider === MRZ_OCR_PROVIDER ? createMrzOcrEngine({ cscaCertificates: settings.nfcTrust }) : CPU_ENGINES[task.provider];
+        task.provider === MRZ_OCR_PROVIDER
+          ? createMrzOcrEngine({ cscaCertificates: settings.nfcTrust, vdsSigners: settings.vdsSigners })
+          : CPU_ENGINES[task.provider];
       if (!engine) throw new Error(`No CPU engine for provider ${task.provider}`);
       return engine.run(task.input as never, fromWireContext(task.context));
     }
     case 'document':
-      return verifyDocument(task.input, null, { ...clockAt(task.nowMs), cscaCertificates: settings.nfcTrust });
+      return verifyDocument(task.input, null, {
+        ...clockAt(task.nowMs),
+        cscaCertificates: settings.nfcTrust,
+        vdsSigners: settings.vdsSigners,
+      });
     case 'poa':
       return analyseProofOfAddress(task.input, clockAt(task.nowMs));
     case 'face':

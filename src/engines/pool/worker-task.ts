@@ -4,6 +4,7 @@
  */
 import { workerData } from 'piscina';
 import { loadNfcTrust } from '../document/nfc.js';
+import { loadVdsTrust } from '../document/vds.js';
 import { configurePdfLimits } from '../poa/pdf-worker.js';
 import type { EngineWorkerData } from './executor.js';
 import { settleEngineTask, type EngineTask, type EngineTaskOutcome, type EngineThreadSettings } from './tasks.js';
@@ -12,7 +13,10 @@ const data = workerData as EngineWorkerData | undefined;
 if (data?.pdfLimits) configurePdfLimits(data.pdfLimits);
 
 /** This thread's settings, from the configuration it was started with (one thread, one server). */
-const settings: EngineThreadSettings = { nfcTrust: loadNfcTrust(data?.nfcCscaCertsPath) };
+const settings: EngineThreadSettings = {
+  nfcTrust: loadNfcTrust(data?.nfcCscaCertsPath),
+  vdsSigners: loadVdsTrust(data?.vdsSignerCertsPath),
+};
 
 /** Runs one task in this thread; errors come back inside the outcome (see `EngineTaskOutcome`). */
 export default function runTask(task: EngineTask): Promise<EngineTaskOutcome> {

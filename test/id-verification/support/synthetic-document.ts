@@ -158,7 +158,12 @@ function addNoise(pixels: Buffer, sigma: number): Buffer {
 
 /** Renders a synthetic document and degrades it; returns the encoded image (PNG, or JPEG with `jpegQuality`). */
 export async function renderDocument(identity: SyntheticIdentity, degradation: Degradation = {}): Promise<Buffer> {
-  let image = sharp(await renderPage(identity));
+  return degradeImage(await renderPage(identity), degradation);
+}
+
+/** Damages a rendered image the way a phone photo does (rotation, downscale, blur, noise, JPEG); other renderers (licences) share it. */
+export async function degradeImage(rendered: Buffer, degradation: Degradation = {}): Promise<Buffer> {
+  let image = sharp(rendered);
   if (degradation.rotateDegrees) image = sharp(await image.rotate(degradation.rotateDegrees, { background: '#202020' }).png().toBuffer());
   if (degradation.widthPx) image = sharp(await image.resize({ width: degradation.widthPx }).png().toBuffer());
   if (degradation.blurSigma) image = sharp(await image.blur(degradation.blurSigma).png().toBuffer());
