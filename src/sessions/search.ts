@@ -22,6 +22,7 @@ import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:c
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ContactDetails, ExpectedDetails } from '../../entities/session.entity.js';
 import type { TenantScope } from '../auth/context.js';
+import { openPersonalData } from '../auth/personal-data.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
 import { documentNumberKey, normalizeName } from '../engines/aml/normalize.js';
 import { validationError } from '../errors.js';
@@ -200,12 +201,22 @@ export async function reindexSession(em: EntityManager, secrets: ServiceSecrets,
   );
   if (!row) return;
   const key = await searchKey(em, secrets, row.tenant_id);
-  const nodes = typeof row.nodes === 'string' ? (JSON.parse(row.nodes) as typeof row.nodes) : row.nodes;
+  const nodes = (typeof row.nodes === 'string' ? (JSON.parse(row.nodes) as typeof row.nodes) : row.nodes).map((node) => ({
+    node_type: node.node_type,
+    details: openPersonalData(em, node.details),
+  }));
   await upsertRow(
     em,
     sessionId,
     { tenantId: row.tenant_id, environment: row.environment },
-    searchColumns(key, searchableOf(row.contact_details, row.expected_details, nodes)),
+    searchColumns(
+      key,
+      searchableOf(
+        openPersonalData<ContactDetails | null>(em, row.contact_details),
+        openPersonalData<ExpectedDetails | null>(em, row.expected_details),
+        nodes,
+      ),
+    ),
   );
 }
 
@@ -335,7 +346,7 @@ export async function searchSessions(
       'all',
     );
   });
-  return rows.map((row) => ({ session: sessionRecordFromRow(row), matchedOn: fieldsOf(row.fields) }));
+  return rows.map((row) => ({ session: sessionRecordFromRow(row, em), matchedOn: fieldsOf(row.fields) }));
 }
 
 /** An aggregated text array as a list of fields in {@link SEARCH_FIELDS} order (drivers hand `text[]` back as an array or as `{a,b}`). */
