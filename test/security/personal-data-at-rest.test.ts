@@ -12,6 +12,7 @@ import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { phoneDigest, sealLegacyPersonalData } from '../../src/auth/personal-data.js';
+import { importEntities } from '../../src/engines/aml/store.js';
 import { completeStandardKyc, createSession, gql, SANDBOX_IMAGE, tokenOf } from '../sessions/support.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 
@@ -20,7 +21,9 @@ const LAST_NAME = 'Quixlestone';
 const DATE_OF_BIRTH = '1971-03-14';
 const DOCUMENT_NUMBER = 'QX4821937';
 /** The standalone AML check screens another person, so each finding names its source. */
-const AML_NAME = 'Ottoline Brackenbury';
+const AML_NAME = 'Ottoline Brackenbery';
+/** How the list spells the person it hits: the list itself (public data) holds this spelling, never the screened one. */
+const LISTED_NAME = 'Ottoline Brackenbury';
 /** The sandbox engine's placeholder document number, read by the standalone ID check. */
 const STANDALONE_DOCUMENT_NUMBER = 'SBX000000';
 /** A UK mobile number, fresh per run (the per-number limit spans runs on a server database). */
@@ -70,7 +73,7 @@ function needles(): Record<string, string[]> {
   return {
     first_name: [FIRST_NAME],
     last_name: [LAST_NAME],
-    aml_name: ['Ottoline', 'Brackenbury'],
+    aml_name: ['Brackenbery'],
     date_of_birth: [DATE_OF_BIRTH, DATE_OF_BIRTH.replace(/-/g, '').slice(2)],
     document_number: [DOCUMENT_NUMBER],
     /** What the sandbox reads from the standalone check's document (no typed identity). */
@@ -121,9 +124,28 @@ beforeAll(async () => {
   });
   expect(confirmed.body.data.confirmPhoneCode.status).toBe('approved');
 
-  // The standalone checks keep their results.
+  // The standalone checks keep their results; the AML one hits a listed person, so its hit's
+  // explanation carries the screened name (as the audit's 22 AML checks did).
+  await importEntities(
+    testApp.app.orm.em,
+    [
+      {
+        source_list: 'PEP',
+        source_id: 'n11-1',
+        kind: 'person',
+        primary_name: LISTED_NAME,
+        aliases: [],
+        dates_of_birth: ['1958-11-02'],
+        countries: ['GB'],
+        programs: [],
+        topics: ['role.pep'],
+      },
+    ],
+    { lists: ['PEP'], fileFormat: 'test', checksum: 'n11' },
+  );
   const aml = await testApp.rest('POST', '/v1/aml', { key: tenant.liveKey, body: { full_name: AML_NAME, date_of_birth: '1958-11-02' } });
   expect(aml.status, JSON.stringify(aml.body)).toBe(200);
+  expect(JSON.stringify(aml.body.hits).toLowerCase()).toContain('brackenbery');
   const document = await testApp.rest('POST', '/v1/id-verification', {
     key: tenant.sandboxKey,
     body: { country: 'GB', id_type: 'PASSPORT', image_front: SANDBOX_IMAGE },
