@@ -50,7 +50,7 @@ interface Sealing {
   secrets: ServiceSecrets;
   /** Plaintext JSON → stored JSON text. */
   storedForms: Map<string, string>;
-  /** Stored JSON text → plaintext JSON: a document read again (a session polled, a decision built after a step) is not decrypted again. */
+  /** Sealed ciphertext → plaintext JSON: a document read again (a session polled, a decision built after a step) is not decrypted again. */
   plainForms: Map<string, string>;
 }
 
@@ -79,10 +79,10 @@ function put(forms: Map<string, string>, key: string, value: string): void {
   if (forms.size > SEALED_FORM_CACHE_SIZE) forms.delete(forms.keys().next().value!);
 }
 
-/** Remembers a plaintext document and its stored form, both ways. */
-function remember(sealing: Sealing, plaintext: string, stored: string): void {
+/** Remembers a plaintext document and its stored form, both ways (`ciphertext`: its sealed value, when it has one). */
+function remember(sealing: Sealing, plaintext: string, stored: string, ciphertext: string | null): void {
   put(sealing.storedForms, plaintext, stored);
-  put(sealing.plainForms, stored, plaintext);
+  if (ciphertext !== null) put(sealing.plainForms, ciphertext, plaintext);
 }
 
 /** True for a JSON object (not an array, not null). */
@@ -121,10 +121,9 @@ function storedText(sealing: Sealing, document: Record<string, unknown>): string
   const plaintext = JSON.stringify(document);
   const known = sealing.storedForms.get(plaintext);
   if (known !== undefined) return known;
-  const stored = allClear(document)
-    ? plaintext
-    : JSON.stringify({ ...clearPart(document), [SEALED_KEY]: sealing.secrets.encrypt(plaintext) });
-  remember(sealing, plaintext, stored);
+  const ciphertext = allClear(document) ? null : sealing.secrets.encrypt(plaintext);
+  const stored = ciphertext === null ? plaintext : JSON.stringify({ ...clearPart(document), [SEALED_KEY]: ciphertext });
+  remember(sealing, plaintext, stored, ciphertext);
   return stored;
 }
 
@@ -132,11 +131,11 @@ function storedText(sealing: Sealing, document: Record<string, unknown>): string
 function opened(sealing: Sealing, stored: unknown): unknown {
   const value = typeof stored === 'string' ? (JSON.parse(stored) as unknown) : stored;
   if (!isSealedDocument(value)) return value;
-  const storedJson = JSON.stringify(value);
-  let plaintext = sealing.plainForms.get(storedJson);
+  const ciphertext = value[SEALED_KEY];
+  let plaintext = sealing.plainForms.get(ciphertext);
   if (plaintext === undefined) {
-    plaintext = sealing.secrets.decrypt(value[SEALED_KEY]);
-    remember(sealing, plaintext, storedJson);
+    plaintext = sealing.secrets.decrypt(ciphertext);
+    remember(sealing, plaintext, JSON.stringify(value), ciphertext);
   }
   return JSON.parse(plaintext) as unknown;
 }
