@@ -154,27 +154,50 @@ export function sealPersonalData(em: EntityManager, document: object | null | un
 
 /** Random bytes of a digest key (256 bits). */
 const DIGEST_KEY_BYTES = 32;
-/** Unsealed digest keys, per secrets and scope; they never change once made. */
+/** Unsealed digest keys, per secrets and table:id; they never change once made. */
 const digestKeys = new WeakMap<ServiceSecrets, Map<string, KeyObject>>();
 
-/** A digest key of `personal_data_key` (made on first use, race-safe), unsealed and cached for the life of the process. */
-async function digestKey(em: EntityManager, secrets: ServiceSecrets, scope: string): Promise<KeyObject> {
+/** A table of sealed random keys: one row per owner, the key sealed by the master key (listed in SEALED_COLUMNS). */
+export interface SealedKeyTable {
+  table: string;
+  /** The owner's column (primary key). */
+  idColumn: string;
+  /** The sealed key's column. */
+  keyColumn: string;
+}
+
+/** `personal_data_key`: the keys of the personal-data digests, by scope (`service`). */
+const PERSONAL_DATA_KEYS: SealedKeyTable = { table: 'personal_data_key', idColumn: 'scope', keyColumn: 'key_sealed' };
+
+/**
+ * A random 256-bit key kept sealed in `table` for `id`, made on first use (race-safe: one insert
+ * wins, every caller reads the winner's), unsealed and cached for the life of the process. For
+ * keyed digests that must stay valid across master key rotations (a rotation re-wraps the row).
+ */
+export async function sealedRandomKey(em: EntityManager, secrets: ServiceSecrets, table: SealedKeyTable, id: string): Promise<KeyObject> {
   let cache = digestKeys.get(secrets);
   if (!cache) digestKeys.set(secrets, (cache = new Map()));
-  const cached = cache.get(scope);
+  const cacheKey = `${table.table}:${id}`;
+  const cached = cache.get(cacheKey);
   if (cached) return cached;
-  const [row] = await em.execute<{ key_sealed: string }[]>(
+  const { table: name, idColumn, keyColumn } = table;
+  const [row] = await em.execute<{ sealed: string }[]>(
     `with made as (
-       insert into personal_data_key (scope, key_sealed) values (?, ?) on conflict (scope) do nothing returning key_sealed
+       insert into ${name} (${idColumn}, ${keyColumn}) values (?, ?) on conflict (${idColumn}) do nothing returning ${keyColumn} as sealed
      )
-     select key_sealed from made union all select key_sealed from personal_data_key where scope = ?`,
-    [scope, secrets.encrypt(randomBytes(DIGEST_KEY_BYTES).toString('base64url')), scope],
+     select sealed from made union all select ${keyColumn} as sealed from ${name} where ${idColumn} = ?`,
+    [id, secrets.encrypt(randomBytes(DIGEST_KEY_BYTES).toString('base64url')), id],
     'all',
   );
-  if (!row) throw new Error(`personal data key ${scope} could not be made`);
-  const key = createSecretKey(Buffer.from(secrets.decrypt(row.key_sealed), 'base64url'));
-  cache.set(scope, key);
+  if (!row) throw new Error(`the key of ${cacheKey} could not be made`);
+  const key = createSecretKey(Buffer.from(secrets.decrypt(row.sealed), 'base64url'));
+  cache.set(cacheKey, key);
   return key;
+}
+
+/** A digest key of `personal_data_key`. */
+function digestKey(em: EntityManager, secrets: ServiceSecrets, scope: string): Promise<KeyObject> {
+  return sealedRandomKey(em, secrets, PERSONAL_DATA_KEYS, scope);
 }
 
 /**
