@@ -5,7 +5,8 @@
  * (bench/support/sessions-server.ts), the load generator here. Embedded PGlite by default (data
  * in a temporary directory on disk, as `npm start` keeps it; BENCH_PGLITE_DIR=memory for memory);
  * the server at DATABASE_URL when set. Options: --duration <seconds per run> (10), --connections
- * (50), --only <text of a run's name>. BENCH_CPU_PROF=<dir> writes the server's CPU profile there;
+ * (50), --only <text of a run's name>, --personal (each session carries typed personal data,
+ * sealed at rest, and a run reads whole sessions back: what sealing costs, docs/performance.md). BENCH_CPU_PROF=<dir> writes the server's CPU profile there;
  * BENCH_COUNT_STATEMENTS=1 prints the statements per request of each run; BENCH_RATE_LIMITS=1 turns the
  * rate limits on (quotas too high to refuse), to measure what counting costs.
  */
@@ -16,7 +17,12 @@ import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
 
 const { values } = parseArgs({
-  options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' }, only: { type: 'string' } },
+  options: {
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '50' },
+    only: { type: 'string' },
+    personal: { type: 'boolean', default: false },
+  },
 });
 const DURATION_SECONDS = Number(values.duration);
 const CONNECTIONS = Number(values.connections);
@@ -131,11 +137,19 @@ async function databaseCpuMicros(): Promise<number | null> {
 const CLOCK_TICKS_PER_SECOND = 100;
 
 let counter = 0;
-const uniqueBody = () => JSON.stringify({ workflow_id: 'standard_kyc', vendor_data: `bench-${process.pid}-${counter++}` });
+/** Typed identity and contact, with `--personal`: the create seals them, the read opens them. */
+const PERSONAL = values.personal
+  ? {
+      expected_details: { first_name: 'Ada', last_name: 'Lovelace', date_of_birth: '1815-12-10', country: 'GB' },
+      contact_details: { email: 'ada@example.com', phone: '+447400123456' },
+    }
+  : {};
+const uniqueBody = () => JSON.stringify({ workflow_id: 'standard_kyc', vendor_data: `bench-${process.pid}-${counter++}`, ...PERSONAL });
 
 const sessionIds: string[] = [];
 for (let index = 0; index < DECISION_POOL_SIZE; index += 1) {
   const response = await fetch(`${server.url}/v1/sessions`, { method: 'POST', headers, body: uniqueBody() });
+  if (response.status !== 201) throw new Error(`creating the decision pool: ${response.status} ${await response.text()}`);
   sessionIds.push(((await response.json()) as { session_id: string }).session_id);
 }
 let next = 0;
@@ -183,6 +197,20 @@ const runs: [string, autocannon.Options][] = [
     },
   ],
 ];
+if (values.personal)
+  runs.push([
+    'GET /v1/sessions/{id} (typed personal data)',
+    {
+      url: server.url,
+      requests: [
+        {
+          method: 'GET',
+          headers,
+          setupRequest: (request) => ({ ...request, path: `/v1/sessions/${sessionIds[next++ % sessionIds.length]}` }),
+        },
+      ],
+    },
+  ]);
 // `--only <text>` measures just the runs whose name contains it (for profiling one path).
 const results: Figures[] = [];
 for (const [name, options] of runs) if (!values.only || name.includes(values.only)) results.push(await measure(name, options));

@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { API_KEY_ENVIRONMENTS } from './api-key.entity.js';
+import { SealedJsonType } from './sealed-json.type.js';
 import { TenantSchema } from './tenant.entity.js';
 
 /** Kinds of standalone check. */
@@ -23,8 +24,8 @@ export const CheckRunSchema = defineEntity({
     kind: p.enum(CHECK_KINDS),
     /** Result status as returned (`passed`, `failed`, `review`, ...). */
     status: p.text(),
-    /** The response body as returned, without images. */
-    result: p.json<Record<string, unknown>>(),
+    /** The response body as returned, without images; sealed at rest but for its status (src/auth/personal-data.ts). */
+    result: p.json<Record<string, unknown>>().type(SealedJsonType),
     /** Caller metadata echoed back, when given. */
     metadata: p.json<Record<string, unknown>>().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),

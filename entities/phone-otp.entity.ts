@@ -23,8 +23,10 @@ export const PhoneOtpSchema = defineEntity({
     /** The session's environment: rate limits count per environment. */
     environment: p.enum(API_KEY_ENVIRONMENTS),
     sessionId: p.uuid(),
-    /** E.164 number the code was sent to. */
-    phone: p.text(),
+    /** Emptied: numbers from before personal data was sealed, until the service's start replaces them by their digest. */
+    phone: p.text().nullable(),
+    /** Keyed digest of the E.164 number the code was sent to (src/auth/personal-data.ts `phoneDigest`); never the number. */
+    phoneDigest: p.text(),
     /** `ServiceSecrets.oneTimeCodeDigest(id, code)`; never the code itself. */
     codeDigest: p.text(),
     /** Wrong confirmations so far. */

@@ -1,6 +1,7 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 import { API_KEY_ENVIRONMENTS } from './api-key.entity.js';
 import { NODE_STATUSES, NODE_TYPES, SESSION_STATUSES, type Warning } from '../src/domain/types.js';
+import { SealedJsonType } from './sealed-json.type.js';
 import { TenantSchema } from './tenant.entity.js';
 import { WorkflowSchema } from './workflow.entity.js';
 
@@ -58,8 +59,10 @@ export const SessionSchema = defineEntity({
     /** Language of the hosted flow chosen at creation (en, fr, de, es). */
     language: p.text().nullable(),
     metadata: p.json<Record<string, unknown>>().nullable(),
-    contactDetails: p.json<ContactDetails>().nullable(),
-    expectedDetails: p.json<ExpectedDetails>().nullable(),
+    /** Sealed at rest (src/auth/personal-data.ts); read and written as a plain object. */
+    contactDetails: p.json<ContactDetails>().type(SealedJsonType).nullable(),
+    /** Sealed at rest but for `country` (src/auth/personal-data.ts); read and written as a plain object. */
+    expectedDetails: p.json<ExpectedDetails>().type(SealedJsonType).nullable(),
     warnings: p.json<Warning[]>(),
     reasons: p.json<StoredReason[]>(),
     complianceLevel: p.text().nullable(),
@@ -94,7 +97,8 @@ export const SessionNodeResultSchema = defineEntity({
     required: p.boolean(),
     provider: p.text(),
     warnings: p.json<Warning[]>(),
-    details: p.json<Record<string, unknown>>(),
+    /** Sealed at rest but for result code, document type and countries (src/auth/personal-data.ts); read and written as a plain object. */
+    details: p.json<Record<string, unknown>>().type(SealedJsonType),
     /** Submissions of this node so far (retakes included). */
     attempts: p.integer().default(0),
     /** Why the node waits for a retake (`image_blurry`, …), while `resubmission_requested`. */

@@ -17,6 +17,7 @@ import { WorkflowCache } from './workflows/workflow-cache.js';
 import { closeMrzReader } from './engines/document/mrz-reader.js';
 import { closeOcrWorker } from './engines/poa/ocr.js';
 import { createServiceSecrets, resolveMasterKey } from './auth/secrets.js';
+import { bindPersonalDataSealing, sealLegacyPersonalData } from './auth/personal-data.js';
 import { sealLegacyPlaintext } from './auth/sealed-columns.js';
 import { startEventFanout, type EventFanout } from './events/fanout.js';
 import { LiveStatusHub } from './events/live-status.js';
@@ -123,6 +124,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     const { orm } = database;
     await syncBuiltInWorkflows(orm.em.fork());
     await sealLegacyPlaintext(orm.em.fork(), secrets, logger);
+    bindPersonalDataSealing(orm, secrets);
+    await sealLegacyPersonalData(orm.em.fork(), secrets, logger);
     const demo = config.SEED_DEMO_TENANT ? await seedDemoTenant(orm.em.fork()) : null;
     // Built in the background: screens run pg_trgm until it is ready (same results).
     amlIndex = config.AML_NAME_INDEX ? new AmlNameIndex(orm.em, logger) : null;

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
+import { PERSONAL_DATA_COLUMNS, SEALED_KEY } from './personal-data.js';
 import type { ServiceSecrets } from './secrets.js';
 
 /** A column whose every value is sealed with the master key, and the primary key that finds its row. */
@@ -8,6 +9,8 @@ export interface SealedColumn {
   column: string;
   /** Primary-key columns, compared as text. */
   key: readonly string[];
+  /** A jsonb column whose sealed value sits under this key of its object (src/auth/personal-data.ts); absent: the text column is the sealed value. */
+  jsonKey?: string;
 }
 
 /**
@@ -29,6 +32,8 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   { table: 'operator_totp', column: 'secret_sealed', key: ['operator_id'] },
   { table: 'session_search_key', column: 'sealed_secret', key: ['tenant_id'] },
   { table: 'list_entry', column: 'label_sealed', key: ['id'] },
+  { table: 'personal_data_key', column: 'key_sealed', key: ['scope'] },
+  ...PERSONAL_DATA_COLUMNS.map((column) => ({ ...column, jsonKey: SEALED_KEY })),
 ];
 
 /** Rows read and rewritten per statement: bounded memory on a large delivery history. */
@@ -54,10 +59,12 @@ async function rewriteColumn(
 ): Promise<number> {
   let after = '';
   let rewritten = 0;
+  const value = column.jsonKey ? `${column.column} ->> '${column.jsonKey}'` : column.column;
+  const assigned = column.jsonKey ? `jsonb_set(t.${column.column}, '{${column.jsonKey}}', to_jsonb(x.v))` : 'x.v';
   for (;;) {
     const rows = await em.execute<{ k: string; v: string }[]>(
-      `select ${rowKeyOf(column)} as k, ${column.column} as v from ${column.table}
-       where ${rowKeyOf(column)} > ? and ${where} order by 1 limit ${BATCH_ROWS} for update`,
+      `select ${rowKeyOf(column)} as k, ${value} as v from ${column.table}
+       where ${rowKeyOf(column)} > ? and ${where.replaceAll('$value', value)} order by 1 limit ${BATCH_ROWS} for update`,
       [after],
     );
     if (rows.length === 0) return rewritten;
@@ -68,7 +75,7 @@ async function rewriteColumn(
     });
     if (changed.length > 0) {
       await em.execute(
-        `update ${column.table} t set ${column.column} = x.v
+        `update ${column.table} t set ${column.column} = ${assigned}
          from jsonb_to_recordset(?::jsonb) as x(k text, v text) where ${rowKeyOf(column, 't')} = x.k`,
         [JSON.stringify(changed)],
         'run',
@@ -121,6 +128,6 @@ export async function sealLegacyPlaintext(em: EntityManager, secrets: ServiceSec
 export async function rewrapSealedColumns(em: EntityManager, rewrap: (sealed: string) => string): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
   for (const column of SEALED_COLUMNS)
-    counts[`${column.table}.${column.column}`] = await rewriteColumn(em, column, `${column.column} is not null`, (value) => rewrap(value));
+    counts[`${column.table}.${column.column}`] = await rewriteColumn(em, column, `$value is not null`, (value) => rewrap(value));
   return counts;
 }

@@ -185,10 +185,24 @@ function envelopeSeal(wrapping: KeyObject, plaintext: string): string {
   return envelopeSealer(wrapping)(plaintext);
 }
 
-/** Opens a sealed value of either format with the keys of one master key. */
-function openSealed(keys: DerivedKeys, sealed: string): string {
+/** Unwrapped data keys remembered per master key: one data key seals up to DATA_KEY_USES values, so reading them back unwraps it once, not per value. */
+const UNWRAPPED_KEYS_KEPT = 256;
+
+/** Opens a sealed value of either format with the keys of one master key (`unwrapped`: data keys already opened, by wrapped form). */
+function openSealed(keys: DerivedKeys, sealed: string, unwrapped?: Map<string, Buffer>): string {
   const parsed = parseSealed(sealed);
-  const key = parsed.format === 'v2' ? unwrapDataKey(keys.wrapping, parsed.wrapped) : keys.legacy;
+  let key: Buffer | KeyObject = keys.legacy;
+  if (parsed.format === 'v2') {
+    let dataKey = unwrapped?.get(parsed.wrapped);
+    if (!dataKey) {
+      dataKey = unwrapDataKey(keys.wrapping, parsed.wrapped);
+      if (unwrapped) {
+        if (unwrapped.size >= UNWRAPPED_KEYS_KEPT) unwrapped.delete(unwrapped.keys().next().value!);
+        unwrapped.set(parsed.wrapped, dataKey);
+      }
+    }
+    key = dataKey;
+  }
   return open(key, parsed.iv, parsed.tag, parsed.ciphertext).toString('utf8');
 }
 
@@ -197,9 +211,11 @@ export function createServiceSecrets(masterKey: string): ServiceSecrets {
   const keys = deriveKeys(masterKey);
   const link = (sessionId: string) => createHmac('sha256', keys.link).update(sessionId).digest('base64url');
   const encrypt = envelopeSealer(keys.wrapping);
+  const unwrapped = new Map<string, Buffer>();
   return {
     encrypt,
-    decrypt: (sealed) => openSealed(keys, sealed),
+    // A tampered ciphertext still fails: the data key only opens what its tag authenticates.
+    decrypt: (sealed) => openSealed(keys, sealed, unwrapped),
     isSealed: (value) => value.startsWith(ENVELOPE_PREFIX) || value.startsWith('v1.'),
     sessionLinkToken: link,
     verifySessionLinkToken(sessionId, token) {

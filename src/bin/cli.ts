@@ -19,6 +19,7 @@ import { createTenant, issueApiKey, listTenants, revokeApiKey } from '../tenants
 import { readCallbackSecret } from '../tenants/callback-secrets.js';
 import { createOperator } from '../operators/operator.service.js';
 import { createServiceSecrets, resolveMasterKey } from '../auth/secrets.js';
+import { bindPersonalDataSealing, sealLegacyPersonalData } from '../auth/personal-data.js';
 import { rotateMasterKey } from '../auth/master-key-rotation.js';
 import { syncBuiltInWorkflows } from '../workflows/workflow.service.js';
 import { backfillSessionSearch } from '../sessions/search.js';
@@ -50,6 +51,9 @@ Commands:
   migrate                                  Apply pending migrations
   search:reindex                           Index for the console's search every session that has no
                                            search entry yet (those created before search existed)
+  personal-data:seal                       Seal the personal data an older version stored in clear
+                                           (node results, typed details, checks, SMS numbers); the
+                                           server also does it at start. Batched, safe to re-run.
   aml:import <file> [<alt.csv> <add.csv>] [--format ofac-sdn-xml|ofac-sdn-csv|eu-xml|un-xml|ftm-jsonl] [--list <LIST>]...
                                            Import an AML list file, replacing each list it holds
                                            (or only the --list ones); format detected when omitted;
@@ -90,6 +94,12 @@ export async function runCli(argv: string[]): Promise<number> {
   console.error(`Database: ${describeDatabase(config, database)}`);
   try {
     const masterKey = () => embeddedKey ?? resolveMasterKey(config, logger);
+    /** The service's secrets, bound to the ORM so sessions' sealed personal data opens (src/auth/personal-data.ts). */
+    const boundSecrets = () => {
+      const secrets = createServiceSecrets(masterKey());
+      bindPersonalDataSealing(database.orm, secrets);
+      return secrets;
+    };
     const em = database.orm.em.fork();
     await syncBuiltInWorkflows(em);
     switch (command) {
@@ -158,7 +168,7 @@ export async function runCli(argv: string[]): Promise<number> {
         const monitoring =
           config.DATABASE_URL && !config.MASTER_KEY
             ? { left_to: 'the server job runner (no MASTER_KEY in this shell)' }
-            : await rescreenPendingRequests(database.orm.em.fork(), new EventBus(), createServiceSecrets(masterKey()));
+            : await rescreenPendingRequests(database.orm.em.fork(), new EventBus(), boundSecrets());
         console.log(JSON.stringify({ ...summary, monitoring }, null, 2));
         return 0;
       }
@@ -175,8 +185,12 @@ export async function runCli(argv: string[]): Promise<number> {
         return 0;
       }
       case 'search:reindex': {
-        const indexed = await backfillSessionSearch(em, createServiceSecrets(masterKey()));
+        const indexed = await backfillSessionSearch(em, boundSecrets());
         console.log(JSON.stringify({ indexed }));
+        return 0;
+      }
+      case 'personal-data:seal': {
+        console.log(JSON.stringify({ sealed: await sealLegacyPersonalData(em, boundSecrets()) }));
         return 0;
       }
       case 'secrets:rotate-master-key': {

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantPrincipal } from '../auth/context.js';
+import { openPersonalData, sealPersonalData } from '../auth/personal-data.js';
 import { isActive } from '../domain/session-state.js';
 import { ApiError } from '../errors.js';
 import type { Services } from '../services.js';
@@ -65,14 +66,25 @@ export async function eraseSession(
       'session_search',
     ])
       await tx.execute(`delete from ${table} where session_id = ?`, [sessionId], 'run');
-    const keep = KEPT_DETAIL_KEYS.map((key) => `'${key}'`).join(', ');
-    await tx.execute(
-      `update session_node_result
-          set details = coalesce((select jsonb_object_agg(key, value) from jsonb_each(details) where key in (${keep})), '{}'::jsonb),
-              warnings = coalesce((select jsonb_agg(jsonb_build_object('code', w->>'code', 'field', w->'field', 'message', w->>'code'))
-                                     from jsonb_array_elements(warnings) w), '[]'::jsonb)
-        where session_id = ?`,
+    // The details are sealed at rest (src/auth/personal-data.ts): opened here, cut to the kept
+    // keys, and sealed again (what is left names nobody, but a new kept key would).
+    const results = await tx.execute<{ node_type: string; details: unknown }[]>(
+      'select node_type, details from session_node_result where session_id = ? for update',
       [sessionId],
+    );
+    const kept = results.map((result) => {
+      const details = openPersonalData<Record<string, unknown>>(tx as EntityManager, result.details);
+      const left = Object.fromEntries(KEPT_DETAIL_KEYS.filter((key) => key in details).map((key) => [key, details[key]]));
+      return { node_type: result.node_type, details: sealPersonalData(tx as EntityManager, left) };
+    });
+    await tx.execute(
+      `update session_node_result r
+          set details = x.details,
+              warnings = coalesce((select jsonb_agg(jsonb_build_object('code', w->>'code', 'field', w->'field', 'message', w->>'code'))
+                                     from jsonb_array_elements(r.warnings) w), '[]'::jsonb)
+         from jsonb_to_recordset(?::jsonb) as x(node_type text, details jsonb)
+        where r.session_id = ? and r.node_type = x.node_type`,
+      [JSON.stringify(kept), sessionId],
       'run',
     );
     // The decision snapshots kept with the session's events hold the same personal fields: a

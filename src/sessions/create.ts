@@ -14,6 +14,7 @@ import type { Services } from '../services.js';
 import { parseOrThrow } from '../validation.js';
 import { indexNewSession } from './search.js';
 import { CreateSessionInputSchema, storedExpectedDetails, type CreateSessionInput } from './session-input.js';
+import { sealPersonalData } from '../auth/personal-data.js';
 import { SESSION_COLUMNS, sessionRecordFromRow, type SessionRecord, type SessionRow } from './session-record.js';
 import { webhookUrlProblem } from '../webhooks/ssrf.js';
 import { checkRedirectUrl } from '../tenants/flow-settings.js';
@@ -120,8 +121,8 @@ export async function createSession(
       redirect_url: redirectUrl,
       language: input.language ?? null,
       metadata: input.metadata ?? null,
-      contact_details: input.contactDetails ?? null,
-      expected_details: storedExpectedDetails(input.expectedDetails),
+      contact_details: sealPersonalData(em, input.contactDetails),
+      expected_details: sealPersonalData(em, storedExpectedDetails(input.expectedDetails)),
       key_id: who.keyId,
       operator_id: who.operatorId,
       actor_name: who.name,
@@ -157,10 +158,10 @@ export async function createSession(
         storedExpectedDetails(input.expectedDetails),
       );
       services.bus.publishEvents([{ ...event, seq: Number(row.event_seq), webhooksDone: row.webhooks_done }]);
-      return { session: sessionRecordFromRow(row), idempotentReuse: false };
+      return { session: sessionRecordFromRow(row, em), idempotentReuse: false };
     }
     const [active] = await hotQuery<SessionRow>(em, 'session_active', ACTIVE_SESSION_SQL, key);
-    const existing = active ? sessionRecordFromRow(active) : null;
+    const existing = active ? sessionRecordFromRow(active, em) : null;
     const due = existing !== null && isPastExpiry(existing);
     if (existing && !due) return { session: existing, idempotentReuse: true };
     if (attempt >= CREATE_ATTEMPTS) throw new ApiError('conflict', 'The session was changed concurrently; retry the request.');

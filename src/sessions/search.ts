@@ -18,10 +18,11 @@
  * Rows are written when a session is created with contact or expected details and after every
  * step input (a decision-flow observer), read back from what was stored.
  */
-import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
+import { createHmac, type KeyObject } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ContactDetails, ExpectedDetails } from '../../entities/session.entity.js';
 import type { TenantScope } from '../auth/context.js';
+import { openPersonalData, sealedRandomKey, type SealedKeyTable } from '../auth/personal-data.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
 import { documentNumberKey, normalizeName } from '../engines/aml/normalize.js';
 import { validationError } from '../errors.js';
@@ -37,8 +38,6 @@ export const SESSION_SEARCH_MAX = 100;
 export const SESSION_SEARCH_QUERY_MAX = 200;
 /** Fewest hex digits of a session id prefix: shorter prefixes would match thousands of ids. */
 const SESSION_ID_PREFIX_MIN = 8;
-/** Random bytes of a tenant's search secret (256 bits). */
-const SEARCH_SECRET_BYTES = 32;
 /** Characters of a keyed digest kept (base64url of 132 bits): collisions stay out of reach, the index stays small. */
 const DIGEST_CHARS = 22;
 
@@ -57,27 +56,12 @@ export interface SessionSearchHit {
   matchedOn: SearchField[];
 }
 
-/** Unsealed search secrets, per secrets object (one per app) and tenant; they never change once made. */
-const secretCache = new WeakMap<ServiceSecrets, Map<string, KeyObject>>();
+/** The tenants' search secrets: random, sealed by the master key, one per tenant. */
+const SEARCH_KEYS: SealedKeyTable = { table: 'session_search_key', idColumn: 'tenant_id', keyColumn: 'sealed_secret' };
 
 /** The tenant's search secret, created on first use (race-safe), cached for the life of the process. */
-async function searchKey(em: EntityManager, secrets: ServiceSecrets, tenantId: string): Promise<KeyObject> {
-  let cache = secretCache.get(secrets);
-  if (!cache) secretCache.set(secrets, (cache = new Map()));
-  const cached = cache.get(tenantId);
-  if (cached) return cached;
-  const [row] = await em.execute<{ sealed_secret: string }[]>(
-    `with made as (
-       insert into session_search_key (tenant_id, sealed_secret) values (?, ?) on conflict (tenant_id) do nothing returning sealed_secret
-     )
-     select sealed_secret from made union all select sealed_secret from session_search_key where tenant_id = ?`,
-    [tenantId, secrets.encrypt(randomBytes(SEARCH_SECRET_BYTES).toString('base64url')), tenantId],
-    'all',
-  );
-  if (!row) throw new Error(`search key of tenant ${tenantId} could not be created`);
-  const key = createSecretKey(Buffer.from(secrets.decrypt(row.sealed_secret), 'base64url'));
-  cache.set(tenantId, key);
-  return key;
+function searchKey(em: EntityManager, secrets: ServiceSecrets, tenantId: string): Promise<KeyObject> {
+  return sealedRandomKey(em, secrets, SEARCH_KEYS, tenantId);
 }
 
 /** An e-mail address as stored and searched: trimmed, NFKC, lower case; null when it is not one. */
@@ -200,12 +184,22 @@ export async function reindexSession(em: EntityManager, secrets: ServiceSecrets,
   );
   if (!row) return;
   const key = await searchKey(em, secrets, row.tenant_id);
-  const nodes = typeof row.nodes === 'string' ? (JSON.parse(row.nodes) as typeof row.nodes) : row.nodes;
+  const nodes = (typeof row.nodes === 'string' ? (JSON.parse(row.nodes) as typeof row.nodes) : row.nodes).map((node) => ({
+    node_type: node.node_type,
+    details: openPersonalData(em, node.details),
+  }));
   await upsertRow(
     em,
     sessionId,
     { tenantId: row.tenant_id, environment: row.environment },
-    searchColumns(key, searchableOf(row.contact_details, row.expected_details, nodes)),
+    searchColumns(
+      key,
+      searchableOf(
+        openPersonalData<ContactDetails | null>(em, row.contact_details),
+        openPersonalData<ExpectedDetails | null>(em, row.expected_details),
+        nodes,
+      ),
+    ),
   );
 }
 
@@ -335,7 +329,7 @@ export async function searchSessions(
       'all',
     );
   });
-  return rows.map((row) => ({ session: sessionRecordFromRow(row), matchedOn: fieldsOf(row.fields) }));
+  return rows.map((row) => ({ session: sessionRecordFromRow(row, em), matchedOn: fieldsOf(row.fields) }));
 }
 
 /** An aggregated text array as a list of fields in {@link SEARCH_FIELDS} order (drivers hand `text[]` back as an array or as `{a,b}`). */

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { openPersonalData } from '../auth/personal-data.js';
 import { batcherFor } from '../db/batcher.js';
 import { hotQuery } from '../db/native.js';
 import type { ContactDetails, ExpectedDetails, Session, StoredReason } from '../../entities/session.entity.js';
@@ -87,8 +88,8 @@ export function toDate(value: Date | string): Date {
 export const SESSION_COLUMNS = `id, tenant_id, environment, workflow_id, workflow_revision, vendor_data, status, callback, redirect_url, language,
   metadata, contact_details, expected_details, warnings, reasons, compliance_level, created_at, updated_at, expires_at, decided_at`;
 
-/** Builds a record from a raw `session` row. */
-export function sessionRecordFromRow(row: SessionRow): SessionRecord {
+/** Builds a record from a raw `session` row read through `em` (whose ORM opens the sealed typed details). */
+export function sessionRecordFromRow(row: SessionRow, em: EntityManager): SessionRecord {
   return {
     id: row.id,
     tenantId: row.tenant_id,
@@ -101,8 +102,8 @@ export function sessionRecordFromRow(row: SessionRow): SessionRecord {
     redirectUrl: row.redirect_url,
     language: row.language,
     metadata: row.metadata,
-    contactDetails: row.contact_details,
-    expectedDetails: row.expected_details,
+    contactDetails: openPersonalData<ContactDetails | null>(em, row.contact_details),
+    expectedDetails: openPersonalData<ExpectedDetails | null>(em, row.expected_details),
     warnings: row.warnings,
     reasons: row.reasons,
     complianceLevel: row.compliance_level,
@@ -153,8 +154,8 @@ interface NodeResultRow {
   updated_at: Date | string;
 }
 
-/** Builds a node result record from a raw row. */
-function nodeResultFromRow(row: NodeResultRow): NodeResultRecord {
+/** Builds a node result record from a raw row read through `em` (whose ORM opens the sealed details). */
+function nodeResultFromRow(row: NodeResultRow, em: EntityManager): NodeResultRecord {
   return {
     sessionId: row.session_id,
     nodeType: row.node_type,
@@ -162,7 +163,7 @@ function nodeResultFromRow(row: NodeResultRow): NodeResultRecord {
     required: row.required,
     provider: row.provider,
     warnings: row.warnings,
-    details: row.details,
+    details: openPersonalData(em, row.details),
     attempts: row.attempts,
     resubmissionReason: row.resubmission_reason,
     updatedAt: toDate(row.updated_at),
@@ -180,14 +181,14 @@ export async function readNodeResults(em: EntityManager, sessionIds: readonly st
        from session_node_result where session_id in (?) order by ${NODE_RESULT_ORDER}`,
     [[...sessionIds]],
   );
-  return rows.map(nodeResultFromRow);
+  return rows.map((row) => nodeResultFromRow(row, em));
 }
 
 /** Sessions by id in one statement, through `em` (a transaction's reads see its own writes); ids without a row are left out. */
 export async function readSessions(em: EntityManager, sessionIds: readonly string[]): Promise<SessionRecord[]> {
   if (sessionIds.length === 0) return [];
   const rows = await em.execute<SessionRow[]>(`select ${SESSION_COLUMNS} from session where id in (?)`, [[...sessionIds]]);
-  return rows.map(sessionRecordFromRow);
+  return rows.map((row) => sessionRecordFromRow(row, em));
 }
 
 /** A session with its node results, read together. */
@@ -242,23 +243,26 @@ async function readSessionsWithResults(em: EntityManager, sessionIds: string[]):
   for (const row of rows) {
     let entry = found.get(row.id);
     if (!entry) {
-      entry = { session: sessionRecordFromRow(row), nodeResults: [] };
+      entry = { session: sessionRecordFromRow(row, em), nodeResults: [] };
       found.set(row.id, entry);
     }
     if (row.r_session_id === null) continue;
     entry.nodeResults.push(
-      nodeResultFromRow({
-        session_id: row.r_session_id,
-        node_type: row.r_node_type,
-        status: row.r_status,
-        required: row.r_required,
-        provider: row.r_provider,
-        warnings: row.r_warnings,
-        details: row.r_details,
-        attempts: row.r_attempts,
-        resubmission_reason: row.r_resubmission_reason,
-        updated_at: row.r_updated_at,
-      }),
+      nodeResultFromRow(
+        {
+          session_id: row.r_session_id,
+          node_type: row.r_node_type,
+          status: row.r_status,
+          required: row.r_required,
+          provider: row.r_provider,
+          warnings: row.r_warnings,
+          details: row.r_details,
+          attempts: row.r_attempts,
+          resubmission_reason: row.r_resubmission_reason,
+          updated_at: row.r_updated_at,
+        },
+        em,
+      ),
     );
   }
   return sessionIds.map((id) => found.get(id.toLowerCase()) ?? null);

@@ -5,6 +5,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { createOrm } from '../db/orm.js';
 import type { EventBus } from '../events/outbox.js';
 import { WebhookEmitter, type EmitterOptions } from './emitter.js';
+import { bindPersonalDataSealing } from '../auth/personal-data.js';
 import { sealLegacyPlaintext } from '../auth/sealed-columns.js';
 
 /** Connections the emitter's own pool may hold (claims, fan-out, result writes). */
@@ -41,6 +42,8 @@ export async function startEmitter(options: {
   onAttempt?: EmitterOptions['onAttempt'];
 }): Promise<RunningEmitter> {
   const orm = options.sharedOrm ?? (await createOrm({ url: options.url, poolMax: EMITTER_POOL_MAX, logger: options.logger }));
+  // Bodies built from a session read its sealed personal data.
+  if (!options.sharedOrm) bindPersonalDataSealing(orm, options.secrets);
   if (options.sealLegacyPlaintext) await sealLegacyPlaintext(orm.em.fork(), options.secrets, options.logger);
   const emitter = new WebhookEmitter({
     orm,

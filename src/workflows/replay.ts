@@ -12,6 +12,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import type { WorkflowDefinition } from '../../entities/workflow.entity.js';
 import type { TenantScope } from '../auth/context.js';
+import { openPersonalData } from '../auth/personal-data.js';
 import type { ListHit, NodeResult, NodeType } from '../domain/types.js';
 import { decideWithRules, ruleFacts, type RuledVerdict } from '../domain/workflow-rules.js';
 import { ApiError, notFound } from '../errors.js';
@@ -308,7 +309,8 @@ export async function runReplay(em: EntityManager, replayId: string): Promise<vo
                 required: result.required,
                 provider: result.provider,
                 warnings: json(result.warnings),
-                details: json(result.details),
+                // Opened in memory: the replay reads, and writes nothing (src/auth/personal-data.ts).
+                details: openPersonalData(tx as EntityManager, result.details),
               };
               results.set(result.session_id, bySession);
             }

@@ -186,7 +186,10 @@ describe('live phone verification (openkyc:sms_otp)', () => {
     expect(row.code_digest).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(String(row.code_digest)).not.toContain(code);
     expect(Object.values(row).map(String)).not.toContain(code);
-    expect(row).toMatchObject({ phone, status: 'active', attempts: 0 });
+    expect(row).toMatchObject({ phone: null, status: 'active', attempts: 0 });
+    // The number itself is kept only as its keyed digest (audit N11).
+    expect(row.phone_digest).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(JSON.stringify(row)).not.toContain(phone.slice(1));
   });
 
   it('given a wrong code, when confirming, then 422 otp_invalid with the attempts left and the step stays pending', async () => {

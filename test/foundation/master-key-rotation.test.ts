@@ -59,8 +59,9 @@ function sealedInFirstFormat(masterKey: string, plaintext: string): string {
 /** Every sealed value in the database, per `table.column`. */
 async function sealedValues(em: EntityManager): Promise<Map<string, string[]>> {
   const values = new Map<string, string[]>();
-  for (const { table, column } of SEALED_COLUMNS) {
-    const rows = await em.execute<{ v: string }[]>(`select ${column} as v from ${table} where ${column} is not null`);
+  for (const { table, column, jsonKey } of SEALED_COLUMNS) {
+    const value = jsonKey ? `${column} ->> '${jsonKey}'` : column;
+    const rows = await em.execute<{ v: string }[]>(`select ${value} as v from ${table} where ${value} is not null`);
     values.set(
       `${table}.${column}`,
       rows.map((row) => row.v),
@@ -69,15 +70,16 @@ async function sealedValues(em: EntityManager): Promise<Map<string, string[]>> {
   return values;
 }
 
-/** Text columns of the public schema holding a value in the sealed format. */
+/** Text and JSON columns of the public schema holding a value in the sealed format (JSON: anywhere in its text). */
 async function columnsHoldingSealedValues(em: EntityManager): Promise<string[]> {
-  const columns = await em.execute<{ table_name: string; column_name: string }[]>(
-    `select table_name, column_name from information_schema.columns
-     where table_schema = 'public' and data_type = 'text' order by table_name, column_name`,
+  const columns = await em.execute<{ table_name: string; column_name: string; data_type: string }[]>(
+    `select table_name, column_name, data_type from information_schema.columns
+     where table_schema = 'public' and data_type in ('text', 'jsonb') order by table_name, column_name`,
   );
   const found: string[] = [];
-  for (const { table_name: table, column_name: column } of columns) {
-    const [row] = await em.execute<{ n: string }[]>(`select count(*) as n from "${table}" where "${column}" ~ '^v[12]\\.'`);
+  for (const { table_name: table, column_name: column, data_type: type } of columns) {
+    const pattern = type === 'jsonb' ? `"${column}"::text ~ '"v[12]\\.'` : `"${column}" ~ '^v[12]\\.'`;
+    const [row] = await em.execute<{ n: string }[]>(`select count(*) as n from "${table}" where ${pattern}`);
     if (Number(row!.n) > 0) found.push(`${table}.${column}`);
   }
   return found;
@@ -106,6 +108,8 @@ describe('master key rotation', () => {
     const listed = SEALED_COLUMNS.map(({ table, column }) => `${table}.${column}`);
     const found = await columnsHoldingSealedValues(testApp!.app.orm.em.fork());
     expect(found.length).toBeGreaterThanOrEqual(5);
+    // The session's personal data is sealed inside its JSON columns (src/auth/personal-data.ts).
+    expect(found).toEqual(expect.arrayContaining(['session_node_result.details']));
     expect(found.filter((column) => !listed.includes(column))).toEqual([]);
   });
 

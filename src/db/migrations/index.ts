@@ -41,6 +41,7 @@ import { Migration20261126210000H27Flows } from './Migration20261126210000H27Flo
 import { Migration20261127170000H27ReplayLease } from './Migration20261127170000H27ReplayLease.js';
 import { Migration20261127000100H28SandboxAudience } from './Migration20261127000100H28SandboxAudience.js';
 import { Migration20261127000200H28AnnounceOnCommit } from './Migration20261127000200H28AnnounceOnCommit.js';
+import { Migration20261127170000H28PersonalData } from './Migration20261127170000H28PersonalData.js';
 
 /** Every migration in order; listed explicitly so tsx, vitest and a bundle all find the same set. */
 export const MIGRATIONS = [
@@ -87,4 +88,5 @@ export const MIGRATIONS = [
   Migration20261127170000H27ReplayLease,
   Migration20261127000100H28SandboxAudience,
   Migration20261127000200H28AnnounceOnCommit,
+  Migration20261127170000H28PersonalData,
 ];

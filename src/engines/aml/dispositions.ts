@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantScope } from '../../auth/context.js';
+import { openPersonalData, sealPersonalData } from '../../auth/personal-data.js';
 import type { ServiceSecrets } from '../../auth/secrets.js';
 import type { AmlHit, AmlScreeningDetails, AmlSubject } from '../details.js';
 import { detailsHit } from './engine.js';
@@ -141,7 +142,7 @@ export async function amlDetailsOf(em: EntityManager, sessionId: string): Promis
     `select details from session_node_result where session_id = ? and node_type = 'aml_screening'`,
     [sessionId],
   );
-  return row?.details ?? null;
+  return row ? openPersonalData<Partial<AmlScreeningDetails>>(em, row.details) : null;
 }
 
 /** What a reviewer asks: which hit of which session, what they say of it, and why. */
@@ -162,13 +163,15 @@ export async function recordMonitoringHits(tx: EntityManager, sessionId: string,
   await tx.execute(
     `update session_node_result set details = ?::jsonb, updated_at = now() where session_id = ? and node_type = 'aml_screening'`,
     [
-      JSON.stringify({
-        ...details,
-        hits,
-        score,
-        risk_band: riskBand(score),
-        ...(details.suppressed_hits ? { suppressed_hits: suppressed } : {}),
-      }),
+      JSON.stringify(
+        sealPersonalData(tx, {
+          ...details,
+          hits,
+          score,
+          risk_band: riskBand(score),
+          ...(details.suppressed_hits ? { suppressed_hits: suppressed } : {}),
+        }),
+      ),
       sessionId,
     ],
     'run',

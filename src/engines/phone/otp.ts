@@ -10,6 +10,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { PhoneOtpSchema, type PhoneOtp } from '../../../entities/phone-otp.entity.js';
 import { SessionSchema } from '../../../entities/session.entity.js';
+import { phoneDigest } from '../../auth/personal-data.js';
 import type { ServiceSecrets } from '../../auth/secrets.js';
 import { ApiError, validationError } from '../../errors.js';
 import { rateLimitedError } from '../../limits/rate-limits.js';
@@ -94,7 +95,13 @@ function rateLimited(retryAfterSeconds: number, policy: string, quota: number, w
  * Throws `rate_limited` when a number new to the session (or to the tenant) would exceed its cap of
  * distinct numbers in the last `phoneWindowSeconds`; numbers already used in the window pass.
  */
-async function assertWithinNumberLimits(tx: EntityManager, recipient: OtpRecipient, now: Date, caps: OtpNumberLimits): Promise<void> {
+async function assertWithinNumberLimits(
+  tx: EntityManager,
+  recipient: OtpRecipient,
+  digest: string,
+  now: Date,
+  caps: OtpNumberLimits,
+): Promise<void> {
   const windowSeconds = OTP_RATE_LIMITS.phoneWindowSeconds;
   const since = new Date(now.getTime() - windowSeconds * 1000);
   const scopes = [
@@ -103,9 +110,9 @@ async function assertWithinNumberLimits(tx: EntityManager, recipient: OtpRecipie
   ] as const;
   for (const scope of scopes) {
     const [row] = await tx.execute<{ numbers: string; known: boolean | null; first_at: Date | null }[]>(
-      `select count(distinct phone) as numbers, bool_or(phone = ?) as known, min(created_at) as first_at
+      `select count(distinct phone_digest) as numbers, bool_or(phone_digest = ?) as known, min(created_at) as first_at
          from phone_otp where ${scope.column} = ? and created_at > ?`,
-      [recipient.phone, scope.id, since],
+      [digest, scope.id, since],
     );
     if (!row || row.known || Number(row.numbers) < scope.cap) continue;
     const firstAt = row.first_at ? new Date(row.first_at).getTime() : now.getTime();
@@ -120,7 +127,7 @@ async function assertWithinNumberLimits(tx: EntityManager, recipient: OtpRecipie
 }
 
 /** Throws `rate_limited` when a new code for this session and number would exceed a limit. */
-async function assertWithinSendLimits(tx: EntityManager, recipient: OtpRecipient, now: Date): Promise<void> {
+async function assertWithinSendLimits(tx: EntityManager, recipient: OtpRecipient, digest: string, now: Date): Promise<void> {
   const limits = OTP_RATE_LIMITS;
   const nowMs = now.getTime();
   const sessionRows = await tx.find(
@@ -147,7 +154,7 @@ async function assertWithinSendLimits(tx: EntityManager, recipient: OtpRecipient
   }
   const phoneRows = await tx.find(
     PhoneOtpSchema,
-    { phone: recipient.phone, createdAt: { $gt: new Date(nowMs - limits.phoneWindowSeconds * 1000) } },
+    { phoneDigest: digest, createdAt: { $gt: new Date(nowMs - limits.phoneWindowSeconds * 1000) } },
     { orderBy: { createdAt: 'asc' }, fields: ['createdAt'] },
   );
   if (phoneRows.length >= limits.phoneMaxPerWindow) {
@@ -196,15 +203,17 @@ export async function issueOtp(dependencies: OtpDependencies, recipient: OtpReci
   const now = new Date();
   const expiresAt = new Date(now.getTime() + OTP_TTL_SECONDS * 1000);
   await dependencies.em().transactional(async (tx) => {
+    // The number is stored and compared only as its keyed digest (audit N11).
+    const digest = await phoneDigest(tx, dependencies.secrets, recipient.phone);
     // Serialises requests of one session (row lock) and of one number (advisory lock), so
     // concurrent requests cannot all pass the limit check.
     await tx.findOneOrFail(SessionSchema, { id: recipient.sessionId }, { lockMode: LockMode.PESSIMISTIC_WRITE, fields: ['id'] });
-    await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`phone_otp:${recipient.phone}`], 'all');
+    await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`phone_otp:${digest}`], 'all');
     // And of one tenant, so concurrent sessions cannot all pass the tenant's distinct-number cap.
     await tx.execute('select pg_advisory_xact_lock(hashtext(?))', [`phone_otp_tenant:${recipient.tenantId}`], 'all');
     // The distinct-number caps first: a new number past them is refused whatever the interval.
-    await assertWithinNumberLimits(tx, recipient, now, dependencies.numberLimits ?? DEFAULT_OTP_NUMBER_LIMITS);
-    await assertWithinSendLimits(tx, recipient, now);
+    await assertWithinNumberLimits(tx, recipient, digest, now, dependencies.numberLimits ?? DEFAULT_OTP_NUMBER_LIMITS);
+    await assertWithinSendLimits(tx, recipient, digest, now);
     await tx.nativeUpdate(PhoneOtpSchema, { sessionId: recipient.sessionId, status: 'active' }, { status: 'superseded', closedAt: now });
     tx.create(PhoneOtpSchema, {
       id,
@@ -212,7 +221,8 @@ export async function issueOtp(dependencies: OtpDependencies, recipient: OtpReci
       // Only the live engine sends codes, and it runs only for live sessions (sandbox sessions take magic codes).
       environment: 'live',
       sessionId: recipient.sessionId,
-      phone: recipient.phone,
+      phone: null,
+      phoneDigest: digest,
       codeDigest: dependencies.secrets.oneTimeCodeDigest(id, code),
       attempts: 0,
       status: 'active',
@@ -260,7 +270,7 @@ export async function checkOtp(
       { sessionId: recipient.sessionId, status: 'active' },
       { lockMode: LockMode.PESSIMISTIC_WRITE },
     );
-    if (!row || row.phone !== recipient.phone) return { outcome: 'none' };
+    if (!row || row.phoneDigest !== (await phoneDigest(tx, dependencies.secrets, recipient.phone))) return { outcome: 'none' };
     if (row.expiresAt.getTime() <= now.getTime()) return { outcome: 'expired' };
     if (codeMatches(dependencies.secrets, row, code)) {
       row.status = 'verified';
