@@ -332,6 +332,8 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
         }
         socketsPerTenant.set(principal.tenantId, open + 1);
         ctx.extra.countedTenantId = principal.tenantId;
+        // A key's use over a socket counts as over HTTP: noted in memory, written in the next flush.
+        if (principal.kind === 'api_key') services.keyUsage.touch(principal.apiKeyId, address);
         return true;
       },
       onClose: (ctx) => {
@@ -388,6 +390,8 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
           principal = await operatorFromCookie(em, ctx.extra.request.headers, ctx.connectionParams?.[CSRF_HEADER]).catch(() => null);
         else principal = await authenticate(em, ctx.extra.apiKey!, services.apiKeys);
         if (!principal) return [new ApiError('unauthenticated', 'The credentials of this connection are no longer valid.')];
+        // Each operation on a long-lived socket is a use of its key, so "last used" stays current.
+        if (principal.kind === 'api_key') services.keyUsage.touch(principal.apiKeyId, clientAddressOf(ctx.extra.request, trust));
         const contextValue = operationContext({ config, logger, services }, em, principal, { headers: ctx.extra.request.headers });
         return { schema, document, operationName: payload.operationName, variableValues, contextValue };
       },
