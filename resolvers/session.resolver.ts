@@ -52,6 +52,7 @@ export function toSessionObject(session: SessionRecord, context: GraphQLContext)
     updatedAt: unixSeconds(session.updatedAt),
     expiresAt: unixSeconds(session.expiresAt),
     decidedAt: session.decidedAt ? unixSeconds(session.decidedAt) : null,
+    reviewEnteredAt: session.reviewEnteredAt ? unixSeconds(session.reviewEnteredAt) : null,
     complianceLevel: approvedOnly(session.status, session.complianceLevel),
     tenantId: session.tenantId,
     reasons: session.reasons,

@@ -33,6 +33,8 @@ export interface SessionRecord {
   updatedAt: Date;
   expiresAt: Date;
   decidedAt: Date | null;
+  /** When it last entered review (the review SLA counts from it); null when it never did. */
+  reviewEnteredAt: Date | null;
 }
 
 /** One node's stored result as the API presents it. */
@@ -73,6 +75,7 @@ export interface SessionRow {
   updated_at: Date | string;
   expires_at: Date | string;
   decided_at: Date | string | null;
+  review_entered_at: Date | string | null;
 }
 
 /**
@@ -85,7 +88,7 @@ export function toDate(value: Date | string): Date {
 
 /** The `session` columns a {@link SessionRecord} is built from, for `select` and `returning`. */
 export const SESSION_COLUMNS = `id, tenant_id, environment, workflow_id, workflow_revision, vendor_data, status, callback, redirect_url, language,
-  metadata, contact_details, expected_details, warnings, reasons, compliance_level, created_at, updated_at, expires_at, decided_at`;
+  metadata, contact_details, expected_details, warnings, reasons, compliance_level, created_at, updated_at, expires_at, decided_at, review_entered_at`;
 
 /** Builds a record from a raw `session` row. */
 export function sessionRecordFromRow(row: SessionRow): SessionRecord {
@@ -110,6 +113,7 @@ export function sessionRecordFromRow(row: SessionRow): SessionRecord {
     updatedAt: toDate(row.updated_at),
     expiresAt: toDate(row.expires_at),
     decidedAt: row.decided_at === null ? null : toDate(row.decided_at),
+    reviewEnteredAt: row.review_entered_at == null ? null : toDate(row.review_entered_at),
   };
 }
 
@@ -136,6 +140,7 @@ export function sessionRecordOf(session: Session): SessionRecord {
     updatedAt: session.updatedAt,
     expiresAt: session.expiresAt,
     decidedAt: session.decidedAt ?? null,
+    reviewEnteredAt: session.reviewEnteredAt ?? null,
   };
 }
 

@@ -1912,11 +1912,11 @@ export type ReviewQueueEdge = {
 
 /** A case's age against its workflow's review SLA. */
 export type ReviewSla = {
-  /** Seconds since the session was created. */
+  /** Seconds in review: since it entered review while in review, from entering review to the decision once decided; for a session never in review, since creation. */
   ageSeconds: Scalars['Int']['output'];
-  /** True when an undecided case is past its SLA. */
+  /** True when a case still in review is past its SLA. */
   breached: Scalars['Boolean']['output'];
-  /** When the SLA runs out (Unix seconds); null without an SLA. */
+  /** When the SLA runs out (Unix seconds, counted from entry into review); null without an SLA or before review. */
   dueAt?: Maybe<Scalars['UnixTime']['output']>;
   /** The workflow's SLA in minutes; null when it has none. */
   minutes?: Maybe<Scalars['Int']['output']>;
@@ -1993,6 +1993,8 @@ export type Session = {
   notes: Array<SessionNote>;
   /** Where the hosted flow sends the browser at the end, when set. */
   redirectUrl?: Maybe<Scalars['String']['output']>;
+  /** Unix time, seconds: when it last entered review (the review SLA counts from it); null when it never did. */
+  reviewEnteredAt?: Maybe<Scalars['UnixTime']['output']>;
   /** Every status change: actor, key or operator, time, from, to, reason. */
   reviewHistory: Array<StatusChange>;
   /** The case's age and its workflow's review SLA; breached when undecided past it. */
