@@ -251,6 +251,7 @@ export class SessionResolver {
       contentType: item.contentType,
       byteLength: item.byteLength,
       attempt: item.attempt,
+      face: item.face,
       createdAt: unixSeconds(item.createdAt),
       expiresAt: unixSeconds(item.expiresAt),
       url: signedEvidenceUrl(context.services.secrets, item.id, principal),

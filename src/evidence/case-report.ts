@@ -135,12 +135,10 @@ export function caseReportPdf(data: CaseReportData): PDFKit.PDFDocument {
     if (runs.length === 0) runs.push({ text: '', face: 'text', rtl: false });
     runs.forEach((run, index) => {
       const lastRun = index === runs.length - 1;
-      doc
-        .font(run.face === 'cjk' ? 'cjk' : options.bold ? 'bold' : 'text')
-        .text(run.text, {
-          ...(index === 0 && options.indent ? { indent: options.indent } : {}),
-          continued: !lastRun || !!options.continued,
-        });
+      doc.font(run.face === 'cjk' ? 'cjk' : options.bold ? 'bold' : 'text').text(run.text, {
+        ...(index === 0 && options.indent ? { indent: options.indent } : {}),
+        continued: !lastRun || !!options.continued,
+      });
     });
   };
   const heading = (text: string) => {

@@ -37,6 +37,7 @@ import { Migration20261126210000H25AmlDisposition } from './Migration20261126210
 import { Migration20261126204500H25ConsoleWork } from './Migration20261126204500H25ConsoleWork.js';
 import { Migration20261126210000H25Search } from './Migration20261126210000H25Search.js';
 import { Migration20261126213000H29ListingIndexes } from './Migration20261126213000H29ListingIndexes.js';
+import { Migration20261127000200H25EvidenceFace } from './Migration20261127000200H25EvidenceFace.js';
 import { Migration20261127000100H25ReviewEntry } from './Migration20261127000100H25ReviewEntry.js';
 import { Migration20261126210000H27Flows } from './Migration20261126210000H27Flows.js';
 
@@ -83,4 +84,5 @@ export const MIGRATIONS = [
   Migration20261126213000H29ListingIndexes,
   Migration20261126210000H27Flows,
   Migration20261127000100H25ReviewEntry,
+  Migration20261127000200H25EvidenceFace,
 ];

@@ -541,13 +541,23 @@ export type Evidence = {
   createdAt: Scalars['UnixTime']['output'];
   /** Unix seconds at which it is purged (the retention period). */
   expiresAt: Scalars['UnixTime']['output'];
+  /** Where the face is, for selfies and document portraits: the console shows both faces at one size. Null otherwise. */
+  face?: Maybe<EvidenceFace>;
   id: Scalars['String']['output'];
-  /** document_front, document_back, selfie or proof_of_address. */
+  /** document_front, document_back, document_portrait (cut from the front around its face), selfie or proof_of_address. */
   kind: Scalars['String']['output'];
   /** The step it was submitted to. */
   nodeType: Scalars['String']['output'];
   /** Signed, same-origin path of the file for the signed-in operator; works for 5 minutes. */
   url: Scalars['String']['output'];
+};
+
+/** A face's box as fractions (0–1) of the upright image's width and height. */
+export type EvidenceFace = {
+  height: Scalars['Float']['output'];
+  width: Scalars['Float']['output'];
+  x: Scalars['Float']['output'];
+  y: Scalars['Float']['output'];
 };
 
 export type ExpectedDetailsInput = {
