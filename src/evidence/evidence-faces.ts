@@ -23,6 +23,8 @@ export interface FaceBox {
 /** The portrait cut around the face: this many face widths wide and face heights tall (a passport photo's framing). */
 const PORTRAIT_WIDTH_FACES = 1.4;
 const PORTRAIT_HEIGHT_FACES = 1.75;
+/** Shortest side, in pixels, of an image searched for a face: smaller ones are kept without a face box. */
+const MIN_FACE_IMAGE_SIDE_PX = 64;
 /** JPEG quality of the cut portrait. */
 const PORTRAIT_JPEG_QUALITY = 90;
 
@@ -57,6 +59,14 @@ function relativeBox([x, y, width, height]: readonly number[], size: { width: nu
  * the detector reads): a kept file without a face is still kept, only without a box.
  */
 export async function analyzeKeptFace(services: Services, bytes: Buffer, field: string): Promise<FaceAnalysis | null> {
+  let size: { width: number; height: number };
+  try {
+    size = await uprightSize(bytes);
+  } catch {
+    return null; // not an image sharp reads: kept without a face box
+  }
+  // Too small to hold a face worth lining up: skip the detector (and a worker thread's model load at first use).
+  if (Math.min(size.width, size.height) < MIN_FACE_IMAGE_SIDE_PX) return null;
   try {
     return await analyzeFaceOffThread(services.engines.executor, bytes, { field, pick: 'largest' });
   } catch (error) {

@@ -54,7 +54,12 @@ function ruleFor(rules: AssignmentRule[], workflowId: string, country: string | 
 }
 
 /** Writes the audit row of one case handed out, in the hand-out's transaction. */
-export type AssignmentAudit = (tx: EntityManager, sessionId: string, assigneeOperatorId: string, ruleId: string) => Promise<void>;
+export type AssignmentAudit = (
+  tx: EntityManager,
+  sessionId: string,
+  assignee: { id: string; name: string },
+  ruleId: string,
+) => Promise<void>;
 
 /**
  * Hands unclaimed cases of the scope to the next operator of their rule's pool (round robin: the
@@ -77,13 +82,13 @@ export async function handOutCases(
   if (locked.length === 0) return 0;
   const rules = await assignmentRules(tx, scope);
   const positions = new Map(locked.map((row) => [row.id, row.next_index]));
-  const active = new Set(
+  const active = new Map(
     (
-      await tx.execute<{ id: string }[]>(
-        `select id from operator where tenant_id = ? and disabled_at is null and role in ('reviewer', 'admin')`,
+      await tx.execute<{ id: string; name: string }[]>(
+        `select id, name from operator where tenant_id = ? and disabled_at is null and role in ('reviewer', 'admin')`,
         [scope.tenantId],
       )
-    ).map((row) => row.id),
+    ).map((row) => [row.id, row.name]),
   );
   const cases = await tx.execute<{ id: string; workflow_id: string; country: string | null }[]>(
     `select s.id, s.workflow_id, ${SESSION_COUNTRY_SQL} as country from session s
@@ -109,7 +114,7 @@ export async function handOutCases(
     positions.set(rule.id, position + 1);
     moved.add(rule.id);
     assigned += 1;
-    await audit(tx, item.id, assignee, rule.id);
+    await audit(tx, item.id, { id: assignee, name: active.get(assignee)! }, rule.id);
   }
   for (const id of moved) await tx.execute('update assignment_rule set next_index = ? where id = ?', [positions.get(id), id], 'run');
   return assigned;
@@ -139,7 +144,7 @@ export async function assignOnReviewEntry(tx: EntityManager, session: CaseEnteri
         targetType: 'session',
         targetId: sessionId,
         environment: session.environment,
-        details: { assignee_operator_id: assignee, rule_id: ruleId, on: 'review_entry' },
+        details: { assignee_operator_id: assignee.id, assignee_name: assignee.name, rule_id: ruleId, on: 'review_entry' },
       }),
     session.id,
   );

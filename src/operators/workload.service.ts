@@ -194,7 +194,7 @@ export async function applyAssignmentRules(em: EntityManager, operator: Operator
         targetType: 'session',
         targetId: sessionId,
         environment: operator.environment,
-        details: { assignee_operator_id: assignee, rule_id: ruleId },
+        details: { assignee_operator_id: assignee.id, assignee_name: assignee.name, rule_id: ruleId },
       }),
     ),
   );
