@@ -77,6 +77,8 @@ export const SessionSchema = defineEntity({
     updatedAt: p.datetime(),
     expiresAt: p.datetime(),
     decidedAt: p.datetime().nullable(),
+    /** When it last entered review: the review SLA's age counts from it. */
+    reviewEnteredAt: p.datetime().nullable(),
     /** When its evidence and personal data were erased on request; the decision and the audit trail stay. */
     erasedAt: p.datetime().nullable(),
     /** Who asked: `api_key:<id>` or `operator:<name>`. */

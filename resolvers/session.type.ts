@@ -210,6 +210,12 @@ export class SessionObject {
   @Field(() => UnixTimeScalar, { nullable: true, description: 'Unix time, seconds.' })
   decidedAt?: number | null;
 
+  @Field(() => UnixTimeScalar, {
+    nullable: true,
+    description: 'Unix time, seconds: when it last entered review (the review SLA counts from it); null when it never did.',
+  })
+  reviewEnteredAt?: number | null;
+
   @Field(() => String, { nullable: true, description: 'Compliance level of an approved session.' })
   complianceLevel?: string | null;
 

@@ -33,10 +33,7 @@ export class WorkloadResolver {
       slasOfRequest.set(context.loaders, slas);
     }
     const minutes = (await slas).get(session.workflowId) ?? null;
-    const now = Math.floor(Date.now() / 1000);
-    const dueAt = minutes === null ? null : session.createdAt + minutes * 60;
-    const open = session.status === 'in_review' || session.status === 'in_progress' || session.status === 'pending';
-    return { ageSeconds: Math.max(0, now - session.createdAt), minutes, dueAt, breached: dueAt !== null && open && now > dueAt };
+    return workload.reviewSlaOf(session, minutes, Math.floor(Date.now() / 1000));
   }
 
   @Query(() => [WorkflowSlaObject], { description: "The review SLAs of the caller's environment." })

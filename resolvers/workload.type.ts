@@ -17,16 +17,22 @@ export class WorkflowSlaObject {
 /** Where a case stands against its workflow's SLA. */
 @ObjectType('ReviewSla', { description: "A case's age against its workflow's review SLA." })
 export class ReviewSlaObject {
-  @Field(() => Int, { description: 'Seconds since the session was created.' })
+  @Field(() => Int, {
+    description:
+      'Seconds in review: since it entered review while in review, from entering review to the decision once decided; for a session never in review, since creation.',
+  })
   ageSeconds!: number;
 
   @Field(() => Int, { nullable: true, description: "The workflow's SLA in minutes; null when it has none." })
   minutes!: number | null;
 
-  @Field(() => UnixTimeScalar, { nullable: true, description: 'When the SLA runs out (Unix seconds); null without an SLA.' })
+  @Field(() => UnixTimeScalar, {
+    nullable: true,
+    description: 'When the SLA runs out (Unix seconds, counted from entry into review); null without an SLA or before review.',
+  })
   dueAt!: number | null;
 
-  @Field(() => Boolean, { description: 'True when an undecided case is past its SLA.' })
+  @Field(() => Boolean, { description: 'True when a case still in review is past its SLA.' })
   breached!: boolean;
 }
 

@@ -77,6 +77,8 @@ function detailText(line: AuditLine): string {
       .map(([key, value]) => `${key}=${String(value)}`)
       .join(' ');
   if (typeof details.role === 'string') return details.role;
+  if (typeof details.assignee_name === 'string')
+    return `to ${details.assignee_name}${details.on === 'review_entry' ? ' as the case entered review' : details.rule_id ? ' by a rule' : ''}`;
   return '';
 }
 

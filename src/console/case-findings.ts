@@ -104,8 +104,9 @@ export function identitySection(session: Case): HTMLElement {
  * The document front and back beside the selfie, with the similarity the face step measured.
  * Each file comes through its short-lived signed URL, and the server audits every opening. The
  * latest attempt of each kind is shown; a click (or Enter) opens it full size in the viewer
- * (evidence-viewer.ts), earlier attempts are a click away, and the document and the selfie open
- * side by side at the same scale.
+ * (evidence-viewer.ts), earlier attempts are a click away, and the document portrait (cut by the
+ * server around the document's face) and the selfie open side by side with their faces at the same
+ * size.
  */
 export function evidenceSection(session: Case): HTMLElement {
   const attempts = new Map<string, Case['evidence']>();
@@ -117,7 +118,9 @@ export function evidenceSection(session: Case): HTMLElement {
     (event: Event) =>
       void openEvidenceViewer(session.id, kinds, event.currentTarget as HTMLElement, attemptIds);
   const images = (kind: string) => (attempts.get(kind) ?? []).filter((item) => item.contentType.startsWith('image/'));
-  const compare = images('document_front').length > 0 && images('selfie').length > 0;
+  // The portrait cut from the document, when a face was found on it; else the whole front.
+  const documentFace = images('document_portrait').length > 0 ? 'document_portrait' : 'document_front';
+  const compare = images(documentFace).length > 0 && images('selfie').length > 0;
   return h(
     'section',
     { 'aria-labelledby': 'evidence-heading' },
@@ -176,8 +179,10 @@ export function evidenceSection(session: Case): HTMLElement {
           {},
           h(
             'button',
-            { type: 'button', class: 'secondary', id: 'compare-faces', onclick: open(['document_front', 'selfie']) },
-            'Compare document and selfie side by side',
+            { type: 'button', class: 'secondary', id: 'compare-faces', onclick: open([documentFace, 'selfie']) },
+            documentFace === 'document_portrait'
+              ? 'Compare the document portrait and the selfie, faces at the same size'
+              : 'Compare document and selfie side by side',
           ),
         )
       : null,

@@ -1,8 +1,9 @@
 /**
  * The evidence viewer (issue 25.2): a modal dialog showing kept images at full size through their
  * signed URLs (each opening audited by the server, as the thumbnails are), with zoom, pan, rotate
- * and brightness, one image or the document and the selfie side by side at the same scale, and
- * every attempt of a step. Keyboard: + and - zoom, arrows pan, r rotates, 0 fits, b and B change
+ * and brightness, one image or the document portrait and the selfie side by side with their faces
+ * at the same size (from the face boxes the server keeps; the document front and the selfie at one
+ * scale where no portrait was found), and every attempt of a step. Keyboard: + and - zoom, arrows pan, r rotates, 0 fits, b and B change
  * the brightness, Escape closes (the dialog's own). The URLs are asked for afresh when it opens:
  * those of the case page may be older than their 5 minutes.
  */
@@ -17,22 +18,27 @@ export interface ViewerEvidence {
   url: string;
   attempt: number;
   createdAt: number;
+  /** Where the face is, as fractions of the upright image (selfies and document portraits). */
+  face: { x: number; y: number; width: number; height: number } | null;
 }
 
 /** Names of the evidence kinds as shown. */
 export const EVIDENCE_LABELS: Record<string, string> = {
   document_front: 'Document, front',
   document_back: 'Document, back',
+  document_portrait: 'Document portrait',
   selfie: 'Selfie',
   proof_of_address: 'Proof of address',
 };
 
-const FRESH_EVIDENCE = `query ($id: String!) { session(id: $id) { evidence { id kind contentType url attempt createdAt } } }`;
+const FRESH_EVIDENCE = `query ($id: String!) { session(id: $id) { evidence { id kind contentType url attempt createdAt face { x y width height } } } }`;
 
 /** Zoom bounds and steps: the factor is image pixels to screen pixels. */
 const ZOOM_MIN = 0.05;
 const ZOOM_MAX = 8;
 const ZOOM_STEP = 1.25;
+/** How tall a face is drawn when two faces are lined up, as a share of the pane. */
+const FACE_SHARE_OF_PANE = 0.5;
 /** Pixels an arrow key pans. */
 const PAN_STEP_PX = 40;
 /** Brightness bounds (CSS filter percentage) and step. */
@@ -48,6 +54,11 @@ interface Pane {
   y: number;
   rotation: number;
   brightness: number;
+  /**
+   * Image pixels to screen pixels before the shared zoom: 1, or with faces lined up, what makes this
+   * pane's face as tall as the other's.
+   */
+  base: number;
   /** The focusable area the image moves in. */
   element: HTMLElement;
   /** The pane with its heading and attempt picker. */
@@ -98,14 +109,42 @@ export async function openEvidenceViewer(
   let active = 0;
 
   const layout = (pane: Pane) => {
-    pane.image.style.transform = `translate(-50%, -50%) translate(${pane.x}px, ${pane.y}px) rotate(${pane.rotation}deg) scale(${zoom})`;
+    const scale = zoom * pane.base;
+    pane.image.style.transform = `translate(-50%, -50%) translate(${pane.x}px, ${pane.y}px) rotate(${pane.rotation}deg) scale(${scale})`;
+    // The face's height on screen, for a reader checking the panes match (and for the browser test).
+    if (pane.item.face) pane.element.dataset.facePx = String(Math.round(pane.item.face.height * pane.image.naturalHeight * scale));
     pane.image.style.filter = `brightness(${pane.brightness}%)`;
     const list = attempts.get(pane.kind)!;
     pane.status.textContent = `Attempt ${pane.item.attempt} of ${list.length} · ${Math.round(zoom * 100)} % · ${pane.rotation}° · brightness ${pane.brightness} %`;
   };
   const relayout = () => panes.forEach(layout);
+  /**
+   * Side by side with a face box in every pane: each image is scaled so its face is the same
+   * height on screen (half the pane's height), centred on the face. Returns false when a pane has
+   * no face box or has not loaded.
+   */
+  const fitFaces = () => {
+    if (panes.length < 2 || !panes.every((pane) => pane.item.face && pane.image.naturalWidth > 0)) return false;
+    const target = Math.min(...panes.map((pane) => Math.min(pane.element.clientHeight, pane.element.clientWidth))) * FACE_SHARE_OF_PANE;
+    zoom = 1;
+    for (const pane of panes) {
+      const face = pane.item.face!;
+      const [width, height] = [pane.image.naturalWidth, pane.image.naturalHeight];
+      pane.base = target / (face.height * height);
+      // Move the face's centre to the pane's centre (the image turns about its own centre).
+      const dx = (0.5 - (face.x + face.width / 2)) * width * pane.base;
+      const dy = (0.5 - (face.y + face.height / 2)) * height * pane.base;
+      const turn = (pane.rotation * Math.PI) / 180;
+      pane.x = dx * Math.cos(turn) - dy * Math.sin(turn);
+      pane.y = dx * Math.sin(turn) + dy * Math.cos(turn);
+    }
+    relayout();
+    return true;
+  };
   /** The largest scale at which every pane's image fits its pane: side by side, both show at this one scale. */
   const fit = () => {
+    if (fitFaces()) return;
+    for (const pane of panes) pane.base = 1;
     const scales = panes
       .filter((pane) => pane.image.naturalWidth > 0)
       .map((pane) => {
@@ -203,7 +242,7 @@ export async function openEvidenceViewer(
       stage,
       status,
     );
-    const pane: Pane = { kind, item, x: 0, y: 0, rotation: 0, brightness: 100, element: stage, section, image, status };
+    const pane: Pane = { kind, item, x: 0, y: 0, rotation: 0, brightness: 100, base: 1, element: stage, section, image, status };
     image.addEventListener('load', () => (panes.every((each) => each.image.complete) ? fit() : layout(pane)));
     image.addEventListener('error', () => {
       status.textContent = 'The image could not be opened (its link may have expired): close and open the viewer again.';
@@ -243,7 +282,15 @@ export async function openEvidenceViewer(
     h(
       'div',
       { class: 'viewer-bar' },
-      h('h2', { id: 'viewer-heading' }, shown.length > 1 ? 'Document and selfie, same scale' : (EVIDENCE_LABELS[shown[0]!] ?? shown[0]!)),
+      h(
+        'h2',
+        { id: 'viewer-heading' },
+        shown.length > 1
+          ? shown.includes('document_portrait')
+            ? 'Document portrait and selfie, faces at the same size'
+            : 'Document and selfie, same scale'
+          : (EVIDENCE_LABELS[shown[0]!] ?? shown[0]!),
+      ),
       h(
         'div',
         { class: 'viewer-tools', role: 'toolbar', 'aria-label': 'Image tools' },

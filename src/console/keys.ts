@@ -86,7 +86,7 @@ export async function keysScreen(created?: { secret: string; prefix: string }): 
       h(
         'table',
         { tabindex: '0', id: 'keys' },
-        h('caption', {}, `${apiKeys.length} keys, ${me().environment}`),
+        h('caption', {}, `${apiKeys.length} ${apiKeys.length === 1 ? 'key' : 'keys'}, ${me().environment}`),
         h(
           'thead',
           {},

@@ -20,6 +20,9 @@ interface FoundSession {
   decision: { reasons: { reviewerText: string }[] };
 }
 
+/** Statuses whose decision time the lists show (in_review has one too: when the engine sent it to review). */
+const FINAL_STATUSES = new Set(['approved', 'declined']);
+
 const FOUND_FIELDS = 'id vendorData status workflowId workflow { name } createdAt decidedAt decision { reasons { reviewerText } }';
 const SEARCH = `query ($query: String!) { searchSessions(query: $query, first: 100) { matchedOn session { ${FOUND_FIELDS} } } }`;
 const PERSON = `query ($vendorData: String!) { sessions(first: 100, filter: { vendorData: $vendorData }) { edges { node { ${FOUND_FIELDS} } } pageInfo { hasNextPage } } }`;
@@ -112,7 +115,8 @@ function sessionTable(caption: string, sessions: FoundSession[], matched?: Map<s
           matched ? h('td', {}, (matched.get(session.id) ?? []).map((field) => FIELD_WORDS[field] ?? field).join(', ')) : null,
           h('td', {}, session.workflow?.name ?? session.workflowId),
           h('td', {}, when(session.createdAt)),
-          h('td', {}, session.decidedAt ? when(session.decidedAt) : '—'),
+          // Only a final outcome is a decision: a case the engine sent to review is still waiting.
+          h('td', {}, session.decidedAt && FINAL_STATUSES.has(session.status) ? when(session.decidedAt) : '—'),
         ),
       ),
     ),

@@ -9,11 +9,11 @@ import { header } from './layout.js';
 import { me } from './state.js';
 
 /** What the queue reads of a case's SLA. */
-export const SLA_FIELDS = 'reviewSla { ageSeconds minutes breached }';
+export const SLA_FIELDS = 'reviewSla { ageSeconds minutes dueAt breached }';
 
 /** A case's SLA as the queue reads it. */
 export interface QueueSla {
-  reviewSla?: { ageSeconds: number; minutes: number | null; breached: boolean } | null;
+  reviewSla?: { ageSeconds: number; minutes: number | null; dueAt: number | null; breached: boolean } | null;
 }
 
 /** An age in the largest two units a reviewer reads at a glance: "3 d 4 h", "2 h 5 min", "12 min". */
@@ -25,10 +25,15 @@ export function ageText(seconds: number): string {
   return `${Math.floor(hours / 24)} d ${hours % 24} h`;
 }
 
-/** The queue's age cell: the age, and when past the SLA a marker in words (not colour alone). */
+/**
+ * The queue's age cell: the time in review, and against the SLA the time left or, past it, a
+ * marker in words (not colour alone) with how long ago it ran out.
+ */
 export function slaCell(item: QueueSla): HTMLElement {
   const sla = item.reviewSla;
   if (!sla) return h('td', {}, '—');
+  const now = Math.floor(Date.now() / 1000);
+  const due = sla.dueAt;
   return h(
     'td',
     { class: sla.breached ? 'sla breached' : 'sla' },
@@ -36,8 +41,10 @@ export function slaCell(item: QueueSla): HTMLElement {
     sla.minutes === null
       ? ''
       : sla.breached
-        ? h('strong', { class: 'sla-marker' }, ' · SLA breached')
-        : ` · SLA ${ageText(sla.minutes * 60)}`,
+        ? h('strong', { class: 'sla-marker' }, ` · SLA breached${due === null ? '' : ` ${ageText(now - due)} ago`}`)
+        : due !== null && due > now
+          ? ` · ${ageText(due - now)} left of ${ageText(sla.minutes * 60)}`
+          : ` · SLA ${ageText(sla.minutes * 60)}`,
   );
 }
 
@@ -294,7 +301,11 @@ export async function workloadScreen(): Promise<void> {
       h('h1', { tabindex: '-1' }, 'Workload'),
       error,
       h('h2', {}, 'Review SLA per workflow'),
-      h('p', {}, `In ${me().environment}. A case older than its workflow's SLA and still undecided is marked "SLA breached" in the queue.`),
+      h(
+        'p',
+        {},
+        `In ${me().environment}. The SLA counts from the moment a case enters review; the queue shows the time left, and "SLA breached" once a case still in review is past it.`,
+      ),
       slaForm,
       table(
         'slas',
@@ -327,7 +338,7 @@ export async function workloadScreen(): Promise<void> {
       h(
         'p',
         {},
-        'Unclaimed cases of a rule’s workflow and/or country go to its people in turn, when someone asks for the next case or an admin runs the rules. A rule naming both wins over one naming the workflow, which wins over one naming the country.',
+        'Cases of a rule’s workflow and/or country go to its people in turn as they enter review. Cases that were waiting before a rule existed are handed out when someone asks for the next case or with the button below. A rule naming both wins over one naming the workflow, which wins over one naming the country.',
       ),
       ruleForm,
       h(

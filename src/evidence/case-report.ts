@@ -10,6 +10,7 @@ import { listNotes } from '../notes/note.service.js';
 import type { Services } from '../services.js';
 import { readSession } from '../sessions/read.js';
 import { openImagesForReport, type OpenedImage } from './evidence.service.js';
+import { REPORT_FONT_FILES, textRuns } from './report-fonts.js';
 
 /** Width and height a kept image is scaled into on the page, in PDF points. */
 const IMAGE_BOX_POINTS: [number, number] = [240, 170];
@@ -92,6 +93,28 @@ function shortValue(value: unknown): string {
   return text.length > DETAIL_VALUE_MAX_LENGTH ? `${text.slice(0, DETAIL_VALUE_MAX_LENGTH - 1)}…` : text;
 }
 
+/** The person as the case knows them: names read from the document and typed, date of birth and country. */
+function personLines(data: CaseReportData): [string, string][] {
+  const lines: [string, string][] = [];
+  const join = (...parts: unknown[]) => parts.filter((part) => typeof part === 'string' && part.trim()).join(' ');
+  const results = new Map(data.nodeResults.map((result) => [result.nodeType, result.details as Record<string, any>]));
+  const extracted = (results.get('document_verification')?.extracted ?? {}) as Record<string, unknown>;
+  const documentName = join(extracted.first_name, extracted.last_name);
+  const printedName = join(extracted.first_name_viz, extracted.last_name_viz);
+  if (documentName) lines.push(['Name on the document', documentName]);
+  if (printedName && printedName !== documentName) lines.push(['Name as printed', printedName]);
+  const expected = data.session.expectedDetails;
+  const typed = join(expected?.first_name, expected?.last_name);
+  if (typed) lines.push(['Name given', typed]);
+  const screened = results.get('aml_screening')?.subject?.full_name;
+  if (typeof screened === 'string' && screened && screened !== documentName && screened !== typed) lines.push(['Name screened', screened]);
+  const birth = extracted.date_of_birth ?? expected?.date_of_birth;
+  if (typeof birth === 'string') lines.push(['Date of birth', birth]);
+  const country = extracted.issuing_country ?? extracted.nationality ?? expected?.country;
+  if (typeof country === 'string') lines.push(['Country', country]);
+  return lines;
+}
+
 /** Writes the report as a PDF stream; the caller pipes it to the answer. */
 export function caseReportPdf(data: CaseReportData): PDFKit.PDFDocument {
   const { session } = data;
@@ -100,21 +123,45 @@ export function caseReportPdf(data: CaseReportData): PDFKit.PDFDocument {
     margin: 50,
     info: { Title: `Case report ${session.id}`, Author: data.generatedBy, Subject: 'Identity verification case report' },
   });
+  doc.registerFont('text', REPORT_FONT_FILES.regular);
+  doc.registerFont('bold', REPORT_FONT_FILES.bold);
+  doc.registerFont('cjk', REPORT_FONT_FILES.cjk);
+  /**
+   * Writes text in runs, each with the font that has its glyphs (names come in any script), and
+   * ends the line unless `continued`.
+   */
+  const say = (text: string, options: { bold?: boolean; indent?: number; continued?: boolean } = {}) => {
+    const runs = textRuns(text);
+    if (runs.length === 0) runs.push({ text: '', face: 'text', rtl: false });
+    runs.forEach((run, index) => {
+      const lastRun = index === runs.length - 1;
+      doc.font(run.face === 'cjk' ? 'cjk' : options.bold ? 'bold' : 'text').text(run.text, {
+        ...(index === 0 && options.indent ? { indent: options.indent } : {}),
+        continued: !lastRun || !!options.continued,
+      });
+    });
+  };
   const heading = (text: string) => {
-    doc.moveDown(0.8).font('Helvetica-Bold').fontSize(13).fillColor('#111').text(text).moveDown(0.3);
-    doc.font('Helvetica').fontSize(10).fillColor('#222');
+    doc.moveDown(0.8).fontSize(13).fillColor('#111');
+    say(text, { bold: true });
+    doc.moveDown(0.3).fontSize(10).fillColor('#222');
   };
   const line = (label: string, value: string) => {
-    doc.font('Helvetica-Bold').text(`${label}: `, { continued: true }).font('Helvetica').text(value);
+    say(`${label}: `, { bold: true, continued: true });
+    say(value);
   };
 
-  doc.font('Helvetica-Bold').fontSize(18).text('Case report');
-  doc
-    .font('Helvetica')
-    .fontSize(9)
-    .fillColor('#555')
-    .text(`Generated ${when(data.generatedAt)} by ${data.generatedBy}`);
+  doc.fontSize(18);
+  say('Case report', { bold: true });
+  doc.fontSize(9).fillColor('#555');
+  say(`Generated ${when(data.generatedAt)} by ${data.generatedBy}`);
   doc.fontSize(10).fillColor('#222');
+
+  const person = personLines(data);
+  if (person.length > 0) {
+    heading('Person');
+    for (const [label, value] of person) line(label, value);
+  }
 
   heading('Session');
   line('Session id', session.id);
@@ -127,52 +174,49 @@ export function caseReportPdf(data: CaseReportData): PDFKit.PDFDocument {
   if (session.complianceLevel) line('Compliance level', session.complianceLevel);
 
   heading('Reasons');
-  if (session.reasons.length === 0) doc.text('No reasons recorded.');
+  if (session.reasons.length === 0) say('No reasons recorded.');
   for (const reason of session.reasons)
-    doc.text(
+    say(
       `• ${reason.reviewerText ?? reason.message} (${reason.code}${reason.cause ? `: ${reason.cause}` : ''}${reason.nodeType ? `, ${reason.nodeType}` : ''})`,
     );
 
   heading('Checks');
   for (const result of data.nodeResults) {
-    doc.font('Helvetica-Bold').text(`${result.nodeType}: ${result.status}${result.required ? ' (required)' : ' (optional)'}`);
-    doc
-      .font('Helvetica')
-      .text(`Provider ${result.provider}; submissions ${result.attempts}; updated ${when(result.updatedAt)}`, { indent: 12 });
-    for (const warning of result.warnings)
-      doc.text(`Warning: ${warning.code}${warning.message ? ` — ${warning.message}` : ''}`, { indent: 12 });
+    say(`${result.nodeType}: ${result.status}${result.required ? ' (required)' : ' (optional)'}`, { bold: true });
+    say(`Provider ${result.provider}; submissions ${result.attempts}; updated ${when(result.updatedAt)}`, { indent: 12 });
+    for (const warning of result.warnings) say(`Warning: ${warning.code}${warning.message ? ` — ${warning.message}` : ''}`, { indent: 12 });
     for (const [key, value] of Object.entries(result.details))
-      if (value !== null && value !== undefined && typeof value !== 'object') doc.text(`${key}: ${shortValue(value)}`, { indent: 12 });
+      if (value !== null && value !== undefined && typeof value !== 'object') say(`${key}: ${shortValue(value)}`, { indent: 12 });
   }
 
   heading('Evidence');
-  if (data.images.length === 0) doc.text('No images are kept for this session (retention elapsed, erased, or none submitted).');
+  if (data.images.length === 0) say('No images are kept for this session (retention elapsed, erased, or none submitted).');
   for (const image of data.images) {
     if (doc.y + IMAGE_BOX_POINTS[1] + 30 > doc.page.height - doc.page.margins.bottom) doc.addPage();
-    doc.text(`${image.nodeType} / ${image.kind}, submitted ${when(image.createdAt)}`);
+    say(`${image.nodeType} / ${image.kind}, submitted ${when(image.createdAt)}`);
     try {
       doc.image(image.bytes, { fit: IMAGE_BOX_POINTS });
       doc.y += 4;
     } catch {
-      doc.text('(this image could not be drawn)', { indent: 12 });
+      say('(this image could not be drawn)', { indent: 12 });
     }
   }
 
   heading('Timeline');
   for (const change of data.timeline)
-    doc.text(
+    say(
       `${when(change.created_at)}  ${change.from_status ?? 'created'} → ${change.to_status}  by ${change.actor_name ?? change.actor}` +
         `${change.client_address ? ` from ${change.client_address}` : ''}${change.reason ? `: ${change.reason}` : ''}`,
     );
 
   heading('Notes');
-  if (data.notes.length === 0) doc.text('No notes.');
-  for (const note of data.notes) doc.text(`${when(note.createdAt)}  ${note.authorName}: ${note.body}`);
+  if (data.notes.length === 0) say('No notes.');
+  for (const note of data.notes) say(`${when(note.createdAt)}  ${note.authorName}: ${note.body}`);
 
   heading('Evidence views');
-  if (data.views.length === 0) doc.text('Nobody has viewed the evidence.');
+  if (data.views.length === 0) say('Nobody has viewed the evidence.');
   for (const view of data.views)
-    doc.text(
+    say(
       `${when(view.viewed_at)}  ${view.operator_name} viewed ${view.kind ?? 'a file'}${view.client_address ? ` from ${view.client_address}` : ''}`,
     );
 

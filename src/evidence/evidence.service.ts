@@ -8,7 +8,9 @@ import { decodeDataUri } from '../engines/data-uri.js';
 import { ApiError } from '../errors.js';
 import { isUuid } from '../input-rules.js';
 import type { Services } from '../services.js';
-import type { NodeInputObserver } from '../sessions/decision-hooks.js';
+import type { InputObservation, NodeInputObserver } from '../sessions/decision-hooks.js';
+import type { Session } from '../../entities/session.entity.js';
+import { analyzeKeptFace, faceBoxIn, type FaceBox } from './evidence-faces.js';
 
 /**
  * How long an evidence URL works after it is handed out, in seconds: long enough for the page or
@@ -57,6 +59,7 @@ interface SealedEvidence {
   kind: string;
   contentType: string;
   byteLength: number;
+  face: FaceBox | null;
   iv: Buffer;
   tag: Buffer;
   ciphertext: Buffer;
@@ -97,43 +100,50 @@ function sealEvidence(key: Buffer, id: string, bytes: Buffer): Pick<SealedEviden
 }
 
 /** The tenant's retention in days (0: keep nothing). */
-async function retentionDays(em: EntityManager, tenantId: string): Promise<number> {
+export async function retentionDays(em: EntityManager, tenantId: string): Promise<number> {
   const [row] = await em.execute<{ days: number }[]>('select evidence_retention_days as days from tenant where id = ?', [tenantId]);
   return row?.days ?? 0;
 }
 
+/** One file to keep, with its face box when it shows a face the console lines up. */
+export interface EvidenceFile {
+  kind: string;
+  mimeType: string;
+  bytes: Buffer;
+  face: FaceBox | null;
+}
+
 /**
- * Keeps the images and documents of an accepted submission as evidence, encrypted, for the
- * tenant's retention period; written in the decision's transaction, so a submission that fails
- * leaves none. Sandbox magic tokens are not files and are not kept.
+ * Seals files of a submission under the tenant's key for its retention period and returns the
+ * step that writes them through the decision transaction; nothing when the tenant keeps nothing.
  */
-export const captureEvidence: NodeInputObserver = async (em, services, session, nodeType, input) => {
-  const fields = EVIDENCE_FIELDS[nodeType];
-  if (!fields) return undefined;
-  const files = Object.entries(fields).flatMap(([field, kind]) => {
-    const value = (input as Record<string, unknown>)[field];
-    if (typeof value !== 'string' || !value.startsWith('data:')) return [];
-    try {
-      return [{ kind, ...decodeDataUri(value, field, EVIDENCE_TYPES) }];
-    } catch (error) {
-      // The engine accepted the submission already: a file of a type we do not keep is not kept, rather than failing it.
-      if (error instanceof ApiError) return [];
-      throw error;
-    }
-  });
+export async function keepEvidence(
+  em: EntityManager,
+  services: Services,
+  session: Session,
+  nodeType: NodeType,
+  files: EvidenceFile[],
+): Promise<InputObservation | undefined> {
   if (files.length === 0) return undefined;
   const days = await retentionDays(em, session.tenant.id);
   if (days === 0) return undefined;
   const key = await tenantDataKey(em, services.secrets, session.tenant.id);
   const sealed: SealedEvidence[] = files.map((file) => {
     const id = randomUUID();
-    return { id, kind: file.kind, contentType: file.mimeType, byteLength: file.bytes.length, ...sealEvidence(key, id, file.bytes) };
+    return {
+      id,
+      kind: file.kind,
+      contentType: file.mimeType,
+      byteLength: file.bytes.length,
+      face: file.face,
+      ...sealEvidence(key, id, file.bytes),
+    };
   });
   return async (tx) => {
     for (const item of sealed)
       await tx.execute(
-        `insert into evidence (id, tenant_id, environment, session_id, node_type, kind, content_type, byte_length, iv, tag, ciphertext, expires_at)
-         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now() + make_interval(days => ?))`,
+        `insert into evidence (id, tenant_id, environment, session_id, node_type, kind, content_type, byte_length, iv, tag, ciphertext, face, expires_at)
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, now() + make_interval(days => ?))`,
         [
           item.id,
           session.tenant.id,
@@ -146,11 +156,45 @@ export const captureEvidence: NodeInputObserver = async (em, services, session, 
           item.iv,
           item.tag,
           item.ciphertext,
+          item.face ? JSON.stringify(item.face) : null,
           days,
         ],
         'run',
       );
   };
+}
+
+/**
+ * Keeps the images and documents of an accepted submission as evidence, encrypted, for the
+ * tenant's retention period; written in the decision's transaction, so a submission that fails
+ * leaves none. Sandbox magic tokens are not files and are not kept. A selfie keeps where its face
+ * is, so the console can show it beside the document portrait at the same face size.
+ */
+export const captureEvidence: NodeInputObserver = async (em, services, session, nodeType, input) => {
+  const fields = EVIDENCE_FIELDS[nodeType];
+  if (!fields) return undefined;
+  const decoded = Object.entries(fields).flatMap(([field, kind]) => {
+    const value = (input as Record<string, unknown>)[field];
+    if (typeof value !== 'string' || !value.startsWith('data:')) return [];
+    try {
+      return [{ kind, ...decodeDataUri(value, field, EVIDENCE_TYPES) }];
+    } catch (error) {
+      // The engine accepted the submission already: a file of a type we do not keep is not kept, rather than failing it.
+      if (error instanceof ApiError) return [];
+      throw error;
+    }
+  });
+  if (decoded.length === 0 || (await retentionDays(em, session.tenant.id)) === 0) return undefined;
+  const files: EvidenceFile[] = [];
+  for (const file of decoded) {
+    let face: FaceBox | null = null;
+    if (file.kind === 'selfie') {
+      const analysis = await analyzeKeptFace(services, file.bytes, 'selfie');
+      face = analysis ? await faceBoxIn(file.bytes, analysis) : null;
+    }
+    files.push({ kind: file.kind, mimeType: file.mimeType, bytes: file.bytes, face });
+  }
+  return keepEvidence(em, services, session, nodeType, files);
 };
 
 /** Evidence of a session as listed to an operator, with a URL that works for a few minutes. */
@@ -166,6 +210,8 @@ export interface EvidenceItem {
    * (a retake the engine asked for, a reviewer's retake), not only the latest.
    */
   attempt: number;
+  /** Where the face is (fractions of the upright image): selfies and document portraits; null otherwise or when none was found. */
+  face: FaceBox | null;
   createdAt: Date;
   expiresAt: Date;
 }
@@ -181,11 +227,12 @@ export async function listEvidence(em: EntityManager, sessionIds: readonly strin
       kind: string;
       content_type: string;
       byte_length: number;
+      face: FaceBox | string | null;
       created_at: Date;
       expires_at: Date;
     }[]
   >(
-    `select id, session_id, node_type, kind, content_type, byte_length, created_at, expires_at from evidence
+    `select id, session_id, node_type, kind, content_type, byte_length, face, created_at, expires_at from evidence
       where session_id = any(?::uuid[]) and expires_at > now() order by created_at, kind`,
     [`{${sessionIds.join(',')}}`],
   );
@@ -204,6 +251,7 @@ export async function listEvidence(em: EntityManager, sessionIds: readonly strin
     contentType: row.content_type,
     byteLength: row.byte_length,
     attempt: attemptOf(row),
+    face: typeof row.face === 'string' ? (JSON.parse(row.face) as FaceBox) : row.face,
     createdAt: new Date(row.created_at),
     expiresAt: new Date(row.expires_at),
   }));

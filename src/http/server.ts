@@ -376,6 +376,8 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
         ctx.extra.countedTenantId = principal.tenantId;
         // A machine's socket counts for its tenant from here on, not for its address.
         if (principal.kind === 'api_key') releaseAddress.get(ctx.extra.socket)?.();
+        // A key's use over a socket counts as over HTTP: noted in memory, written in the next flush.
+        if (principal.kind === 'api_key') services.keyUsage.touch(principal.apiKeyId, address);
         return true;
       },
       onClose: (ctx) => {
@@ -437,6 +439,8 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
         } catch (error) {
           return [error as GraphQLError];
         }
+        // Each operation on a long-lived socket is a use of its key, so "last used" stays current.
+        if (principal.kind === 'api_key') services.keyUsage.touch(principal.apiKeyId, clientAddressOf(ctx.extra.request, trust));
         const contextValue = operationContext({ config, logger, services }, em, principal, { headers: ctx.extra.request.headers });
         return { schema, document, operationName: payload.operationName, variableValues, contextValue };
       },

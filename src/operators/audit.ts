@@ -47,23 +47,53 @@ export interface OperatorAuditEntry {
   details?: Record<string, unknown>;
 }
 
-/** Records, in `em`'s transaction when it has one, who changed what, with the operator's name as it is now. */
-export async function recordOperatorAction(em: EntityManager, principal: OperatorPrincipal, entry: OperatorAuditEntry): Promise<void> {
+/** Who an audit row names: an operator, or the service itself acting on a tenant's settings (assignment rules). */
+interface AuditActor {
+  tenantId: string;
+  operatorId: string | null;
+  name: string;
+  address: string | null;
+}
+
+/** Writes one audit row, in `em`'s transaction when it has one. */
+async function insertAudit(em: EntityManager, actor: AuditActor, entry: OperatorAuditEntry): Promise<void> {
   await em.execute(
     `insert into operator_audit (id, tenant_id, environment, actor_operator_id, actor_name, action, target_type, target_id, details, client_address, created_at)
      values (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, now())`,
     [
       randomUUID(),
-      principal.tenantId,
+      actor.tenantId,
       entry.environment,
-      principal.operatorId,
-      principal.operatorName,
+      actor.operatorId,
+      actor.name,
       entry.action,
       entry.targetType,
       entry.targetId,
       JSON.stringify(entry.details ?? {}),
-      principal.clientAddress ?? null,
+      actor.address,
     ],
     'run',
   );
+}
+
+/** Records, in `em`'s transaction when it has one, who changed what, with the operator's name as it is now. */
+export async function recordOperatorAction(em: EntityManager, principal: OperatorPrincipal, entry: OperatorAuditEntry): Promise<void> {
+  await insertAudit(
+    em,
+    {
+      tenantId: principal.tenantId,
+      operatorId: principal.operatorId,
+      name: principal.operatorName,
+      address: principal.clientAddress ?? null,
+    },
+    entry,
+  );
+}
+
+/** The name audit rows give to what the service did on its own by a tenant's settings (no operator, no address). */
+export const SERVICE_ACTOR_NAME = 'Assignment rules';
+
+/** Records what the service did by itself for a tenant (a case handed out by the rules as it entered review). */
+export async function recordServiceAction(em: EntityManager, tenantId: string, entry: OperatorAuditEntry): Promise<void> {
+  await insertAudit(em, { tenantId, operatorId: null, name: SERVICE_ACTOR_NAME, address: null }, entry);
 }

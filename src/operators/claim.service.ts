@@ -124,8 +124,8 @@ export async function assignSession(
   const session = await inReviewSession(em, services, principal, sessionId);
   const claim = await em.transactional(async (tx) => {
     await lockInReview(tx as EntityManager, session.id);
-    const [assignee] = await tx.execute<{ id: string; role: string }[]>(
-      `select id, role from operator where id::text = ? and tenant_id = ? and disabled_at is null`,
+    const [assignee] = await tx.execute<{ id: string; role: string; name: string }[]>(
+      `select id, role, name from operator where id::text = ? and tenant_id = ? and disabled_at is null`,
       [String(operatorId), operator.tenantId],
     );
     if (!assignee) throw new ApiError('not_found', 'Operator not found.');
@@ -144,7 +144,7 @@ export async function assignSession(
       targetType: 'session',
       targetId: session.id,
       environment: session.environment,
-      details: { assignee_operator_id: assignee.id },
+      details: { assignee_operator_id: assignee.id, assignee_name: assignee.name },
     });
     const [held] = await listClaims(tx as EntityManager, [session.id]);
     return held!;

@@ -16,36 +16,22 @@ import type { Services } from '../services.js';
 import { requestRetake } from '../sessions/retake.js';
 import { reviewSession } from '../sessions/review.js';
 import { recordOperatorAction } from './audit.js';
+import { assignmentRules, handOutCases, type AssignmentRule } from './assignment.js';
 import { assignSession, claimSession } from './claim.service.js';
 import { requireAdmin } from './operator-admin.service.js';
+
+export { assignmentRules, type AssignmentRule } from './assignment.js';
 
 /** Longest SLA, in minutes (a year). */
 export const SLA_MAX_MINUTES = 525_600;
 /** Most cases one bulk action takes. */
 export const BULK_MAX_SESSIONS = 100;
-/** Most unclaimed cases one run of the assignment rules hands out (oldest first). */
-const ASSIGNMENT_BATCH = 200;
 
 /** A workflow's review SLA. */
 export interface WorkflowSla {
   workflowId: string;
   minutes: number;
 }
-
-/** An assignment rule: cases of the workflow and/or country go round robin to the pool. */
-export interface AssignmentRule {
-  id: string;
-  workflowId: string | null;
-  country: string | null;
-  operatorIds: string[];
-  createdAt: Date;
-}
-
-/** The country of a session as rules match it: the document's issuing country, else the screened nationality, else the expected one. */
-const SESSION_COUNTRY_SQL = `upper(coalesce(
-  (select r.details->>'issuing_country' from session_node_result r where r.session_id = s.id and r.node_type = 'document_verification'),
-  (select r.details->'subject'->>'country' from session_node_result r where r.session_id = s.id and r.node_type = 'aml_screening'),
-  s.expected_details->>'country'))`;
 
 /** Refuses a workflow the scope cannot see (a built-in, or its own of the environment); 404 otherwise. */
 async function assertWorkflow(em: EntityManager, scope: TenantScope, workflowId: string): Promise<void> {
@@ -63,6 +49,32 @@ export async function workflowSlas(em: EntityManager, scope: TenantScope): Promi
     [scope.tenantId, scope.environment],
   );
   return rows.map((row) => ({ workflowId: row.workflow_id, minutes: row.sla_minutes }));
+}
+
+/** A case's review age and SLA as the queue shows them, in Unix seconds. */
+export interface ReviewSla {
+  ageSeconds: number;
+  minutes: number | null;
+  dueAt: number | null;
+  breached: boolean;
+}
+
+/**
+ * The review SLA of a case: its age counts from its (last) entry into review, up to now while in
+ * review and up to the decision after; a session never in review counts from creation and has no
+ * due time. Only a case still in review is breached.
+ */
+export function reviewSlaOf(
+  session: { status: string; createdAt: number; reviewEnteredAt?: number | null; decidedAt?: number | null },
+  minutes: number | null,
+  now: number,
+): ReviewSla {
+  const entered = session.reviewEnteredAt ?? null;
+  const inReview = session.status === 'in_review';
+  const end = inReview ? now : (session.decidedAt ?? now);
+  const ageSeconds = Math.max(0, end - (entered ?? session.createdAt));
+  const dueAt = minutes === null || entered === null ? null : entered + minutes * 60;
+  return { ageSeconds, minutes, dueAt, breached: inReview && dueAt !== null && now > dueAt };
 }
 
 /** Sets (or, with null, removes) a workflow's review SLA in the admin's environment. Audited. */
@@ -102,23 +114,6 @@ export async function setWorkflowSla(
     });
   });
   return workflowSlas(em, admin);
-}
-
-/** The assignment rules of the scope, oldest first (the first matching rule of the most specific kind wins). */
-export async function assignmentRules(em: EntityManager, scope: TenantScope): Promise<AssignmentRule[]> {
-  const rows = await em.execute<
-    { id: string; workflow_id: string | null; country: string | null; operator_ids: string[] | string; created_at: Date }[]
-  >(
-    'select id, workflow_id, country, operator_ids, created_at from assignment_rule where tenant_id = ? and environment = ? order by created_at, id',
-    [scope.tenantId, scope.environment],
-  );
-  return rows.map((row) => ({
-    id: row.id,
-    workflowId: row.workflow_id,
-    country: row.country,
-    operatorIds: typeof row.operator_ids === 'string' ? (JSON.parse(row.operator_ids) as string[]) : row.operator_ids,
-    createdAt: new Date(row.created_at),
-  }));
 }
 
 /** Creates a rule: a workflow and/or a country (at least one), and a pool of active reviewers or admins of the tenant. Audited. */
@@ -185,74 +180,24 @@ export async function deleteAssignmentRule(em: EntityManager, principal: TenantP
   });
 }
 
-/** Which rule takes a case: one naming both its workflow and country first, then its workflow, then its country; the oldest of a kind. */
-function ruleFor(rules: AssignmentRule[], workflowId: string, country: string | null): AssignmentRule | undefined {
-  return (
-    rules.find((rule) => rule.workflowId === workflowId && rule.country !== null && rule.country === country) ??
-    rules.find((rule) => rule.workflowId === workflowId && rule.country === null) ??
-    rules.find((rule) => rule.workflowId === null && rule.country !== null && rule.country === country)
-  );
-}
-
 /**
- * Hands the unclaimed in-review cases of the scope to the next operator of their rule's pool
- * (round robin: the rule's position moves on with each case), oldest case first; the pool's
- * disabled or demoted members are skipped. Each hand-over is a claim audited as `session.assigned`
- * under the operator who ran the rules. Returns how many cases were handed out.
+ * Hands the unclaimed in-review cases of the scope out by the rules now, longest in review first
+ * (cases that waited before the rules existed: new ones are handed out as they enter review). Each
+ * hand-over is a claim audited as `session.assigned` under the operator who ran the rules. Returns
+ * how many cases were handed out.
  */
 export async function applyAssignmentRules(em: EntityManager, operator: OperatorPrincipal): Promise<number> {
-  return em.transactional(async (tx) => {
-    const manager = tx as EntityManager;
-    // The rules' rows are locked: two runs at once hand each case out once and keep the rotation.
-    const locked = await manager.execute<{ id: string; next_index: number }[]>(
-      'select id, next_index from assignment_rule where tenant_id = ? and environment = ? order by created_at, id for update',
-      [operator.tenantId, operator.environment],
-    );
-    if (locked.length === 0) return 0;
-    const rules = await assignmentRules(manager, operator);
-    const positions = new Map(locked.map((row) => [row.id, row.next_index]));
-    const active = new Set(
-      (
-        await manager.execute<{ id: string }[]>(
-          `select id from operator where tenant_id = ? and disabled_at is null and role in ('reviewer', 'admin')`,
-          [operator.tenantId],
-        )
-      ).map((row) => row.id),
-    );
-    const cases = await manager.execute<{ id: string; workflow_id: string; country: string | null }[]>(
-      `select s.id, s.workflow_id, ${SESSION_COUNTRY_SQL} as country from session s
-        where s.tenant_id = ? and s.environment = ? and s.status = 'in_review'
-          and not exists (select 1 from session_claim c where c.session_id = s.id)
-        order by s.updated_at, s.id limit ${ASSIGNMENT_BATCH}`,
-      [operator.tenantId, operator.environment],
-    );
-    let assigned = 0;
-    for (const item of cases) {
-      const rule = ruleFor(rules, item.workflow_id, item.country);
-      const pool = rule?.operatorIds.filter((id) => active.has(id)) ?? [];
-      if (!rule || pool.length === 0) continue;
-      const position = positions.get(rule.id) ?? 0;
-      const assignee = pool[position % pool.length]!;
-      const inserted = await manager.execute<{ session_id: string }[]>(
-        `insert into session_claim (session_id, tenant_id, operator_id, claimed_at) values (?, ?, ?, now())
-         on conflict (session_id) do nothing returning session_id`,
-        [item.id, operator.tenantId, assignee],
-      );
-      if (inserted.length === 0) continue;
-      positions.set(rule.id, position + 1);
-      assigned += 1;
-      await recordOperatorAction(manager, operator, {
+  return em.transactional((tx) =>
+    handOutCases(tx as EntityManager, operator, (manager, sessionId, assignee, ruleId) =>
+      recordOperatorAction(manager, operator, {
         action: 'session.assigned',
         targetType: 'session',
-        targetId: item.id,
+        targetId: sessionId,
         environment: operator.environment,
-        details: { assignee_operator_id: assignee, rule_id: rule.id },
-      });
-    }
-    for (const [id, position] of positions)
-      await manager.execute('update assignment_rule set next_index = ? where id = ?', [position, id], 'run');
-    return assigned;
-  });
+        details: { assignee_operator_id: assignee.id, assignee_name: assignee.name, rule_id: ruleId },
+      }),
+    ),
+  );
 }
 
 /** Refuses anyone but a signed-in reviewer or admin (the role check already refuses viewers; this refuses keys). */
@@ -273,7 +218,7 @@ export async function nextCase(em: EntityManager, services: Services, principal:
   const [row] = await em.execute<{ id: string; held: boolean }[]>(
     `select s.id, c.operator_id is not null as held from session s left join session_claim c on c.session_id = s.id
       where s.tenant_id = ? and s.environment = ? and s.status = 'in_review' and (c.operator_id is null or c.operator_id = ?)
-      order by (c.operator_id is not null) desc, s.updated_at, s.id limit 1`,
+      order by (c.operator_id is not null) desc, coalesce(s.review_entered_at, s.updated_at), s.id limit 1`,
     [operator.tenantId, operator.environment, operator.operatorId],
   );
   if (!row) return null;

@@ -74,5 +74,6 @@ export function transition(
   const from = session.status;
   session.status = to;
   session.updatedAt = new Date();
+  if (to === 'in_review') session.reviewEnteredAt = session.updatedAt;
   recordStatusChange(tx, events, { ...session, tenantId: session.tenant.id }, from, to, actor, by, reason);
 }

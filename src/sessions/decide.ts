@@ -4,6 +4,7 @@ import { SessionNodeResultSchema, type Session, type SessionNodeResult } from '.
 import { type Workflow } from '../../entities/workflow.entity.js';
 import { type NodeResult, type NodeType } from '../domain/types.js';
 import { decideWithRules, ruledNodeStates, ruleFacts } from '../domain/workflow-rules.js';
+import { assignOnReviewEntry } from '../operators/assignment.js';
 import { approve } from './approval.js';
 import { type EventBatch } from '../events/outbox.js';
 import type { Services } from '../services.js';
@@ -65,4 +66,6 @@ export async function decide(
   transition(tx, events, session, verdict.status, 'decision_engine', null);
   session.decidedAt = new Date();
   if (verdict.status === 'approved') await approve(tx, services, session, workflow);
+  if (verdict.status === 'in_review')
+    await assignOnReviewEntry(tx, { id: session.id, tenantId: session.tenant.id, environment: session.environment });
 }

@@ -1,33 +1,50 @@
 /**
  * The document portrait: a live document step in a workflow with a selfie step keeps the face
- * embedding of the document's largest face (never the image), sealed, so that the selfie step can
- * compare against it; the selfie step drops it. An input observer of the decision flow
- * (`Services.decisionHooks`).
+ * embedding of the document's largest face, sealed, so that the selfie step can compare against
+ * it; the selfie step drops it. The portrait itself is kept only as evidence, under the evidence's
+ * rules. An input observer of the decision flow (`Services.decisionHooks`).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SessionPortraitSchema } from '../../entities/session.entity.js';
 import { decodeDataUri } from '../engines/data-uri.js';
-import { analyzeFaceOffThread } from '../engines/pool/executor.js';
 import { ApiError } from '../errors.js';
 import type { Services } from '../services.js';
+import { analyzeKeptFace, cutPortrait } from '../evidence/evidence-faces.js';
+import { keepEvidence, retentionDays } from '../evidence/evidence.service.js';
 import type { NodeInputObserver } from './decision-hooks.js';
 
-/** Keeps the document portrait's embedding for the selfie step, and drops it once the selfie step ran. */
-export const capturePortrait: NodeInputObserver = async (_em, services, session, nodeType, input, workflow) => {
+/**
+ * The document portrait of a document step: its face embedding, kept (sealed) for the selfie step
+ * of a live workflow, and the portrait cut from the document front, kept as evidence
+ * (`document_portrait`, with its face box) whenever the tenant keeps evidence, so a reviewer sees
+ * it beside the selfie at the same face size. One face analysis serves both. The selfie step drops
+ * the embedding; the cut portrait follows the evidence's retention and erasure.
+ */
+export const capturePortrait: NodeInputObserver = async (em, services, session, nodeType, input, workflow) => {
   if (nodeType === 'biometric_kyc') {
     return async (tx) => {
       await tx.nativeDelete(SessionPortraitSchema, { sessionId: session.id });
     };
   }
-  if (nodeType !== 'document_verification' || session.environment !== 'live') return undefined;
-  if (!workflow.nodes.some((candidate) => candidate.type === 'biometric_kyc')) return undefined;
-  const portrait = await portraitEmbedding(services, (input as { image_front: string }).image_front);
-  if (!portrait) return undefined;
+  if (nodeType !== 'document_verification') return undefined;
+  const front = (input as { image_front?: unknown }).image_front;
+  if (typeof front !== 'string' || !front.startsWith('data:')) return undefined;
+  const forSelfie = session.environment === 'live' && workflow.nodes.some((candidate) => candidate.type === 'biometric_kyc');
+  const forEvidence = (await retentionDays(em, session.tenant.id)) > 0;
+  if (!forSelfie && !forEvidence) return undefined;
+  const image = decodedFront(front);
+  const analysis = image ? await analyzeKeptFace(services, image, 'image_front') : null;
+  if (!image || !analysis) return undefined;
+  const portrait = forEvidence ? await cutPortrait(image, analysis) : null;
+  const keep = portrait
+    ? await keepEvidence(em, services, session, nodeType, [{ kind: 'document_portrait', mimeType: 'image/jpeg', ...portrait }])
+    : undefined;
   return async (tx, stored) => {
-    if (stored.retake) return;
+    await keep?.(tx, stored);
+    if (stored.retake || !forSelfie) return;
     tx.create(SessionPortraitSchema, {
       sessionId: session.id,
-      embeddingEncrypted: services.secrets.encrypt(JSON.stringify(portrait)),
+      embeddingEncrypted: services.secrets.encrypt(JSON.stringify(analysis.embedding)),
       createdAt: stored.now,
     });
   };
@@ -39,14 +56,11 @@ export async function loadPortrait(em: EntityManager, services: Services, sessio
   return row ? (JSON.parse(services.secrets.decrypt(row.embeddingEncrypted)) as number[]) : undefined;
 }
 
-/** The face embedding of a document image's largest face, or null when it shows none or is unreadable. */
-async function portraitEmbedding(services: Services, imageFront: string): Promise<number[] | null> {
+/** The document front's bytes, or null when it is not an image the face detector reads (the document step judged it already). */
+function decodedFront(imageFront: string): Buffer | null {
   try {
-    const image = decodeDataUri(imageFront, 'image_front', ['image/jpeg', 'image/png', 'image/webp']);
-    return (await analyzeFaceOffThread(services.engines.executor, image.bytes, { field: 'image_front', pick: 'largest' })).embedding;
+    return decodeDataUri(imageFront, 'image_front', ['image/jpeg', 'image/png', 'image/webp']).bytes;
   } catch (error) {
-    // The document step already judged the image; a portrait without a face only means the
-    // selfie step will ask for review.
     if (error instanceof ApiError) return null;
     throw error;
   }

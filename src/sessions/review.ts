@@ -10,6 +10,7 @@ import { transactionWithEvents, type EventBus } from '../events/outbox.js';
 import type { Services } from '../services.js';
 import { revokeTokens } from './service-tokens.js';
 import { settleClaimForReview } from '../operators/claims.js';
+import { assignOnReviewEntry } from '../operators/assignment.js';
 import { transition } from './audit.js';
 import { loadSession } from './read.js';
 import type { ReasonDefinition } from '../domain/reasons.js';
@@ -133,6 +134,7 @@ export async function reopenApprovedSession(
     session.complianceLevel = null;
     session.reasons = [...session.reasons, { code: reason.code, message: reason.message, nodeType: 'aml_screening' }];
     await revokeTokens(tx, events, { sessionId, vendorData: session.vendorData }, reason.message);
+    await assignOnReviewEntry(tx, { id: session.id, tenantId: session.tenant.id, environment: session.environment });
     await tx.flush();
     return true;
   });

@@ -34,6 +34,8 @@ export interface SessionRecord {
   updatedAt: Date;
   expiresAt: Date;
   decidedAt: Date | null;
+  /** When it last entered review (the review SLA counts from it); null when it never did. */
+  reviewEnteredAt: Date | null;
 }
 
 /** One node's stored result as the API presents it. */
@@ -74,6 +76,7 @@ export interface SessionRow {
   updated_at: Date | string;
   expires_at: Date | string;
   decided_at: Date | string | null;
+  review_entered_at: Date | string | null;
 }
 
 /**
@@ -86,7 +89,7 @@ export function toDate(value: Date | string): Date {
 
 /** The `session` columns a {@link SessionRecord} is built from, for `select` and `returning`. */
 export const SESSION_COLUMNS = `id, tenant_id, environment, workflow_id, workflow_revision, vendor_data, status, callback, redirect_url, language,
-  metadata, contact_details, expected_details, warnings, reasons, compliance_level, created_at, updated_at, expires_at, decided_at`;
+  metadata, contact_details, expected_details, warnings, reasons, compliance_level, created_at, updated_at, expires_at, decided_at, review_entered_at`;
 
 /** Builds a record from a raw `session` row read through `em` (whose ORM opens the sealed typed details). */
 export function sessionRecordFromRow(row: SessionRow, em: EntityManager): SessionRecord {
@@ -111,6 +114,7 @@ export function sessionRecordFromRow(row: SessionRow, em: EntityManager): Sessio
     updatedAt: toDate(row.updated_at),
     expiresAt: toDate(row.expires_at),
     decidedAt: row.decided_at === null ? null : toDate(row.decided_at),
+    reviewEnteredAt: row.review_entered_at == null ? null : toDate(row.review_entered_at),
   };
 }
 
@@ -137,6 +141,7 @@ export function sessionRecordOf(session: Session): SessionRecord {
     updatedAt: session.updatedAt,
     expiresAt: session.expiresAt,
     decidedAt: session.decidedAt ?? null,
+    reviewEnteredAt: session.reviewEnteredAt ?? null,
   };
 }
 

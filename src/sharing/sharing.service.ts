@@ -11,6 +11,7 @@ import { ApiError, notFound, validationError } from '../errors.js';
 import { transactionWithEvents } from '../events/outbox.js';
 import type { Services } from '../services.js';
 import { reindexSession } from '../sessions/search.js';
+import { assignOnReviewEntry } from '../operators/assignment.js';
 import { approve } from '../sessions/approval.js';
 import { approvedOnly } from '../sessions/decision.js';
 import { loadSession, tenantExists } from '../sessions/read.js';
@@ -211,8 +212,9 @@ export async function importSharedSession(
     const id = randomUUID();
     const inserted = await tx.execute<{ id: string }[]>(
       `insert into session (id, tenant_id, environment, workflow_id, workflow_revision, vendor_data, status, warnings, reasons, compliance_level, aml_score,
-                            imported_from, created_by_key_id, created_at, updated_at, expires_at, decided_at)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now(), now(), now() + make_interval(secs => ?), now())
+                            imported_from, created_by_key_id, created_at, updated_at, expires_at, decided_at, review_entered_at)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, now(), now(), now() + make_interval(secs => ?), now(),
+               case when ? = 'in_review' then now() end)
        on conflict (tenant_id, environment, workflow_id, vendor_data) where ${ACTIVE_STATUSES_SQL} do nothing
        returning id`,
       [
@@ -230,6 +232,7 @@ export async function importSharedSession(
         token.id,
         auditIdentityOf(principal).keyId,
         config.SESSION_TTL_SECONDS,
+        status,
       ],
     );
     if (inserted.length === 0) {
@@ -286,6 +289,7 @@ export async function importSharedSession(
     await tx.flush();
     // The imported document's names and number are searchable in the importing tenant's console.
     await reindexSession(tx, services.secrets, session.id);
+    if (status === 'in_review') await assignOnReviewEntry(tx, { id, tenantId: principal.tenantId, environment: principal.environment });
     return { session, importedFrom: input.shareToken, complianceLevel, serviceToken };
   });
 }

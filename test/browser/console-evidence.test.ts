@@ -1,8 +1,8 @@
 /**
  * The case page's evidence viewer and AML hit disposition in a real browser (issue 25.2 and 25.3):
  * a reviewer opens the selfie full size, zooms, pans, rotates and brightens it with the keyboard,
- * opens an earlier attempt (each opening audited), compares the document and the selfie side by
- * side at one scale, closes with Escape; then reads the AML hit's listed entity, marks it true
+ * opens an earlier attempt (each opening audited), compares the document portrait the server cut
+ * and the selfie side by side with their faces at the same size, closes with Escape; then reads the AML hit's listed entity, marks it true
  * match (approving is then refused) and false positive. Desktop and phone; axe and screenshots.
  */
 import type { Browser, Page } from 'playwright-core';
@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upsertEntities } from '../../src/engines/aml/store.js';
 import { makeOperator, OPERATOR_PASSWORD } from '../console/support.js';
 import { completeStandardKyc, gql, SUBMIT_AML, SUBMIT_SELFIE, tokenOf } from '../sessions/support.js';
+import { faceSample, faceSamplePng } from '../support/face-samples.js';
 import type { TestApp, TestTenant } from '../support/app.js';
 import {
   closeConsoleHarness,
@@ -41,7 +42,21 @@ beforeAll(async () => {
   if (!enabled) return;
   harness = await startConsoleHarness('Acme Bank');
   ({ testApp, tenant, browser } = harness);
-  evidence = await drawnEvidence();
+  // Real faces (crops of the photos shipped in the human package): the server finds the face on
+  // the document, keeps the portrait cut around it, and the viewer lines the two faces up.
+  const drawnCard = Buffer.from((await drawnEvidence()).documentImage.split(',')[1]!, 'base64');
+  const front = await sharp(drawnCard)
+    .composite([{ input: await faceSamplePng(faceSample('faceid')), left: 30, top: 110 }])
+    .png()
+    .toBuffer();
+  const selfie = await sharp(await faceSamplePng(faceSample('detect0')))
+    .resize({ width: 480 })
+    .png()
+    .toBuffer();
+  evidence = {
+    documentImage: `data:image/png;base64,${front.toString('base64')}`,
+    selfieImage: `data:image/png;base64,${selfie.toString('base64')}`,
+  };
   const png = await sharp(Buffer.from(evidence.selfieImage.split(',')[1]!, 'base64'))
     .modulate({ brightness: 0.6 })
     .png()
@@ -152,14 +167,21 @@ describe.skipIf(!enabled)('the evidence viewer and AML dispositions', () => {
         await page.locator('#evidence-viewer').waitFor({ state: 'detached' });
         expect(await page.evaluate(() => (globalThis as any).document.activeElement?.id)).toBe('open-selfie');
 
-        // Side by side at one scale.
+        // The document portrait (cut by the server around the document's face) beside the selfie,
+        // the two faces drawn at the same height whatever the sizes of the photos.
+        expect(await page.locator('#evidence figure[data-kind="document_portrait"]').count()).toBe(1);
         await page.locator('#compare-faces').click();
         await viewerLoaded(page);
         expect(await page.locator('#evidence-viewer .viewer-stage').count()).toBe(2);
+        expect(await page.locator('#viewer-heading').textContent()).toContain('faces at the same size');
+        const facePx = async (kind: string) =>
+          Number(await page.locator(`#evidence-viewer .viewer-stage[data-kind="${kind}"]`).getAttribute('data-face-px'));
+        await expect.poll(() => facePx('selfie')).toBeGreaterThan(50);
+        expect(Math.abs((await facePx('document_portrait')) - (await facePx('selfie')))).toBeLessThanOrEqual(2);
         const zoomOf = async (kind: string) => /· (\d+) %/.exec((await statusOf(page, kind))!)![1];
-        expect(await zoomOf('document_front')).toBe(await zoomOf('selfie'));
         await page.keyboard.press('-');
-        expect(await zoomOf('document_front')).toBe(await zoomOf('selfie'));
+        expect(await zoomOf('document_portrait')).toBe(await zoomOf('selfie'));
+        expect(Math.abs((await facePx('document_portrait')) - (await facePx('selfie')))).toBeLessThanOrEqual(2);
         await check(page, `console-evidence-compare-${device}`);
         await page.getByRole('button', { name: 'Close' }).click();
         await page.locator('#evidence-viewer').waitFor({ state: 'detached' });

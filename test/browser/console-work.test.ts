@@ -195,7 +195,7 @@ describe.skipIf(!enabled)('workload: SLA, next case and bulk actions', () => {
       await screenshot(admin, 'workload');
 
       const old = await inReviewSession(testApp, tenant.sandboxKey);
-      await testApp.app.orm.em.fork().execute(`update session set created_at = now() - interval '3 hours' where id = ?`, [old]);
+      await testApp.app.orm.em.fork().execute(`update session set review_entered_at = now() - interval '3 hours' where id = ?`, [old]);
       await admin.goto(`${testApp.url}/console#/`);
       await screen(admin, 'queue');
       await expect.poll(() => admin.locator(`tr[data-session-id="${old}"] td.sla`).textContent()).toContain('SLA breached');

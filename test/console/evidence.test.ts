@@ -4,13 +4,15 @@
  * operators only through short-lived signed URLs, each opening audited with the operator's
  * name, and purged when the period ends.
  */
+import { mkdirSync, writeFileSync } from 'node:fs';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVIDENCE_URL_TTL_SECONDS, evidenceUrlPayload, purgeExpiredEvidence } from '../../src/evidence/evidence.service.js';
 import { operatorForToken } from '../../src/operators/operator.service.js';
 import { completeStandardKyc, tokenOf } from '../sessions/support.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
-import { consoleApi, consoleGql, makeOperator, signIn, type ConsoleCredential } from './support.js';
+import { faceSample, faceSamplePng } from '../support/face-samples.js';
+import { codeOf, consoleApi, consoleGql, makeOperator, signIn, type ConsoleCredential } from './support.js';
 
 const EVIDENCE = /* GraphQL */ `
   query ($id: String!) {
@@ -327,4 +329,90 @@ describe('erasure on request', () => {
     const [row] = await testApp.app.orm.em.fork().execute<{ erased_by: string }[]>('select erased_by from session where id = ?', [decided]);
     expect(row!.erased_by).toBe('operator:Ada Admin');
   });
+});
+
+const PORTRAIT_EVIDENCE = /* GraphQL */ `
+  query ($id: String!) {
+    session(id: $id) {
+      evidence {
+        id
+        kind
+        nodeType
+        contentType
+        url
+        face {
+          x
+          y
+          width
+          height
+        }
+      }
+    }
+  }
+`;
+
+/** A document front with a real face printed on its left, as an ID card carries its portrait. */
+async function documentWithFace(): Promise<Buffer> {
+  const face = await faceSamplePng(faceSample('faceid'));
+  return sharp({ create: { width: 640, height: 400, channels: 3, background: '#e8e2d0' } })
+    .composite([{ input: face, left: 40, top: 120 }])
+    .png()
+    .toBuffer();
+}
+
+describe('the document portrait', () => {
+  it("given a document front with a face and a selfie, when the case is read, then the portrait cut around the face is kept as evidence with its face box beside the selfie's, opens through its signed URL (audited), stays inside its tenant and environment, and goes with erasure", async () => {
+    const created = await testApp.rest('POST', '/v1/sessions', {
+      key: tenant.sandboxKey,
+      body: { workflow_id: 'standard_kyc', vendor_data: 'portrait' },
+    });
+    const sessionId = created.body.session_id as string;
+    await completeStandardKyc(testApp, { sessionToken: tokenOf(created.body.url) }, sessionId, {
+      imageFront: dataUri(await documentWithFace()),
+      selfie: dataUri(await faceSamplePng(faceSample('detect0'))),
+    });
+    const evidence = (await consoleGql(testApp, reviewer, PORTRAIT_EVIDENCE, { id: sessionId })).body.data.session.evidence as {
+      id: string;
+      kind: string;
+      nodeType: string;
+      contentType: string;
+      url: string;
+      face: { x: number; y: number; width: number; height: number } | null;
+    }[];
+    const portrait = evidence.find((item) => item.kind === 'document_portrait');
+    const selfie = evidence.find((item) => item.kind === 'selfie');
+
+    expect(portrait).toMatchObject({ nodeType: 'document_verification', contentType: 'image/jpeg' });
+    expect(evidence.find((item) => item.kind === 'document_front')?.face).toBeNull();
+    // The face fills a good part of the cut (passport framing), and lies inside it.
+    expect(portrait!.face!.height).toBeGreaterThan(0.45);
+    expect(portrait!.face!.x + portrait!.face!.width).toBeLessThanOrEqual(1);
+    expect(selfie!.face!.height).toBeGreaterThan(0.3);
+
+    const opened = await fetch(`${testApp.url}${portrait!.url}`);
+    const bytes = Buffer.from(await opened.arrayBuffer());
+    const size = await sharp(bytes).metadata();
+    mkdirSync('test-artifacts/screens', { recursive: true });
+    writeFileSync('test-artifacts/screens/document-portrait.jpg', bytes);
+    expect(opened.status).toBe(200);
+    expect(opened.headers.get('content-type')).toBe('image/jpeg');
+    // Cut from the 640×400 front around a face of about 100 px: far smaller than the front.
+    expect(size.width).toBeLessThan(400);
+    expect(size.height).toBeLessThan(400);
+    const viewed = await testApp.app.orm.em.fork().execute('select 1 from evidence_view where evidence_id = ?', [portrait!.id]);
+    expect(viewed).toHaveLength(1);
+
+    const otherTenant = await testApp.tenant();
+    const outsider = await signIn(testApp, await makeOperator(testApp, otherTenant.id, 'reviewer', 'Outside Reviewer'));
+    const liveReviewer = await signIn(testApp, await makeOperator(testApp, tenant.id, 'reviewer', 'Live Reviewer'), 'live');
+    expect(codeOf(await consoleGql(testApp, outsider, PORTRAIT_EVIDENCE, { id: sessionId }))).toBe('NOT_FOUND');
+    expect(codeOf(await consoleGql(testApp, liveReviewer, PORTRAIT_EVIDENCE, { id: sessionId }))).toBe('NOT_FOUND');
+
+    const erased = await testApp.rest('POST', `/v1/sessions/${sessionId}/erase`, { key: tenant.sandboxKey });
+    expect(erased.status).toBe(200);
+    expect(erased.body.evidence_deleted).toBe(3);
+    const left = await testApp.app.orm.em.fork().execute('select kind from evidence where session_id = ?', [sessionId]);
+    expect(left).toEqual([]);
+    expect((await fetch(`${testApp.url}${portrait!.url}`)).status).toBe(404);
+  }, 120_000);
 });

@@ -210,6 +210,35 @@ describe('API keys: last use', () => {
       .toBe(1);
   });
 
+  it('given a key used only over a WebSocket (graphql-ws), when the admin lists keys, then its last use shows with the address and reaches the database within a flush', async () => {
+    const { id, key } = await testApp.issueKey(tenant.id, 'sandbox');
+    const before = Math.floor(Date.now() / 1000);
+    const client = testApp.ws({ 'x-api-key': key });
+    const answer = await new Promise<unknown>((resolve, reject) => {
+      let data: unknown;
+      client.subscribe(
+        { query: '{ workflows { id } }' },
+        {
+          next: (value) => (data = value),
+          error: reject,
+          complete: () => resolve(data),
+        },
+      );
+    });
+    expect(JSON.stringify(answer)).toContain('"workflows"');
+
+    const listed = (await consoleGql(testApp, admin, API_KEYS)).body.data.apiKeys.edges.map((edge: { node: unknown }) => edge.node);
+    const used = listed.find((node: { id: string }) => node.id === id);
+    expect(used.lastUsedAt).toBeGreaterThanOrEqual(before);
+    expect(used.lastUsedAddress).toMatch(/127\.0\.0\.1|::1/);
+    await expect
+      .poll(async () => (await testApp.app.orm.em.fork().execute('select 1 from api_key_usage where api_key_id = ?', [id])).length, {
+        timeout: 10_000,
+      })
+      .toBe(1);
+    await client.dispose();
+  });
+
   it('given many requests with one key, then no request writes its use: the writes are one statement per flush', async () => {
     const { key } = await testApp.issueKey(tenant.id, 'sandbox');
     await testApp.rest('GET', '/v1/workflows', { key });

@@ -115,8 +115,8 @@ describe('SLA per workflow', () => {
     const none = (await ok(admin, CASE_SLA, { id })).session.reviewSla;
     await ok(admin, SET_SLA, { workflowId: 'aml_only', minutes: 60 });
     const within = (await ok(admin, CASE_SLA, { id })).session.reviewSla;
-    // The case was created over a minute "ago": the SLA of one minute is past.
-    await testApp.app.orm.em.fork().execute(`update session set created_at = now() - interval '2 minutes' where id = ?`, [id]);
+    // The case entered review over a minute "ago": the SLA of one minute is past.
+    await testApp.app.orm.em.fork().execute(`update session set review_entered_at = now() - interval '2 minutes' where id = ?`, [id]);
     await ok(admin, SET_SLA, { workflowId: 'aml_only', minutes: 1 });
     const breached = (await ok(admin, CASE_SLA, { id })).session.reviewSla;
     const live = await consoleGql(testApp, adminLive, '{ workflowSlas { workflowId minutes } }');
@@ -124,10 +124,24 @@ describe('SLA per workflow', () => {
 
     expect(none).toMatchObject({ minutes: null, dueAt: null, breached: false });
     expect(within).toMatchObject({ minutes: 60, breached: false });
-    expect(within.dueAt - (Math.floor(Date.now() / 1000) - within.ageSeconds)).toBeGreaterThanOrEqual(3599);
+    // Due an hour after entering review (seconds are rounded on both sides, and the clock moved on).
+    expect(Math.abs(within.dueAt - (Math.floor(Date.now() / 1000) - within.ageSeconds) - 3600)).toBeLessThanOrEqual(3);
     expect(breached).toMatchObject({ minutes: 1, breached: true });
     expect(breached.ageSeconds).toBeGreaterThanOrEqual(120);
     expect(live.body.data.workflowSlas).toEqual([]);
+  });
+
+  it('given a session created days ago that entered review just now, then its age and due time count from its entry into review, not from creation', async () => {
+    const id = await inReviewSession(testApp, tenant.sandboxKey);
+    await testApp.app.orm.em.fork().execute(`update session set created_at = now() - interval '3 days' where id = ?`, [id]);
+    await ok(admin, SET_SLA, { workflowId: 'aml_only', minutes: 60 });
+    const sla = (await ok(admin, CASE_SLA, { id })).session.reviewSla;
+    const entered = (await ok(admin, 'query ($id: String!) { session(id: $id) { createdAt reviewEnteredAt } }', { id })).session;
+    await ok(admin, SET_SLA, { workflowId: 'aml_only', minutes: null });
+
+    expect(entered.reviewEnteredAt - entered.createdAt).toBeGreaterThanOrEqual(3 * 86_400 - 60);
+    expect(sla.ageSeconds).toBeLessThan(600);
+    expect(sla).toMatchObject({ minutes: 60, breached: false, dueAt: entered.reviewEnteredAt + 3600 });
   });
 
   it('given bad input or the wrong caller, when setting an SLA, then refused', async () => {
@@ -155,6 +169,48 @@ describe('assignment rules and next case', () => {
     expect(holders.filter((holder) => holder === adaId).length).toBe(2);
     expect(holders.filter((holder) => holder === graceId).length).toBe(2);
     for (const id of ids) expect(audit.map((edge: { node: { targetId: string } }) => edge.node.targetId)).toContain(id);
+  });
+
+  it('given a round-robin rule, when cases enter review, then each is handed out in the same transaction, alternating, audited under the rules, with nobody running them', async () => {
+    await releaseAll();
+    const rule = (await ok(admin, CREATE_RULE, { input: { workflowId: 'aml_only', operatorIds: [adaId, graceId] } })).createAssignmentRule;
+    const ids = [];
+    // inReviewSession returns once the submission answered in_review: the claim must already be there.
+    for (let index = 0; index < 4; index += 1) ids.push(await inReviewSession(testApp, tenant.sandboxKey));
+    const claims = await testApp.app.orm.em
+      .fork()
+      .execute<{ session_id: string; operator_id: string }[]>(
+        'select session_id, operator_id from session_claim where session_id = any(?::uuid[])',
+        [`{${ids.join(',')}}`],
+      );
+    const audit = (
+      await ok(admin, '{ auditLog(filter: { action: "session.assigned" }) { edges { node { targetId actorName details } } } }')
+    ).auditLog.edges.map((edge: { node: { targetId: string; actorName: string; details: string } }) => edge.node);
+    await ok(admin, DELETE_RULE, { id: rule.id });
+
+    const holders = ids.map((id) => claims.find((claim) => claim.session_id === id)?.operator_id);
+    expect(holders.filter((holder) => holder === adaId).length).toBe(2);
+    expect(holders.filter((holder) => holder === graceId).length).toBe(2);
+    expect(holders[0]).not.toBe(holders[1]);
+    for (const id of ids) {
+      const line = audit.find((entry: { targetId: string }) => entry.targetId === id);
+      expect(line).toMatchObject({ actorName: 'Assignment rules' });
+      expect(JSON.parse(line!.details)).toMatchObject({ rule_id: rule.id, on: 'review_entry' });
+      expect(['Ada Lovelace', 'Grace Hopper']).toContain(JSON.parse(line!.details).assignee_name);
+    }
+  });
+
+  it('given a rule of the live environment or of another tenant, when a sandbox case enters review, then it is not handed out', async () => {
+    await releaseAll();
+    const liveRule = (await ok(adminLive, CREATE_RULE, { input: { workflowId: 'aml_only', operatorIds: [adaId] } })).createAssignmentRule;
+    const otherOperator = await operatorIdOf(testApp, otherAdmin);
+    const foreignRule = (await ok(otherAdmin, CREATE_RULE, { input: { workflowId: 'aml_only', operatorIds: [otherOperator] } }))
+      .createAssignmentRule;
+    const id = await inReviewSession(testApp, tenant.sandboxKey);
+    const held = (await ok(admin, CLAIM_OF, { id })).session.claim;
+    await ok(adminLive, DELETE_RULE, { id: liveRule.id });
+    await ok(otherAdmin, DELETE_RULE, { id: foreignRule.id });
+    expect(held).toBeNull();
   });
 
   it('given a rule by country that matches nothing, then no case is handed out', async () => {

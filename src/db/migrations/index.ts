@@ -37,6 +37,8 @@ import { Migration20261126210000H25AmlDisposition } from './Migration20261126210
 import { Migration20261126204500H25ConsoleWork } from './Migration20261126204500H25ConsoleWork.js';
 import { Migration20261126210000H25Search } from './Migration20261126210000H25Search.js';
 import { Migration20261126213000H29ListingIndexes } from './Migration20261126213000H29ListingIndexes.js';
+import { Migration20261127000200H25EvidenceFace } from './Migration20261127000200H25EvidenceFace.js';
+import { Migration20261127000100H25ReviewEntry } from './Migration20261127000100H25ReviewEntry.js';
 import { Migration20261126210000H27Flows } from './Migration20261126210000H27Flows.js';
 import { Migration20261127170000H27ReplayLease } from './Migration20261127170000H27ReplayLease.js';
 import { Migration20261127000100H28SandboxAudience } from './Migration20261127000100H28SandboxAudience.js';
@@ -89,4 +91,6 @@ export const MIGRATIONS = [
   Migration20261127000100H28SandboxAudience,
   Migration20261127000200H28AnnounceOnCommit,
   Migration20261127170000H28PersonalData,
+  Migration20261127000100H25ReviewEntry,
+  Migration20261127000200H25EvidenceFace,
 ];

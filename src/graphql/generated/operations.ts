@@ -541,13 +541,23 @@ export type Evidence = {
   createdAt: Scalars['UnixTime']['output'];
   /** Unix seconds at which it is purged (the retention period). */
   expiresAt: Scalars['UnixTime']['output'];
+  /** Where the face is, for selfies and document portraits: the console shows both faces at one size. Null otherwise. */
+  face?: Maybe<EvidenceFace>;
   id: Scalars['String']['output'];
-  /** document_front, document_back, selfie or proof_of_address. */
+  /** document_front, document_back, document_portrait (cut from the front around its face), selfie or proof_of_address. */
   kind: Scalars['String']['output'];
   /** The step it was submitted to. */
   nodeType: Scalars['String']['output'];
   /** Signed, same-origin path of the file for the signed-in operator; works for 5 minutes. */
   url: Scalars['String']['output'];
+};
+
+/** A face's box as fractions (0–1) of the upright image's width and height. */
+export type EvidenceFace = {
+  height: Scalars['Float']['output'];
+  width: Scalars['Float']['output'];
+  x: Scalars['Float']['output'];
+  y: Scalars['Float']['output'];
 };
 
 export type ExpectedDetailsInput = {
@@ -1914,11 +1924,11 @@ export type ReviewQueueEdge = {
 
 /** A case's age against its workflow's review SLA. */
 export type ReviewSla = {
-  /** Seconds since the session was created. */
+  /** Seconds in review: since it entered review while in review, from entering review to the decision once decided; for a session never in review, since creation. */
   ageSeconds: Scalars['Int']['output'];
-  /** True when an undecided case is past its SLA. */
+  /** True when a case still in review is past its SLA. */
   breached: Scalars['Boolean']['output'];
-  /** When the SLA runs out (Unix seconds); null without an SLA. */
+  /** When the SLA runs out (Unix seconds, counted from entry into review); null without an SLA or before review. */
   dueAt?: Maybe<Scalars['UnixTime']['output']>;
   /** The workflow's SLA in minutes; null when it has none. */
   minutes?: Maybe<Scalars['Int']['output']>;
@@ -1995,6 +2005,8 @@ export type Session = {
   notes: Array<SessionNote>;
   /** Where the hosted flow sends the browser at the end, when set. */
   redirectUrl?: Maybe<Scalars['String']['output']>;
+  /** Unix time, seconds: when it last entered review (the review SLA counts from it); null when it never did. */
+  reviewEnteredAt?: Maybe<Scalars['UnixTime']['output']>;
   /** Every status change: actor, key or operator, time, from, to, reason. */
   reviewHistory: Array<StatusChange>;
   /** The case's age and its workflow's review SLA; breached when undecided past it. */
