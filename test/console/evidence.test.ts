@@ -389,7 +389,7 @@ describe('the document portrait', () => {
     expect(portrait!.face!.x + portrait!.face!.width).toBeLessThanOrEqual(1);
     expect(selfie!.face!.height).toBeGreaterThan(0.3);
 
-    const opened = await fetch(`${testApp.url}${portrait!.url}`);
+    const opened = await openUrl(portrait!.url, reviewer);
     const bytes = Buffer.from(await opened.arrayBuffer());
     const size = await sharp(bytes).metadata();
     mkdirSync('test-artifacts/screens', { recursive: true });
@@ -413,6 +413,6 @@ describe('the document portrait', () => {
     expect(erased.body.evidence_deleted).toBe(3);
     const left = await testApp.app.orm.em.fork().execute('select kind from evidence where session_id = ?', [sessionId]);
     expect(left).toEqual([]);
-    expect((await fetch(`${testApp.url}${portrait!.url}`)).status).toBe(404);
+    expect((await openUrl(portrait!.url, reviewer)).status).toBe(404);
   }, 120_000);
 });
