@@ -1,12 +1,16 @@
 /**
  * Presentation-attack and face-match rates on the development sets: `npm run bench:attacks
- * [-- --variant A|B|both] [--only faces|documents] [--out <dir>]`. Each image's outcome is printed as it is
- * judged, the rates at the end.
+ * [-- --variant A|B|C|all] [--only faces|documents] [--out <dir>]`. Each image's outcome is printed as it is
+ * judged, the rates at the end, each beside the baseline: the same measures judged without the
+ * signals added since (`face_periodic_pattern`, `cutout_rim`), so before and after come from one run.
  *
  * Bona fide: every photo of `../shared/realdata/face`, as sent and as a phone would upload it
  * (720 px wide, JPEG q75, no EXIF). Attacks: each photo printed, shown on a screen and cut out
- * (bench/attacks/generate.ts), by generator variant A (calibration) and B (measurement), and each
- * ID specimen of `../shared/realdata/id` re-captured from a screen and from a print.
+ * by generator variants A and B (bench/attacks/generate.ts: the calibration set) and by family C
+ * (bench/attacks/generate-im.ts: made with ImageMagick by other printer, screen and cut-out models,
+ * other scenes; the measurement set, never calibrated on), and each ID specimen of
+ * `../shared/realdata/id` re-captured from a screen and from a print by the same generators.
+ * Also printed: the PAD's own time per selfie (decode and every signal, models excluded).
  * Printed, in ISO/IEC 30107-3 terms:
  * - selfies: APCER per attack kind (attacks whose liveness passed, i.e. accepted as bona fide) and
  *   BPCER (genuine photos whose liveness failed), with reviews and undetected faces apart;
@@ -22,43 +26,69 @@ import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { analyzeFace, faceMatchOutcome, livenessOutcome, similarity } from '../src/engines/face/analyze.js';
 import { closeFaceEngine } from '../src/engines/face/human.js';
-import { detectPresentationAttack } from '../src/engines/face/pad.js';
+import { judgePad, measurePad } from '../src/engines/face/pad.js';
 import { detectRecapture } from '../src/engines/document/recapture.js';
-import { makeCutout, makePrint, makeScreen, type AttackVariant } from './attacks/generate.js';
+import { makeCutout, makePrint, makeScreen } from './attacks/generate.js';
+import { makeCutoutC, makePrintC, makeScreenC } from './attacks/generate-im.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const FACE_DIR = resolve(here, '../../shared/realdata/face');
 const ID_DIRS = [resolve(here, '../../shared/realdata/id/mrz-passporteye'), resolve(here, '../../shared/realdata/id/mrz-fastmrz')];
 const { values } = parseArgs({
-  options: { variant: { type: 'string', default: 'both' }, only: { type: 'string', default: 'all' }, out: { type: 'string' } },
+  options: { variant: { type: 'string', default: 'all' }, only: { type: 'string', default: 'all' }, out: { type: 'string' } },
 });
+/** Generator variants: A and B calibrate, C measures. */
+type Variant = 'A' | 'B' | 'C';
 const runFaces = values.only !== 'documents';
 const runDocuments = values.only !== 'faces';
-const variants: AttackVariant[] = values.variant === 'both' ? ['A', 'B'] : [values.variant as AttackVariant];
+const variants: Variant[] = values.variant === 'all' ? ['A', 'B', 'C'] : [values.variant as Variant];
 if (values.out) mkdirSync(values.out, { recursive: true });
 
 /** How one selfie came out. */
 type Outcome = 'passed' | 'review' | 'failed' | 'no_face';
 
-/** Liveness as the face engine decides it: PAD failure first, then the models' outcome. */
-async function liveness(bytes: Buffer): Promise<{ outcome: Outcome; box?: [number, number, number, number]; embedding?: number[] }> {
+/** PAD time per selfie, in milliseconds. */
+const padMs: number[] = [];
+
+/**
+ * Liveness as the face engine decides it (PAD failure first, then the models' outcome), and as the
+ * baseline decided it: the same measures with the newer signals' measures set to nothing.
+ */
+async function liveness(
+  bytes: Buffer,
+): Promise<{ outcome: Outcome; baseline: Outcome; box?: [number, number, number, number]; embedding?: number[] }> {
   try {
     const analysis = await analyzeFace(bytes, { pick: 'largest' });
-    const pad = await detectPresentationAttack(bytes, analysis);
+    const started = performance.now();
+    const measures = await measurePad(bytes, analysis);
+    const pad = judgePad(measures);
+    padMs.push(performance.now() - started);
+    const before = judgePad({ ...measures, facePeriodicPeak: 0, rim: 0 });
     const models = livenessOutcome(analysis);
-    const outcome: Outcome = pad.outcome === 'failed' || models === 'failed' ? 'failed' : models === 'review' ? 'review' : 'passed';
-    return { outcome, box: analysis.box, embedding: analysis.embedding };
+    const decide = (failed: boolean): Outcome => (failed || models === 'failed' ? 'failed' : models === 'review' ? 'review' : 'passed');
+    return {
+      outcome: decide(pad.outcome === 'failed'),
+      baseline: decide(before.outcome === 'failed'),
+      box: analysis.box,
+      embedding: analysis.embedding,
+    };
   } catch {
-    return { outcome: 'no_face' };
+    return { outcome: 'no_face', baseline: 'no_face' };
   }
 }
 
 const tally = new Map<string, Record<Outcome, number>>();
-function count(kind: string, outcome: Outcome, file: string): void {
-  console.log(`  ${kind.padEnd(26)} ${outcome.padEnd(8)} ${file}`);
-  const row = tally.get(kind) ?? { passed: 0, review: 0, failed: 0, no_face: 0 };
-  row[outcome] += 1;
-  tally.set(kind, row);
+const baselineTally = new Map<string, Record<Outcome, number>>();
+function count(kind: string, result: { outcome: Outcome; baseline: Outcome }, file: string): void {
+  console.log(`  ${kind.padEnd(26)} ${result.outcome.padEnd(8)} (baseline ${result.baseline.padEnd(8)}) ${file}`);
+  for (const [table, outcome] of [
+    [tally, result.outcome],
+    [baselineTally, result.baseline],
+  ] as const) {
+    const row = table.get(kind) ?? { passed: 0, review: 0, failed: 0, no_face: 0 };
+    row[outcome] += 1;
+    table.set(kind, row);
+  }
 }
 function save(name: string, bytes: Buffer): void {
   if (values.out) writeFileSync(join(values.out, name), bytes);
@@ -78,26 +108,37 @@ for (const [index, file] of runFaces ? files.entries() : []) {
     ['bona fide (phone upload)', phone],
   ] as const) {
     const result = await liveness(bytes);
-    count(kind, result.outcome, file);
+    count(kind, result, file);
     if (kind === 'bona fide (as sent)' && result.embedding) bonaFide.push({ person: file.split('__')[0]!, embedding: result.embedding });
   }
   const original = await sharp(photo).rotate().metadata();
   const face = await liveness(photo);
+  // Family C holds its prints in front of other scenes than A and B.
+  const sceneC = readFileSync(join(FACE_DIR, files[(index + 3) % files.length]!));
   for (const variant of variants) {
-    const seed = index * 7 + (variant === 'A' ? 0 : 1000);
-    const attacks: [string, Buffer][] = [
-      [`print ${variant}`, await makePrint(photo, variant, scene, seed + 1)],
-      [`screen ${variant}`, await makeScreen(photo, variant, scene, seed + 2)],
-    ];
+    const seed = variant === 'C' ? 5000 + index * 13 : index * 7 + (variant === 'A' ? 0 : 1000);
+    const attacks: [string, Buffer][] =
+      variant === 'C'
+        ? [
+            [`print C`, await makePrintC(photo, sceneC, seed + 1)],
+            [`screen C`, await makeScreenC(photo, sceneC, seed + 2)],
+          ]
+        : [
+            [`print ${variant}`, await makePrint(photo, variant, scene, seed + 1)],
+            [`screen ${variant}`, await makeScreen(photo, variant, scene, seed + 2)],
+          ];
     if (face.box) {
       // The analysis box is in pixels of the ≤1280 px analysis image; the cut-out is made at full size.
       const scale = Math.max(1, Math.max(original.width ?? 0, original.height ?? 0) / 1280);
       const box = face.box.map((value) => value * scale) as [number, number, number, number];
-      attacks.push([`cutout ${variant}`, await makeCutout(photo, box, variant, scene, seed + 3)]);
+      attacks.push([
+        `cutout ${variant}`,
+        variant === 'C' ? await makeCutoutC(photo, box, sceneC, seed + 3) : await makeCutout(photo, box, variant, scene, seed + 3),
+      ]);
     }
     for (const [kind, bytes] of attacks) {
       save(`${kind.replace(' ', '-')}-${file}.jpg`, bytes);
-      count(kind, (await liveness(bytes)).outcome, file);
+      count(kind, await liveness(bytes), file);
     }
   }
 }
@@ -112,6 +153,12 @@ for (const dir of runDocuments ? ID_DIRS : []) {
     const scene = readFileSync(join(FACE_DIR, files[index % files.length]!));
     const sets: [string, Buffer][] = [['genuine specimen', specimen]];
     for (const variant of variants) {
+      if (variant === 'C') {
+        const sceneC = readFileSync(join(FACE_DIR, files[(index + 3) % files.length]!));
+        sets.push([`document screen C`, await makeScreenC(specimen, sceneC, 7000 + index)]);
+        sets.push([`document print C`, await makePrintC(specimen, sceneC, 8000 + index)]);
+        continue;
+      }
       sets.push([`document screen ${variant}`, await makeScreen(specimen, variant, scene, index + 1)]);
       sets.push([`document print ${variant}`, await makePrint(specimen, variant, scene, index + 2)]);
     }
@@ -131,16 +178,22 @@ const percent = (part: number, whole: number) => (whole === 0 ? '–' : `${((100
 console.log(
   `\nSelfie liveness on the development sets (${((Date.now() - started) / 1000).toFixed(0)} s; generator variants ${variants.join(', ')})`,
 );
-console.log('kind                       n   passed  review  failed  no face   rate');
+console.log('kind                       n   passed  review  failed  no face   rate                            baseline');
+const rateOf = (kind: string, row: Record<Outcome, number>) => {
+  const judged = row.passed + row.review + row.failed;
+  return kind.startsWith('bona fide') ? `BPCER ${percent(row.failed, judged)}` : `APCER ${percent(row.passed, judged)}`;
+};
 for (const [kind, row] of tally) {
   const judged = row.passed + row.review + row.failed;
-  const rate = kind.startsWith('bona fide')
-    ? `BPCER ${percent(row.failed, judged)}`
-    : `APCER ${percent(row.passed, judged)} (passed liveness)`;
   console.log(
-    `${kind.padEnd(26)} ${String(judged + row.no_face).padStart(2)} ${String(row.passed).padStart(8)} ${String(row.review).padStart(7)} ${String(row.failed).padStart(7)} ${String(row.no_face).padStart(8)}   ${rate}`,
+    `${kind.padEnd(26)} ${String(judged + row.no_face).padStart(2)} ${String(row.passed).padStart(8)} ${String(row.review).padStart(7)} ${String(row.failed).padStart(7)} ${String(row.no_face).padStart(8)}   ${rateOf(kind, row).padEnd(32)}${rateOf(kind, baselineTally.get(kind)!)}`,
   );
 }
+const sortedMs = [...padMs].sort((a, b) => a - b);
+if (sortedMs.length > 0)
+  console.log(
+    `PAD time per selfie (decode and every signal, models excluded): median ${sortedMs[Math.floor(sortedMs.length / 2)]!.toFixed(0)} ms, p95 ${sortedMs[Math.min(sortedMs.length - 1, Math.floor(sortedMs.length * 0.95))]!.toFixed(0)} ms over ${sortedMs.length} images`,
+  );
 console.log('\nDocument re-capture (review signal document_recapture)');
 for (const [kind, row] of documents)
   console.log(`${kind.padEnd(26)} ${String(row.total).padStart(2)}  flagged ${row.flagged} (${percent(row.flagged, row.total)})`);

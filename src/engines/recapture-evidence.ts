@@ -91,27 +91,33 @@ function luminance(image: Rgb): Float32Array {
   return out;
 }
 
-let fft: FFT | undefined;
-let hann: Float64Array | undefined;
+/** FFT and Hann window per tile side, made once. */
+const transforms = new Map<number, { fft: FFT; hann: Float64Array }>();
 
 /**
  * Prominence (natural log of power) of the most isolated periodic peak in `region`: per bin, how
  * far its log power stands above its neighbours at 2 and 3 bins in each of four directions, the
  * weakest direction counting, so a line in the spectrum (a straight edge of the scene) scores low
- * and only a point (a periodic texture) scores high. 0 when the region is smaller than one tile.
+ * and only a point (a periodic texture) scores high. 0 when the region holds fewer than `minTiles`
+ * half-overlapping tiles of `tile` px (one at least): an average over too few tiles is noise.
  */
-export function periodicPeak(image: Rgb, region: Box): number {
-  const n = SPECTRUM_TILE_PX;
+export function periodicPeak(image: Rgb, region: Box, tile = SPECTRUM_TILE_PX, minTiles = 1): number {
+  const n = tile;
   const [rx, ry, rw, rh] = region;
   if (rw < n || rh < n) return 0;
-  fft ??= new FFT(n);
-  hann ??= Float64Array.from({ length: n }, (_, i) => 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / (n - 1)));
+  if ((Math.floor((rw - n) / (n / 2)) + 1) * (Math.floor((rh - n) / (n / 2)) + 1) < minTiles) return 0;
+  let transform = transforms.get(n);
+  if (!transform) {
+    transform = { fft: new FFT(n), hann: Float64Array.from({ length: n }, (_, i) => 0.5 - 0.5 * Math.cos((2 * Math.PI * i) / (n - 1))) };
+    transforms.set(n, transform);
+  }
+  const { fft, hann } = transform;
   const grey = luminance(image);
   const across = Math.floor((rw - n) / (n / 2)) + 1;
   const down = Math.floor((rh - n) / (n / 2)) + 1;
   const stride = Math.max(1, Math.ceil(Math.sqrt((across * down) / SPECTRUM_MAX_TILES)));
   const power = new Float64Array(n * n);
-  const rows = Array.from({ length: n }, () => fft!.createComplexArray() as number[]);
+  const rows = Array.from({ length: n }, () => fft.createComplexArray() as number[]);
   const input = new Array<number>(n).fill(0);
   const column = fft.createComplexArray() as number[];
   const columnOut = fft.createComplexArray() as number[];
@@ -146,7 +152,7 @@ export function periodicPeak(image: Rgb, region: Box): number {
   for (let v = -half + 1; v < half; v++) {
     for (let u = 0; u < half; u++) {
       const radius = Math.hypot(u, v);
-      if (radius < SPECTRUM_MIN_BIN || radius > half) continue;
+      if (radius < (SPECTRUM_MIN_BIN * n) / SPECTRUM_TILE_PX || radius > half) continue;
       // The file's own JPEG 8×8 block grid peaks at multiples of 1/8 cycle per pixel: not evidence.
       if (u % (n / 8) === 0 && v % (n / 8) === 0) continue;
       const here = at(u, v);
@@ -324,4 +330,74 @@ export async function cameraMetadata(bytes: Buffer): Promise<MetadataEvidence> {
   } catch {
     return { camera: false, captureTime: false };
   }
+}
+
+/** Rays cast from the face's centre when looking for a cut-out's rim. */
+export const RIM_RAYS = 48;
+/** How far out the rays look, in face radii (half the box's larger side): from the face's own edge to about its shoulders. */
+export const RIM_SEARCH_RADII: readonly [number, number] = [0.75, 2.2];
+
+/** What the rays found around the face. */
+export interface RimEvidence {
+  /** Share (0–1) of rays that cross a thin, bright, colourless ridge: the paper rim a cut-out keeps around the face. */
+  ridgeShare: number;
+  /** Share (0–1) of rays whose ridge lies at a radius close to its neighbours' (a closed outline, not scattered highlights). */
+  closedShare: number;
+}
+
+/**
+ * Looks for a cut-out's paper rim around the face: along `RIM_RAYS` rays from the face's centre,
+ * a ridge at most a few pixels wide, brighter than the pixels a little inside and outside it and
+ * nearly colourless (paper), and whether neighbouring rays find theirs at a similar radius, as
+ * the outline of a cut piece of paper does. A white collar or a lamp crosses a few rays, not the
+ * outline of a head.
+ */
+export function rimEvidence(image: Rgb, face: Box): RimEvidence {
+  const [x, y, w, h] = face;
+  const cx = x + w / 2;
+  const cy = y + h / 2;
+  const radius = Math.max(w, h) / 2;
+  const step = 0.5;
+  // Ridge width in pixels: the rim of a print seen at selfie distance is a few pixels wide at the analysis size.
+  const side = Math.max(3, Math.round(radius / 25));
+  const sample = (px: number, py: number): [number, number] => {
+    const ix = Math.round(px);
+    const iy = Math.round(py);
+    if (ix < 0 || iy < 0 || ix >= image.width || iy >= image.height) return [-1, 0];
+    const i = (iy * image.width + ix) * 3;
+    const [r, g, b] = [image.data[i], image.data[i + 1], image.data[i + 2]];
+    return [0.299 * r + 0.587 * g + 0.114 * b, Math.max(r, g, b) - Math.min(r, g, b)];
+  };
+  const radii: (number | null)[] = [];
+  for (let k = 0; k < RIM_RAYS; k++) {
+    const angle = (2 * Math.PI * k) / RIM_RAYS;
+    const [dx, dy] = [Math.cos(angle), Math.sin(angle)];
+    const profile: [number, number][] = [];
+    for (let r = RIM_SEARCH_RADII[0] * radius - side * 2; r <= RIM_SEARCH_RADII[1] * radius + side * 2; r += step)
+      profile.push(sample(cx + dx * r, cy + dy * r));
+    let best: number | null = null;
+    let bestContrast = 0;
+    const reach = Math.round((side * 2) / step);
+    for (let i = reach; i < profile.length - reach; i++) {
+      const [light, chroma] = profile[i];
+      if (light < 0 || chroma > 28 || light < 140) continue;
+      const inside = profile[i - reach][0];
+      const outside = profile[i + reach][0];
+      if (inside < 0 || outside < 0) continue;
+      const contrast = light - Math.max(inside, outside);
+      if (contrast >= 20 && contrast > bestContrast) {
+        bestContrast = contrast;
+        best = RIM_SEARCH_RADII[0] * radius - side * 2 + i * step;
+      }
+    }
+    radii.push(best);
+  }
+  const found = radii.filter((value) => value !== null).length;
+  let closed = 0;
+  for (let k = 0; k < RIM_RAYS; k++) {
+    const here = radii[k];
+    const next = radii[(k + 1) % RIM_RAYS];
+    if (here !== null && next !== null && Math.abs(here - next) <= radius * 0.15) closed++;
+  }
+  return { ridgeShare: Math.round((found / RIM_RAYS) * 100) / 100, closedShare: Math.round((closed / RIM_RAYS) * 100) / 100 };
 }

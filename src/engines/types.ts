@@ -38,4 +38,6 @@ export interface EngineContext {
   documentPortrait?: Buffer;
   /** L2-normalised face embedding of the document portrait, kept from the document step (preferred over `documentPortrait`). */
   documentPortraitEmbedding?: number[];
+  /** The document portrait's aligned, normalised face crop (aligned-crop.ts), kept from the document step beside the embedding: the image-level replay signal. */
+  documentPortraitCrop?: number[];
 }

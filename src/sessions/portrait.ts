@@ -1,12 +1,16 @@
 /**
  * The document portrait: a live document step in a workflow with a selfie step keeps the face
- * embedding of the document's largest face, sealed, so that the selfie step can compare against
- * it; the selfie step drops it. The portrait itself is kept only as evidence, under the evidence's
+ * embedding of the document's largest face and its aligned, normalised 24×24 grey crop (never the
+ * image; face/aligned-crop.ts), sealed, so that the selfie step can compare against both; the
+ * selfie step drops them. The portrait image itself is kept only as evidence, under the evidence's
  * rules. An input observer of the decision flow (`Services.decisionHooks`).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SessionPortraitSchema } from '../../entities/session.entity.js';
 import { decodeDataUri } from '../engines/data-uri.js';
+import { alignedCrop } from '../engines/face/aligned-crop.js';
+import { MAX_ANALYSIS_SIDE_PX } from '../engines/face/analyze.js';
+import { decodeUpright } from '../engines/recapture-evidence.js';
 import { ApiError } from '../errors.js';
 import type { Services } from '../services.js';
 import { analyzeKeptFace, cutPortrait } from '../evidence/evidence-faces.js';
@@ -36,6 +40,8 @@ export const capturePortrait: NodeInputObserver = async (em, services, session, 
   const analysis = image ? await analyzeKeptFace(services, image, 'image_front') : null;
   if (!image || !analysis) return undefined;
   const portrait = forEvidence ? await cutPortrait(image, analysis) : null;
+  const crop = forSelfie ? alignedCrop(await decodeUpright(image, MAX_ANALYSIS_SIDE_PX), analysis) : null;
+  const kept: StoredPortrait = crop ? { embedding: analysis.embedding, crop } : { embedding: analysis.embedding };
   const keep = portrait
     ? await keepEvidence(em, services, session, nodeType, [{ kind: 'document_portrait', mimeType: 'image/jpeg', ...portrait }])
     : undefined;
@@ -44,16 +50,24 @@ export const capturePortrait: NodeInputObserver = async (em, services, session, 
     if (stored.retake || !forSelfie) return;
     tx.create(SessionPortraitSchema, {
       sessionId: session.id,
-      embeddingEncrypted: services.secrets.encrypt(JSON.stringify(analysis.embedding)),
+      embeddingEncrypted: services.secrets.encrypt(JSON.stringify(kept)),
       createdAt: stored.now,
     });
   };
 };
 
-/** The stored document portrait embedding of a session, if the document step kept one. */
-export async function loadPortrait(em: EntityManager, services: Services, sessionId: string): Promise<number[] | undefined> {
+/** What is kept of a document portrait: its embedding, and its aligned crop when landmarks were found. */
+export interface StoredPortrait {
+  embedding: number[];
+  crop?: number[];
+}
+
+/** The stored document portrait of a session, if the document step kept one (rows written before the crop was kept hold the embedding alone). */
+export async function loadPortrait(em: EntityManager, services: Services, sessionId: string): Promise<StoredPortrait | undefined> {
   const row = await em.findOne(SessionPortraitSchema, { sessionId });
-  return row ? (JSON.parse(services.secrets.decrypt(row.embeddingEncrypted)) as number[]) : undefined;
+  if (!row) return undefined;
+  const stored = JSON.parse(services.secrets.decrypt(row.embeddingEncrypted)) as number[] | StoredPortrait;
+  return Array.isArray(stored) ? { embedding: stored } : stored;
 }
 
 /** The document front's bytes, or null when it is not an image the face detector reads (the document step judged it already). */

@@ -114,12 +114,14 @@ async function submitNodeInputOnce(
   const live = session.environment === 'live';
   const quota = live ? QUOTA_ENGINE_OF_NODE[nodeType] : undefined;
   if (quota) await services.rateLimits.chargeEngine({ tenantId: session.tenant.id, environment: session.environment }, quota);
+  const portrait = live && nodeType === 'biometric_kyc' ? await loadPortrait(em, services, session.id) : undefined;
   const context: EngineContext = {
     tenantId: session.tenant.id,
     sessionId: session.id,
     expectedDetails: session.expectedDetails ?? undefined,
     amlScoreThreshold: workflow.amlScoreThreshold,
-    documentPortraitEmbedding: live && nodeType === 'biometric_kyc' ? await loadPortrait(em, services, session.id) : undefined,
+    documentPortraitEmbedding: portrait?.embedding,
+    documentPortraitCrop: portrait?.crop,
   };
   // With a document node, the AML node screens the document's identity, so the AML engine runs
   // for whichever of the two steps completes second (aml-subject.ts); planned outside the lock

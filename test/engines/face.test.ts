@@ -24,7 +24,16 @@ import {
   type FaceAnalysis,
 } from '../../src/engines/face/index.js';
 import { liveFaceEngine } from '../../src/engines/face/engine.js';
-import { FACE_MATCH_PASS_SIMILARITY, FACE_MATCH_REVIEW_SIMILARITY } from '../../src/engines/face/thresholds.js';
+import { alignedCrop, cropCorrelation } from '../../src/engines/face/aligned-crop.js';
+import { portraitReplaySignal } from '../../src/engines/face/replay.js';
+import { MAX_ANALYSIS_SIDE_PX } from '../../src/engines/face/analyze.js';
+import { decodeUpright } from '../../src/engines/recapture-evidence.js';
+import {
+  FACE_MATCH_PASS_SIMILARITY,
+  FACE_MATCH_REVIEW_SIMILARITY,
+  PORTRAIT_REPLAY_CROP_CORRELATION,
+  PORTRAIT_REPLAY_SIMILARITY,
+} from '../../src/engines/face/thresholds.js';
 import { CPU_ENGINES } from '../../src/engines/cpu-engines.js';
 import type { EngineContext } from '../../src/engines/types.js';
 import { faceSample, faceSamplePng } from '../support/face-samples.js';
@@ -261,6 +270,52 @@ describe('live openkyc:face_match engine', () => {
       details: { result_code: 'selfie_matches_document_portrait', checks: { face_match: 'failed' }, replay: { threshold: 0.98 } },
     });
     expect(result.details.similarity).toBeGreaterThanOrEqual(0.98);
+  });
+
+  it('given a copy of the portrait whose embedding was moved below the replay similarity, when run, then the aligned crops still catch it as selfie_matches_document_portrait', async () => {
+    const portrait = await analyzeFace(images.author1);
+    const crop = alignedCrop(await decodeUpright(images.author1, MAX_ANALYSIS_SIDE_PX), portrait)!;
+    // The stored embedding turned 18° away from the portrait's (cosine 0.95), as a perturbation of the copy would move it.
+    const away = Array.from({ length: portrait.embedding.length }, (_, i) => Math.sin(i * 1.7));
+    const along = away.reduce((sum, value, i) => sum + value * portrait.embedding[i], 0);
+    const orthogonal = away.map((value, i) => value - along * portrait.embedding[i]);
+    const norm = Math.hypot(...orthogonal);
+    const moved = portrait.embedding.map((value, i) => value + (Math.tan(Math.acos(0.95)) * orthogonal[i]) / norm);
+    const copy = await sharp(images.author1).resize({ width: 140 }).jpeg({ quality: 80 }).toBuffer();
+    const selfie = `data:image/jpeg;base64,${copy.toString('base64')}`;
+
+    const withoutCrop = await liveFaceEngine.run({ selfie }, { ...CONTEXT, documentPortraitEmbedding: moved });
+    expect(withoutCrop.details.similarity).toBeLessThan(PORTRAIT_REPLAY_SIMILARITY);
+    expect(withoutCrop.details.result_code).not.toBe('selfie_matches_document_portrait');
+
+    const result = await liveFaceEngine.run({ selfie }, { ...CONTEXT, documentPortraitEmbedding: moved, documentPortraitCrop: crop });
+    expect(result).toMatchObject({
+      status: 'failed',
+      details: {
+        result_code: 'selfie_matches_document_portrait',
+        replay: { signal: 'aligned_crop', crop_threshold: PORTRAIT_REPLAY_CROP_CORRELATION },
+      },
+    });
+    expect((result.details as { replay: { crop_correlation: number } }).replay.crop_correlation).toBeGreaterThanOrEqual(
+      PORTRAIT_REPLAY_CROP_CORRELATION,
+    );
+  });
+
+  it('given two different photos of the same man, when their aligned crops are compared, then they stay below the replay correlation', async () => {
+    const [first, second] = await Promise.all([analyzeFace(images.author1), analyzeFace(images.author2)]);
+    const correlation = cropCorrelation(
+      alignedCrop(await decodeUpright(images.author1, MAX_ANALYSIS_SIDE_PX), first),
+      alignedCrop(await decodeUpright(images.author2, MAX_ANALYSIS_SIDE_PX), second),
+    );
+    expect(correlation).toBeLessThan(PORTRAIT_REPLAY_CROP_CORRELATION);
+  });
+
+  it('given the replay rule, when crops correlate but the faces do not match, or match without correlating, then it is no replay', () => {
+    expect(portraitReplaySignal(0.99)).toBe('embedding');
+    expect(portraitReplaySignal(0.95, PORTRAIT_REPLAY_CROP_CORRELATION)).toBe('aligned_crop');
+    expect(portraitReplaySignal(0.95, 0.7)).toBeNull();
+    expect(portraitReplaySignal(FACE_MATCH_REVIEW_SIMILARITY - 0.01, 0.99)).toBeNull();
+    expect(portraitReplaySignal(0.95, null)).toBeNull();
   });
 
   it('given a selfie of someone else, when run, then the node fails with face_mismatch', async () => {

@@ -6,8 +6,29 @@
  */
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { cameraMetadata, decodeUpright, frameSides, periodicPeak, tone, type Box, type Rgb } from '../../src/engines/recapture-evidence.js';
-import { judgePad, PERIODIC_FAIL_FROM, PERIODIC_WARN_FROM, type PadMeasures } from '../../src/engines/face/pad.js';
+import {
+  cameraMetadata,
+  decodeUpright,
+  frameSides,
+  grow,
+  periodicPeak,
+  rimEvidence,
+  tone,
+  type Box,
+  type Rgb,
+} from '../../src/engines/recapture-evidence.js';
+import {
+  FACE_PERIODIC_FAIL_FROM,
+  FACE_PERIODIC_WARN_FROM,
+  judgePad,
+  measurePad,
+  PAD_FACE_REGION_GROWTH,
+  PERIODIC_FAIL_FROM,
+  PERIODIC_WARN_FROM,
+  RIM_FAIL_FROM,
+  RIM_WARN_FROM,
+  type PadMeasures,
+} from '../../src/engines/face/pad.js';
 import { detectRecapture } from '../../src/engines/document/recapture.js';
 import { prng } from '../support/prng.js';
 
@@ -74,6 +95,63 @@ describe('periodic pattern (FFT)', () => {
   });
 });
 
+describe('face-local periodic pattern', () => {
+  const inFace = (x: number, y: number) => x >= FACE[0] && x < FACE[0] + FACE[2] && y >= FACE[1] && y < FACE[1] + FACE[3];
+  /** Halftone dots (30°, period 4 px) printed on the face only: a cut-out or a print whose surroundings are the room. */
+  const dottedFace = () =>
+    scene((x, y, rgb) => {
+      if (!inFace(x, y)) return rgb;
+      const angle = Math.PI / 6;
+      const u = (x * Math.cos(angle) + y * Math.sin(angle)) / 4;
+      const v = (-x * Math.sin(angle) + y * Math.cos(angle)) / 4;
+      return rgb.map((c) => c * (1 - 0.12 * Math.cos(2 * Math.PI * u) * Math.cos(2 * Math.PI * v))) as [number, number, number];
+    });
+
+  it('given a plain face, when measured on the face itself, then no peak reaches the warning limit', () => {
+    expect(periodicPeak(scene(), grow(FACE, PAD_FACE_REGION_GROWTH, WIDTH, HEIGHT))).toBeLessThan(FACE_PERIODIC_WARN_FROM);
+  });
+
+  it('given halftone dots on the face only, when the selfie is judged, then face_periodic_pattern fails it', async () => {
+    const image = dottedFace();
+    const measures = await measurePad(await jpeg(image), { box: FACE, real: 0.9, live: 0.9 }, image);
+    expect(measures.facePeriodicPeak).toBeGreaterThanOrEqual(FACE_PERIODIC_FAIL_FROM);
+    const finding = judgePad(measures);
+    expect(finding.outcome).toBe('failed');
+    expect(finding.signals.find((signal) => signal.name === 'face_periodic_pattern')).toMatchObject({
+      outcome: 'failed',
+      limit: FACE_PERIODIC_WARN_FROM,
+    });
+  });
+});
+
+describe('cut-out rim', () => {
+  /** A thin paper-white outline (3 px) around the head, an ellipse 1.5 face radii out: the rim a cut-out keeps. */
+  const rimmed = () =>
+    scene((x, y, rgb) => {
+      const [fx, fy, fw, fh] = FACE;
+      const distance = Math.hypot((x - fx - fw / 2) / (fw * 0.75), (y - fy - fh / 2) / (fh * 0.75));
+      return Math.abs(distance - 1) * fw * 0.75 < 1.5 ? [238, 236, 230] : rgb;
+    });
+
+  it('given a plain scene, when measured, then no closed rim is found', () => {
+    expect(rimEvidence(scene(), FACE).closedShare).toBeLessThan(RIM_WARN_FROM);
+  });
+
+  it('given a thin paper outline around the head, when measured and judged, then cutout_rim fails the selfie', () => {
+    const evidence = rimEvidence(rimmed(), FACE);
+    expect(evidence.closedShare).toBeGreaterThanOrEqual(RIM_FAIL_FROM);
+    expect(evidence.ridgeShare).toBeGreaterThanOrEqual(evidence.closedShare);
+  });
+
+  it('given a white collar below the face only, when measured, then it is no closed outline', () => {
+    const collar = scene((x, y, rgb) => {
+      const [fx, fy, fw, fh] = FACE;
+      return y > fy + fh * 1.15 && y < fy + fh * 1.15 + 3 && x > fx - 20 && x < fx + fw + 20 ? [240, 240, 238] : rgb;
+    });
+    expect(rimEvidence(collar, FACE).closedShare).toBeLessThan(RIM_WARN_FROM);
+  });
+});
+
 describe('frame edges', () => {
   it('given a plain scene, when measured, then no side of the face has a frame edge', () => {
     expect(frameSides(scene(), FACE).sides).toBe(0);
@@ -128,7 +206,9 @@ describe('camera metadata', () => {
 describe('the PAD decision', () => {
   const clean: PadMeasures = {
     periodicPeak: 1,
+    facePeriodicPeak: 0.8,
     frame: { sides: 0, coverage: { top: 0, bottom: 0, left: 0, right: 0 } },
+    rim: 0.05,
     skinRedMargin: 0.45,
     blackLevel: 10,
     real: 0.8,
@@ -143,7 +223,9 @@ describe('the PAD decision', () => {
     expect(outcomeOf(finding, 'camera_metadata')).toBe('warning');
     expect(finding.signals.map((signal) => signal.name)).toEqual([
       'periodic_pattern',
+      'face_periodic_pattern',
       'frame_edge',
+      'cutout_rim',
       'skin_colour',
       'black_level',
       'antispoof_model',
@@ -164,6 +246,14 @@ describe('the PAD decision', () => {
     expect(two.outcome).toBe('failed');
     expect(outcomeOf(two, 'liveness_model')).toBe('warning');
     expect(outcomeOf(two, 'skin_colour')).toBe('warning');
+  });
+
+  it('given a weak cut-out rim and a weak face-local pattern, when judged, then the two weak signals together fail it', () => {
+    const finding = judgePad({ ...clean, rim: RIM_WARN_FROM, facePeriodicPeak: FACE_PERIODIC_WARN_FROM });
+    expect(finding.outcome).toBe('failed');
+    expect(outcomeOf(finding, 'cutout_rim')).toBe('warning');
+    expect(outcomeOf(finding, 'face_periodic_pattern')).toBe('warning');
+    expect(judgePad({ ...clean, rim: RIM_WARN_FROM }).outcome).toBe('passed');
   });
 
   it('given a strong periodic peak, when judged, then it fails on periodic_pattern with the value and limit reported', () => {

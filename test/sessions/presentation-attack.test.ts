@@ -82,7 +82,9 @@ describe.skipIf(!existsSync(FACE_DIR))('presentation attacks on the live face st
     expect(face.details.presentation_attack.outcome).toBe('passed');
     expect(face.details.presentation_attack.signals.map((signal: { name: string }) => signal.name)).toEqual([
       'periodic_pattern',
+      'face_periodic_pattern',
       'frame_edge',
+      'cutout_rim',
       'skin_colour',
       'black_level',
       'antispoof_model',

@@ -11,7 +11,10 @@ import type { NodeEngine } from '../types.js';
 import { ApiError } from '../../errors.js';
 import { analyzeFace, EMBEDDING_DIMENSION, faceMatchOutcome, livenessOutcome, similarity, type FaceAnalysis } from './analyze.js';
 import { detectPresentationAttack, type PadFinding } from './pad.js';
-import { isPortraitReplay, portraitReplayResult } from './replay.js';
+import { portraitReplayResult, portraitReplaySignal } from './replay.js';
+import { alignedCrop, cropCorrelation } from './aligned-crop.js';
+import { MAX_ANALYSIS_SIDE_PX } from './analyze.js';
+import { decodeUpright } from '../recapture-evidence.js';
 
 /** Provider name of the live face engine (src/domain/workflow.ts). */
 export const LIVE_FACE_PROVIDER = 'openkyc:face_match';
@@ -66,10 +69,11 @@ function portraitReview(resultCode: string, message: string, pad: PadFinding): O
   return { status: 'review', provider: LIVE_FACE_PROVIDER, warnings: [{ code: resultCode, message }], details };
 }
 
-/** The portrait's face, or null when the document image shows none (not the selfie sender's input error). */
-async function portraitFace(portrait: Buffer): Promise<FaceAnalysis | null> {
+/** The portrait's face and its aligned crop, or null when the document image shows none (not the selfie sender's input error). */
+async function portraitFace(portrait: Buffer): Promise<(FaceAnalysis & { crop: number[] | null }) | null> {
   try {
-    return await analyzeFace(portrait, { field: 'document_portrait', pick: 'largest' });
+    const face = await analyzeFace(portrait, { field: 'document_portrait', pick: 'largest' });
+    return { ...face, crop: alignedCrop(await decodeUpright(portrait, MAX_ANALYSIS_SIDE_PX), face) };
   } catch (error) {
     if (error instanceof ApiError) return null;
     throw error;
@@ -87,16 +91,19 @@ export const liveFaceEngine: NodeEngine<BiometricKycInput> = {
   async run(input, context) {
     const selfie = decodeDataUri(input.selfie, 'selfie', SELFIE_MIME_TYPES);
     const selfieFace = await analyzeFace(selfie.bytes, { field: 'selfie', pick: 'only' });
-    const pad = await detectPresentationAttack(selfie.bytes, selfieFace);
+    const decoded = await decodeUpright(selfie.bytes, MAX_ANALYSIS_SIDE_PX);
+    const pad = await detectPresentationAttack(selfie.bytes, selfieFace, decoded);
     // A portrait embedding stored by the previous face model (a session in progress across the
     // upgrade, docs/face.md) cannot be compared with this one's: the portrait counts as missing.
     let portraitEmbedding =
       context.documentPortraitEmbedding?.length === EMBEDDING_DIMENSION ? context.documentPortraitEmbedding : undefined;
+    let portraitCrop = portraitEmbedding ? context.documentPortraitCrop : undefined;
     if (!portraitEmbedding && context.documentPortrait) {
       const portrait = await portraitFace(context.documentPortrait);
       if (!portrait)
         return portraitReview('document_portrait_unusable', 'The ID document shows no face clear enough to compare with the selfie.', pad);
       portraitEmbedding = portrait.embedding;
+      portraitCrop = portrait.crop ?? undefined;
     }
     if (!portraitEmbedding)
       return portraitReview(
@@ -107,8 +114,11 @@ export const liveFaceEngine: NodeEngine<BiometricKycInput> = {
     const cosine = similarity(selfieFace.embedding, portraitEmbedding);
     const faceMatch = faceMatchOutcome(cosine);
     const liveness = pad.outcome === 'failed' ? 'failed' : livenessOutcome(selfieFace);
-    if (isPortraitReplay(cosine)) {
-      const replay = portraitReplayResult(liveness, reportedSimilarity(cosine));
+    const selfieCrop = portraitCrop ? alignedCrop(decoded, selfieFace) : null;
+    const correlation = selfieCrop && portraitCrop ? cropCorrelation(selfieCrop, portraitCrop) : null;
+    const replaySignal = portraitReplaySignal(cosine, correlation);
+    if (replaySignal) {
+      const replay = portraitReplayResult(liveness, reportedSimilarity(cosine), replaySignal, correlation);
       return {
         status: replay.status,
         provider: LIVE_FACE_PROVIDER,

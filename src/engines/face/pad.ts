@@ -18,6 +18,8 @@ import {
   frameSides,
   grow,
   periodicPeak,
+  rimEvidence,
+  SPECTRUM_TILE_PX,
   tone,
   type Box,
   type EvidenceSignal,
@@ -33,6 +35,18 @@ export const PAD_REGION_GROWTH = 2;
 export const PERIODIC_FAIL_FROM = 3;
 /** Periodic-peak prominence from which a pattern is weak evidence. */
 export const PERIODIC_WARN_FROM = 2;
+/** How far around the face the face-local spectrum is measured: the face itself, where skin has no texture of its own at this scale and any periodic pattern is the medium's. */
+export const PAD_FACE_REGION_GROWTH = 1.2;
+/** Fewest spectrum tiles the face-local pattern is averaged over; a smaller face (under about 80 px at the analysis size) is not measured there (value 0). */
+export const FACE_PERIODIC_MIN_TILES = 4;
+/** Face-local periodic-peak prominence from which a pattern is strong evidence (genuine photos of the development set: 1.24 at most). */
+export const FACE_PERIODIC_FAIL_FROM = 2.5;
+/** Face-local periodic-peak prominence from which a pattern is weak evidence. */
+export const FACE_PERIODIC_WARN_FROM = 1.8;
+/** Share of rays from the face crossing a closed thin paper ridge from which a cut-out's rim is strong evidence (genuine photos of the development set: 0.29 at most). */
+export const RIM_FAIL_FROM = 0.6;
+/** Share of rays from which a rim is weak evidence. */
+export const RIM_WARN_FROM = 0.35;
 /** Sides of the face with a straight frame edge from which a paper or bezel frame is strong evidence (genuine photos of the development set: none). */
 export const FRAME_FAIL_SIDES = 2;
 /** Skin red–blue margin below which the face's colour is weak evidence of a screen's or ink's cast (genuine photos: 0.33 and above). */
@@ -45,7 +59,9 @@ export const PAD_WARNINGS_TO_FAIL = 2;
 /** Names of the PAD signals, as the details list them. */
 export const PAD_SIGNALS = [
   'periodic_pattern',
+  'face_periodic_pattern',
   'frame_edge',
+  'cutout_rim',
   'skin_colour',
   'black_level',
   'antispoof_model',
@@ -69,7 +85,9 @@ export type PadFinding = {
 /** The face's measures that the decision reads (kept apart so the decision is testable on numbers). */
 export interface PadMeasures {
   periodicPeak: number;
+  facePeriodicPeak: number;
   frame: FrameEvidence;
+  rim: number;
   skinRedMargin: number;
   blackLevel: number;
   real: number | null;
@@ -78,14 +96,25 @@ export interface PadMeasures {
 }
 
 /** Measures every signal of `analysis`'s face in the selfie `bytes`. */
-export async function measurePad(bytes: Buffer, analysis: Pick<FaceAnalysis, 'box' | 'real' | 'live'>): Promise<PadMeasures> {
-  const image: Rgb = await decodeUpright(bytes, MAX_ANALYSIS_SIDE_PX);
+export async function measurePad(
+  bytes: Buffer,
+  analysis: Pick<FaceAnalysis, 'box' | 'real' | 'live'>,
+  decoded?: Rgb,
+): Promise<PadMeasures> {
+  const image: Rgb = decoded ?? (await decodeUpright(bytes, MAX_ANALYSIS_SIDE_PX));
   const box = analysis.box as Box;
   const { skinRedMargin, blackLevel } = tone(image, box);
   const metadata = await cameraMetadata(bytes);
   return {
     periodicPeak: periodicPeak(image, grow(box, PAD_REGION_GROWTH, image.width, image.height)),
+    facePeriodicPeak: periodicPeak(
+      image,
+      grow(box, PAD_FACE_REGION_GROWTH, image.width, image.height),
+      SPECTRUM_TILE_PX,
+      FACE_PERIODIC_MIN_TILES,
+    ),
     frame: frameSides(image, box),
+    rim: rimEvidence(image, box).closedShare,
     skinRedMargin,
     blackLevel,
     real: analysis.real,
@@ -107,11 +136,25 @@ export function judgePad(measures: PadMeasures): PadFinding {
       meaning: 'A regular pattern (printer dots, screen pixels or scanlines, moiré) around the face.',
     },
     {
+      name: 'face_periodic_pattern',
+      outcome: graded(measures.facePeriodicPeak, FACE_PERIODIC_FAIL_FROM, FACE_PERIODIC_WARN_FROM),
+      value: measures.facePeriodicPeak,
+      limit: FACE_PERIODIC_WARN_FROM,
+      meaning: 'A regular pattern on the face itself, where skin has none: printer dots or screen pixels.',
+    },
+    {
       name: 'frame_edge',
       outcome: graded(measures.frame.sides, FRAME_FAIL_SIDES, 1),
       value: measures.frame.sides,
       limit: FRAME_FAIL_SIDES,
       meaning: 'Straight, unbroken edges around the face, like the border of a paper or the bezel of a screen.',
+    },
+    {
+      name: 'cutout_rim',
+      outcome: graded(measures.rim, RIM_FAIL_FROM, RIM_WARN_FROM),
+      value: measures.rim,
+      limit: RIM_WARN_FROM,
+      meaning: 'A thin white outline of paper around the head, as a face cut out of a print keeps.',
     },
     {
       name: 'skin_colour',
@@ -158,7 +201,11 @@ export function judgePad(measures: PadMeasures): PadFinding {
   return { outcome: attack ? 'failed' : 'passed', signals };
 }
 
-/** Measures and judges a selfie's face: the PAD finding the face engine puts in the details. */
-export async function detectPresentationAttack(bytes: Buffer, analysis: Pick<FaceAnalysis, 'box' | 'real' | 'live'>): Promise<PadFinding> {
-  return judgePad(await measurePad(bytes, analysis));
+/** Measures and judges a selfie's face: the PAD finding the face engine puts in the details (`decoded`: the upright image at the analysis size, when the caller has it). */
+export async function detectPresentationAttack(
+  bytes: Buffer,
+  analysis: Pick<FaceAnalysis, 'box' | 'real' | 'live'>,
+  decoded?: Rgb,
+): Promise<PadFinding> {
+  return judgePad(await measurePad(bytes, analysis, decoded));
 }

@@ -1,19 +1,37 @@
 /**
  * Replays of the document as a selfie (docs/face.md "Document-portrait replays"): a selfie whose
  * face is the document's own printed portrait, cropped, photographed or shown on a screen. Two
- * genuine captures of one face rarely come as close as a copy does, so a similarity above the
- * measured genuine distribution is taken for a replay, whatever the liveness models said about it
- * (the limits of that line are in docs/face.md).
+ * genuine captures of one face rarely come as close as a copy does, by two measures: the
+ * embeddings' similarity, and the correlation of the aligned face crops as images
+ * (aligned-crop.ts), which catches a copy perturbed so that its embedding moves. Either above the
+ * measured genuine distribution is a replay, whatever the liveness models said about it (limits in
+ * docs/face.md).
  */
 import type { BiometricKycDetails, CheckOutcome } from '../details.js';
-import { PORTRAIT_REPLAY_SIMILARITY } from './thresholds.js';
+import { FACE_MATCH_REVIEW_SIMILARITY, PORTRAIT_REPLAY_CROP_CORRELATION, PORTRAIT_REPLAY_SIMILARITY } from './thresholds.js';
 
 /** Result code of a selfie that is the document's portrait (CODES.md: face node fails, category fraud). */
 export const PORTRAIT_REPLAY_RESULT_CODE = 'selfie_matches_document_portrait';
 
-/** True when a selfie/portrait similarity is that of a copy, not of a second capture of the person. */
-export function isPortraitReplay(cosine: number): boolean {
-  return cosine >= PORTRAIT_REPLAY_SIMILARITY;
+/** Which measure found a replay: the embeddings (`embedding`) or the aligned crops as images (`aligned_crop`). */
+export type ReplaySignal = 'embedding' | 'aligned_crop';
+
+/**
+ * The measure by which a selfie/portrait pair is a copy, not a second capture of the person, or
+ * null. `cropCorrelation` (null when either crop is missing) counts only while the embeddings
+ * agree at least as far as a face match under review: a copy perturbed past the face match would
+ * fail the match anyway.
+ */
+export function portraitReplaySignal(cosine: number, cropCorrelation: number | null = null): ReplaySignal | null {
+  if (cosine >= PORTRAIT_REPLAY_SIMILARITY) return 'embedding';
+  if (cropCorrelation !== null && cropCorrelation >= PORTRAIT_REPLAY_CROP_CORRELATION && cosine >= FACE_MATCH_REVIEW_SIMILARITY)
+    return 'aligned_crop';
+  return null;
+}
+
+/** True when a selfie/portrait pair is that of a copy (see {@link portraitReplaySignal}). */
+export function isPortraitReplay(cosine: number, cropCorrelation: number | null = null): boolean {
+  return portraitReplaySignal(cosine, cropCorrelation) !== null;
 }
 
 /**
@@ -23,7 +41,14 @@ export function isPortraitReplay(cosine: number): boolean {
 export function portraitReplayResult(
   liveness: CheckOutcome,
   similarity: number,
-): { status: 'failed'; details: BiometricKycDetails & { replay: { threshold: number; reason: string } } } {
+  signal: ReplaySignal = 'embedding',
+  cropCorrelation: number | null = null,
+): {
+  status: 'failed';
+  details: BiometricKycDetails & {
+    replay: { threshold: number; signal: ReplaySignal; crop_correlation: number | null; crop_threshold: number; reason: string };
+  };
+} {
   return {
     status: 'failed',
     details: {
@@ -32,7 +57,13 @@ export function portraitReplayResult(
       similarity,
       replay: {
         threshold: PORTRAIT_REPLAY_SIMILARITY,
-        reason: 'The selfie is a copy of the ID document portrait, not a new photo of the person.',
+        signal,
+        crop_correlation: cropCorrelation === null ? null : Math.round(cropCorrelation * 1000) / 1000,
+        crop_threshold: PORTRAIT_REPLAY_CROP_CORRELATION,
+        reason:
+          signal === 'embedding'
+            ? 'The selfie is a copy of the ID document portrait, not a new photo of the person.'
+            : 'The selfie is a copy of the ID document portrait: the two faces are the same picture when aligned, not a new photo of the person.',
       },
     },
   };

@@ -24,3 +24,10 @@ export const REAL_REVIEW_BELOW = 0.3;
  * limits in docs/face.md "Document-portrait replays".
  */
 export const PORTRAIT_REPLAY_SIMILARITY = 0.98;
+/**
+ * Correlation of the selfie's and the portrait's aligned face crops (aligned-crop.ts) at or above
+ * which the selfie is taken for the portrait itself, when the embeddings agree at least as far as
+ * a face match under review (`FACE_MATCH_REVIEW_SIMILARITY`): the image-level replay signal, which
+ * an embedding moved by noise or small perturbations does not escape. Figures in docs/face.md.
+ */
+export const PORTRAIT_REPLAY_CROP_CORRELATION = 0.94;
