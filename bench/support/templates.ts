@@ -40,13 +40,21 @@ export interface SearchBenchOptions {
   serverSizes: number[];
   queries: number;
   exactQueries: number;
+  /** Largest size at which the slow paths are timed (`--exact-max`, `--pgvector-max`); Infinity: every size. */
+  exactMax: number;
+  pgvectorMax: number;
 }
 
 /**
- * Reads `--sizes` (or `--pglite-sizes` / `--server-sizes`), `--queries` and `--exact-queries`,
- * with the benchmark's own defaults.
+ * Reads `--sizes` (or `--pglite-sizes` / `--server-sizes`), `--queries`, `--exact-queries`,
+ * `--exact-max` and `--pgvector-max`, with the benchmark's own defaults.
  */
-export function searchBenchOptions(defaults: { sizes: string; exactQueries: string }): SearchBenchOptions {
+export function searchBenchOptions(defaults: {
+  sizes: string;
+  exactQueries: string;
+  exactMax?: string;
+  pgvectorMax?: string;
+}): SearchBenchOptions {
   const { values } = parseArgs({
     options: {
       sizes: { type: 'string', default: defaults.sizes },
@@ -54,6 +62,8 @@ export function searchBenchOptions(defaults: { sizes: string; exactQueries: stri
       'server-sizes': { type: 'string' },
       queries: { type: 'string', default: '40' },
       'exact-queries': { type: 'string', default: defaults.exactQueries },
+      'exact-max': { type: 'string', default: defaults.exactMax ?? 'Infinity' },
+      'pgvector-max': { type: 'string', default: defaults.pgvectorMax ?? 'Infinity' },
     },
   });
   const sizes = (list: string) => list.split(',').filter(Boolean).map(Number);
@@ -62,6 +72,8 @@ export function searchBenchOptions(defaults: { sizes: string; exactQueries: stri
     serverSizes: sizes(values['server-sizes'] ?? values.sizes),
     queries: Number(values.queries),
     exactQueries: Number(values['exact-queries']),
+    exactMax: Number(values['exact-max']),
+    pgvectorMax: Number(values['pgvector-max']),
   };
 }
 

@@ -38,6 +38,7 @@ import { Migration20261126204500H25ConsoleWork } from './Migration20261126204500
 import { Migration20261126210000H25Search } from './Migration20261126210000H25Search.js';
 import { Migration20261126213000H29ListingIndexes } from './Migration20261126213000H29ListingIndexes.js';
 import { Migration20261126210000H27Flows } from './Migration20261126210000H27Flows.js';
+import { Migration20261127100000H22FaceIndex } from './Migration20261127100000H22FaceIndex.js';
 
 /** Every migration in order; listed explicitly so tsx, vitest and a bundle all find the same set. */
 export const MIGRATIONS = [
@@ -81,4 +82,5 @@ export const MIGRATIONS = [
   Migration20261126210000H25Search,
   Migration20261126213000H29ListingIndexes,
   Migration20261126210000H27Flows,
+  Migration20261127100000H22FaceIndex,
 ];
