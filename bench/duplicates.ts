@@ -207,6 +207,14 @@ async function benchDatabase(label: string, database: Database, sizes: number[],
         sessionId: entry.sessionId,
         template: projectTemplate(nearby(entry.source, probeRandom, 0.3)),
       }));
+      // The floor under any search path: one transaction with one primary-key read, timed the same way.
+      const floor: number[] = [];
+      for (let q = 0; q < QUERIES; q++) {
+        const t = performance.now();
+        await em.transactional((tx) => tx.execute('select id from session where id = ?', [probes[q % probes.length].sessionId], 'all'));
+        floor.push(performance.now() - t);
+      }
+      print(line(label, size, 'floor', floor, '-', '-', 'one transaction, one primary-key read'));
       const paths: DuplicateSearchMode[] = ['memory'];
       if (size <= options.exactMax) paths.push('exact');
       if (hasVector && size <= options.pgvectorMax) paths.push('pgvector');
