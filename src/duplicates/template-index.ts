@@ -316,6 +316,9 @@ export class TemplateIndexRegistry {
     const key = `${scope.tenantId}/${scope.environment}/${keyVersion}`;
     let index = this.scopes.get(key);
     if (!index) {
+      // A new key version revokes the older ones' templates (face-templates.ts deletes them): let their copies go.
+      for (const other of this.scopes.keys())
+        if (other.startsWith(`${scope.tenantId}/${scope.environment}/`) && other !== key) this.scopes.delete(other);
       const loading = (async () => {
         const made = new ScopeIndex(scope, keyVersion);
         await made.load(em);
