@@ -40,13 +40,21 @@ export interface SearchBenchOptions {
   serverSizes: number[];
   queries: number;
   exactQueries: number;
+  /** Largest size at which the slow paths are timed (`--exact-max`, `--pgvector-max`); Infinity: every size. */
+  exactMax: number;
+  pgvectorMax: number;
 }
 
 /**
- * Reads `--sizes` (or `--pglite-sizes` / `--server-sizes`), `--queries` and `--exact-queries`,
- * with the benchmark's own defaults.
+ * Reads `--sizes` (or `--pglite-sizes` / `--server-sizes`), `--queries`, `--exact-queries`,
+ * `--exact-max` and `--pgvector-max`, with the benchmark's own defaults.
  */
-export function searchBenchOptions(defaults: { sizes: string; exactQueries: string }): SearchBenchOptions {
+export function searchBenchOptions(defaults: {
+  sizes: string;
+  exactQueries: string;
+  exactMax?: string;
+  pgvectorMax?: string;
+}): SearchBenchOptions {
   const { values } = parseArgs({
     options: {
       sizes: { type: 'string', default: defaults.sizes },
@@ -54,6 +62,8 @@ export function searchBenchOptions(defaults: { sizes: string; exactQueries: stri
       'server-sizes': { type: 'string' },
       queries: { type: 'string', default: '40' },
       'exact-queries': { type: 'string', default: defaults.exactQueries },
+      'exact-max': { type: 'string', default: defaults.exactMax ?? 'Infinity' },
+      'pgvector-max': { type: 'string', default: defaults.pgvectorMax ?? 'Infinity' },
     },
   });
   const sizes = (list: string) => list.split(',').filter(Boolean).map(Number);
@@ -62,6 +72,8 @@ export function searchBenchOptions(defaults: { sizes: string; exactQueries: stri
     serverSizes: sizes(values['server-sizes'] ?? values.sizes),
     queries: Number(values.queries),
     exactQueries: Number(values['exact-queries']),
+    exactMax: Number(values['exact-max']),
+    pgvectorMax: Number(values['pgvector-max']),
   };
 }
 
@@ -102,10 +114,14 @@ export async function benchBothDatabases(pgliteSizes: number[], serverSizes: num
  * bench dropped it to time the exact scan, the HNSW index `createIndexSql` makes again.
  */
 export async function dropBenchTenants(em: EntityManager, tenantIds: string[], withVector: boolean, createIndexSql: string): Promise<void> {
-  await em.execute(
-    'delete from tenant where id in (select value::uuid from jsonb_array_elements_text(?::jsonb))',
-    [JSON.stringify(tenantIds)],
-    'run',
-  );
+  // A million sessions' cascade takes minutes: longer than the service's statement timeout.
+  await em.transactional(async (tx) => {
+    await tx.execute(`select set_config('statement_timeout', '0', true)`, [], 'all');
+    await tx.execute(
+      'delete from tenant where id in (select value::uuid from jsonb_array_elements_text(?::jsonb))',
+      [JSON.stringify(tenantIds)],
+      'run',
+    );
+  });
   if (withVector) await em.execute(createIndexSql, [], 'run');
 }

@@ -1,16 +1,21 @@
 /**
  * 1:N face search among sessions (docs/duplicates.md): the selfie templates earlier sessions of one
  * tenant and environment left in `session_list_subject` (cancelable, 256 signed bytes each,
- * src/engines/face/template.ts), searched for the same face under another `vendor_data`. Where the
- * server has pgvector the templates have a `vector(256)` copy under a cosine HNSW index and the
- * search is an index walk; otherwise an exact scan of the tenant's templates, as the list gate
- * does for list entries (src/lists/face-index.ts). Nothing is cached: every search reads through
- * the caller's transaction, so an erased session's template is gone from its commit on.
+ * src/engines/face/template.ts), searched for the same face under another `vendor_data`.
+ * The search is an exact scan of the scope's templates held in this process's memory
+ * (src/duplicates/template-index.ts: loaded lazily, brought up to date and its matches checked in
+ * the caller's transaction, so an erased session's template is gone from its commit on, in every
+ * process). Two slower paths stay for comparison (the bench) and as the reference in tests: the
+ * pgvector HNSW walk where the database has pgvector, and an exact scan in SQL.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantScope } from '../auth/context.js';
 import { TEMPLATE_DIMENSION } from '../engines/face/index.js';
 import { faceIndexInfo, HNSW_EF_SEARCH, vectorLiteral, type FaceIndexMode } from '../lists/face-index.js';
+import { templateIndexRegistry } from './template-index.js';
+
+/** How a duplicate search runs: the in-memory index (the default), or one of the database's face index paths. */
+export type DuplicateSearchMode = 'memory' | FaceIndexMode;
 
 /** Candidates the HNSW walk keeps for a duplicate search: wider than the list gate's, since the vendor filter drops some. */
 export const DUPLICATE_EF_SEARCH = Math.max(HNSW_EF_SEARCH, 64);
@@ -36,8 +41,8 @@ export interface DuplicateFaceQuery {
   minSimilarity: number;
   /** Most sessions returned. @default 10 */
   limit?: number;
-  /** Forces a search path (the benchmark compares both); detected when absent. */
-  mode?: FaceIndexMode;
+  /** Forces a search path (the benchmark compares them); the in-memory index when absent. */
+  mode?: DuplicateSearchMode;
 }
 
 /** The filter every search applies: tenant, environment, key version, another session, another subject. */
@@ -51,8 +56,12 @@ function scopeParams(query: DuplicateFaceQuery): unknown[] {
 /** Earlier sessions of the scope whose selfie template is at least `minSimilarity` to the probe, best first. */
 export async function findDuplicateFaces(em: EntityManager, query: DuplicateFaceQuery): Promise<DuplicateFace[]> {
   if (query.probe.length !== TEMPLATE_DIMENSION) throw new Error(`probe must have ${TEMPLATE_DIMENSION} values`);
+  const mode = query.mode ?? 'memory';
+  if (mode === 'memory') {
+    const index = await templateIndexRegistry(em).get(em, query.scope, query.keyVersion);
+    return index.search(em, { ...query, limit: query.limit ?? 10 });
+  }
   const info = await faceIndexInfo(em);
-  const mode = query.mode ?? info.mode;
   if (mode === 'pgvector' && info.mode !== 'pgvector') throw new Error('this database has no pgvector face index');
   return mode === 'pgvector' ? searchByIndex(em, info.iterativeScan, query) : searchByScan(em, query);
 }

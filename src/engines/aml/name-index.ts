@@ -355,22 +355,46 @@ export class AmlNameIndex {
       // Overlap filter: the fewest shared trigrams that can pass, with the most favourable name size.
       let minOverlap = 1;
       while (minOverlap < size && trigramSimilarity(minOverlap, size, Math.max(minOverlap, minSize)) < threshold) minOverlap += 1;
+      // Prefix filter (exact): a name sharing at least minOverlap of the query's trigrams holds one
+      // of any size − minOverlap + 1 of them. The counting runs over that many of the shortest
+      // posting lists; the longest (the common trigrams, hundreds of thousands of names at 1M
+      // entities) are only probed, by binary search, for the names the short ones found.
+      const order = Array.from(query).sort(
+        (x, y) => snapshot.offsets[x + 1]! - snapshot.offsets[x]! - (snapshot.offsets[y + 1]! - snapshot.offsets[y]!),
+      );
+      const counted = size - minOverlap + 1;
       let touchedCount = 0;
-      for (let q = 0; q < size; q += 1) {
-        const code = query[q]!;
+      for (let q = 0; q < counted; q += 1) {
+        const code = order[q]!;
         const end = snapshot.offsets[code + 1]!;
         for (let p = snapshot.offsets[code]!; p < end; p += 1) {
           const name = snapshot.postings[p]!;
           if (counts[name]++ === 0) touched[touchedCount++] = name;
         }
       }
+      const probed = size - counted;
+      // The overlap a name of each size needs (sizes minSize..maxSize), as pg_trgm's similarity rounds it.
+      const needed = new Uint16Array(maxSize + 1).fill(0xffff);
+      for (let nameSize = minSize; nameSize <= maxSize; nameSize += 1)
+        for (let overlap = 1; overlap <= Math.min(size, nameSize); overlap += 1)
+          if (trigramSimilarity(overlap, size, nameSize) >= threshold) {
+            needed[nameSize] = overlap;
+            break;
+          }
       for (let i = 0; i < touchedCount; i += 1) {
         const name = touched[i]!;
-        const overlap = counts[name]!;
+        let overlap = counts[name]!;
         counts[name] = 0;
-        if (overlap < minOverlap) continue;
+        if (overlap + probed < minOverlap) continue;
         const nameSize = snapshot.nameSize[name]!;
         if (nameSize < minSize || nameSize > maxSize || (snapshot.nameList[name]! & listMask) === 0) continue;
+        const need = needed[nameSize]!;
+        // Probe every long list (the similarity needs the whole overlap), unless the rest cannot reach `need`.
+        for (let q = counted; q < size && overlap + (size - q) >= need; q += 1) {
+          const code = order[q]!;
+          if (holds(snapshot.postings, snapshot.offsets[code]!, snapshot.offsets[code + 1]!, name)) overlap += 1;
+        }
+        if (overlap < need) continue;
         const similarity = trigramSimilarity(overlap, size, nameSize);
         if (similarity < threshold) continue;
         const entity = snapshot.nameEntity[name]!;
@@ -487,6 +511,18 @@ export class AmlNameIndex {
       edits: edits.finish(),
     };
   }
+}
+
+/** True when the ascending `postings[from .. to)` holds `name` (binary search). */
+function holds(postings: Uint32Array, from: number, to: number, name: number): boolean {
+  let low = from;
+  let high = to;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (postings[middle]! < name) low = middle + 1;
+    else high = middle;
+  }
+  return low < to && postings[low] === name;
 }
 
 /** The id of entity ordinal `entity`. */

@@ -99,14 +99,54 @@ export const INSERT_NAME_ROWS_SQL = `insert into aml_entity_name (entity_id, sou
   select x.e, x.l, x.n from jsonb_to_recordset(?::jsonb) as x(e text, l text, n text)
   on conflict do nothing`;
 
+/**
+ * Names an import writes before it sets the name table's secondary indexes aside and builds them
+ * again in one pass at its end (issue 29.5): kept up row by row, the trigram GIN index and the
+ * two btrees cost most of a large import (docs/performance.md "AML at a million names"); a small
+ * import (a list update of a few thousand names) keeps them.
+ */
+export const BULK_INDEX_BUILD_NAMES = 50_000;
+
+/** The secondary indexes of `aml_entity_name` (migration AmlEntities), as they are made again after a bulk import. */
+const NAME_INDEXES = [
+  ['aml_entity_name_trgm_index', 'using gin (name_normalized gin_trgm_ops)'],
+  ['aml_entity_name_name_index', '(name_normalized)'],
+  ['aml_entity_name_source_list_index', '(source_list)'],
+] as const;
+
+/**
+ * Counts the names an import writes; past BULK_INDEX_BUILD_NAMES drops the name indexes (inside
+ * the import's transaction: a failed import gets them back with its rollback) and `finish` builds
+ * them again. Meanwhile other readers of `aml_entity_name` wait for the commit (screens served
+ * by the in-memory index read only `aml_entity`).
+ */
+class NameIndexBuild {
+  private names = 0;
+  private dropped = false;
+
+  async wrote(tx: EntityManager, names: number): Promise<void> {
+    this.names += names;
+    if (this.dropped || this.names < BULK_INDEX_BUILD_NAMES) return;
+    for (const [name] of NAME_INDEXES) await tx.execute(`drop index if exists ${name}`, [], 'run');
+    this.dropped = true;
+  }
+
+  /** Builds the dropped indexes (sorted bulk builds), or merges the GIN pending list when nothing was dropped. */
+  async finish(tx: EntityManager): Promise<void> {
+    if (!this.dropped) return flushTrigramIndex(tx);
+    await tx.execute(`select set_config('maintenance_work_mem', '256MB', true)`, [], 'all');
+    for (const [name, definition] of NAME_INDEXES) await tx.execute(`create index ${name} on aml_entity_name ${definition}`, [], 'run');
+  }
+}
+
 /** Deletes every entity of one list (names first, so the cascade finds nothing to do). */
 async function deleteList(em: EntityManager, list: AmlList): Promise<void> {
   await em.execute('delete from aml_entity_name where source_list = ?', [list], 'run');
   await em.execute('delete from aml_entity where source_list = ?', [list], 'run');
 }
 
-/** Writes one batch of entities and their normalised names. Duplicates within the batch: last wins. */
-async function insertBatch(em: EntityManager, batch: SanctionedEntity[]): Promise<void> {
+/** Writes one batch of entities and their normalised names (returns how many names). Duplicates within the batch: last wins. */
+async function insertBatch(em: EntityManager, batch: SanctionedEntity[]): Promise<number> {
   const byId = new Map<string, SanctionedEntity>();
   for (const entity of batch) byId.set(entityId(entity), entity);
   const rows = [...byId].map(([id, e]) => ({
@@ -133,8 +173,9 @@ async function insertBatch(em: EntityManager, batch: SanctionedEntity[]): Promis
     [JSON.stringify(rows)],
     'run',
   );
-  if (names.length === 0) return;
+  if (names.length === 0) return 0;
   await em.execute(INSERT_NAME_ROWS_SQL, [JSON.stringify(names)], 'run');
+  return names.length;
 }
 
 /**
@@ -183,6 +224,7 @@ export async function importEntities(
       replaced.push(list);
     };
     for (const list of options.lists ?? []) await replace(list);
+    const indexes = new NameIndexBuild();
     let batch: SanctionedEntity[] = [];
     for await (const entity of entities) {
       if (wanted && !wanted.has(entity.source_list)) {
@@ -193,11 +235,11 @@ export async function importEntities(
       counts[entity.source_list] = (counts[entity.source_list] ?? 0) + 1;
       batch.push(entity);
       if (batch.length >= IMPORT_BATCH_SIZE) {
-        await insertBatch(tx, batch);
+        await indexes.wrote(tx, await insertBatch(tx, batch));
         batch = [];
       }
     }
-    if (batch.length > 0) await insertBatch(tx, batch);
+    if (batch.length > 0) await indexes.wrote(tx, await insertBatch(tx, batch));
     for (const list of replaced) {
       await tx.execute(
         'insert into aml_list_import (id, source_list, file_format, entity_count, checksum, imported_at) values (?, ?, ?, ?, ?, now())',
@@ -206,7 +248,7 @@ export async function importEntities(
       );
     }
     await requestRescreen(tx, replaced);
-    await flushTrigramIndex(tx);
+    await indexes.finish(tx);
     return { lists: replaced, counts, skipped };
   });
 }
@@ -224,19 +266,20 @@ export async function upsertEntities(
   return em.fork().transactional(async (tx) => {
     let written = 0;
     const lists = new Set<AmlList>();
+    const indexes = new NameIndexBuild();
     let batch: SanctionedEntity[] = [];
     for await (const entity of entities) {
       batch.push(entity);
       lists.add(entity.source_list);
       written += 1;
       if (batch.length >= IMPORT_BATCH_SIZE) {
-        await insertBatch(tx, batch);
+        await indexes.wrote(tx, await insertBatch(tx, batch));
         batch = [];
       }
     }
-    if (batch.length > 0) await insertBatch(tx, batch);
+    if (batch.length > 0) await indexes.wrote(tx, await insertBatch(tx, batch));
     await requestRescreen(tx, [...lists]);
-    await flushTrigramIndex(tx);
+    await indexes.finish(tx);
     return written;
   });
 }
