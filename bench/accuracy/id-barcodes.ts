@@ -157,9 +157,12 @@ export async function measureBarcodes(log?: (line: string) => void): Promise<Bar
 export function printBarcodeRows(rows: BarcodeRow[]): void {
   const share = (tally: Tally) => `${tally.read}/${tally.items} (${((100 * tally.read) / Math.max(1, tally.items)).toFixed(0)} %)`;
   const ms = (tally: Tally) => Math.round(tally.ms / Math.max(1, tally.items));
-  console.log('\nBarcodes (PDF417, Data Matrix): read rate and wall ms per image; baseline = zxing-wasm 3.1.4 defaults on the encoded file\n');
+  console.log(
+    '\nBarcodes (PDF417, Data Matrix): read rate and wall ms per image; baseline = zxing-wasm 3.1.4 defaults on the encoded file\n',
+  );
   console.log('| group | read now | read baseline | ms/image now | ms/image baseline |');
   console.log('|---|---|---|---|---|');
-  for (const row of rows) console.log(`| ${row.group} | ${share(row.now)} | ${share(row.baseline)} | ${ms(row.now)} | ${ms(row.baseline)} |`);
+  for (const row of rows)
+    console.log(`| ${row.group} | ${share(row.now)} | ${share(row.baseline)} | ${ms(row.now)} | ${ms(row.baseline)} |`);
   console.log('(the passport row counts pages where nothing was reported: no false symbol)');
 }
