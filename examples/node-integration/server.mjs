@@ -49,7 +49,8 @@ const jwks = createRemoteJWKSet(new URL('/.well-known/jwks.json', IDV_URL));
 async function verifyServiceToken(token) {
   const { payload, protectedHeader } = await jwtVerify(token, jwks, {
     issuer: 'openkyc',
-    audience: `openkyc:service-token:${APPLICATION_ID}`,
+    // Live tokens carry openkyc:service-token:<id>, sandbox ones openkyc:service-token:sandbox:<id>.
+    audience: ENVIRONMENT === 'live' ? `openkyc:service-token:${APPLICATION_ID}` : `openkyc:service-token:sandbox:${APPLICATION_ID}`,
     algorithms: ['EdDSA'],
   });
   if (payload.env !== ENVIRONMENT) throw new Error(`service token of ${payload.env}, expected ${ENVIRONMENT}`);

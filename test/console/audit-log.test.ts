@@ -167,7 +167,8 @@ beforeAll(async () => {
   });
   const evidence = (await consoleGql(testApp, reviewer, EVIDENCE, { id: imagesSessionId })).body.data.session.evidence as { url: string }[];
   expect(evidence.length).toBeGreaterThan(0);
-  expect((await fetch(`${testApp.url}${evidence[0]!.url}`)).status).toBe(200);
+  // Evidence links open only within the sign-in that asked for them (audit N13).
+  expect((await fetch(`${testApp.url}${evidence[0]!.url}`, { headers: { cookie: reviewer.cookie } })).status).toBe(200);
 }, 120_000);
 afterAll(() => testApp?.close());
 

@@ -91,6 +91,8 @@ const NOT_REASONS = new Set([
   'out_of_range',
   // A phone number codes are not sent to (premium rate, satellite): a request error, not a verdict.
   'unsendable_number',
+  // Which measure found a portrait replay (the embeddings or the aligned crops), not why it failed.
+  'aligned_crop',
 ]);
 
 /** Every `.ts` file under a directory. */
