@@ -168,7 +168,8 @@ describe.skipIf(!databaseUrl)('scale-out: two API servers, two engine workers an
           expected_name: 'Ada Lovelace',
           country: 'GB',
         });
-        expect(step.status, JSON.stringify(step.body)).toBe(200);
+        // A refusal names what the servers and workers logged as errors, so a rare one can be traced.
+        expect(step.status, `${JSON.stringify(step.body)}\n${loggedErrors()}`).toBe(200);
         expect(SETTLED.has(step.body.status), JSON.stringify(step.body)).toBe(true);
         return sessionId!;
       } catch (error) {
@@ -177,6 +178,16 @@ describe.skipIf(!databaseUrl)('scale-out: two API servers, two engine workers an
         await creatorBack;
       }
     }
+  }
+
+  /** The error lines (pino level 50 and above) every process of the layout has logged so far. */
+  function loggedErrors(): string {
+    const everyone = [creator, subscriberApi, emitter, ...(workers ?? []), ...spare].filter(Boolean);
+    return everyone
+      .flatMap((service) =>
+        service.lines.filter((line) => Number(line.level) >= 50).map((line) => `${service.role}: ${line.text.slice(0, 2000)}`),
+      )
+      .join('\n');
   }
 
   /** Reads `idv_subscriptions_open` from a server's /metrics until it reaches `count`. */
