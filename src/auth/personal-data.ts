@@ -173,6 +173,12 @@ const PERSONAL_DATA_KEYS: SealedKeyTable = { table: 'personal_data_key', idColum
  * A random 256-bit key kept sealed in `table` for `id`, made on first use (race-safe: one insert
  * wins, every caller reads the winner's), unsealed and cached for the life of the process. For
  * keyed digests that must stay valid across master key rotations (a rotation re-wraps the row).
+ *
+ * Two cases need care. When another transaction inserts the row between this statement's snapshot
+ * and its insert, the insert does nothing and the snapshot does not show the winner's row: a second
+ * statement (a new snapshot, READ COMMITTED) reads it. And a key this transaction made itself is not
+ * cached until it is seen committed, so a rollback cannot leave the process digesting with a key no
+ * other process will ever read.
  */
 export async function sealedRandomKey(em: EntityManager, secrets: ServiceSecrets, table: SealedKeyTable, id: string): Promise<KeyObject> {
   let cache = digestKeys.get(secrets);
@@ -181,17 +187,27 @@ export async function sealedRandomKey(em: EntityManager, secrets: ServiceSecrets
   const cached = cache.get(cacheKey);
   if (cached) return cached;
   const { table: name, idColumn, keyColumn } = table;
-  const [row] = await em.execute<{ sealed: string }[]>(
+  // `ours`: the row is this transaction's own, not yet committed (made now or earlier in it).
+  const ours = `xmin = pg_current_xact_id_if_assigned()::xid`;
+  let [row] = await em.execute<{ sealed: string; ours: boolean }[]>(
     `with made as (
        insert into ${name} (${idColumn}, ${keyColumn}) values (?, ?) on conflict (${idColumn}) do nothing returning ${keyColumn} as sealed
      )
-     select sealed from made union all select ${keyColumn} as sealed from ${name} where ${idColumn} = ?`,
+     select sealed, true as ours from made
+     union all select ${keyColumn} as sealed, coalesce(${ours}, false) as ours from ${name} where ${idColumn} = ?`,
     [id, secrets.encrypt(randomBytes(DIGEST_KEY_BYTES).toString('base64url')), id],
     'all',
   );
+  row ??= (
+    await em.execute<{ sealed: string; ours: boolean }[]>(
+      `select ${keyColumn} as sealed, coalesce(${ours}, false) as ours from ${name} where ${idColumn} = ?`,
+      [id],
+      'all',
+    )
+  )[0];
   if (!row) throw new Error(`the key of ${cacheKey} could not be made`);
   const key = createSecretKey(Buffer.from(secrets.decrypt(row.sealed), 'base64url'));
-  cache.set(cacheKey, key);
+  if (!row.ours) cache.set(cacheKey, key);
   return key;
 }
 

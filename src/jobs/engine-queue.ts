@@ -17,6 +17,7 @@
  * jobs table.
  */
 import { hostname } from 'node:os';
+import { ApiError } from '../errors.js';
 import pg from 'pg';
 import { PgBoss, type Job } from 'pg-boss';
 import type { Logger } from 'pino';
@@ -38,6 +39,8 @@ export const ENGINE_RETRY_LIMIT = 2;
 export const ENGINE_RESULT_POLL_MS = 2_000;
 /** How often a worker with a free slot looks for jobs, in seconds (pg-boss's minimum). */
 export const ENGINE_WORKER_POLL_SECONDS = 0.5;
+/** Seconds a client is told to wait after the queue lost its job (workers gone or restarting). */
+const JOB_LOST_RETRY_AFTER_SECONDS = 5;
 /** Seconds a finished job is kept when its API server never came back for it (crashed). */
 const ENGINE_JOB_KEEP_SECONDS = 600;
 
@@ -56,6 +59,17 @@ async function ensureEngineQueue(boss: PgBoss, timeoutMs: number): Promise<void>
     retentionSeconds: budgetSeconds + 60,
     deleteAfterSeconds: ENGINE_JOB_KEEP_SECONDS,
     notify: true,
+  });
+}
+
+/**
+ * The 503 for a job the queue gave up on (refused, failed after its retries, cancelled or gone):
+ * the workers died or are being replaced, nothing about the request was wrong, and the same
+ * request sent again a little later runs on whichever worker is up. Not a 500: no bug of ours.
+ */
+function jobLost(reason: string): ApiError {
+  return new ApiError('service_unavailable', `The verification engines could not run this check (${reason}); retry shortly.`, [], {
+    'Retry-After': String(JOB_LOST_RETRY_AFTER_SECONDS),
   });
 }
 
@@ -118,7 +132,7 @@ export async function createQueueExecutor(options: QueueExecutorOptions): Promis
       const started = Date.now();
       // The asking request's trace context travels in the job: the worker's engine span continues its trace.
       const id = await boss.send(ENGINE_QUEUE, { ...task, trace: currentTraceCarrier() } as object);
-      if (!id) throw new Error('The engine queue refused the job');
+      if (!id) throw jobLost('the engine queue refused the job');
       try {
         return await new Promise<EngineTaskOutcome>((resolve, reject) => {
           let settled = false;
@@ -148,14 +162,19 @@ export async function createQueueExecutor(options: QueueExecutorOptions): Promis
                 return undefined;
               });
               if (job === undefined) return;
-              if (job === null) return finish(() => reject(new Error(`Engine job ${id} disappeared`)));
+              if (job === null) {
+                logger.error({ id }, 'engine job disappeared');
+                return finish(() => reject(jobLost('the job disappeared from the queue')));
+              }
               if (job.state === 'completed' && job.output) {
                 const { worker, ...outcome } = job.output;
                 logger.debug({ id, worker }, 'engine job completed');
                 return finish(() => resolve(outcome as EngineTaskOutcome));
               }
-              if (job.state === 'failed' || job.state === 'cancelled')
-                return finish(() => reject(new Error(`Engine job ${id} ${job.state} (its workers stopped; retries exhausted)`)));
+              if (job.state === 'failed' || job.state === 'cancelled') {
+                logger.error({ id, state: job.state }, 'engine job given up by the queue (its workers stopped; retries exhausted)');
+                return finish(() => reject(jobLost(`the job was ${job.state} by the queue`)));
+              }
             },
           });
           // The job may have finished before the waiter existed: look once now.

@@ -9,6 +9,7 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { JOBS_SCHEMA } from '../../src/jobs/jobs.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 import { renderDocument, toDataUri, type SyntheticIdentity, samplePassport } from '../id-verification/support/synthetic-document.js';
 
@@ -130,6 +131,26 @@ describe.skipIf(!process.env.DATABASE_URL)('given one API server and two engine 
       expect(retried.worker).not.toBe(started.line.worker);
       const retryStart = survivor.logs.find((line) => line.msg === 'engine job started' && line.jobId === started.line.jobId);
       expect(retryStart?.retryCount).toBeGreaterThanOrEqual(1);
+    },
+  );
+
+  it(
+    'when the queue gives up on a running job (failed, as after its last retry), then the request answers 503 with Retry-After, not 500',
+    { timeout: 240_000 },
+    async () => {
+      const running = workers.filter((worker) => worker.child.exitCode === null && worker.child.signalCode === null);
+      const earlierJobs = new Set(workers.flatMap((worker) => worker.logs.map((line) => line.jobId)));
+      const response = verify();
+      const started = await Promise.race(
+        running.map((worker) => worker.next((line) => line.msg === 'engine job started' && !earlierJobs.has(line.jobId))),
+      );
+      // What pg-boss's supervisor writes when a job's last attempt lost its worker.
+      await testApp.app.orm.em.fork().execute(`update ${JOBS_SCHEMA}.job set state = 'failed' where id = ?`, [started.jobId]);
+
+      const answer = await response;
+      expect(answer.status).toBe(503);
+      expect(answer.body).toMatchObject({ status: 503, code: 'service_unavailable' });
+      expect(answer.headers.get('retry-after')).toBe('5');
     },
   );
 });
