@@ -246,6 +246,17 @@ export const PERSONAL_DATA_COLUMNS: readonly PersonalDataColumn[] = [
 /** Rows sealed per transaction: bounded memory and short locks on a large history. */
 const LEGACY_BATCH_ROWS = 500;
 
+/** The condition of a document still in clear: the predicate of its partial index (migration H30UnsealedProbe). */
+function unsealedSql(column: string): string {
+  return `${column} is not null and jsonb_typeof(${column}) = 'object' and ${column} -> '${SEALED_KEY}' is null and ${column} <> '{}'::jsonb`;
+}
+
+/** Whether any row of `table` matches `condition`: one probe of a partial index that is empty once all is sealed. */
+async function anyUnsealed(em: EntityManager, table: string, condition: string): Promise<boolean> {
+  const [row] = await em.execute<{ found: boolean }[]>(`select exists (select 1 from ${table} where ${condition}) as found`);
+  return Boolean(row?.found);
+}
+
 /** The SQL that identifies a row by its key as one text value. */
 function rowKeySql(key: readonly string[]): string {
   return key.length === 1 ? `${key[0]}::text` : `concat_ws(E'\\x1f', ${key.map((part) => `${part}::text`).join(', ')})`;
@@ -272,6 +283,9 @@ export async function sealLegacyPersonalData(
   await digestKey(em, secrets, 'service');
   const counts: Record<string, number> = {};
   for (const column of PERSONAL_DATA_COLUMNS) {
+    counts[`${column.table}.${column.column}`] = 0;
+    // Every start asks; once sealed the answer comes from an empty partial index (migration H30UnsealedProbe).
+    if (!(await anyUnsealed(em, `${column.table}`, unsealedSql(column.column)))) continue;
     const rowKey = rowKeySql(column.key);
     let after = '';
     let sealed = 0;
@@ -279,8 +293,7 @@ export async function sealLegacyPersonalData(
       const batch = await em.transactional(async (tx) => {
         const rows = await tx.execute<{ k: string; v: unknown }[]>(
           `select ${rowKey} as k, ${column.column} as v from ${column.table}
-            where ${rowKey} > ? and ${column.column} is not null and jsonb_typeof(${column.column}) = 'object'
-              and ${column.column} -> '${SEALED_KEY}' is null and ${column.column} <> '{}'::jsonb
+            where ${rowKey} > ? and ${unsealedSql(column.column)}
             order by 1 limit ? for update`,
           [after, batchRows],
         );
@@ -305,7 +318,8 @@ export async function sealLegacyPersonalData(
     counts[`${column.table}.${column.column}`] = sealed;
   }
   let phones = 0;
-  for (;;) {
+  const phonesLeft = await anyUnsealed(em, 'phone_otp', 'phone is not null');
+  while (phonesLeft) {
     const done = await em.transactional(async (tx) => {
       const rows = await tx.execute<{ id: string; phone: string }[]>(
         `select id, phone from phone_otp where phone is not null order by id limit ? for update`,

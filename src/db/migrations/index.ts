@@ -45,6 +45,7 @@ import { Migration20261127000100H28SandboxAudience } from './Migration2026112700
 import { Migration20261127000200H28AnnounceOnCommit } from './Migration20261127000200H28AnnounceOnCommit.js';
 import { Migration20261127170000H28PersonalData } from './Migration20261127170000H28PersonalData.js';
 import { Migration20261127100000H22FaceIndex } from './Migration20261127100000H22FaceIndex.js';
+import { Migration20261127200000H30UnsealedProbe } from './Migration20261127200000H30UnsealedProbe.js';
 
 /** Every migration in order; listed explicitly so tsx, vitest and a bundle all find the same set. */
 export const MIGRATIONS = [
@@ -95,4 +96,5 @@ export const MIGRATIONS = [
   Migration20261127000100H25ReviewEntry,
   Migration20261127000200H25EvidenceFace,
   Migration20261127100000H22FaceIndex,
+  Migration20261127200000H30UnsealedProbe,
 ];
