@@ -6,7 +6,8 @@ import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations
 import cors from '@fastify/cors';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { parse, validate, type GraphQLError, type GraphQLSchema } from 'graphql';
+import type { GraphQLError, GraphQLSchema } from 'graphql';
+import { parseAndValidate } from '../graphql/document-cache.js';
 import { CloseCode } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { Logger } from 'pino';
@@ -410,14 +411,14 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
           logger.warn({ err: error }, 'rate limit counters unavailable');
         }
         // Parse, validate and check limits here so every failure reaches the client as an error message.
-        let document;
+        let checked;
         try {
-          document = parse(payload.query);
+          checked = parseAndValidate(schema, payload.query);
         } catch (error) {
           return [error as GraphQLError];
         }
-        const validationErrors = validate(schema, document);
-        if (validationErrors.length > 0) return validationErrors;
+        if (checked.errors) return [...checked.errors];
+        const { document } = checked;
         const variableValues = payload.variables ?? undefined;
         try {
           assertWithinLimits(schema, document, payload.operationName, variableValues, limits);
@@ -425,6 +426,8 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
         } catch (error) {
           return [error as GraphQLError];
         }
+        // Forked for the checks below only: the operation's own (lazy) fork is made if it reads the
+        // database, so an idle subscription keeps none.
         const em = orm.em.fork();
         // Re-check the key per operation so a revoked key stops working on open sockets too.
         // Re-check the console sign-in too: signing out, or switching environment, applies to open sockets.
@@ -441,7 +444,9 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
         }
         // Each operation on a long-lived socket is a use of its key, so "last used" stays current.
         if (principal.kind === 'api_key') services.keyUsage.touch(principal.apiKeyId, clientAddressOf(ctx.extra.request, trust));
-        const contextValue = operationContext({ config, logger, services }, em, principal, { headers: ctx.extra.request.headers });
+        const contextValue = operationContext({ config, logger, services }, () => orm.em.fork(), principal, {
+          headers: ctx.extra.request.headers,
+        });
         return { schema, document, operationName: payload.operationName, variableValues, contextValue };
       },
     },
