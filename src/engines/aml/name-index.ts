@@ -117,10 +117,7 @@ class Growable<T extends Uint8Array | Uint16Array | Uint32Array> {
 interface Snapshot {
   /** `aml_name_epoch` when the names were read. */
   epoch: string;
-  /**
-   * Posting lists: names (ordinal) holding trigram code t are `postings[offsets[t] .. offsets[t+1])`,
-   * ordered by the name's size (`nameSize`), then ascending: one ascending run per size.
-   */
+  /** Posting lists: names (ordinal) holding trigram code t are `postings[offsets[t] .. offsets[t+1])`, ascending. */
   offsets: Uint32Array;
   postings: Uint32Array;
   /** Per name: its entity (ordinal), its list (bit of AML_LISTS) and its number of distinct trigrams. */
@@ -328,14 +325,6 @@ export class AmlNameIndex {
    * trigrams' posting lists), keeping the first `limit` and every entity tied with the last of
    * them (the database breaks those ties by id, in its collation). Null when a variant holds a
    * character outside the alphabet.
-   *
-   * Posting lists are ordered by name size, then name, so each list is one run per size. Per
-   * variant, only the sizes that can reach the threshold are visited (size filter), and per size
-   * the overlap a name needs is fixed (`need`), so by the prefix filter (exact: a name sharing
-   * `need` of the query's s trigrams holds one of any s − need + 1 of them) only that size's
-   * s − need + 1 shortest runs are counted; the others are probed by binary search for the names
-   * found. Long names need a larger overlap, so fewer runs are counted for them
-   * (docs/performance.md "AML at a million names").
    */
   private rank(
     snapshot: Snapshot,
@@ -352,74 +341,65 @@ export class AmlNameIndex {
       this.touched = new Uint32Array(names);
     }
     const { counts, touched } = this;
-    const { offsets, postings, nameSize, nameList, nameEntity } = snapshot;
     const best = new Map<number, number>();
-    const seen = new Set<string>();
     for (const variant of variants) {
       const query = trigramCodes(variant);
       if (!query) return null;
       const size = query.length;
       if (size === 0) continue;
-      // Variants with the same trigram set (words reordered) have the same similarities: count one.
-      const key = query.join(',');
-      if (seen.has(key)) continue;
-      seen.add(key);
       // Size filter: sim ≤ min(|A|,|B|) / max(|A|,|B|), so names much shorter or longer cannot pass.
       let minSize = 1;
       while (trigramSimilarity(minSize, size, minSize) < threshold && minSize < size) minSize += 1;
       let maxSize = size;
       while (trigramSimilarity(size, size, maxSize + 1) >= threshold) maxSize += 1;
-      // Per query trigram, the run of names of the size being visited: [start, end) in `postings`.
-      const start = new Uint32Array(size);
-      const end = new Uint32Array(size);
-      for (let q = 0; q < size; q += 1) {
-        const code = query[q]!;
-        start[q] = firstOfSize(postings, nameSize, offsets[code]!, offsets[code + 1]!, minSize);
-      }
-      const order = Array.from({ length: size }, (_, q) => q);
-      for (let nameLength = minSize; nameLength <= maxSize; nameLength += 1) {
-        for (let q = 0; q < size; q += 1) {
-          const code = query[q]!;
-          end[q] = firstOfSize(postings, nameSize, start[q]!, offsets[code + 1]!, nameLength + 1);
+      // Overlap filter: the fewest shared trigrams that can pass, with the most favourable name size.
+      let minOverlap = 1;
+      while (minOverlap < size && trigramSimilarity(minOverlap, size, Math.max(minOverlap, minSize)) < threshold) minOverlap += 1;
+      // Prefix filter (exact): a name sharing at least minOverlap of the query's trigrams holds one
+      // of any size − minOverlap + 1 of them. The counting runs over that many of the shortest
+      // posting lists; the longest (the common trigrams, hundreds of thousands of names at 1M
+      // entities) are only probed, by binary search, for the names the short ones found.
+      const order = Array.from(query).sort(
+        (x, y) => snapshot.offsets[x + 1]! - snapshot.offsets[x]! - (snapshot.offsets[y + 1]! - snapshot.offsets[y]!),
+      );
+      const counted = size - minOverlap + 1;
+      let touchedCount = 0;
+      for (let q = 0; q < counted; q += 1) {
+        const code = order[q]!;
+        const end = snapshot.offsets[code + 1]!;
+        for (let p = snapshot.offsets[code]!; p < end; p += 1) {
+          const name = snapshot.postings[p]!;
+          if (counts[name]++ === 0) touched[touchedCount++] = name;
         }
-        // The overlap a name of this size needs, as pg_trgm's similarity rounds it.
-        let need = 0;
-        for (let overlap = 1; overlap <= Math.min(size, nameLength); overlap += 1)
-          if (trigramSimilarity(overlap, size, nameLength) >= threshold) {
-            need = overlap;
+      }
+      const probed = size - counted;
+      // The overlap a name of each size needs (sizes minSize..maxSize), as pg_trgm's similarity rounds it.
+      const needed = new Uint16Array(maxSize + 1).fill(0xffff);
+      for (let nameSize = minSize; nameSize <= maxSize; nameSize += 1)
+        for (let overlap = 1; overlap <= Math.min(size, nameSize); overlap += 1)
+          if (trigramSimilarity(overlap, size, nameSize) >= threshold) {
+            needed[nameSize] = overlap;
             break;
           }
-        if (need > 0) {
-          order.sort((x, y) => end[x]! - start[x]! - (end[y]! - start[y]!));
-          const counted = size - need + 1;
-          let touchedCount = 0;
-          for (let i = 0; i < counted; i += 1) {
-            const q = order[i]!;
-            const runEnd = end[q]!;
-            for (let p = start[q]!; p < runEnd; p += 1) {
-              const name = postings[p]!;
-              if (counts[name]++ === 0) touched[touchedCount++] = name;
-            }
-          }
-          for (let i = 0; i < touchedCount; i += 1) {
-            const name = touched[i]!;
-            let overlap = counts[name]!;
-            counts[name] = 0;
-            if (overlap + (size - counted) < need || (nameList[name]! & listMask) === 0) continue;
-            // Probe every other run (the similarity needs the whole overlap), unless the rest cannot reach `need`.
-            for (let r = counted; r < size && overlap + (size - r) >= need; r += 1) {
-              const q = order[r]!;
-              if (holds(postings, start[q]!, end[q]!, name)) overlap += 1;
-            }
-            if (overlap < need) continue;
-            const similarity = trigramSimilarity(overlap, size, nameLength);
-            if (similarity < threshold) continue;
-            const entity = nameEntity[name]!;
-            const previous = best.get(entity);
-            if (previous === undefined || similarity > previous) best.set(entity, similarity);
-          }
+      for (let i = 0; i < touchedCount; i += 1) {
+        const name = touched[i]!;
+        let overlap = counts[name]!;
+        counts[name] = 0;
+        if (overlap + probed < minOverlap) continue;
+        const nameSize = snapshot.nameSize[name]!;
+        if (nameSize < minSize || nameSize > maxSize || (snapshot.nameList[name]! & listMask) === 0) continue;
+        const need = needed[nameSize]!;
+        // Probe every long list (the similarity needs the whole overlap), unless the rest cannot reach `need`.
+        for (let q = counted; q < size && overlap + (size - q) >= need; q += 1) {
+          const code = order[q]!;
+          if (holds(snapshot.postings, snapshot.offsets[code]!, snapshot.offsets[code + 1]!, name)) overlap += 1;
         }
-        start.set(end);
+        if (overlap < need) continue;
+        const similarity = trigramSimilarity(overlap, size, nameSize);
+        if (similarity < threshold) continue;
+        const entity = snapshot.nameEntity[name]!;
+        const previous = best.get(entity);
+        if (previous === undefined || similarity > previous) best.set(entity, similarity);
       }
     }
     const ranked: Ranked[] = [];
@@ -512,11 +492,9 @@ export class AmlNameIndex {
     for (let t = 0; t < TRIGRAM_CODES; t += 1) offsets[t + 1]! += offsets[t]!;
     const cursor = offsets.slice(0, TRIGRAM_CODES);
     const postings = new Uint32Array(trigrams.length);
-    // Where each name's trigrams start in `codes`, then the names by size (stable: by name within a size).
-    const firstCode = new Uint32Array(sizes.length + 1);
-    for (let name = 0; name < sizes.length; name += 1) firstCode[name + 1] = firstCode[name]! + sizes[name]!;
-    for (const name of namesBySize(sizes)) {
-      for (let k = firstCode[name]!; k < firstCode[name + 1]!; k += 1) postings[cursor[codes[k]!]!++] = name;
+    let position = 0;
+    for (let name = 0; name < sizes.length; name += 1) {
+      for (let k = 0; k < sizes[name]!; k += 1) postings[cursor[codes[position++]!]!++] = name;
     }
     const encoded = entityIds.map((id) => Buffer.from(id, 'utf8'));
     const entityIdOffsets = new Uint32Array(encoded.length + 1);
@@ -533,28 +511,6 @@ export class AmlNameIndex {
       edits: edits.finish(),
     };
   }
-}
-
-/** Name ordinals ordered by size, then ordinal (a counting sort): the order posting lists are filled in. */
-function namesBySize(sizes: Uint16Array): Uint32Array {
-  const first = new Uint32Array(0x10001);
-  for (let name = 0; name < sizes.length; name += 1) first[sizes[name]! + 1]! += 1;
-  for (let size = 0; size < 0x10000; size += 1) first[size + 1]! += first[size]!;
-  const ordered = new Uint32Array(sizes.length);
-  for (let name = 0; name < sizes.length; name += 1) ordered[first[sizes[name]!]!++] = name;
-  return ordered;
-}
-
-/** The first position in `postings[from .. to)` (ordered by name size) whose name has at least `size` trigrams (binary search). */
-function firstOfSize(postings: Uint32Array, nameSize: Uint16Array, from: number, to: number, size: number): number {
-  let low = from;
-  let high = to;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (nameSize[postings[middle]!]! < size) low = middle + 1;
-    else high = middle;
-  }
-  return low;
 }
 
 /** True when the ascending `postings[from .. to)` holds `name` (binary search). */
