@@ -134,7 +134,9 @@ class NameIndexBuild {
   /** Builds the dropped indexes (sorted bulk builds), or merges the GIN pending list when nothing was dropped. */
   async finish(tx: EntityManager): Promise<void> {
     if (!this.dropped) return flushTrigramIndex(tx);
-    await tx.execute(`select set_config('maintenance_work_mem', '256MB', true)`, [], 'all');
+    // Transaction-local: the builds are one pass over every name (a million entities' GIN build takes
+    // minutes on a loaded server), which the per-statement timeout meant for requests must not cancel.
+    await tx.execute(`select set_config('maintenance_work_mem', '256MB', true), set_config('statement_timeout', '0', true)`, [], 'all');
     for (const [name, definition] of NAME_INDEXES) await tx.execute(`create index ${name} on aml_entity_name ${definition}`, [], 'run');
   }
 }
