@@ -68,8 +68,9 @@ export default defineConfig({
     setupFiles: ['reflect-metadata'],
     // A worker keeps its imported modules from one test file to the next (the app, the engines,
     // their models): in a process of its own each file imported them again, a quarter of the
-    // suite's time summed over files (docs/development.md). Setup files and hooks still run per file, and every file starts its own apps on its own
-    // database; files that read process-wide state stay isolated (OWN_PROCESS_FILES).
+    // suite's time summed over files (docs/development.md). Setup files and hooks still run per
+    // file, and every file starts its own apps on its own database; files that read process-wide
+    // state keep a process of their own (OWN_PROCESS_FILES).
     isolate: false,
     // expect.poll waits for what a page or a receiver shows; its 1 s default fails a correct test
     // on a loaded 2-core CI machine. The limit only matters when the awaited thing never comes.
