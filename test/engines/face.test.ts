@@ -26,7 +26,9 @@ import {
 import { liveFaceEngine } from '../../src/engines/face/engine.js';
 import { alignedCrop, cropCorrelation } from '../../src/engines/face/aligned-crop.js';
 import { portraitReplaySignal } from '../../src/engines/face/replay.js';
-import { MAX_ANALYSIS_SIDE_PX } from '../../src/engines/face/analyze.js';
+import { decodeRgb, l2Normalize, MAX_ANALYSIS_SIDE_PX } from '../../src/engines/face/analyze.js';
+import { describeFaceAt, fitSimilarity, fivePointChipTransform, type DescribeOptions } from '../../src/engines/face/faceapi.js';
+import { withHuman } from '../../src/engines/face/human.js';
 import { decodeUpright } from '../../src/engines/recapture-evidence.js';
 import {
   FACE_MATCH_PASS_SIMILARITY,
@@ -144,6 +146,71 @@ describe('analyzeFace', () => {
     expect(asSelfie.fieldErrors).toEqual([expect.objectContaining({ field: 'selfie', code: 'unreadable_image' })]);
     expect(asPortrait.fieldErrors).toEqual([expect.objectContaining({ field: 'document_portrait', code: 'unreadable_image' })]);
   });
+});
+
+describe('five-point alignment (faceapi.ts)', () => {
+  it('given points moved by a known rotation, scale and shift, when the similarity is fitted, then it is recovered', () => {
+    const [angle, scale, shift] = [0.3, 1.7, { x: 12, y: -5 }];
+    const from = [
+      { x: 0, y: 0 },
+      { x: 10, y: 2 },
+      { x: 4, y: 9 },
+      { x: -3, y: 5 },
+      { x: 7, y: -6 },
+    ];
+    const to = from.map((p) => ({
+      x: scale * (Math.cos(angle) * p.x - Math.sin(angle) * p.y) + shift.x,
+      y: scale * (Math.sin(angle) * p.x + Math.cos(angle) * p.y) + shift.y,
+    }));
+    const fit = fitSimilarity(from, to);
+    expect(fit.a).toBeCloseTo(scale * Math.cos(angle), 9);
+    expect(fit.b).toBeCloseTo(scale * Math.sin(angle), 9);
+    expect(fit.tx).toBeCloseTo(shift.x, 9);
+    expect(fit.ty).toBeCloseTo(shift.y, 9);
+  });
+
+  it("given 68 landmarks, when the chip transform is made, then dlib's five canonical points of the 150 px chip land on the eye corners and the nose base", () => {
+    const landmarks = Array.from({ length: 68 }, () => ({ x: 0, y: 0 }));
+    // An upright face twice the chip's scale, shifted by (40, 30).
+    const canonical: Record<number, [number, number]> = {
+      45: [0.8595674595992, 0.2134981538014],
+      42: [0.6460604764104, 0.2289674387677],
+      36: [0.1205750620789, 0.2137274526848],
+      39: [0.3340850613712, 0.2290642403242],
+      33: [0.4901123135679, 0.6277975316084],
+    };
+    const chipOf = (v: number) => ((0.25 + v) / 1.5) * 150;
+    for (const [index, [x, y]] of Object.entries(canonical)) landmarks[Number(index)] = { x: 40 + 2 * chipOf(x), y: 30 + 2 * chipOf(y) };
+    const [a0, a1, a2, b0, b1, b2] = fivePointChipTransform(landmarks);
+    expect([a0, a1, b0, b1]).toEqual([expect.closeTo(2, 9), expect.closeTo(0, 9), expect.closeTo(0, 9), expect.closeTo(2, 9)]);
+    expect([a2, b2]).toEqual([expect.closeTo(40, 9), expect.closeTo(30, 9)]);
+  });
+
+  it('given photos of one man and of a woman, when described through the five-point chip (with and without its mirror), then he still matches himself far above her', async () => {
+    const describeWith = async (image: Buffer, options: DescribeOptions) => {
+      const { pixels, width, height } = await decodeRgb(image, 'image');
+      return withHuman(async (human) => {
+        const input = human.tf.tensor3d(pixels, [height, width, 3], 'int32');
+        try {
+          const [face] = (await human.detect(input)).face;
+          const described = await describeFaceAt(human.tf, input, { width, height }, face!.box, options);
+          return l2Normalize(described!.descriptor);
+        } finally {
+          input.dispose();
+        }
+      });
+    };
+    // The chip and its mirror: both paths of describeChip.
+    const options = { alignment: 'five-point', flip: true } as const;
+    const [author1, author2, woman] = [
+      await describeWith(images.author1, options),
+      await describeWith(images.author2, options),
+      await describeWith(images.womanA, options),
+    ];
+    expect(author1).toHaveLength(128);
+    expect(similarity(author1, author2)).toBeGreaterThan(similarity(author1, woman) + 0.05);
+    expect(similarity(author1, woman)).toBeLessThan(FACE_MATCH_REVIEW_SIMILARITY);
+  }, 180_000);
 });
 
 describe('similarity and thresholds', () => {

@@ -63,8 +63,8 @@ function imageError(field: string, code: string, message: string): ApiError {
   return new ApiError('validation_failed', message, [{ field, code, message }]);
 }
 
-/** Decodes any image sharp reads into upright RGB pixels no larger than `MAX_ANALYSIS_SIDE_PX`. */
-async function decodeRgb(bytes: Buffer, field: string): Promise<{ pixels: Uint8Array; width: number; height: number }> {
+/** Decodes any image sharp reads into upright RGB pixels no larger than `MAX_ANALYSIS_SIDE_PX` (exported for benchmarks that run the pipeline's parts apart). */
+export async function decodeRgb(bytes: Buffer, field: string): Promise<{ pixels: Uint8Array; width: number; height: number }> {
   try {
     const { data, info } = await sharp(bytes, { limitInputPixels: MAX_INPUT_PIXELS })
       .rotate() // honour EXIF orientation: phone selfies are often stored sideways
