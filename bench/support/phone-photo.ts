@@ -183,7 +183,8 @@ export async function phonePhotoOfPage(page: Buffer, seed: number): Promise<{ jp
       String(quality),
       join(dir, 'photo.jpg'),
     ];
-    await run('convert', args, { maxBuffer: 1 << 26 });
+    // One thread: on a shared machine ImageMagick's OpenMP threads mostly wait for each other.
+    await run('convert', args, { maxBuffer: 1 << 26, env: { ...process.env, MAGICK_THREAD_LIMIT: '1' } });
     return {
       jpeg: await readFile(join(dir, 'photo.jpg')),
       parameters: {
