@@ -10,6 +10,7 @@ import sharp from 'sharp';
 import { createWorker, OEM, type Worker } from 'tesseract.js';
 import { stripControlCharacters } from '../../validation.js';
 import { decodingClientImage, MAX_INPUT_PIXELS } from '../data-uri.js';
+import { findPageQuad, warpPage } from './page-quad.js';
 
 /** Longest side an image is scaled to before OCR, in pixels: larger adds time, not accuracy. */
 export const OCR_MAX_SIDE_PX = 2500;
@@ -69,9 +70,10 @@ export async function recognizeText(image: Buffer): Promise<string> {
       .raw()
       .toBuffer({ resolveWithObject: true }),
   );
-  const { width, height } = info;
+  const page = await pageOf(data, info.width, info.height);
+  const { width, height } = page;
   const grey = { width, height, channels: 1 as const };
-  const even = await flattenLighting(data, width, height);
+  const even = await flattenLighting(page.data, width, height);
   // Every step keeps one channel (`toColourspace('b-w')`): sharp would otherwise return sRGB after normalise or rotate.
   const stretched = await sharp(even, { raw: grey }).normalise().toColourspace('b-w').raw().toBuffer();
   const skew = await skewDegrees(stretched, width, height);
@@ -93,6 +95,15 @@ export async function recognizeText(image: Buffer): Promise<string> {
   const result = await (await getWorker()).recognize(png);
   // OCR output is stored: no NUL or control characters may reach the database.
   return stripControlCharacters(result.data.text);
+}
+
+/**
+ * The page of a photo seen square-on (`findPageQuad`, `warpPage`) when its outline stands out
+ * from the background; the image as it is otherwise (a scan, a crop, a page filling the frame).
+ */
+async function pageOf(grey: Buffer, width: number, height: number): Promise<{ data: Buffer; width: number; height: number }> {
+  const corners = await findPageQuad(grey, width, height);
+  return corners ? warpPage(grey, width, height, corners) : { data: grey, width, height };
 }
 
 /**
