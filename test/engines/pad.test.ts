@@ -27,6 +27,8 @@ import {
   PERIODIC_WARN_FROM,
   RIM_FAIL_FROM,
   RIM_WARN_FROM,
+  SKIN_MARGIN_FAIL_BELOW,
+  SKIN_MARGIN_WARN_BELOW,
   type PadMeasures,
 } from '../../src/engines/face/pad.js';
 import { detectRecapture } from '../../src/engines/document/recapture.js';
@@ -242,10 +244,23 @@ describe('the PAD decision', () => {
 
   it('given one weak signal (a low liveness score), when judged, then it passes; with a second (a colour cast), it fails', () => {
     expect(judgePad({ ...clean, live: 0.1 }).outcome).toBe('passed');
-    const two = judgePad({ ...clean, live: 0.1, skinRedMargin: 0.1 });
+    const two = judgePad({ ...clean, live: 0.1, skinRedMargin: 0.2 });
     expect(two.outcome).toBe('failed');
     expect(outcomeOf(two, 'liveness_model')).toBe('warning');
     expect(outcomeOf(two, 'skin_colour')).toBe('warning');
+  });
+
+  it('given a skin colour cast past the strong level, when judged, then skin_colour fails it alone; a milder cast only warns', () => {
+    const strong = judgePad({ ...clean, skinRedMargin: SKIN_MARGIN_FAIL_BELOW - 0.03 });
+    expect(strong.outcome).toBe('failed');
+    expect(strong.signals.find((signal) => signal.name === 'skin_colour')).toMatchObject({
+      outcome: 'failed',
+      value: SKIN_MARGIN_FAIL_BELOW - 0.03,
+      limit: SKIN_MARGIN_WARN_BELOW,
+    });
+    const mild = judgePad({ ...clean, skinRedMargin: (SKIN_MARGIN_FAIL_BELOW + SKIN_MARGIN_WARN_BELOW) / 2 });
+    expect(mild.outcome).toBe('passed');
+    expect(outcomeOf(mild, 'skin_colour')).toBe('warning');
   });
 
   it('given a weak cut-out rim and a weak face-local pattern, when judged, then the two weak signals together fail it', () => {

@@ -49,8 +49,10 @@ export const RIM_FAIL_FROM = 0.6;
 export const RIM_WARN_FROM = 0.35;
 /** Sides of the face with a straight frame edge from which a paper or bezel frame is strong evidence (genuine photos of the development set: none). */
 export const FRAME_FAIL_SIDES = 2;
-/** Skin red–blue margin below which the face's colour is weak evidence of a screen's or ink's cast (genuine photos: 0.33 and above). */
+/** Skin red–blue margin below which the face's colour is weak evidence of a screen's or ink's cast (genuine photos of realdata/face: 0.33 and above; of the wider genuine set in docs/fraud.md: 0.194 and above, 4 of 134 below). */
 export const SKIN_MARGIN_WARN_BELOW = 0.25;
+/** Skin red–blue margin below which the cast is strong evidence on its own: under the lowest of the 134 genuine photos measured (0.194) with margin; a tablet re-captured by a real camera measured 0.118 (docs/fraud.md). */
+export const SKIN_MARGIN_FAIL_BELOW = 0.15;
 /** Black level (2nd luminance percentile around the face) above which the tone range is weak evidence of a print or a screen (genuine photos: 29 at most). */
 export const BLACK_LEVEL_WARN_ABOVE = 40;
 /** Weak signals that together make a presentation attack. */
@@ -158,7 +160,8 @@ export function judgePad(measures: PadMeasures): PadFinding {
     },
     {
       name: 'skin_colour',
-      outcome: measures.skinRedMargin < SKIN_MARGIN_WARN_BELOW ? 'warning' : 'passed',
+      outcome:
+        measures.skinRedMargin < SKIN_MARGIN_FAIL_BELOW ? 'failed' : measures.skinRedMargin < SKIN_MARGIN_WARN_BELOW ? 'warning' : 'passed',
       value: measures.skinRedMargin,
       limit: SKIN_MARGIN_WARN_BELOW,
       meaning: 'The skin has a colour cast that screens and printer inks give, not the colour of skin in light.',
