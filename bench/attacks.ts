@@ -1,6 +1,7 @@
 /**
  * Presentation-attack and face-match rates on the development sets: `npm run bench:attacks
- * [-- --variant A|B|C|all] [--only faces|documents] [--out <dir>]`. Each image's outcome is printed as it is
+ * [-- --variant A|B|C|all] [--only faces|documents|extra] [--out <dir>] [--extra-genuine <dir>]
+ * [--real-attacks <dir>]`. Each image's outcome is printed as it is
  * judged, with the signals that spoke, and the rates at the end, each beside the baseline: the same
  * measures judged without the strong skin-colour level (`SKIN_MARGIN_FAIL_BELOW`, a cast below it
  * only warned before), so before and after come from one run.
@@ -50,8 +51,10 @@ const { values } = parseArgs({
 });
 /** Generator variants: A and B calibrate, C measures. */
 type Variant = 'A' | 'B' | 'C';
-const runFaces = values.only !== 'documents';
-const runDocuments = values.only !== 'faces';
+const runFaces = values.only === 'all' || values.only === 'faces';
+/** `--only extra`: just the folders of `--extra-genuine` and `--real-attacks`. */
+const runExtra = values.only !== 'documents';
+const runDocuments = values.only === 'all' || values.only === 'documents';
 const variants: Variant[] = values.variant === 'all' ? ['A', 'B', 'C'] : [values.variant as Variant];
 if (values.out) mkdirSync(values.out, { recursive: true });
 
@@ -167,13 +170,13 @@ const photosIn = (dir: string | undefined): string[] =>
         .sort()
         .map((file) => join(dir, file))
     : [];
-for (const path of runFaces ? photosIn(values['extra-genuine']) : []) {
+for (const path of runExtra ? photosIn(values['extra-genuine']) : []) {
   const photo = readFileSync(path);
   const phone = await sharp(photo).rotate().resize({ width: 720, withoutEnlargement: true }).jpeg({ quality: 75 }).toBuffer();
   count('extra bona fide (as sent)', await liveness(photo), path);
   count('extra bona fide (phone)', await liveness(phone), path);
 }
-for (const path of runFaces ? photosIn(values['real-attacks']) : []) count('real re-capture', await liveness(readFileSync(path)), path);
+for (const path of runExtra ? photosIn(values['real-attacks']) : []) count('real re-capture', await liveness(readFileSync(path)), path);
 
 const documents = new Map<string, { flagged: number; total: number }>();
 for (const dir of runDocuments ? ID_DIRS : []) {
