@@ -4,7 +4,8 @@
  * [--real-attacks <dir>]`. Each image's outcome is printed as it is
  * judged, with the signals that spoke, and the rates at the end, each beside the baseline: the same
  * measures judged without the strong skin-colour level (`SKIN_MARGIN_FAIL_BELOW`, a cast below it
- * only warned before), so before and after come from one run.
+ * only warned before) and without the scene rule (`SCENE_PATTERN_FACE_BELOW`), so before and after
+ * come from one run.
  *
  * Bona fide: every photo of `../shared/realdata/face`, as sent and as a phone would upload it
  * (720 px wide, JPEG q75, no EXIF). Attacks: each photo printed, shown on a screen and cut out
@@ -32,7 +33,7 @@ import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { analyzeFace, faceMatchOutcome, livenessOutcome, similarity } from '../src/engines/face/analyze.js';
 import { closeFaceEngine } from '../src/engines/face/human.js';
-import { judgePad, measurePad, SKIN_MARGIN_FAIL_BELOW } from '../src/engines/face/pad.js';
+import { judgePad, measurePad, SCENE_PATTERN_FACE_BELOW, SKIN_MARGIN_FAIL_BELOW } from '../src/engines/face/pad.js';
 import { detectRecapture } from '../src/engines/document/recapture.js';
 import { makeCutout, makePrint, makeScreen } from './attacks/generate.js';
 import { makeCutoutC, makePrintC, makeScreenC } from './attacks/generate-im.js';
@@ -66,7 +67,7 @@ const padMs: number[] = [];
 
 /**
  * Liveness as the face engine decides it (PAD failure first, then the models' outcome), and as the
- * baseline decided it: the same measures without the strong skin-colour level.
+ * baseline decided it: the same measures without the strong skin-colour level and the scene rule.
  */
 async function liveness(
   bytes: Buffer,
@@ -77,8 +78,14 @@ async function liveness(
     const measures = await measurePad(bytes, analysis);
     const pad = judgePad(measures);
     padMs.push(performance.now() - started);
-    // Before: as main judged it, without the strong skin-colour level (a cast below it only warned).
-    const before = judgePad({ ...measures, skinRedMargin: Math.max(measures.skinRedMargin, SKIN_MARGIN_FAIL_BELOW) });
+    // Before: as main judged it, without the strong skin-colour level (a cast below it only warned)
+    // and without the scene rule (a face-local peak under its limit read as not measured, which
+    // leaves face_periodic_pattern passed as it was and the surroundings' pattern counted).
+    const before = judgePad({
+      ...measures,
+      skinRedMargin: Math.max(measures.skinRedMargin, SKIN_MARGIN_FAIL_BELOW),
+      facePeriodicPeak: measures.facePeriodicPeak < SCENE_PATTERN_FACE_BELOW ? 0 : measures.facePeriodicPeak,
+    });
     const models = livenessOutcome(analysis);
     const decide = (failed: boolean): Outcome => (failed || models === 'failed' ? 'failed' : models === 'review' ? 'review' : 'passed');
     return {

@@ -27,6 +27,7 @@ import {
   PERIODIC_WARN_FROM,
   RIM_FAIL_FROM,
   RIM_WARN_FROM,
+  SCENE_PATTERN_FACE_BELOW,
   SKIN_MARGIN_FAIL_BELOW,
   SKIN_MARGIN_WARN_BELOW,
   type PadMeasures,
@@ -271,8 +272,16 @@ describe('the PAD decision', () => {
     expect(judgePad({ ...clean, rim: RIM_WARN_FROM }).outcome).toBe('passed');
   });
 
-  it('given a strong periodic peak, when judged, then it fails on periodic_pattern with the value and limit reported', () => {
-    const finding = judgePad({ ...clean, periodicPeak: 4.2 });
+  it('given a strong pattern around the face and none on the measured face, when judged, then it is the scene and passes; carried over the face, it fails', () => {
+    const scene = judgePad({ ...clean, periodicPeak: 3.6, facePeriodicPeak: SCENE_PATTERN_FACE_BELOW - 0.8 });
+    expect(scene.outcome).toBe('passed');
+    expect(scene.signals[0]).toMatchObject({ name: 'periodic_pattern', outcome: 'passed', value: 3.6 });
+    expect(scene.signals[0]!.meaning).toMatch(/scene/);
+    expect(judgePad({ ...clean, periodicPeak: 3.6, facePeriodicPeak: SCENE_PATTERN_FACE_BELOW + 0.1 }).outcome).toBe('failed');
+  });
+
+  it('given a strong periodic peak around a face too small to measure on its own, when judged, then it fails on periodic_pattern with the value and limit reported', () => {
+    const finding = judgePad({ ...clean, periodicPeak: 4.2, facePeriodicPeak: 0 });
     expect(finding.outcome).toBe('failed');
     expect(finding.signals[0]).toMatchObject({ name: 'periodic_pattern', outcome: 'failed', value: 4.2, limit: PERIODIC_WARN_FROM });
   });
