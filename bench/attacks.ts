@@ -1,8 +1,11 @@
 /**
  * Presentation-attack and face-match rates on the development sets: `npm run bench:attacks
- * [-- --variant A|B|C|all] [--only faces|documents] [--out <dir>]`. Each image's outcome is printed as it is
- * judged, the rates at the end, each beside the baseline: the same measures judged without the
- * signals added since (`face_periodic_pattern`, `cutout_rim`), so before and after come from one run.
+ * [-- --variant A|B|C|all] [--only faces|documents|extra] [--out <dir>] [--extra-genuine <dir>]
+ * [--real-attacks <dir>]`. Each image's outcome is printed as it is
+ * judged, with the signals that spoke, and the rates at the end, each beside the baseline: the same
+ * measures judged without the strong skin-colour level (`SKIN_MARGIN_FAIL_BELOW`, a cast below it
+ * only warned before) and without the scene rule (`SCENE_PATTERN_FACE_BELOW`), so before and after
+ * come from one run.
  *
  * Bona fide: every photo of `../shared/realdata/face`, as sent and as a phone would upload it
  * (720 px wide, JPEG q75, no EXIF). Attacks: each photo printed, shown on a screen and cut out
@@ -18,6 +21,10 @@
  * - face match on the bona fide photos: FNMR (same-person pairs not passing) and FMR (different-
  *   person pairs passing) at the engine's thresholds.
  * `--out` writes the generated images there to look at; nothing generated is kept otherwise.
+ * `--extra-genuine <dir>` adds every photo of that folder as more bona fide selfies (as sent and as
+ * a phone upload), and `--real-attacks <dir>` every photo there as a real re-capture (a print or a
+ * screen photographed by a camera, not simulated): third-party photos used at run time only, never
+ * committed (docs/fraud.md names the ones measured, their repositories and licences).
  */
 import { readdirSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -26,7 +33,7 @@ import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { analyzeFace, faceMatchOutcome, livenessOutcome, similarity } from '../src/engines/face/analyze.js';
 import { closeFaceEngine } from '../src/engines/face/human.js';
-import { judgePad, measurePad } from '../src/engines/face/pad.js';
+import { judgePad, measurePad, SCENE_PATTERN_FACE_BELOW, SKIN_MARGIN_FAIL_BELOW } from '../src/engines/face/pad.js';
 import { detectRecapture } from '../src/engines/document/recapture.js';
 import { makeCutout, makePrint, makeScreen } from './attacks/generate.js';
 import { makeCutoutC, makePrintC, makeScreenC } from './attacks/generate-im.js';
@@ -35,12 +42,20 @@ const here = dirname(fileURLToPath(import.meta.url));
 const FACE_DIR = resolve(here, '../../shared/realdata/face');
 const ID_DIRS = [resolve(here, '../../shared/realdata/id/mrz-passporteye'), resolve(here, '../../shared/realdata/id/mrz-fastmrz')];
 const { values } = parseArgs({
-  options: { variant: { type: 'string', default: 'all' }, only: { type: 'string', default: 'all' }, out: { type: 'string' } },
+  options: {
+    variant: { type: 'string', default: 'all' },
+    only: { type: 'string', default: 'all' },
+    out: { type: 'string' },
+    'extra-genuine': { type: 'string' },
+    'real-attacks': { type: 'string' },
+  },
 });
 /** Generator variants: A and B calibrate, C measures. */
 type Variant = 'A' | 'B' | 'C';
-const runFaces = values.only !== 'documents';
-const runDocuments = values.only !== 'faces';
+const runFaces = values.only === 'all' || values.only === 'faces';
+/** `--only extra`: just the folders of `--extra-genuine` and `--real-attacks`. */
+const runExtra = values.only !== 'documents';
+const runDocuments = values.only === 'all' || values.only === 'documents';
 const variants: Variant[] = values.variant === 'all' ? ['A', 'B', 'C'] : [values.variant as Variant];
 if (values.out) mkdirSync(values.out, { recursive: true });
 
@@ -52,23 +67,34 @@ const padMs: number[] = [];
 
 /**
  * Liveness as the face engine decides it (PAD failure first, then the models' outcome), and as the
- * baseline decided it: the same measures with the newer signals' measures set to nothing.
+ * baseline decided it: the same measures without the strong skin-colour level and the scene rule.
  */
 async function liveness(
   bytes: Buffer,
-): Promise<{ outcome: Outcome; baseline: Outcome; box?: [number, number, number, number]; embedding?: number[] }> {
+): Promise<{ outcome: Outcome; baseline: Outcome; why?: string; box?: [number, number, number, number]; embedding?: number[] }> {
   try {
     const analysis = await analyzeFace(bytes, { pick: 'largest' });
     const started = performance.now();
     const measures = await measurePad(bytes, analysis);
     const pad = judgePad(measures);
     padMs.push(performance.now() - started);
-    const before = judgePad({ ...measures, facePeriodicPeak: 0, rim: 0 });
+    // Before: as main judged it, without the strong skin-colour level (a cast below it only warned)
+    // and without the scene rule (a face-local peak under its limit read as not measured, which
+    // leaves face_periodic_pattern passed as it was and the surroundings' pattern counted).
+    const before = judgePad({
+      ...measures,
+      skinRedMargin: Math.max(measures.skinRedMargin, SKIN_MARGIN_FAIL_BELOW),
+      facePeriodicPeak: measures.facePeriodicPeak < SCENE_PATTERN_FACE_BELOW ? 0 : measures.facePeriodicPeak,
+    });
     const models = livenessOutcome(analysis);
     const decide = (failed: boolean): Outcome => (failed || models === 'failed' ? 'failed' : models === 'review' ? 'review' : 'passed');
     return {
       outcome: decide(pad.outcome === 'failed'),
       baseline: decide(before.outcome === 'failed'),
+      why: pad.signals
+        .filter((signal) => signal.name !== 'camera_metadata' && signal.outcome !== 'passed')
+        .map((signal) => `${signal.name}:${signal.outcome}=${String(signal.value)}`)
+        .join(' '),
       box: analysis.box,
       embedding: analysis.embedding,
     };
@@ -79,8 +105,8 @@ async function liveness(
 
 const tally = new Map<string, Record<Outcome, number>>();
 const baselineTally = new Map<string, Record<Outcome, number>>();
-function count(kind: string, result: { outcome: Outcome; baseline: Outcome }, file: string): void {
-  console.log(`  ${kind.padEnd(26)} ${result.outcome.padEnd(8)} (baseline ${result.baseline.padEnd(8)}) ${file}`);
+function count(kind: string, result: { outcome: Outcome; baseline: Outcome; why?: string }, file: string): void {
+  console.log(`  ${kind.padEnd(26)} ${result.outcome.padEnd(8)} (baseline ${result.baseline.padEnd(8)}) ${file} ${result.why ?? ''}`);
   for (const [table, outcome] of [
     [tally, result.outcome],
     [baselineTally, result.baseline],
@@ -143,6 +169,22 @@ for (const [index, file] of runFaces ? files.entries() : []) {
   }
 }
 
+/** Photos of a folder, sorted (none when no folder is given). */
+const photosIn = (dir: string | undefined): string[] =>
+  dir
+    ? readdirSync(dir)
+        .filter((file) => /\.(jpe?g|png)$/i.test(file))
+        .sort()
+        .map((file) => join(dir, file))
+    : [];
+for (const path of runExtra ? photosIn(values['extra-genuine']) : []) {
+  const photo = readFileSync(path);
+  const phone = await sharp(photo).rotate().resize({ width: 720, withoutEnlargement: true }).jpeg({ quality: 75 }).toBuffer();
+  count('extra bona fide (as sent)', await liveness(photo), path);
+  count('extra bona fide (phone)', await liveness(phone), path);
+}
+for (const path of runExtra ? photosIn(values['real-attacks']) : []) count('real re-capture', await liveness(readFileSync(path)), path);
+
 const documents = new Map<string, { flagged: number; total: number }>();
 for (const dir of runDocuments ? ID_DIRS : []) {
   for (const [index, file] of readdirSync(dir)
@@ -181,7 +223,7 @@ console.log(
 console.log('kind                       n   passed  review  failed  no face   rate                            baseline');
 const rateOf = (kind: string, row: Record<Outcome, number>) => {
   const judged = row.passed + row.review + row.failed;
-  return kind.startsWith('bona fide') ? `BPCER ${percent(row.failed, judged)}` : `APCER ${percent(row.passed, judged)}`;
+  return kind.includes('bona fide') ? `BPCER ${percent(row.failed, judged)}` : `APCER ${percent(row.passed, judged)}`;
 };
 for (const [kind, row] of tally) {
   const judged = row.passed + row.review + row.failed;

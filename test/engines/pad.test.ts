@@ -27,6 +27,9 @@ import {
   PERIODIC_WARN_FROM,
   RIM_FAIL_FROM,
   RIM_WARN_FROM,
+  SCENE_PATTERN_FACE_BELOW,
+  SKIN_MARGIN_FAIL_BELOW,
+  SKIN_MARGIN_WARN_BELOW,
   type PadMeasures,
 } from '../../src/engines/face/pad.js';
 import { detectRecapture } from '../../src/engines/document/recapture.js';
@@ -242,10 +245,23 @@ describe('the PAD decision', () => {
 
   it('given one weak signal (a low liveness score), when judged, then it passes; with a second (a colour cast), it fails', () => {
     expect(judgePad({ ...clean, live: 0.1 }).outcome).toBe('passed');
-    const two = judgePad({ ...clean, live: 0.1, skinRedMargin: 0.1 });
+    const two = judgePad({ ...clean, live: 0.1, skinRedMargin: 0.2 });
     expect(two.outcome).toBe('failed');
     expect(outcomeOf(two, 'liveness_model')).toBe('warning');
     expect(outcomeOf(two, 'skin_colour')).toBe('warning');
+  });
+
+  it('given a skin colour cast past the strong level, when judged, then skin_colour fails it alone; a milder cast only warns', () => {
+    const strong = judgePad({ ...clean, skinRedMargin: SKIN_MARGIN_FAIL_BELOW - 0.03 });
+    expect(strong.outcome).toBe('failed');
+    expect(strong.signals.find((signal) => signal.name === 'skin_colour')).toMatchObject({
+      outcome: 'failed',
+      value: SKIN_MARGIN_FAIL_BELOW - 0.03,
+      limit: SKIN_MARGIN_WARN_BELOW,
+    });
+    const mild = judgePad({ ...clean, skinRedMargin: (SKIN_MARGIN_FAIL_BELOW + SKIN_MARGIN_WARN_BELOW) / 2 });
+    expect(mild.outcome).toBe('passed');
+    expect(outcomeOf(mild, 'skin_colour')).toBe('warning');
   });
 
   it('given a weak cut-out rim and a weak face-local pattern, when judged, then the two weak signals together fail it', () => {
@@ -256,8 +272,16 @@ describe('the PAD decision', () => {
     expect(judgePad({ ...clean, rim: RIM_WARN_FROM }).outcome).toBe('passed');
   });
 
-  it('given a strong periodic peak, when judged, then it fails on periodic_pattern with the value and limit reported', () => {
-    const finding = judgePad({ ...clean, periodicPeak: 4.2 });
+  it('given a strong pattern around the face and none on the measured face, when judged, then it is the scene and passes; carried over the face, it fails', () => {
+    const scene = judgePad({ ...clean, periodicPeak: 3.6, facePeriodicPeak: SCENE_PATTERN_FACE_BELOW - 0.8 });
+    expect(scene.outcome).toBe('passed');
+    expect(scene.signals[0]).toMatchObject({ name: 'periodic_pattern', outcome: 'passed', value: 3.6 });
+    expect(scene.signals[0]!.meaning).toMatch(/scene/);
+    expect(judgePad({ ...clean, periodicPeak: 3.6, facePeriodicPeak: SCENE_PATTERN_FACE_BELOW + 0.1 }).outcome).toBe('failed');
+  });
+
+  it('given a strong periodic peak around a face too small to measure on its own, when judged, then it fails on periodic_pattern with the value and limit reported', () => {
+    const finding = judgePad({ ...clean, periodicPeak: 4.2, facePeriodicPeak: 0 });
     expect(finding.outcome).toBe('failed');
     expect(finding.signals[0]).toMatchObject({ name: 'periodic_pattern', outcome: 'failed', value: 4.2, limit: PERIODIC_WARN_FROM });
   });

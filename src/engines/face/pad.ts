@@ -47,10 +47,14 @@ export const FACE_PERIODIC_WARN_FROM = 1.8;
 export const RIM_FAIL_FROM = 0.6;
 /** Share of rays from which a rim is weak evidence. */
 export const RIM_WARN_FROM = 0.35;
+/** Face-local prominence below which a pattern around the face is the scene's, not the medium's: a print or screen that carries the face carries its pattern over the face too (every attack of the development sets with a pattern around the face measured 2.2 or more on it), while a banner, a fabric or a screen behind a real person leaves the face clear (genuine photos: 1.24 at most, docs/fraud.md). Applies only where the face was large enough to be measured. */
+export const SCENE_PATTERN_FACE_BELOW = 1.5;
 /** Sides of the face with a straight frame edge from which a paper or bezel frame is strong evidence (genuine photos of the development set: none). */
 export const FRAME_FAIL_SIDES = 2;
-/** Skin red–blue margin below which the face's colour is weak evidence of a screen's or ink's cast (genuine photos: 0.33 and above). */
+/** Skin red–blue margin below which the face's colour is weak evidence of a screen's or ink's cast (genuine photos of realdata/face: 0.33 and above; of the wider genuine set in docs/fraud.md: 0.194 and above, 4 of 134 below). */
 export const SKIN_MARGIN_WARN_BELOW = 0.25;
+/** Skin red–blue margin below which the cast is strong evidence on its own: under the lowest of the 134 genuine photos measured (0.194) with margin; a tablet re-captured by a real camera measured 0.118 (docs/fraud.md). */
+export const SKIN_MARGIN_FAIL_BELOW = 0.15;
 /** Black level (2nd luminance percentile around the face) above which the tone range is weak evidence of a print or a screen (genuine photos: 29 at most). */
 export const BLACK_LEVEL_WARN_ABOVE = 40;
 /** Weak signals that together make a presentation attack. */
@@ -127,13 +131,18 @@ export async function measurePad(
 export function judgePad(measures: PadMeasures): PadFinding {
   const graded = (value: number, failFrom: number, warnFrom: number): PadSignal['outcome'] =>
     value >= failFrom ? 'failed' : value >= warnFrom ? 'warning' : 'passed';
+  // A pattern around a face measured clear of one belongs to the scene behind the person.
+  const sceneOnly =
+    measures.periodicPeak >= PERIODIC_WARN_FROM && measures.facePeriodicPeak > 0 && measures.facePeriodicPeak < SCENE_PATTERN_FACE_BELOW;
   const signals: PadSignal[] = [
     {
       name: 'periodic_pattern',
-      outcome: graded(measures.periodicPeak, PERIODIC_FAIL_FROM, PERIODIC_WARN_FROM),
+      outcome: sceneOnly ? 'passed' : graded(measures.periodicPeak, PERIODIC_FAIL_FROM, PERIODIC_WARN_FROM),
       value: measures.periodicPeak,
       limit: PERIODIC_WARN_FROM,
-      meaning: 'A regular pattern (printer dots, screen pixels or scanlines, moiré) around the face.',
+      meaning: sceneOnly
+        ? 'A regular pattern around the face that the face itself does not carry: part of the scene (a banner, a fabric), not a print or screen showing the face.'
+        : 'A regular pattern (printer dots, screen pixels or scanlines, moiré) around the face.',
     },
     {
       name: 'face_periodic_pattern',
@@ -158,7 +167,8 @@ export function judgePad(measures: PadMeasures): PadFinding {
     },
     {
       name: 'skin_colour',
-      outcome: measures.skinRedMargin < SKIN_MARGIN_WARN_BELOW ? 'warning' : 'passed',
+      outcome:
+        measures.skinRedMargin < SKIN_MARGIN_FAIL_BELOW ? 'failed' : measures.skinRedMargin < SKIN_MARGIN_WARN_BELOW ? 'warning' : 'passed',
       value: measures.skinRedMargin,
       limit: SKIN_MARGIN_WARN_BELOW,
       meaning: 'The skin has a colour cast that screens and printer inks give, not the colour of skin in light.',
