@@ -302,7 +302,14 @@ export interface AccuracyReport {
   /** Misses per cause: current engine's count, baseline's count. */
   causes: { cause: string; now: number; baseline: number | null }[];
   /** The visual-zone cross-check: items whose page had a field compared, fields compared, items flagged `viz_mrz_mismatch` (false alarms: all specimens are genuine). */
-  viz: { items: number; compared: number; fields: number; falseAlarms: string[] };
+  viz: {
+    items: number;
+    compared: number;
+    fields: number;
+    falseAlarms: string[];
+    /** Per MRZ layout of the printed MRZ (TD1, TD2, TD3, MRV-A, MRV-B): pages, and pages with a field compared. */
+    byLayout: { layout: string; pages: number; compared: number; without: string[] }[];
+  };
 }
 
 /**
@@ -326,6 +333,7 @@ export async function measure(
   const causesNow = new Map<string, number>();
   const causesBefore = new Map<string, number>();
   const vizPages = { compared: 0, fields: 0, falseAlarms: [] as string[] };
+  const vizByLayout = new Map<string, { pages: number; compared: number; without: string[] }>();
   try {
     for (const entry of manifest) {
       const bytes = await readFile(path.join(DATA_DIR, entry.file));
@@ -342,6 +350,14 @@ export async function measure(
         if (old) tally(before, group, old);
       }
       if (run.cause) causesNow.set(run.cause, (causesNow.get(run.cause) ?? 0) + 1);
+      if (entry.mrz) {
+        const layout = formatOf(entry.mrz);
+        const counts = vizByLayout.get(layout) ?? { pages: 0, compared: 0, without: [] };
+        counts.pages++;
+        if (run.viz && run.viz.compared.length > 0) counts.compared++;
+        else counts.without.push(entry.file);
+        vizByLayout.set(layout, counts);
+      }
       if (run.viz && run.viz.compared.length > 0) {
         vizPages.compared++;
         vizPages.fields += run.viz.compared.length;
@@ -359,7 +375,17 @@ export async function measure(
     now: causesNow.get(cause) ?? 0,
     baseline: baseline ? (causesBefore.get(cause) ?? 0) : null,
   }));
-  return { engine: MRZ_OCR_PROVIDER, baselineRef: baselineRef, rows, causes, viz: { items: manifest.length, ...vizPages } };
+  return {
+    engine: MRZ_OCR_PROVIDER,
+    baselineRef: baselineRef,
+    rows,
+    causes,
+    viz: {
+      items: manifest.length,
+      ...vizPages,
+      byLayout: [...vizByLayout].sort(([left], [right]) => left.localeCompare(right)).map(([layout, counts]) => ({ layout, ...counts })),
+    },
+  };
 }
 
 /** `correct/items (share)`. */
@@ -408,5 +434,11 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   console.log(
     `\nVisual zone cross-check: ${viz.compared}/${viz.items} pages had fields compared (${viz.fields} fields); false viz_mrz_mismatch: ${viz.falseAlarms.length}${viz.falseAlarms.length ? ` (${viz.falseAlarms.join('; ')})` : ''}`,
   );
+  console.log('\n| MRZ layout | pages | pages with a VIZ field compared |');
+  console.log('|---|---|---|');
+  for (const row of viz.byLayout) console.log(`| ${row.layout} | ${row.pages} | ${row.compared} |`);
+  if (values.verbose)
+    for (const row of viz.byLayout)
+      if (row.without.length) console.log(`${row.layout} pages without a VIZ comparison: ${row.without.join(', ')}`);
   printBarcodeRows(await measureBarcodes(values.verbose ? (line) => console.log(line) : undefined));
 }

@@ -197,6 +197,28 @@ describe.skipIf(!existsSync(DATA_DIR))('document engine on real specimen photos'
     );
   });
 
+  describe('given a tiny photo (282×179 px) of a Swiss ID card whose given name QUO blurs when the photo is only upscaled', () => {
+    it(
+      'when verified, then the enhanced zone read gives every field, the given name with its first letter',
+      async () => {
+        const result = await verifyFile('mrz-passporteye/testdata__100_id-che.jpg', 'CH', 'NATIONAL_ID');
+
+        expect(result.details.checks.mrz_match).toBe('passed');
+        expect(result.details.extracted).toMatchObject({
+          mrz_format: 'TD1',
+          document_number: 'S0002068',
+          last_name: 'VADIS',
+          first_name: 'QUO',
+          date_of_birth: '1981-02-28',
+          expiry_date: '2013-01-01',
+          nationality_code: 'CHE',
+          sex: 'F',
+        });
+      },
+      OCR_TIMEOUT_MS,
+    );
+  });
+
   describe('given a US permanent resident card (TD1, three lines, optional data full of digits)', () => {
     it(
       'when verified as a residence permit, then every check digit holds and the fields are read',
