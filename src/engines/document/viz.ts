@@ -42,12 +42,12 @@ const CAPTIONS: { field: keyof VizFields; pattern: RegExp }[] = [
   {
     field: 'first_name',
     pattern:
-      /\b(secondary identifier|identifiant secondaire|given names?|forenames?|first names?|prenoms?|vornamen?|nombres?|nome|imiona?|voornamen|etunimet|fornamn|fornavn|keresztnev|jmena?|krstne|ime)\b/,
+      /\b(given names?|forenames?|first names?|prenoms?|vornamen?|nombres?|nome|imiona?|voornamen|etunimet|fornamn|fornavn|keresztnev|jmena?|krstne|ime)\b/,
   },
   {
     field: 'last_name',
     pattern:
-      /\b(primary identifier|identifiant primaire|surnames?|family names?|last names?|nom|nachname|familienname|apellidos?|cognome|nazwisko|achternaam|sukunimi|efternamn|etternavn|vezeteknev|prijmeni|priezvisko|prezime)\b/,
+      /\b(surnames?|family names?|last names?|nom|nachname|familienname|apellidos?|cognome|nazwisko|achternaam|sukunimi|efternamn|etternavn|vezeteknev|prijmeni|priezvisko|prezime)\b/,
   },
   { field: 'full_name', pattern: /^(name|names|nom|naam|nimi)\b/ },
   {
@@ -58,7 +58,7 @@ const CAPTIONS: { field: keyof VizFields; pattern: RegExp }[] = [
   {
     field: 'expiry_date',
     pattern:
-      /(expiry|expiration|expires|valid ?until|valide jusqu|gultig ?bis|caducidad|scadenza|waznosci|geldig tot|voimassa|giltig till|platnost|platnosti|vaznosti|date of exp)\b/,
+      /(expiry|expiration|expires|valid ?until|gultig ?bis|caducidad|scadenza|waznosci|geldig tot|voimassa|giltig till|platnost|platnosti|vaznosti|date of exp)\b/,
   },
   {
     field: 'document_number',
@@ -81,10 +81,10 @@ const BILINGUAL_CAPTION_CHARS = 12;
  * one line (`Date of birth/Date de naissance Personal No./N° personnel`), so a line may hold
  * several; a bilingual caption names one field in two languages and counts once.
  */
-function captionsOf(text: string, anyLength = false): Caption[] {
+function captionsOf(text: string): Caption[] {
   const folded = anyAscii(text).toLowerCase();
   // A caption is short or bilingual; a long line without a slash that mentions "name" is a value or a sentence.
-  if (!anyLength && folded.replace(/[^a-z]/g, '').length > 40 && !folded.includes('/')) return [];
+  if (folded.replace(/[^a-z]/g, '').length > 40 && !folded.includes('/')) return [];
   const found: Caption[] = [];
   for (const { field, pattern } of CAPTIONS) {
     const match = pattern.exec(folded);
@@ -110,26 +110,23 @@ function bounds(line: PageLine): { left: number; top: number; right: number; bot
 /** How far below a caption its value may start, in caption heights. */
 const VALUE_MAX_GAP_HEIGHTS = 2.5;
 
-/**
- * The lines that may hold a caption's value, nearest first: non-caption lines below it, starting
- * within its width. A line of captions in a second language (`Identifiant primaire Identifiant
- * secondaire Numéro de document`, too long to be taken for a caption on its own) is not a value.
- */
-function linesBelow(caption: PageLine, lines: readonly PageLine[]): PageLine[] {
+/** The value printed under a caption: the nearest non-caption line below, starting within its width. */
+function valueBelow(caption: PageLine, lines: readonly PageLine[]): PageLine | null {
   const at = bounds(caption);
-  if (!at) return [];
+  if (!at) return null;
   const height = Math.max(1, at.bottom - at.top);
-  const found: { line: PageLine; distance: number }[] = [];
+  let best: { line: PageLine; distance: number } | null = null;
   for (const line of lines) {
-    if (line === caption || captionsOf(line.text, true).length > 0) continue;
+    if (line === caption || captionsOf(line.text).length > 0) continue;
     const box = bounds(line);
     if (!box) continue;
     const gap = box.top - at.bottom;
     if (gap < -height / 2 || gap > VALUE_MAX_GAP_HEIGHTS * height) continue;
     if (box.left < at.left - 2 * height || box.left > at.right) continue;
-    found.push({ line, distance: gap + Math.abs(box.left - at.left) / 4 });
+    const distance = gap + Math.abs(box.left - at.left) / 4;
+    if (!best || distance < best.distance) best = { line, distance };
   }
-  return found.sort((left, right) => left.distance - right.distance).map((entry) => entry.line);
+  return best?.line ?? null;
 }
 
 /** Month names and abbreviations on data pages, to their number. */
@@ -191,32 +188,22 @@ function valueText(line: PageLine, captions: readonly Caption[], which: number, 
   const nextIndex = captions[which + 1]?.index ?? line.text.length;
   if (colon >= 0 && colon < nextIndex && line.text.slice(colon + 1, nextIndex).trim().length > 1)
     return line.text.slice(colon + 1, nextIndex).trim();
+  const below = valueBelow(line, lines);
   const at = bounds(line);
-  const candidates = linesBelow(line, lines);
-  if (!at || candidates.length === 0) return null;
-  if (captions.length === 1 && caption.index < BILINGUAL_CAPTION_CHARS) return candidates[0].text.trim();
-  // A caption's column: from halfway to the caption on its left to halfway to the one on its
-  // right (values are printed under their caption's start, the OCR's offsets are approximate).
+  const under = below ? bounds(below) : null;
+  if (!below || !at || !under) return null;
+  if (captions.length === 1 && caption.index < BILINGUAL_CAPTION_CHARS) return below.text.trim();
   const width = at.right - at.left;
-  const xOf = (index: number) => at.left + width * shareAt(line.text, index);
-  const previous = captions[which - 1];
-  const from = previous ? (xOf(previous.index) + xOf(caption.index)) / 2 : xOf(caption.index) - width * COLUMN_SLACK_SHARE;
-  const to = which + 1 < captions.length ? (xOf(caption.index) + xOf(nextIndex)) / 2 : Infinity;
-  // Captions printed side by side may have their values on different lines (a sex beside a
-  // date): the nearest line with text in this column.
-  for (const below of candidates) {
-    const under = bounds(below);
-    if (!under) continue;
-    const tokens: string[] = [];
-    let offset = 0;
-    for (const token of below.text.split(' ')) {
-      const x = under.left + (under.right - under.left) * shareAt(below.text, offset);
-      offset += token.length + 1;
-      if (x >= from && x < to && token) tokens.push(token);
-    }
-    if (tokens.length > 0) return tokens.join(' ');
+  const from = at.left + width * (shareAt(line.text, caption.index) - COLUMN_SLACK_SHARE);
+  const to = which + 1 < captions.length ? at.left + width * (shareAt(line.text, nextIndex) - COLUMN_SLACK_SHARE) : Infinity;
+  const tokens: string[] = [];
+  let offset = 0;
+  for (const token of below.text.split(' ')) {
+    const x = under.left + (under.right - under.left) * shareAt(below.text, offset);
+    offset += token.length + 1;
+    if (x >= from && x < to && token) tokens.push(token);
   }
-  return null;
+  return tokens.join(' ') || null;
 }
 
 /** Reads the captioned fields of a page; fields without a caption found stay null. */
