@@ -1,3 +1,4 @@
+import { requireCaller } from '../src/auth/authorization.js';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Ctx, Field, InputType, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
 import type { SessionStatus } from '../src/domain/types.js';
@@ -9,7 +10,6 @@ import { unixSeconds } from '../src/time.js';
 import { SessionStatusEnum } from './enums.js';
 import { endUserSteps } from './end-user-steps.js';
 import { VerificationStep } from './session.type.js';
-import { ApiError } from '../src/errors.js';
 import type { StoredReason } from '../entities/session.entity.js';
 import { reasonDefinition } from '../src/domain/reasons.js';
 import { explainReasons } from '../src/sessions/decision.js';
@@ -189,8 +189,7 @@ export class FlowSettingsResolver {
       "What the hosted flow's page shows for one session: branding, steps, document types, prefill. With the session token (x-session-token) or the API key.",
   })
   async hostedFlow(@Arg('sessionId', () => String) sessionId: string, @Ctx() context: GraphQLContext): Promise<HostedFlow> {
-    if (!context.principal) throw new ApiError('unauthenticated', 'Send the session token (x-session-token) or an API key (x-api-key).');
-    const { session, nodeResults } = await readSession(context.em, context.services, context.principal, sessionId);
+    const { session, nodeResults } = await readSession(context.em, context.services, requireCaller(context.principal), sessionId);
     const settings = await flowSettingsFor(context.em, { tenantId: session.tenantId, environment: session.environment });
     const document = nodeResults.find((row) => row.nodeType === 'document_verification');
     const extracted =

@@ -1,5 +1,5 @@
+import { REFUSALS, requireOperator } from '../src/auth/authorization.js';
 import { Arg, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { ApiError } from '../src/errors.js';
 import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
 import { addOperator, resetOperatorPassword, resetOperatorTotp, updateOperator } from '../src/operators/operator-admin.service.js';
 import { readOperator, type OperatorSummary } from '../src/operators/operator.service.js';
@@ -87,7 +87,6 @@ export class OperatorResolver {
   async setEvidenceRetention(@Arg('days', () => Int) days: number, @Ctx() context: GraphQLContext): Promise<number> {
     const principal = requireTenant(context);
     // A tenant-wide setting (both environments): not for an API key of one environment.
-    if (principal.kind !== 'operator') throw new ApiError('forbidden', 'The evidence retention is set by an admin in the console.');
-    return setEvidenceRetention(context.em, principal.tenantId, days);
+    return setEvidenceRetention(context.em, requireOperator(principal, REFUSALS.evidenceRetention).tenantId, days);
   }
 }

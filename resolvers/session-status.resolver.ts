@@ -1,6 +1,6 @@
+import { requireCaller } from '../src/auth/authorization.js';
 import { Arg, Resolver, Root, Subscription } from 'type-graphql';
 import type { SessionStatusEvent } from '../src/events/live-status.js';
-import { ApiError } from '../src/errors.js';
 import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
 import { readSession } from '../src/sessions/read.js';
 import { SessionStatusEventObject, SessionStatusSubscriptionFilter } from './session-status.type.js';
@@ -64,9 +64,8 @@ export class SessionStatusResolver {
       "Status changes of one session, for the hosted flow's page (session token in connection_init's x-session-token) or the tenant's key; the computer that showed the QR code follows the phone this way.",
     subscribe: async ({ args, context }) => {
       const graphqlContext = context as GraphQLContext;
-      if (!graphqlContext.principal)
-        throw new ApiError('unauthenticated', 'Send the session token (x-session-token) or an API key (x-api-key).');
-      const { session } = await readSession(graphqlContext.em, graphqlContext.services, graphqlContext.principal, args.sessionId as string);
+      const principal = requireCaller(graphqlContext.principal);
+      const { session } = await readSession(graphqlContext.em, graphqlContext.services, principal, args.sessionId as string);
       return graphqlContext.services.live.subscribe(
         { tenantId: session.tenantId, environment: session.environment },
         { sessionId: session.id },

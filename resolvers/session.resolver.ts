@@ -1,3 +1,4 @@
+import { REFUSALS, requireOperator } from '../src/auth/authorization.js';
 import { Arg, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { SessionStatusChange } from '../entities/session.entity.js';
 import { signedEvidenceUrl } from '../src/evidence/evidence.service.js';
@@ -7,7 +8,6 @@ import { SessionNoteObject } from './note.type.js';
 import { addSessionNote, type SessionNote } from '../src/notes/note.service.js';
 import { eraseSession } from '../src/evidence/erasure.service.js';
 import type { NodeType } from '../src/domain/types.js';
-import { ApiError } from '../src/errors.js';
 import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
 import { createSession, sessionUrl } from '../src/sessions/create.js';
 import { SESSIONS_PAGE_DEFAULT, SESSIONS_PAGE_MAX, listSessions, readSession } from '../src/sessions/read.js';
@@ -238,12 +238,7 @@ export class SessionResolver {
       'The images and documents kept for operators (console sign-in only; an API key gets FORBIDDEN), each behind a short-lived URL.',
   })
   async evidence(@Root() session: SessionObject, @Ctx() context: GraphQLContext): Promise<EvidenceObject[]> {
-    const principal = requireTenant(context);
-    if (principal.kind !== 'operator')
-      throw new ApiError(
-        'forbidden',
-        'Evidence is shown to operators signed in to the console, each view audited by name; not to API keys.',
-      );
+    const principal = requireOperator(requireTenant(context), REFUSALS.evidence);
     return (await context.loaders.evidenceBySessionId.load(session.id)).map((item) => ({
       id: item.id,
       kind: item.kind,

@@ -1,6 +1,6 @@
+import { requireCaller } from '../src/auth/authorization.js';
 import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { NodeType } from '../src/domain/types.js';
-import { ApiError } from '../src/errors.js';
 import type { GraphQLContext } from '../src/graphql/context.js';
 import * as phone from '../src/sessions/phone-step.js';
 import type { NodeInput } from '../src/sessions/node-inputs.js';
@@ -20,8 +20,7 @@ import { PhoneCodeRequest, VerificationProgress } from './session.type.js';
 
 /** The end user (session token in `x-session-token`) or the tenant (API key) acting on one session. */
 export function principalOf(context: GraphQLContext) {
-  if (!context.principal) throw new ApiError('unauthenticated', 'Send the session token (x-session-token) or an API key (x-api-key).');
-  return context.principal;
+  return requireCaller(context.principal);
 }
 
 /** Shapes progress for the end user: statuses of the steps, nothing of the verdict. */

@@ -1,7 +1,7 @@
 import { Arg, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
 import type { Loaders } from '../src/graphql/loaders.js';
-import { requireAdmin } from '../src/operators/operator-admin.service.js';
+import { REFUSALS, requireAdmin } from '../src/auth/authorization.js';
 import * as workload from '../src/operators/workload.service.js';
 import { unixSeconds } from '../src/time.js';
 import { SessionObject } from './session.type.js';
@@ -78,7 +78,7 @@ export class WorkloadResolver {
       'Hands the unclaimed in-review cases out by the assignment rules now; returns how many. Admins in the console only; audited per case.',
   })
   async applyAssignmentRules(@Ctx() context: GraphQLContext): Promise<number> {
-    return workload.applyAssignmentRules(context.em, requireAdmin(requireTenant(context)));
+    return workload.applyAssignmentRules(context.em, requireAdmin(requireTenant(context), REFUSALS.operatorAdmin));
   }
 
   @Mutation(() => String, {

@@ -1,11 +1,11 @@
+import { REFUSALS, requireAdmin } from '../auth/authorization.js';
 import type { EntityManager, EntityName } from '@mikro-orm/postgresql';
 import { ApiKeySchema, type ApiKey } from '../../entities/api-key.entity.js';
 import { ListEntrySchema, type ListEntry } from '../../entities/list.entity.js';
 import { OperatorSchema, type Operator } from '../../entities/operator.entity.js';
 import { SessionSchema, SessionStatusChangeSchema, type Session, type SessionStatusChange } from '../../entities/session.entity.js';
 import { WebhookDestinationSchema, type WebhookDestination } from '../../entities/webhook.entity.js';
-import type { OperatorPrincipal, TenantPrincipal, TenantScope } from '../auth/context.js';
-import { ApiError } from '../errors.js';
+import type { TenantPrincipal, TenantScope } from '../auth/context.js';
 import { findList } from '../lists/list.service.js';
 import { NOTE_COLUMNS, noteOfRow, type SessionNote, type SessionNoteRow } from '../notes/note.service.js';
 import { afterPosition, assertPageSize, decodeKeysetCursor } from '../pagination.js';
@@ -135,23 +135,15 @@ export async function destinationsPage(em: EntityManager, scope: TenantScope, pa
   });
 }
 
-/** Refuses anyone but an admin signed in to the console: people and keys are an admin's to see. */
-export function requireConsoleAdmin(principal: TenantPrincipal, what: string): OperatorPrincipal {
-  if (principal.kind !== 'operator')
-    throw new ApiError('forbidden', `${what} are shown to admins signed in to the console, not to API keys.`);
-  if (principal.role !== 'admin') throw new ApiError('forbidden', `A ${principal.role} cannot list ${what.toLowerCase()}; ask an admin.`);
-  return principal;
-}
-
 /** The operators of the admin's tenant (people see both environments), oldest first. */
 export async function operatorsPage(em: EntityManager, principal: TenantPrincipal, page: PageRequest): Promise<KeysetPage<Operator>> {
-  const admin = requireConsoleAdmin(principal, 'Operators');
+  const admin = requireAdmin(principal, REFUSALS.operatorList);
   return readKeysetPage(em, OperatorSchema, { tenant: admin.tenantId }, page, { order: 'asc', count: true });
 }
 
 /** The API keys of the admin's tenant in the environment of the sign-in, oldest first (revoked ones too). */
 export async function apiKeysPage(em: EntityManager, principal: TenantPrincipal, page: PageRequest): Promise<KeysetPage<ApiKey>> {
-  const admin = requireConsoleAdmin(principal, 'API keys');
+  const admin = requireAdmin(principal, REFUSALS.apiKeyList);
   return readKeysetPage(em, ApiKeySchema, { tenant: admin.tenantId, environment: admin.environment }, page, {
     order: 'asc',
     count: true,

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger as Logger } from 'fastify';
+import { requireTenantPrincipal } from '../auth/authorization.js';
 import type { TenantPrincipal, Principal } from '../auth/context.js';
 import type { Config } from '../config.js';
-import { ApiError } from '../errors.js';
 import type { Services } from '../services.js';
 import type { Loaders } from './loaders.js';
 
@@ -24,13 +24,9 @@ export interface GraphQLContext {
 }
 
 /**
- * The tenant principal of a request made with an API key or by a signed-in operator; end-user
- * tokens cannot call tenant operations. What an operator's role allows is checked once for every
- * operation (src/graphql/operator-roles.ts), not here.
+ * The tenant principal of a request made with an API key or by a signed-in operator, narrowed for
+ * the resolver; who may call what is decided once for every root field (src/auth/authorization.ts).
  */
 export function requireTenant(context: GraphQLContext): TenantPrincipal {
-  if (!context.principal) throw new ApiError('unauthenticated', 'A valid x-api-key is required.');
-  if (context.principal.kind === 'end_user')
-    throw new ApiError('forbidden', 'This operation needs an API key; a session token only reaches its own verification steps.');
-  return context.principal;
+  return requireTenantPrincipal(context.principal);
 }

@@ -3,6 +3,7 @@
  * API key, as GraphiQL and the codegen tools are. An end user's session link (and a console
  * sign-in) runs the operations its page needs and has no use for the map of every other one.
  */
+import { mayIntrospect } from '../auth/authorization.js';
 import { BREAK, visit, type DocumentNode } from 'graphql';
 import type { Principal } from '../auth/context.js';
 import { ApiError } from '../errors.js';
@@ -25,7 +26,7 @@ export function selectsIntrospection(document: DocumentNode): boolean {
 
 /** Refuses an introspection query from anything but an API key with INTROSPECTION_NOT_ALLOWED, before it runs. */
 export function assertIntrospectionAllowed(document: DocumentNode, principal: Principal | null | undefined): void {
-  if (principal?.kind === 'api_key' || !selectsIntrospection(document)) return;
+  if (mayIntrospect(principal) || !selectsIntrospection(document)) return;
   throw new ApiError(
     'introspection_not_allowed',
     'Introspection (__schema, __type) is answered for API keys only: send x-api-key, as GraphiQL and code generators do.',

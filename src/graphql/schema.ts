@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import type { GraphQLSchema } from 'graphql';
 import { buildSchema } from 'type-graphql';
 import { SUBSCRIBE_FUNCTIONS_ONLY } from '../events/live-status.js';
-import { guardMutationsByRole } from './operator-roles.js';
+import { guardRootFields } from './authorization-guard.js';
 import { auditOperatorMutations } from './audited-mutations.js';
 import { AmlResolver } from '../../resolvers/aml.resolver.js';
 import { ApiKeyResolver } from '../../resolvers/api-key.resolver.js';
@@ -67,6 +67,6 @@ let cached: Promise<GraphQLSchema> | undefined;
 export function getSchema(): Promise<GraphQLSchema> {
   cached ??= buildSchema({ resolvers: [...RESOLVERS], validate: false, pubSub: SUBSCRIBE_FUNCTIONS_ONLY })
     .then(auditOperatorMutations)
-    .then(guardMutationsByRole);
+    .then(guardRootFields);
   return cached;
 }

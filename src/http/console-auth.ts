@@ -1,3 +1,4 @@
+import { requireSignedIn } from '../auth/authorization.js';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
@@ -101,11 +102,8 @@ export function registerConsoleAuth(app: FastifyInstance, orm: MikroORM, config:
   const noStore = (reply: FastifyReply) => reply.header('cache-control', 'no-store');
 
   /** The signed-in operator of a request whose cookie and CSRF header are both right; 401 otherwise. */
-  const requireOperator = async (request: FastifyRequest, em: EntityManager) => {
-    const principal = await operatorFromCookie(em, request.headers);
-    if (!principal) throw new ApiError('unauthenticated', 'Sign in to the console first.');
-    return principal;
-  };
+  const signedInOperator = async (request: FastifyRequest, em: EntityManager) =>
+    requireSignedIn(await operatorFromCookie(em, request.headers));
 
   app.post(`${CONSOLE_API_PREFIX}/sign-in`, async (request, reply) => {
     const em = orm.em.fork();
@@ -119,14 +117,14 @@ export function registerConsoleAuth(app: FastifyInstance, orm: MikroORM, config:
     const token = consoleTokenFrom(request.headers);
     // No CSRF token yet (this is how the page gets it back after a reload): a read of one's own sign-in, which no other site can read.
     const principal = await operatorForToken(em, token);
-    if (!principal || !token) throw new ApiError('unauthenticated', 'Sign in to the console first.');
+    const operator = requireSignedIn(token ? principal : null);
     noStore(reply);
-    return signInView(await readOperator(em, principal), principal.environment, csrfTokenFor(token));
+    return signInView(await readOperator(em, operator), operator.environment, csrfTokenFor(token!));
   });
 
   app.put(`${CONSOLE_API_PREFIX}/environment`, async (request, reply) => {
     const em = orm.em.fork();
-    const principal = await requireOperator(request, em);
+    const principal = await signedInOperator(request, em);
     const environment = await switchEnvironment(em, principal, request.body);
     noStore(reply);
     return { environment };
@@ -134,7 +132,7 @@ export function registerConsoleAuth(app: FastifyInstance, orm: MikroORM, config:
 
   app.post(`${CONSOLE_API_PREFIX}/sign-out`, async (request, reply) => {
     const em = orm.em.fork();
-    const principal = await requireOperator(request, em);
+    const principal = await signedInOperator(request, em);
     await signOut(em, principal);
     return noStore(reply)
       .header('set-cookie', cookieHeader('', 0, secure(request)))

@@ -4,16 +4,17 @@
  * The CSVs are streamed a page of rows at a time, never built in memory; each export is itself
  * written to the audit log before its first byte leaves. Cookie and CSRF header as every console request.
  */
+import { REFUSALS, requireAdmin, requireSignedIn } from '../auth/authorization.js';
 import { Readable } from 'node:stream';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import { stringify } from 'csv-stringify';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { OperatorPrincipal } from '../auth/context.js';
 import { SESSION_STATUSES, type SessionStatus } from '../domain/types.js';
-import { ApiError, validationError, type FieldError } from '../errors.js';
+import { validationError, type FieldError } from '../errors.js';
 import { caseReportPdf, readCaseReport } from '../evidence/case-report.js';
 import { recordOperatorAction, type OperatorAction } from '../operators/audit.js';
-import { auditLogRows, checkAuditLogFilter, requireAuditReader, type AuditLogFilter } from '../operators/audit-log.service.js';
+import { auditLogRows, checkAuditLogFilter, type AuditLogFilter } from '../operators/audit-log.service.js';
 import { encodeKeysetCursor } from '../pagination.js';
 import type { Services } from '../services.js';
 import { listSessions, SESSIONS_PAGE_MAX, type SessionFilter } from '../sessions/read.js';
@@ -170,15 +171,12 @@ function auditCsvExport(
 
 /** Registers the export routes under /console/api (cookie and CSRF header, as every console call). */
 export function registerConsoleExports(app: FastifyInstance, orm: MikroORM, services: Services): void {
-  const requireOperator = async (request: FastifyRequest, em: EntityManager) => {
-    const principal = await operatorFromCookie(em, request.headers);
-    if (!principal) throw new ApiError('unauthenticated', 'Sign in to the console first.');
-    return principal;
-  };
+  const signedInOperator = async (request: FastifyRequest, em: EntityManager) =>
+    requireSignedIn(await operatorFromCookie(em, request.headers));
 
   app.get<{ Querystring: Query }>(`${CONSOLE_API_PREFIX}/exports/sessions.csv`, async (request, reply) => {
     const em = orm.em.fork();
-    const operator = await requireOperator(request, em);
+    const operator = await signedInOperator(request, em);
     const filter = sessionFilterOfQuery(request.query);
     await auditCsvExport(em, operator, 'export.sessions_csv', 'sessions.csv', request.query);
     return asDownload(reply, 'text/csv; charset=utf-8', fileName('sessions', operator, 'csv')).send(
@@ -188,7 +186,7 @@ export function registerConsoleExports(app: FastifyInstance, orm: MikroORM, serv
 
   app.get<{ Querystring: Query }>(`${CONSOLE_API_PREFIX}/exports/audit-log.csv`, async (request, reply) => {
     const em = orm.em.fork();
-    const reader = requireAuditReader(await requireOperator(request, em));
+    const reader = requireAdmin(await signedInOperator(request, em), REFUSALS.auditLog);
     const filter = auditLogFilterOfQuery(request.query);
     await auditCsvExport(em, reader, 'export.audit_log_csv', 'audit-log.csv', request.query);
     async function* records() {
@@ -212,7 +210,7 @@ export function registerConsoleExports(app: FastifyInstance, orm: MikroORM, serv
 
   app.get<{ Params: { id: string } }>(`${CONSOLE_API_PREFIX}/sessions/:id/report.pdf`, async (request, reply) => {
     const em = orm.em.fork();
-    const operator = await requireOperator(request, em);
+    const operator = await signedInOperator(request, em);
     const data = await readCaseReport(em, services, operator, request.params.id);
     await recordOperatorAction(em, operator, {
       action: 'export.case_report',

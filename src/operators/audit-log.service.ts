@@ -6,10 +6,11 @@
  * operator or an API key). Nothing is copied: each source keeps its own rows and the log is a
  * UNION ALL of the three, filtered and keyset-paged in SQL.
  */
+import { REFUSALS, requireAdmin } from '../auth/authorization.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
 import type { OperatorPrincipal, TenantPrincipal } from '../auth/context.js';
-import { ApiError, validationError } from '../errors.js';
+import { validationError } from '../errors.js';
 import { assertPageSize, decodeKeysetCursor } from '../pagination.js';
 
 /** Largest page of the audit log. */
@@ -91,14 +92,6 @@ const AUDIT_LOG_RELATION = `(
     from session_status_change c join session s on s.id = c.session_id left join api_key k on k.id = c.actor_key_id
    where c.tenant_id = ? and s.environment = ? and c.actor = 'reviewer'
 ) log`;
-
-/** Refuses API keys (a key acts in one environment for a machine; people's actions are the console's to show) and non-admins. */
-export function requireAuditReader(principal: TenantPrincipal): OperatorPrincipal {
-  if (principal.kind !== 'operator')
-    throw new ApiError('forbidden', 'The audit log is shown to admins signed in to the console, not to API keys.');
-  if (principal.role !== 'admin') throw new ApiError('forbidden', `A ${principal.role} cannot read the audit log; ask an admin.`);
-  return principal;
-}
 
 /** Checks the filter's shape; a 400 naming the field otherwise (never a database cast error). */
 export function checkAuditLogFilter(filter: AuditLogFilter): void {
@@ -185,7 +178,7 @@ export async function auditLogPage(
   filter: AuditLogFilter,
   page: { first?: number | null; after?: string | null },
 ): Promise<{ rows: AuditLogEntry[]; hasNextPage: boolean }> {
-  const reader = requireAuditReader(principal);
+  const reader = requireAdmin(principal, REFUSALS.auditLog);
   const first = page.first ?? AUDIT_LOG_PAGE_DEFAULT;
   assertPageSize(first, AUDIT_LOG_PAGE_MAX, 'first');
   checkAuditLogFilter(filter);

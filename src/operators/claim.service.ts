@@ -1,6 +1,7 @@
+import { REFUSALS, requireOperator } from '../auth/authorization.js';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { OperatorPrincipal, TenantPrincipal } from '../auth/context.js';
+import type { TenantPrincipal } from '../auth/context.js';
 import { ApiError } from '../errors.js';
 import type { Services } from '../services.js';
 import { loadSession } from '../sessions/read.js';
@@ -10,13 +11,6 @@ import { recordOperatorAction } from './audit.js';
 import { claimedByOther, listClaims, type SessionClaim } from './claims.js';
 
 export type { SessionClaim } from './claims.js';
-
-/** Claims are held by people: an API key has no claim to make, and its reviews ignore them (the spec's integrator review). */
-function requireOperator(principal: TenantPrincipal, action: string): OperatorPrincipal {
-  if (principal.kind !== 'operator')
-    throw new ApiError('forbidden', `Cases are ${action} by operators in the console, not with an API key.`);
-  return principal;
-}
 
 /** Tells the consoles following the review queue (this instance's subscribers) that a case's holder changed. */
 function announceClaim(services: Services, session: Session, holder: string | null): void {
@@ -66,7 +60,7 @@ export async function claimSession(
   principal: TenantPrincipal,
   sessionId: string,
 ): Promise<SessionClaim> {
-  const operator = requireOperator(principal, 'claimed');
+  const operator = requireOperator(principal, REFUSALS.claim);
   const session = await inReviewSession(em, services, principal, sessionId);
   const claim = await em.transactional(async (tx) => {
     await lockInReview(tx as EntityManager, session.id);
@@ -92,7 +86,7 @@ export async function claimSession(
 
 /** Releases a case: its holder may, and an admin may release anyone's. Releasing an unclaimed case is a no-op. */
 export async function releaseSession(em: EntityManager, services: Services, principal: TenantPrincipal, sessionId: string): Promise<void> {
-  const operator = requireOperator(principal, 'released');
+  const operator = requireOperator(principal, REFUSALS.release);
   const session = await loadSession(em, services, principal, sessionId);
   const released = await em.transactional(async (tx) => {
     const [held] = await listClaims(tx as EntityManager, [session.id]);
@@ -119,7 +113,7 @@ export async function assignSession(
   sessionId: string,
   operatorId: string,
 ): Promise<SessionClaim> {
-  const operator = requireOperator(principal, 'assigned');
+  const operator = requireOperator(principal, REFUSALS.assign);
   if (operator.role !== 'admin') throw new ApiError('forbidden', 'Only an admin assigns cases to others.');
   const session = await inReviewSession(em, services, principal, sessionId);
   const claim = await em.transactional(async (tx) => {

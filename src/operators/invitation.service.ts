@@ -5,6 +5,7 @@
  * random bits; only its SHA-256 is stored. Accepting it — choosing one's own password — works once
  * (one conditional update), before it expires and unless an admin revoked it.
  */
+import { REFUSALS, requireAdmin } from '../auth/authorization.js';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
@@ -14,7 +15,6 @@ import { ApiError, notFound } from '../errors.js';
 import { isUuid, type Unchecked } from '../input-rules.js';
 import { parseOrThrow } from '../validation.js';
 import { recordOperatorAction } from './audit.js';
-import { requireAdmin } from './operator-admin.service.js';
 import { createOperator, CreateOperatorInputSchema, type OperatorSummary } from './operator.service.js';
 
 /** Bytes of randomness in an invitation token. */
@@ -87,7 +87,7 @@ export async function inviteOperator(
   rawInput: InviteOperatorInput,
   ttlSeconds: number,
 ): Promise<{ invitation: Invitation; token: string }> {
-  const admin = requireAdmin(principal);
+  const admin = requireAdmin(principal, REFUSALS.operatorAdmin);
   const input = parseOrThrow(InviteOperatorInputSchema, rawInput);
   const token = randomBytes(INVITATION_TOKEN_BYTES).toString('base64url');
   return em.transactional(async (tx) => {
@@ -129,7 +129,7 @@ export async function inviteOperator(
 
 /** The tenant's invitations still waiting for their person (not accepted, revoked or expired), newest first. */
 export async function pendingInvitations(em: EntityManager, principal: TenantPrincipal): Promise<Invitation[]> {
-  const admin = requireAdmin(principal);
+  const admin = requireAdmin(principal, REFUSALS.operatorAdmin);
   const rows = await em.execute<InvitationRow[]>(
     `select id, tenant_id, email, name, role, invited_by_name, created_at, expires_at from operator_invitation
       where tenant_id = ? and accepted_at is null and revoked_at is null and expires_at > now()
@@ -141,7 +141,7 @@ export async function pendingInvitations(em: EntityManager, principal: TenantPri
 
 /** Revokes a pending invitation of the admin's tenant: its link stops working at once. 404 for any other. Audited. */
 export async function revokeInvitation(em: EntityManager, principal: TenantPrincipal, invitationId: string): Promise<void> {
-  const admin = requireAdmin(principal);
+  const admin = requireAdmin(principal, REFUSALS.operatorAdmin);
   if (!isUuid(invitationId)) throw notFound('Invitation');
   await em.transactional(async (tx) => {
     const manager = tx as EntityManager;

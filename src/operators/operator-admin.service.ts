@@ -2,6 +2,7 @@ import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { OPERATOR_ROLES, OperatorSchema } from '../../entities/operator.entity.js';
+import { REFUSALS, requireAdmin, requireOperator } from '../auth/authorization.js';
 import type { OperatorPrincipal, TenantPrincipal } from '../auth/context.js';
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../auth/passwords.js';
 import { ApiError, validationError } from '../errors.js';
@@ -24,25 +25,13 @@ const PasswordSchema = z
   .min(PASSWORD_MIN_LENGTH, `password must have at least ${PASSWORD_MIN_LENGTH} characters`)
   .max(PASSWORD_MAX_LENGTH);
 
-/** People are managed by a signed-in admin: not by other roles, and not by an API key of one environment. */
-export function requireAdmin(principal: TenantPrincipal): OperatorPrincipal {
-  if (principal.kind !== 'operator')
-    throw new ApiError(
-      'forbidden',
-      'Operators are managed by an admin in the console or with the CLI (operator:create), not with an API key.',
-    );
-  if (principal.role !== 'admin')
-    throw new ApiError('forbidden', `A ${principal.role} cannot manage operators; ask an admin of your organisation.`);
-  return principal;
-}
-
 /** An admin adds a colleague with an initial password, which the colleague replaces at first sign-in. Audited. */
 export async function addOperator(
   em: EntityManager,
   principal: TenantPrincipal,
   input: Omit<CreateOperatorInput, 'tenantId'>,
 ): Promise<OperatorSummary> {
-  const admin = requireAdmin(principal);
+  const admin = requireAdmin(principal, REFUSALS.operatorAdmin);
   return em.transactional(async (tx) => {
     const created = await createOperator(tx as EntityManager, { ...input, tenantId: admin.tenantId }, true);
     await recordOperatorAction(tx as EntityManager, admin, {
@@ -87,7 +76,7 @@ export async function updateOperator(
   operatorId: string,
   rawInput: unknown,
 ): Promise<OperatorSummary> {
-  const admin = requireAdmin(principal);
+  const admin = requireAdmin(principal, REFUSALS.operatorAdmin);
   const input = parseOrThrow(UpdateOperatorInputSchema, rawInput);
   return em.transactional(async (tx) => {
     const manager = tx as EntityManager;
@@ -135,7 +124,7 @@ export async function resetOperatorPassword(
   operatorId: string,
   password: string,
 ): Promise<OperatorSummary> {
-  const admin = requireAdmin(principal);
+  const admin = requireAdmin(principal, REFUSALS.operatorAdmin);
   const temporary = parseOrThrow(z.object({ password: PasswordSchema }), { password }).password;
   const passwordHash = await hashPassword(temporary);
   return em.transactional(async (tx) => {
@@ -160,7 +149,7 @@ export async function resetOperatorPassword(
 
 /** An admin turns off a colleague's second factor (a lost phone); the colleague can enrol again. Audited. */
 export async function resetOperatorTotp(em: EntityManager, principal: TenantPrincipal, operatorId: string): Promise<void> {
-  const admin = requireAdmin(principal);
+  const admin = requireAdmin(principal, REFUSALS.operatorAdmin);
   await em.transactional(async (tx) => {
     await lockColleague(tx as EntityManager, admin, operatorId);
     await removeTotp(tx as EntityManager, admin, operatorId);
@@ -174,12 +163,12 @@ export async function resetOperatorTotp(em: EntityManager, principal: TenantPrin
  */
 export async function changeOwnPassword(
   em: EntityManager,
-  principal: TenantPrincipal,
+  caller: TenantPrincipal,
   currentPassword: string,
   newPassword: string,
   brake: SignInBrake = DEFAULT_SIGN_IN_BRAKE,
 ): Promise<void> {
-  if (principal.kind !== 'operator') throw new ApiError('forbidden', 'Only an operator signed in to the console has a password.');
+  const principal = requireOperator(caller, REFUSALS.password);
   const next = parseOrThrow(z.object({ newPassword: PasswordSchema }), { newPassword }).newPassword;
   if (next === currentPassword)
     throw validationError([{ field: 'newPassword', code: 'unchanged', message: 'choose a password different from the current one' }]);

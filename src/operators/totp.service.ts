@@ -1,3 +1,4 @@
+import { REFUSALS, requireOperator } from '../auth/authorization.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Secret, TOTP } from 'otpauth';
 import { renderSVG } from 'uqr';
@@ -23,12 +24,6 @@ export interface TotpEnrolment {
 /** RFC 6238 defaults (SHA-1, 6 digits, 30 s): what every authenticator app reads from the QR code. */
 function totpOf(secretBase32: string, label: string): TOTP {
   return new TOTP({ issuer: TOTP_ISSUER, label, secret: Secret.fromBase32(secretBase32) });
-}
-
-/** The second factor is one's own: an API key has none. */
-function requireOperator(principal: TenantPrincipal): OperatorPrincipal {
-  if (principal.kind !== 'operator') throw new ApiError('forbidden', 'A second factor belongs to an operator signed in to the console.');
-  return principal;
 }
 
 /** The stored second factor of an operator, opened; null when there is none. */
@@ -65,7 +60,7 @@ async function spendCode(em: EntityManager, operatorId: string, secret: string, 
 
 /** Starts (or restarts, until confirmed) enrolling the caller's authenticator app: the secret is shown this once. */
 export async function startTotpEnrolment(em: EntityManager, secrets: ServiceSecrets, principal: TenantPrincipal): Promise<TotpEnrolment> {
-  const operator = requireOperator(principal);
+  const operator = requireOperator(principal, REFUSALS.secondFactor);
   const existing = await readTotp(em, secrets, operator.operatorId);
   if (existing?.confirmed) throw new ApiError('conflict', 'A second factor is set up already: turn it off first to enrol another device.');
   const [{ email } = { email: '' }] = await em.execute<{ email: string }[]>('select email from operator where id = ?', [
@@ -90,7 +85,7 @@ export async function confirmTotpEnrolment(
   principal: TenantPrincipal,
   code: string,
 ): Promise<void> {
-  const operator = requireOperator(principal);
+  const operator = requireOperator(principal, REFUSALS.secondFactor);
   const pending = await readTotp(em, secrets, operator.operatorId);
   if (!pending || pending.confirmed) throw new ApiError('conflict', 'There is no enrolment to confirm: start one first.');
   if (!(await spendCode(em, operator.operatorId, pending.secret, pending.email, code)))
@@ -108,7 +103,7 @@ export async function confirmTotpEnrolment(
 
 /** Turns off the caller's own second factor; it takes a current code, so a stolen sign-in alone cannot. */
 export async function disableOwnTotp(em: EntityManager, secrets: ServiceSecrets, principal: TenantPrincipal, code: string): Promise<void> {
-  const operator = requireOperator(principal);
+  const operator = requireOperator(principal, REFUSALS.secondFactor);
   const current = await readTotp(em, secrets, operator.operatorId);
   if (!current?.confirmed) throw new ApiError('conflict', 'This account has no second factor.');
   if (!(await spendCode(em, operator.operatorId, current.secret, current.email, code)))

@@ -5,6 +5,7 @@
  * operations (claim, assign, approve, decline, retake) case by case, so each is checked and
  * audited on its own.
  */
+import { REFUSALS, requireAdmin, requireOperator } from '../auth/authorization.js';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OperatorPrincipal, TenantPrincipal, TenantScope } from '../auth/context.js';
@@ -18,7 +19,6 @@ import { reviewSession } from '../sessions/review.js';
 import { recordOperatorAction } from './audit.js';
 import { assignmentRules, handOutCases, type AssignmentRule } from './assignment.js';
 import { assignSession, claimSession } from './claim.service.js';
-import { requireAdmin } from './operator-admin.service.js';
 
 export { assignmentRules, type AssignmentRule } from './assignment.js';
 
@@ -84,7 +84,7 @@ export async function setWorkflowSla(
   workflowId: string,
   minutes: number | null,
 ): Promise<WorkflowSla[]> {
-  const admin = requireAdmin(principal);
+  const admin = requireAdmin(principal, REFUSALS.operatorAdmin);
   if (minutes !== null && (!Number.isInteger(minutes) || minutes < 1 || minutes > SLA_MAX_MINUTES))
     throw validationError([
       { field: 'minutes', code: 'invalid', message: `minutes is an integer from 1 to ${SLA_MAX_MINUTES}, or null to remove the SLA` },
@@ -122,7 +122,7 @@ export async function createAssignmentRule(
   principal: TenantPrincipal,
   input: { workflowId?: string | null; country?: string | null; operatorIds: string[] },
 ): Promise<AssignmentRule> {
-  const admin = requireAdmin(principal);
+  const admin = requireAdmin(principal, REFUSALS.operatorAdmin);
   const country = input.country?.trim().toUpperCase() || null;
   const workflowId = input.workflowId?.trim() || null;
   const pool = [...new Set(input.operatorIds)];
@@ -163,7 +163,7 @@ export async function createAssignmentRule(
 
 /** Deletes a rule of the admin's environment; 404 for any other. Audited. */
 export async function deleteAssignmentRule(em: EntityManager, principal: TenantPrincipal, ruleId: string): Promise<void> {
-  const admin = requireAdmin(principal);
+  const admin = requireAdmin(principal, REFUSALS.operatorAdmin);
   if (!isUuid(ruleId)) throw notFound('Assignment rule');
   await em.transactional(async (tx) => {
     const deleted = await tx.execute<{ id: string }[]>(
@@ -200,20 +200,13 @@ export async function applyAssignmentRules(em: EntityManager, operator: Operator
   );
 }
 
-/** Refuses anyone but a signed-in reviewer or admin (the role check already refuses viewers; this refuses keys). */
-function requireDecider(principal: TenantPrincipal): OperatorPrincipal {
-  if (principal.kind !== 'operator')
-    throw new ApiError('forbidden', 'The workload actions are for operators signed in to the console, not API keys.');
-  return principal;
-}
-
 /**
  * The next case for the signed-in reviewer: the rules are applied first; then the longest-waiting
  * case they hold, else the longest-waiting unclaimed case, which they claim (audited). Null when
  * nothing waits for them.
  */
 export async function nextCase(em: EntityManager, services: Services, principal: TenantPrincipal): Promise<string | null> {
-  const operator = requireDecider(principal);
+  const operator = requireOperator(principal, REFUSALS.workload);
   await applyAssignmentRules(em, operator);
   const [row] = await em.execute<{ id: string; held: boolean }[]>(
     `select s.id, c.operator_id is not null as held from session s left join session_claim c on c.session_id = s.id
@@ -259,7 +252,7 @@ export async function bulkAction(
   action: BulkAction,
   options: BulkOptions,
 ): Promise<BulkOutcome[]> {
-  const operator = requireDecider(principal);
+  const operator = requireOperator(principal, REFUSALS.workload);
   const ids = [...new Set(sessionIds)];
   if (ids.length === 0 || ids.length > BULK_MAX_SESSIONS)
     throw validationError([{ field: 'sessionIds', code: 'invalid', message: `sessionIds lists 1 to ${BULK_MAX_SESSIONS} sessions` }]);

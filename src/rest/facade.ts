@@ -1,3 +1,4 @@
+import { requireRestCaller } from '../auth/authorization.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import { z } from 'zod';
@@ -69,14 +70,7 @@ export function registerRestFacade(
       url: route.path,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const context = await createContext(request);
-        // The REST facade is the tenant's API: API keys; the end-user step routes also take session tokens.
-        const endUserAllowed = route.credential === 'api_key_or_session_token';
-        const kind = context.principal?.kind;
-        if (kind !== 'api_key' && !(endUserAllowed && kind === 'end_user'))
-          throw new ApiError(
-            'unauthenticated',
-            endUserAllowed ? 'A valid x-api-key or x-session-token header is required.' : 'A valid x-api-key header is required.',
-          );
+        requireRestCaller(context.principal, route.credential);
         route.before?.((request.params ?? {}) as Record<string, string>);
         if (route.body && request.body === undefined) {
           throw new ApiError('validation_failed', 'A JSON body is required.', [

@@ -1,4 +1,5 @@
 /** Reading sessions: one by id for the principal that may see it (expired first when due), and the keyset-paged listing. */
+import { tenantMaySee } from '../auth/authorization.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SessionSchema, type Session } from '../../entities/session.entity.js';
 import { TenantSchema } from '../../entities/tenant.entity.js';
@@ -40,7 +41,7 @@ function isVisible(
   principal: Principal,
   session: Pick<SessionRecord, 'id' | 'tenantId' | 'environment' | 'expiresAt'>,
 ): boolean {
-  if (principal.kind !== 'end_user') return session.tenantId === principal.tenantId && session.environment === principal.environment;
+  if (principal.kind !== 'end_user') return tenantMaySee(principal, session);
   return session.expiresAt.getTime() > Date.now() && services.secrets.verifySessionLinkToken(session.id, principal.token);
 }
 

@@ -1,10 +1,10 @@
+import { REFUSALS, requireAdmin } from '../auth/authorization.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { ApiKeySchema, type ApiKeyEnvironment } from '../../entities/api-key.entity.js';
 import type { TenantPrincipal } from '../auth/context.js';
 import { ApiError } from '../errors.js';
 import { recordOperatorAction } from '../operators/audit.js';
-import { requireAdmin } from '../operators/operator-admin.service.js';
 import type { Services } from '../services.js';
 import { parseOrThrow } from '../validation.js';
 import { issueApiKey, type IssuedApiKey } from './tenant.service.js';
@@ -28,7 +28,7 @@ export async function createApiKey(
   principal: TenantPrincipal,
   rawName: unknown,
 ): Promise<IssuedApiKey & { name: string }> {
-  const admin = requireAdmin(principal);
+  const admin = requireAdmin(principal, REFUSALS.operatorAdmin);
   const { name } = parseOrThrow(z.object({ name: z.string().trim().min(1, 'name is required').max(200) }).strict(), { name: rawName });
   return em.transactional(async (tx) => {
     const issued = await issueApiKey(tx as EntityManager, admin.tenantId, admin.environment, name);
@@ -50,7 +50,7 @@ export async function revokeTenantApiKey(
   principal: TenantPrincipal,
   keyId: string,
 ): Promise<ApiKeySummary> {
-  const admin = requireAdmin(principal);
+  const admin = requireAdmin(principal, REFUSALS.operatorAdmin);
   if (!/^[0-9a-f-]{36}$/i.test(keyId)) throw new ApiError('not_found', 'API key not found.');
   const summary = await em.transactional(async (tx) => {
     const key = await tx.findOne(ApiKeySchema, { id: keyId, tenant: admin.tenantId, environment: admin.environment });
