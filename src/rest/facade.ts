@@ -70,7 +70,7 @@ export function registerRestFacade(
       url: route.path,
       handler: async (request: FastifyRequest, reply: FastifyReply) => {
         const context = await createContext(request);
-        requireRestCaller(context.principal, route.credential);
+        requireRestCaller(context.principal, route.credential ?? 'api_key');
         route.before?.((request.params ?? {}) as Record<string, string>);
         if (route.body && request.body === undefined) {
           throw new ApiError('validation_failed', 'A JSON body is required.', [
