@@ -50,60 +50,65 @@ async function spawnEmitter(): Promise<ChildProcess> {
 }
 
 describe('emitter crash', () => {
-  it('given a burst in flight, when the emitter process is killed with SIGKILL and restarted, then every event is delivered, verified, with nothing lost', async () => {
-    const tenant = await testApp.tenant();
-    const created = await testApp.rest('POST', '/v1/webhook-destinations', {
-      key: tenant.sandboxKey,
-      body: { url: `${receiver.url}/crash` },
-    });
-    receiver.secret = created.body.secret;
-    receiver.delayMs = 20;
-    const first = await spawnEmitter();
+  // Its waits for events add up to 80 s (the first deliveries, every index, every delivery recorded), past the 30 s default.
+  it(
+    'given a burst in flight, when the emitter process is killed with SIGKILL and restarted, then every event is delivered, verified, with nothing lost',
+    { timeout: 120_000 },
+    async () => {
+      const tenant = await testApp.tenant();
+      const created = await testApp.rest('POST', '/v1/webhook-destinations', {
+        key: tenant.sandboxKey,
+        body: { url: `${receiver.url}/crash` },
+      });
+      receiver.secret = created.body.secret;
+      receiver.delayMs = 20;
+      const first = await spawnEmitter();
 
-    await transactionWithEvents(testApp.app.orm.em.fork(), testApp.app.services.bus, async (tx, events) => {
-      for (let index = 0; index < BURST_SIZE; index++) {
-        events.record(tx, {
-          tenantId: tenant.id,
-          environment: 'sandbox',
-          ...agentRevoked({ jti: `burst-${index}`, sessionId: randomUUID(), vendorData: 'crash' }, 'burst', new Date()),
-        });
+      await transactionWithEvents(testApp.app.orm.em.fork(), testApp.app.services.bus, async (tx, events) => {
+        for (let index = 0; index < BURST_SIZE; index++) {
+          events.record(tx, {
+            tenantId: tenant.id,
+            environment: 'sandbox',
+            ...agentRevoked({ jti: `burst-${index}`, sessionId: randomUUID(), vendorData: 'crash' }, 'burst', new Date()),
+          });
+        }
+      });
+      await receiver.waitFor((all) => all.length >= 20, 20_000);
+      first.kill('SIGKILL');
+      await new Promise((resolve) => first.once('exit', resolve));
+      const beforeRestart = new Set(receiver.received.map((item) => item.body?.data?.jti)).size;
+      expect(beforeRestart).toBeLessThan(BURST_SIZE);
+
+      receiver.delayMs = 0;
+      const second = await spawnEmitter();
+      const indexes = () => new Set(receiver.received.map((item) => item.body?.data?.jti));
+      await receiver.waitFor(() => indexes().size === BURST_SIZE, 30_000);
+      expect(receiver.received.every((item) => item.verified)).toBe(true);
+      // One webhook-id per event: a resend after the crash reuses the id, so receivers can dedupe.
+      const idsByIndex = new Map<string, Set<string>>();
+      for (const item of receiver.received) {
+        const set = idsByIndex.get(item.body.data.jti) ?? new Set();
+        set.add(item.id);
+        idsByIndex.set(item.body.data.jti, set);
       }
-    });
-    await receiver.waitFor((all) => all.length >= 20, 20_000);
-    first.kill('SIGKILL');
-    await new Promise((resolve) => first.once('exit', resolve));
-    const beforeRestart = new Set(receiver.received.map((item) => item.body?.data?.jti)).size;
-    expect(beforeRestart).toBeLessThan(BURST_SIZE);
+      expect([...idsByIndex.values()].every((ids) => ids.size === 1)).toBe(true);
 
-    receiver.delayMs = 0;
-    const second = await spawnEmitter();
-    const indexes = () => new Set(receiver.received.map((item) => item.body?.data?.jti));
-    await receiver.waitFor(() => indexes().size === BURST_SIZE, 30_000);
-    expect(receiver.received.every((item) => item.verified)).toBe(true);
-    // One webhook-id per event: a resend after the crash reuses the id, so receivers can dedupe.
-    const idsByIndex = new Map<string, Set<string>>();
-    for (const item of receiver.received) {
-      const set = idsByIndex.get(item.body.data.jti) ?? new Set();
-      set.add(item.id);
-      idsByIndex.set(item.body.data.jti, set);
-    }
-    expect([...idsByIndex.values()].every((ids) => ids.size === 1)).toBe(true);
-
-    // Deliveries the first emitter sent but died before recording are sent again once their lease
-    // ends (at least once): every index may have arrived before the last of them is recorded.
-    const counts = async () => {
-      const [row] = await testApp.app.orm.em
-        .fork()
-        .execute<{ total: string; succeeded: string }[]>(
-          `select count(*) as total, count(*) filter (where status = 'succeeded') as succeeded from webhook_delivery where tenant_id = ?`,
-          [tenant.id],
-          'all',
-        );
-      return { total: Number(row!.total), succeeded: Number(row!.succeeded) };
-    };
-    await expect.poll(counts, { timeout: 30_000, interval: 100 }).toEqual({ total: BURST_SIZE, succeeded: BURST_SIZE });
-    second.kill('SIGTERM');
-    await new Promise((resolve) => second.once('exit', resolve));
-    expect(await counts()).toEqual({ total: BURST_SIZE, succeeded: BURST_SIZE });
-  });
+      // Deliveries the first emitter sent but died before recording are sent again once their lease
+      // ends (at least once): every index may have arrived before the last of them is recorded.
+      const counts = async () => {
+        const [row] = await testApp.app.orm.em
+          .fork()
+          .execute<{ total: string; succeeded: string }[]>(
+            `select count(*) as total, count(*) filter (where status = 'succeeded') as succeeded from webhook_delivery where tenant_id = ?`,
+            [tenant.id],
+            'all',
+          );
+        return { total: Number(row!.total), succeeded: Number(row!.succeeded) };
+      };
+      await expect.poll(counts, { timeout: 30_000, interval: 100 }).toEqual({ total: BURST_SIZE, succeeded: BURST_SIZE });
+      second.kill('SIGTERM');
+      await new Promise((resolve) => second.once('exit', resolve));
+      expect(await counts()).toEqual({ total: BURST_SIZE, succeeded: BURST_SIZE });
+    },
+  );
 });
