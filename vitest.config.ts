@@ -33,21 +33,13 @@ const UNIT_FILES = [
 const BROWSER_FILES = ['test/browser/**/*.test.ts'];
 /** Accuracy on the public data of ../shared/realdata. */
 const REALDATA_FILES = ['test/**/realdata.test.ts'];
-/**
- * API files that need a process of their own: the others share their worker's modules (below),
- * these read process-wide state another file would have changed.
- * - tracing: OpenTelemetry's provider is global to a process and keeps the first exporter it got.
- * - PoA limits: measures the process's RSS around each refusal.
- */
-const OWN_PROCESS_FILES = ['test/operations/tracing.test.ts', 'test/poa/limits.test.ts'];
 /** What every project that starts the service needs: bundles built and a migrated template database. */
 const WITH_SERVICE = {
   globalSetup: ['test/support/global-setup.ts'],
   setupFiles: ['test/support/database-per-file.ts'],
 };
 
-// `npm test` runs every project; `npx vitest run --project api` (unit, api, api-own-process,
-// browser, realdata) one.
+// `npm test` runs every project; `npx vitest run --project api` (unit, api, browser, realdata) one.
 // API files start their own server on port 0 on a copy of one migrated database
 // (test/support/database-template.ts): an in-memory PGlite loaded from a dump, or with
 // DATABASE_URL a `CREATE DATABASE … TEMPLATE` copy on that server.
@@ -66,12 +58,6 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     setupFiles: ['reflect-metadata'],
-    // A worker keeps its imported modules from one test file to the next (the app, the engines,
-    // their models): in a process of its own each file imported them again, a quarter of the
-    // suite's time summed over files (docs/development.md). Setup files and hooks still run per
-    // file, and every file starts its own apps on its own database; files that read process-wide
-    // state keep a process of their own (OWN_PROCESS_FILES).
-    isolate: false,
     // expect.poll waits for what a page or a receiver shows; its 1 s default fails a correct test
     // on a loaded 2-core CI machine. The limit only matters when the awaited thing never comes.
     expect: { poll: { timeout: 15_000 } },
@@ -82,11 +68,10 @@ export default defineConfig({
         test: {
           name: 'api',
           include: ['test/**/*.test.ts'],
-          exclude: [...UNIT_FILES, ...BROWSER_FILES, ...REALDATA_FILES, ...OWN_PROCESS_FILES],
+          exclude: [...UNIT_FILES, ...BROWSER_FILES, ...REALDATA_FILES],
           ...WITH_SERVICE,
         },
       },
-      { extends: true, test: { name: 'api-own-process', include: OWN_PROCESS_FILES, isolate: true, ...WITH_SERVICE } },
       { extends: true, test: { name: 'browser', include: BROWSER_FILES, ...WITH_SERVICE } },
       { extends: true, test: { name: 'realdata', include: REALDATA_FILES, ...WITH_SERVICE } },
     ],

@@ -56,30 +56,6 @@ export interface RestResponse {
 }
 
 /**
- * Apps started through startTestApp and not closed yet. The file's own hooks close them; what a
- * file leaves open (a start still running when its hook timed out) would go on polling in the
- * worker the next files share, so the setup file closes it (closeLeftApps).
- */
-const leftOpen = new Set<Promise<RunningApp>>();
-
-/**
- * Closes the apps this file started and left open, once their start ends: the setup file's last
- * hook (test/support/database-per-file.ts), as workers keep running files one after another.
- */
-export async function closeLeftApps(): Promise<void> {
-  const left = [...leftOpen];
-  leftOpen.clear();
-  await Promise.all(
-    left.map((starting) =>
-      starting.then(
-        (app) => app.close(),
-        () => undefined,
-      ),
-    ),
-  );
-}
-
-/**
  * Starts the service on port 0 against an in-memory PGlite started from the run's migrated
  * template, or DATABASE_URL when set (this file's own copy of the template, see
  * test/support/database-per-file.ts).
@@ -112,12 +88,7 @@ export async function startTestApp(
   // TEST_LOG_LEVEL=error shows the server's own errors while debugging a test.
   const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   // On-disk data directories (tests of the embedded files themselves) ignore the template.
-  const starting = startApp(config, { logger, onQuery: options.onQuery, pgliteTemplate: await pgliteTemplate() });
-  leftOpen.add(starting);
-  const app = await starting.catch((error: unknown) => {
-    leftOpen.delete(starting);
-    throw error;
-  });
+  const app = await startApp(config, { logger, onQuery: options.onQuery, pgliteTemplate: await pgliteTemplate() });
   const url = app.url;
   const clients: Client[] = [];
 
@@ -173,7 +144,6 @@ export async function startTestApp(
       return client;
     },
     async close() {
-      leftOpen.delete(starting);
       await Promise.all(clients.map((client) => client.dispose()));
       await app.close();
     },

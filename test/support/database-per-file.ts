@@ -2,11 +2,9 @@
  * Setup file of the projects whose tests reach a database: on a PostgreSQL server run, this test
  * file works on its own copy of the migrated template (test/support/database-template.ts), and
  * DATABASE_URL points there for everything the file starts (apps, child processes, raw clients).
- * Embedded runs need no copy: every in-memory PGlite is a database of its own already. On both,
- * the apps the file left open are closed when it ends (closeLeftApps).
+ * Embedded runs need nothing here: every in-memory PGlite is a database of its own already.
  */
 import { afterAll, inject } from 'vitest';
-import { closeLeftApps } from './app.js';
 import { createServerDatabase } from './database-template.js';
 
 const template = inject('serverTemplateUrl');
@@ -16,6 +14,3 @@ if (template) {
   // Registered before the file's own hooks, so it runs after them: the file's apps close first.
   afterAll(() => copy.drop());
 }
-// Registered last of this file's hooks, so it runs first of them, after the test file's own: the
-// worker runs the next file with the same modules, where an app left open would go on working.
-afterAll(() => closeLeftApps());

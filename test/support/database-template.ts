@@ -38,7 +38,7 @@ function provided<K extends 'pgliteTemplatePath' | 'serverTemplateUrl'>(key: K):
   }
 }
 
-/** The migrated PGlite dump this run's global setup wrote, read once per worker (undefined on a server run). */
+/** The migrated PGlite dump this run's global setup wrote, read once per test file (undefined on a server run). */
 export function pgliteTemplate(): Promise<Blob | undefined> {
   pgliteTemplateLoad ??= (async () => {
     const path = provided('pgliteTemplatePath');
