@@ -129,8 +129,12 @@ function refreshQueueTable(): void {
   root.querySelector('#queue-count')!.textContent = countText();
 }
 
+/** Counts queue loads: only the newest may draw, so a slower answer to an earlier filter never replaces a later one. */
+let queueLoads = 0;
+
 /** The live review queue. */
 export async function queueScreen(): Promise<void> {
+  const load = ++queueLoads;
   const answer = await graphql<{ sessions: { edges: { node: QueueItem }[] } }>(QUEUE, {
     filter: {
       statuses: [listedStatus()],
@@ -140,6 +144,7 @@ export async function queueScreen(): Promise<void> {
       createdBefore: filter.createdBefore,
     },
   });
+  if (load !== queueLoads) return;
   queue.clear();
   for (const { node } of answer.sessions.edges) queue.set(node.id, node);
   show(
