@@ -278,8 +278,8 @@ export async function sealLegacyPersonalData(
   batchRows = LEGACY_BATCH_ROWS,
 ): Promise<Record<string, number>> {
   const sealing = sealingOf(secrets);
-  // The digest key is made here, committed on its own: one first made inside a request's
-  // transaction that then rolls back would stay cached in this process without its row.
+  // The digest key is made here, at start and committed on its own, so requests find it made
+  // (`sealedRandomKey` copes with a first use inside a request too).
   await digestKey(em, secrets, 'service');
   const counts: Record<string, number> = {};
   for (const column of PERSONAL_DATA_COLUMNS) {
