@@ -6,8 +6,15 @@
  * the embedding (template v3), so the list gate uses the same pass threshold.
  */
 
-/** Cosine similarity at or above which selfie and portrait are the same person (face-api descriptor; margins in docs/face.md). */
-export const FACE_MATCH_PASS_SIMILARITY = 0.92;
+/**
+ * Cosine similarity at or above which selfie and portrait are the same person (face-api descriptor).
+ * Placed by `npm run bench:accuracy:face-real` on calibration photos only (89 photos of 22 people:
+ * the development set, face-api.js's TV stills, facenet-pytorch's and facenet's test photos; 247
+ * same-person and 3,408 different-person pairs, the highest different-person pair 0.929): on the
+ * held-apart evaluation photos (deepface's tests, 61 of 13 people) it gives FMR 1/1,690 and FNMR
+ * 0/140, where 0.92 gave FMR 4/1,690. Sets, licences and the curve in docs/face.md.
+ */
+export const FACE_MATCH_PASS_SIMILARITY = 0.93;
 /** Cosine similarity from which (up to the pass threshold) a human must compare; below it the faces do not match (no same-person pair measured below it). */
 export const FACE_MATCH_REVIEW_SIMILARITY = 0.88;
 /** Liveness score (0–1) below which the selfie fails when the antispoof score is low too (`REAL_REVIEW_BELOW`), and goes to review otherwise. */
