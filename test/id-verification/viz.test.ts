@@ -324,6 +324,23 @@ describe('visual zone placed by the MRZ (ICAO 9303 geometry)', () => {
     });
   });
 
+  describe('given a British page photographed at an angle whose captions and values the OCR merges into long lines', () => {
+    it('when read, then the number after the state code is taken past the merged caption `Code/Codie` and agrees with the MRZ', () => {
+      const { fields, zone } = readVisualZoneByMrz(BRITISH_PAGE, { format: 'TD3', issuingState: 'GBR' });
+
+      expect(zone).toBe('located');
+      expect(fields.document_number).toBe('707797979');
+      expect(compareVizWithMrz(fields, BRITISH_MRZ)).toEqual({ compared: ['document_number'], mismatches: [] });
+      expect(compareVizWithMrz(fields, { ...BRITISH_MRZ, documentNumber: '518242591' }).mismatches).toHaveLength(1);
+    });
+
+    it('when a word without a slash stands between the state code and the number, then nothing is taken', () => {
+      const other = BRITISH_PAGE.map((page) => ({ ...page, text: page.text.replace('Code/Codie', 'Codie') }));
+
+      expect(readVisualZoneByMrz(other, { format: 'TD3', issuingState: 'GBR' }).fields.document_number).toBeNull();
+    });
+  });
+
   describe('given the back of a Swiss card printing its issue and expiry dates side by side without captions (`010103 010113`)', () => {
     it('when read, then the second, ten years to the day after the first, is the expiry and agrees with the MRZ', () => {
       const { fields, zone } = readVisualZoneByMrz(SWISS_BACK, { format: 'TD1', issuingState: 'CHE' });
@@ -419,4 +436,39 @@ const SWISS_MRZ: MrzFields = {
   birthDate: '810228',
   expirationDate: '130101',
   sex: 'F',
+};
+
+/** mrz-fastmrz/passport_uk.jpg: a British page at an angle; the OCR merges captions and values (and the two MRZ lines) into long lines. */
+const BRITISH_PAGE = [
+  line(
+    'UNITED KINGDOM OFGREATBRITAIN AND NORTHERN IRELAND PASSPORT PASSEPORT Type/Type P PUDARSAN Surname/Nom（1) GBR Code/Codie 707797979',
+    45,
+    624,
+    778,
+    691,
+    0.97,
+  ),
+  line('HENERT Nationality/Natior BRITISH CITIZEN Dateofbirth/Date (noms（2） e(3 nce4', 296, 752, 479, 834, 0.84),
+  line(
+    'M Date ofsoe/Date de Sex/See(5） 23APR /AVR 12 20MAY CAMTETH GBR PLaCA /MAI95 ofbirth/Lieu denaissance:(6） detvrance(7） FCO itytAutotte（B)',
+    293,
+    879,
+    690,
+    925,
+    0.86,
+  ),
+  line("22APR Date ofexpiry/Datc /AVR17 d'expiration （9) Holder 00", 295, 956, 808, 988, 0.9),
+  line('7077979792GBR9505209M1704224<<<<<<<<<<<<<<00 P<GBRPUDARSAN<<HENERT<<<<<<<<<<<<<<<<<<<<<<<', 49, 1075, 802, 1139, 0.92),
+];
+
+const BRITISH_MRZ: MrzFields = {
+  documentCode: 'P',
+  issuingState: 'GBR',
+  nationality: 'GBR',
+  lastName: 'PUDARSAN',
+  firstName: 'HENERT',
+  documentNumber: '707797979',
+  birthDate: '950520',
+  expirationDate: '170422',
+  sex: 'M',
 };

@@ -511,7 +511,8 @@ function fullYear(found: FoundDate, today: Date, ahead: number): string {
  * The document number of a TD2/TD3 data page by position: ICAO 9303 prints type, issuing state
  * and number side by side at the top of zone II (`P UTO L898902C3`), so the letters and digits
  * after the issuing state's code, on the first line that shows that code as a word. A number
- * split by the OCR (`ZS 0000177`) is joined up to the 9 characters of the MRZ field.
+ * split by the OCR (`ZS 0000177`) is joined up to the 9 characters of the MRZ field, and a
+ * bilingual caption the OCR merged in before it (`GBR Code/Codie 707797979`) is skipped.
  */
 function numberByPosition(zone: readonly PageLine[], issuingState: string | null): string | null {
   const state = issuingState?.replace(/</g, '') ?? '';
@@ -523,6 +524,8 @@ function numberByPosition(zone: readonly PageLine[], issuingState: string | null
     if (!clear(line)) return null;
     let number = '';
     for (const token of tokens.slice(at + 1)) {
+      // A bilingual caption the OCR merged into the values' line (`GBR Code/Codie 707797979`), before the number.
+      if (number === '' && /^\p{L}+\/\p{L}*$/u.test(token)) continue;
       if (!/^[A-Z0-9]+$/.test(token) || number.length + token.length > 9) break;
       number += token;
       if (number.length >= 6 && /\d/.test(number)) return number;
