@@ -356,4 +356,59 @@ describe('document engine rules after OCR', () => {
       expect(result.warnings).toEqual([]);
     });
   });
+
+  describe('given an MRZ read from a page photographed sideways (its lines in page-sized boxes)', () => {
+    /** A line with its box (left, top, right, bottom). */
+    const boxed = (text: string, left: number, top: number, right: number, bottom: number) => ({
+      text,
+      mean: 0.99,
+      box: [
+        [left, top],
+        [right, top],
+        [right, bottom],
+        [left, bottom],
+      ],
+    });
+    const lines = mrzLines(PASSPORT);
+    const sideways = [boxed(`${lines[1]} ${lines[0]}`, 170, 215, 800, 1300)];
+    const upright = [
+      boxed(`P ${PASSPORT.issuingState} ${PASSPORT.documentNumber}`, 400, 100, 900, 130),
+      boxed(lines[0], 50, 700, 1150, 730),
+      boxed(lines[1], 50, 760, 1150, 790),
+    ];
+
+    it('when verified, then the page is read again turned a quarter each way until the MRZ stands upright, and its zone is compared', async () => {
+      const read = findMrz(lines) as MrzRead;
+      const turns: number[] = [];
+
+      const result = await verifyDocument({ country: 'FR', id_type: 'PASSPORT', image_front: image }, null, {
+        now: () => NOW,
+        readMrz: () => Promise.resolve({ ...read, pageLines: sideways }),
+        readPageTurned: (_bytes, quarterTurns) => {
+          turns.push(quarterTurns);
+          return Promise.resolve(quarterTurns === 1 ? upright : []);
+        },
+      });
+
+      expect(turns).toEqual([3, 1]);
+      expect(result.details.viz).toMatchObject({ zone: 'located', compared: ['document_number'], mismatches: [] });
+    });
+
+    it('when the MRZ was read upright, then the page is not read again', async () => {
+      const read = findMrz(lines) as MrzRead;
+      let calls = 0;
+
+      const result = await verifyDocument({ country: 'FR', id_type: 'PASSPORT', image_front: image }, null, {
+        now: () => NOW,
+        readMrz: () => Promise.resolve({ ...read, pageLines: upright }),
+        readPageTurned: () => {
+          calls++;
+          return Promise.resolve([]);
+        },
+      });
+
+      expect(calls).toBe(0);
+      expect(result.details.viz).toMatchObject({ zone: 'located', compared: ['document_number'] });
+    });
+  });
 });

@@ -214,6 +214,8 @@ describe.skipIf(!existsSync(DATA_DIR))('document engine on real specimen photos'
           nationality_code: 'CHE',
           sex: 'F',
         });
+        // The back prints the dates of issue and expiry side by side (`010103 010113`): the expiry is compared.
+        expect(result.details.viz).toMatchObject({ zone: 'located', fields: { expiry_date: '130101' }, mismatches: [] });
       },
       OCR_TIMEOUT_MS,
     );
@@ -250,6 +252,12 @@ describe.skipIf(!existsSync(DATA_DIR))('document engine on real specimen photos'
           document_number: 'LT0000000',
           nationality_code: 'XXC',
           date_of_birth: '1986-05-10',
+        });
+        // Its MRZ was read in page-sized boxes: the visual zone is placed on the page read again turned upright.
+        expect(result.details.viz).toMatchObject({
+          zone: 'located',
+          fields: { document_number: 'LT0000000', date_of_birth: '860510' },
+          mismatches: [],
         });
       },
       OCR_TIMEOUT_MS,

@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import type { MrzFields } from '../../src/engines/document/mrz-text.js';
-import { compareVizWithMrz, datesIn, parseVizDate, readVisualZone, readVisualZoneByMrz } from '../../src/engines/document/viz.js';
+import {
+  compareVizWithMrz,
+  datesIn,
+  mrzSeenSideways,
+  parseVizDate,
+  readVisualZone,
+  readVisualZoneByMrz,
+} from '../../src/engines/document/viz.js';
 
 // The visual zone of a data page, located by its captions and compared with the MRZ. The lines
 // are what PaddleOCR returned for ICAO 9303's TD3 specimen (fastmrz td3.jpg, upscaled to 1200 px):
@@ -197,12 +204,15 @@ const TD1_BACK = [
 
 describe('visual zone placed by the MRZ (ICAO 9303 geometry)', () => {
   describe('given a TD3 page whose captions the OCR garbles (the Finnish specimen)', () => {
-    it('when read, then the number after the state code and the first of the three dates (the date of birth) are taken by position', () => {
+    it('when read, then the number after the state code and the first of the three dates (the date of birth) are taken by position, the expiry from the issue/expiry pair', () => {
       const { fields, zone } = readVisualZoneByMrz(FINNISH_PAGE, { format: 'TD3', issuingState: 'FIN' }, new Date('2026-11-27'));
 
       expect(zone).toBe('located');
-      expect(fields).toMatchObject({ document_number: 'XP8271602', date_of_birth: '711221', expiry_date: null });
-      expect(compareVizWithMrz(fields, FINNISH_MRZ)).toEqual({ compared: ['document_number', 'date_of_birth'], mismatches: [] });
+      expect(fields).toMatchObject({ document_number: 'XP8271602', date_of_birth: '711221', expiry_date: '110821' });
+      expect(compareVizWithMrz(fields, FINNISH_MRZ)).toEqual({
+        compared: ['document_number', 'date_of_birth', 'expiry_date'],
+        mismatches: [],
+      });
     });
 
     it('when its MRZ names another birth date and number, then both differ', () => {
@@ -224,7 +234,7 @@ describe('visual zone placed by the MRZ (ICAO 9303 geometry)', () => {
   });
 
   describe("given ICAO's TD2 specimen with captions `Primary identifier` and `Valid until` over two lines each", () => {
-    it('when read, then names, number and expiry are found under their captions and agree with the MRZ', () => {
+    it('when read, then names, number and expiry are found under their captions, the date of birth by position (two dates 38 years apart), and agree with the MRZ', () => {
       const { fields, zone } = readVisualZoneByMrz(TD2_PAGE, { format: 'TD2', issuingState: 'UTO' });
 
       expect(zone).toBe('located');
@@ -232,10 +242,11 @@ describe('visual zone placed by the MRZ (ICAO 9303 geometry)', () => {
         last_name: 'ERIKSSON',
         first_name: 'ANNA MARIA',
         document_number: 'D23145890',
+        date_of_birth: '740812',
         expiry_date: '120415',
       });
       const { compared, mismatches } = compareVizWithMrz(fields, { ...SPECIMEN_MRZ, documentCode: 'I', documentNumber: 'D23145890' });
-      expect(compared).toEqual(['last_name', 'first_name', 'document_number', 'expiry_date']);
+      expect(compared).toEqual(['last_name', 'first_name', 'document_number', 'date_of_birth', 'expiry_date']);
       expect(mismatches).toEqual([]);
     });
   });
@@ -282,4 +293,182 @@ describe('visual zone placed by the MRZ (ICAO 9303 geometry)', () => {
       expect(compareVizWithMrz(viz, { ...SPECIMEN_MRZ, lastName: 'LIN', firstName: 'MEI HUA' }).mismatches).toEqual([]);
     });
   });
+
+  describe('given the Latvian page photographed sideways (PaddleOCR reads its MRZ in page-sized boxes)', () => {
+    it('when read as found, then the MRZ is seen sideways and the zone is not placed (nothing compared)', () => {
+      const { fields, zone } = readVisualZoneByMrz(LATVIAN_SIDEWAYS, { format: 'TD3', issuingState: 'LVA' });
+
+      expect(mrzSeenSideways(LATVIAN_SIDEWAYS)).toBe(true);
+      expect(zone).toBe('unlocated');
+      expect(compareVizWithMrz(fields, LATVIAN_MRZ).compared).toEqual([]);
+    });
+
+    it('when read turned upright, then the number after the state code and the date of birth (the first of two dates 26 years apart) agree with the MRZ', () => {
+      const { fields, zone } = readVisualZoneByMrz(LATVIAN_UPRIGHT, { format: 'TD3', issuingState: 'LVA' }, new Date('2026-11-28'));
+
+      expect(mrzSeenSideways(LATVIAN_UPRIGHT)).toBe(false);
+      expect(zone).toBe('located');
+      expect(fields).toMatchObject({ document_number: 'LT0000000', date_of_birth: '860510' });
+      expect(compareVizWithMrz(fields, LATVIAN_MRZ)).toEqual({ compared: ['document_number', 'date_of_birth'], mismatches: [] });
+      expect(compareVizWithMrz(fields, { ...LATVIAN_MRZ, birthDate: '880510' }).mismatches).toEqual([
+        { field: 'date_of_birth', viz: '860510', mrz: '880510' },
+      ]);
+    });
+
+    it('when its two dates are an issue and an expiry (the birth not read), then the first is not taken for the birth', () => {
+      const noBirth = LATVIAN_UPRIGHT.map((page) =>
+        page.text.startsWith('10.05.1986') ? { ...page, text: '01.06.2007 111111-11648' } : page,
+      );
+
+      expect(readVisualZoneByMrz(noBirth, { format: 'TD3', issuingState: 'LVA' }).fields.date_of_birth).toBeNull();
+    });
+  });
+
+  describe('given a British page photographed at an angle whose captions and values the OCR merges into long lines', () => {
+    it('when read, then the number after the state code is taken past the merged caption `Code/Codie` and agrees with the MRZ', () => {
+      const { fields, zone } = readVisualZoneByMrz(BRITISH_PAGE, { format: 'TD3', issuingState: 'GBR' });
+
+      expect(zone).toBe('located');
+      expect(fields.document_number).toBe('707797979');
+      expect(compareVizWithMrz(fields, BRITISH_MRZ)).toEqual({ compared: ['document_number'], mismatches: [] });
+      expect(compareVizWithMrz(fields, { ...BRITISH_MRZ, documentNumber: '518242591' }).mismatches).toHaveLength(1);
+    });
+
+    it('when a word without a slash stands between the state code and the number, then nothing is taken', () => {
+      const other = BRITISH_PAGE.map((page) => ({ ...page, text: page.text.replace('Code/Codie', 'Codie') }));
+
+      expect(readVisualZoneByMrz(other, { format: 'TD3', issuingState: 'GBR' }).fields.document_number).toBeNull();
+    });
+  });
+
+  describe('given the back of a Swiss card printing its issue and expiry dates side by side without captions (`010103 010113`)', () => {
+    it('when read, then the second, ten years to the day after the first, is the expiry and agrees with the MRZ', () => {
+      const { fields, zone } = readVisualZoneByMrz(SWISS_BACK, { format: 'TD1', issuingState: 'CHE' });
+
+      expect(zone).toBe('located');
+      expect(fields.expiry_date).toBe('130101');
+      expect(compareVizWithMrz(fields, SWISS_MRZ)).toEqual({ compared: ['expiry_date'], mismatches: [] });
+      expect(compareVizWithMrz(fields, { ...SWISS_MRZ, expirationDate: '180101' }).mismatches).toEqual([
+        { field: 'expiry_date', viz: '130101', mrz: '180101' },
+      ]);
+    });
+
+    it('when the two dates are not a whole number of validity years apart (a birth and an issue), then neither is taken', () => {
+      const other = SWISS_BACK.map((page) => (page.text === '010103 010113' ? { ...page, text: '280281 010113' } : page));
+
+      expect(readVisualZoneByMrz(other, { format: 'TD1', issuingState: 'CHE' })).toMatchObject({
+        zone: 'mrz_side_only',
+        fields: { expiry_date: null, date_of_birth: null },
+      });
+    });
+  });
 });
+
+// mrz-passporteye/testdata__0_pass-lva.jpg, a Latvian refugee travel document photographed with the
+// data page turned a quarter: the lines as read (the MRZ page-sized), then turned upright (`readPageLinesTurned`, 3 quarter turns).
+const LATVIAN_SIDEWAYS = [
+  line('machine readable zone', 40, 20, 549, 63, 1.0),
+  line(
+    'LT00000004XXC8605102F1210314111111<11648<<86 PALVAMOHAMADA<<FARIDA<<<<<<<<<<<<<<<<<<<<<<< CIMEN LVA LATVIJA·LATVIA·LETTONIE',
+    171,
+    215,
+    801,
+    1303,
+    0.97,
+  ),
+  line('10.2012 31 .62007 01. MAROKAMAR 10.05.1986 MAROKAS FARIDA MOHAMADA PA', 364, 540, 748, 705, 0.97),
+  line('BEGLU SPECIMEN', 414, 882, 1337, 988, 0.99),
+];
+
+const LATVIAN_UPRIGHT = [
+  line('CELOSANASDOKUMENTS LATVIJA·LATVIA·LETTONIE', 247, 696, 990, 733, 0.96),
+  line('(ALTERNATIVAISSTATUSS)', 248, 721, 517, 743, 0.97),
+  line('TRAVELDOCUMENT SUBSTDIARY PA LVA LT0000000', 247, 747, 1170, 778, 0.97),
+  line('PROTECTION STATUS', 247, 761, 419, 778, 0.93),
+  line('TITRE DE VOYAGE(LE STATUT', 244, 785, 485, 804, 0.9),
+  line('DE PSOTECTION SUBSIDLAIRE MOHAMADA', 244, 800, 672, 829, 0.93),
+  line('FARIDA SIMEN', 533, 766, 958, 879, 0.94),
+  line('MAROKAS 167', 530, 907, 1070, 933, 1.0),
+  line('10.05.1986 111111-11648', 532, 957, 1227, 982, 0.99),
+  line('7.Dm', 531, 987, 572, 1001, 0.89),
+  line('MAROKA MAR S/F', 527, 1010, 1071, 1037, 0.99),
+  line('9.Ido', 528, 1039, 576, 1054, 0.7),
+  line('01.62007. BEGLU LIETU DEPARTAMENTS', 524, 1056, 1302, 1088, 0.95),
+  line('11.Deriga lDate of ', 526, 1090, 693, 1107, 0.81),
+  line('31.10.2012', 524, 1112, 716, 1141, 0.99),
+  line('otarsto', 1060, 1149, 1188, 1184, 0.58),
+  line('PALVAMOHAMADA<<FARIDA<<<<<<<<', 221, 1242, 927, 1276, 0.81),
+  line('LT00000004XXC8605102F1210314111111<11648<<86', 216, 1294, 1299, 1331, 0.98),
+];
+
+const LATVIAN_MRZ: MrzFields = {
+  documentCode: 'PA',
+  issuingState: 'LVA',
+  nationality: 'XXC',
+  lastName: 'MOHAMADA',
+  firstName: 'FARIDA',
+  documentNumber: 'LT0000000',
+  birthDate: '860510',
+  expirationDate: '121031',
+  sex: 'F',
+};
+
+/** mrz-passporteye/testdata__100_id-che.jpg: the back of a Swiss ID card (TD1), dates of issue and expiry printed `01.01.03 01.01.13`. */
+const SWISS_BACK = [
+  line('172.cm', 81, 78, 226, 113, 0.99),
+  line('Chur GR', 79, 147, 233, 186, 0.95),
+  line('Luzern LU 2013', 76, 216, 896, 275, 0.99),
+  line('a', 881, 288, 968, 384, 0.9),
+  line('010103 010113', 76, 350, 601, 392, 1.0),
+  line('Schweix.Suisso·Svirxera.Svixra:Switzerond CHE', 77, 434, 1011, 469, 0.88),
+  line('IDCHES0002068<8<<<<<<<<<<<<<<', 74, 542, 1147, 584, 0.86),
+  line('8102287F1301014CHE<<<<<<<<<<<4', 73, 601, 1145, 643, 0.93),
+  line('VADIS<<UO<<<<<<<<<<<<<<<<<<', 69, 662, 1148, 705, 0.77),
+];
+
+const SWISS_MRZ: MrzFields = {
+  documentCode: 'ID',
+  issuingState: 'CHE',
+  nationality: 'CHE',
+  lastName: 'VADIS',
+  firstName: 'QUO',
+  documentNumber: 'S0002068',
+  birthDate: '810228',
+  expirationDate: '130101',
+  sex: 'F',
+};
+
+/** mrz-fastmrz/passport_uk.jpg: a British page at an angle; the OCR merges captions and values (and the two MRZ lines) into long lines. */
+const BRITISH_PAGE = [
+  line(
+    'UNITED KINGDOM OFGREATBRITAIN AND NORTHERN IRELAND PASSPORT PASSEPORT Type/Type P PUDARSAN Surname/Nom（1) GBR Code/Codie 707797979',
+    45,
+    624,
+    778,
+    691,
+    0.97,
+  ),
+  line('HENERT Nationality/Natior BRITISH CITIZEN Dateofbirth/Date (noms（2） e(3 nce4', 296, 752, 479, 834, 0.84),
+  line(
+    'M Date ofsoe/Date de Sex/See(5） 23APR /AVR 12 20MAY CAMTETH GBR PLaCA /MAI95 ofbirth/Lieu denaissance:(6） detvrance(7） FCO itytAutotte（B)',
+    293,
+    879,
+    690,
+    925,
+    0.86,
+  ),
+  line("22APR Date ofexpiry/Datc /AVR17 d'expiration （9) Holder 00", 295, 956, 808, 988, 0.9),
+  line('7077979792GBR9505209M1704224<<<<<<<<<<<<<<00 P<GBRPUDARSAN<<HENERT<<<<<<<<<<<<<<<<<<<<<<<', 49, 1075, 802, 1139, 0.92),
+];
+
+const BRITISH_MRZ: MrzFields = {
+  documentCode: 'P',
+  issuingState: 'GBR',
+  nationality: 'GBR',
+  lastName: 'PUDARSAN',
+  firstName: 'HENERT',
+  documentNumber: '707797979',
+  birthDate: '950520',
+  expirationDate: '170422',
+  sex: 'M',
+};

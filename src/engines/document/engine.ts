@@ -14,11 +14,11 @@ import type { EngineContext, NodeEngine } from '../types.js';
 import { decodeDataUri } from '../data-uri.js';
 import { classifyStateCode, icaoToIso2 } from './countries.js';
 import { assessQuality, decodeDocumentImage, DOCUMENT_IMAGE_TYPES, MAX_DOCUMENT_IMAGE_BYTES, type DocumentImage } from './image.js';
-import { readMrz, readPageLines } from './mrz-reader.js';
+import { readMrz, readPageLines, readPageLinesTurned } from './mrz-reader.js';
 import { withRecapture } from './recapture.js';
 import { checkNamesAgainstViz, NAME_MIN_CONFIDENCE } from './names.js';
 import type { MrzRead, PageLine } from './mrz-text.js';
-import { compareVizWithMrz, readVisualZone, readVisualZoneByMrz, type VizFields } from './viz.js';
+import { compareVizWithMrz, mrzSeenSideways, readVisualZone, readVisualZoneByMrz, type VizFields } from './viz.js';
 import { compareChipMrz, verifyPassiveAuthentication, type NfcVerification } from './nfc.js';
 import {
   BARCODE_UNREADABLE_WARNING,
@@ -78,6 +78,8 @@ export interface DocumentEngineOptions {
   readMrz?: (bytes: Buffer) => Promise<MrzRead | null>;
   /** Reads the text lines of a photo whose MRZ was not read (a card's front, a page without a readable MRZ). @default `readPageLines` of `mrz-reader.ts` */
   readPage?: (bytes: Buffer) => Promise<PageLine[]>;
+  /** Reads the text lines of a photo turned quarter turns clockwise: the visual zone of an MRZ page photographed sideways. @default `readPageLinesTurned` of `mrz-reader.ts` */
+  readPageTurned?: (bytes: Buffer, quarterTurns: 1 | 3) => Promise<PageLine[]>;
   /** CSCA certificates for NFC passive authentication. @default none (the engine's thread passes the server's `NfcTrust`) */
   cscaCertificates?: NonNullable<Parameters<typeof verifyPassiveAuthentication>[1]>['cscaCertificates'];
   /** Signer certificates of visible digital seals. @default none (the engine's thread passes the server's VDS_SIGNER_CERTS_PATH) */
@@ -216,6 +218,7 @@ export async function verifyDocument(
 
   const barcodes = await readBarcodes(front, back, options.vdsSigners ?? [], today, options.readBarcodes);
   let mrz: MrzRead | null = null;
+  let mrzBytes: Buffer | null = null;
   const readBytes: Buffer[] = [];
   // A US or Canadian licence or ID card prints an MRZ, if any (enhanced licences), on the back:
   // the front is not searched (one OCR pass less; its text is read once, for the comparison).
@@ -225,7 +228,10 @@ export async function verifyDocument(
     if (readBytes.some((bytes) => bytes.equals(image.bytes))) continue;
     readBytes.push(image.bytes);
     const candidate = await read(image.bytes);
-    if (candidate && (!mrz || candidate.valid)) mrz = candidate;
+    if (candidate && (!mrz || candidate.valid)) {
+      mrz = candidate;
+      mrzBytes = image.bytes;
+    }
     if (mrz?.valid) break;
   }
   const readPage = options.readPage ?? readPageLines;
@@ -274,7 +280,20 @@ export async function verifyDocument(
   const frontLines =
     back && !front.bytes.equals(back.bytes) && mrzSides(input.id_type, front, back)[0] === back ? await readPage(front.bytes) : [];
   // The MRZ's page is read by ICAO 9303 geometry above the MRZ; a separate front by its captions.
-  const placed = readVisualZoneByMrz(vizLines, { format: mrz.format, issuingState: fields.issuingState }, today);
+  const placement = { format: mrz.format, issuingState: fields.issuingState };
+  let placed = readVisualZoneByMrz(vizLines, placement, today);
+  // A valid MRZ read from a page photographed sideways: its lines give no geometry to place the
+  // zone by; the page is read again turned a quarter each way (one or two OCR passes, on such
+  // pages only), and the turn that shows the MRZ upright places the zone.
+  if (placed.zone === 'unlocated' && mrz.valid && mrzBytes && mrzSeenSideways(vizLines)) {
+    const readTurned = options.readPageTurned ?? readPageLinesTurned;
+    for (const quarterTurns of [3, 1] as const) {
+      const turnedPlaced = readVisualZoneByMrz(await readTurned(mrzBytes, quarterTurns), placement, today);
+      if (turnedPlaced.zone === 'unlocated') continue;
+      placed = turnedPlaced;
+      break;
+    }
+  }
   const fromFront = readVisualZone(frontLines);
   const frontRead = Object.values(fromFront).some((value) => value !== null);
   const viz: VizFields = frontRead

@@ -172,6 +172,16 @@ export async function readPageLines(bytes: Buffer): Promise<PageLine[]> {
 }
 
 /**
+ * The text lines of a photo turned a number of quarter turns clockwise: the visual zone of a page
+ * whose MRZ was read from a photo taken sideways (the detector's boxes are then page-sized, with
+ * no geometry to place the zone by; `readVisualZoneByMrz` needs the page upright). One OCR pass.
+ */
+export async function readPageLinesTurned(bytes: Buffer, quarterTurns: 1 | 2 | 3): Promise<PageLine[]> {
+  const prepared = await prepare(bytes);
+  return detect(await turned(prepared.png, quarterTurns * 90));
+}
+
+/**
  * Reads the MRZ of a photo; null when no group of lines looks like one. Tries, until one read
  * has every check digit holding: the upright photo; straightened, when its lines are tilted;
  * the MRZ zone alone, cropped and enlarged to each of `ZONE_READ_WIDTHS_PX`, when an MRZ was read

@@ -359,18 +359,34 @@ function isMrzLine(text: string): boolean {
   return clean.includes('<<') || (clean.length >= 26 && /^[A-Z0-9<]+$/.test(clean) && clean.includes('<'));
 }
 
-/** The page lines of the visual zone above the MRZ, by ICAO 9303 geometry; null when the MRZ lines are not found upright among them. */
-function zoneAboveMrz(lines: readonly PageLine[], format: MrzFormat): PageLine[] | null {
+/** The boxes of the MRZ lines among some page lines, with their extent; null when none is found or one has no box. */
+function mrzBoxes(lines: readonly PageLine[]) {
   const mrz = lines.filter((line) => isMrzLine(line.text)).map(bounds);
   if (mrz.length === 0 || mrz.some((box) => !box)) return null;
   const boxes = mrz as NonNullable<ReturnType<typeof bounds>>[];
   const left = Math.min(...boxes.map((box) => box.left));
   const right = Math.max(...boxes.map((box) => box.right));
   const top = Math.min(...boxes.map((box) => box.top));
-  const width = right - left;
   const lineHeight = Math.min(...boxes.map((box) => box.bottom - box.top));
   // A page read sideways gives tall, page-sized boxes: no geometry to go by.
-  if (width < 8 * lineHeight) return null;
+  return { left, right, top, width: right - left, lineHeight, upright: right - left >= 8 * lineHeight };
+}
+
+/**
+ * The MRZ lines of a page were found with boxes, but not upright (a photo taken sideways, which
+ * PaddleOCR still reads in page-sized boxes): worth reading the page again turned, so that the
+ * visual zone can be placed (`readVisualZoneByMrz`).
+ */
+export function mrzSeenSideways(lines: readonly PageLine[]): boolean {
+  const found = mrzBoxes(lines);
+  return found !== null && !found.upright;
+}
+
+/** The page lines of the visual zone above the MRZ, by ICAO 9303 geometry; null when the MRZ lines are not found upright among them. */
+function zoneAboveMrz(lines: readonly PageLine[], format: MrzFormat): PageLine[] | null {
+  const found = mrzBoxes(lines);
+  if (!found?.upright) return null;
+  const { left, right, top, width, lineHeight } = found;
   const highest = top - ZONE_HEIGHT_SHARE[format] * width;
   return lines.filter((line) => {
     const box = bounds(line);
@@ -408,23 +424,75 @@ export const POSITION_MIN_CONFIDENCE = 0.85;
 /** The line was read clearly enough for a value taken by position (lines without a confidence count as clear). */
 const clear = (line: PageLine) => (line.mean ?? 1) >= POSITION_MIN_CONFIDENCE;
 
-/** Dates a zone must show before its first is taken for the date of birth by position. */
+/** Dates a zone must show before its first is taken for the date of birth by position, unless two are far apart (`MAX_VALIDITY_YEARS`). */
 const MIN_DATES_FOR_BIRTH_BY_POSITION = 3;
 
 /**
+ * Longest span, in years, between a travel document's issue and its expiry (ICAO 9303 passports
+ * are valid 10 years at most; a few states issued 15): two dates of a zone further apart than
+ * this are not an issue and an expiry, so the earlier one is the date of birth.
+ */
+const MAX_VALIDITY_YEARS = 15;
+
+/** The dates of a zone in reading order, each with the line it was read on. */
+function zoneDates(zone: readonly PageLine[]) {
+  return readingOrder(zone).flatMap((line) => datesIn(line.text).map((found) => ({ ...found, line })));
+}
+
+/** `YYYYMMDD` shifted by some years. */
+const yearsLater = (date: string, years: number) => `${Number(date.slice(0, 4)) + years}${date.slice(4)}`;
+
+/**
  * The date of birth of a TD2/TD3 data page by the ICAO 9303 field order (Part 4/6: date of birth,
- * then date of issue, then date of expiry, top to bottom): the first date of the zone, when the
- * zone shows at least three, that first one is earlier than every other and its line was read
- * clearly (`POSITION_MIN_CONFIDENCE`). Fewer dates or
- * another order (a card printing `issue-expiry` only, a date misread) leave it unknown.
+ * then date of issue, then date of expiry, top to bottom): the first date of the zone, when its
+ * line was read clearly (`POSITION_MIN_CONFIDENCE`) and either the zone shows at least three
+ * dates and that first one is earlier than every other, or it shows two and the second is more
+ * than `MAX_VALIDITY_YEARS` after the first (so the pair is not an issue and an expiry, the birth
+ * missed). Other counts or orders (a card printing `issue-expiry` only, a date misread) leave it
+ * unknown.
  */
 function birthByPosition(zone: readonly PageLine[], today: Date): string | null {
-  const dates = readingOrder(zone).flatMap((line) => datesIn(line.text).map((found) => ({ ...found, line })));
-  if (dates.length < MIN_DATES_FOR_BIRTH_BY_POSITION) return null;
+  const dates = zoneDates(zone);
+  if (dates.length < 2) return null;
   const [first, ...rest] = dates;
   if (!clear(first.line)) return null;
   const birth = fullYear(first, today, 0);
+  if (dates.length < MIN_DATES_FOR_BIRTH_BY_POSITION)
+    return yearsLater(birth, MAX_VALIDITY_YEARS) < fullYear(rest[0], today, 20) ? first.date : null;
   return rest.every((other) => other.date === first.date || birth < fullYear(other, today, 20)) ? first.date : null;
+}
+
+/**
+ * A token printed as a date on its own: a date form of `datesIn` covering it, or six digits read
+ * day first (`010113`, the OCR having dropped the dots of `01.01.13`), as ICAO 9303 orders VIZ dates.
+ */
+function tokenDate(token: string): string | null {
+  const six = /^(\d{2})(\d{2})(\d{2})$/.exec(token);
+  if (six) return dateOf(Number(six[1]), Number(six[2]), six[3]);
+  const found = datesIn(token);
+  return found.length === 1 && found[0].index === 0 ? found[0].date : null;
+}
+
+/**
+ * The date of expiry of a line printing the date of issue and the date of expiry side by side and
+ * nothing else (`010103 010113`, `12.08.2013 11.08.2023`, as many cards print them without
+ * captions): two dates, the second a whole number of years (1 to `MAX_VALIDITY_YEARS`) after the
+ * first, on the same day or the day before. No other pair of printed dates (a birth and an issue)
+ * keeps day and month, so the reading is not ambiguous; any other line gives nothing.
+ */
+function expiryOfIssuePair(lines: readonly PageLine[]): string | null {
+  for (const line of lines) {
+    const tokens = line.text.trim().split(/\s+/);
+    if (tokens.length !== 2) continue;
+    const [issue, expiry] = tokens.map(tokenDate);
+    if (!issue || !expiry || !clear(line)) continue;
+    const years = (Number(expiry.slice(0, 2)) - Number(issue.slice(0, 2)) + 100) % 100;
+    if (years < 1 || years > MAX_VALIDITY_YEARS) continue;
+    // Both in the same year (the century does not matter, only the day within it).
+    const [anniversary, until] = [issue, expiry].map((date) => Date.UTC(2000, Number(date.slice(2, 4)) - 1, Number(date.slice(4, 6))));
+    if (until === anniversary || until === anniversary - 86_400_000) return expiry;
+  }
+  return null;
 }
 
 /**
@@ -443,7 +511,8 @@ function fullYear(found: FoundDate, today: Date, ahead: number): string {
  * The document number of a TD2/TD3 data page by position: ICAO 9303 prints type, issuing state
  * and number side by side at the top of zone II (`P UTO L898902C3`), so the letters and digits
  * after the issuing state's code, on the first line that shows that code as a word. A number
- * split by the OCR (`ZS 0000177`) is joined up to the 9 characters of the MRZ field.
+ * split by the OCR (`ZS 0000177`) is joined up to the 9 characters of the MRZ field, and a
+ * bilingual caption the OCR merged in before it (`GBR Code/Codie 707797979`) is skipped.
  */
 function numberByPosition(zone: readonly PageLine[], issuingState: string | null): string | null {
   const state = issuingState?.replace(/</g, '') ?? '';
@@ -455,6 +524,8 @@ function numberByPosition(zone: readonly PageLine[], issuingState: string | null
     if (!clear(line)) return null;
     let number = '';
     for (const token of tokens.slice(at + 1)) {
+      // A bilingual caption the OCR merged into the values' line (`GBR Code/Codie 707797979`), before the number.
+      if (number === '' && /^\p{L}+\/\p{L}*$/u.test(token)) continue;
       if (!/^[A-Z0-9]+$/.test(token) || number.length + token.length > 9) break;
       number += token;
       if (number.length >= 6 && /\d/.test(number)) return number;
@@ -481,7 +552,9 @@ export function readVisualZoneByMrz(
   if (!zone) return { fields: readCaptioned(lines.filter((line) => !isMrzLine(line.text))), zone: 'unlocated' };
   if (mrz.format === 'TD1') {
     // The front of a card may be photographed beside its back: its captions count wherever they are.
-    const fields = readCaptioned(lines.filter((line) => !isMrzLine(line.text)));
+    const pageLines = lines.filter((line) => !isMrzLine(line.text));
+    const fields = readCaptioned(pageLines);
+    fields.expiry_date ??= expiryOfIssuePair(pageLines);
     const anything = Object.values(fields).some((value) => value !== null);
     return { fields, zone: anything ? 'located' : 'mrz_side_only' };
   }
@@ -489,6 +562,7 @@ export function readVisualZoneByMrz(
   // Visas print their own fields (validity, visa number) where a passport prints others: captions only.
   if (mrz.format === 'TD2' || mrz.format === 'TD3') {
     fields.date_of_birth ??= birthByPosition(zone, today);
+    fields.expiry_date ??= expiryOfIssuePair(zone);
     fields.document_number ??= numberByPosition(zone, mrz.issuingState);
   }
   return { fields, zone: 'located' };
