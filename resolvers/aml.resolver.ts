@@ -1,5 +1,5 @@
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
-import { screenAml } from '../src/engines/aml/standalone.js';
+import { screenAml } from '../src/checks/aml-check.js';
 import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
 import { ScreenAmlInput } from './aml.input.js';
 import { AmlResultObject } from './aml.type.js';

@@ -12,7 +12,7 @@ import { loggerOptions } from '../logging.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { defaultRuntimeDir, holdsDatabase, runningEmbeddedServers } from '../db/embedded.js';
 import { importListFile } from '../engines/aml/importers/cli.js';
-import { rescreenPendingRequests } from '../engines/aml/monitoring.js';
+import { rescreenPendingRequests } from '../sessions/aml-monitoring.js';
 import { ApiError } from '../errors.js';
 import { EventBus } from '../events/outbox.js';
 import { createTenant, issueApiKey, listTenants, revokeApiKey } from '../tenants/tenant.service.js';

@@ -3,7 +3,7 @@ import type { Database } from '../db/database.js';
 import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import type { Services } from '../services.js';
-import { rescreenPendingRequests } from '../engines/aml/monitoring.js';
+import { rescreenPendingRequests } from '../sessions/aml-monitoring.js';
 import { expireDueSessions } from '../sessions/expiry.js';
 import { purgeExpiredEvidence } from '../evidence/evidence.service.js';
 import { runQueuedReplays } from '../workflows/replay.js';

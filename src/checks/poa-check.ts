@@ -3,20 +3,20 @@
  * the body, runs the engine of the key's environment (live OCR engine for live keys, the sandbox
  * engine for sandbox keys, which also accept `sandbox:` tokens), answers 422 `document_too_old`
  * for a document issued more than `max_age_days` days ago, and otherwise keeps the result in
- * `check_run` (kind `poa`) without the document (src/engines/standalone.ts).
+ * `check_run` (kind `poa`) without the document (src/checks/run-check.ts).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import type { TenantPrincipal } from '../../auth/context.js';
-import type { Warning } from '../../domain/types.js';
-import type { CheckOutcome, ProofOfAddressDetails } from '../details.js';
-import { POA_DEFAULT_MAX_AGE_DAYS, type ProofOfAddressInput } from '../inputs.js';
-import { ageInDays } from './dates.js';
-import { ApiError } from '../../errors.js';
-import type { Services } from '../../services.js';
-import { runStandaloneCheck } from '../standalone.js';
-import { parseOrThrow } from '../../validation.js';
-import { CountryCodeAnyCase, definedFields, notGiven, withCallerFieldNames } from '../../input-rules.js';
+import type { TenantPrincipal } from '../auth/context.js';
+import type { Warning } from '../domain/types.js';
+import type { CheckOutcome, ProofOfAddressDetails } from '../engines/details.js';
+import { POA_DEFAULT_MAX_AGE_DAYS, type ProofOfAddressInput } from '../engines/inputs.js';
+import { ageInDays } from '../engines/poa/dates.js';
+import { ApiError } from '../errors.js';
+import type { Services } from '../services.js';
+import { runStandaloneCheck } from './run-check.js';
+import { parseOrThrow } from '../validation.js';
+import { CountryCodeAnyCase, definedFields, notGiven, withCallerFieldNames } from '../input-rules.js';
 
 /** Largest accepted `max_age_days`: ten years; an older document proves nothing about today. */
 export const POA_MAX_AGE_DAYS_LIMIT = 3650;

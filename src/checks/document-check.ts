@@ -3,20 +3,20 @@
  * validates the body (spec Errors 7: `country`, `id_type`, `image_front`, and `image_back` for
  * two-sided types), runs the engine of the key's environment (the live MRZ engine for live keys,
  * the sandbox engine for sandbox keys, which also accept `sandbox:` tokens), and keeps the result
- * in `check_run` (kind `id_verification`) without the images (src/engines/standalone.ts).
+ * in `check_run` (kind `id_verification`) without the images (src/checks/run-check.ts).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import type { TenantPrincipal } from '../../auth/context.js';
-import type { Warning } from '../../domain/types.js';
-import type { CheckOutcome, DocumentVerificationDetails } from '../details.js';
-import type { DocumentBarcodeDetails } from './barcodes.js';
-import { TWO_SIDED_ID_TYPES, type DocumentVerificationInput } from '../inputs.js';
-import { validationError } from '../../errors.js';
-import type { Services } from '../../services.js';
-import { runStandaloneCheck } from '../standalone.js';
-import { parseOrThrow } from '../../validation.js';
-import { CountryCodeAnyCase, definedFields, notGiven, withCallerFieldNames, type CamelCase } from '../../input-rules.js';
+import type { TenantPrincipal } from '../auth/context.js';
+import type { Warning } from '../domain/types.js';
+import type { CheckOutcome, DocumentVerificationDetails } from '../engines/details.js';
+import type { DocumentBarcodeDetails } from '../engines/document/barcodes.js';
+import { TWO_SIDED_ID_TYPES, type DocumentVerificationInput } from '../engines/inputs.js';
+import { validationError } from '../errors.js';
+import type { Services } from '../services.js';
+import { runStandaloneCheck } from './run-check.js';
+import { parseOrThrow } from '../validation.js';
+import { CountryCodeAnyCase, definedFields, notGiven, withCallerFieldNames, type CamelCase } from '../input-rules.js';
 
 /** Longest accepted `id_type`, in characters (the list is open-ended, but not unbounded). */
 export const ID_TYPE_MAX_LENGTH = 40;

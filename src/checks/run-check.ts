@@ -3,8 +3,8 @@
  * GraphQL mutations): the engine the app's registry gives the key's environment (the sandbox
  * engine for sandbox keys, the live provider otherwise, exactly as a session step gets it), the
  * sandbox input rules a session step applies, and the result kept in `check_run` for the
- * tenant's audit. Each check's schema and result shaping live with its engine
- * (`src/engines/{document,poa,aml}/standalone.ts`).
+ * tenant's audit. Each check's schema and result shaping live beside this file
+ * (`src/checks/{document,poa,aml}-check.ts`).
  */
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
@@ -14,9 +14,9 @@ import type { TenantScope } from '../auth/context.js';
 import { validationError } from '../errors.js';
 import type { Services } from '../services.js';
 import { DEFAULT_AML_SCORE_THRESHOLD, NODE_CATALOGUE } from '../domain/workflow.js';
-import { checkSandboxInput } from './sandbox/index.js';
-import { assertSandboxImagesDecode } from './sandbox/input-images.js';
-import type { EngineContext, NodeEngine } from './types.js';
+import { checkSandboxInput } from '../engines/sandbox/index.js';
+import { assertSandboxImagesDecode } from '../engines/sandbox/input-images.js';
+import type { EngineContext, NodeEngine } from '../engines/types.js';
 
 /** The node types that also run as a standalone check, and the `check_run` kind each is kept as. */
 export const STANDALONE_CHECK_KINDS = {

@@ -7,15 +7,15 @@
  * (`sessionMonitoringPort`) and the rescreen outbox's worker follow it.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { SessionNodeResultSchema, SessionSchema } from '../../../entities/session.entity.js';
-import type { AmlScreeningDetails } from '../details.js';
-import { entityId, isAmlList, type AmlList } from './entity.js';
-import type { AmlHit, AmlQuery, AmlScreening } from './score.js';
-import { screenStored } from './store.js';
-import type { EventBus } from '../../events/outbox.js';
-import { reopenApprovedSession } from '../../sessions/review.js';
-import { recordMonitoringHits, standingFalsePositives } from './dispositions.js';
-import type { ServiceSecrets } from '../../auth/secrets.js';
+import { SessionNodeResultSchema, SessionSchema } from '../../entities/session.entity.js';
+import type { AmlScreeningDetails } from '../engines/details.js';
+import { entityId, isAmlList, type AmlList } from '../engines/aml/entity.js';
+import type { AmlHit, AmlQuery, AmlScreening } from '../engines/aml/score.js';
+import { screenStored } from '../engines/aml/store.js';
+import type { EventBus } from '../events/outbox.js';
+import { reopenApprovedSession } from './review.js';
+import { recordMonitoringHits, standingFalsePositives } from '../engines/aml/dispositions.js';
+import type { ServiceSecrets } from '../auth/secrets.js';
 
 /** One approved subject to re-screen. */
 export interface ApprovedSubject {

@@ -2,20 +2,20 @@
  * Standalone AML screening (`POST /v1/aml`, GraphQL `screenAml`): validates the input, screens it
  * with the engine of the key's environment (the stored lists for live keys, the sandbox's magic
  * names for sandbox keys, as in a session) and keeps the result in `check_run` (kind `aml`) for
- * the tenant's audit (src/engines/standalone.ts).
+ * the tenant's audit (src/checks/run-check.ts).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import type { TenantScope } from '../../auth/context.js';
-import { ApiError } from '../../errors.js';
-import type { Services } from '../../services.js';
-import { runStandaloneCheck } from '../standalone.js';
-import { isListScreeningEngine } from './engine.js';
-import { AML_LISTS, type AmlList } from './entity.js';
-import type { AmlHit, HitExplanation, MatchedField } from './score.js';
-import { amlNodeStatus } from '../../domain/node-outcome.js';
-import { parseOrThrow } from '../../validation.js';
-import { CountryCodeAnyCase, definedFields, IsoDate, notGiven } from '../../input-rules.js';
+import type { TenantScope } from '../auth/context.js';
+import { ApiError } from '../errors.js';
+import type { Services } from '../services.js';
+import { runStandaloneCheck } from './run-check.js';
+import { isListScreeningEngine } from '../engines/aml/engine.js';
+import { AML_LISTS, type AmlList } from '../engines/aml/entity.js';
+import type { AmlHit, HitExplanation, MatchedField } from '../engines/aml/score.js';
+import { amlNodeStatus } from '../domain/node-outcome.js';
+import { parseOrThrow } from '../validation.js';
+import { CountryCodeAnyCase, definedFields, IsoDate, notGiven } from '../input-rules.js';
 
 /** Longest accepted `full_name`, in characters; real names are far shorter, and scoring is quadratic in tokens. */
 export const AML_FULL_NAME_MAX_LENGTH = 300;
