@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import ipaddr from 'ipaddr.js';
-import { DEFAULT_RETRY_SCHEDULE_SECONDS } from './webhooks/schedule.js';
 
 /** proxy-addr's names for address ranges, accepted in TRUSTED_PROXIES as well. */
 const RANGE_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+/** The default webhook retry schedule (WEBHOOK_RETRY_SCHEDULE_SECONDS), as in docs/design.md "Events and webhooks", in seconds before each attempt: at once, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
+export const DEFAULT_RETRY_SCHEDULE_SECONDS = [0, 5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400] as const;
 
 /** True when `entry` is a TRUSTED_PROXIES entry: an IPv4/IPv6 address, a CIDR, or a range name. */
 export function isTrustedProxyEntry(entry: string): boolean {

@@ -12,7 +12,7 @@ import { TWO_SIDED_ID_TYPES, type DocumentVerificationInput } from '../inputs.js
 import { expectedDetailsWarnings } from '../../domain/node-outcome.js';
 import type { EngineContext, NodeEngine } from '../types.js';
 import { decodeDataUri } from '../data-uri.js';
-import { classifyStateCode, icaoToIso2 } from './countries.js';
+import { classifyStateCode, icaoToIso2 } from '../../shared/icao-countries.js';
 import { assessQuality, decodeDocumentImage, DOCUMENT_IMAGE_TYPES, MAX_DOCUMENT_IMAGE_BYTES, type DocumentImage } from './image.js';
 import { readMrz, readPageLines } from './mrz-reader.js';
 import { withRecapture } from './recapture.js';
