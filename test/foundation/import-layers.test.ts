@@ -45,8 +45,6 @@ const ALLOWED = new Set<string>([
   'src/hosted/main.ts -> src/domain/reasons.ts',
   'src/console/retake.ts -> src/domain/reasons.ts',
   'src/console/retake.ts -> src/hosted/i18n.ts',
-  // The queue executor's pg-boss wiring sits in src/jobs/ though only the engine pool uses it.
-  'src/engines/pool/start.ts -> src/jobs/engine-queue.ts',
   // The hosted and console pages read their build manifests through the build scripts.
   'src/http/bundle-assets.ts -> scripts/build-hosted.ts',
   'src/http/console-page.ts -> scripts/build-console.ts',

@@ -1,7 +1,7 @@
 /**
  * Where CPU-bound engine work runs. The composition root installs one executor per process: a
  * piscina thread pool (default), a PostgreSQL-backed queue feeding worker processes
- * (src/jobs/engine-queue.ts), or inline on the calling thread (the old path, kept for the
+ * (src/engines/pool/queue-executor.ts), or inline on the calling thread (the old path, kept for the
  * benchmark's baseline and for engine calls outside a running app). Callers use the `…OffThread`
  * functions and `offloaded` engines below and never see which one runs.
  */

@@ -17,15 +17,15 @@
  * jobs table.
  */
 import { hostname } from 'node:os';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../../errors.js';
 import pg from 'pg';
 import { PgBoss, type Job } from 'pg-boss';
 import type { Logger } from 'pino';
-import { enginesBusy, engineTimeout, RETRY_AFTER_FALLBACK_SECONDS, type EngineExecutor } from '../engines/pool/executor.js';
-import { toWireError, type EngineTask, type EngineTaskOutcome } from '../engines/pool/tasks.js';
-import { JOBS_SCHEMA } from './jobs.js';
+import { enginesBusy, engineTimeout, RETRY_AFTER_FALLBACK_SECONDS, type EngineExecutor } from './executor.js';
+import { toWireError, type EngineTask, type EngineTaskOutcome } from './tasks.js';
+import { JOBS_SCHEMA } from '../../db/jobs-schema.js';
 import { context } from '@opentelemetry/api';
-import { contextFromCarrier, currentTraceCarrier } from '../observability/tracing.js';
+import { contextFromCarrier, currentTraceCarrier } from '../../observability/tracing.js';
 
 /** pg-boss queue of engine tasks. */
 export const ENGINE_QUEUE = 'engine-tasks';
