@@ -45,11 +45,6 @@ const ALLOWED = new Set<string>([
   'src/hosted/main.ts -> src/domain/reasons.ts',
   'src/console/retake.ts -> src/domain/reasons.ts',
   'src/console/retake.ts -> src/hosted/i18n.ts',
-  // The hosted and console pages read their build manifests through the build scripts.
-  'src/http/bundle-assets.ts -> scripts/build-hosted.ts',
-  'src/http/console-page.ts -> scripts/build-console.ts',
-  'src/http/console-page.ts -> scripts/build-hosted.ts',
-  'src/http/hosted-page.ts -> scripts/build-hosted.ts',
 ]);
 
 /** The layer index of a path, or undefined outside the layered tree. */
