@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { CONSOLE_BUILD_DIR, type BundleManifest } from '../src/http/bundle-assets.js';
 import { bundleBrowserApp } from './build-hosted.js';
 
-/** Bundles src/console into dist/console with hashed names and a manifest the page reads. */
+/** Bundles src/web/console into dist/console with hashed names and a manifest the page reads. */
 export function buildConsole(): Promise<BundleManifest> {
   return bundleBrowserApp({ name: 'console', outDir: CONSOLE_BUILD_DIR });
 }

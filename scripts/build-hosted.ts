@@ -5,9 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { HOSTED_BUILD_DIR, type BundleManifest } from '../src/http/bundle-assets.js';
 
-/** One browser app of ours: a folder of src/ with main.ts, styles.css and its own tsconfig.json. */
+/** One browser app of ours: a folder of src/web/ with main.ts, styles.css and its own tsconfig.json. */
 export interface BrowserApp {
-  /** Folder under src/ and prefix of the output names (`hosted`, `console`). */
+  /** Folder under src/web/ and prefix of the output names (`hosted`, `console`). */
   name: string;
   /** Where the bundle and its manifest go (emptied first). */
   outDir: string;
@@ -15,7 +15,7 @@ export interface BrowserApp {
 
 /** Bundles one browser app (TypeScript and CSS) with hashed names and a manifest its page reads. */
 export async function bundleBrowserApp(app: BrowserApp): Promise<BundleManifest> {
-  const source = (path: string) => fileURLToPath(new URL(`../src/${app.name}/${path}`, import.meta.url));
+  const source = (path: string) => fileURLToPath(new URL(`../src/web/${app.name}/${path}`, import.meta.url));
   const result = await build({
     entryPoints: { [app.name]: source('main.ts'), styles: source('styles.css') },
     bundle: true,
@@ -45,7 +45,7 @@ export async function bundleBrowserApp(app: BrowserApp): Promise<BundleManifest>
   return manifest;
 }
 
-/** Bundles src/hosted (TypeScript and CSS) into dist/hosted with hashed names and a manifest the page reads. */
+/** Bundles src/web/hosted (TypeScript and CSS) into dist/hosted with hashed names and a manifest the page reads. */
 export function buildHosted(): Promise<BundleManifest> {
   return bundleBrowserApp({ name: 'hosted', outDir: HOSTED_BUILD_DIR });
 }

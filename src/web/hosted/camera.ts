@@ -1,5 +1,5 @@
 /** The photo steps: camera (or file) capture, the review of what the checks found, and the accepted photo. */
-import { type MessageKey } from './i18n.js';
+import { type MessageKey } from '../shared/i18n.js';
 import { app, fieldError, h, show } from './dom.js';
 import { submit } from './flow.js';
 import { assessQuality, toJpegDataUri, type QualityReport } from './quality.js';

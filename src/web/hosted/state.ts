@@ -1,7 +1,7 @@
 /** The hosted flow's shared state: the session, its token, the language, the camera and the live connection. */
 import type { Client } from 'graphql-ws';
 import type { HostedFlow, Step } from './api.js';
-import { translator, type Language, type MessageKey } from './i18n.js';
+import { translator, type Language, type MessageKey } from '../shared/i18n.js';
 import { keep, readKept } from './storage.js';
 
 /** Session statuses after which nothing is left to do here. */

@@ -2,7 +2,7 @@
 import { capture } from './camera.js';
 import { COUNTRIES } from './countries.js';
 import { fieldError, h, show } from './dom.js';
-import { type MessageKey } from './i18n.js';
+import { type MessageKey } from '../shared/i18n.js';
 import { documentChoice, rememberDocumentChoice, state, t } from './state.js';
 
 /**

@@ -3,8 +3,8 @@ import { ApiError, graphql } from './api.js';
 import { announce, h } from './dom.js';
 import { heldByOther, type Claim } from './claim.js';
 import { me } from './state.js';
-import { END_USER_SENTENCES, REASON_LANGUAGES, type EndUserMessage, type ReasonLanguage } from '../domain/reasons.js';
-import { translator } from '../hosted/i18n.js';
+import { END_USER_SENTENCES, REASON_LANGUAGES, type EndUserMessage, type ReasonLanguage } from '../../domain/reasons.js';
+import { translator } from '../shared/i18n.js';
 
 const REQUEST_RETAKE = `mutation ($sessionId: String!, $nodeType: NodeType!, $reason: String, $reasonCode: String, $note: String) {
   requestRetake(sessionId: $sessionId, nodeType: $nodeType, reason: $reason, reasonCode: $reasonCode, note: $note) { id status } }`;

@@ -10,7 +10,7 @@ import { capture } from './camera.js';
 import type { CaptureEvidence } from './capture-evidence.js';
 import { app, h, show, showProblem } from './dom.js';
 import { submit } from './flow.js';
-import type { MessageKey } from './i18n.js';
+import type { MessageKey } from '../shared/i18n.js';
 import { sessionId, state, stopCamera, t } from './state.js';
 
 const LIVENESS_MODE = `query ($sessionId: String!) { hostedFlow(sessionId: $sessionId) { liveness } }`;

@@ -7,14 +7,14 @@
 import { renderSVG } from 'uqr';
 import { ApiError, graphql, HOSTED_FLOW, type HostedFlow, type Step } from './api.js';
 import { documentStep } from './document.js';
-import { END_USER_SENTENCES, type EndUserMessage } from '../domain/reasons.js';
+import { END_USER_SENTENCES, type EndUserMessage } from '../../domain/reasons.js';
 import { details } from './details.js';
 import { business } from './business.js';
 import { capture } from './camera.js';
 import { proofOfAddress } from './address.js';
 import { app, fieldError, h, notifyParent, show, type Child } from './dom.js';
 import { follow } from './flow.js';
-import { pickLanguage, translator, type Language, type MessageKey } from './i18n.js';
+import { pickLanguage, translator, type Language, type MessageKey } from '../shared/i18n.js';
 import { phone } from './phone.js';
 import { FINAL_STATUSES, pendingSteps, sessionId, state, t } from './state.js';
 import { keep, readKept } from './storage.js';
