@@ -39,7 +39,7 @@ import { AppMetrics } from './metrics/metrics.js';
 import { poolReader, readDatabaseGauges } from './metrics/database-gauges.js';
 import { serveMetrics, type MetricsListener } from './http/metrics.js';
 import { startTracing, type Tracing } from './observability/tracing.js';
-import { observeEngines } from './observability/engine-observer.js';
+import { observeEngines } from './engines/pool/metrics-observer.js';
 
 /** A running service: HTTP server, database, and how to stop them in order. */
 export interface RunningApp {

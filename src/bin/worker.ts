@@ -14,7 +14,7 @@ import { AppMetrics } from '../metrics/metrics.js';
 import { serveMetrics } from '../http/metrics.js';
 import { loggerOptions } from '../logging.js';
 import { startTracing } from '../observability/tracing.js';
-import { observeEngines } from '../observability/engine-observer.js';
+import { observeEngines } from '../engines/pool/metrics-observer.js';
 
 let config: Config;
 try {
