@@ -5,7 +5,7 @@ import { signedEvidenceUrl } from '../src/evidence/evidence.service.js';
 import { EvidenceObject } from './evidence.type.js';
 import { ErasureObject } from './erasure.type.js';
 import { SessionNoteObject } from './note.type.js';
-import { addSessionNote, type SessionNote } from '../src/notes/note.service.js';
+import { addSessionNote, type SessionNote } from '../src/sessions/note.service.js';
 import { eraseSession } from '../src/evidence/erasure.service.js';
 import type { NodeType } from '../src/domain/types.js';
 import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';

@@ -18,7 +18,7 @@ import { requestRetake } from '../sessions/retake.js';
 import { reviewSession } from '../sessions/review.js';
 import { recordOperatorAction } from './audit.js';
 import { assignmentRules, handOutCases, type AssignmentRule } from './assignment.js';
-import { assignSession, claimSession } from './claim.service.js';
+import { assignSession, claimSession } from '../sessions/claim.service.js';
 
 export { assignmentRules, type AssignmentRule } from './assignment.js';
 

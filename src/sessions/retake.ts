@@ -15,7 +15,7 @@ import { REVIEWER_REQUEST } from '../domain/resubmission.js';
 import { NODE_TYPES, type NodeType } from '../domain/types.js';
 import { validationError } from '../errors.js';
 import { transactionWithEvents } from '../events/outbox.js';
-import { settleClaimForReview } from '../operators/claims.js';
+import { settleClaimForReview } from './claims.js';
 import type { Services } from '../services.js';
 import { transition } from './audit.js';
 import { loadSession } from './read.js';

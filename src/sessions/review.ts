@@ -9,7 +9,7 @@ import { validationError } from '../errors.js';
 import { transactionWithEvents, type EventBus } from '../events/outbox.js';
 import type { Services } from '../services.js';
 import { revokeTokens } from './service-tokens.js';
-import { settleClaimForReview } from '../operators/claims.js';
+import { settleClaimForReview } from './claims.js';
 import { assignOnReviewEntry } from '../operators/assignment.js';
 import { transition } from './audit.js';
 import { loadSession } from './read.js';

@@ -24,7 +24,7 @@ const LAYERS: { name: string; paths: RegExp }[] = [
   {
     name: 'features',
     paths:
-      /^(src\/(checks|sessions|events|webhooks|lists|sharing|tenants|operators|evidence|workflows|notes|dashboard|limits|jobs|duplicates|reasons)\/|src\/services\.ts$)/,
+      /^(src\/(checks|sessions|events|webhooks|lists|sharing|tenants|operators|evidence|workflows|dashboard|limits|jobs|duplicates|reasons)\/|src\/services\.ts$)/,
   },
   { name: 'API: GraphQL, REST and HTTP', paths: /^(resolvers\/|src\/(graphql|rest|http)\/)/ },
   { name: 'entry points', paths: /^(src\/bin\/|src\/app\.ts$)/ },

@@ -4,10 +4,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantPrincipal } from '../auth/context.js';
 import { ApiError } from '../errors.js';
 import type { Services } from '../services.js';
-import { loadSession } from '../sessions/read.js';
+import { loadSession } from './read.js';
 import type { Session } from '../../entities/session.entity.js';
 import { unixSeconds } from '../time.js';
-import { recordOperatorAction } from './audit.js';
+import { recordOperatorAction } from '../operators/audit.js';
 import { claimedByOther, listClaims, type SessionClaim } from './claims.js';
 
 export type { SessionClaim } from './claims.js';

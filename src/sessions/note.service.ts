@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantPrincipal } from '../auth/context.js';
 import { validationError } from '../errors.js';
 import type { Services } from '../services.js';
-import { loadSession } from '../sessions/read.js';
+import { loadSession } from './read.js';
 
 /** Longest note, in characters: a paragraph or two of reasoning, not a document. */
 export const NOTE_MAX_LENGTH = 4000;
