@@ -28,7 +28,7 @@ import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
 import { EventBus, transactionWithEvents } from '../src/events/outbox.js';
 import { createTenant } from '../src/tenants/tenant.service.js';
-import { DEFAULT_MAX_IN_FLIGHT } from '../src/webhooks/emitter.js';
+import { DEFAULT_MAX_IN_FLIGHT } from '../src/webhooks/emitter-loops.js';
 import { startEmitter } from '../src/webhooks/run.js';
 import { signingKeyOf, signWebhook } from '../src/webhooks/signing.js';
 import { createDestination } from '../src/webhooks/webhook.service.js';

@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
 import type { AmlScreeningDetails } from '../src/engines/details.js';
-import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
+import { requireTenant, type GraphQLContext } from '../src/graphql/resolver-context.js';
 import { amlEntityRecords, hitEntityId, type AmlEntityRecord, type StoredAmlHit } from '../src/engines/aml/dispositions.js';
 import { disposeAmlHit, latestDispositions, type AmlDispositionRecord } from '../src/sessions/aml-dispositions.js';
 import { unixSeconds } from '../src/time.js';

@@ -1,7 +1,7 @@
 import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
 import type { WorkflowCaptureMode, WorkflowLivenessMode } from '../entities/workflow.entity.js';
 import type { NodeType } from '../src/domain/types.js';
-import type { GraphQLContext } from '../src/graphql/context.js';
+import type { GraphQLContext } from '../src/graphql/resolver-context.js';
 import { issueLivenessChallenge } from '../src/sessions/active-liveness.js';
 import { issueNonce } from '../src/sessions/capture-integrity.js';
 import { unixSeconds } from '../src/time.js';

@@ -1,5 +1,5 @@
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
-import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
+import { requireTenant, type GraphQLContext } from '../src/graphql/resolver-context.js';
 import { verifyIdDocument } from '../src/checks/document-check.js';
 import { VerifyIdDocumentInput } from './id-verification.input.js';
 import { IdVerificationResultObject } from './id-verification.type.js';

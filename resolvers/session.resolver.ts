@@ -8,7 +8,7 @@ import { SessionNoteObject } from './note.type.js';
 import { addSessionNote, type SessionNote } from '../src/sessions/note.service.js';
 import { eraseSession } from '../src/evidence/erasure.service.js';
 import type { NodeType } from '../src/domain/types.js';
-import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
+import { requireTenant, type GraphQLContext } from '../src/graphql/resolver-context.js';
 import { createSession, sessionUrl } from '../src/sessions/create.js';
 import { SESSIONS_PAGE_DEFAULT, SESSIONS_PAGE_MAX, listSessions, readSession } from '../src/sessions/read.js';
 import { reviewSession } from '../src/sessions/review.js';

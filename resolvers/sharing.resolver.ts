@@ -1,6 +1,6 @@
 import { Arg, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { LedgerEntry } from '../entities/share-token.entity.js';
-import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
+import { requireTenant, type GraphQLContext } from '../src/graphql/resolver-context.js';
 import * as ledger from '../src/sharing/ledger.service.js';
 import * as sharing from '../src/sharing/sharing.service.js';
 import { unixSeconds } from '../src/time.js';

@@ -1,5 +1,5 @@
 import { Arg, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
+import { requireTenant, type GraphQLContext } from '../src/graphql/resolver-context.js';
 import type { Loaders } from '../src/graphql/loaders.js';
 import { REFUSALS, requireAdmin } from '../src/auth/authorization.js';
 import * as workload from '../src/operators/workload.service.js';

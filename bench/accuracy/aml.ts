@@ -23,7 +23,7 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import { importListFile } from '../../src/engines/aml/importers/cli.js';
+import { importListFile } from '../../src/engines/aml/importers/cli-import.js';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { AML_LISTS } from '../../src/engines/aml/entity.js';

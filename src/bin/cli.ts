@@ -11,7 +11,7 @@ import { ConfigError, loadConfig, type Config } from '../config.js';
 import { loggerOptions } from '../logging.js';
 import { openDatabase, type Database } from '../db/database.js';
 import { defaultRuntimeDir, holdsDatabase, runningEmbeddedServers } from '../db/embedded.js';
-import { importListFile } from '../engines/aml/importers/cli.js';
+import { importListFile } from '../engines/aml/importers/cli-import.js';
 import { rescreenPendingRequests } from '../sessions/aml-monitoring.js';
 import { ApiError } from '../errors.js';
 import { EventBus } from '../events/outbox.js';

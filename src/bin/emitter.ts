@@ -11,7 +11,7 @@ import { loggerOptions } from '../logging.js';
 import { startEmbeddedDatabase } from '../db/embedded.js';
 import { startEmitter } from '../webhooks/run.js';
 import { AppMetrics } from '../metrics/metrics.js';
-import { serveMetrics } from '../http/metrics.js';
+import { serveMetrics } from '../http/metrics-endpoint.js';
 import { startTracing } from '../observability/tracing.js';
 
 let config: Config;

@@ -11,7 +11,7 @@ import { ConfigError, loadConfig, type Config } from '../config.js';
 import { poolFromConfig } from '../engines/pool/start.js';
 import { startEngineWorker } from '../engines/pool/queue-executor.js';
 import { AppMetrics } from '../metrics/metrics.js';
-import { serveMetrics } from '../http/metrics.js';
+import { serveMetrics } from '../http/metrics-endpoint.js';
 import { loggerOptions } from '../logging.js';
 import { startTracing } from '../observability/tracing.js';
 import { observeEngines } from '../engines/pool/metrics-observer.js';

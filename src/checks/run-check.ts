@@ -16,7 +16,7 @@ import type { Services } from '../services.js';
 import { DEFAULT_AML_SCORE_THRESHOLD, NODE_CATALOGUE } from '../domain/workflow.js';
 import { checkSandboxInput } from '../engines/sandbox/index.js';
 import { assertSandboxImagesDecode } from '../engines/sandbox/input-images.js';
-import type { EngineContext, NodeEngine } from '../engines/types.js';
+import type { EngineContext, NodeEngine } from '../engines/node-engine.js';
 
 /** The node types that also run as a standalone check, and the `check_run` kind each is kept as. */
 export const STANDALONE_CHECK_KINDS = {

@@ -10,7 +10,7 @@ import { CPU_ENGINES } from './cpu-engines.js';
 import { livePhoneEngineFactory, LIVE_PHONE_PROVIDER } from './phone/engine.js';
 import { offloaded, type EngineExecutor } from './pool/executor.js';
 import { sandboxEngines } from './sandbox/index.js';
-import type { EngineMode, NodeEngine } from './types.js';
+import type { EngineMode, NodeEngine } from './node-engine.js';
 
 /** What live engines that need infrastructure are built with, once the database is open. */
 export interface LiveEngineDependencies {

@@ -13,7 +13,7 @@ import type { OperatorPrincipal } from '../auth/context.js';
 import { SESSION_STATUSES, type SessionStatus } from '../domain/types.js';
 import { validationError, type FieldError } from '../errors.js';
 import { caseReportPdf, readCaseReport } from '../evidence/case-report.js';
-import { recordOperatorAction, type OperatorAction } from '../operators/audit.js';
+import { recordOperatorAction, type OperatorAction } from '../operators/operator-audit.js';
 import { auditLogRows, checkAuditLogFilter, type AuditLogFilter } from '../operators/audit-log.service.js';
 import { encodeKeysetCursor } from '../pagination.js';
 import type { Services } from '../services.js';

@@ -7,7 +7,7 @@ import { ApiError } from '../errors.js';
 import { isUuid } from '../input-rules.js';
 import type { Services } from '../services.js';
 import { loadSession } from '../sessions/read.js';
-import { flowSettingsFor } from '../tenants/flow-settings.js';
+import { flowSettingsFor } from '../tenants/flow-settings.service.js';
 
 /** URL prefix of the flow's own scripts and styles (content-hashed names, cached for a year). */
 export const HOSTED_ASSET_PREFIX = '/verify/assets/';

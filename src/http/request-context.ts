@@ -4,7 +4,7 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import { authenticate, type Principal } from '../auth/context.js';
 import type { Config } from '../config.js';
-import type { GraphQLContext } from '../graphql/context.js';
+import type { GraphQLContext } from '../graphql/resolver-context.js';
 import { createLoaders, type Loaders } from '../graphql/loaders.js';
 import type { Services } from '../services.js';
 import { operatorFromCookie } from './console-auth.js';

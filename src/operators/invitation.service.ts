@@ -14,7 +14,7 @@ import type { OperatorPrincipal, TenantPrincipal } from '../auth/context.js';
 import { ApiError, notFound } from '../errors.js';
 import { isUuid, type Unchecked } from '../input-rules.js';
 import { parseOrThrow } from '../validation.js';
-import { recordOperatorAction } from './audit.js';
+import { recordOperatorAction } from './operator-audit.js';
 import { createOperator, CreateOperatorInputSchema, type OperatorSummary } from './operator.service.js';
 
 /** Bytes of randomness in an invitation token. */

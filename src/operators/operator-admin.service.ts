@@ -7,7 +7,7 @@ import type { OperatorPrincipal, TenantPrincipal } from '../auth/context.js';
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../auth/passwords.js';
 import { ApiError, validationError } from '../errors.js';
 import { parseOrThrow } from '../validation.js';
-import { recordOperatorAction } from './audit.js';
+import { recordOperatorAction } from './operator-audit.js';
 import {
   checkOwnPassword,
   createOperator,

@@ -5,7 +5,7 @@ import { renderSVG } from 'uqr';
 import type { OperatorPrincipal, TenantPrincipal } from '../auth/context.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
 import { ApiError } from '../errors.js';
-import { recordOperatorAction } from './audit.js';
+import { recordOperatorAction } from './operator-audit.js';
 
 /** Who the authenticator app says the code is for. */
 const TOTP_ISSUER = 'openkyc';

@@ -16,7 +16,7 @@ import { isUuid } from '../input-rules.js';
 import type { Services } from '../services.js';
 import { requestRetake } from '../sessions/retake.js';
 import { reviewSession } from '../sessions/review.js';
-import { recordOperatorAction } from './audit.js';
+import { recordOperatorAction } from './operator-audit.js';
 import { assignmentRules, handOutCases, type AssignmentRule } from './assignment.js';
 import { assignSession, claimSession } from '../sessions/claim.service.js';
 

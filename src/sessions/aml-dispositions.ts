@@ -18,7 +18,7 @@ import type { NodeResult } from '../domain/types.js';
 import type { AmlHit, AmlScreeningDetails } from '../engines/details.js';
 import { riskBand } from '../engines/aml/score.js';
 import { ApiError, validationError } from '../errors.js';
-import { recordOperatorAction } from '../operators/audit.js';
+import { recordOperatorAction } from '../operators/operator-audit.js';
 import type { Services } from '../services.js';
 import { loadSession } from './read.js';
 

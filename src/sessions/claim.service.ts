@@ -7,7 +7,7 @@ import type { Services } from '../services.js';
 import { loadSession } from './read.js';
 import type { Session } from '../../entities/session.entity.js';
 import { unixSeconds } from '../time.js';
-import { recordOperatorAction } from '../operators/audit.js';
+import { recordOperatorAction } from '../operators/operator-audit.js';
 import { claimedByOther, listClaims, type SessionClaim } from './claims.js';
 
 export type { SessionClaim } from './claims.js';

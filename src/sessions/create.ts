@@ -17,7 +17,7 @@ import { CreateSessionInputSchema, storedExpectedDetails, type CreateSessionInpu
 import { sealPersonalData } from '../auth/personal-data.js';
 import { SESSION_COLUMNS, sessionRecordFromRow, type SessionRecord, type SessionRow } from './session-record.js';
 import { webhookUrlProblem } from '../webhooks/ssrf.js';
-import { checkRedirectUrl } from '../tenants/flow-settings.js';
+import { checkRedirectUrl } from '../tenants/flow-settings.service.js';
 import { expireDue } from './expiry.js';
 import { effectiveNodes, matchingRules, ruleFacts } from '../domain/workflow-rules.js';
 import { currentTraceCarrier } from '../observability/tracing.js';

@@ -17,7 +17,7 @@ import { validationError } from '../errors.js';
 import { transactionWithEvents } from '../events/outbox.js';
 import { settleClaimForReview } from './claims.js';
 import type { Services } from '../services.js';
-import { transition } from './audit.js';
+import { transition } from './status-audit.js';
 import { loadSession } from './read.js';
 import { checkReviewerReason, type ReviewerReason } from './review.js';
 

@@ -11,7 +11,7 @@ import type { Services } from '../services.js';
 import { revokeTokens } from './service-tokens.js';
 import { settleClaimForReview } from './claims.js';
 import { assignOnReviewEntry } from '../operators/assignment.js';
-import { transition } from './audit.js';
+import { transition } from './status-audit.js';
 import { loadSession } from './read.js';
 import type { ReasonDefinition } from '../domain/reasons.js';
 import type { StoredReason } from '../../entities/session.entity.js';

@@ -15,7 +15,7 @@ import { assignOnReviewEntry } from '../operators/assignment.js';
 import { approve } from '../sessions/approval.js';
 import { approvedOnly } from '../sessions/decision.js';
 import { loadSession, tenantExists } from '../sessions/read.js';
-import { recordStatusChange } from '../sessions/audit.js';
+import { recordStatusChange } from '../sessions/status-audit.js';
 import { notGiven } from '../input-rules.js';
 import { CREATE_SESSION_FIELDS } from '../sessions/session-input.js';
 import { parseOrThrow } from '../validation.js';

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { ApiKeySchema, type ApiKeyEnvironment } from '../../entities/api-key.entity.js';
 import type { TenantPrincipal } from '../auth/context.js';
 import { ApiError } from '../errors.js';
-import { recordOperatorAction } from '../operators/audit.js';
+import { recordOperatorAction } from '../operators/operator-audit.js';
 import type { Services } from '../services.js';
 import { parseOrThrow } from '../validation.js';
 import { issueApiKey, type IssuedApiKey } from './tenant.service.js';

@@ -4,7 +4,7 @@ import type { Config } from '../config.js';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createOrm } from '../db/orm.js';
 import type { EventBus } from '../events/outbox.js';
-import { WebhookEmitter, type EmitterOptions } from './emitter.js';
+import { WebhookEmitter, type EmitterOptions } from './emitter-loops.js';
 import { bindPersonalDataSealing } from '../auth/personal-data.js';
 import { sealLegacyPlaintext } from '../auth/sealed-columns.js';
 

@@ -18,7 +18,7 @@ import {
   sandboxEngines,
   type SandboxNodeCatalogue,
 } from '../../src/engines/sandbox/index.js';
-import type { EngineContext } from '../../src/engines/types.js';
+import type { EngineContext } from '../../src/engines/node-engine.js';
 import { BUILT_IN_WORKFLOWS } from '../../src/workflows/built-in.js';
 import { NODE_CATALOGUE } from '../../src/domain/workflow.js';
 

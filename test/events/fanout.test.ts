@@ -4,7 +4,7 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase, type Database } from '../../src/db/database.js';
-import { NOTIFY_PAYLOAD_MAX_BYTES, startEventFanout, type EventFanout } from '../../src/events/fanout.js';
+import { NOTIFY_PAYLOAD_MAX_BYTES, startEventFanout, type EventFanout } from '../../src/events/live-fanout.js';
 import {
   LiveStatusHub,
   SubscriberTooSlowError,

@@ -9,6 +9,8 @@
  * ALLOWED, each with why it is there, so this test passes now and every new one fails. When a
  * move removes one, the test fails until its entry is deleted too, so the list only shrinks.
  */
+import { readdirSync } from 'node:fs';
+import { basename } from 'node:path';
 import { cruise, type ICruiseResult } from 'dependency-cruiser';
 import { describe, expect, it } from 'vitest';
 
@@ -47,6 +49,23 @@ const RUNTIME = /^(src|resolvers|entities)\//;
  * target layout puts it (docs/design.md, "Layers"); none may be added.
  */
 const ALLOWED = new Set<string>([]);
+
+/**
+ * File names more than one server module may carry because each does the same job for another
+ * subject: an engine's entry (`src/engines/<engine>/engine.ts`) and a folder's index.
+ */
+const SHARED_FILE_NAMES = new Set(['engine.ts', 'index.ts']);
+
+/** The server's TypeScript modules under `src/` (the browser apps and generated code left out), by file name. */
+function serverModulesByName(): Map<string, string[]> {
+  const byName = new Map<string, string[]>();
+  for (const entry of readdirSync('src', { recursive: true, withFileTypes: true })) {
+    const path = `${entry.parentPath}/${entry.name}`;
+    if (!entry.isFile() || !entry.name.endsWith('.ts') || /^src\/web\/|\/generated\//.test(path)) continue;
+    byName.set(basename(path), [...(byName.get(basename(path)) ?? []), path]);
+  }
+  return byName;
+}
 
 /** The layer index of a path, or undefined outside the layered tree. */
 function layerOf(path: string): number | undefined {
@@ -105,6 +124,13 @@ describe('import layers', () => {
       expect(gone, 'fixed: delete these from ALLOWED').toEqual([]);
     },
   );
+
+  it('given the server modules, when their file names are listed, then no two share a name unless they do the same job for different subjects', () => {
+    const shared = [...serverModulesByName()].filter(([name, paths]) => paths.length > 1 && !SHARED_FILE_NAMES.has(name));
+
+    expect(serverModulesByName().get('run-check.ts')).toEqual(['src/checks/run-check.ts']);
+    expect(shared, 'modules with one name for different jobs').toEqual([]);
+  });
 
   it('given the rules, when applied to sample imports, then each kind of breach is caught and an import downwards passes', () => {
     expect(violation('src/domain/verdict.ts', 'src/sessions/decide.ts')).toMatch(/^base.*imports features$/);

@@ -27,7 +27,7 @@ import { decodeDataUri, MAX_INPUT_PIXELS, UndecodableImageError } from '../data-
 import { ENGINE_TIME_BUDGET_MS, withTimeBudget } from '../deadline.js';
 import type { CheckOutcome, ProofOfAddressDetails } from '../details.js';
 import { POA_DEFAULT_MAX_AGE_DAYS, type ProofOfAddressInput } from '../inputs.js';
-import type { NodeEngine } from '../types.js';
+import type { NodeEngine } from '../node-engine.js';
 import { ageInDays } from './dates.js';
 import { extractFields } from './fields.js';
 import { checkAddress, type GeocodeReason } from './geocode.js';

@@ -11,7 +11,7 @@ import { Piscina } from 'piscina';
 import { ApiError } from '../../errors.js';
 import type { AnalyzeFaceOptions, FaceAnalysis } from '../face/analyze.js';
 import type { PdfLimits } from '../poa/pdf-worker.js';
-import type { NodeEngine } from '../types.js';
+import type { NodeEngine } from '../node-engine.js';
 import {
   DEFAULT_ENGINE_THREAD_SETTINGS,
   settleEngineTask,
@@ -68,7 +68,7 @@ export function createInlineExecutor(settings: EngineThreadSettings = DEFAULT_EN
 /**
  * The abort signal of the HTTP request being served: aborted when the client disconnects before
  * the answer, so that its engine work is abandoned instead of finishing for nobody. The HTTP
- * server enters it per request (src/http/server.ts); engine calls pick it up without every
+ * server enters it per request (src/http/fastify-server.ts); engine calls pick it up without every
  * service passing it along.
  */
 export const requestSignals = new AsyncLocalStorage<AbortSignal>();

@@ -14,7 +14,7 @@ import type { VdsTrust } from '../document/vds.js';
 import { analyzeFace, type AnalyzeFaceOptions, type FaceAnalysis } from '../face/analyze.js';
 import type { DocumentVerificationInput, ProofOfAddressInput } from '../inputs.js';
 import { analyseProofOfAddress, type PoaAnalysis } from '../poa/engine.js';
-import type { EngineContext } from '../types.js';
+import type { EngineContext } from '../node-engine.js';
 
 /** `EngineContext` as it travels: the document portrait as base64 instead of a Buffer. */
 export type WireEngineContext = Omit<EngineContext, 'documentPortrait'> & { documentPortraitBase64?: string };

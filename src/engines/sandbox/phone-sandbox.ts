@@ -1,7 +1,7 @@
 /** Sandbox `phone_verification`: outcome chosen by the confirmation code; no SMS is sent. */
 import type { PhoneVerificationDetails } from '../details.js';
 import type { PhoneVerificationConfirmInput } from '../inputs.js';
-import type { NodeEngine } from '../types.js';
+import type { NodeEngine } from '../node-engine.js';
 import { NODE_CATALOGUE } from '../../domain/workflow.js';
 import { SANDBOX_CATALOGUE } from './catalogue.js';
 import { copyWarnings, resolveOutcome } from './shared.js';

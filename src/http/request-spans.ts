@@ -8,7 +8,7 @@ import { context, propagation, ROOT_CONTEXT, trace, type Context, type Span } fr
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { endSpan, SpanKind, tracer } from '../observability/tracing.js';
-import { operationLabel } from './metrics.js';
+import { operationLabel } from './metrics-endpoint.js';
 
 /** The span and context a request runs in. */
 const requestTraces = new WeakMap<FastifyRequest, { span: Span; context: Context }>();

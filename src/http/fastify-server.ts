@@ -17,7 +17,7 @@ import type { Config } from '../config.js';
 import { checkDatabaseReady } from '../db/readiness.js';
 import { requestSignals } from '../engines/pool/executor.js';
 import { ApiError, fromDatabaseError } from '../errors.js';
-import type { GraphQLContext } from '../graphql/context.js';
+import type { GraphQLContext } from '../graphql/resolver-context.js';
 import { isVariableCoercionMessage } from '../graphql/execute.js';
 import { assertAcceptableInputs } from '../graphql/input-limits.js';
 import { assertWithinLimits, type OperationLimits } from '../graphql/limits.js';
@@ -28,7 +28,7 @@ import { buildOpenApiDocument } from '../rest/openapi.js';
 import { clientAddressOf, trustProxyFn } from './client-address.js';
 import { registerExplorer } from './explorer.js';
 import { REST_ROUTES } from '../rest/routes/index.js';
-import { problemClientErrorHandler, problemErrorHandler, problemNotFoundHandler } from './errors.js';
+import { problemClientErrorHandler, problemErrorHandler, problemNotFoundHandler } from './error-handlers.js';
 import { registerRateLimits, WS_CLOSE_RATE_LIMITED } from './rate-limit-hooks.js';
 import { contextFactory, operationContext } from './request-context.js';
 import { registerHostedPage } from './hosted-page.js';
@@ -40,8 +40,8 @@ import { consoleTokenFrom, CSRF_HEADER, operatorFromCookie, registerConsoleAuth 
 import { operatorForToken } from '../operators/operator.service.js';
 import type { Services } from '../services.js';
 import { sharedSubscribe } from '../graphql/shared-subscribe.js';
-import { metricsApolloPlugin, recordRequests, registerMetricsRoute } from './metrics.js';
-import { traceRequests, tracingApolloPlugin } from './tracing.js';
+import { metricsApolloPlugin, recordRequests, registerMetricsRoute } from './metrics-endpoint.js';
+import { traceRequests, tracingApolloPlugin } from './request-spans.js';
 
 /**
  * WebSocket close code for a tenant already holding WS_MAX_SOCKETS_PER_TENANT sockets on this

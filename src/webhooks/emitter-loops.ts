@@ -1,6 +1,6 @@
 /**
  * The webhook emitter's loops: the fan-out loop turns committed outbox events into deliveries
- * (fanout.ts), the delivery loop claims due deliveries within the in-flight caps and sends them
+ * (delivery-fanout.ts), the delivery loop claims due deliveries within the in-flight caps and sends them
  * (dispatch.ts), and finished attempts go to the attempt log (attempt-log.ts). This file holds
  * only the scheduling: wake-ups, polling, and what is in flight.
  */
@@ -10,7 +10,7 @@ import type { ServiceSecrets } from '../auth/secrets.js';
 import type { EventBus, PublishedEvent } from '../events/outbox.js';
 import { AttemptLog } from './attempt-log.js';
 import { DeliveryDispatcher, type ClaimedDelivery } from './dispatch.js';
-import { advanceWatermark, FAN_OUT_BATCH_SIZE, fanOutOnce, WATERMARK_INTERVAL_MS } from './fanout.js';
+import { advanceWatermark, FAN_OUT_BATCH_SIZE, fanOutOnce, WATERMARK_INTERVAL_MS } from './delivery-fanout.js';
 import { WEBHOOK_TIMEOUT_MS } from './http.js';
 
 /** Deliveries in flight at once per emitter (sockets to receivers). */
@@ -140,12 +140,12 @@ export class WebhookEmitter {
     await this.dispatcher.close();
   }
 
-  /** Turns one batch of outbox events into deliveries (fanout.ts); returns how many events it handled. */
+  /** Turns one batch of outbox events into deliveries (delivery-fanout.ts); returns how many events it handled. */
   fanOutOnce(): Promise<number> {
     return fanOutOnce(this.options.orm.em.fork(), this.options);
   }
 
-  /** Advances the fan-out watermark and prunes the markers under it (fanout.ts). */
+  /** Advances the fan-out watermark and prunes the markers under it (delivery-fanout.ts). */
   advanceWatermark(): Promise<void> {
     this.lastWatermarkAt = Date.now();
     return advanceWatermark(this.options.orm.em.fork());

@@ -1,7 +1,7 @@
 /** Sandbox `document_verification`: outcome chosen by the `image_front` token. */
 import type { DocumentChecks, DocumentVerificationDetails } from '../details.js';
 import type { DocumentVerificationInput } from '../inputs.js';
-import type { NodeEngine } from '../types.js';
+import type { NodeEngine } from '../node-engine.js';
 import { NODE_CATALOGUE } from '../../domain/workflow.js';
 import { expectedDetailsWarnings } from '../../domain/node-outcome.js';
 import { SANDBOX_CATALOGUE } from './catalogue.js';
