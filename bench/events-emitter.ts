@@ -24,7 +24,7 @@ import pino from 'pino';
 import { Agent, request } from 'undici';
 import { agentRevoked } from '../src/domain/events.js';
 import { createServiceSecrets } from '../src/auth/secrets.js';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/shared/config.js';
 import { openDatabase } from '../src/db/database.js';
 import { EventBus, transactionWithEvents } from '../src/events/outbox.js';
 import { createTenant } from '../src/tenants/tenant.service.js';

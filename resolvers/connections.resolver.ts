@@ -7,7 +7,7 @@ import { summarise } from '../src/operators/operator.service.js';
 import { lastKeyUses } from '../src/tenants/api-key-usage.service.js';
 import type { KeyUse } from '../src/auth/key-usage.js';
 import { sessionRecordOf } from '../src/sessions/session-record.js';
-import { unixSeconds } from '../src/time.js';
+import { unixSeconds } from '../src/shared/time.js';
 import { listDeliveries } from '../src/webhooks/webhook.service.js';
 import { toConnectionPage } from './connection.js';
 import {

@@ -6,7 +6,7 @@ import { ID_TYPES, TWO_SIDED_ID_TYPES } from '../src/engines/inputs.js';
 import { requireTenant, type GraphQLContext } from '../src/graphql/resolver-context.js';
 import { readSession } from '../src/sessions/read.js';
 import { flowSettingsFor, updateFlowSettings, type FlowSettingsRecord } from '../src/tenants/flow-settings.service.js';
-import { unixSeconds } from '../src/time.js';
+import { unixSeconds } from '../src/shared/time.js';
 import { SessionStatusEnum } from './enums.js';
 import { endUserSteps } from './end-user-steps.js';
 import { VerificationStep } from './session.type.js';

@@ -2,7 +2,7 @@ import { Arg, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 't
 import type { ListEntry } from '../entities/list.entity.js';
 import { requireTenant, type GraphQLContext } from '../src/graphql/resolver-context.js';
 import * as lists from '../src/lists/list.service.js';
-import { unixSeconds } from '../src/time.js';
+import { unixSeconds } from '../src/shared/time.js';
 import { CreateListInput, DocumentListEntryInput, FaceListEntryInput, NameListEntryInput, UpdateListInput } from './list.input.js';
 import { FaceEntryCreatedObject, ListEntryObject, ListEntryPageObject, ListObject } from './list.type.js';
 

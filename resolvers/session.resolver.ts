@@ -15,7 +15,7 @@ import { reviewSession } from '../src/sessions/review.js';
 import { requestRetake } from '../src/sessions/retake.js';
 import { approvedOnly, decisionOf } from '../src/sessions/decision.js';
 import { sessionRecordOf, type NodeResultRecord, type SessionRecord } from '../src/sessions/session-record.js';
-import { unixSeconds } from '../src/time.js';
+import { unixSeconds } from '../src/shared/time.js';
 import { CreateSessionInput, ReviewDecisionEnum, SessionFilterInput } from './session.input.js';
 import {
   CreateSessionPayload,

@@ -6,7 +6,7 @@ import * as phone from '../src/sessions/phone-step.js';
 import type { NodeInput } from '../src/sessions/node-inputs.js';
 import { readSession } from '../src/sessions/read.js';
 import { type SessionProgress, submitNodeInput } from '../src/sessions/submit.js';
-import { unixSeconds } from '../src/time.js';
+import { unixSeconds } from '../src/shared/time.js';
 import {
   AmlStepInput,
   BusinessRegistryStepInput,

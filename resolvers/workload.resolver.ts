@@ -3,7 +3,7 @@ import { requireTenant, type GraphQLContext } from '../src/graphql/resolver-cont
 import type { Loaders } from '../src/graphql/loaders.js';
 import { REFUSALS, requireAdmin } from '../src/auth/authorization.js';
 import * as workload from '../src/operators/workload.service.js';
-import { unixSeconds } from '../src/time.js';
+import { unixSeconds } from '../src/shared/time.js';
 import { SessionObject } from './session.type.js';
 import {
   AssignmentRuleInput,

@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import pino, { type Logger } from 'pino';
-import type { Config } from './config.js';
-import { loggerOptions, withRedaction } from './logging.js';
+import type { Config } from './shared/config.js';
+import { loggerOptions, withRedaction } from './shared/logging.js';
 import { openDatabase, type Database } from './db/database.js';
 import { loadNfcTrust } from './engines/document/nfc.js';
 import { loadVdsTrust } from './engines/document/vds.js';

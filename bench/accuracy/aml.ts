@@ -24,7 +24,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { importListFile } from '../../src/engines/aml/importers/cli-import.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/shared/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { AML_LISTS } from '../../src/engines/aml/entity.js';
 import { AmlNameIndex } from '../../src/engines/aml/name-index.js';

@@ -7,12 +7,12 @@
  */
 import { availableParallelism } from 'node:os';
 import pino from 'pino';
-import { ConfigError, loadConfig, type Config } from '../config.js';
+import { ConfigError, loadConfig, type Config } from '../shared/config.js';
 import { poolFromConfig } from '../engines/pool/start.js';
 import { startEngineWorker } from '../engines/pool/queue-executor.js';
 import { AppMetrics } from '../metrics/metrics.js';
 import { serveMetrics } from '../http/metrics-endpoint.js';
-import { loggerOptions } from '../logging.js';
+import { loggerOptions } from '../shared/logging.js';
 import { startTracing } from '../observability/tracing.js';
 import { observeEngines } from '../engines/pool/metrics-observer.js';
 

@@ -7,15 +7,15 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import type { TenantScope } from '../auth/context.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../shared/errors.js';
 import type { Services } from '../services.js';
 import { runStandaloneCheck } from './run-check.js';
 import { isListScreeningEngine } from '../engines/aml/engine.js';
 import { AML_LISTS, type AmlList } from '../engines/aml/entity.js';
 import type { AmlHit, HitExplanation, MatchedField } from '../engines/aml/score.js';
 import { amlNodeStatus } from '../domain/node-outcome.js';
-import { parseOrThrow } from '../validation.js';
-import { CountryCodeAnyCase, definedFields, IsoDate, notGiven } from '../input-rules.js';
+import { parseOrThrow } from '../shared/validation.js';
+import { CountryCodeAnyCase, definedFields, IsoDate, notGiven } from '../shared/input-rules.js';
 
 /** Longest accepted `full_name`, in characters; real names are far shorter, and scoring is quadratic in tokens. */
 export const AML_FULL_NAME_MAX_LENGTH = 300;

@@ -12,11 +12,11 @@ import type { Warning } from '../domain/types.js';
 import type { CheckOutcome, DocumentVerificationDetails } from '../engines/details.js';
 import type { DocumentBarcodeDetails } from '../engines/document/barcodes.js';
 import { TWO_SIDED_ID_TYPES, type DocumentVerificationInput } from '../engines/inputs.js';
-import { validationError } from '../errors.js';
+import { validationError } from '../shared/errors.js';
 import type { Services } from '../services.js';
 import { runStandaloneCheck } from './run-check.js';
-import { parseOrThrow } from '../validation.js';
-import { CountryCodeAnyCase, definedFields, notGiven, withCallerFieldNames, type CamelCase } from '../input-rules.js';
+import { parseOrThrow } from '../shared/validation.js';
+import { CountryCodeAnyCase, definedFields, notGiven, withCallerFieldNames, type CamelCase } from '../shared/input-rules.js';
 
 /** Longest accepted `id_type`, in characters (the list is open-ended, but not unbounded). */
 export const ID_TYPE_MAX_LENGTH = 40;

@@ -12,11 +12,11 @@ import type { Warning } from '../domain/types.js';
 import type { CheckOutcome, ProofOfAddressDetails } from '../engines/details.js';
 import { POA_DEFAULT_MAX_AGE_DAYS, type ProofOfAddressInput } from '../engines/inputs.js';
 import { ageInDays } from '../engines/poa/dates.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../shared/errors.js';
 import type { Services } from '../services.js';
 import { runStandaloneCheck } from './run-check.js';
-import { parseOrThrow } from '../validation.js';
-import { CountryCodeAnyCase, definedFields, notGiven, withCallerFieldNames } from '../input-rules.js';
+import { parseOrThrow } from '../shared/validation.js';
+import { CountryCodeAnyCase, definedFields, notGiven, withCallerFieldNames } from '../shared/input-rules.js';
 
 /** Largest accepted `max_age_days`: ten years; an older document proves nothing about today. */
 export const POA_MAX_AGE_DAYS_LIMIT = 3650;

@@ -11,7 +11,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { CheckRunSchema, type CheckKind } from '../../entities/check-run.entity.js';
 import { TenantSchema } from '../../entities/tenant.entity.js';
 import type { TenantScope } from '../auth/context.js';
-import { validationError } from '../errors.js';
+import { validationError } from '../shared/errors.js';
 import type { Services } from '../services.js';
 import { DEFAULT_AML_SCORE_THRESHOLD, NODE_CATALOGUE } from '../domain/workflow.js';
 import { checkSandboxInput } from '../engines/sandbox/index.js';

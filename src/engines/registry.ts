@@ -1,9 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { ServiceSecrets } from '../auth/secrets.js';
-import type { Config } from '../config.js';
+import type { Config } from '../shared/config.js';
 import type { NodeType } from '../domain/types.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../shared/errors.js';
 import { createLiveAmlEngine, LIVE_AML_PROVIDER } from './aml/engine.js';
 import type { AmlNameIndex } from './aml/name-index.js';
 import { CPU_ENGINES } from './cpu-engines.js';

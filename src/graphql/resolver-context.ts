@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import { requireTenantPrincipal } from '../auth/authorization.js';
 import type { TenantPrincipal, Principal } from '../auth/context.js';
-import type { Config } from '../config.js';
+import type { Config } from '../shared/config.js';
 import type { Services } from '../services.js';
 import type { Loaders } from './loaders.js';
 

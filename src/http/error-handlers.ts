@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
-import { ApiError, fromDatabaseError, toProblem, type ErrorCode } from '../errors.js';
+import { ApiError, fromDatabaseError, toProblem, type ErrorCode } from '../shared/errors.js';
 
 /** Maps an HTTP status fastify chose (bad JSON, body too large) to our catalogue. */
 const CODE_BY_STATUS: Record<number, ErrorCode> = {

@@ -12,8 +12,8 @@ import { createServer, type Server } from 'node:http';
 import type { ApolloServerPlugin } from '@apollo/server';
 import type { FastifyInstance } from 'fastify';
 import { Kind, type OperationDefinitionNode } from 'graphql';
-import type { Config } from '../config.js';
-import { ApiError } from '../errors.js';
+import type { Config } from '../shared/config.js';
+import { ApiError } from '../shared/errors.js';
 import type { AppMetrics } from '../metrics/metrics.js';
 
 /** Methods labelled as themselves; any other (a client can send anything) is `other`. */

@@ -6,7 +6,7 @@
  * on `/graphql`.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError, toProblem } from '../errors.js';
+import { ApiError, toProblem } from '../shared/errors.js';
 import type { RateLimits, RequestIdentity } from '../limits/rate-limits.js';
 import { rateLimitHeaders } from '../shared/rate-limited.js';
 

@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyBaseLogger as Logger } from 'fastify';
 import { authenticate, type Principal } from '../auth/context.js';
-import type { Config } from '../config.js';
+import type { Config } from '../shared/config.js';
 import type { GraphQLContext } from '../graphql/resolver-context.js';
 import { createLoaders, type Loaders } from '../graphql/loaders.js';
 import type { Services } from '../services.js';

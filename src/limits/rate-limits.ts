@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import type { Config } from '../shared/config.js';
 import { rateLimitedError, type LimitPolicy, type LimitState } from '../shared/rate-limited.js';
 import { CachedBlockCheck, ReservedCounter } from './reserved-counter.js';
 

@@ -2,11 +2,11 @@ import { REFUSALS, requireOperator } from '../auth/authorization.js';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantPrincipal } from '../auth/context.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../shared/errors.js';
 import type { Services } from '../services.js';
 import { loadSession } from './read.js';
 import type { Session } from '../../entities/session.entity.js';
-import { unixSeconds } from '../time.js';
+import { unixSeconds } from '../shared/time.js';
 import { recordOperatorAction } from '../operators/operator-audit.js';
 import { claimedByOther, listClaims, type SessionClaim } from './claims.js';
 

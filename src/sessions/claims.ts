@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantPrincipal } from '../auth/context.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../shared/errors.js';
 
 /** Who holds an in-review case: one operator at a time decides it. */
 export interface SessionClaim {

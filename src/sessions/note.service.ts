@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantPrincipal } from '../auth/context.js';
-import { validationError } from '../errors.js';
+import { validationError } from '../shared/errors.js';
 import type { Services } from '../services.js';
 import { loadSession } from './read.js';
 

@@ -5,7 +5,7 @@ import { SessionSchema, type Session } from '../../entities/session.entity.js';
 import { workflowOfSession } from '../workflows/revisions.js';
 import { type TenantPrincipal } from '../auth/context.js';
 import { approve } from './approval.js';
-import { validationError } from '../errors.js';
+import { validationError } from '../shared/errors.js';
 import { transactionWithEvents, type EventBus } from '../events/outbox.js';
 import type { Services } from '../services.js';
 import { revokeTokens } from './service-tokens.js';

@@ -6,7 +6,7 @@ import { auditIdentityOf, type Principal } from '../auth/context.js';
 import { assertTransition, InvalidTransitionError, type TransitionActor } from '../domain/session-state.js';
 import { statusChanged, type StatusChangeActor } from '../domain/events.js';
 import { type SessionStatus } from '../domain/types.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../shared/errors.js';
 import { type EventBatch } from '../events/outbox.js';
 
 /** Who changed a status, for the audit log: the state machine's actors plus creation and import. */

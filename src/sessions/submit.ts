@@ -10,8 +10,8 @@ import { checkSandboxInput } from '../engines/sandbox/index.js';
 import type { QuotaEngine } from '../limits/rate-limits.js';
 import type { AmlScreeningInput } from '../engines/inputs.js';
 import type { EngineContext } from '../engines/node-engine.js';
-import { ApiError, validationError } from '../errors.js';
-import { camelFieldName, withRenamedFields } from '../input-rules.js';
+import { ApiError, validationError } from '../shared/errors.js';
+import { camelFieldName, withRenamedFields } from '../shared/input-rules.js';
 import { transactionWithEvents } from '../events/outbox.js';
 import type { Services } from '../services.js';
 import {

@@ -3,7 +3,7 @@
  * `rate_limited` with `Retry-After` and the IETF draft `RateLimit`/`RateLimit-Policy` headers. A
  * leaf, so the request limits of src/limits/ and the phone engine's per-number limits answer alike.
  */
-import { ApiError } from '../errors.js';
+import { ApiError } from './errors.js';
 
 /** A named limit: `quota` units per `windowSeconds`. The name is what `RateLimit-Policy` calls it. */
 export interface LimitPolicy {

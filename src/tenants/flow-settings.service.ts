@@ -9,9 +9,9 @@ import sharp from 'sharp';
 import { z } from 'zod';
 import type { TenantScope } from '../auth/context.js';
 import { decodeDataUri } from '../engines/data-uri.js';
-import { ApiError, validationError } from '../errors.js';
-import type { Unchecked } from '../input-rules.js';
-import { parseOrThrow } from '../validation.js';
+import { ApiError, validationError } from '../shared/errors.js';
+import type { Unchecked } from '../shared/input-rules.js';
+import { parseOrThrow } from '../shared/validation.js';
 
 /** Languages the hosted flow speaks; a session or the tenant picks one, the browser's is the fallback. */
 export const SUPPORTED_LANGUAGES = ['en', 'fr', 'de', 'es'] as const;

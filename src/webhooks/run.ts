@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
 import type { ServiceSecrets } from '../auth/secrets.js';
-import type { Config } from '../config.js';
+import type { Config } from '../shared/config.js';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createOrm } from '../db/orm.js';
 import type { EventBus } from '../events/outbox.js';

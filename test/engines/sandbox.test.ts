@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { amlNodeStatus, normaliseName } from '../../src/domain/node-outcome.js';
 import { decideVerdict } from '../../src/domain/verdict.js';
 import { NODE_TYPES, type NodeResult, type NodeType } from '../../src/domain/types.js';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/shared/errors.js';
 import { AML_LISTS } from '../../src/engines/details.js';
 import type { NodeInputs } from '../../src/engines/inputs.js';
 import {

@@ -5,7 +5,7 @@
  * (`sandbox/document-sandbox.ts`) uses the same codes and details shape.
  */
 import type { NodeResult, NodeStatus, Warning } from '../../domain/types.js';
-import { validationError } from '../../errors.js';
+import { validationError } from '../../shared/errors.js';
 import { NODE_CATALOGUE } from '../../domain/workflow.js';
 import type { CheckOutcome, DocumentChecks, DocumentVerificationDetails } from '../details.js';
 import { TWO_SIDED_ID_TYPES, type DocumentVerificationInput } from '../inputs.js';

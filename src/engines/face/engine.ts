@@ -8,7 +8,7 @@ import { decodeDataUri } from '../data-uri.js';
 import type { BiometricKycDetails, CheckOutcome } from '../details.js';
 import type { BiometricKycInput } from '../inputs.js';
 import type { NodeEngine } from '../node-engine.js';
-import { ApiError } from '../../errors.js';
+import { ApiError } from '../../shared/errors.js';
 import { analyzeFace, EMBEDDING_DIMENSION, faceMatchOutcome, livenessOutcome, similarity, type FaceAnalysis } from './analyze.js';
 import { detectPresentationAttack, type PadFinding } from './pad.js';
 import { portraitReplayResult, portraitReplaySignal } from './portrait-replay.js';

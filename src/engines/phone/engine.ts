@@ -5,7 +5,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import type { Config } from '../../config.js';
+import type { Config } from '../../shared/config.js';
 import type { ServiceSecrets } from '../../auth/secrets.js';
 import type { CheckOutcome, PhoneVerificationDetails } from '../details.js';
 import type { PhoneVerificationConfirmInput } from '../inputs.js';

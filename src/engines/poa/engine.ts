@@ -20,7 +20,7 @@
  * leaves the status `passed`; in a session it sends the decision to review.
  */
 import type { Warning } from '../../domain/types.js';
-import { ApiError } from '../../errors.js';
+import { ApiError } from '../../shared/errors.js';
 import { NODE_CATALOGUE } from '../../domain/workflow.js';
 import { nameSimilarity } from '../aml/score.js';
 import { decodeDataUri, MAX_INPUT_PIXELS, UndecodableImageError } from '../data-uri.js';

@@ -8,7 +8,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import { ApiError } from '../../errors.js';
+import { ApiError } from '../../shared/errors.js';
 import type { AnalyzeFaceOptions, FaceAnalysis } from '../face/analyze.js';
 import type { PdfLimits } from '../poa/pdf-worker.js';
 import type { NodeEngine } from '../node-engine.js';

@@ -17,7 +17,7 @@
  * jobs table.
  */
 import { hostname } from 'node:os';
-import { ApiError } from '../../errors.js';
+import { ApiError } from '../../shared/errors.js';
 import pg from 'pg';
 import { PgBoss, type Job } from 'pg-boss';
 import type { Logger } from 'pino';

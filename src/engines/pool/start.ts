@@ -5,7 +5,7 @@
  */
 import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
-import type { Config } from '../../config.js';
+import type { Config } from '../../shared/config.js';
 import { createQueueExecutor } from './queue-executor.js';
 import type { NfcTrust } from '../document/nfc.js';
 import type { VdsTrust } from '../document/vds.js';

@@ -6,7 +6,7 @@
  * never come here: they stay with the caller on the API's main thread.
  */
 import type { NodeResult } from '../../domain/types.js';
-import { ApiError, ERROR_CATALOGUE, type ErrorCode, type FieldError } from '../../errors.js';
+import { ApiError, ERROR_CATALOGUE, type ErrorCode, type FieldError } from '../../shared/errors.js';
 import { CPU_ENGINES } from '../cpu-engines.js';
 import { createMrzOcrEngine, MRZ_OCR_PROVIDER, verifyDocument, type DocumentOutcome } from '../document/engine.js';
 import type { NfcTrust } from '../document/nfc.js';

@@ -4,7 +4,7 @@ import { isAmlList, type AmlList } from '../entity.js';
 import { createHash } from 'node:crypto';
 import { detectFormat, detectOfacCompanion, importFile, readHead, type ImportOptions, type ListFormat } from './index.js';
 import { fileChecksum, importEntities, type ImportSummary } from '../store.js';
-import { validationError } from '../../../errors.js';
+import { validationError } from '../../../shared/errors.js';
 
 /** `--format` values of `aml:import` and the importer each selects. */
 export const CLI_LIST_FORMATS: Readonly<Record<string, ListFormat>> = {

@@ -6,8 +6,8 @@
 import { isValidPhoneNumber, parsePhoneNumberFromString } from 'libphonenumber-js';
 import { z } from 'zod';
 import { ApiError } from './errors.js';
-import { countryToIso2 } from './shared/country-names.js';
-import { icaoToIso2 } from './shared/icao-countries.js';
+import { countryToIso2 } from './country-names.js';
+import { icaoToIso2 } from './icao-countries.js';
 
 /** ISO 3166-1 alpha-2 codes Node knows a name for: the offline list we validate countries against. */
 const REGION_NAMES = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' });

@@ -1,5 +1,5 @@
 import pino, { type Logger, type LoggerOptions } from 'pino';
-import { activeTraceIds } from './observability/tracing.js';
+import { activeTraceIds } from '../observability/tracing.js';
 
 /** What replaces a value removed from a log line. */
 const REDACTED = '[redacted]';
