@@ -55,3 +55,55 @@ export const AmlListImportSchema = defineEntity({
 });
 /** A list import row. */
 export type AmlListImport = InferEntity<typeof AmlListImportSchema>;
+
+/**
+ * One normalised form (normalizeName / nameVariants) of a listed entity's primary name or an
+ * alias: what the trigram search matches. `sourceList` is copied here so the list filter needs no join.
+ */
+export const AmlEntityNameSchema = defineEntity({
+  name: 'AmlEntityName',
+  tableName: 'aml_entity_name',
+  properties: {
+    entityId: p.text().primary(),
+    sourceList: p.text(),
+    nameNormalized: p.text().primary(),
+  },
+});
+/** A listed name row. */
+export type AmlEntityName = InferEntity<typeof AmlEntityNameSchema>;
+
+/**
+ * A counter bumped by every statement that writes `aml_entity_name`: servers keep the listed names
+ * in an in-memory index and stop using it when the counter moves (src/engines/aml/name-index.ts).
+ */
+export const AmlNameEpochSchema = defineEntity({
+  name: 'AmlNameEpoch',
+  tableName: 'aml_name_epoch',
+  properties: {
+    /** Always true: the table holds one row. */
+    singleton: p.boolean().primary().default(true),
+    epoch: p.bigint('string'),
+  },
+});
+/** The AML name epoch row. */
+export type AmlNameEpoch = InferEntity<typeof AmlNameEpochSchema>;
+
+/**
+ * Ongoing AML monitoring's outbox: every transaction that writes listed entities records which
+ * lists changed, and the re-screening job works through the requests not done yet.
+ */
+export const AmlRescreenRequestSchema = defineEntity({
+  name: 'AmlRescreenRequest',
+  tableName: 'aml_rescreen_request',
+  properties: {
+    id: p.uuid().primary(),
+    /** The lists whose entities changed. */
+    lists: p.array(),
+    requestedAt: p.datetime().defaultRaw('now()'),
+    /** When a re-screening run took it; a stale claim is taken again. */
+    claimedAt: p.datetime().nullable(),
+    doneAt: p.datetime().nullable(),
+  },
+});
+/** An AML re-screen request row. */
+export type AmlRescreenRequest = InferEntity<typeof AmlRescreenRequestSchema>;

@@ -25,3 +25,35 @@ export const ApiKeySchema = defineEntity({
 });
 /** An API key row. */
 export type ApiKey = InferEntity<typeof ApiKeySchema>;
+
+/**
+ * A counter a trigger bumps on every write to `api_key` (src/auth/key-cache.ts): each server polls
+ * it and empties its key cache when it moves, so a revocation reaches every server within the poll.
+ */
+export const ApiKeyEpochSchema = defineEntity({
+  name: 'ApiKeyEpoch',
+  tableName: 'api_key_epoch',
+  properties: {
+    /** Always true: the table holds one row. */
+    singleton: p.boolean().primary().default(true),
+    epoch: p.bigint('string'),
+  },
+});
+/** The API key epoch row. */
+export type ApiKeyEpoch = InferEntity<typeof ApiKeyEpochSchema>;
+
+/**
+ * When and from where a key was last used, beside `api_key` rather than in it: writing `api_key`
+ * bumps the epoch and empties every server's key cache, and use is written often.
+ */
+export const ApiKeyUsageSchema = defineEntity({
+  name: 'ApiKeyUsage',
+  tableName: 'api_key_usage',
+  properties: {
+    apiKeyId: p.uuid().primary(),
+    lastUsedAt: p.datetime(),
+    lastUsedAddress: p.text().nullable(),
+  },
+});
+/** An API key usage row. */
+export type ApiKeyUsage = InferEntity<typeof ApiKeyUsageSchema>;

@@ -68,6 +68,8 @@ export const ListEntrySchema = defineEntity({
      */
     labelSealed: p.text().nullable().hidden(),
     addedAt: p.datetime(),
+    /** The 256-byte cancelable face template of a face entry; never loaded by the entity (see above). */
+    template: p.blob().nullable().lazy(),
   },
 });
 /** A list entry row. */

@@ -59,3 +59,92 @@ export const OperatorLoginSchema = defineEntity({
 });
 /** A console sign-in row. */
 export type OperatorLogin = InferEntity<typeof OperatorLoginSchema>;
+
+/**
+ * One change an operator or a key made to a tenant's settings or a case, for the audit log
+ * (src/operators/audit-log.service.ts): who, what, on which object, from where. Append-only.
+ */
+export const OperatorAuditSchema = defineEntity({
+  name: 'OperatorAudit',
+  tableName: 'operator_audit',
+  properties: {
+    id: p.uuid().primary(),
+    tenantId: p.uuid(),
+    /** The environment acted in; null for tenant-wide actions (the team, for instance). */
+    environment: p.enum(API_KEY_ENVIRONMENTS).nullable(),
+    /** The operator who acted; null when no operator did (an API key, the service). */
+    actorOperatorId: p.uuid().nullable(),
+    actorName: p.text(),
+    /** What was done, e.g. `operator.invited`, `session.decided`. */
+    action: p.text(),
+    targetType: p.text(),
+    targetId: p.text(),
+    /** What changed, without personal data. */
+    details: p.json<Record<string, unknown>>().defaultRaw(`'{}'::jsonb`),
+    createdAt: p.datetime().defaultRaw('now()'),
+    clientAddress: p.text().nullable(),
+  },
+});
+/** An audit log row. */
+export type OperatorAudit = InferEntity<typeof OperatorAuditSchema>;
+
+/** An admin's invitation of a person to the console: a single-use link of which only the digest is kept. */
+export const OperatorInvitationSchema = defineEntity({
+  name: 'OperatorInvitation',
+  tableName: 'operator_invitation',
+  properties: {
+    id: p.uuid().primary(),
+    tenantId: p.uuid(),
+    /** Lower-case, 3–254 characters. */
+    email: p.text(),
+    name: p.text(),
+    role: p.enum(OPERATOR_ROLES),
+    /** Hex SHA-256 of the link's token. */
+    tokenHash: p.text().unique(),
+    invitedByOperatorId: p.uuid().nullable(),
+    invitedByName: p.text(),
+    createdAt: p.datetime().defaultRaw('now()'),
+    expiresAt: p.datetime(),
+    acceptedAt: p.datetime().nullable(),
+    revokedAt: p.datetime().nullable(),
+    /** The account made when it was accepted. */
+    operatorId: p.uuid().nullable(),
+  },
+});
+/** An invitation row. */
+export type OperatorInvitation = InferEntity<typeof OperatorInvitationSchema>;
+
+/** An operator's second factor (TOTP): the secret sealed at rest and the last step used, so no code works twice. */
+export const OperatorTotpSchema = defineEntity({
+  name: 'OperatorTotp',
+  tableName: 'operator_totp',
+  properties: {
+    operatorId: p.uuid().primary(),
+    secretSealed: p.text().hidden(),
+    /** Set once the operator entered a first code; until then the factor is not required. */
+    confirmedAt: p.datetime().nullable(),
+    /** The 30-second step of the last accepted code. */
+    lastUsedStep: p.bigint('number').nullable(),
+    createdAt: p.datetime().defaultRaw('now()'),
+  },
+});
+/** A TOTP row. */
+export type OperatorTotp = InferEntity<typeof OperatorTotpSchema>;
+
+/**
+ * The console's sign-in brake (audit N4): failures per e-mail and client address, keyed by a digest
+ * of both, with the e-mail's own digest for the per-account slow-down; no address or e-mail in clear.
+ */
+export const SignInFailureSchema = defineEntity({
+  name: 'SignInFailure',
+  tableName: 'sign_in_failure',
+  properties: {
+    attemptKey: p.text().primary(),
+    accountKey: p.text(),
+    failures: p.integer().default(0),
+    lockedUntil: p.datetime().nullable(),
+    updatedAt: p.datetime().defaultRaw('now()'),
+  },
+});
+/** A sign-in failure counter row. */
+export type SignInFailure = InferEntity<typeof SignInFailureSchema>;

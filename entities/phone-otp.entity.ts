@@ -25,8 +25,8 @@ export const PhoneOtpSchema = defineEntity({
     sessionId: p.uuid(),
     /** Emptied: numbers from before personal data was sealed, until the service's start replaces them by their digest. */
     phone: p.text().nullable(),
-    /** Keyed digest of the E.164 number the code was sent to (src/auth/personal-data.ts `phoneDigest`); never the number. */
-    phoneDigest: p.text(),
+    /** Keyed digest of the E.164 number the code was sent to (src/auth/personal-data.ts `phoneDigest`); never the number. Null only on rows from before digests, until the service's start fills it. */
+    phoneDigest: p.text().nullable(),
     /** `ServiceSecrets.oneTimeCodeDigest(id, code)`; never the code itself. */
     codeDigest: p.text(),
     /** Wrong confirmations so far. */

@@ -83,6 +83,8 @@ export const SessionSchema = defineEntity({
     erasedAt: p.datetime().nullable(),
     /** Who asked: `api_key:<id>` or `operator:<name>`. */
     erasedBy: p.text().nullable(),
+    /** The furthest stage the session reached (a trigger keeps it): the console's funnel reads it instead of the status history. */
+    furthestStage: p.smallint().default(0),
   },
 });
 /** A session row. */

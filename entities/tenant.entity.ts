@@ -8,6 +8,10 @@ export const TenantSchema = defineEntity({
     id: p.uuid().primary(),
     name: p.text(),
     createdAt: p.datetime().onCreate(() => new Date()),
+    /** Emptied: a callback secret from before secrets were sealed, until the service's start moves it to `callback_secret`. */
+    callbackSecret: p.text().nullable().hidden(),
+    /** Days evidence is kept (0–3650; 0 keeps none). */
+    evidenceRetentionDays: p.integer().default(30),
   },
 });
 /** A tenant row. */

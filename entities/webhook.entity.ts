@@ -78,6 +78,8 @@ export const WebhookDeliverySchema = defineEntity({
     /** Who replayed it last: the operator's name, or `api_key:<key id>`; null when never replayed. */
     replayedBy: p.text().nullable(),
     replayedAt: p.datetime().nullable(),
+    /** The W3C trace context of the event's request, copied from the outbox: its POSTs continue that trace. */
+    traceContext: p.json<Record<string, string>>().nullable(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()
@@ -112,3 +114,27 @@ export const WebhookAttemptSchema = defineEntity({
 });
 /** An attempt row. */
 export type WebhookAttempt = InferEntity<typeof WebhookAttemptSchema>;
+
+/** A marker per outbox event already turned into deliveries: fan-out runs once per event, whichever server does it. */
+export const WebhookFanoutSchema = defineEntity({
+  name: 'WebhookFanout',
+  tableName: 'webhook_fanout',
+  properties: {
+    eventSeq: p.bigint('number').primary(),
+    processedAt: p.datetime().defaultRaw('now()'),
+  },
+});
+/** A fan-out marker row. */
+export type WebhookFanout = InferEntity<typeof WebhookFanoutSchema>;
+
+/** The watermark below which every outbox event is known to be fanned out, so markers below it can be pruned (one row, id 1). */
+export const WebhookCursorSchema = defineEntity({
+  name: 'WebhookCursor',
+  tableName: 'webhook_cursor',
+  properties: {
+    id: p.integer().primary(),
+    seq: p.bigint('number'),
+  },
+});
+/** The fan-out cursor row. */
+export type WebhookCursor = InferEntity<typeof WebhookCursorSchema>;

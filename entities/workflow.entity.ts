@@ -87,3 +87,70 @@ export interface WorkflowDefinition {
   capture: WorkflowCaptureMode;
   liveness: WorkflowLivenessMode;
 }
+
+/** An immutable saved revision of a workflow: its whole definition as JSON (src/workflows/revisions.ts). */
+export const WorkflowRevisionSchema = defineEntity({
+  name: 'WorkflowRevision',
+  tableName: 'workflow_revision',
+  properties: {
+    workflowId: p.text().primary(),
+    revision: p.integer().primary(),
+    definition: p.json<WorkflowDefinition>(),
+    createdAt: p.datetime().defaultRaw('now()'),
+    /** Who saved it: `api_key:<id>` or the operator's name; null for revisions made by the migration. */
+    createdBy: p.text().nullable(),
+  },
+});
+/** A workflow revision row. */
+export type WorkflowRevision = InferEntity<typeof WorkflowRevisionSchema>;
+
+/** One publication of a workflow revision, audited with who published it and what it replaced. */
+export const WorkflowPublicationSchema = defineEntity({
+  name: 'WorkflowPublication',
+  tableName: 'workflow_publication',
+  properties: {
+    id: p.uuid().primary(),
+    workflowId: p.text(),
+    revision: p.integer(),
+    previousRevision: p.integer().nullable(),
+    actorKeyId: p.uuid().nullable(),
+    actorOperatorId: p.uuid().nullable(),
+    actorName: p.text().nullable(),
+    publishedAt: p.datetime().defaultRaw('now()'),
+  },
+});
+/** A workflow publication row. */
+export type WorkflowPublication = InferEntity<typeof WorkflowPublicationSchema>;
+
+/** Where a replay stands. */
+export const WORKFLOW_REPLAY_STATUSES = ['queued', 'running', 'done', 'failed'] as const;
+
+/**
+ * A replay of a draft revision over past sessions (src/workflows/replay.ts): the selection as
+ * given, its progress and its report. No engine runs again; this row is all a replay writes.
+ */
+export const WorkflowReplaySchema = defineEntity({
+  name: 'WorkflowReplay',
+  tableName: 'workflow_replay',
+  properties: {
+    id: p.uuid().primary(),
+    tenantId: p.uuid(),
+    environment: p.enum(API_KEY_ENVIRONMENTS),
+    workflowId: p.text(),
+    revision: p.integer(),
+    /** Which past sessions, as given (src/workflows/replay.ts `ReplaySelectionSchema`). */
+    selection: p.json<Record<string, unknown>>(),
+    status: p.enum(WORKFLOW_REPLAY_STATUSES).default('queued'),
+    total: p.integer().default(0),
+    done: p.integer().default(0),
+    /** The counts and changed sessions, once done. */
+    report: p.json<Record<string, unknown>>().nullable(),
+    error: p.text().nullable(),
+    createdAt: p.datetime().defaultRaw('now()'),
+    finishedAt: p.datetime().nullable(),
+    /** Bumped while a worker runs it: a replay whose heartbeat stopped is taken again. */
+    heartbeatAt: p.datetime().nullable(),
+  },
+});
+/** A workflow replay row. */
+export type WorkflowReplay = InferEntity<typeof WorkflowReplaySchema>;

@@ -249,7 +249,7 @@ interface ItemRun {
   cpuMs: number;
   resultCode: string;
   /** Fields the visual zone was compared on, and those found to differ (every specimen here is genuine, so any is a false alarm). */
-  viz: { compared: string[]; mismatched: string[] } | null;
+  viz: { compared: string[]; mismatched: string[]; zone: string | null; flagged: boolean } | null;
 }
 
 /** Runs one engine on one item, timing it. */
@@ -272,7 +272,13 @@ async function runItem(engine: EngineUnderTest, entry: ManifestEntry, uri: strin
   const wrong = judge(expectation, result.details.result_code, result.details.extracted);
   // The baseline engine has no visual-zone comparison.
   const viz = result.details.viz
-    ? { compared: result.details.viz.compared, mismatched: result.details.viz.mismatches.map((mismatch) => mismatch.field) }
+    ? {
+        compared: result.details.viz.compared,
+        mismatched: result.details.viz.mismatches.map((mismatch) => mismatch.field),
+        zone: result.details.viz.zone ?? null,
+        // Raised only on a valid MRZ: a page whose MRZ fails is refused as mrz_mismatch whatever its VIZ says.
+        flagged: result.warnings.some((warning) => warning.code === 'viz_mrz_mismatch'),
+      }
     : null;
   return {
     wrong,
@@ -307,8 +313,12 @@ export interface AccuracyReport {
     compared: number;
     fields: number;
     falseAlarms: string[];
-    /** Per MRZ layout of the printed MRZ (TD1, TD2, TD3, MRV-A, MRV-B): pages, and pages with a field compared. */
-    byLayout: { layout: string; pages: number; compared: number; without: string[] }[];
+    /**
+     * Per MRZ layout of the printed MRZ (TD1, TD2, TD3, MRV-A, MRV-B): pages, pages with a field
+     * compared, pages that show no VIZ (a TD1 card's MRZ side, `zone` `mrz_side_only`), and the
+     * pages with neither, which a VIZ reader should have compared.
+     */
+    byLayout: { layout: string; pages: number; compared: number; noViz: string[]; without: string[] }[];
   };
 }
 
@@ -333,7 +343,7 @@ export async function measure(
   const causesNow = new Map<string, number>();
   const causesBefore = new Map<string, number>();
   const vizPages = { compared: 0, fields: 0, falseAlarms: [] as string[] };
-  const vizByLayout = new Map<string, { pages: number; compared: number; without: string[] }>();
+  const vizByLayout = new Map<string, { pages: number; compared: number; noViz: string[]; without: string[] }>();
   try {
     for (const entry of manifest) {
       const bytes = await readFile(path.join(DATA_DIR, entry.file));
@@ -352,16 +362,17 @@ export async function measure(
       if (run.cause) causesNow.set(run.cause, (causesNow.get(run.cause) ?? 0) + 1);
       if (entry.mrz) {
         const layout = formatOf(entry.mrz);
-        const counts = vizByLayout.get(layout) ?? { pages: 0, compared: 0, without: [] };
+        const counts = vizByLayout.get(layout) ?? { pages: 0, compared: 0, noViz: [], without: [] };
         counts.pages++;
         if (run.viz && run.viz.compared.length > 0) counts.compared++;
+        else if (run.viz?.zone === 'mrz_side_only') counts.noViz.push(entry.file);
         else counts.without.push(entry.file);
         vizByLayout.set(layout, counts);
       }
       if (run.viz && run.viz.compared.length > 0) {
         vizPages.compared++;
         vizPages.fields += run.viz.compared.length;
-        if (run.viz.mismatched.length > 0) vizPages.falseAlarms.push(`${entry.file} (${run.viz.mismatched.join(', ')})`);
+        if (run.viz.flagged) vizPages.falseAlarms.push(`${entry.file} (${run.viz.mismatched.join(', ')})`);
       }
       if (old?.cause) causesBefore.set(old.cause, (causesBefore.get(old.cause) ?? 0) + 1);
     }
@@ -434,11 +445,14 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   console.log(
     `\nVisual zone cross-check: ${viz.compared}/${viz.items} pages had fields compared (${viz.fields} fields); false viz_mrz_mismatch: ${viz.falseAlarms.length}${viz.falseAlarms.length ? ` (${viz.falseAlarms.join('; ')})` : ''}`,
   );
-  console.log('\n| MRZ layout | pages | pages with a VIZ field compared |');
-  console.log('|---|---|---|');
-  for (const row of viz.byLayout) console.log(`| ${row.layout} | ${row.pages} | ${row.compared} |`);
+  console.log('\n| MRZ layout | pages | pages with a VIZ field compared | no VIZ on the page (TD1 MRZ side) | VIZ not compared |');
+  console.log('|---|---|---|---|---|');
+  for (const row of viz.byLayout)
+    console.log(`| ${row.layout} | ${row.pages} | ${row.compared} | ${row.noViz.length} | ${row.without.length} |`);
   if (values.verbose)
-    for (const row of viz.byLayout)
+    for (const row of viz.byLayout) {
+      if (row.noViz.length) console.log(`${row.layout} pages showing only the MRZ side: ${row.noViz.join(', ')}`);
       if (row.without.length) console.log(`${row.layout} pages without a VIZ comparison: ${row.without.join(', ')}`);
+    }
   printBarcodeRows(await measureBarcodes(values.verbose ? (line) => console.log(line) : undefined));
 }

@@ -39,7 +39,9 @@
  * the PDF figures: page 1 of every PDF rendered and photographed by bench/support/phone-photo.ts
  * (desk, perspective, rotation, uneven light, shadow, blur, noise, JPEG; seeded, `photoSeed`),
  * `--phone-photos N` per document (default 1, 0 to skip; needs pdftoppm and ImageMagick), against
- * `PHONE_BASELINE` (the same photos read by main 2553ced, before page detection).
+ * `PHONE_BASELINE` (the same photos read by main 2553ced, before page detection) and
+ * `PHONE_BEFORE_LAYOUT` (main 8c4ade1, before the OCR words were laid out by the PDF rules); both
+ * for the first photo of each document only (`--phone-photos 1`).
  *
  * `--photos` adds the older synthetic phone photos: the test suite's rendered bill
  * (test/poa/fixtures.ts) photographed by `phonePhotoOf` (dim, lit from one side, noisy, blurred,
@@ -113,6 +115,19 @@ export const PHONE_BASELINE: readonly AccuracyRow[] = [
   { field: 'issue date', items: 15, correct: 9, msPerItem: 0 },
   { field: 'tamper verdict', items: 15, correct: 15, msPerItem: 0 },
   { field: 'fields (name, address, issuer, date)', items: 38, correct: 15, msPerItem: 0 },
+];
+
+/**
+ * The same photos read by main 8c4ade1 (page detection, plain OCR text, tesseract's default single-block
+ * segmentation), before the OCR words were laid out by the PDF rules; load average 11–13 on 2 shared cores.
+ */
+export const PHONE_BEFORE_LAYOUT: readonly AccuracyRow[] = [
+  { field: 'name', items: 4, correct: 0, msPerItem: 0, cpuMsPerItem: 8624 },
+  { field: 'address', items: 4, correct: 0, msPerItem: 0, cpuMsPerItem: 8624 },
+  { field: 'issuer', items: 15, correct: 8, msPerItem: 0, cpuMsPerItem: 6781 },
+  { field: 'issue date', items: 15, correct: 13, msPerItem: 0, cpuMsPerItem: 6781 },
+  { field: 'tamper verdict', items: 15, correct: 15, msPerItem: 0, cpuMsPerItem: 6781 },
+  { field: 'fields (name, address, issuer, date)', items: 38, correct: 21, msPerItem: 0, cpuMsPerItem: 7169 },
 ];
 
 /**
@@ -438,15 +453,16 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
   await closeOcrWorker();
   console.log(`\nopenkyc:poa_ocr on ${DATA_DIR}: the PDFs, and phone photos of their page 1 (${perDocument} per document)\n`);
   console.log(
-    '| field | PDF now | PDF baseline b37f4c6 | phone photo now | phone photo baseline (main 2553ced) | CPU ms/item PDF | CPU ms/item photo |',
+    '| field | PDF now | PDF baseline b37f4c6 | phone photo now | phone photo baseline (main 2553ced) | phone photo before OCR layout (main 8c4ade1) | CPU ms/item PDF | CPU ms/item photo |',
   );
-  console.log('|---|---|---|---|---|---|---|');
+  console.log('|---|---|---|---|---|---|---|---|');
   for (const row of rows) {
     const before = BASELINE.find((candidate) => candidate.field === row.field);
     const phone = phoneRows.find((candidate) => candidate.field === row.field);
     const phoneBefore = PHONE_BASELINE.find((candidate) => candidate.field === row.field);
+    const beforeLayout = PHONE_BEFORE_LAYOUT.find((candidate) => candidate.field === row.field);
     console.log(
-      `| ${row.field} | ${share(row)} | ${share(before)} | ${share(phone)} | ${perDocument === 1 ? share(phoneBefore) : '–'} | ${row.cpuMsPerItem ?? '–'} | ${phone?.cpuMsPerItem ?? '–'} |`,
+      `| ${row.field} | ${share(row)} | ${share(before)} | ${share(phone)} | ${perDocument === 1 ? share(phoneBefore) : '–'} | ${perDocument === 1 ? share(beforeLayout) : '–'} | ${row.cpuMsPerItem ?? '–'} | ${phone?.cpuMsPerItem ?? '–'} |`,
     );
   }
   if (photoRows.length > 0) {

@@ -68,6 +68,8 @@ export type DocumentVerificationDetails = {
   /** The visual zone's comparison with the MRZ: fields read there, fields compared, and those that differ (`viz_mrz_mismatch`). */
   viz?: {
     fields: Record<string, string | null>;
+    /** Where the visual zone was looked for: `located` above the MRZ (or on a separate front), `mrz_side_only` (a TD1 card's MRZ side: no VIZ to compare on it), `unlocated` (MRZ lines not placed: the whole page by captions). */
+    zone?: 'located' | 'mrz_side_only' | 'unlocated';
     compared: string[];
     mismatches: { field: string; viz: string; mrz: string }[];
   };

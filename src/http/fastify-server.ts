@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloServerPluginLandingPageDisabled } from '@apollo/server/plugin/disabled';
 import { fastifyApolloDrainPlugin, fastifyApolloHandler } from '@as-integrations/fastify';
@@ -79,10 +80,16 @@ export const WS_SESSION_ID_PARAM = 'x-session-id';
  * Connection state kept per graphql-ws socket: its key, session token or console sign-in (the
  * cookie of the upgrade request), and the tenant (or link) whose socket count it holds.
  */
-type SocketExtra = { apiKey?: string; sessionToken?: string; consoleCookie?: boolean; countedTenantId?: string } & Record<
-  PropertyKey,
-  unknown
->;
+type SocketExtra = {
+  apiKey?: string;
+  sessionToken?: string;
+  consoleCookie?: boolean;
+  countedTenantId?: string;
+  /** The client address, read once from the upgrade request (it cannot change over a socket's life). */
+  address?: string;
+  /** The upgrade request's headers: all a socket's later checks read of that request. */
+  headers?: IncomingHttpHeaders;
+} & Record<PropertyKey, unknown>;
 
 /** Builds fastify with `/graphql` (Apollo + graphql-ws), the `/v1` REST facade, OpenAPI and health routes. */
 export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer> {
@@ -317,7 +324,13 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
         const key = ctx.connectionParams?.['x-api-key'];
         const sessionToken = ctx.connectionParams?.['x-session-token'];
         const address = clientAddressOf(ctx.extra.request, trust);
-        if (!(await chargeSocket(ctx.extra.socket, address, key, sessionToken, ctx.extra.request.headers))) return false;
+        const headers = ctx.extra.request.headers;
+        ctx.extra.address = address;
+        ctx.extra.headers = headers;
+        // Keep the address and headers, not the upgrade request with its raw headers and stream state:
+        // graphql-ws holds `extra` for the socket's whole life (issue 29: memory per idle subscription).
+        Reflect.deleteProperty(ctx.extra, 'request');
+        if (!(await chargeSocket(ctx.extra.socket, address, key, sessionToken, headers))) return false;
         if ((typeof key !== 'string' || key.length === 0) && typeof sessionToken === 'string' && sessionToken.length > 0) {
           // The hosted flow's page: its token names one session, checked by each operation. Its
           // sockets are counted per token, so one link cannot hold every connection either.
@@ -348,11 +361,9 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
         if (typeof key === 'string' && key.length > 0) {
           principal = await authenticate(orm.em.fork(), key, services.apiKeys);
           ctx.extra.apiKey = key;
-        } else if (consoleTokenFrom(ctx.extra.request.headers)) {
+        } else if (consoleTokenFrom(headers)) {
           // The console: its sign-in cookie came with the upgrade request, its CSRF token in connection_init.
-          principal = await operatorFromCookie(orm.em.fork(), ctx.extra.request.headers, ctx.connectionParams?.[CSRF_HEADER]).catch(
-            () => null,
-          );
+          principal = await operatorFromCookie(orm.em.fork(), headers, ctx.connectionParams?.[CSRF_HEADER]).catch(() => null);
           ctx.extra.consoleCookie = true;
         } else {
           ctx.extra.socket.close(CloseCode.Unauthorized, 'Unauthorized: x-api-key (or x-session-token) missing from connection_init');
@@ -402,7 +413,7 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
         // Each operation is a request for the key's and the address's rate limits.
         try {
           await services.rateLimits.chargeRequest({
-            address: clientAddressOf(ctx.extra.request, trust),
+            address: ctx.extra.address!,
             apiKey: ctx.extra.apiKey,
             sessionToken: ctx.extra.sessionToken,
           });
@@ -434,7 +445,7 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
         let principal: Principal | null;
         if (ctx.extra.sessionToken) principal = { kind: 'end_user', token: ctx.extra.sessionToken };
         else if (ctx.extra.consoleCookie)
-          principal = await operatorFromCookie(em, ctx.extra.request.headers, ctx.connectionParams?.[CSRF_HEADER]).catch(() => null);
+          principal = await operatorFromCookie(em, ctx.extra.headers!, ctx.connectionParams?.[CSRF_HEADER]).catch(() => null);
         else principal = await authenticate(em, ctx.extra.apiKey!, services.apiKeys);
         if (!principal) return [new ApiError('unauthenticated', 'The credentials of this connection are no longer valid.')];
         try {
@@ -443,9 +454,9 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
           return [error as GraphQLError];
         }
         // Each operation on a long-lived socket is a use of its key, so "last used" stays current.
-        if (principal.kind === 'api_key') services.keyUsage.touch(principal.apiKeyId, clientAddressOf(ctx.extra.request, trust));
+        if (principal.kind === 'api_key') services.keyUsage.touch(principal.apiKeyId, ctx.extra.address!);
         const contextValue = operationContext({ config, logger, services }, () => orm.em.fork(), principal, {
-          headers: ctx.extra.request.headers,
+          headers: ctx.extra.headers!,
         });
         return { schema, document, operationName: payload.operationName, variableValues, contextValue };
       },

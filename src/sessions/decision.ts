@@ -9,21 +9,18 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { StoredReason } from '../../entities/session.entity.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
 import type { DecisionSnapshotter } from '../events/outbox.js';
-import type { NodeStatus, SessionStatus } from '../domain/types.js';
+import type { NodeResult, SessionStatus } from '../domain/types.js';
 import { definedFields } from '../shared/input-rules.js';
 import { explainReason, type ReasonExplanation } from '../domain/reasons.js';
 import { nodeCause } from '../domain/verdict.js';
 import { currentTokens } from './service-tokens.js';
 import { readNodeResults, readSessions, type SessionRecord } from './session-record.js';
 
-/** What the decision shows of one node result (the GraphQL field adds its own columns). */
-export interface DecisionNodeResult {
+/** What the decision shows of one node result: the domain's {@link NodeResult} and its node (the GraphQL field adds its own columns). */
+export interface DecisionNodeResult extends Omit<NodeResult, 'warnings'> {
   nodeType: string;
-  status: NodeStatus;
-  required: boolean;
-  provider: string;
+  /** As stored, or as GraphQL returns them (an absent field as null). */
   warnings: readonly { code: string; message: string; field?: string | null }[];
-  details: Record<string, unknown>;
 }
 
 /** A reason as the decision lists it (GraphQL writes absent ids as null). */

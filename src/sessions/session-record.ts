@@ -4,7 +4,7 @@ import { batcherFor } from '../db/batcher.js';
 import { hotQuery } from '../db/native.js';
 import type { ContactDetails, ExpectedDetails, Session, StoredReason } from '../../entities/session.entity.js';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
-import type { NodeStatus, NodeType, SessionStatus, Warning } from '../domain/types.js';
+import type { NodeResult, NodeStatus, NodeType, SessionStatus, Warning } from '../domain/types.js';
 
 /**
  * A session as the API presents it: plain data read with one SQL statement. The hot read and
@@ -38,15 +38,10 @@ export interface SessionRecord {
   reviewEnteredAt: Date | null;
 }
 
-/** One node's stored result as the API presents it. */
-export interface NodeResultRecord {
+/** One node's stored result as the API presents it: the domain's {@link NodeResult} with where it belongs and its progress. */
+export interface NodeResultRecord extends NodeResult {
   sessionId: string;
   nodeType: NodeType;
-  status: NodeStatus;
-  required: boolean;
-  provider: string;
-  warnings: Warning[];
-  details: Record<string, unknown>;
   /** Submissions of the node so far. */
   attempts: number;
   /** Why the node waits for a retake, while `resubmission_requested`. */

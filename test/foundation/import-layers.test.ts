@@ -134,7 +134,7 @@ describe('import layers', () => {
   it('given the rules, when applied to sample imports, then each kind of breach is caught and an import downwards passes', () => {
     expect(violation('src/domain/verdict.ts', 'src/sessions/decide.ts')).toMatch(/^base.*imports features$/);
     expect(violation('src/engines/registry.ts', 'resolvers/session.resolver.ts')).toMatch(/^engines imports API/);
-    expect(violation('src/http/server.ts', 'scripts/build-hosted.ts')).toBe('runtime code imports scripts/');
+    expect(violation('src/http/fastify-server.ts', 'scripts/build-hosted.ts')).toBe('runtime code imports scripts/');
     expect(violation('src/web/hosted/app.ts', 'src/sessions/decide.ts')).toBe('crosses a browser app boundary');
     expect(violation('src/web/console/retake.ts', 'src/web/hosted/flow.ts')).toBe('crosses a browser app boundary');
     expect(violation('src/sessions/decide.ts', 'src/web/console/main.ts')).toBe('crosses a browser app boundary');

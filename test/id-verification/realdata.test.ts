@@ -256,6 +256,25 @@ describe.skipIf(!existsSync(DATA_DIR))('document engine on real specimen photos'
     );
   });
 
+  describe('given a Finnish specimen passport whose small captions the OCR cannot read', () => {
+    it(
+      'when verified, then its visual zone is placed above the MRZ and its number and date of birth, taken by position, agree with the MRZ',
+      async () => {
+        const result = await verifyFile('mrz-passporteye/testdata__100_pass-fin.png', 'FI', 'PASSPORT');
+
+        expect(result.details.result_code).toBe('document_expired');
+        expect(result.details.checks.mrz_match).toBe('passed');
+        expect(result.details.viz).toMatchObject({
+          zone: 'located',
+          fields: { document_number: 'XP8271602', date_of_birth: '711221' },
+          mismatches: [],
+        });
+        expect(result.details.viz?.compared).toEqual(expect.arrayContaining(['document_number', 'date_of_birth']));
+      },
+      OCR_TIMEOUT_MS,
+    );
+  });
+
   describe('given a specimen whose printed MRZ breaks its own check digits (the Spanish card)', () => {
     it(
       'when verified, then it stays mrz_mismatch: no look-alike reading is invented to make it pass',

@@ -70,6 +70,44 @@ describe.skipIf(!ready)('given a phone photo of a real invoice: on a desk, tilte
   }, 300_000);
 });
 
+// A real US electricity bill (../shared/realdata/poa/bills/electric1.pdf) photographed the same way. Its addressee's
+// window sits level with a postal barcode: tesseract's line finder ran the window's lines and the barcode into one
+// line of noise, and its plain text ran the page's columns together, so the addressee and address were never read
+// from a photo. Expected values: the bill's `electric1_extract.json` (account holder, service address, bill date;
+// the provider "MOUNTAIN VIEW ELECTRIC ASSOCIATION, INC." is printed as its acronym where the bill names its payee).
+const US_BILL = path.join(DATA_DIR, 'bills', 'electric1.pdf');
+/** The seed `bench:accuracy:poa` gives this document (its 12th: `photoSeed(11, 0)`). */
+const US_BILL_SEED = 1187;
+const usBillReady = tools && existsSync(US_BILL);
+
+describe.skipIf(!usBillReady)('given a phone photo of a real US utility bill whose address window sits beside a barcode', () => {
+  let photo: Buffer;
+
+  beforeAll(async () => {
+    ({ jpeg: photo } = await phonePhotoOfPage(await renderFirstPage(await readFile(US_BILL)), US_BILL_SEED));
+  }, 600_000);
+
+  afterAll(async () => {
+    await closeOcrWorker();
+  });
+
+  it('when analysed, then the addressee, service address, issuer and bill date are read as from the PDF', async () => {
+    const { details } = await analyseProofOfAddress(
+      { document_image: dataUri('image/jpeg', photo), country: 'US' },
+      { now: () => new Date('2020-05-20T12:00:00Z'), timeBudgetMs: 300_000 },
+    );
+
+    expect(details.text_source).toBe('image_ocr');
+    expect(details.extracted).toEqual({
+      name: 'RON A BAUMERT',
+      address: '935 FLAMING TREE WAY, MONUMENT CO 80132-9306',
+      issuer: 'MVEA',
+      issued_at: '2020-05-13',
+    });
+    expect(details.checks.geocode).toBe('passed');
+  }, 300_000);
+});
+
 describe('given a page that fills the whole image (a scan)', () => {
   it('when the page is looked for, then no outline is found and the image is read as it is', async () => {
     const { data, info } = await sharp({ create: { width: 800, height: 1100, channels: 3, background: '#ffffff' } })

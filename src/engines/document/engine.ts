@@ -18,7 +18,7 @@ import { readMrz, readPageLines } from './mrz-reader.js';
 import { withRecapture } from './recapture.js';
 import { checkNamesAgainstViz, NAME_MIN_CONFIDENCE } from './names.js';
 import type { MrzRead, PageLine } from './mrz-text.js';
-import { compareVizWithMrz, readVisualZone, type VizFields } from './viz.js';
+import { compareVizWithMrz, readVisualZone, readVisualZoneByMrz, type VizFields } from './viz.js';
 import { compareChipMrz, verifyPassiveAuthentication, type NfcVerification } from './nfc.js';
 import {
   BARCODE_UNREADABLE_WARNING,
@@ -273,7 +273,16 @@ export async function verifyDocument(
   const vizLines = mrz.pageLines ?? [];
   const frontLines =
     back && !front.bytes.equals(back.bytes) && mrzSides(input.id_type, front, back)[0] === back ? await readPage(front.bytes) : [];
-  const viz = readVisualZone([...frontLines, ...vizLines]);
+  // The MRZ's page is read by ICAO 9303 geometry above the MRZ; a separate front by its captions.
+  const placed = readVisualZoneByMrz(vizLines, { format: mrz.format, issuingState: fields.issuingState }, today);
+  const fromFront = readVisualZone(frontLines);
+  const frontRead = Object.values(fromFront).some((value) => value !== null);
+  const viz: VizFields = frontRead
+    ? (Object.fromEntries(
+        Object.entries(fromFront).map(([key, value]) => [key, value ?? placed.fields[key as keyof VizFields]]),
+      ) as VizFields)
+    : placed.fields;
+  const vizZone = frontRead ? 'located' : placed.zone;
   const vizCheck = compareVizWithMrz(viz, fields);
   if (viz.last_name || viz.full_name) extracted.last_name_viz = viz.last_name ?? viz.full_name;
   if (viz.first_name) extracted.first_name_viz = viz.first_name;
@@ -363,7 +372,7 @@ export async function verifyDocument(
   const status: NodeStatus =
     code === 'clear' ? 'passed' : code === 'unknown_issuing_state' || code === 'viz_mrz_mismatch' ? 'review' : 'failed';
   const result = outcome(input, code, status, checks, extracted, warnings);
-  result.details.viz = { fields: { ...viz }, compared: vizCheck.compared, mismatches: vizCheck.mismatches };
+  result.details.viz = { fields: { ...viz }, zone: vizZone, compared: vizCheck.compared, mismatches: vizCheck.mismatches };
   if (barcodes.found) {
     const front: FrontFields = { ...extracted, source: 'mrz', given_names: extracted.first_name, mrz_lines: mrz.lines };
     applyBarcodeFindings(result, barcodes, front);

@@ -91,20 +91,25 @@ async function readDocument(
 ): Promise<{ text: string; layout?: DocumentLayout; source: TextSource; tamperScore: number; tamperMethod: TamperMethod }> {
   try {
     if (mimeType !== 'application/pdf') {
-      const [text, tamperScore] = await Promise.all([recognizeText(bytes), elaTamperScore(bytes)]);
-      return { text, source: 'image_ocr', tamperScore, tamperMethod: 'ela' };
+      const [{ text, layout }, tamperScore] = await Promise.all([recognizeText(bytes), elaTamperScore(bytes)]);
+      return { text, layout, source: 'image_ocr', tamperScore, tamperMethod: 'ela' };
     }
     const pdf = await readPdfInWorker(bytes);
     if (pdf.scans.length === 0)
       return { text: pdf.text, layout: pdf.layout, source: 'pdf_text', tamperScore: pdf.structureScore, tamperMethod: 'pdf_structure' };
     const texts: string[] = [];
+    const layout: DocumentLayout = { rows: [], blocks: [] };
     let ela = 0;
-    for (const scan of pdf.scans) {
-      texts.push(await recognizeText(scan));
+    for (const [index, scan] of pdf.scans.entries()) {
+      const page = await recognizeText(scan, index + 1);
+      texts.push(page.text);
+      layout.rows.push(...page.layout.rows);
+      layout.blocks.push(...page.layout.blocks);
       ela = Math.max(ela, await elaTamperScore(scan));
     }
     return {
       text: texts.join('\n\n'),
+      layout,
       source: 'pdf_scan_ocr',
       tamperScore: Math.max(pdf.structureScore, ela),
       tamperMethod: 'pdf_structure+ela',

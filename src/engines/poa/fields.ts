@@ -51,8 +51,16 @@ const ADDRESS_LABEL = /^(?:(?:supply|service|billing|property|postal|corresponde
 const ISSUER_LABEL = /^(?:issued by|issuer|from|provider|supplier)\s*[:-]\s*(.+)$/i;
 /** The payee named in a sentence: the organisation the bill is paid to is its issuer. */
 const PAYEE = /\b(?:payable to|received by|paid to):?[^\S\n]+([A-Z][\w&'’.-]*(?:[^\S\n]+(?:[A-Z][\w&'’.-]*|&)){0,4})/;
-/** A company's registered-office line (legal footer of European invoices): the line above it names the company. */
-const REGISTERED_OFFICE = /^(?:siège social|registered office|sitz der gesellschaft|handelsregister|statutaire zetel)\b/i;
+/** Words that open a bill's sentences (instructions, thanks), never part of an organisation's name. */
+const SENTENCE_OPENERS = new Set('please thank thanks you your we our if see call visit return do note include write'.split(' '));
+/**
+ * A company's registered-office line (legal footer of European invoices): the line above it names
+ * the company. Matched on the line without accents (`withoutMarks`): OCR often reads `è` as `é`.
+ */
+const REGISTERED_OFFICE = /^(?:siege social|registered office|sitz der gesellschaft|handelsregister|statutaire zetel)\b/i;
+
+/** A line without accents and other combining marks (`Siége` → `Siege`). */
+const withoutMarks = (line: string) => line.normalize('NFD').replace(/\p{M}/gu, '');
 /** Lines crediting the software that wrote the PDF: their domains name a tool, not the issuer. */
 const TOOL_CREDIT = /\b(?:powered by|generated (?:by|with)|created (?:by|with)|made with|produced by)\b/i;
 /** Words that make a line an organisation rather than a person. */
@@ -192,6 +200,17 @@ function labelledName(rows: readonly (readonly LayoutCell[])[]): string {
   return '';
 }
 
+/**
+ * The organisation a sentence says the bill is paid to (`PAYEE`). Its name ends at the end of its
+ * sentence (`payable to MVEA. Please …`) or, where OCR lost the full stop, before a word that
+ * opens the next sentence (`SENTENCE_OPENERS`: `payable to MVEA Please …`).
+ */
+function payee(lines: readonly string[]): string {
+  const words = PAYEE.exec(lines.join('\n'))?.[1].split(/\.\s/)[0].split(' ') ?? [];
+  const end = words.findIndex((word, k) => k > 0 && SENTENCE_OPENERS.has(word.toLowerCase().replace(/[.,]+$/, '')));
+  return (end < 0 ? words : words.slice(0, end)).join(' ').replace(/[.,]+$/, '');
+}
+
 /** Letters and digits of a phrase, lower case, for comparing with a domain label. */
 const compact = (value: string) => value.toLowerCase().replace(/[^\p{L}\p{N}]/gu, '');
 
@@ -323,15 +342,10 @@ export function extractFields(text: string, options: ExtractOptions = {}): Extra
       break;
     }
   }
-  // A payee's name ends at the end of its sentence ("payable to MVEA. Please …").
-  if (!issuer)
-    issuer =
-      PAYEE.exec(lines.join('\n'))?.[1]
-        .split(/\.\s/)[0]
-        .replace(/[.,]+$/, '') ?? '';
+  if (!issuer) issuer = payee(lines);
   if (!issuer) issuer = domainIssuer(text);
   if (!issuer) {
-    const office = lines.findIndex((line, i) => i > 0 && REGISTERED_OFFICE.test(line) && !/\d/.test(lines[i - 1]));
+    const office = lines.findIndex((line, i) => i > 0 && REGISTERED_OFFICE.test(withoutMarks(line)) && !/\d/.test(lines[i - 1]));
     if (office > 0 && !takenText.has(lines[office - 1])) issuer = lines[office - 1];
   }
   if (!issuer) {

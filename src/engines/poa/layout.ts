@@ -162,6 +162,53 @@ export function layoutPage(items: readonly PositionedItem[], pageHeight: number,
   return { rows: cellRows.map((cells) => cells.map(({ text, x, right }) => ({ text, left: x, right }))), blocks };
 }
 
+/** One word OCR read, in image pixels (origin top left). */
+export interface OcrWord {
+  /** The word. */
+  text: string;
+  /** Its box. */
+  box: { x0: number; y0: number; x1: number; y1: number };
+  /** Recognition confidence, 0–100. */
+  confidence: number;
+  /** Baseline of its line, two points (`y` down). */
+  baseline: { x0: number; y0: number; x1: number; y1: number };
+  /** Height of its line's row (x-height plus ascenders), pixels; 0 when unknown. */
+  lineHeight: number;
+}
+
+/**
+ * Font size of a line of OCR text as a share of its row height (x-height plus ascenders): a
+ * font's em is a little larger than its ascender height, so cell gaps and block leading keep
+ * the same meaning as on PDF text.
+ */
+export const OCR_EM_PER_ROW_HEIGHT = 1.15;
+
+/**
+ * Rows and blocks of a page of OCR'd words (`height` of the image in pixels, `page` from 1), by the PDF rules (`layoutPage`): each word becomes a
+ * text item on its line's baseline, its font size from the line's height (`OCR_EM_PER_ROW_HEIGHT`),
+ * so columns that OCR's own reading order runs together come apart into cells and blocks.
+ * Edge artefacts are dropped from every cell and block line, as for plain OCR text.
+ */
+export function layoutOfWords(words: readonly OcrWord[], height: number, page = 1): DocumentLayout {
+  const items: PositionedItem[] = words.map(({ text, box, baseline, lineHeight }) => {
+    const middle = (box.x0 + box.x1) / 2;
+    const run = baseline.x1 - baseline.x0;
+    const baselineY = run > 0 ? baseline.y0 + ((baseline.y1 - baseline.y0) * (middle - baseline.x0)) / run : box.y1;
+    const size = (lineHeight > 0 ? lineHeight : box.y1 - box.y0) * OCR_EM_PER_ROW_HEIGHT;
+    // Each OCR word is a whole word: the space after it keeps it apart from the next however narrow the gap.
+    return { str: `${text} `, transform: [size, 0, 0, size, box.x0, height - baselineY], width: box.x1 - box.x0, height: size };
+  });
+  const laid = layoutPage(items, height, page);
+  return {
+    rows: laid.rows
+      .map((cells) => cells.map((cell) => ({ ...cell, text: cleanLine(cell.text) })).filter((cell) => cell.text.length > 0))
+      .filter((cells) => cells.length > 0),
+    blocks: laid.blocks
+      .map((block) => ({ ...block, lines: block.lines.map(cleanLine).filter((line) => line.length > 0) }))
+      .filter((block) => block.lines.length > 0),
+  };
+}
+
 /**
  * Marks OCR reads from the edge of the paper or a fold rather than from ink: a lone bar, pipe, colon, bracket,
  * dash run or section sign at either end of a line (`Jane Doe §`, `| 42 Baker Street`).
