@@ -9,7 +9,7 @@
  */
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/shared/config.js';
 import { openDatabase } from '../src/db/database.js';
 import { AML_LISTS, entityId } from '../src/engines/aml/entity.js';
 import { AmlNameIndex } from '../src/engines/aml/name-index.js';

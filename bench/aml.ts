@@ -14,7 +14,7 @@
  */
 import { parseArgs } from 'node:util';
 import pino from 'pino';
-import { loadConfig } from '../src/config.js';
+import { loadConfig } from '../src/shared/config.js';
 import { openDatabase } from '../src/db/database.js';
 import { AML_LISTS, ENTITY_KINDS, entityId, type SanctionedEntity } from '../src/engines/aml/entity.js';
 import { normalizeName } from '../src/engines/aml/normalize.js';

@@ -1,5 +1,5 @@
 /**
- * `npm run bench:quality`: the hosted flow's photo checks (`src/hosted/quality-measure.ts`, the
+ * `npm run bench:quality`: the hosted flow's photo checks (`src/web/hosted/quality-measure.ts`, the
  * module the page runs) over every real document and face photo of `../shared/realdata`, which are
  * clean scans and photos, and over bad photos made from each of them (blurred, over-exposed, a glare
  * spot, too dark, too small). Prints, per kind of warning, the false alarms on the clean photos and
@@ -7,7 +7,7 @@
  * they are, in the same run; then every clean photo that still warns, with its measures.
  */
 import { baselineProblems } from './support/quality-baseline.js';
-import { measureQuality, type QualityProblem } from '../src/hosted/quality-measure.js';
+import { measureQuality, type QualityProblem } from '../src/web/hosted/quality-measure.js';
 import { badPhotos, realPhotos, type QualityPhoto } from '../test/support/quality-photos.js';
 
 const KINDS: QualityProblem[] = ['too_small', 'too_dark', 'too_bright', 'blurry', 'glare'];

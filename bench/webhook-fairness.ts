@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import pino from 'pino';
 import { startApp, type RunningApp } from '../src/app.js';
 import { createTenant, issueApiKey } from '../src/tenants/tenant.service.js';
-import { DEFAULT_MAX_IN_FLIGHT_PER_TARGET, DEFAULT_MAX_IN_FLIGHT_PER_TENANT } from '../src/webhooks/emitter.js';
+import { DEFAULT_MAX_IN_FLIGHT_PER_TARGET, DEFAULT_MAX_IN_FLIGHT_PER_TENANT } from '../src/webhooks/emitter-loops.js';
 import { benchAppConfig } from './support/app-config.js';
 
 const { values } = parseArgs({

@@ -1,10 +1,10 @@
 import DataLoader from 'dataloader';
 import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
 import type { AmlScreeningDetails } from '../src/engines/details.js';
-import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
+import { requireTenant, type GraphQLContext } from '../src/graphql/resolver-context.js';
 import { amlEntityRecords, hitEntityId, type AmlEntityRecord, type StoredAmlHit } from '../src/engines/aml/dispositions.js';
 import { disposeAmlHit, latestDispositions, type AmlDispositionRecord } from '../src/sessions/aml-dispositions.js';
-import { unixSeconds } from '../src/time.js';
+import { unixSeconds } from '../src/shared/time.js';
 import { AmlHitDispositionEnum, AmlHitDispositionObject, SessionAmlHitObject } from './aml-disposition.type.js';
 import { SessionObject } from './session.type.js';
 

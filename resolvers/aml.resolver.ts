@@ -1,6 +1,6 @@
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
-import { screenAml } from '../src/engines/aml/standalone.js';
-import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
+import { screenAml } from '../src/checks/aml-check.js';
+import { requireTenant, type GraphQLContext } from '../src/graphql/resolver-context.js';
 import { ScreenAmlInput } from './aml.input.js';
 import { AmlResultObject } from './aml.type.js';
 

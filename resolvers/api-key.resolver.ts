@@ -1,7 +1,7 @@
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
-import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
+import { requireTenant, type GraphQLContext } from '../src/graphql/resolver-context.js';
 import { createApiKey, revokeTenantApiKey, type ApiKeySummary } from '../src/tenants/api-key-admin.service.js';
-import { unixSeconds } from '../src/time.js';
+import { unixSeconds } from '../src/shared/time.js';
 import { CreatedApiKeyObject } from './api-key.type.js';
 import { ApiKeyObject } from './connections.type.js';
 

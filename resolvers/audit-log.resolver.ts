@@ -1,5 +1,5 @@
 import { Arg, Ctx, Int, Query, Resolver } from 'type-graphql';
-import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
+import { requireTenant, type GraphQLContext } from '../src/graphql/resolver-context.js';
 import {
   AUDIT_LOG_PAGE_DEFAULT,
   AUDIT_LOG_PAGE_MAX,

@@ -1,10 +1,10 @@
 import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
 import type { WorkflowCaptureMode, WorkflowLivenessMode } from '../entities/workflow.entity.js';
 import type { NodeType } from '../src/domain/types.js';
-import type { GraphQLContext } from '../src/graphql/context.js';
+import type { GraphQLContext } from '../src/graphql/resolver-context.js';
 import { issueLivenessChallenge } from '../src/sessions/active-liveness.js';
 import { issueNonce } from '../src/sessions/capture-integrity.js';
-import { unixSeconds } from '../src/time.js';
+import { unixSeconds } from '../src/shared/time.js';
 import { NodeTypeEnum, WorkflowCaptureEnum, WorkflowLivenessEnum } from './enums.js';
 import { CaptureNonceObject, LivenessChallengeObject } from './capture.type.js';
 import { HostedFlow } from './flow-settings.resolver.js';

@@ -1,8 +1,8 @@
 import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
-import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
-import type { SessionClaim } from '../src/operators/claims.js';
-import { assignSession, claimSession, releaseSession } from '../src/operators/claim.service.js';
-import { unixSeconds } from '../src/time.js';
+import { requireTenant, type GraphQLContext } from '../src/graphql/resolver-context.js';
+import type { SessionClaim } from '../src/sessions/claims.js';
+import { assignSession, claimSession, releaseSession } from '../src/sessions/claim.service.js';
+import { unixSeconds } from '../src/shared/time.js';
 import { SessionClaimObject } from './claim.type.js';
 import { SessionObject } from './session.type.js';
 

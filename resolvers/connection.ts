@@ -1,5 +1,5 @@
 import { Field, Int, ObjectType, type ClassType } from 'type-graphql';
-import { encodeKeysetCursor, type KeysetPosition } from '../src/pagination.js';
+import { encodeKeysetCursor, type KeysetPosition } from '../src/shared/pagination.js';
 
 /** Relay page info: where a page starts and ends, and whether pages lie beyond it. */
 @ObjectType('PageInfo', { description: 'Where a page of a connection starts and ends (Relay cursor connections).' })

@@ -2,12 +2,12 @@ import { Arg, Ctx, ID, Int, Query, Resolver } from 'type-graphql';
 import type { ApiKey } from '../entities/api-key.entity.js';
 import type { WebhookDeliveryStatus } from '../entities/webhook.entity.js';
 import * as connections from '../src/dashboard/connections.service.js';
-import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
+import { requireTenant, type GraphQLContext } from '../src/graphql/resolver-context.js';
 import { summarise } from '../src/operators/operator.service.js';
 import { lastKeyUses } from '../src/tenants/api-key-usage.service.js';
 import type { KeyUse } from '../src/auth/key-usage.js';
 import { sessionRecordOf } from '../src/sessions/session-record.js';
-import { unixSeconds } from '../src/time.js';
+import { unixSeconds } from '../src/shared/time.js';
 import { listDeliveries } from '../src/webhooks/webhook.service.js';
 import { toConnectionPage } from './connection.js';
 import {

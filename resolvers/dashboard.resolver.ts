@@ -1,7 +1,7 @@
 import { Arg, Ctx, Field, Int, ObjectType, Query, Resolver } from 'type-graphql';
 import { decisionsByReason, decisionsPerDay, reviewBacklog, sessionFunnel, timeToDecision } from '../src/dashboard/stats.service.js';
 import { reasonDefinition } from '../src/domain/reasons.js';
-import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
+import { requireTenant, type GraphQLContext } from '../src/graphql/resolver-context.js';
 
 /** Sessions declined or in review, by the cause of their decisive reason. */
 @ObjectType('ReasonCount', { description: 'Sessions declined or in review in a window, by the cause of their decisive reason.' })

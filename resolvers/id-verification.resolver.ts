@@ -1,6 +1,6 @@
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
-import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
-import { verifyIdDocument } from '../src/engines/document/standalone.js';
+import { requireTenant, type GraphQLContext } from '../src/graphql/resolver-context.js';
+import { verifyIdDocument } from '../src/checks/document-check.js';
 import { VerifyIdDocumentInput } from './id-verification.input.js';
 import { IdVerificationResultObject } from './id-verification.type.js';
 

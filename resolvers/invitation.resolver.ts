@@ -1,7 +1,7 @@
 import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
-import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
+import { requireTenant, type GraphQLContext } from '../src/graphql/resolver-context.js';
 import { inviteOperator, pendingInvitations, revokeInvitation, type Invitation } from '../src/operators/invitation.service.js';
-import { unixSeconds } from '../src/time.js';
+import { unixSeconds } from '../src/shared/time.js';
 import { InviteOperatorInput, OperatorInvitationCreatedObject, OperatorInvitationObject } from './invitation.type.js';
 
 /** Shapes an invitation for GraphQL. */

@@ -1,8 +1,8 @@
 import { Arg, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { ListEntry } from '../entities/list.entity.js';
-import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
+import { requireTenant, type GraphQLContext } from '../src/graphql/resolver-context.js';
 import * as lists from '../src/lists/list.service.js';
-import { unixSeconds } from '../src/time.js';
+import { unixSeconds } from '../src/shared/time.js';
 import { CreateListInput, DocumentListEntryInput, FaceListEntryInput, NameListEntryInput, UpdateListInput } from './list.input.js';
 import { FaceEntryCreatedObject, ListEntryObject, ListEntryPageObject, ListObject } from './list.type.js';
 

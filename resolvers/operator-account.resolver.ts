@@ -1,5 +1,5 @@
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
-import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
+import { requireTenant, type GraphQLContext } from '../src/graphql/resolver-context.js';
 import { changeOwnPassword } from '../src/operators/operator-admin.service.js';
 import { signInBrakeOf } from '../src/operators/operator.service.js';
 import { confirmTotpEnrolment, disableOwnTotp, startTotpEnrolment } from '../src/operators/totp.service.js';

@@ -1,9 +1,9 @@
 import { REFUSALS, requireOperator } from '../src/auth/authorization.js';
 import { Arg, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
+import { requireTenant, type GraphQLContext } from '../src/graphql/resolver-context.js';
 import { addOperator, resetOperatorPassword, resetOperatorTotp, updateOperator } from '../src/operators/operator-admin.service.js';
 import { readOperator, type OperatorSummary } from '../src/operators/operator.service.js';
-import { unixSeconds } from '../src/time.js';
+import { unixSeconds } from '../src/shared/time.js';
 import { setEvidenceRetention } from '../src/evidence/evidence.service.js';
 import { CreateOperatorInput, OperatorObject, UpdateOperatorInput } from './operator.type.js';
 

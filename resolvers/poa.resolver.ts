@@ -1,6 +1,6 @@
 import { Arg, Ctx, Mutation, Resolver } from 'type-graphql';
-import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
-import { checkProofOfAddress } from '../src/engines/poa/standalone.js';
+import { requireTenant, type GraphQLContext } from '../src/graphql/resolver-context.js';
+import { checkProofOfAddress } from '../src/checks/poa-check.js';
 import { CheckProofOfAddressInput } from './poa.input.js';
 import { ProofOfAddressResultObject } from './poa.type.js';
 

@@ -1,5 +1,5 @@
 import { Arg, Ctx, Field, InputType, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
-import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
+import { requireTenant, type GraphQLContext } from '../src/graphql/resolver-context.js';
 import { createReasonCode, deleteReasonCode, listReasonCodes, type ReasonCodeRecord } from '../src/reasons/reason-codes.service.js';
 
 /** One code reviewers may pick: built in (src/domain/reasons.ts) or the tenant's own. */

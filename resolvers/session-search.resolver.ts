@@ -1,5 +1,5 @@
 import { Arg, Ctx, Int, Query, Resolver } from 'type-graphql';
-import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
+import { requireTenant, type GraphQLContext } from '../src/graphql/resolver-context.js';
 import { SESSION_SEARCH_DEFAULT, SESSION_SEARCH_MAX, SESSION_SEARCH_QUERY_MAX, searchSessions } from '../src/sessions/search.js';
 import { toSessionObject } from './session.resolver.js';
 import { SessionSearchHitObject } from './session-search.type.js';

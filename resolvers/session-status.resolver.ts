@@ -1,7 +1,7 @@
 import { requireCaller } from '../src/auth/authorization.js';
 import { Arg, Resolver, Root, Subscription } from 'type-graphql';
 import type { SessionStatusEvent } from '../src/events/live-status.js';
-import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
+import { requireTenant, type GraphQLContext } from '../src/graphql/resolver-context.js';
 import { readSession } from '../src/sessions/read.js';
 import { SessionStatusEventObject, SessionStatusSubscriptionFilter } from './session-status.type.js';
 

@@ -5,17 +5,17 @@ import { signedEvidenceUrl } from '../src/evidence/evidence.service.js';
 import { EvidenceObject } from './evidence.type.js';
 import { ErasureObject } from './erasure.type.js';
 import { SessionNoteObject } from './note.type.js';
-import { addSessionNote, type SessionNote } from '../src/notes/note.service.js';
+import { addSessionNote, type SessionNote } from '../src/sessions/note.service.js';
 import { eraseSession } from '../src/evidence/erasure.service.js';
 import type { NodeType } from '../src/domain/types.js';
-import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
+import { requireTenant, type GraphQLContext } from '../src/graphql/resolver-context.js';
 import { createSession, sessionUrl } from '../src/sessions/create.js';
 import { SESSIONS_PAGE_DEFAULT, SESSIONS_PAGE_MAX, listSessions, readSession } from '../src/sessions/read.js';
 import { reviewSession } from '../src/sessions/review.js';
 import { requestRetake } from '../src/sessions/retake.js';
 import { approvedOnly, decisionOf } from '../src/sessions/decision.js';
 import { sessionRecordOf, type NodeResultRecord, type SessionRecord } from '../src/sessions/session-record.js';
-import { unixSeconds } from '../src/time.js';
+import { unixSeconds } from '../src/shared/time.js';
 import { CreateSessionInput, ReviewDecisionEnum, SessionFilterInput } from './session.input.js';
 import {
   CreateSessionPayload,

@@ -1,9 +1,9 @@
 import { Arg, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { LedgerEntry } from '../entities/share-token.entity.js';
-import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
+import { requireTenant, type GraphQLContext } from '../src/graphql/resolver-context.js';
 import * as ledger from '../src/sharing/ledger.service.js';
 import * as sharing from '../src/sharing/sharing.service.js';
-import { unixSeconds } from '../src/time.js';
+import { unixSeconds } from '../src/shared/time.js';
 import { ImportSharedSessionInput } from './sharing.input.js';
 import { toSessionObject } from './session.resolver.js';
 import { sessionRecordOf } from '../src/sessions/session-record.js';

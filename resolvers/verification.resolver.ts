@@ -1,12 +1,12 @@
 import { requireCaller } from '../src/auth/authorization.js';
 import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { NodeType } from '../src/domain/types.js';
-import type { GraphQLContext } from '../src/graphql/context.js';
+import type { GraphQLContext } from '../src/graphql/resolver-context.js';
 import * as phone from '../src/sessions/phone-step.js';
 import type { NodeInput } from '../src/sessions/node-inputs.js';
 import { readSession } from '../src/sessions/read.js';
 import { type SessionProgress, submitNodeInput } from '../src/sessions/submit.js';
-import { unixSeconds } from '../src/time.js';
+import { unixSeconds } from '../src/shared/time.js';
 import {
   AmlStepInput,
   BusinessRegistryStepInput,

@@ -1,7 +1,7 @@
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
 import type { WebhookAttempt, WebhookDelivery, WebhookDeliveryStatus, WebhookDestination } from '../entities/webhook.entity.js';
-import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
-import { unixSeconds } from '../src/time.js';
+import { requireTenant, type GraphQLContext } from '../src/graphql/resolver-context.js';
+import { unixSeconds } from '../src/shared/time.js';
 import * as webhooks from '../src/webhooks/webhook.service.js';
 import { rotateCallbackSecret } from '../src/tenants/callback-secrets.js';
 import { CreateWebhookDestinationInput, UpdateWebhookDestinationInput } from './webhook.input.js';

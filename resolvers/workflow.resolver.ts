@@ -1,7 +1,7 @@
 import { Arg, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { Workflow } from '../entities/workflow.entity.js';
-import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
-import { unixSeconds } from '../src/time.js';
+import { requireTenant, type GraphQLContext } from '../src/graphql/resolver-context.js';
+import { unixSeconds } from '../src/shared/time.js';
 import * as workflows from '../src/workflows/workflow.service.js';
 import { listPublications, listRevisions } from '../src/workflows/revisions.js';
 import { getReplay, runReplay, startReplay, type ReplayRecord } from '../src/workflows/replay.js';

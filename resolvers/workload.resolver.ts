@@ -1,9 +1,9 @@
 import { Arg, Ctx, FieldResolver, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { requireTenant, type GraphQLContext } from '../src/graphql/context.js';
+import { requireTenant, type GraphQLContext } from '../src/graphql/resolver-context.js';
 import type { Loaders } from '../src/graphql/loaders.js';
 import { REFUSALS, requireAdmin } from '../src/auth/authorization.js';
 import * as workload from '../src/operators/workload.service.js';
-import { unixSeconds } from '../src/time.js';
+import { unixSeconds } from '../src/shared/time.js';
 import { SessionObject } from './session.type.js';
 import {
   AssignmentRuleInput,

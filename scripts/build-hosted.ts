@@ -1,30 +1,21 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { HOSTED_BUILD_DIR, type BundleManifest } from '../src/http/bundle-assets.js';
 
-/** Where the hosted flow's bundle goes: generated at install/start and before tests, never committed. */
-export const HOSTED_BUILD_DIR = fileURLToPath(new URL('../dist/hosted/', import.meta.url));
-
-/** What a build wrote: file names (content-hashed, so they can be cached forever) and the JavaScript's gzipped size. */
-export interface HostedManifest {
-  js: string;
-  css: string;
-  jsGzipBytes: number;
-}
-
-/** One browser app of ours: a folder of src/ with main.ts, styles.css and its own tsconfig.json. */
+/** One browser app of ours: a folder of src/web/ with main.ts, styles.css and its own tsconfig.json. */
 export interface BrowserApp {
-  /** Folder under src/ and prefix of the output names (`hosted`, `console`). */
+  /** Folder under src/web/ and prefix of the output names (`hosted`, `console`). */
   name: string;
   /** Where the bundle and its manifest go (emptied first). */
   outDir: string;
 }
 
 /** Bundles one browser app (TypeScript and CSS) with hashed names and a manifest its page reads. */
-export async function bundleBrowserApp(app: BrowserApp): Promise<HostedManifest> {
-  const source = (path: string) => fileURLToPath(new URL(`../src/${app.name}/${path}`, import.meta.url));
+export async function bundleBrowserApp(app: BrowserApp): Promise<BundleManifest> {
+  const source = (path: string) => fileURLToPath(new URL(`../src/web/${app.name}/${path}`, import.meta.url));
   const result = await build({
     entryPoints: { [app.name]: source('main.ts'), styles: source('styles.css') },
     bundle: true,
@@ -49,28 +40,14 @@ export async function bundleBrowserApp(app: BrowserApp): Promise<HostedManifest>
     names[extension] = name;
     if (extension === 'js') jsGzipBytes = gzipSync(file.contents).length;
   }
-  const manifest: HostedManifest = { js: names.js, css: names.css, jsGzipBytes };
+  const manifest: BundleManifest = { js: names.js, css: names.css, jsGzipBytes };
   writeFileSync(`${app.outDir}manifest.json`, JSON.stringify(manifest));
   return manifest;
 }
 
-/** Reads the manifest of a browser app's last build, or null when it was never built. */
-export function readManifest(outDir: string): HostedManifest | null {
-  try {
-    return JSON.parse(readFileSync(`${outDir}manifest.json`, 'utf8')) as HostedManifest;
-  } catch {
-    return null;
-  }
-}
-
-/** Bundles src/hosted (TypeScript and CSS) into dist/hosted with hashed names and a manifest the page reads. */
-export function buildHosted(): Promise<HostedManifest> {
+/** Bundles src/web/hosted (TypeScript and CSS) into dist/hosted with hashed names and a manifest the page reads. */
+export function buildHosted(): Promise<BundleManifest> {
   return bundleBrowserApp({ name: 'hosted', outDir: HOSTED_BUILD_DIR });
-}
-
-/** The manifest of the last build, or null when the flow was never built. */
-export function readHostedManifest(): HostedManifest | null {
-  return readManifest(HOSTED_BUILD_DIR);
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import pino, { type Logger } from 'pino';
-import type { Config } from './config.js';
-import { loggerOptions, withRedaction } from './logging.js';
+import type { Config } from './shared/config.js';
+import { loggerOptions, withRedaction } from './shared/logging.js';
 import { openDatabase, type Database } from './db/database.js';
 import { loadNfcTrust } from './engines/document/nfc.js';
 import { loadVdsTrust } from './engines/document/vds.js';
@@ -19,7 +19,7 @@ import { closeOcrWorker } from './engines/poa/ocr.js';
 import { createServiceSecrets, resolveMasterKey } from './auth/secrets.js';
 import { bindPersonalDataSealing, sealLegacyPersonalData } from './auth/personal-data.js';
 import { sealLegacyPlaintext } from './auth/sealed-columns.js';
-import { startEventFanout, type EventFanout } from './events/fanout.js';
+import { startEventFanout, type EventFanout } from './events/live-fanout.js';
 import { LiveStatusHub } from './events/live-status.js';
 import { EventBus } from './events/outbox.js';
 import { getSchema } from './graphql/schema.js';
@@ -32,14 +32,14 @@ import { decisionSnapshotter } from './sessions/decision.js';
 import { createRateLimits, type RateLimits } from './limits/rate-limits.js';
 import { AmlNameIndex } from './engines/aml/name-index.js';
 import { ServiceTokens } from './sessions/service-tokens.js';
-import { buildHttpServer, type HttpServer } from './http/server.js';
+import { buildHttpServer, type HttpServer } from './http/fastify-server.js';
 import { seedDemoTenant, type DemoTenant } from './tenants/demo.js';
 import { syncBuiltInWorkflows } from './workflows/workflow.service.js';
 import { AppMetrics } from './metrics/metrics.js';
 import { poolReader, readDatabaseGauges } from './metrics/database-gauges.js';
-import { serveMetrics, type MetricsListener } from './http/metrics.js';
+import { serveMetrics, type MetricsListener } from './http/metrics-endpoint.js';
 import { startTracing, type Tracing } from './observability/tracing.js';
-import { observeEngines } from './observability/engine-observer.js';
+import { observeEngines } from './engines/pool/metrics-observer.js';
 
 /** A running service: HTTP server, database, and how to stop them in order. */
 export interface RunningApp {

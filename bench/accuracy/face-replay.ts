@@ -26,7 +26,7 @@ import { analyzeFace, MAX_ANALYSIS_SIDE_PX, similarity } from '../../src/engines
 import sharp from 'sharp';
 import { SELFIE_REUSE_MAX_HAMMING, selfiePrint } from '../../src/duplicates/selfie-print.js';
 import { closeFaceEngine } from '../../src/engines/face/human.js';
-import { isPortraitReplay, portraitReplaySignal } from '../../src/engines/face/replay.js';
+import { isPortraitReplay, portraitReplaySignal } from '../../src/engines/face/portrait-replay.js';
 import { PORTRAIT_REPLAY_CROP_CORRELATION, PORTRAIT_REPLAY_SIMILARITY } from '../../src/engines/face/thresholds.js';
 import { alignedCrop, cropCorrelation } from '../../src/engines/face/aligned-crop.js';
 import { decodeUpright } from '../../src/engines/recapture-evidence.js';

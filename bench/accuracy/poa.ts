@@ -52,7 +52,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/shared/errors.js';
 import { analyseProofOfAddress, closeOcrWorker, TAMPER_REVIEW_SCORE } from '../../src/engines/poa/index.js';
 import { billPng, DEFAULT_BILL, phonePhotoOf } from '../../test/poa/fixtures.js';
 import { phonePhotoOfPage, phonePhotoToolsPresent, renderFirstPage } from '../support/phone-photo.js';

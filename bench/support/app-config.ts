@@ -1,4 +1,4 @@
-import { loadConfig, type Config } from '../../src/config.js';
+import { loadConfig, type Config } from '../../src/shared/config.js';
 
 /**
  * The configuration a benchmark starts the service with: a free port on loopback, an in-memory

@@ -6,7 +6,7 @@
  */
 import pino from 'pino';
 import { startApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/shared/config.js';
 import { createTenant, issueApiKey } from '../../src/tenants/tenant.service.js';
 
 const config = loadConfig({

@@ -1,12 +1,12 @@
 /**
  * The hosted flow's photo checks as they were before `bench:quality` measured them (main at
- * b7f67d8, `src/hosted/quality.ts`), kept so the bench prints the old false alarms beside the new
+ * b7f67d8, `src/web/hosted/quality.ts`), kept so the bench prints the old false alarms beside the new
  * ones in the same run. The page drew the photo onto a 640 px canvas (Chromium's default
  * bilinear sampling, reproduced here), then: too dark under a mean luma of 45; too bright over
  * 50 % clipped pixels; blurred under a Laplacian variance of 40 over the whole picture; glare over
  * 3 % clipped pixels; too small under 300 px on the shorter side.
  */
-import type { QualityProblem, QualitySubject, RgbaPixels } from '../../src/hosted/quality-measure.js';
+import type { QualityProblem, QualitySubject, RgbaPixels } from '../../src/web/hosted/quality-measure.js';
 
 /** The old canvas copy: bilinear sampling of the source at the target size, no averaging. */
 function bilinearCopy(source: RgbaPixels, w: number, h: number): Float32Array {

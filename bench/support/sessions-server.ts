@@ -16,7 +16,7 @@ import Fastify from 'fastify';
 import pg from 'pg';
 import pino from 'pino';
 import { startApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/shared/config.js';
 import { createTenant, issueApiKey } from '../../src/tenants/tenant.service.js';
 
 /** The temporary data directory of the embedded database, removed at the end; null when given or unused. */

@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import pino from 'pino';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/shared/config.js';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { TEMPLATE_DIMENSION } from '../../src/engines/face/index.js';
 

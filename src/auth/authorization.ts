@@ -12,7 +12,7 @@
  * test/foundation/authorization.test.ts holds the table of who may call what, field by field.
  */
 import type { OperatorRole } from '../../entities/operator.entity.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../shared/errors.js';
 import type { OperatorPrincipal, Principal, TenantPrincipal } from './context.js';
 
 /** The kinds of caller a decision distinguishes: an operator's role counts as its own kind. */

@@ -1,7 +1,7 @@
 import { existsSync, renameSync, rmSync } from 'node:fs';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { Config } from '../config.js';
-import { ConfigError } from '../config.js';
+import type { Config } from '../shared/config.js';
+import { ConfigError } from '../shared/config.js';
 import { rewrapSealedColumns } from './sealed-columns.js';
 import { createRewrapper, generateMasterKey, masterKeyPathOf, writeMasterKeyFile } from './secrets.js';
 

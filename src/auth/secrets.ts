@@ -11,8 +11,8 @@ import {
 import { existsSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
-import { ConfigError } from '../config.js';
+import type { Config } from '../shared/config.js';
+import { ConfigError } from '../shared/config.js';
 import { DATA_FILE_MODE, ensurePrivateDirectory } from '../db/private-files.js';
 
 /** Length of derived keys and data keys, in bytes (AES-256, HMAC-SHA256). */

@@ -6,12 +6,12 @@
  */
 import pino from 'pino';
 import { createServiceSecrets, resolveMasterKey } from '../auth/secrets.js';
-import { ConfigError, loadConfig, type Config } from '../config.js';
-import { loggerOptions } from '../logging.js';
+import { ConfigError, loadConfig, type Config } from '../shared/config.js';
+import { loggerOptions } from '../shared/logging.js';
 import { startEmbeddedDatabase } from '../db/embedded.js';
 import { startEmitter } from '../webhooks/run.js';
 import { AppMetrics } from '../metrics/metrics.js';
-import { serveMetrics } from '../http/metrics.js';
+import { serveMetrics } from '../http/metrics-endpoint.js';
 import { startTracing } from '../observability/tracing.js';
 
 let config: Config;

@@ -3,7 +3,7 @@
  * in ./.data/pglite. SIGTERM and SIGINT drain HTTP and sockets, then close the database.
  */
 import { startApp } from '../app.js';
-import { ConfigError, loadConfig } from '../config.js';
+import { ConfigError, loadConfig } from '../shared/config.js';
 
 let config;
 try {

@@ -3,18 +3,18 @@
  * engine jobs from the PostgreSQL queue and runs them in its own thread pool (ENGINE_POOL_SIZE
  * threads, one job per thread), so verification throughput grows with worker machines, not API
  * servers. Needs DATABASE_URL. SIGTERM and SIGINT finish the jobs in hand and exit; a worker
- * killed outright has its job retried by another (src/jobs/engine-queue.ts).
+ * killed outright has its job retried by another (src/engines/pool/queue-executor.ts).
  */
 import { availableParallelism } from 'node:os';
 import pino from 'pino';
-import { ConfigError, loadConfig, type Config } from '../config.js';
+import { ConfigError, loadConfig, type Config } from '../shared/config.js';
 import { poolFromConfig } from '../engines/pool/start.js';
-import { startEngineWorker } from '../jobs/engine-queue.js';
+import { startEngineWorker } from '../engines/pool/queue-executor.js';
 import { AppMetrics } from '../metrics/metrics.js';
-import { serveMetrics } from '../http/metrics.js';
-import { loggerOptions } from '../logging.js';
+import { serveMetrics } from '../http/metrics-endpoint.js';
+import { loggerOptions } from '../shared/logging.js';
 import { startTracing } from '../observability/tracing.js';
-import { observeEngines } from '../observability/engine-observer.js';
+import { observeEngines } from '../engines/pool/metrics-observer.js';
 
 let config: Config;
 try {

@@ -7,8 +7,8 @@ import { SessionSchema, SessionStatusChangeSchema, type Session, type SessionSta
 import { WebhookDestinationSchema, type WebhookDestination } from '../../entities/webhook.entity.js';
 import type { TenantPrincipal, TenantScope } from '../auth/context.js';
 import { findList } from '../lists/list.service.js';
-import { NOTE_COLUMNS, noteOfRow, type SessionNote, type SessionNoteRow } from '../notes/note.service.js';
-import { afterPosition, assertPageSize, decodeKeysetCursor } from '../pagination.js';
+import { NOTE_COLUMNS, noteOfRow, type SessionNote, type SessionNoteRow } from '../sessions/note.service.js';
+import { afterPosition, assertPageSize, decodeKeysetCursor } from '../shared/pagination.js';
 import type { Services } from '../services.js';
 import { loadSession } from '../sessions/read.js';
 

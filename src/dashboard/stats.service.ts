@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantScope } from '../auth/context.js';
-import { validationError } from '../errors.js';
+import { validationError } from '../shared/errors.js';
 
 /** Most days a chart looks back over: a quarter. */
 export const DECISION_DAYS_MAX = 90;

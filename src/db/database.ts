@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
+import type { Config } from '../shared/config.js';
 import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded.js';
 import { createOrm, migrate } from './orm.js';
 

@@ -1,5 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { databaseFaults } from '../errors.js';
+import { databaseFaults } from '../shared/errors.js';
 
 /** Longest `/readyz` waits for the database, in milliseconds: a probe must answer well before its own timeout. */
 export const READINESS_TIMEOUT_MS = 2000;

@@ -8,7 +8,7 @@
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
 import type { TransitionActor } from './session-state.js';
 import type { SessionStatus } from './types.js';
-import { unixSeconds } from '../time.js';
+import { unixSeconds } from '../shared/time.js';
 
 /** Event kinds the service emits (the spec names the first two). */
 export const EVENT_TYPES = ['session.status_changed', 'agent.revoked', 'session.resubmission_requested'] as const;

@@ -21,7 +21,7 @@ export const REASON_SEVERITIES = ['low', 'medium', 'high', 'critical'] as const;
 /** One severity. */
 export type ReasonSeverity = (typeof REASON_SEVERITIES)[number];
 
-/** Languages the person's sentences are written in: the hosted flow's (src/hosted/i18n.ts, a test keeps them equal). */
+/** Languages the person's sentences are written in: the hosted flow's (src/web/shared/i18n.ts, a test keeps them equal). */
 export const REASON_LANGUAGES = ['en', 'fr', 'de', 'es'] as const;
 /** One language of the person's sentences. */
 export type ReasonLanguage = (typeof REASON_LANGUAGES)[number];

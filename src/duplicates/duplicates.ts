@@ -18,7 +18,7 @@ import { decodeDataUri } from '../engines/data-uri.js';
 import type { DocumentVerificationDetails } from '../engines/details.js';
 import { SELFIE_MIME_TYPES } from '../engines/face/engine.js';
 import { FACE_MATCH_PASS_SIMILARITY, templateFromBytes } from '../engines/face/index.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../shared/errors.js';
 import { faceTemplateKey } from '../lists/face-templates.js';
 import type { NodeInputObserver } from '../sessions/decision-hooks.js';
 import { findDuplicateFaces, indexSessionTemplate } from './face-search.js';

@@ -8,7 +8,7 @@
 import { mrzOcrEngine } from './document/engine.js';
 import { liveFaceEngine } from './face/engine.js';
 import { livePoaEngine } from './poa/engine.js';
-import type { NodeEngine } from './types.js';
+import type { NodeEngine } from './node-engine.js';
 
 /** CPU-bound live engines by provider name. */
 export const CPU_ENGINES: Partial<Record<string, NodeEngine>> = {

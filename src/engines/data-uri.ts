@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.js';
+import { ApiError } from '../shared/errors.js';
 
 /** Largest decoded image or document, in bytes (10 MB); the body limit caps the base64 text too. */
 export const MAX_DECODED_BYTES = 10 * 1024 * 1024;

@@ -1,4 +1,4 @@
-import { ApiError } from '../errors.js';
+import { ApiError } from '../shared/errors.js';
 
 /** Time budget of one engine call, in milliseconds: a document that takes longer is answered with a 503, not a hang. */
 export const ENGINE_TIME_BUDGET_MS = 30_000;

@@ -1,16 +1,16 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import type { ServiceSecrets } from '../auth/secrets.js';
-import type { Config } from '../config.js';
+import type { Config } from '../shared/config.js';
 import type { NodeType } from '../domain/types.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../shared/errors.js';
 import { createLiveAmlEngine, LIVE_AML_PROVIDER } from './aml/engine.js';
 import type { AmlNameIndex } from './aml/name-index.js';
 import { CPU_ENGINES } from './cpu-engines.js';
 import { livePhoneEngineFactory, LIVE_PHONE_PROVIDER } from './phone/engine.js';
 import { offloaded, type EngineExecutor } from './pool/executor.js';
 import { sandboxEngines } from './sandbox/index.js';
-import type { EngineMode, NodeEngine } from './types.js';
+import type { EngineMode, NodeEngine } from './node-engine.js';
 
 /** What live engines that need infrastructure are built with, once the database is open. */
 export interface LiveEngineDependencies {

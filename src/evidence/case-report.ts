@@ -6,7 +6,7 @@
 import PDFDocument from 'pdfkit';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OperatorPrincipal } from '../auth/context.js';
-import { listNotes } from '../notes/note.service.js';
+import { listNotes } from '../sessions/note.service.js';
 import type { Services } from '../services.js';
 import { readSession } from '../sessions/read.js';
 import { openImagesForReport, type OpenedImage } from './evidence.service.js';

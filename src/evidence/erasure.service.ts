@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantPrincipal } from '../auth/context.js';
 import { openPersonalData, sealPersonalData } from '../auth/personal-data.js';
 import { isActive } from '../domain/session-state.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../shared/errors.js';
 import type { Services } from '../services.js';
 import { loadSession } from '../sessions/read.js';
 

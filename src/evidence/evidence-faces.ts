@@ -9,7 +9,7 @@ import sharp from 'sharp';
 import type { FaceAnalysis } from '../engines/face/analyze.js';
 import { MAX_ANALYSIS_SIDE_PX, MAX_INPUT_PIXELS } from '../engines/face/analyze.js';
 import { analyzeFaceOffThread } from '../engines/pool/executor.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../shared/errors.js';
 import type { Services } from '../services.js';
 
 /** A face's box as fractions (0–1) of the upright image's width and height. */

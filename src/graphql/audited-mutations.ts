@@ -1,7 +1,7 @@
 import { defaultFieldResolver, type GraphQLSchema } from 'graphql';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { recordOperatorAction, type OperatorAuditEntry } from '../operators/audit.js';
-import type { GraphQLContext } from './context.js';
+import { recordOperatorAction, type OperatorAuditEntry } from '../operators/operator-audit.js';
+import type { GraphQLContext } from './resolver-context.js';
 
 type Args = Record<string, unknown>;
 type Result = Record<string, unknown> | boolean | null | undefined;

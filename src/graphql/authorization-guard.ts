@@ -1,6 +1,6 @@
 import { defaultFieldResolver, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
 import { authorizeRootField, type RootOperation } from '../auth/authorization.js';
-import type { GraphQLContext } from './context.js';
+import type { GraphQLContext } from './resolver-context.js';
 
 /** Wraps one root type's fields so {@link authorizeRootField} decides before the field runs (subscriptions: before subscribing). */
 function guardRootType(type: GraphQLObjectType | null | undefined, operation: RootOperation): void {

@@ -1,7 +1,7 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { execute, type ExecutionResult, type GraphQLError, type GraphQLSchema } from 'graphql';
-import { ApiError } from '../errors.js';
-import type { GraphQLContext } from './context.js';
+import { ApiError } from '../shared/errors.js';
+import type { GraphQLContext } from './resolver-context.js';
 import { assertAcceptableInputs } from './input-limits.js';
 
 /**

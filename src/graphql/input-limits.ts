@@ -16,9 +16,9 @@ import {
   type GraphQLSchema,
   type ValueNode,
 } from 'graphql';
-import { validationError, type FieldError } from '../errors.js';
+import { validationError, type FieldError } from '../shared/errors.js';
 import { IMAGE_MAX_LENGTH } from '../sessions/node-inputs.js';
-import { ID_MAX_LENGTH, findUnstorableText, textProblem } from '../validation.js';
+import { ID_MAX_LENGTH, findUnstorableText, textProblem } from '../shared/validation.js';
 
 /** Longest string argument or input field without a limit of its own, in characters (reasons, URLs, tokens, names). */
 export const STRING_ARGUMENT_MAX_LENGTH = 4096;

@@ -6,7 +6,7 @@
 import { mayIntrospect } from '../auth/authorization.js';
 import { BREAK, visit, type DocumentNode } from 'graphql';
 import type { Principal } from '../auth/context.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../shared/errors.js';
 
 /** The meta-fields that read the schema; `__typename` reads only an object's own type and stays open. */
 const INTROSPECTION_FIELDS = new Set(['__schema', '__type']);

@@ -7,7 +7,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import { fieldExtensionsEstimator, getComplexity, simpleEstimator } from 'graphql-query-complexity';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../shared/errors.js';
 
 /** Ceilings an operation must stay under before it runs. */
 export interface OperationLimits {

@@ -8,8 +8,8 @@ import type { ServiceSecrets } from '../auth/secrets.js';
 import { currentTokens } from '../sessions/service-tokens.js';
 import { readNodeResults, type NodeResultRecord } from '../sessions/session-record.js';
 import { listEvidence, type EvidenceItem } from '../evidence/evidence.service.js';
-import { listNotes, type SessionNote } from '../notes/note.service.js';
-import { listClaims, type SessionClaim } from '../operators/claims.js';
+import { listNotes, type SessionNote } from '../sessions/note.service.js';
+import { listClaims, type SessionClaim } from '../sessions/claims.js';
 import { operatorsWithTotp } from '../operators/totp.service.js';
 
 /** The DataLoaders of one request: nested fields load in one query per kind, whatever the page size. */

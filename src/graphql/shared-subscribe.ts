@@ -1,5 +1,5 @@
 import { createSourceEventStream, execute, print, type ExecutionArgs, type ExecutionResult } from 'graphql';
-import type { GraphQLContext } from './context.js';
+import type { GraphQLContext } from './resolver-context.js';
 
 /**
  * Results already computed for one event, by selection key. Keyed weakly by the event object the

@@ -4,8 +4,8 @@ import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { OperatorPrincipal } from '../auth/context.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
-import type { Config } from '../config.js';
-import { ApiError } from '../errors.js';
+import type { Config } from '../shared/config.js';
+import { ApiError } from '../shared/errors.js';
 import {
   signInBrakeOf,
   csrfTokenFor,
@@ -18,7 +18,7 @@ import {
   OPERATOR_LOGIN_TTL_SECONDS,
   type OperatorSummary,
 } from '../operators/operator.service.js';
-import { unixSeconds } from '../time.js';
+import { unixSeconds } from '../shared/time.js';
 
 /** Name of the console's session cookie. */
 export const CONSOLE_COOKIE = 'openkyc_console';

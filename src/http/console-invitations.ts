@@ -1,7 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { FastifyInstance } from 'fastify';
 import { acceptInvitation, peekInvitation } from '../operators/invitation.service.js';
-import { unixSeconds } from '../time.js';
+import { unixSeconds } from '../shared/time.js';
 import { CONSOLE_API_PREFIX } from './console-auth.js';
 
 /**

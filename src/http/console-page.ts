@@ -1,8 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { registerBundleAssets } from './bundle-assets.js';
-import { CONSOLE_BUILD_DIR, readConsoleManifest } from '../../scripts/build-console.js';
-import type { HostedManifest } from '../../scripts/build-hosted.js';
+import { CONSOLE_BUILD_DIR, readConsoleManifest, registerBundleAssets, type BundleManifest } from './bundle-assets.js';
 
 /** URL prefix of the console's own scripts and styles (content-hashed names, cached for a year). */
 export const CONSOLE_ASSET_PREFIX = '/console/assets/';
@@ -27,7 +25,7 @@ export function consolePagePolicy(nonce: string): string {
 }
 
 /** The shell the console renders into. */
-function shell(manifest: HostedManifest, nonce: string): string {
+function shell(manifest: BundleManifest, nonce: string): string {
   return `<!doctype html>
 <html lang="en">
   <head>

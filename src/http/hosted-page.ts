@@ -1,14 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { registerBundleAssets } from './bundle-assets.js';
+import { HOSTED_BUILD_DIR, readHostedManifest, registerBundleAssets, type BundleManifest } from './bundle-assets.js';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { HOSTED_BUILD_DIR, readHostedManifest, type HostedManifest } from '../../scripts/build-hosted.js';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
-import { ApiError } from '../errors.js';
-import { isUuid } from '../input-rules.js';
+import { ApiError } from '../shared/errors.js';
+import { isUuid } from '../shared/input-rules.js';
 import type { Services } from '../services.js';
 import { loadSession } from '../sessions/read.js';
-import { flowSettingsFor } from '../tenants/flow-settings.js';
+import { flowSettingsFor } from '../tenants/flow-settings.service.js';
 
 /** URL prefix of the flow's own scripts and styles (content-hashed names, cached for a year). */
 export const HOSTED_ASSET_PREFIX = '/verify/assets/';
@@ -34,7 +33,7 @@ export function hostedPagePolicy(nonce: string, embedOrigins: readonly string[])
 }
 
 /** The shell the app renders into: no data of the session, which the app reads with the token. */
-function shell(manifest: HostedManifest, nonce: string): string {
+function shell(manifest: BundleManifest, nonce: string): string {
   return `<!doctype html>
 <html lang="en">
   <head>

@@ -6,8 +6,9 @@
  * on `/graphql`.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { ApiError, toProblem } from '../errors.js';
-import { rateLimitHeaders, type RateLimits, type RequestIdentity } from '../limits/rate-limits.js';
+import { ApiError, toProblem } from '../shared/errors.js';
+import type { RateLimits, RequestIdentity } from '../limits/rate-limits.js';
+import { rateLimitHeaders } from '../shared/rate-limited.js';
 
 /**
  * graphql-ws close code for a connection refused by a rate limit (4429, after HTTP's 429). Ours:

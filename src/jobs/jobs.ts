@@ -1,9 +1,10 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Database } from '../db/database.js';
+import { JOBS_SCHEMA } from '../db/jobs-schema.js';
 import { PgBoss } from 'pg-boss';
 import type { Logger } from 'pino';
 import type { Services } from '../services.js';
-import { rescreenPendingRequests } from '../engines/aml/monitoring.js';
+import { rescreenPendingRequests } from '../sessions/aml-monitoring.js';
 import { expireDueSessions } from '../sessions/expiry.js';
 import { purgeExpiredEvidence } from '../evidence/evidence.service.js';
 import { runQueuedReplays } from '../workflows/replay.js';
@@ -24,8 +25,6 @@ export const EVIDENCE_PURGE_CRON = '*/5 * * * *';
 export const WORKFLOW_REPLAY_QUEUE = 'workflow-replay';
 /** How often queued replays are looked for (cron): every minute, e.g. those a restart interrupted; new ones start at once. */
 export const WORKFLOW_REPLAY_CRON = '* * * * *';
-/** PostgreSQL schema pg-boss keeps its tables in. */
-export const JOBS_SCHEMA = 'pgboss';
 /** Connections pg-boss may hold, on top of the ORM pool. */
 const JOBS_POOL_MAX = 4;
 

@@ -9,23 +9,9 @@ import { createHash } from 'node:crypto';
 import pg from 'pg';
 import { RateLimiterMemory, RateLimiterPostgres, RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { Logger } from 'pino';
-import type { Config } from '../config.js';
-import { ApiError } from '../errors.js';
+import type { Config } from '../shared/config.js';
+import { rateLimitedError, type LimitPolicy, type LimitState } from '../shared/rate-limited.js';
 import { CachedBlockCheck, ReservedCounter } from './reserved-counter.js';
-
-/** A named limit: `quota` units per `windowSeconds`. The name is what `RateLimit-Policy` calls it. */
-export interface LimitPolicy {
-  name: string;
-  quota: number;
-  windowSeconds: number;
-}
-
-/** Where a limit stands after a charge, for the `RateLimit` header of a successful answer. */
-export interface LimitState {
-  policy: LimitPolicy;
-  remaining: number;
-  resetSeconds: number;
-}
 
 /** The costly live engines that have an hourly quota per tenant and environment. */
 export type QuotaEngine = 'document' | 'face' | 'poa';
@@ -79,28 +65,6 @@ const QUOTA_WINDOW_SECONDS = 3600;
 
 /** Most connections the counters use on a PostgreSQL server (one upsert per charge, never held). */
 const COUNTER_POOL_MAX = 4;
-
-/** `RateLimit-Policy` and `RateLimit` header values (draft-ietf-httpapi-ratelimit-headers). */
-export function rateLimitHeaders(state: LimitState): Record<string, string> {
-  const { policy } = state;
-  return {
-    'RateLimit-Policy': `"${policy.name}";q=${policy.quota};w=${policy.windowSeconds}`,
-    RateLimit: `"${policy.name}";r=${Math.max(0, state.remaining)};t=${Math.max(0, state.resetSeconds)}`,
-  };
-}
-
-/** The 429 every limit answers with: `Retry-After`, both headers, and the wait in the GraphQL extensions. */
-export function rateLimitedError(policy: LimitPolicy, retryAfterSeconds: number, message: string): ApiError {
-  const seconds = Math.max(1, Math.ceil(retryAfterSeconds));
-  const error = new ApiError('rate_limited', `${message} Retry in ${seconds} s.`, [], {
-    'Retry-After': String(seconds),
-    ...rateLimitHeaders({ policy, remaining: 0, resetSeconds: seconds }),
-  });
-  // GraphQL clients cannot always read headers; the same numbers are in the error.
-  error.extensions.retryAfterSeconds = seconds;
-  error.extensions.policy = policy.name;
-  return error;
-}
 
 /** A short, stable digest of a credential, so counters never hold a key or a token. */
 function digest(value: string): string {

@@ -10,7 +10,7 @@ import { SessionNodeResultSchema } from '../../entities/session.entity.js';
 import type { ListHit, NodeResult, NodeType } from '../domain/types.js';
 import type { DocumentVerificationDetails } from '../engines/details.js';
 import { FACE_MATCH_PASS_SIMILARITY, templateBytes, templateFromBytes } from '../engines/face/index.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../shared/errors.js';
 import type { DecisionHooks, NodeInputObserver } from '../sessions/decision-hooks.js';
 import { matchFaces } from './face-index.js';
 import { templateOfImage } from './face-templates.js';

@@ -5,7 +5,7 @@
 import { z } from 'zod';
 import { LIST_POLICIES, LIST_TYPES } from '../../entities/list.entity.js';
 import { documentNumberKey, sortedTokenKey } from '../engines/aml/normalize.js';
-import { CountryCodeAnyCase, notGiven, type Unchecked } from '../input-rules.js';
+import { CountryCodeAnyCase, notGiven, type Unchecked } from '../shared/input-rules.js';
 
 /**
  * The rule of each list and entry field, once: the service's camelCase schemas and the REST

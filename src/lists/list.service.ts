@@ -11,14 +11,14 @@ import { SessionSchema } from '../../entities/session.entity.js';
 import type { TenantPrincipal, TenantScope } from '../auth/context.js';
 import { documentNumberKey, sortedTokenKey } from '../engines/aml/normalize.js';
 import { fingerprint as templateFingerprint, templateFromBytes } from '../engines/face/index.js';
-import { ApiError, notFound, validationError } from '../errors.js';
+import { ApiError, notFound, validationError } from '../shared/errors.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
 import type { Services } from '../services.js';
-import { parseOrThrow } from '../validation.js';
+import { parseOrThrow } from '../shared/validation.js';
 import { keptSelfie } from '../evidence/evidence.service.js';
 import { faceTemplateKey, templateOfImage } from './face-templates.js';
 import { templateColumns } from './face-index.js';
-import { isUuid } from '../input-rules.js';
+import { isUuid } from '../shared/input-rules.js';
 import {
   CreateListInputSchema,
   DocumentEntryInputSchema,

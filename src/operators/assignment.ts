@@ -7,7 +7,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantScope } from '../auth/context.js';
-import { recordServiceAction } from './audit.js';
+import { recordServiceAction } from './operator-audit.js';
 
 /** An assignment rule: cases of the workflow and/or country go round robin to the pool. */
 export interface AssignmentRule {

@@ -10,8 +10,8 @@ import { REFUSALS, requireAdmin } from '../auth/authorization.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
 import type { OperatorPrincipal, TenantPrincipal } from '../auth/context.js';
-import { validationError } from '../errors.js';
-import { assertPageSize, decodeKeysetCursor } from '../pagination.js';
+import { validationError } from '../shared/errors.js';
+import { assertPageSize, decodeKeysetCursor } from '../shared/pagination.js';
 
 /** Largest page of the audit log. */
 export const AUDIT_LOG_PAGE_MAX = 100;

@@ -11,10 +11,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import type { OperatorRole } from '../../entities/operator.entity.js';
 import type { OperatorPrincipal, TenantPrincipal } from '../auth/context.js';
-import { ApiError, notFound } from '../errors.js';
-import { isUuid, type Unchecked } from '../input-rules.js';
-import { parseOrThrow } from '../validation.js';
-import { recordOperatorAction } from './audit.js';
+import { ApiError, notFound } from '../shared/errors.js';
+import { isUuid, type Unchecked } from '../shared/input-rules.js';
+import { parseOrThrow } from '../shared/validation.js';
+import { recordOperatorAction } from './operator-audit.js';
 import { createOperator, CreateOperatorInputSchema, type OperatorSummary } from './operator.service.js';
 
 /** Bytes of randomness in an invitation token. */

@@ -5,9 +5,9 @@ import { OPERATOR_ROLES, OperatorSchema } from '../../entities/operator.entity.j
 import { REFUSALS, requireAdmin, requireOperator } from '../auth/authorization.js';
 import type { OperatorPrincipal, TenantPrincipal } from '../auth/context.js';
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../auth/passwords.js';
-import { ApiError, validationError } from '../errors.js';
-import { parseOrThrow } from '../validation.js';
-import { recordOperatorAction } from './audit.js';
+import { ApiError, validationError } from '../shared/errors.js';
+import { parseOrThrow } from '../shared/validation.js';
+import { recordOperatorAction } from './operator-audit.js';
 import {
   checkOwnPassword,
   createOperator,

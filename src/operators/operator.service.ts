@@ -7,11 +7,11 @@ import { OPERATOR_ROLES, OperatorLoginSchema, OperatorSchema, type Operator, typ
 import { TenantSchema } from '../../entities/tenant.entity.js';
 import type { OperatorPrincipal } from '../auth/context.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
-import type { Config } from '../config.js';
+import type { Config } from '../shared/config.js';
 import { decoyPasswordHash, hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH, verifyPassword } from '../auth/passwords.js';
-import { ApiError, notFound } from '../errors.js';
-import { parseOrThrow } from '../validation.js';
-import { UUID_PATTERN, type Unchecked } from '../input-rules.js';
+import { ApiError, notFound } from '../shared/errors.js';
+import { parseOrThrow } from '../shared/validation.js';
+import { UUID_PATTERN, type Unchecked } from '../shared/input-rules.js';
 import { checkSignInCode, hasTotp } from './totp.service.js';
 
 /** Default of SIGN_IN_MAX_FAILURES: wrong passwords or codes one address may make for one e-mail address before that pair is refused. */

@@ -4,8 +4,8 @@ import { Secret, TOTP } from 'otpauth';
 import { renderSVG } from 'uqr';
 import type { OperatorPrincipal, TenantPrincipal } from '../auth/context.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
-import { ApiError } from '../errors.js';
-import { recordOperatorAction } from './audit.js';
+import { ApiError } from '../shared/errors.js';
+import { recordOperatorAction } from './operator-audit.js';
 
 /** Who the authenticator app says the code is for. */
 const TOTP_ISSUER = 'openkyc';

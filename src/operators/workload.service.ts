@@ -9,16 +9,16 @@ import { REFUSALS, requireAdmin, requireOperator } from '../auth/authorization.j
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { OperatorPrincipal, TenantPrincipal, TenantScope } from '../auth/context.js';
-import type { Config } from '../config.js';
+import type { Config } from '../shared/config.js';
 import type { NodeType } from '../domain/types.js';
-import { ApiError, notFound, validationError } from '../errors.js';
-import { isUuid } from '../input-rules.js';
+import { ApiError, notFound, validationError } from '../shared/errors.js';
+import { isUuid } from '../shared/input-rules.js';
 import type { Services } from '../services.js';
 import { requestRetake } from '../sessions/retake.js';
 import { reviewSession } from '../sessions/review.js';
-import { recordOperatorAction } from './audit.js';
+import { recordOperatorAction } from './operator-audit.js';
 import { assignmentRules, handOutCases, type AssignmentRule } from './assignment.js';
-import { assignSession, claimSession } from './claim.service.js';
+import { assignSession, claimSession } from '../sessions/claim.service.js';
 
 export { assignmentRules, type AssignmentRule } from './assignment.js';
 

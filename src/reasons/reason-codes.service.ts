@@ -18,7 +18,7 @@ import {
   type ReasonDefinition,
   type ReasonSeverity,
 } from '../domain/reasons.js';
-import { ApiError, validationError, type FieldError } from '../errors.js';
+import { ApiError, validationError, type FieldError } from '../shared/errors.js';
 
 /** A reason code as the API lists it: the catalogue's fields plus whether it is built in. */
 export interface ReasonCodeRecord extends ReasonDefinition {

@@ -2,10 +2,10 @@ import { requireRestCaller } from '../auth/authorization.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { GraphQLSchema } from 'graphql';
 import { z } from 'zod';
-import { ApiError, type FieldError } from '../errors.js';
+import { ApiError, type FieldError } from '../shared/errors.js';
 import { runOperation } from '../graphql/execute.js';
-import { snakeFieldName, withRenamedFields } from '../input-rules.js';
-import { ID_MAX_LENGTH, findUnstorableText, toFieldErrors } from '../validation.js';
+import { snakeFieldName, withRenamedFields } from '../shared/input-rules.js';
+import { ID_MAX_LENGTH, findUnstorableText, toFieldErrors } from '../shared/validation.js';
 import type { RequestContextFactory } from '../http/request-context.js';
 import type { RestRoute } from './route.js';
 

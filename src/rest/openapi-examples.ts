@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { ERROR_CATALOGUE, type ErrorCode } from '../errors.js';
+import { ERROR_CATALOGUE, type ErrorCode } from '../shared/errors.js';
 
 /**
  * Examples of the OpenAPI document: one request and one answer per operation, one payload per

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import { RESUBMISSION_REASONS } from '../domain/resubmission.js';
 import { NODE_TYPES } from '../domain/types.js';
-import type { Config } from '../config.js';
-import { ERROR_CATALOGUE, type ErrorCode } from '../errors.js';
+import type { Config } from '../shared/config.js';
+import { ERROR_CATALOGUE, type ErrorCode } from '../shared/errors.js';
 import { exampleProblem, OPERATION_EXAMPLES, WEBHOOK_EXAMPLES } from './openapi-examples.js';
 import type { RestRoute } from './route.js';
 import { AmlResultJson } from './routes/aml.js';

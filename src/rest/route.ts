@@ -1,6 +1,6 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import type { z } from 'zod';
-import type { ErrorCode } from '../errors.js';
+import type { ErrorCode } from '../shared/errors.js';
 
 /** HTTP methods the facade serves. */
 export type RestMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';

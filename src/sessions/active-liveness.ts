@@ -19,9 +19,9 @@ import { analyzeFace, similarity } from '../engines/face/analyze.js';
 import { SELFIE_MIME_TYPES } from '../engines/face/engine.js';
 import { headPose, type HeadPose } from '../engines/face/head-pose.js';
 import { FACE_MATCH_REVIEW_SIMILARITY } from '../engines/face/thresholds.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../shared/errors.js';
 import type { Services } from '../services.js';
-import { parseOrThrow } from '../validation.js';
+import { parseOrThrow } from '../shared/validation.js';
 import { checkNonce, issueNonce, type IssuedNonce } from './capture-integrity.js';
 import { NODE_INPUT_FIELDS } from './node-inputs.js';
 

@@ -17,8 +17,8 @@ import { amlNodeStatus } from '../domain/node-outcome.js';
 import type { NodeResult } from '../domain/types.js';
 import type { AmlHit, AmlScreeningDetails } from '../engines/details.js';
 import { riskBand } from '../engines/aml/score.js';
-import { ApiError, validationError } from '../errors.js';
-import { recordOperatorAction } from '../operators/audit.js';
+import { ApiError, validationError } from '../shared/errors.js';
+import { recordOperatorAction } from '../operators/operator-audit.js';
 import type { Services } from '../services.js';
 import { loadSession } from './read.js';
 

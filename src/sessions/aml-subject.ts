@@ -25,8 +25,8 @@ import type { NodeResult, NodeType, Warning } from '../domain/types.js';
 import { nameSimilarity } from '../engines/aml/score.js';
 import type { AmlScreenedSource, AmlScreeningDetails, AmlSubject, DocumentVerificationDetails } from '../engines/details.js';
 import { amlSubjectOf, type AmlScreeningInput } from '../engines/inputs.js';
-import type { EngineContext, NodeEngine } from '../engines/types.js';
-import { ApiError } from '../errors.js';
+import type { EngineContext, NodeEngine } from '../engines/node-engine.js';
+import { ApiError } from '../shared/errors.js';
 
 /** Warning code: what the end user typed for AML screening differs from the document's identity. */
 export const AML_DOCUMENT_MISMATCH = 'aml_document_mismatch';

@@ -101,7 +101,7 @@ export const INSERT_SESSIONS_SQL = `
     returning seq, session_id
   ), webhooks_done as (
     -- No target for the event: its webhook fan-out is done now, in this transaction, and no emitter has to look for it.
-    -- The SQL twin of destinationReceives (src/webhooks/fanout.ts): same tenant and environment, active, subscribed.
+    -- The SQL twin of destinationReceives (src/webhooks/delivery-fanout.ts): same tenant and environment, active, subscribed.
     insert into webhook_fanout (event_seq)
     select event.seq from event join created on created.id = event.session_id
      where created.callback is null

@@ -8,7 +8,7 @@ import { assignOnReviewEntry } from '../operators/assignment.js';
 import { approve } from './approval.js';
 import { type EventBatch } from '../events/outbox.js';
 import type { Services } from '../services.js';
-import { transition } from './audit.js';
+import { transition } from './status-audit.js';
 
 /** Node results keyed by node type, as the verdict engine reads them. */
 function resultsByType(rows: SessionNodeResult[]): Partial<Record<NodeType, NodeResult>> {

@@ -10,7 +10,7 @@ import type { StoredReason } from '../../entities/session.entity.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
 import type { DecisionSnapshotter } from '../events/outbox.js';
 import type { NodeResult, SessionStatus } from '../domain/types.js';
-import { definedFields } from '../input-rules.js';
+import { definedFields } from '../shared/input-rules.js';
 import { explainReason, type ReasonExplanation } from '../domain/reasons.js';
 import { nodeCause } from '../domain/verdict.js';
 import { currentTokens } from './service-tokens.js';

@@ -4,7 +4,7 @@ import { SessionSchema } from '../../entities/session.entity.js';
 import { INPUT_STATUSES_SQL } from '../domain/session-state.js';
 import { transactionWithEvents, type EventBatch } from '../events/outbox.js';
 import type { Services } from '../services.js';
-import { transition } from './audit.js';
+import { transition } from './status-audit.js';
 
 /** Expires, in the transaction, the pending or in-progress sessions matching `where` whose time is up. */
 export async function expireDue(

@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { NodeType } from '../domain/types.js';
 import type { NodeInputs } from '../engines/inputs.js';
 import { AML_LISTS } from '../engines/aml/entity.js';
-import { CountryCode, definedFields, IsoDate, notGiven, PhoneNumber, snakeFieldName } from '../input-rules.js';
-import { parseOrThrow } from '../validation.js';
+import { CountryCode, definedFields, IsoDate, notGiven, PhoneNumber, snakeFieldName } from '../shared/input-rules.js';
+import { parseOrThrow } from '../shared/validation.js';
 
 /** Longest string field of a node input other than images, in characters. */
 const TEXT_MAX_LENGTH = 300;

@@ -11,7 +11,7 @@ import { decodeDataUri } from '../engines/data-uri.js';
 import { alignedCrop } from '../engines/face/aligned-crop.js';
 import { MAX_ANALYSIS_SIDE_PX } from '../engines/face/analyze.js';
 import { decodeUpright } from '../engines/recapture-evidence.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../shared/errors.js';
 import type { Services } from '../services.js';
 import { analyzeKeptFace, cutPortrait } from '../evidence/evidence-faces.js';
 import { keepEvidence, retentionDays } from '../evidence/evidence.service.js';

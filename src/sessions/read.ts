@@ -6,11 +6,11 @@ import { TenantSchema } from '../../entities/tenant.entity.js';
 import { type TenantPrincipal, type Principal } from '../auth/context.js';
 import { isPastExpiry } from '../domain/session-state.js';
 import { type SessionStatus } from '../domain/types.js';
-import { notFound } from '../errors.js';
-import { isUuid } from '../input-rules.js';
+import { notFound } from '../shared/errors.js';
+import { isUuid } from '../shared/input-rules.js';
 import { transactionWithEvents } from '../events/outbox.js';
 import type { Services } from '../services.js';
-import { assertPageSize, decodeKeysetCursor, olderThan } from '../pagination.js';
+import { assertPageSize, decodeKeysetCursor, olderThan } from '../shared/pagination.js';
 import { readSessionWithResults, type SessionRecord, type SessionWithResults } from './session-record.js';
 import { expireDue } from './expiry.js';
 

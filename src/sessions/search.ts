@@ -25,7 +25,7 @@ import type { TenantScope } from '../auth/context.js';
 import { openPersonalData, sealedRandomKey, type SealedKeyTable } from '../auth/personal-data.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
 import { documentNumberKey, normalizeName } from '../engines/aml/normalize.js';
-import { validationError } from '../errors.js';
+import { validationError } from '../shared/errors.js';
 import type { Services } from '../services.js';
 import type { InputObservation, NodeInputObserver } from './decision-hooks.js';
 import { SESSION_COLUMNS, sessionRecordFromRow, type SessionRecord, type SessionRow } from './session-record.js';

@@ -19,7 +19,7 @@ import { ServiceTokenSchema, SigningKeySchema, type ServiceToken, type SigningKe
 import { agentRevoked } from '../domain/events.js';
 import type { TenantScope } from '../auth/context.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
-import { ApiError, notFound } from '../errors.js';
+import { ApiError, notFound } from '../shared/errors.js';
 import { transactionWithEvents, type EventBatch, type EventBus } from '../events/outbox.js';
 
 /**

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { ExpectedDetails } from '../../entities/session.entity.js';
-import { CountryCode, definedFields, IsoDate, notGiven, PhoneNumber, type Unchecked } from '../input-rules.js';
-import { SUPPORTED_LANGUAGES } from '../tenants/flow-settings.js';
+import { CountryCode, definedFields, IsoDate, notGiven, PhoneNumber, type Unchecked } from '../shared/input-rules.js';
+import { SUPPORTED_LANGUAGES } from '../tenants/flow-settings.service.js';
 
 /** Largest `metadata` object, in bytes of its JSON. */
 export const METADATA_MAX_BYTES = 16 * 1024;

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LedgerEntrySchema, type LedgerEntry } from '../../entities/share-token.entity.js';
 import type { TenantPrincipal } from '../auth/context.js';
-import { assertPageSize, decodeKeysetCursor, olderThan } from '../pagination.js';
+import { assertPageSize, decodeKeysetCursor, olderThan } from '../shared/pagination.js';
 
 /** Most ledger entries one page may hold. */
 export const LEDGER_PAGE_MAX = 100;

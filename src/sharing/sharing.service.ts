@@ -4,10 +4,10 @@ import { z } from 'zod';
 import { SessionNodeResultSchema, SessionSchema, type Session, type StoredReason } from '../../entities/session.entity.js';
 import { LedgerEntrySchema, ShareTokenSchema, type LedgerBeneficiary } from '../../entities/share-token.entity.js';
 import { auditIdentityOf, type TenantPrincipal } from '../auth/context.js';
-import type { Config } from '../config.js';
+import type { Config } from '../shared/config.js';
 import { ACTIVE_STATUSES_SQL } from '../domain/session-state.js';
 import { SHAREABLE_STATUSES, type SessionStatus } from '../domain/types.js';
-import { ApiError, notFound, validationError } from '../errors.js';
+import { ApiError, notFound, validationError } from '../shared/errors.js';
 import { transactionWithEvents } from '../events/outbox.js';
 import type { Services } from '../services.js';
 import { reindexSession } from '../sessions/search.js';
@@ -15,10 +15,10 @@ import { assignOnReviewEntry } from '../operators/assignment.js';
 import { approve } from '../sessions/approval.js';
 import { approvedOnly } from '../sessions/decision.js';
 import { loadSession, tenantExists } from '../sessions/read.js';
-import { recordStatusChange } from '../sessions/audit.js';
-import { notGiven } from '../input-rules.js';
+import { recordStatusChange } from '../sessions/status-audit.js';
+import { notGiven } from '../shared/input-rules.js';
 import { CREATE_SESSION_FIELDS } from '../sessions/session-input.js';
-import { parseOrThrow } from '../validation.js';
+import { parseOrThrow } from '../shared/validation.js';
 
 /** Lifetime of a share token when `expires_in` is omitted, in seconds (spec Limits). */
 export const SHARE_TOKEN_EXPIRES_IN_DEFAULT_SECONDS = 3600;

@@ -3,10 +3,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { ApiKeySchema, type ApiKeyEnvironment } from '../../entities/api-key.entity.js';
 import type { TenantPrincipal } from '../auth/context.js';
-import { ApiError } from '../errors.js';
-import { recordOperatorAction } from '../operators/audit.js';
+import { ApiError } from '../shared/errors.js';
+import { recordOperatorAction } from '../operators/operator-audit.js';
 import type { Services } from '../services.js';
-import { parseOrThrow } from '../validation.js';
+import { parseOrThrow } from '../shared/validation.js';
 import { issueApiKey, type IssuedApiKey } from './tenant.service.js';
 
 /** A key as the mutations answer it: never the secret, which only its creation shows. */

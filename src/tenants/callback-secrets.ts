@@ -3,7 +3,7 @@ import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
 import { TenantSchema } from '../../entities/tenant.entity.js';
 import { generateSigningSecret } from '../auth/api-keys.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
-import { notFound } from '../errors.js';
+import { notFound } from '../shared/errors.js';
 
 /**
  * The per-session callback secret of one tenant and environment, sealed with the master key.

@@ -4,7 +4,7 @@ import { ApiKeySchema, type ApiKeyEnvironment } from '../../entities/api-key.ent
 import type { ApiKeyCache } from '../auth/key-cache.js';
 import { TenantSchema, type Tenant } from '../../entities/tenant.entity.js';
 import { generateApiKey } from '../auth/api-keys.js';
-import { ApiError, notFound } from '../errors.js';
+import { ApiError, notFound } from '../shared/errors.js';
 
 /** A key as returned to the operator at issue time; `key` is never shown again. */
 export interface IssuedApiKey {

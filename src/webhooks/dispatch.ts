@@ -10,7 +10,7 @@ import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
 import type { WebhookAttemptStatus, WebhookDeliveryStatus } from '../../entities/webhook.entity.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
 import { sealedCallbackSecret } from '../tenants/callback-secrets.js';
-import { nowSeconds } from '../time.js';
+import { nowSeconds } from '../shared/time.js';
 import { RESPONSE_BODY_CAP_BYTES, WebhookHttpClient, type SendResult } from './http.js';
 import { nextRetryDelayMs, parseRetryAfter } from './schedule.js';
 import { signingKeyOf, signWebhook } from './signing.js';

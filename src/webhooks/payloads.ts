@@ -9,7 +9,7 @@ import {
   type WebhookBodyV3,
 } from '../domain/events.js';
 import type { DecisionJson } from '../sessions/decision.js';
-import { unixSeconds } from '../time.js';
+import { unixSeconds } from '../shared/time.js';
 
 export { TEST_EVENT_TYPE } from '../domain/events.js';
 

@@ -1,10 +1,10 @@
 import type { Logger } from 'pino';
 import type { ServiceSecrets } from '../auth/secrets.js';
-import type { Config } from '../config.js';
+import type { Config } from '../shared/config.js';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { createOrm } from '../db/orm.js';
 import type { EventBus } from '../events/outbox.js';
-import { WebhookEmitter, type EmitterOptions } from './emitter.js';
+import { WebhookEmitter, type EmitterOptions } from './emitter-loops.js';
 import { bindPersonalDataSealing } from '../auth/personal-data.js';
 import { sealLegacyPlaintext } from '../auth/sealed-columns.js';
 

@@ -1,5 +1,3 @@
-/** The retry schedule of docs/design.md "Events and webhooks", in seconds before each attempt: at once, 5 s, 5 min, 30 min, 2 h, 5 h, 10 h, 14 h, 20 h, 24 h. */
-export const DEFAULT_RETRY_SCHEDULE_SECONDS = [0, 5, 300, 1800, 7200, 18000, 36000, 50400, 72000, 86400] as const;
 /** Jitter applied to every retry delay, as a fraction (±20%), so failed receivers are not hit in lockstep. */
 export const RETRY_JITTER_FRACTION = 0.2;
 /** Longest `Retry-After` we honour, in seconds (a day, the schedule's longest step). */

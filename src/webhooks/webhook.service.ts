@@ -16,10 +16,10 @@ import {
 import { generateSigningSecret } from '../auth/api-keys.js';
 import type { TenantPrincipal, TenantScope } from '../auth/context.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
-import { assertPageSize, decodeKeysetCursor, encodeKeysetCursor, olderThan } from '../pagination.js';
-import { ApiError, notFound } from '../errors.js';
-import { givenOr, isUuid, notGiven, type Unchecked } from '../input-rules.js';
-import { parseOrThrow } from '../validation.js';
+import { assertPageSize, decodeKeysetCursor, encodeKeysetCursor, olderThan } from '../shared/pagination.js';
+import { ApiError, notFound } from '../shared/errors.js';
+import { givenOr, isUuid, notGiven, type Unchecked } from '../shared/input-rules.js';
+import { parseOrThrow } from '../shared/validation.js';
 import type { Services } from '../services.js';
 import { buildTestBody, TEST_EVENT_TYPE } from './payloads.js';
 import { webhookUrlProblem } from './ssrf.js';

@@ -15,8 +15,8 @@ import type { TenantScope } from '../auth/context.js';
 import { openPersonalData } from '../auth/personal-data.js';
 import type { ListHit, NodeResult, NodeType } from '../domain/types.js';
 import { decideWithRules, ruleFacts, type RuledVerdict } from '../domain/workflow-rules.js';
-import { ApiError, notFound } from '../errors.js';
-import { parseOrThrow } from '../validation.js';
+import { ApiError, notFound } from '../shared/errors.js';
+import { parseOrThrow } from '../shared/validation.js';
 import { revisionDefinition } from './revisions.js';
 import { getWorkflow } from './workflow.service.js';
 

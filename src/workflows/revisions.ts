@@ -9,7 +9,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { WorkflowSchema, type Workflow, type WorkflowDefinition } from '../../entities/workflow.entity.js';
 import type { Session } from '../../entities/session.entity.js';
 import { auditIdentityOf, type Principal } from '../auth/context.js';
-import { ApiError } from '../errors.js';
+import { ApiError } from '../shared/errors.js';
 
 /** One revision as listed. */
 export interface RevisionSummary {

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Workflow } from '../../entities/workflow.entity.js';
 import type { TenantScope } from '../auth/context.js';
-import { validationError } from '../errors.js';
+import { validationError } from '../shared/errors.js';
 
 /** What a new session needs of its workflow. */
 export type SessionWorkflow = Pick<Workflow, 'id' | 'nodes' | 'complianceLevel' | 'rules' | 'publishedRevision'>;

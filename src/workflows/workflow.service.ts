@@ -17,14 +17,14 @@ import {
 } from '../../entities/workflow.entity.js';
 import { ACTIVE_STATUSES_SQL } from '../domain/session-state.js';
 import { NODE_TYPES } from '../domain/types.js';
-import { ApiError, notFound, validationError } from '../errors.js';
-import { definedFields, givenOr, notGiven } from '../input-rules.js';
-import { parseOrThrow } from '../validation.js';
+import { ApiError, notFound, validationError } from '../shared/errors.js';
+import { definedFields, givenOr, notGiven } from '../shared/input-rules.js';
+import { parseOrThrow } from '../shared/validation.js';
 import { BUILT_IN_WORKFLOWS, BUILT_IN_WORKFLOW_IDS } from './built-in.js';
 import { DEFAULT_AML_SCORE_THRESHOLD, NODE_CATALOGUE, PROVIDER_PATTERN } from '../domain/workflow.js';
 import { MAX_RULES, ruleIssues, type WorkflowRule } from '../domain/workflow-rules.js';
 import { auditIdentityOf, type Principal } from '../auth/context.js';
-import { fieldPath } from '../validation.js';
+import { fieldPath } from '../shared/validation.js';
 import { insertRevision, nextRevision, recordPublication, revisionDefinition } from './revisions.js';
 
 /** Longest workflow name, in characters. */

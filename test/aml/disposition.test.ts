@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { monitorAfterImport } from '../../src/engines/aml/monitoring.js';
+import { monitorAfterImport } from '../../src/sessions/aml-monitoring.js';
 import type { SanctionedEntity } from '../../src/engines/aml/entity.js';
 import { upsertEntities } from '../../src/engines/aml/store.js';
 import { gql, tokenOf } from '../sessions/support.js';

@@ -6,7 +6,7 @@ import {
   rescreenPendingRequests,
   RESCREEN_CLAIM_LEASE_SECONDS,
   RESCREEN_REQUEST_RETENTION_DAYS,
-} from '../../src/engines/aml/monitoring.js';
+} from '../../src/sessions/aml-monitoring.js';
 import { AML_RESCREEN_QUEUE } from '../../src/jobs/jobs.js';
 import type { SanctionedEntity } from '../../src/engines/aml/entity.js';
 import { upsertEntities } from '../../src/engines/aml/store.js';

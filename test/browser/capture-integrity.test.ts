@@ -13,7 +13,7 @@ import path, { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CATALOGUES } from '../../src/hosted/i18n.js';
+import { CATALOGUES } from '../../src/web/shared/i18n.js';
 import { createSession } from '../sessions/support.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 import { chromiumAvailable, expectNoSeriousA11yViolations, launchChromium, screenshot, writeFakeVideo } from './support.js';

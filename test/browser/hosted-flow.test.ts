@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CATALOGUES, LANGUAGES, type Language } from '../../src/hosted/i18n.js';
+import { CATALOGUES, LANGUAGES, type Language } from '../../src/web/shared/i18n.js';
 import { END_USER_SENTENCES, type EndUserMessage } from '../../src/domain/reasons.js';
 import { renderDocument, unlistedHolder } from '../id-verification/support/synthetic-document.js';
 import { faceSample, faceSamplePng } from '../support/face-samples.js';

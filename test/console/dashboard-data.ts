@@ -58,7 +58,7 @@ export async function seedScope(
   const destinationId = randomUUID();
   const busySessionId = await amlSession(testApp, key, null);
   const [tenant, env] = [tenantId, environment];
-  // Millisecond precision, as the service writes timestamps (cursors carry milliseconds, src/pagination.ts).
+  // Millisecond precision, as the service writes timestamps (cursors carry milliseconds, src/shared/pagination.ts).
   const ago = `date_trunc('milliseconds', now()) - (i || ' seconds')::interval - interval '1 hour'`;
   await em.execute(
     `insert into session (id, tenant_id, environment, workflow_id, vendor_data, status, metadata, warnings, reasons, created_at, updated_at, expires_at)

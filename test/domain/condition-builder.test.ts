@@ -8,7 +8,7 @@ import {
   conditionWords,
   factsKnownAt,
   type BuiltCondition,
-} from '../../src/console/condition-builder.js';
+} from '../../src/web/console/condition-builder.js';
 
 /** Operations under test: the console's condition builder (facts by point, JSON Logic both ways, where a branch is drawn). */
 

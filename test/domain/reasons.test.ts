@@ -19,7 +19,7 @@ import {
   REASON_LANGUAGES,
   REASON_SEVERITIES,
 } from '../../src/domain/reasons.js';
-import { LANGUAGES } from '../../src/hosted/i18n.js';
+import { LANGUAGES } from '../../src/web/shared/i18n.js';
 import { DOCUMENT_RESULT_CODES } from '../../src/engines/document/engine.js';
 import { SANDBOX_CATALOGUE } from '../../src/engines/sandbox/catalogue.js';
 import { VERDICT_REASON_CODES } from '../../src/domain/verdict.js';

@@ -9,7 +9,7 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JOBS_SCHEMA } from '../../src/jobs/jobs.js';
+import { JOBS_SCHEMA } from '../../src/db/jobs-schema.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 import { renderDocument, toDataUri, type SyntheticIdentity, samplePassport } from '../id-verification/support/synthetic-document.js';
 

@@ -6,7 +6,7 @@
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/shared/errors.js';
 import {
   analyzeFace,
   closeFaceEngine,
@@ -25,7 +25,7 @@ import {
 } from '../../src/engines/face/index.js';
 import { liveFaceEngine } from '../../src/engines/face/engine.js';
 import { alignedCrop, cropCorrelation } from '../../src/engines/face/aligned-crop.js';
-import { portraitReplaySignal } from '../../src/engines/face/replay.js';
+import { portraitReplaySignal } from '../../src/engines/face/portrait-replay.js';
 import { decodeRgb, l2Normalize, MAX_ANALYSIS_SIDE_PX } from '../../src/engines/face/analyze.js';
 import { describeFaceAt, fitSimilarity, fivePointChipTransform, type DescribeOptions } from '../../src/engines/face/faceapi.js';
 import { withHuman } from '../../src/engines/face/human.js';
@@ -37,7 +37,7 @@ import {
   PORTRAIT_REPLAY_SIMILARITY,
 } from '../../src/engines/face/thresholds.js';
 import { CPU_ENGINES } from '../../src/engines/cpu-engines.js';
-import type { EngineContext } from '../../src/engines/types.js';
+import type { EngineContext } from '../../src/engines/node-engine.js';
 import { faceSample, faceSamplePng } from '../support/face-samples.js';
 
 const CONTEXT: EngineContext = { tenantId: 'tenant-1', sessionId: 'session-1', amlScoreThreshold: 80 };

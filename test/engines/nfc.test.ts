@@ -2,11 +2,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/config.js';
+import { ConfigError } from '../../src/shared/config.js';
 import { verifyDocument } from '../../src/engines/document/engine.js';
 import { findMrz } from '../../src/engines/document/mrz-text.js';
 import { compareChipMrz, loadNfcTrust, parseCscaBundle, verifyPassiveAuthentication } from '../../src/engines/document/nfc.js';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/shared/errors.js';
 import { buildChip, buildDg1, buildSod, issueCertificate, nfcInput, toPem } from '../id-verification/support/chip.js';
 import {
   mrzLines,

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { ConfigError, loadConfig } from '../../src/shared/config.js';
 import { OTP_MAX_ATTEMPTS } from '../../src/engines/phone/otp.js';
 import { createSmsProvider, DevelopmentSmsProvider, HttpSmsGatewayProvider } from '../../src/engines/phone/sms.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { amlNodeStatus, normaliseName } from '../../src/domain/node-outcome.js';
 import { decideVerdict } from '../../src/domain/verdict.js';
 import { NODE_TYPES, type NodeResult, type NodeType } from '../../src/domain/types.js';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/shared/errors.js';
 import { AML_LISTS } from '../../src/engines/details.js';
 import type { NodeInputs } from '../../src/engines/inputs.js';
 import {
@@ -18,7 +18,7 @@ import {
   sandboxEngines,
   type SandboxNodeCatalogue,
 } from '../../src/engines/sandbox/index.js';
-import type { EngineContext } from '../../src/engines/types.js';
+import type { EngineContext } from '../../src/engines/node-engine.js';
 import { BUILT_IN_WORKFLOWS } from '../../src/workflows/built-in.js';
 import { NODE_CATALOGUE } from '../../src/domain/workflow.js';
 

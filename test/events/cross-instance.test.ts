@@ -6,7 +6,7 @@ import { createClient, type Client } from 'graphql-ws';
 import pino from 'pino';
 import { WebSocket } from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/shared/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { createTenant, issueApiKey } from '../../src/tenants/tenant.service.js';
 import type { TestApp } from '../support/app.js';

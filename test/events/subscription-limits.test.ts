@@ -6,7 +6,7 @@
  */
 import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { WS_CLOSE_TOO_MANY_SOCKETS } from '../../src/http/server.js';
+import { WS_CLOSE_TOO_MANY_SOCKETS } from '../../src/http/fastify-server.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 import { SESSION_STATUS_CHANGED, waitForSubscribers } from './support.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, SESSION_TTL_MAX_SECONDS, loadConfig } from '../../src/config.js';
+import { ConfigError, SESSION_TTL_MAX_SECONDS, loadConfig } from '../../src/shared/config.js';
 
 describe('configuration bounds', () => {
   it('given SESSION_TTL_SECONDS beyond one year, when loading, then start-up stops naming the variable', () => {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rotateMasterKey } from '../../src/auth/master-key-rotation.js';
 import { SEALED_COLUMNS } from '../../src/auth/sealed-columns.js';
 import { createServiceSecrets, generateMasterKey } from '../../src/auth/secrets.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/shared/config.js';
 import { readCallbackSecret } from '../../src/tenants/callback-secrets.js';
 import { completeStandardKyc, createSession } from '../sessions/support.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';

@@ -4,7 +4,7 @@
  * two-apps-process.ts, whose natural exit shows that nothing was left running.
  */
 import assert from 'node:assert/strict';
-import { ApiError } from '../../src/errors.js';
+import { ApiError } from '../../src/shared/errors.js';
 import { analyzeFaceOffThread } from '../../src/engines/pool/executor.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { completeStandardKyc, createSession, tokenOf } from '../sessions/support.js';

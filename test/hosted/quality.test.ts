@@ -1,5 +1,5 @@
 /**
- * The hosted flow's photo checks (src/hosted/quality-measure.ts, the module the page runs) on real
+ * The hosted flow's photo checks (src/web/hosted/quality-measure.ts, the module the page runs) on real
  * photos of ../shared/realdata: clean scans and photos that the checks used to flag (white paper
  * as "too bright" or "glare", small specimens as "too small", a dark background as "too dark") pass
  * clean, and bad photos made from real ones (blurred, over-exposed, a glare spot, too dark, too
@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MIN_LONG_SIDE_PX as SERVER_MIN_LONG, MIN_SHORT_SIDE_PX as SERVER_MIN_SHORT } from '../../src/engines/document/image.js';
-import { measureQuality, MIN_LONG_SIDE_PX, MIN_SHORT_SIDE_PX } from '../../src/hosted/quality-measure.js';
+import { measureQuality, MIN_LONG_SIDE_PX, MIN_SHORT_SIDE_PX } from '../../src/web/hosted/quality-measure.js';
 import { badPhotos, realPhotos } from '../support/quality-photos.js';
 
 /** Clean photos each of which the old checks flagged (in brackets), from the bench's list. */

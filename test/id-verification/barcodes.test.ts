@@ -17,7 +17,7 @@ import { crossCheckBarcode, readBarcodes, barcodeWarnings } from '../../src/engi
 import { decodeC40, encodeC40, loadVdsTrust, parseVds, verifyVdsSignature, VdsError } from '../../src/engines/document/vds.js';
 import { aamvaPayload, californiaLicence, ontarioLicence, renderLicenceBack, renderLicenceFront } from './support/licence.js';
 import { verifyDocument } from '../../src/engines/document/engine.js';
-import type { EngineContext } from '../../src/engines/types.js';
+import type { EngineContext } from '../../src/engines/node-engine.js';
 import { buildSeal } from './support/seal.js';
 import { decodeDocumentImage } from '../../src/engines/document/image.js';
 import { toDataUri } from './support/synthetic-document.js';

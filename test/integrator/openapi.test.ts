@@ -6,7 +6,7 @@ import { promisify } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DOCUMENT_RESULT_CODES } from '../../src/engines/document/engine.js';
-import { ERROR_CATALOGUE } from '../../src/errors.js';
+import { ERROR_CATALOGUE } from '../../src/shared/errors.js';
 import { OPERATION_EXAMPLES } from '../../src/rest/openapi-examples.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { SANDBOX_IMAGE } from '../sessions/support.js';

@@ -6,7 +6,7 @@
  */
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { databaseFaults, fromDatabaseError } from '../../src/errors.js';
+import { databaseFaults, fromDatabaseError } from '../../src/shared/errors.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 import { createSession } from '../sessions/support.js';
 

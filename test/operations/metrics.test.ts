@@ -6,7 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/shared/config.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { startReceiver, WEBHOOK_TEST_ENV, type Receiver } from '../webhooks/support.js';
 

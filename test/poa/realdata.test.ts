@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CheckRunSchema } from '../../entities/check-run.entity.js';
 import { analyseProofOfAddress } from '../../src/engines/poa/engine.js';
-import { POA_MAX_AGE_DAYS_LIMIT } from '../../src/engines/poa/standalone.js';
+import { POA_MAX_AGE_DAYS_LIMIT } from '../../src/checks/poa-check.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { withMetadataUpdate } from './fixtures.js';
 

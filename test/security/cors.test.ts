@@ -4,7 +4,7 @@
  * routes answer none at all.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/shared/config.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 
 const ALLOWED = 'https://app.example.com';

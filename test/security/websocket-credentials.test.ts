@@ -8,7 +8,7 @@
 import { getIntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { WS_CLOSE_TOO_MANY_SOCKETS } from '../../src/http/server.js';
+import { WS_CLOSE_TOO_MANY_SOCKETS } from '../../src/http/fastify-server.js';
 import { makeOperator, signIn, consoleGql } from '../console/support.js';
 import { createSession, tokenOf } from '../sessions/support.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';

@@ -3,7 +3,7 @@ import { Client, createClient } from 'graphql-ws';
 import { WebSocket } from 'ws';
 import pino, { type Logger } from 'pino';
 import { startApp, type RunningApp } from '../../src/app.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/shared/config.js';
 import { createTenant, issueApiKey } from '../../src/tenants/tenant.service.js';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
 import { pgliteTemplate } from './database-template.js';

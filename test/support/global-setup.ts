@@ -8,11 +8,11 @@ import pino from 'pino';
 import type { TestProject } from 'vitest/node';
 import { buildConsole } from '../../scripts/build-console.js';
 import { buildHosted } from '../../scripts/build-hosted.js';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/shared/config.js';
 import { openDatabase } from '../../src/db/database.js';
 import { startEmbeddedDatabase } from '../../src/db/embedded.js';
 import { createOrm, migrate } from '../../src/db/orm.js';
-import { JOBS_SCHEMA } from '../../src/jobs/jobs.js';
+import { JOBS_SCHEMA } from '../../src/db/jobs-schema.js';
 import type {} from './database-template.js';
 
 /** What one run prepares once, whichever projects (api, browser, realdata) ask for it. */

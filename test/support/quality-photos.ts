@@ -1,5 +1,5 @@
 /**
- * Real photos for the hosted flow's photo checks (`src/hosted/quality-measure.ts`): every document
+ * Real photos for the hosted flow's photo checks (`src/web/hosted/quality-measure.ts`): every document
  * and face photo of `../shared/realdata`, decoded as the page would hold them, and genuinely bad
  * photos made from them (blurred, over-exposed, a glare spot, too dark, too small), shared by
  * `npm run bench:quality` and `test/hosted/quality.test.ts`.
@@ -8,8 +8,8 @@ import { readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import sharp, { type Sharp } from 'sharp';
-import type { QualityProblem, QualitySubject, RgbaPixels } from '../../src/hosted/quality-measure.js';
-import { UPLOAD_SIDE_PX } from '../../src/hosted/quality-measure.js';
+import type { QualityProblem, QualitySubject, RgbaPixels } from '../../src/web/hosted/quality-measure.js';
+import { UPLOAD_SIDE_PX } from '../../src/web/hosted/quality-measure.js';
 
 /** Where the real-data development set lives (beside the project). */
 export const REALDATA_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/realdata');

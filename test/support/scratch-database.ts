@@ -1,5 +1,5 @@
 import pino from 'pino';
-import { loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/shared/config.js';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { createServerDatabase, pgliteTemplate, type ServerDatabase } from './database-template.js';
 

@@ -3,7 +3,7 @@ import { Migration } from '@mikro-orm/migrations';
 /**
  * Ongoing AML monitoring's transactional outbox: every transaction that writes listed entities
  * (an import, an upsert) records which lists changed, and the re-screening job works through the
- * requests not done yet (src/engines/aml/monitoring.ts). A crash between the import and the
+ * requests not done yet (src/sessions/aml-monitoring.ts). A crash between the import and the
  * re-screen leaves the request pending, so the next run still does it.
  */
 export class Migration20261122001300AmlRescreenRequests extends Migration {

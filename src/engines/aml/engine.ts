@@ -6,7 +6,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AmlHit as DetailsHit, AmlScreeningDetails } from '../details.js';
 import { amlSubjectOf, type AmlScreeningInput } from '../inputs.js';
 import { amlNodeStatus } from '../../domain/node-outcome.js';
-import type { NodeEngine } from '../types.js';
+import type { NodeEngine } from '../node-engine.js';
 import { AML_LISTS, isAmlList, type AmlList } from './entity.js';
 import type { AmlHit, AmlQuery, AmlScreening } from './score.js';
 import type { AmlNameIndex } from './name-index.js';

@@ -32,7 +32,7 @@ import {
   tokenSimilarity,
   TOKEN_MATCH_FLOOR,
   FUZZY_TOKEN_EXPONENT,
-} from './metrics.js';
+} from './similarity.js';
 import { consonantSkeleton, isAbjad, nameVariants } from './normalize.js';
 
 /** Points added when the query date of birth equals one of the entity's full dates. */

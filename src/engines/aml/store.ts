@@ -182,7 +182,7 @@ async function insertBatch(em: EntityManager, batch: SanctionedEntity[]): Promis
 
 /**
  * Records, in the transaction that changed them, that `lists` need their approved subjects
- * screened again (ongoing monitoring's outbox, worked through by src/engines/aml/monitoring.ts).
+ * screened again (ongoing monitoring's outbox, worked through by src/sessions/aml-monitoring.ts).
  */
 async function requestRescreen(tx: EntityManager, lists: readonly AmlList[]): Promise<void> {
   if (lists.length === 0) return;

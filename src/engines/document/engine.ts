@@ -2,17 +2,17 @@
  * The live ID document engine (`openkyc:mrz_ocr`): image quality, MRZ reading and ICAO 9303
  * check digits, expiry, consistency with the requested country and type, NFC passive
  * authentication. Result codes are catalogued in docs/id-verification.md; the sandbox engine
- * (`sandbox/document.ts`) uses the same codes and details shape.
+ * (`sandbox/document-sandbox.ts`) uses the same codes and details shape.
  */
 import type { NodeResult, NodeStatus, Warning } from '../../domain/types.js';
-import { validationError } from '../../errors.js';
+import { validationError } from '../../shared/errors.js';
 import { NODE_CATALOGUE } from '../../domain/workflow.js';
 import type { CheckOutcome, DocumentChecks, DocumentVerificationDetails } from '../details.js';
 import { TWO_SIDED_ID_TYPES, type DocumentVerificationInput } from '../inputs.js';
 import { expectedDetailsWarnings } from '../../domain/node-outcome.js';
-import type { EngineContext, NodeEngine } from '../types.js';
+import type { EngineContext, NodeEngine } from '../node-engine.js';
 import { decodeDataUri } from '../data-uri.js';
-import { classifyStateCode, icaoToIso2 } from './countries.js';
+import { classifyStateCode, icaoToIso2 } from '../../shared/icao-countries.js';
 import { assessQuality, decodeDocumentImage, DOCUMENT_IMAGE_TYPES, MAX_DOCUMENT_IMAGE_BYTES, type DocumentImage } from './image.js';
 import { readMrz, readPageLines, readPageLinesTurned } from './mrz-reader.js';
 import { withRecapture } from './recapture.js';

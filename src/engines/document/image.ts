@@ -3,7 +3,7 @@
  * cannot be read says so (`image_too_small`, `image_blurry`) instead of looking like a missing MRZ.
  */
 import sharp from 'sharp';
-import { ApiError } from '../../errors.js';
+import { ApiError } from '../../shared/errors.js';
 import { decodeDataUri, MAX_INPUT_PIXELS } from '../data-uri.js';
 
 /** Formats a document photo may come in (the spec says JPEG; PNG costs nothing to accept). */

@@ -17,8 +17,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
-import { ConfigError } from '../../config.js';
-import { validationError } from '../../errors.js';
+import { ConfigError } from '../../shared/config.js';
+import { validationError } from '../../shared/errors.js';
 import type { CheckOutcome } from '../details.js';
 
 /** Chip data read by the client, each data group base64 as read from the chip. */

@@ -16,7 +16,7 @@
 import { createHash, createPublicKey, verify, X509Certificate } from 'node:crypto';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { ConfigError } from '../../config.js';
+import { ConfigError } from '../../shared/config.js';
 
 /** Why bytes were refused as a seal. */
 export class VdsError extends Error {

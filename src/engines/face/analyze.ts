@@ -7,7 +7,7 @@
 import { createHash } from 'node:crypto';
 import sharp from 'sharp';
 import type { CheckOutcome } from '../details.js';
-import { ApiError } from '../../errors.js';
+import { ApiError } from '../../shared/errors.js';
 import { withHuman, type HumanFace } from './human.js';
 import { describeFaceAt, FACEAPI_DESCRIPTOR_LENGTH } from './faceapi.js';
 import { MAX_INPUT_PIXELS as SHARED_MAX_INPUT_PIXELS } from '../data-uri.js';

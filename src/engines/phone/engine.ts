@@ -5,11 +5,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
-import type { Config } from '../../config.js';
+import type { Config } from '../../shared/config.js';
 import type { ServiceSecrets } from '../../auth/secrets.js';
 import type { CheckOutcome, PhoneVerificationDetails } from '../details.js';
 import type { PhoneVerificationConfirmInput } from '../inputs.js';
-import type { NodeEngine } from '../types.js';
+import type { NodeEngine } from '../node-engine.js';
 import { checkOtp, DEFAULT_OTP_NUMBER_LIMITS, issueOtp, type OtpDependencies, type OtpRecipient } from './otp.js';
 import { createSmsProvider } from './sms.js';
 

@@ -12,8 +12,8 @@ import { PhoneOtpSchema, type PhoneOtp } from '../../../entities/phone-otp.entit
 import { SessionSchema } from '../../../entities/session.entity.js';
 import { phoneDigest } from '../../auth/personal-data.js';
 import type { ServiceSecrets } from '../../auth/secrets.js';
-import { ApiError, validationError } from '../../errors.js';
-import { rateLimitedError } from '../../limits/rate-limits.js';
+import { ApiError, validationError } from '../../shared/errors.js';
+import { rateLimitedError } from '../../shared/rate-limited.js';
 import type { E164, SmsProvider } from './sms.js';
 import { parsePhoneNumberFromString } from 'libphonenumber-js/max';
 

@@ -4,7 +4,7 @@
  */
 import type { Logger } from 'pino';
 import { request } from 'undici';
-import type { Config } from '../../config.js';
+import type { Config } from '../../shared/config.js';
 
 /** A phone number in E.164 (`+447911123456`), already validated with libphonenumber-js. */
 export type E164 = string;

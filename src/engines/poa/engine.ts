@@ -20,14 +20,14 @@
  * leaves the status `passed`; in a session it sends the decision to review.
  */
 import type { Warning } from '../../domain/types.js';
-import { ApiError } from '../../errors.js';
+import { ApiError } from '../../shared/errors.js';
 import { NODE_CATALOGUE } from '../../domain/workflow.js';
 import { nameSimilarity } from '../aml/score.js';
 import { decodeDataUri, MAX_INPUT_PIXELS, UndecodableImageError } from '../data-uri.js';
 import { ENGINE_TIME_BUDGET_MS, withTimeBudget } from '../deadline.js';
 import type { CheckOutcome, ProofOfAddressDetails } from '../details.js';
 import { POA_DEFAULT_MAX_AGE_DAYS, type ProofOfAddressInput } from '../inputs.js';
-import type { NodeEngine } from '../types.js';
+import type { NodeEngine } from '../node-engine.js';
 import { ageInDays } from './dates.js';
 import { extractFields } from './fields.js';
 import { checkAddress, type GeocodeReason } from './geocode.js';

@@ -3,7 +3,7 @@
  * there is no street or city gazetteer: the check says whether an address is *plausible* for
  * its country, not that it exists. See docs/poa.md for the exact list of what it checks.
  */
-import { countryToIso2 } from '../aml/countries.js';
+import { countryToIso2 } from '../../shared/country-names.js';
 import type { CheckOutcome } from '../details.js';
 
 /**

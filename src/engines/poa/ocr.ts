@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import sharp from 'sharp';
 import { createWorker, OEM, PSM, type Block, type Rectangle, type Worker } from 'tesseract.js';
-import { stripControlCharacters } from '../../validation.js';
+import { stripControlCharacters } from '../../shared/validation.js';
 import { decodingClientImage, MAX_INPUT_PIXELS } from '../data-uri.js';
 import { layoutOfWords, type DocumentLayout, type OcrWord } from './layout.js';
 import { findPageQuad, warpPage } from './page-quad.js';

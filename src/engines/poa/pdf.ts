@@ -7,7 +7,7 @@ import { inflateSync } from 'node:zlib';
 import { PDFDict, PDFDocument, PDFName, PDFNumber, PDFRawStream, type PDFPage } from 'pdf-lib';
 import sharp from 'sharp';
 import { getDocumentProxy } from 'unpdf';
-import { stripControlCharacters } from '../../validation.js';
+import { stripControlCharacters } from '../../shared/validation.js';
 import { MAX_INPUT_PIXELS } from '../data-uri.js';
 import { assertDecodedSizeWithinLimit, PdfDecodeLimitError } from './pdf-decode-budget.js';
 import { layoutPage, type DocumentLayout, type PositionedItem } from './layout.js';

@@ -1,17 +1,17 @@
 /**
  * Where CPU-bound engine work runs. The composition root installs one executor per process: a
  * piscina thread pool (default), a PostgreSQL-backed queue feeding worker processes
- * (src/jobs/engine-queue.ts), or inline on the calling thread (the old path, kept for the
+ * (src/engines/pool/queue-executor.ts), or inline on the calling thread (the old path, kept for the
  * benchmark's baseline and for engine calls outside a running app). Callers use the `…OffThread`
  * functions and `offloaded` engines below and never see which one runs.
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import { ApiError } from '../../errors.js';
+import { ApiError } from '../../shared/errors.js';
 import type { AnalyzeFaceOptions, FaceAnalysis } from '../face/analyze.js';
 import type { PdfLimits } from '../poa/pdf-worker.js';
-import type { NodeEngine } from '../types.js';
+import type { NodeEngine } from '../node-engine.js';
 import {
   DEFAULT_ENGINE_THREAD_SETTINGS,
   settleEngineTask,
@@ -68,7 +68,7 @@ export function createInlineExecutor(settings: EngineThreadSettings = DEFAULT_EN
 /**
  * The abort signal of the HTTP request being served: aborted when the client disconnects before
  * the answer, so that its engine work is abandoned instead of finishing for nobody. The HTTP
- * server enters it per request (src/http/server.ts); engine calls pick it up without every
+ * server enters it per request (src/http/fastify-server.ts); engine calls pick it up without every
  * service passing it along.
  */
 export const requestSignals = new AsyncLocalStorage<AbortSignal>();

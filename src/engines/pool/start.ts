@@ -5,8 +5,8 @@
  */
 import { availableParallelism } from 'node:os';
 import type { Logger } from 'pino';
-import type { Config } from '../../config.js';
-import { createQueueExecutor } from '../../jobs/engine-queue.js';
+import type { Config } from '../../shared/config.js';
+import { createQueueExecutor } from './queue-executor.js';
 import type { NfcTrust } from '../document/nfc.js';
 import type { VdsTrust } from '../document/vds.js';
 import { closePdfWorkers, configurePdfLimits, type PdfLimits } from '../poa/pdf-worker.js';

@@ -6,7 +6,7 @@
  * never come here: they stay with the caller on the API's main thread.
  */
 import type { NodeResult } from '../../domain/types.js';
-import { ApiError, ERROR_CATALOGUE, type ErrorCode, type FieldError } from '../../errors.js';
+import { ApiError, ERROR_CATALOGUE, type ErrorCode, type FieldError } from '../../shared/errors.js';
 import { CPU_ENGINES } from '../cpu-engines.js';
 import { createMrzOcrEngine, MRZ_OCR_PROVIDER, verifyDocument, type DocumentOutcome } from '../document/engine.js';
 import type { NfcTrust } from '../document/nfc.js';
@@ -14,7 +14,7 @@ import type { VdsTrust } from '../document/vds.js';
 import { analyzeFace, type AnalyzeFaceOptions, type FaceAnalysis } from '../face/analyze.js';
 import type { DocumentVerificationInput, ProofOfAddressInput } from '../inputs.js';
 import { analyseProofOfAddress, type PoaAnalysis } from '../poa/engine.js';
-import type { EngineContext } from '../types.js';
+import type { EngineContext } from '../node-engine.js';
 
 /** `EngineContext` as it travels: the document portrait as base64 instead of a Buffer. */
 export type WireEngineContext = Omit<EngineContext, 'documentPortrait'> & { documentPortraitBase64?: string };

@@ -1,7 +1,7 @@
 /** Sandbox `biometric_kyc`: outcome chosen by the `selfie` token. */
 import type { BiometricKycDetails } from '../details.js';
 import type { BiometricKycInput } from '../inputs.js';
-import type { NodeEngine } from '../types.js';
+import type { NodeEngine } from '../node-engine.js';
 import { NODE_CATALOGUE } from '../../domain/workflow.js';
 import { SANDBOX_CATALOGUE } from './catalogue.js';
 import { copyWarnings, resolveOutcome } from './shared.js';

@@ -1,7 +1,7 @@
 /** Sandbox `business_registry`: outcome chosen by the registration number. */
 import type { BusinessRegistryDetails } from '../details.js';
 import type { BusinessRegistryInput } from '../inputs.js';
-import type { NodeEngine } from '../types.js';
+import type { NodeEngine } from '../node-engine.js';
 import { NODE_CATALOGUE } from '../../domain/workflow.js';
 import { SANDBOX_CATALOGUE } from './catalogue.js';
 import { copyWarnings, resolveOutcome } from './shared.js';

@@ -6,7 +6,7 @@
  */
 import { normaliseName } from '../../domain/node-outcome.js';
 import type { NodeType, Warning } from '../../domain/types.js';
-import type { FieldError } from '../../errors.js';
+import type { FieldError } from '../../shared/errors.js';
 import type { AmlHit, CheckOutcome, DocumentChecks } from '../details.js';
 
 /** Prefix of image tokens; a value with this prefix that is not in the catalogue is refused, so typos do not pass silently. */

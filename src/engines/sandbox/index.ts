@@ -4,22 +4,22 @@
  */
 import type { NodeType } from '../../domain/types.js';
 import type { NodeInputs } from '../inputs.js';
-import type { NodeEngine } from '../types.js';
-import { createSandboxAmlEngine } from './aml.js';
+import type { NodeEngine } from '../node-engine.js';
+import { createSandboxAmlEngine } from './aml-sandbox.js';
 import { createSandboxBiometricEngine } from './biometric.js';
 import { createSandboxRegistryEngine } from './business-registry.js';
-import { createSandboxDocumentEngine } from './document.js';
-import { createSandboxPhoneEngine } from './phone.js';
+import { createSandboxDocumentEngine } from './document-sandbox.js';
+import { createSandboxPhoneEngine } from './phone-sandbox.js';
 import { createSandboxPoaEngine } from './proof-of-address.js';
 import type { SandboxEngineOptions } from './shared.js';
 
 export * from './catalogue.js';
 export { renderSandboxDocs, SANDBOX_DOCS_PATH } from './docs.js';
-export { createSandboxAmlEngine } from './aml.js';
+export { createSandboxAmlEngine } from './aml-sandbox.js';
 export { createSandboxBiometricEngine } from './biometric.js';
 export { createSandboxRegistryEngine } from './business-registry.js';
-export { createSandboxDocumentEngine } from './document.js';
-export { createSandboxPhoneEngine } from './phone.js';
+export { createSandboxDocumentEngine } from './document-sandbox.js';
+export { createSandboxPhoneEngine } from './phone-sandbox.js';
 export { createSandboxPoaEngine } from './proof-of-address.js';
 export type { SandboxEngineOptions } from './shared.js';
 

@@ -5,7 +5,7 @@
  */
 import sharp from 'sharp';
 import type { NodeType } from '../../domain/types.js';
-import { ApiError } from '../../errors.js';
+import { ApiError } from '../../shared/errors.js';
 import { decodeDataUri, MAX_INPUT_PIXELS } from '../data-uri.js';
 import { DOCUMENT_IMAGE_TYPES } from '../document/image.js';
 import { SELFIE_MIME_TYPES } from '../face/engine.js';

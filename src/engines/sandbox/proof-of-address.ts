@@ -1,7 +1,7 @@
 /** Sandbox `proof_of_address`: outcome chosen by the `document_image` token. */
 import type { ProofOfAddressDetails } from '../details.js';
 import { POA_DEFAULT_MAX_AGE_DAYS, type ProofOfAddressInput } from '../inputs.js';
-import type { NodeEngine } from '../types.js';
+import type { NodeEngine } from '../node-engine.js';
 import { NODE_CATALOGUE } from '../../domain/workflow.js';
 import { SANDBOX_CATALOGUE } from './catalogue.js';
 import { copyWarnings, isoDay, resolveOutcome, type SandboxEngineOptions } from './shared.js';

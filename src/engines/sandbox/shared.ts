@@ -1,6 +1,6 @@
 /** Helpers shared by the sandbox engines. */
 import type { Warning } from '../../domain/types.js';
-import { validationError } from '../../errors.js';
+import { validationError } from '../../shared/errors.js';
 import { findSandboxOutcome, unknownTokenError, type SandboxNodeCatalogue, type SandboxOutcome } from './catalogue.js';
 
 /** Options of every sandbox engine factory. */

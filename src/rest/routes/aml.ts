@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { amlResultJson, SCREEN_AML_FIELDS } from '../../engines/aml/standalone.js';
+import { amlResultJson, SCREEN_AML_FIELDS } from '../../checks/aml-check.js';
 import type { MatchedField } from '../../engines/aml/score.js';
 import { AML_LISTS } from '../../engines/aml/entity.js';
 import {

@@ -4,7 +4,7 @@ import {
   UpdateFlowSettingsDocument,
   type FlowSettingsFieldsFragment,
 } from '../../graphql/generated/operations.js';
-import { LOGO_MAX_BYTES, SUPPORTED_LANGUAGES } from '../../tenants/flow-settings.js';
+import { LOGO_MAX_BYTES, SUPPORTED_LANGUAGES } from '../../tenants/flow-settings.service.js';
 import { defineRoute } from '../route.js';
 
 /** The hosted flow's settings of one environment, as REST writes them. */

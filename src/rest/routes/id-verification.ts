@@ -2,11 +2,7 @@ import { z } from 'zod';
 import { DOCUMENT_RESULT_CODES } from '../../engines/document/engine.js';
 import { SANDBOX_CATALOGUE } from '../../engines/sandbox/catalogue.js';
 import { VerifyIdDocumentDocument, type IdVerificationResultFieldsFragment } from '../../graphql/generated/operations.js';
-import {
-  idVerificationResultJson,
-  VERIFY_ID_DOCUMENT_FIELDS as fields,
-  type IdVerificationResult,
-} from '../../engines/document/standalone.js';
+import { idVerificationResultJson, VERIFY_ID_DOCUMENT_FIELDS as fields, type IdVerificationResult } from '../../checks/document-check.js';
 import { defineRoute } from '../route.js';
 
 const Outcome = z.enum(['passed', 'failed', 'review', 'warning', 'skipped']);

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { CheckProofOfAddressDocument, type ProofOfAddressResultFieldsFragment } from '../../graphql/generated/operations.js';
-import { CHECK_PROOF_OF_ADDRESS_FIELDS as fields, poaResultJson, type PoaResult } from '../../engines/poa/standalone.js';
+import { CHECK_PROOF_OF_ADDRESS_FIELDS as fields, poaResultJson, type PoaResult } from '../../checks/poa-check.js';
 import { defineRoute } from '../route.js';
 
 const Outcome = z.enum(['passed', 'failed', 'review', 'warning', 'skipped']);

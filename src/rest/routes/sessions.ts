@@ -22,7 +22,7 @@ import { decisionJson } from '../../sessions/decision.js';
 import { SESSIONS_PAGE_DEFAULT, SESSIONS_PAGE_MAX } from '../../sessions/read.js';
 import { SEARCH_FIELDS, SESSION_SEARCH_DEFAULT, SESSION_SEARCH_MAX, SESSION_SEARCH_QUERY_MAX } from '../../sessions/search.js';
 import { CREATE_SESSION_FIELDS as fields } from '../../sessions/session-input.js';
-import { definedFields } from '../../input-rules.js';
+import { definedFields } from '../../shared/input-rules.js';
 import { defineRoute } from '../route.js';
 
 const WarningJson = z.object({ code: z.string(), message: z.string(), field: z.string().optional() });

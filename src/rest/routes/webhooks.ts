@@ -17,7 +17,7 @@ import {
   type WebhookDestinationFieldsFragment,
 } from '../../graphql/generated/operations.js';
 import { DELIVERIES_PAGE_MAX } from '../../webhooks/webhook.service.js';
-import { definedFields } from '../../input-rules.js';
+import { definedFields } from '../../shared/input-rules.js';
 import { defineRoute } from '../route.js';
 
 /** The spec's Webhook destination JSON; `events` absent means all events; `secret` only at creation and rotation. */

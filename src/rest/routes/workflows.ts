@@ -16,7 +16,7 @@ import {
   type WorkflowReplayFieldsFragment,
 } from '../../graphql/generated/operations.js';
 import { assertNotBuiltIn, WORKFLOW_DEFAULTS, WORKFLOW_FIELDS as fields } from '../../workflows/workflow.service.js';
-import { ID_MAX_LENGTH } from '../../validation.js';
+import { ID_MAX_LENGTH } from '../../shared/validation.js';
 import { defineRoute } from '../route.js';
 
 /** The spec's Workflow JSON. */

@@ -13,7 +13,7 @@ import {
   toArray,
 } from '../../../src/engines/aml/importers/index.js';
 import { xmlRecords } from '../../../src/engines/aml/importers/common.js';
-import { countryToIso2 } from '../../../src/engines/aml/countries.js';
+import { countryToIso2 } from '../../../src/shared/country-names.js';
 
 const fixture = (name: string) => new URL(`../../fixtures/aml/${name}`, import.meta.url).pathname;
 const byId = <T extends { source_id: string }>(items: T[], id: string): T => {

@@ -5,7 +5,7 @@ import {
   type ApprovedSubject,
   type MonitoringPort,
   type RescreenReason,
-} from '../../../src/engines/aml/monitoring.js';
+} from '../../../src/sessions/aml-monitoring.js';
 import { screen } from '../../../src/engines/aml/score.js';
 
 const entity = (list: AmlList, id: string, name: string, dob: string[] = []): SanctionedEntity => ({

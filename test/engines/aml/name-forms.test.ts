@@ -7,7 +7,7 @@
  * an older release stored.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { importListFile } from '../../../src/engines/aml/importers/cli.js';
+import { importListFile } from '../../../src/engines/aml/importers/cli-import.js';
 import { AML_LISTS, entityId, type SanctionedEntity } from '../../../src/engines/aml/entity.js';
 import { AmlNameIndex } from '../../../src/engines/aml/name-index.js';
 import { CANDIDATE_LIMIT, findCandidates, normalizedNamesOf, screenStored, upsertEntities } from '../../../src/engines/aml/store.js';

@@ -9,7 +9,7 @@ import { createLiveAmlEngine } from '../../../src/engines/aml/engine.js';
 import { AML_LISTS, entityId, type AmlList, type SanctionedEntity } from '../../../src/engines/aml/entity.js';
 import { AmlNameIndex, trigramCodes, trigramSimilarity } from '../../../src/engines/aml/name-index.js';
 import { CANDIDATE_LIMIT, findCandidates, upsertEntities } from '../../../src/engines/aml/store.js';
-import type { EngineContext } from '../../../src/engines/types.js';
+import type { EngineContext } from '../../../src/engines/node-engine.js';
 import { openScratchDatabase, type ScratchDatabase } from '../../support/scratch-database.js';
 import { prng } from '../../support/prng.js';
 

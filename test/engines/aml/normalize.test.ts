@@ -17,7 +17,7 @@ import {
   similarLength,
   softTokenScore,
   tokenSimilarity,
-} from '../../../src/engines/aml/metrics.js';
+} from '../../../src/engines/aml/similarity.js';
 
 describe('normalizeName', () => {
   it.each([

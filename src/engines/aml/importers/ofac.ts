@@ -5,7 +5,7 @@
  */
 import { parse as parseCsv } from 'csv-parse';
 import type { EntityKind, SanctionedEntity } from '../entity.js';
-import { countryToIso2 } from '../countries.js';
+import { countryToIso2 } from '../../../shared/country-names.js';
 import { child, children, field, normalizeDates, parseRecord, text, textChunks, unique, xmlRecords, type TextSource } from './common.js';
 
 /** OFAC `sdnType` → entity kind; anything else ("Entity") is an organisation. */

@@ -3,7 +3,7 @@
  * and `ENTITIES > ENTITY`, published at scsanctions.un.org).
  */
 import type { SanctionedEntity } from '../entity.js';
-import { countryToIso2 } from '../countries.js';
+import { countryToIso2 } from '../../../shared/country-names.js';
 import { children, field, normalizeDates, parseRecord, unique, xmlRecords, type TextSource } from './common.js';
 
 /** Dates of birth of one `INDIVIDUAL_DATE_OF_BIRTH` (EXACT → DATE, APPROXIMATELY → YEAR, BETWEEN → FROM_YEAR..TO_YEAR). */

@@ -1,0 +1,64 @@
+/** Sandbox `document_verification`: outcome chosen by the `image_front` token. */
+import type { DocumentChecks, DocumentVerificationDetails } from '../details.js';
+import type { DocumentVerificationInput } from '../inputs.js';
+import type { NodeEngine } from '../node-engine.js';
+import { NODE_CATALOGUE } from '../../domain/workflow.js';
+import { expectedDetailsWarnings } from '../../domain/node-outcome.js';
+import { SANDBOX_CATALOGUE } from './catalogue.js';
+import { copyWarnings, isoDay, resolveOutcome, type SandboxEngineOptions } from './shared.js';
+
+/** Placeholder identity when neither the end user nor `expected_details` gave one. */
+const PLACEHOLDER = {
+  first_name: 'Sandbox',
+  last_name: 'User',
+  date_of_birth: '1990-01-01',
+  document_number: 'SBX000000',
+};
+
+/** Creates the sandbox document engine. */
+export function createSandboxDocumentEngine(options: SandboxEngineOptions = {}): NodeEngine<DocumentVerificationInput> {
+  const now = options.now ?? (() => new Date());
+  return {
+    provider: NODE_CATALOGUE.document_verification.sandboxProvider,
+    nodeType: 'document_verification',
+    async run(input, context) {
+      const outcome = resolveOutcome(SANDBOX_CATALOGUE.document_verification, input.image_front);
+      const happyChecks: DocumentChecks = {
+        document_authentic: 'passed',
+        mrz_match: 'passed',
+        expiry_check: 'passed',
+        nfc_signature: input.enable_nfc === true ? 'passed' : 'skipped',
+      };
+      const today = now();
+      const details: DocumentVerificationDetails = {
+        result_code: outcome.resultCode,
+        document_type: input.id_type,
+        issuing_country: input.country,
+        checks: { ...happyChecks, ...outcome.effect.checks },
+        extracted: {
+          // The sandbox "reads" what the end user typed, else what the integrator expected, so
+          // the happy path never raises mismatch warnings by accident.
+          first_name: input.first_name ?? context.expectedDetails?.first_name ?? PLACEHOLDER.first_name,
+          last_name: input.last_name ?? context.expectedDetails?.last_name ?? PLACEHOLDER.last_name,
+          date_of_birth: input.date_of_birth ?? context.expectedDetails?.date_of_birth ?? PLACEHOLDER.date_of_birth,
+          document_number: input.document_number ?? PLACEHOLDER.document_number,
+          expiry_date: isoDay(today, outcome.effect.expired ? -365 : 5 * 365),
+          // A passport's holder is a national of the state that issued it.
+          nationality: input.country,
+          // The sandbox reads no MRZ: the fields only a real document prints stay empty.
+          nationality_code: null,
+          issuing_state: null,
+          sex: null,
+          document_code: null,
+          mrz_format: null,
+        },
+      };
+      return {
+        status: outcome.status,
+        provider: NODE_CATALOGUE.document_verification.sandboxProvider,
+        warnings: [...copyWarnings(outcome.warnings), ...expectedDetailsWarnings(input, context.expectedDetails)],
+        details,
+      };
+    },
+  };
+}
