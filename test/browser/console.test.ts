@@ -156,19 +156,25 @@ describe.skipIf(!enabled)('the operator console', () => {
     async () => {
       const sessionId = await caseInReview('customer-viewer');
       const page = await signInPage(await makeOperator(testApp, tenant.id, 'viewer', 'Vera Viewer'));
+      // Each filter's answer redraws the form: wait for it before typing the next one (the table is
+      // aria-busy until then), or the redraw would put the previous filter back in the fields.
+      const filterDrawn = () => expect.poll(() => page.locator('#queue-table').getAttribute('aria-busy')).toBe('false');
       // Filters: another vendor's data hides the case, its own shows only it; the server and live arrivals agree.
       await page.getByLabel('Vendor data').fill('someone-else');
       await page.getByRole('button', { name: 'Filter' }).click();
+      await filterDrawn();
       await expect.poll(() => page.locator('#queue-count').textContent()).toBe('No sessions match these filters.');
       // The status filter searches another status: the case is in review, so no approved session matches.
       await page.getByLabel('Vendor data').fill('customer-viewer');
       await page.getByLabel('Status').selectOption('approved');
       await page.getByRole('button', { name: 'Filter' }).click();
+      await filterDrawn();
       await expect.poll(() => page.locator('#queue-count').textContent()).toBe('No sessions match these filters.');
       expect(await page.locator('#queue-rows').textContent()).toContain('No sessions match these filters.');
       await page.getByLabel('Status').selectOption('in_review');
       await page.getByLabel('Created from').fill(new Date().toISOString().slice(0, 10));
       await page.getByRole('button', { name: 'Filter' }).click();
+      await filterDrawn();
       await expect.poll(() => page.locator('#queue-count').textContent()).toBe('1 case waits for review.');
       await expectNoSeriousA11yViolations(page, 'filtered queue');
       await screenshot(page, 'console-queue-filtered');

@@ -135,6 +135,9 @@ let queueLoads = 0;
 /** The live review queue. */
 export async function queueScreen(): Promise<void> {
   const load = ++queueLoads;
+  // The list on screen is stale until this load draws: said to assistive technology, and to the
+  // browser tests, which must not type into a form the answer is about to redraw.
+  document.querySelector('#queue-table')?.setAttribute('aria-busy', 'true');
   const answer = await graphql<{ sessions: { edges: { node: QueueItem }[] } }>(QUEUE, {
     filter: {
       statuses: [listedStatus()],
@@ -162,7 +165,7 @@ export async function queueScreen(): Promise<void> {
       h('p', { class: 'live', id: 'live' }, state.socket ? 'Connecting for live updates…' : ''),
       h(
         'table',
-        { tabindex: '0' },
+        { id: 'queue-table', tabindex: '0', 'aria-busy': 'false' },
         h('caption', {}, `Sessions ${listedStatus().replace(/_/g, ' ')}, ${me().environment}`),
         h(
           'thead',
