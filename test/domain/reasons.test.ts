@@ -93,6 +93,11 @@ const NOT_REASONS = new Set([
   'unsendable_number',
   // Which measure found a portrait replay (the embeddings or the aligned crops), not why it failed.
   'aligned_crop',
+  // Where the visual zone was found on an ID page (`details.viz.zone`), not why a step failed.
+  'located',
+  'mrz_side_only',
+  // The NOTIFY channel the engine queue's workers signal a finished job on (now under src/engines/pool/).
+  'engine_task_done',
 ]);
 
 /** Every `.ts` file under a directory. */
