@@ -311,7 +311,11 @@ export function follow(): void {
         // A claim change (actor claim) re-reads the row for its new holder; it is not a new case.
         const claimed = change.actor === 'claim';
         if (change.status === listedStatus()) {
+          const loadBefore = queueLoads;
           const { session } = await graphql<{ session: QueueItem & { status: string } }>(QUEUE_ITEM, { id: change.sessionId });
+          // A list load begun while this row was read answers with newer data: a late row must not
+          // overwrite it (under load the row's answer can land after the list drew).
+          if (loadBefore !== queueLoads) return;
           if (session.status === listedStatus() && inFilter(session)) {
             queue.set(session.id, session);
             if (!claimed && session.status === 'in_review') announce(`New case in review: ${session.vendorData}.`);
