@@ -1,3 +1,7 @@
+/**
+ * Raw SQL: (b) a tenant's data key is created once by `insert … on conflict do nothing`, and
+ * retention is clamped by `created_at + make_interval(days => ?)`.
+ */
 import { createCipheriv, createDecipheriv, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';

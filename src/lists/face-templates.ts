@@ -3,6 +3,9 @@
  * sealed at rest with the service's key, that seeds the orthogonal projection of
  * src/engines/face/template.ts (256 signed bytes per template). Rotating the secret bumps its version and revokes every template
  * made under the old one. The raw image never leaves this module's callers' memory.
+ *
+ * Raw SQL: (b) a tenant's template key is created once by `insert … on conflict (tenant_id) do
+ * nothing`.
  */
 import { randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';

@@ -4,6 +4,9 @@
  * service, so the link is returned to the admin, never a password). The link's token is 256
  * random bits; only its SHA-256 is stored. Accepting it — choosing one's own password — works once
  * (one conditional update), before it expires and unless an admin revoked it.
+ *
+ * Raw SQL: (b) revoking and accepting an invitation are compare-and-set `update … returning`, so
+ * two at once cannot both win.
  */
 import { REFUSALS, requireAdmin } from '../auth/authorization.js';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';

@@ -1,3 +1,7 @@
+/**
+ * Raw SQL: (b) spending a code is a compare-and-set `update … returning` (a step used once), and
+ * enrolment an upsert `on conflict … do update … where` not confirmed.
+ */
 import { REFUSALS, requireOperator } from '../auth/authorization.js';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Secret, TOTP } from 'otpauth';

@@ -4,6 +4,9 @@
  * by workflow and/or country, "next case" for a reviewer, and bulk actions that run the one-case
  * operations (claim, assign, approve, decline, retake) case by case, so each is checked and
  * audited on its own.
+ *
+ * Raw SQL: (b) the SLA upsert (`on conflict … do update`), and the next case is a left join
+ * ordered by whether it is held and `coalesce(review_entered_at, updated_at)`.
  */
 import { REFUSALS, requireAdmin, requireOperator } from '../auth/authorization.js';
 import { randomUUID } from 'node:crypto';

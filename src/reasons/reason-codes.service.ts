@@ -3,6 +3,9 @@
  * one set per tenant and environment that reviewers pick from when they decline or ask for a
  * retake. A tenant code picks one of the catalogue's honest sentences for the person
  * (`end_user_message`), so the person reads it in every language the hosted flow speaks.
+ *
+ * Raw SQL: (b) a code is added by `insert … on conflict do nothing returning`, so a duplicate is a
+ * 409 without a failed statement.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantScope } from '../auth/context.js';

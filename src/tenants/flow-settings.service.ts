@@ -3,6 +3,9 @@
  * (name, logo, colour, privacy link), where a session may send the browser at the end
  * (`redirect_url` origins) and which sites may embed the page in an iframe, and the default
  * language. Absent settings read as the defaults; every value is validated before it is stored.
+ *
+ * Raw SQL: (b) saving settings is one upsert (`on conflict (tenant_id, environment) do update`) of
+ * the fields sent.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import sharp from 'sharp';
