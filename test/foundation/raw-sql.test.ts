@@ -21,10 +21,8 @@ const NOT_YET_CONVERTED = new Set<string>([
   'src/evidence/case-report.ts',
   'src/http/fastify-server.ts',
   'src/http/hosted-page.ts',
-  'src/operators/operator-audit.ts',
   'src/sessions/claims.ts',
   'src/workflows/workflow-cache.ts',
-  'src/workflows/workflow.service.ts',
   'resolvers/capture.resolver.ts',
   'resolvers/end-user-steps.ts',
 ]);
