@@ -5,6 +5,8 @@
  */
 import PDFDocument from 'pdfkit';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { SessionStatusChangeSchema } from '../../entities/session.entity.js';
+import { WorkflowSchema } from '../../entities/workflow.entity.js';
 import type { OperatorPrincipal } from '../auth/context.js';
 import { listNotes } from '../sessions/note.service.js';
 import type { Services } from '../services.js';
@@ -55,12 +57,17 @@ export async function readCaseReport(
   sessionId: string,
 ): Promise<CaseReportData> {
   const { session, nodeResults } = await readSession(em, services, operator, sessionId);
-  const [workflow] = await em.execute<{ name: string }[]>('select name from workflow where id = ?', [session.workflowId]);
-  const timeline = await em.execute<TimelineRow[]>(
-    `select created_at, from_status, to_status, actor, actor_name, reason, client_address
-       from session_status_change where session_id = ? order by created_at, id`,
-    [session.id],
-  );
+  const workflow = await em.findOne(WorkflowSchema, session.workflowId, { fields: ['name'] });
+  const changes = await em.find(SessionStatusChangeSchema, { sessionId: session.id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  const timeline = changes.map((change): TimelineRow => ({
+    created_at: change.createdAt,
+    from_status: change.fromStatus ?? null,
+    to_status: change.toStatus,
+    actor: change.actor,
+    actor_name: change.actorName ?? null,
+    reason: change.reason ?? null,
+    client_address: change.clientAddress ?? null,
+  }));
   const notes = await listNotes(em, [session.id]);
   const images = await openImagesForReport(em, services.secrets, operator, session.id);
   const views = await em.execute<ViewRow[]>(
