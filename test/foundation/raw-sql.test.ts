@@ -19,7 +19,6 @@ const NOT_YET_CONVERTED = new Set<string>([
   'src/auth/context.ts',
   'src/auth/key-cache.ts',
   'src/evidence/case-report.ts',
-  'src/http/fastify-server.ts',
   'src/http/hosted-page.ts',
   'src/sessions/claims.ts',
   'src/workflows/workflow-cache.ts',
