@@ -5,7 +5,7 @@
  */
 import PDFDocument from 'pdfkit';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { SessionStatusChangeSchema } from '../../entities/session.entity.js';
+import { SessionStatusChangeSchema, type SessionStatusChange } from '../../entities/session.entity.js';
 import { WorkflowSchema } from '../../entities/workflow.entity.js';
 import type { OperatorPrincipal } from '../auth/context.js';
 import { listNotes } from '../sessions/note.service.js';
@@ -19,16 +19,6 @@ const IMAGE_BOX_POINTS: [number, number] = [240, 170];
 /** Longest detail value printed in full, in characters; longer ones are cut with an ellipsis. */
 const DETAIL_VALUE_MAX_LENGTH = 120;
 
-interface TimelineRow {
-  created_at: Date;
-  from_status: string | null;
-  to_status: string;
-  actor: string;
-  actor_name: string | null;
-  reason: string | null;
-  client_address: string | null;
-}
-
 interface ViewRow {
   viewed_at: Date;
   operator_name: string;
@@ -41,7 +31,7 @@ export interface CaseReportData {
   session: Awaited<ReturnType<typeof readSession>>['session'];
   nodeResults: Awaited<ReturnType<typeof readSession>>['nodeResults'];
   workflowName: string | null;
-  timeline: TimelineRow[];
+  timeline: SessionStatusChange[];
   notes: Awaited<ReturnType<typeof listNotes>>;
   images: OpenedImage[];
   views: ViewRow[];
@@ -58,16 +48,7 @@ export async function readCaseReport(
 ): Promise<CaseReportData> {
   const { session, nodeResults } = await readSession(em, services, operator, sessionId);
   const workflow = await em.findOne(WorkflowSchema, session.workflowId, { fields: ['name'] });
-  const changes = await em.find(SessionStatusChangeSchema, { sessionId: session.id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
-  const timeline = changes.map((change): TimelineRow => ({
-    created_at: change.createdAt,
-    from_status: change.fromStatus ?? null,
-    to_status: change.toStatus,
-    actor: change.actor,
-    actor_name: change.actorName ?? null,
-    reason: change.reason ?? null,
-    client_address: change.clientAddress ?? null,
-  }));
+  const timeline = await em.find(SessionStatusChangeSchema, { sessionId: session.id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
   const notes = await listNotes(em, [session.id]);
   const images = await openImagesForReport(em, services.secrets, operator, session.id);
   const views = await em.execute<ViewRow[]>(
@@ -212,8 +193,8 @@ export function caseReportPdf(data: CaseReportData): PDFKit.PDFDocument {
   heading('Timeline');
   for (const change of data.timeline)
     say(
-      `${when(change.created_at)}  ${change.from_status ?? 'created'} → ${change.to_status}  by ${change.actor_name ?? change.actor}` +
-        `${change.client_address ? ` from ${change.client_address}` : ''}${change.reason ? `: ${change.reason}` : ''}`,
+      `${when(change.createdAt)}  ${change.fromStatus ?? 'created'} → ${change.toStatus}  by ${change.actorName ?? change.actor}` +
+        `${change.clientAddress ? ` from ${change.clientAddress}` : ''}${change.reason ? `: ${change.reason}` : ''}`,
     );
 
   heading('Notes');
