@@ -22,6 +22,7 @@ const UNIT_FILES = [
   'test/foundation/config.test.ts',
   'test/hosted/quality.test.ts',
   'test/foundation/import-layers.test.ts',
+  'test/foundation/raw-sql.test.ts',
   'test/id-verification/mrz-rules.test.ts',
   'test/id-verification/barcodes.test.ts',
   'test/poa/extraction.test.ts',

@@ -1,3 +1,7 @@
+/**
+ * Raw SQL: (b) the flush of noted key uses is one bulk `unnest` upsert (`on conflict … do update`)
+ * guarded by `exists`.
+ */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 

@@ -18,6 +18,11 @@
  *
  * The secrets of an ORM are bound once per process and ORM ({@link bindPersonalDataSealing}): a
  * custom type is shared by every ORM of the process, each with its own platform object.
+ *
+ * Raw SQL: (b) the per-row key's get-or-create (`insert … on conflict do nothing returning` in a
+ * CTE), an `exists` over a table named at run time, and the one-off re-sealing: `for update`
+ * batches over tables and columns named at run time, written back in bulk through
+ * `jsonb_to_recordset`.
  */
 import { createHmac, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import type { Platform } from '@mikro-orm/core';

@@ -1,3 +1,8 @@
+/**
+ * Raw SQL: (b) one-off re-sealing of columns named at run time: `for update` batches written back
+ * in bulk through `jsonb_to_recordset`, and the callback-secret move as one `insert … select … on
+ * conflict do nothing`.
+ */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';
 import { PERSONAL_DATA_COLUMNS, SEALED_KEY } from './personal-data.js';

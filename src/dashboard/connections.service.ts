@@ -1,3 +1,6 @@
+/**
+ * Raw SQL: (b) notes are paged by a row-value keyset (`(created_at, id) > (?, ?)`).
+ */
 import { REFUSALS, requireAdmin } from '../auth/authorization.js';
 import type { EntityManager, EntityName } from '@mikro-orm/postgresql';
 import { ApiKeySchema, type ApiKey } from '../../entities/api-key.entity.js';

@@ -1,3 +1,7 @@
+/**
+ * Raw SQL: (b) the dashboard's figures are aggregates the ORM cannot say: `generate_series`,
+ * `count(*) filter (…)`, CTEs and `extract(epoch …)`.
+ */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantScope } from '../auth/context.js';
 import { validationError } from '../shared/errors.js';

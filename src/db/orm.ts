@@ -1,3 +1,6 @@
+/**
+ * Raw SQL: (b) `set local statement_timeout` and `lock_timeout` around the migrations.
+ */
 import { MikroORM, defineConfig } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import { recordStatementSpan } from '../observability/tracing.js';

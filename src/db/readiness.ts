@@ -1,3 +1,6 @@
+/**
+ * Raw SQL: (b) the probe bounds itself with `set local lock_timeout` and `statement_timeout`.
+ */
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { databaseFaults } from '../shared/errors.js';
 

@@ -8,6 +8,9 @@
  * what a duplicate does: `off`, `review` (a warning) or `decline` (the step fails). The finding
  * names the linked sessions by id in the node's details; no image is kept, only hashes and the
  * cancelable template the list gate keeps anyway. Live sessions only (sandbox results are magic values).
+ *
+ * Raw SQL: (b) perceptual-hash distance (`bit_count((phash # ?)::bit(64))`) and the prints'
+ * upserts (`on conflict … do update`).
  */
 import { createHmac } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';

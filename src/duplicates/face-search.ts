@@ -7,6 +7,9 @@
  * the caller's transaction, so an erased session's template is gone from its commit on, in every
  * process). Two slower paths stay for comparison (the bench) and as the reference in tests: the
  * pgvector HNSW walk where the database has pgvector, and an exact scan in SQL.
+ *
+ * Raw SQL: (b) pgvector's `<=>` with `set_config('hnsw.…')`; (a) `npm run bench:faces`: the exact
+ * scan reads ids and templates only.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantScope } from '../auth/context.js';

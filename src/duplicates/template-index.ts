@@ -22,6 +22,9 @@
  *   transaction that wrote it is known to have finished.
  * Memory: 256 bytes a template plus about 80 bytes of bookkeeping (100k: 34 MB; 1M: 340 MB) per
  * scope, per process; scopes unused for {@link IDLE_EVICT_MS} are dropped.
+ *
+ * Raw SQL: (a) `npm run bench:faces` (1:N in-memory scan, 100k p95 7.3 ms against 0.26–9.5 s for
+ * the scan in SQL): loads and delta reads against `pg_snapshot_xmin(pg_current_snapshot())` (b).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantScope } from '../auth/context.js';

@@ -5,6 +5,8 @@
  */
 import PDFDocument from 'pdfkit';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { SessionStatusChangeSchema, type SessionStatusChange } from '../../entities/session.entity.js';
+import { WorkflowSchema } from '../../entities/workflow.entity.js';
 import type { OperatorPrincipal } from '../auth/context.js';
 import { listNotes } from '../sessions/note.service.js';
 import type { Services } from '../services.js';
@@ -16,16 +18,6 @@ import { REPORT_FONT_FILES, textRuns } from './report-fonts.js';
 const IMAGE_BOX_POINTS: [number, number] = [240, 170];
 /** Longest detail value printed in full, in characters; longer ones are cut with an ellipsis. */
 const DETAIL_VALUE_MAX_LENGTH = 120;
-
-interface TimelineRow {
-  created_at: Date;
-  from_status: string | null;
-  to_status: string;
-  actor: string;
-  actor_name: string | null;
-  reason: string | null;
-  client_address: string | null;
-}
 
 interface ViewRow {
   viewed_at: Date;
@@ -39,7 +31,7 @@ export interface CaseReportData {
   session: Awaited<ReturnType<typeof readSession>>['session'];
   nodeResults: Awaited<ReturnType<typeof readSession>>['nodeResults'];
   workflowName: string | null;
-  timeline: TimelineRow[];
+  timeline: SessionStatusChange[];
   notes: Awaited<ReturnType<typeof listNotes>>;
   images: OpenedImage[];
   views: ViewRow[];
@@ -55,12 +47,8 @@ export async function readCaseReport(
   sessionId: string,
 ): Promise<CaseReportData> {
   const { session, nodeResults } = await readSession(em, services, operator, sessionId);
-  const [workflow] = await em.execute<{ name: string }[]>('select name from workflow where id = ?', [session.workflowId]);
-  const timeline = await em.execute<TimelineRow[]>(
-    `select created_at, from_status, to_status, actor, actor_name, reason, client_address
-       from session_status_change where session_id = ? order by created_at, id`,
-    [session.id],
-  );
+  const workflow = await em.findOne(WorkflowSchema, session.workflowId, { fields: ['name'] });
+  const timeline = await em.find(SessionStatusChangeSchema, { sessionId: session.id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
   const notes = await listNotes(em, [session.id]);
   const images = await openImagesForReport(em, services.secrets, operator, session.id);
   const views = await em.execute<ViewRow[]>(
@@ -205,8 +193,8 @@ export function caseReportPdf(data: CaseReportData): PDFKit.PDFDocument {
   heading('Timeline');
   for (const change of data.timeline)
     say(
-      `${when(change.created_at)}  ${change.from_status ?? 'created'} → ${change.to_status}  by ${change.actor_name ?? change.actor}` +
-        `${change.client_address ? ` from ${change.client_address}` : ''}${change.reason ? `: ${change.reason}` : ''}`,
+      `${when(change.createdAt)}  ${change.fromStatus ?? 'created'} → ${change.toStatus}  by ${change.actorName ?? change.actor}` +
+        `${change.clientAddress ? ` from ${change.clientAddress}` : ''}${change.reason ? `: ${change.reason}` : ''}`,
     );
 
   heading('Notes');

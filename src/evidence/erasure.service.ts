@@ -1,3 +1,7 @@
+/**
+ * Raw SQL: (b) erasure rewrites warnings with `jsonb_agg` over `jsonb_array_elements`, clears the
+ * details in bulk from `jsonb_to_recordset`, and deletes from a list of tables named at run time.
+ */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantPrincipal } from '../auth/context.js';
 import { openPersonalData, sealPersonalData } from '../auth/personal-data.js';

@@ -1,6 +1,12 @@
+/**
+ * Raw SQL: (b) a tenant's data key is created once by `insert … on conflict do nothing`, and
+ * retention is clamped by `created_at + make_interval(days => ?)`.
+ */
 import { createCipheriv, createDecipheriv, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { raw, type EntityManager } from '@mikro-orm/postgresql';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
+import { EvidenceSchema } from '../../entities/evidence.entity.js';
+import { TenantSchema } from '../../entities/tenant.entity.js';
 import type { OperatorPrincipal } from '../auth/context.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
 import type { NodeType } from '../domain/types.js';
@@ -351,8 +357,7 @@ export async function openEvidence(
 
 /** Deletes evidence past its retention; returns how many files went. Run by the job runner every few minutes. */
 export async function purgeExpiredEvidence(em: EntityManager): Promise<number> {
-  const deleted = await em.execute<{ id: string }[]>('delete from evidence where expires_at <= now() returning id');
-  return deleted.length;
+  return em.nativeDelete(EvidenceSchema, { expiresAt: { $lte: raw('now()') } });
 }
 
 /** Sets a tenant's retention (0 keeps nothing); files already kept expire no later than the new period allows. */
@@ -361,7 +366,7 @@ export async function setEvidenceRetention(em: EntityManager, tenantId: string, 
     throw new ApiError('validation_failed', `days must be a whole number from 0 to ${EVIDENCE_RETENTION_MAX_DAYS}.`, [
       { field: 'days', code: 'invalid', message: `days must be 0 to ${EVIDENCE_RETENTION_MAX_DAYS}` },
     ]);
-  await em.execute('update tenant set evidence_retention_days = ? where id = ?', [days, tenantId], 'run');
+  await em.nativeUpdate(TenantSchema, { id: tenantId }, { evidenceRetentionDays: days });
   await em.execute(
     `update evidence set expires_at = created_at + make_interval(days => ?)
       where tenant_id = ? and expires_at > created_at + make_interval(days => ?)`,

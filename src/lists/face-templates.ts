@@ -3,9 +3,14 @@
  * sealed at rest with the service's key, that seeds the orthogonal projection of
  * src/engines/face/template.ts (256 signed bytes per template). Rotating the secret bumps its version and revokes every template
  * made under the old one. The raw image never leaves this module's callers' memory.
+ *
+ * Raw SQL: (b) a tenant's template key is created once by `insert … on conflict (tenant_id) do
+ * nothing`.
  */
 import { randomBytes } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { raw, type EntityManager } from '@mikro-orm/postgresql';
+import { FaceTemplateKeySchema, ListEntrySchema } from '../../entities/list.entity.js';
+import { SessionDocumentPrintSchema, SessionListSubjectSchema } from '../../entities/session-index.entity.js';
 import { toTemplate } from '../engines/face/index.js';
 import { analyzeFaceOffThread } from '../engines/pool/executor.js';
 import { decodeDataUri } from '../engines/data-uri.js';
@@ -58,20 +63,12 @@ export async function rotateFaceTemplateKey(
   const current = await faceTemplateKey(tx, services, tenantId);
   const version = current.version + 1;
   const sealed = services.secrets.encrypt(randomBytes(TEMPLATE_SECRET_BYTES).toString('base64url'));
-  await tx.execute(
-    'update face_template_key set version = ?, sealed_secret = ?, created_at = now() where tenant_id = ?',
-    [version, sealed, tenantId],
-    'run',
-  );
-  const revoked = await tx.execute<{ id: string }[]>(
-    `delete from list_entry where tenant_id = ? and entry_type = 'face' returning id`,
-    [tenantId],
-    'all',
-  );
-  await tx.execute(`delete from session_list_subject where tenant_id = ? and kind = 'face'`, [tenantId], 'run');
+  await tx.nativeUpdate(FaceTemplateKeySchema, { tenantId }, { version, sealedSecret: sealed, createdAt: raw('now()') });
+  const revokedEntries = await tx.nativeDelete(ListEntrySchema, { tenantId, entryType: 'face' });
+  await tx.nativeDelete(SessionListSubjectSchema, { tenantId, kind: 'face' });
   // Document prints are keyed with the same secret: under a new one they can no longer match.
-  await tx.execute(`delete from session_document_print where tenant_id = ?`, [tenantId], 'run');
-  return { version, revokedEntries: revoked.length };
+  await tx.nativeDelete(SessionDocumentPrintSchema, { tenantId });
+  return { version, revokedEntries };
 }
 
 /**

@@ -3,6 +3,8 @@
  * are gated by fingerprint, faces by cosine similarity of the session's selfie template to the
  * tenant's face entries. Everything is read through the decision transaction: a deleted entry
  * gates nothing from its commit on, on every instance, since nothing is cached.
+ *
+ * Raw SQL: (b) a session's list subject is an upsert (`on conflict … do update`).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Session } from '../../entities/session.entity.js';

@@ -2,6 +2,9 @@
  * Lists and their entries (docs/design.md "Lists"). Every tenant has three built-in lists (face,
  * document, name), created on first use; custom lists are created, renamed, re-policied, retyped
  * while empty, and deleted. Entries carry only fingerprints, plus a cancelable template for faces.
+ *
+ * Raw SQL: (b) built-in lists are `insert … on conflict … where built_in do nothing` (a partial
+ * unique index), and a face entry's pgvector embedding is written with `?::vector`.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';

@@ -2,6 +2,9 @@
  * The metrics read from the database at scrape time: how far the webhook fan-out trails the
  * outbox, and each destination's backlog. Both queries use the indexes the emitter itself uses
  * (`outbox_event`'s primary key above the cursor, `webhook_delivery_due_index` over pending rows).
+ *
+ * Raw SQL: (b) gauges computed in the database: counts and ages (`extract(epoch from now() -
+ * min(…))`) over an anti-join and a `group by`.
  */
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { DatabaseGaugeReading, PoolReading } from './metrics.js';

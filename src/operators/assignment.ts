@@ -4,6 +4,9 @@
  * the transaction that moves it into review (so a crash loses no assignment: the move and the
  * claim commit together), and an admin's "hand out now" or a reviewer's "next case" hands out what
  * waited before the rules existed.
+ *
+ * Raw SQL: (b) a claim is `insert … on conflict do nothing returning`, and the cases to assign are
+ * an anti-join ordered by `coalesce(…)` with the session's country computed in SQL.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantScope } from '../auth/context.js';

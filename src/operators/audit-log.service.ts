@@ -5,6 +5,9 @@
  * status changes (`session_status_change` with actor `reviewer`: decisions and retakes, by an
  * operator or an API key). Nothing is copied: each source keeps its own rows and the log is a
  * UNION ALL of the three, filtered and keyset-paged in SQL.
+ *
+ * Raw SQL: (b) the log is a `union all` of the operator audit and evidence views (no entity: a
+ * derived relation), paged by a keyset over `date_trunc`.
  */
 import { REFUSALS, requireAdmin } from '../auth/authorization.js';
 import type { EntityManager } from '@mikro-orm/postgresql';

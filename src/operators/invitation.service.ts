@@ -4,12 +4,15 @@
  * service, so the link is returned to the admin, never a password). The link's token is 256
  * random bits; only its SHA-256 is stored. Accepting it — choosing one's own password — works once
  * (one conditional update), before it expires and unless an admin revoked it.
+ *
+ * Raw SQL: (b) revoking and accepting an invitation are compare-and-set `update … returning`, so
+ * two at once cannot both win.
  */
 import { REFUSALS, requireAdmin } from '../auth/authorization.js';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { raw, type EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import type { OperatorRole } from '../../entities/operator.entity.js';
+import { OperatorInvitationSchema, OperatorSchema, type OperatorInvitation, type OperatorRole } from '../../entities/operator.entity.js';
 import type { OperatorPrincipal, TenantPrincipal } from '../auth/context.js';
 import { ApiError, notFound } from '../shared/errors.js';
 import { isUuid, type Unchecked } from '../shared/input-rules.js';
@@ -66,6 +69,22 @@ function invitationOf(row: InvitationRow): Invitation {
   };
 }
 
+/** An invitation as its entity reads it. */
+function invitationOfEntity(row: OperatorInvitation): Invitation {
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    role: row.role,
+    invitedByName: row.invitedByName,
+    createdAt: new Date(row.createdAt),
+    expiresAt: new Date(row.expiresAt),
+  };
+}
+
+/** A link still usable: neither accepted nor revoked, and not expired by the database's clock. */
+const PENDING = { acceptedAt: null, revokedAt: null, expiresAt: { $gt: raw('now()') } } as const;
+
 /** The stored form of a token. */
 function hashInvitationToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
@@ -92,13 +111,12 @@ export async function inviteOperator(
   const token = randomBytes(INVITATION_TOKEN_BYTES).toString('base64url');
   return em.transactional(async (tx) => {
     const manager = tx as EntityManager;
-    const [taken] = await manager.execute<{ id: string }[]>('select id from operator where email = ?', [input.email]);
-    if (taken) throw new ApiError('conflict', `An operator with the address ${input.email} exists already.`);
-    await manager.execute(
-      `update operator_invitation set revoked_at = now()
-        where tenant_id = ? and email = ? and accepted_at is null and revoked_at is null`,
-      [admin.tenantId, input.email],
-      'run',
+    if ((await manager.count(OperatorSchema, { email: input.email })) > 0)
+      throw new ApiError('conflict', `An operator with the address ${input.email} exists already.`);
+    await manager.nativeUpdate(
+      OperatorInvitationSchema,
+      { tenantId: admin.tenantId, email: input.email, acceptedAt: null, revokedAt: null },
+      { revokedAt: raw('now()') },
     );
     const [row] = await manager.execute<InvitationRow[]>(
       `insert into operator_invitation (id, tenant_id, email, name, role, token_hash, invited_by_operator_id, invited_by_name, expires_at)
@@ -130,13 +148,12 @@ export async function inviteOperator(
 /** The tenant's invitations still waiting for their person (not accepted, revoked or expired), newest first. */
 export async function pendingInvitations(em: EntityManager, principal: TenantPrincipal): Promise<Invitation[]> {
   const admin = requireAdmin(principal, REFUSALS.operatorAdmin);
-  const rows = await em.execute<InvitationRow[]>(
-    `select id, tenant_id, email, name, role, invited_by_name, created_at, expires_at from operator_invitation
-      where tenant_id = ? and accepted_at is null and revoked_at is null and expires_at > now()
-      order by created_at desc, id desc limit 100`,
-    [admin.tenantId],
+  const rows = await em.find(
+    OperatorInvitationSchema,
+    { tenantId: admin.tenantId, ...PENDING },
+    { orderBy: { createdAt: 'desc', id: 'desc' }, limit: 100, refresh: true },
   );
-  return rows.map(invitationOf);
+  return rows.map(invitationOfEntity);
 }
 
 /** Revokes a pending invitation of the admin's tenant: its link stops working at once. 404 for any other. Audited. */
@@ -166,13 +183,9 @@ export async function peekInvitation(
   rawToken: unknown,
 ): Promise<Pick<Invitation, 'email' | 'name' | 'role' | 'expiresAt'>> {
   const token = typeof rawToken === 'string' && rawToken.length <= INVITATION_TOKEN_MAX_LENGTH ? rawToken : '';
-  const [row] = await em.execute<InvitationRow[]>(
-    `select id, tenant_id, email, name, role, invited_by_name, created_at, expires_at from operator_invitation
-      where token_hash = ? and accepted_at is null and revoked_at is null and expires_at > now()`,
-    [hashInvitationToken(token)],
-  );
+  const row = await em.findOne(OperatorInvitationSchema, { tokenHash: hashInvitationToken(token), ...PENDING }, { refresh: true });
   if (!row) throw unusableLink();
-  const { email, name, role, expiresAt } = invitationOf(row);
+  const { email, name, role, expiresAt } = invitationOfEntity(row);
   return { email, name, role, expiresAt };
 }
 
@@ -200,7 +213,7 @@ export async function acceptInvitation(em: EntityManager, rawInput: unknown, cli
       role: row.role,
       password: input.password,
     });
-    await manager.execute('update operator_invitation set operator_id = ? where id = ?', [operator.id, row.id], 'run');
+    await manager.nativeUpdate(OperatorInvitationSchema, { id: row.id }, { operatorId: operator.id });
     const self: OperatorPrincipal = {
       kind: 'operator',
       tenantId: row.tenant_id,

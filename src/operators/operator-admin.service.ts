@@ -1,7 +1,7 @@
 import { LockMode } from '@mikro-orm/core';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { raw, type EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import { OPERATOR_ROLES, OperatorSchema } from '../../entities/operator.entity.js';
+import { OPERATOR_ROLES, OperatorLoginSchema, OperatorSchema } from '../../entities/operator.entity.js';
 import { REFUSALS, requireAdmin, requireOperator } from '../auth/authorization.js';
 import type { OperatorPrincipal, TenantPrincipal } from '../auth/context.js';
 import { hashPassword, PASSWORD_MAX_LENGTH, PASSWORD_MIN_LENGTH } from '../auth/passwords.js';
@@ -58,9 +58,10 @@ async function lockColleague(tx: EntityManager, admin: OperatorPrincipal, operat
  * are locked first, so two admins demoting each other at once cannot both succeed.
  */
 async function assertAnotherAdmin(tx: EntityManager, tenantId: string, operatorId: string, name: string): Promise<void> {
-  const admins = await tx.execute<{ id: string }[]>(
-    `select id from operator where tenant_id = ? and role = 'admin' and disabled_at is null order by id for update`,
-    [tenantId],
+  const admins = await tx.find(
+    OperatorSchema,
+    { tenant: tenantId, role: 'admin', disabledAt: null },
+    { fields: ['id'], orderBy: { id: 'asc' }, lockMode: LockMode.PESSIMISTIC_WRITE },
   );
   if (!admins.some((admin) => admin.id !== operatorId))
     throw new ApiError('last_admin', `${name} is the last admin of the organisation: make someone else admin first.`);
@@ -97,11 +98,7 @@ export async function updateOperator(
     if (input.disabled !== undefined && input.disabled !== (operator.disabledAt != null)) {
       operator.disabledAt = input.disabled ? new Date() : null;
       if (input.disabled)
-        await manager.execute(
-          'update operator_login set revoked_at = now() where operator_id = ? and revoked_at is null',
-          [operator.id],
-          'run',
-        );
+        await manager.nativeUpdate(OperatorLoginSchema, { operator: operator.id, revokedAt: null }, { revokedAt: raw('now()') });
       await recordOperatorAction(manager, admin, {
         action: input.disabled ? 'operator.disabled' : 'operator.enabled',
         targetType: 'operator',
@@ -131,11 +128,7 @@ export async function resetOperatorPassword(
     const manager = tx as EntityManager;
     const operator = await lockColleague(manager, admin, operatorId);
     Object.assign(operator, { passwordHash, passwordChangeRequired: true, failedLogins: 0, lockedUntil: null });
-    await manager.execute(
-      'update operator_login set revoked_at = now() where operator_id = ? and revoked_at is null',
-      [operator.id],
-      'run',
-    );
+    await manager.nativeUpdate(OperatorLoginSchema, { operator: operator.id, revokedAt: null }, { revokedAt: raw('now()') });
     await recordOperatorAction(manager, admin, {
       action: 'operator.password_reset',
       targetType: 'operator',
@@ -182,16 +175,12 @@ export async function changeOwnPassword(
   );
   const passwordHash = await hashPassword(next);
   await em.transactional(async (tx) => {
-    await tx.execute(
-      'update operator set password_hash = ?, password_change_required = false where id = ?',
-      [passwordHash, operator.id],
-      'run',
-    );
+    await tx.nativeUpdate(OperatorSchema, { id: operator.id }, { passwordHash, passwordChangeRequired: false });
     // Every other sign-in of this operator ends (audit N6): whoever knew the old password is out.
-    await tx.execute(
-      'update operator_login set revoked_at = now() where operator_id = ? and id <> ? and revoked_at is null',
-      [operator.id, principal.loginId],
-      'run',
+    await tx.nativeUpdate(
+      OperatorLoginSchema,
+      { operator: operator.id, id: { $ne: principal.loginId }, revokedAt: null },
+      { revokedAt: raw('now()') },
     );
     await recordOperatorAction(tx as EntityManager, principal, {
       action: 'operator.password_changed',

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
+import { OperatorAuditSchema } from '../../entities/operator.entity.js';
 import type { OperatorPrincipal } from '../auth/context.js';
 
 /** What an operator did, as the audit trail names it. */
@@ -57,23 +58,18 @@ interface AuditActor {
 
 /** Writes one audit row, in `em`'s transaction when it has one. */
 async function insertAudit(em: EntityManager, actor: AuditActor, entry: OperatorAuditEntry): Promise<void> {
-  await em.execute(
-    `insert into operator_audit (id, tenant_id, environment, actor_operator_id, actor_name, action, target_type, target_id, details, client_address, created_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, now())`,
-    [
-      randomUUID(),
-      actor.tenantId,
-      entry.environment,
-      actor.operatorId,
-      actor.name,
-      entry.action,
-      entry.targetType,
-      entry.targetId,
-      JSON.stringify(entry.details ?? {}),
-      actor.address,
-    ],
-    'run',
-  );
+  await em.insert(OperatorAuditSchema, {
+    id: randomUUID(),
+    tenantId: actor.tenantId,
+    environment: entry.environment,
+    actorOperatorId: actor.operatorId,
+    actorName: actor.name,
+    action: entry.action,
+    targetType: entry.targetType,
+    targetId: entry.targetId,
+    details: entry.details ?? {},
+    clientAddress: actor.address,
+  });
 }
 
 /** Records, in `em`'s transaction when it has one, who changed what, with the operator's name as it is now. */

@@ -1,3 +1,7 @@
+/**
+ * Raw SQL: (b) the sign-in brake's counter is an arithmetic upsert (`failures = f.failures + 1`, a
+ * lock computed from it) with `returning`.
+ */
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { EntityManager } from '@mikro-orm/postgresql';

@@ -1,5 +1,10 @@
+/**
+ * Raw SQL: (b) spending a code is a compare-and-set `update … returning` (a step used once), and
+ * enrolment an upsert `on conflict … do update … where` not confirmed.
+ */
 import { REFUSALS, requireOperator } from '../auth/authorization.js';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { raw, type EntityManager } from '@mikro-orm/postgresql';
+import { OperatorSchema, OperatorTotpSchema } from '../../entities/operator.entity.js';
 import { Secret, TOTP } from 'otpauth';
 import { renderSVG } from 'uqr';
 import type { OperatorPrincipal, TenantPrincipal } from '../auth/context.js';
@@ -63,9 +68,7 @@ export async function startTotpEnrolment(em: EntityManager, secrets: ServiceSecr
   const operator = requireOperator(principal, REFUSALS.secondFactor);
   const existing = await readTotp(em, secrets, operator.operatorId);
   if (existing?.confirmed) throw new ApiError('conflict', 'A second factor is set up already: turn it off first to enrol another device.');
-  const [{ email } = { email: '' }] = await em.execute<{ email: string }[]>('select email from operator where id = ?', [
-    operator.operatorId,
-  ]);
+  const email = (await em.findOne(OperatorSchema, operator.operatorId, { fields: ['email'] }))?.email ?? '';
   const secret = new Secret({ size: TOTP_SECRET_BYTES }).base32;
   await em.execute(
     `insert into operator_totp (operator_id, secret_sealed, confirmed_at, last_used_step, created_at) values (?, ?, null, null, now())
@@ -91,7 +94,7 @@ export async function confirmTotpEnrolment(
   if (!(await spendCode(em, operator.operatorId, pending.secret, pending.email, code)))
     throw new ApiError('otp_invalid', 'Wrong code: enter the 6 digits your authenticator app shows now.');
   await em.transactional(async (tx) => {
-    await tx.execute('update operator_totp set confirmed_at = now() where operator_id = ?', [operator.operatorId], 'run');
+    await tx.nativeUpdate(OperatorTotpSchema, { operatorId: operator.operatorId }, { confirmedAt: raw('now()') });
     await recordOperatorAction(tx as EntityManager, operator, {
       action: 'operator.totp_enrolled',
       targetType: 'operator',
@@ -114,7 +117,7 @@ export async function disableOwnTotp(em: EntityManager, secrets: ServiceSecrets,
 /** Deletes an operator's second factor and audits who did (the operator or an admin who lost-device reset it). */
 export async function removeTotp(em: EntityManager, actor: OperatorPrincipal, operatorId: string): Promise<void> {
   await em.transactional(async (tx) => {
-    await tx.execute('delete from operator_totp where operator_id = ?', [operatorId], 'run');
+    await tx.nativeDelete(OperatorTotpSchema, { operatorId });
     await recordOperatorAction(tx as EntityManager, actor, {
       action: 'operator.totp_disabled',
       targetType: 'operator',
@@ -127,20 +130,17 @@ export async function removeTotp(em: EntityManager, actor: OperatorPrincipal, op
 /** Which of these operators have a confirmed second factor (one statement for a page of operators). */
 export async function operatorsWithTotp(em: EntityManager, operatorIds: readonly string[]): Promise<string[]> {
   if (operatorIds.length === 0) return [];
-  const rows = await em.execute<{ operator_id: string }[]>(
-    'select operator_id from operator_totp where operator_id = any(?::uuid[]) and confirmed_at is not null',
-    [`{${operatorIds.join(',')}}`],
+  const rows = await em.find(
+    OperatorTotpSchema,
+    { operatorId: { $in: [...operatorIds] }, confirmedAt: { $ne: null } },
+    { fields: ['operatorId'] },
   );
-  return rows.map((row) => row.operator_id);
+  return rows.map((row) => row.operatorId);
 }
 
 /** Whether an operator has a confirmed second factor (the console shows it; sign-in asks for the code). */
 export async function hasTotp(em: EntityManager, operatorId: string): Promise<boolean> {
-  const [row] = await em.execute<{ n: number }[]>(
-    'select count(*)::int as n from operator_totp where operator_id = ? and confirmed_at is not null',
-    [operatorId],
-  );
-  return (row?.n ?? 0) > 0;
+  return (await em.count(OperatorTotpSchema, { operatorId, confirmedAt: { $ne: null } })) > 0;
 }
 
 /** The sign-in's check: 'none' without a confirmed second factor, otherwise whether the code is right and unused. */

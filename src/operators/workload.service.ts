@@ -4,10 +4,16 @@
  * by workflow and/or country, "next case" for a reviewer, and bulk actions that run the one-case
  * operations (claim, assign, approve, decline, retake) case by case, so each is checked and
  * audited on its own.
+ *
+ * Raw SQL: (b) the SLA upsert (`on conflict … do update`), and the next case is a left join
+ * ordered by whether it is held and `coalesce(review_entered_at, updated_at)`.
  */
 import { REFUSALS, requireAdmin, requireOperator } from '../auth/authorization.js';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { OperatorSchema } from '../../entities/operator.entity.js';
+import { AssignmentRuleSchema, WorkflowSlaSchema } from '../../entities/review.entity.js';
+import { WorkflowSchema } from '../../entities/workflow.entity.js';
 import type { OperatorPrincipal, TenantPrincipal, TenantScope } from '../auth/context.js';
 import type { Config } from '../shared/config.js';
 import type { NodeType } from '../domain/types.js';
@@ -35,20 +41,21 @@ export interface WorkflowSla {
 
 /** Refuses a workflow the scope cannot see (a built-in, or its own of the environment); 404 otherwise. */
 async function assertWorkflow(em: EntityManager, scope: TenantScope, workflowId: string): Promise<void> {
-  const [row] = await em.execute<{ id: string }[]>(
-    'select id from workflow where id = ? and (built_in or (tenant_id = ? and environment = ?))',
-    [workflowId, scope.tenantId, scope.environment],
-  );
-  if (!row) throw notFound('Workflow');
+  const visible = await em.count(WorkflowSchema, {
+    id: workflowId,
+    $or: [{ builtIn: true }, { tenant: scope.tenantId, environment: scope.environment }],
+  });
+  if (visible === 0) throw notFound('Workflow');
 }
 
 /** The SLAs of the scope's workflows. */
 export async function workflowSlas(em: EntityManager, scope: TenantScope): Promise<WorkflowSla[]> {
-  const rows = await em.execute<{ workflow_id: string; sla_minutes: number }[]>(
-    'select workflow_id, sla_minutes from workflow_sla where tenant_id = ? and environment = ? order by workflow_id',
-    [scope.tenantId, scope.environment],
+  const rows = await em.find(
+    WorkflowSlaSchema,
+    { tenantId: scope.tenantId, environment: scope.environment },
+    { orderBy: { workflowId: 'asc' }, refresh: true },
   );
-  return rows.map((row) => ({ workflowId: row.workflow_id, minutes: row.sla_minutes }));
+  return rows.map((row) => ({ workflowId: row.workflowId, minutes: row.slaMinutes }));
 }
 
 /** A case's review age and SLA as the queue shows them, in Unix seconds. */
@@ -93,11 +100,7 @@ export async function setWorkflowSla(
   await em.transactional(async (tx) => {
     const manager = tx as EntityManager;
     if (minutes === null)
-      await manager.execute(
-        'delete from workflow_sla where tenant_id = ? and environment = ? and workflow_id = ?',
-        [admin.tenantId, admin.environment, workflowId],
-        'run',
-      );
+      await manager.nativeDelete(WorkflowSlaSchema, { tenantId: admin.tenantId, environment: admin.environment, workflowId });
     else
       await manager.execute(
         `insert into workflow_sla (tenant_id, environment, workflow_id, sla_minutes) values (?, ?, ?, ?)
@@ -135,21 +138,26 @@ export async function createAssignmentRule(
     errors.push({ field: 'operatorIds', code: 'invalid', message: 'operatorIds lists 1 to 100 operator ids' });
   if (errors.length) throw validationError(errors);
   if (workflowId) await assertWorkflow(em, admin, workflowId);
-  const found = await em.execute<{ id: string }[]>(
-    `select id from operator where id = any(?::uuid[]) and tenant_id = ? and disabled_at is null and role in ('reviewer', 'admin')`,
-    [`{${pool.join(',')}}`, admin.tenantId],
-  );
-  if (found.length !== pool.length)
+  const found = await em.count(OperatorSchema, {
+    id: { $in: pool },
+    tenant: admin.tenantId,
+    disabledAt: null,
+    role: { $in: ['reviewer', 'admin'] },
+  });
+  if (found !== pool.length)
     throw validationError([
       { field: 'operatorIds', code: 'invalid', message: 'every operator must be an active reviewer or admin of the organisation' },
     ]);
   const id = randomUUID();
   await em.transactional(async (tx) => {
-    await tx.execute(
-      'insert into assignment_rule (id, tenant_id, environment, workflow_id, country, operator_ids) values (?, ?, ?, ?, ?, ?::jsonb)',
-      [id, admin.tenantId, admin.environment, workflowId, country, JSON.stringify(pool)],
-      'run',
-    );
+    await tx.insert(AssignmentRuleSchema, {
+      id,
+      tenantId: admin.tenantId,
+      environment: admin.environment,
+      workflowId,
+      country,
+      operatorIds: pool,
+    });
     await recordOperatorAction(tx as EntityManager, admin, {
       action: 'assignment_rule.created',
       targetType: 'assignment_rule',
@@ -166,11 +174,8 @@ export async function deleteAssignmentRule(em: EntityManager, principal: TenantP
   const admin = requireAdmin(principal, REFUSALS.operatorAdmin);
   if (!isUuid(ruleId)) throw notFound('Assignment rule');
   await em.transactional(async (tx) => {
-    const deleted = await tx.execute<{ id: string }[]>(
-      'delete from assignment_rule where id = ? and tenant_id = ? and environment = ? returning id',
-      [ruleId, admin.tenantId, admin.environment],
-    );
-    if (deleted.length === 0) throw notFound('Assignment rule');
+    const deleted = await tx.nativeDelete(AssignmentRuleSchema, { id: ruleId, tenantId: admin.tenantId, environment: admin.environment });
+    if (deleted === 0) throw notFound('Assignment rule');
     await recordOperatorAction(tx as EntityManager, admin, {
       action: 'assignment_rule.deleted',
       targetType: 'assignment_rule',

@@ -3,8 +3,12 @@
  * one set per tenant and environment that reviewers pick from when they decline or ask for a
  * retake. A tenant code picks one of the catalogue's honest sentences for the person
  * (`end_user_message`), so the person reads it in every language the hosted flow speaks.
+ *
+ * Raw SQL: (b) a code is added by `insert … on conflict do nothing returning`, so a duplicate is a
+ * 409 without a failed statement.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { ReasonCodeSchema } from '../../entities/tenant-settings.entity.js';
 import type { TenantScope } from '../auth/context.js';
 import {
   builtInReason,
@@ -61,12 +65,19 @@ function toDefinition(row: Row): ReasonDefinition {
 
 /** The tenant's own codes in one environment, oldest first. */
 export async function customReasons(em: EntityManager, scope: TenantScope): Promise<ReasonDefinition[]> {
-  const rows = await em.execute<Row[]>(
-    `select code, category, severity, retryable, reviewer_text, end_user_message from reason_code
-      where tenant_id = ? and environment = ? order by created_at, code`,
-    [scope.tenantId, scope.environment],
+  const rows = await em.find(
+    ReasonCodeSchema,
+    { tenantId: scope.tenantId, environment: scope.environment },
+    { orderBy: { createdAt: 'asc', code: 'asc' } },
   );
-  return rows.map(toDefinition);
+  return rows.map((row) => ({
+    code: row.code,
+    category: row.category,
+    severity: row.severity,
+    retryable: row.retryable,
+    reviewer: row.reviewerText,
+    endUser: row.endUserMessage as EndUserMessage,
+  }));
 }
 
 /** Every code reviewers of this tenant and environment may pick: the built-in catalogue, then the tenant's own. */
@@ -141,9 +152,6 @@ export async function createReasonCode(em: EntityManager, scope: TenantScope, in
 
 /** Removes a code of the tenant's own (decisions that used it keep its category and retryable); 404 when none. */
 export async function deleteReasonCode(em: EntityManager, scope: TenantScope, code: string): Promise<void> {
-  const rows = await em.execute<{ code: string }[]>(
-    'delete from reason_code where tenant_id = ? and environment = ? and code = ? returning code',
-    [scope.tenantId, scope.environment, code],
-  );
-  if (rows.length === 0) throw new ApiError('not_found', `No reason code ${code} of this environment's own.`);
+  const deleted = await em.nativeDelete(ReasonCodeSchema, { tenantId: scope.tenantId, environment: scope.environment, code });
+  if (deleted === 0) throw new ApiError('not_found', `No reason code ${code} of this environment's own.`);
 }

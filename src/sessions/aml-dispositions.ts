@@ -7,6 +7,8 @@
  * A true match on a sanctions list forbids approving the session: it is declined, or the hit is
  * marked false positive first (a PEP or adverse-media true match may still be approved, after due
  * diligence).
+ *
+ * Raw SQL: (b) the latest ruling per session and entity is a `distinct on` read.
  */
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';

@@ -5,6 +5,9 @@
  * is tested without sessions: the caller lists approved subjects and moves a session to review;
  * `screen` is normally `screenStored` over a fresh EntityManager. The sessions side of the ports
  * (`sessionMonitoringPort`) and the rescreen outbox's worker follow it.
+ *
+ * Raw SQL: (b) re-screen requests are claimed by one `update … where id in (select … limit)
+ * returning` lease.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SessionNodeResultSchema, SessionSchema } from '../../entities/session.entity.js';

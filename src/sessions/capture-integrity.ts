@@ -7,6 +7,8 @@
  * `upload`) and the evidence in its details; a doubtful capture adds a `capture_integrity`
  * warning, which sends the session to review. An API integrator that sends no capture evidence
  * keeps the plain upload path; only a workflow with `capture: camera` treats that as a signal.
+ *
+ * Raw SQL: (b) nonces are spent by a compare-and-set `update … returning`.
  */
 import { randomUUID, timingSafeEqual } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';

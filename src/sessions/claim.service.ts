@@ -1,3 +1,7 @@
+/**
+ * Raw SQL: (b) a claim is `insert … on conflict do nothing returning`, a reassignment `on conflict
+ * … do update`.
+ */
 import { REFUSALS, requireOperator } from '../auth/authorization.js';
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';

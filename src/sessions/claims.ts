@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { SessionClaimSchema } from '../../entities/review.entity.js';
 import type { TenantPrincipal } from '../auth/context.js';
 import { ApiError } from '../shared/errors.js';
 
@@ -41,5 +42,5 @@ export async function settleClaimForReview(tx: EntityManager, principal: TenantP
     const [held] = await listClaims(tx, [sessionId]);
     if (held && held.operatorId !== principal.operatorId) throw claimedByOther(held.operatorName);
   }
-  await tx.execute('delete from session_claim where session_id = ?', [sessionId], 'run');
+  await tx.nativeDelete(SessionClaimSchema, { sessionId });
 }

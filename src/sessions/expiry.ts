@@ -1,4 +1,8 @@
-/** Expiry: sessions whose `expires_at` passed while they still took input become `expired`, on read and by the periodic job. */
+/**
+ * Expiry: sessions whose `expires_at` passed while they still took input become `expired`, on read and by the periodic job.
+ *
+ * Raw SQL: (b) due sessions are claimed with `for update skip locked`.
+ */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SessionSchema } from '../../entities/session.entity.js';
 import { INPUT_STATUSES_SQL } from '../domain/session-state.js';

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { SessionNoteSchema } from '../../entities/review.entity.js';
 import type { TenantPrincipal } from '../auth/context.js';
 import { validationError } from '../shared/errors.js';
 import type { Services } from '../services.js';
@@ -41,32 +42,31 @@ export async function addSessionNote(
     body: text,
     createdAt: new Date(),
   };
-  await em.execute(
-    `insert into session_note (id, session_id, tenant_id, author_operator_id, author_key_id, author_name, body, created_at)
-     values (?, ?, ?, ?, ?, ?, ?, ?)`,
-    [
-      note.id,
-      session.id,
-      session.tenant.id,
-      note.authorOperatorId,
-      principal.kind === 'api_key' ? principal.apiKeyId : null,
-      note.authorName,
-      note.body,
-      note.createdAt,
-    ],
-    'run',
-  );
+  await em.insert(SessionNoteSchema, {
+    id: note.id,
+    sessionId: session.id,
+    tenantId: session.tenant.id,
+    authorOperatorId: note.authorOperatorId,
+    authorKeyId: principal.kind === 'api_key' ? principal.apiKeyId : null,
+    authorName: note.authorName,
+    body: note.body,
+    createdAt: note.createdAt,
+  });
   return note;
 }
 
 /** The notes of sessions (already scoped by the caller), oldest first. */
 export async function listNotes(em: EntityManager, sessionIds: readonly string[]): Promise<SessionNote[]> {
   if (sessionIds.length === 0) return [];
-  const rows = await em.execute<SessionNoteRow[]>(
-    `select ${NOTE_COLUMNS} from session_note where session_id = any(?::uuid[]) order by created_at, id`,
-    [`{${sessionIds.join(',')}}`],
-  );
-  return rows.map(noteOfRow);
+  const rows = await em.find(SessionNoteSchema, { sessionId: { $in: [...sessionIds] } }, { orderBy: { createdAt: 'asc', id: 'asc' } });
+  return rows.map((row) => ({
+    id: row.id,
+    sessionId: row.sessionId,
+    authorName: row.authorName,
+    authorOperatorId: row.authorOperatorId ?? null,
+    body: row.body,
+    createdAt: new Date(row.createdAt),
+  }));
 }
 
 /** A `session_note` row as selected by {@link NOTE_COLUMNS}. */
@@ -82,7 +82,7 @@ export interface SessionNoteRow {
 /** The columns every read of notes selects, in {@link SessionNoteRow}'s shape. */
 export const NOTE_COLUMNS = 'id, session_id, author_name, author_operator_id, body, created_at';
 
-/** Shapes a `session_note` row as a note (notes are read with plain SQL: the table has no entity). */
+/** Shapes a `session_note` row as a note, for the keyset page of src/dashboard/connections.service.ts. */
 export function noteOfRow(row: SessionNoteRow): SessionNote {
   return {
     id: row.id,

@@ -17,6 +17,9 @@
  *
  * Rows are written when a session is created with contact or expected details and after every
  * step input (a decision-flow observer), read back from what was stored.
+ *
+ * Raw SQL: (b) pg_trgm word similarity (`<%`) with `set_config`, a `text[]` upsert (`on conflict …
+ * do update`) and the backfill's anti-join batches.
  */
 import { createHmac, type KeyObject } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';

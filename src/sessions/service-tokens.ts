@@ -1,3 +1,7 @@
+/**
+ * Raw SQL: (b) the first signing key is `insert … on conflict (environment) where active do
+ * nothing` (a partial unique index).
+ */
 import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';

@@ -1,3 +1,7 @@
+/**
+ * Raw SQL: (b) a share token is redeemed by a compare-and-set `update … returning`, and the
+ * imported session is inserted with its expiry and review time computed in SQL.
+ */
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';

@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { ApiKeyUsageSchema } from '../../entities/api-key.entity.js';
 import type { ApiKeyUsage, KeyUse } from '../auth/key-usage.js';
 
 /**
@@ -8,11 +9,9 @@ import type { ApiKeyUsage, KeyUse } from '../auth/key-usage.js';
 export async function lastKeyUses(em: EntityManager, usage: ApiKeyUsage, keyIds: readonly string[]): Promise<Map<string, KeyUse>> {
   const uses = new Map<string, KeyUse>();
   if (keyIds.length === 0) return uses;
-  const rows = await em.execute<{ api_key_id: string; last_used_at: Date; last_used_address: string | null }[]>(
-    'select api_key_id, last_used_at, last_used_address from api_key_usage where api_key_id = any(?::uuid[])',
-    [`{${keyIds.join(',')}}`],
-  );
-  for (const row of rows) uses.set(row.api_key_id, { at: new Date(row.last_used_at), address: row.last_used_address });
+  // Refreshed: the flush of src/auth/key-usage.ts writes these rows with a statement of its own.
+  const rows = await em.find(ApiKeyUsageSchema, { apiKeyId: { $in: [...keyIds] } }, { refresh: true });
+  for (const row of rows) uses.set(row.apiKeyId, { at: new Date(row.lastUsedAt), address: row.lastUsedAddress ?? null });
   for (const id of keyIds) {
     const noted = usage.unwritten(id);
     const stored = uses.get(id);

@@ -1,3 +1,7 @@
+/**
+ * Raw SQL: (b) a secret is created once by `insert … on conflict do nothing` and rotated by an
+ * upsert (`on conflict … do update`).
+ */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
 import { TenantSchema } from '../../entities/tenant.entity.js';

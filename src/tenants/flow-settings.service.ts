@@ -3,9 +3,14 @@
  * (name, logo, colour, privacy link), where a session may send the browser at the end
  * (`redirect_url` origins) and which sites may embed the page in an iframe, and the default
  * language. Absent settings read as the defaults; every value is validated before it is stored.
+ *
+ * Raw SQL: (b) saving settings is one upsert (`on conflict (tenant_id, environment) do update`) of
+ * the fields sent.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import sharp from 'sharp';
+import { FlowSettingsSchema } from '../../entities/tenant-settings.entity.js';
+import { TenantSchema } from '../../entities/tenant.entity.js';
 import { z } from 'zod';
 import type { TenantScope } from '../auth/context.js';
 import { decodeDataUri } from '../engines/data-uri.js';
@@ -150,40 +155,25 @@ async function checkLogo(logo: string): Promise<string> {
   return logo;
 }
 
-/** A `flow_settings` row. */
-interface FlowSettingsRow {
-  display_name: string | null;
-  logo: string | null;
-  primary_color: string | null;
-  privacy_url: string | null;
-  allowed_redirect_origins: string[];
-  allowed_embed_origins: string[];
-  default_language: FlowLanguage;
-  updated_at: Date | string;
-}
-
 /** The tenant's name, the display name's default. */
 async function tenantName(em: EntityManager, tenantId: string): Promise<string> {
-  const [row] = await em.execute<{ name: string }[]>('select name from tenant where id = ?', [tenantId]);
-  return row?.name ?? '';
+  const tenant = await em.findOne(TenantSchema, tenantId, { fields: ['name'] });
+  return tenant?.name ?? '';
 }
 
 /** The tenant's settings in the scope's environment, defaults where nothing is stored. */
 export async function flowSettingsFor(em: EntityManager, scope: TenantScope): Promise<FlowSettingsRecord> {
-  const [row] = await em.execute<FlowSettingsRow[]>(
-    `select display_name, logo, primary_color, privacy_url, allowed_redirect_origins, allowed_embed_origins, default_language, updated_at
-       from flow_settings where tenant_id = ? and environment = ?`,
-    [scope.tenantId, scope.environment],
-  );
+  // Refreshed: an update of this request wrote the row with a statement of its own.
+  const row = await em.findOne(FlowSettingsSchema, { tenantId: scope.tenantId, environment: scope.environment }, { refresh: true });
   return {
-    displayName: row?.display_name ?? (await tenantName(em, scope.tenantId)),
+    displayName: row?.displayName ?? (await tenantName(em, scope.tenantId)),
     logo: row?.logo ?? null,
-    primaryColor: row?.primary_color ?? DEFAULT_PRIMARY_COLOR,
-    privacyUrl: row?.privacy_url ?? null,
-    allowedRedirectOrigins: row?.allowed_redirect_origins ?? [],
-    allowedEmbedOrigins: row?.allowed_embed_origins ?? [],
-    defaultLanguage: row?.default_language ?? 'en',
-    updatedAt: row ? Math.floor(new Date(row.updated_at).getTime() / 1000) : null,
+    primaryColor: row?.primaryColor ?? DEFAULT_PRIMARY_COLOR,
+    privacyUrl: row?.privacyUrl ?? null,
+    allowedRedirectOrigins: row?.allowedRedirectOrigins ?? [],
+    allowedEmbedOrigins: row?.allowedEmbedOrigins ?? [],
+    defaultLanguage: (row?.defaultLanguage ?? 'en') as FlowLanguage,
+    updatedAt: row ? Math.floor(new Date(row.updatedAt).getTime() / 1000) : null,
   };
 }
 

@@ -6,6 +6,10 @@
  * `decideWithRules`; the only row written is the replay's own (progress and report).
  * Small selections run at once; large ones are queued (pg-boss `workflow-replay`, src/jobs/jobs.ts)
  * and report progress as they go.
+ *
+ * Raw SQL: (b) `set transaction read only` for the dry run, a lease claimed by `update …
+ * returning` with a time condition, and selection filters built once as SQL for the count and the
+ * keyset pages.
  */
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';

@@ -3,6 +3,9 @@
  * definition as JSON); the workflow row's columns are its published revision, the one new sessions
  * run. Sessions keep the revision they started with (`session.workflow_revision`) to their end,
  * and every publication is audited in `workflow_publication` with who published.
+ *
+ * Raw SQL: (b) a revision is written with an optional `on conflict (workflow_id, revision) do
+ * nothing`.
  */
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';

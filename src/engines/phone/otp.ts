@@ -3,6 +3,9 @@
  * after commit) and check (expiry, attempt limit). Each step runs in its own short transaction on
  * its own EntityManager, so it must be called with no other transaction open (PGlite: one
  * connection; a second one would wait forever).
+ *
+ * Raw SQL: (b) transaction-scoped advisory locks (`pg_advisory_xact_lock`) and `count(distinct
+ * …)`/`bool_or` aggregates for the send caps.
  */
 import { randomInt, randomUUID, timingSafeEqual } from 'node:crypto';
 import { LockMode } from '@mikro-orm/core';
