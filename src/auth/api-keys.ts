@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { hash, randomBytes } from 'node:crypto';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
 
 /** Characters of the random part of a key: 32 bytes in base64url. */
@@ -20,9 +20,12 @@ export function generateApiKey(environment: ApiKeyEnvironment): IssuedKey {
   return { raw, prefix: `idv_${environment}_${secret.slice(0, VISIBLE_SECRET_CHARS)}`, hash: hashApiKey(raw) };
 }
 
-/** Hex SHA-256 of a key; keys have 256 bits of entropy, so a fast hash is the right tool. */
+/**
+ * Hex SHA-256 of a key; keys have 256 bits of entropy, so a fast hash is the right tool. The
+ * one-shot `hash` runs on every request: half the cost of a `Hash` object (issue 29 profiles).
+ */
 export function hashApiKey(raw: string): string {
-  return createHash('sha256').update(raw, 'utf8').digest('hex');
+  return hash('sha256', raw, 'hex');
 }
 
 /** Generates a Standard Webhooks signing secret: `whsec_` + base64 of 32 random bytes. */

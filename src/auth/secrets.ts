@@ -36,7 +36,7 @@ export const MASTER_KEY_FILE = 'master.key';
 export interface ServiceSecrets {
   /**
    * Seals a UTF-8 string with envelope encryption: an AES-256-GCM data key (drawn afresh every
-   * DATA_KEY_USES values or DATA_KEY_LIFETIME_MS) encrypts it with a random nonce and the master key
+   * DATA_KEY_USES values or DATA_KEY_LIFETIME_MS) encrypts it under a nonce unique to that key and the master key
    * wraps that data key, stored with the value, so a master key rotation rewrites 60 bytes per value.
    * Output `v2.<wrapped key>.<iv>.<tag>.<ciphertext>` in base64url.
    */
@@ -92,9 +92,8 @@ function deriveKeys(masterKey: string): DerivedKeys {
   };
 }
 
-/** AES-256-GCM: `[iv, tag, ciphertext]`. */
-function seal(key: KeyObject | Buffer, plaintext: Buffer, aad?: Buffer): [Buffer, Buffer, Buffer] {
-  const iv = randomBytes(GCM_IV_BYTES);
+/** AES-256-GCM: `[iv, tag, ciphertext]`, with a random nonce unless one is given (unique under `key`). */
+function seal(key: KeyObject, plaintext: Buffer, aad?: Buffer, iv: Buffer = randomBytes(GCM_IV_BYTES)): [Buffer, Buffer, Buffer] {
   const cipher = createCipheriv('aes-256-gcm', key, iv);
   if (aad) cipher.setAAD(aad);
   const ciphertext = Buffer.concat([cipher.update(plaintext), cipher.final()]);
@@ -102,7 +101,7 @@ function seal(key: KeyObject | Buffer, plaintext: Buffer, aad?: Buffer): [Buffer
 }
 
 /** Inverse of {@link seal}; throws on any tampering or a wrong key. */
-function open(key: KeyObject | Buffer, iv: Buffer, tag: Buffer, ciphertext: Buffer, aad?: Buffer): Buffer {
+function open(key: KeyObject, iv: Buffer, tag: Buffer, ciphertext: Buffer, aad?: Buffer): Buffer {
   const decipher = createDecipheriv('aes-256-gcm', key, iv);
   if (aad) decipher.setAAD(aad);
   decipher.setAuthTag(tag);
@@ -155,10 +154,24 @@ export const DATA_KEY_USES = 1 << 16;
 /** Longest a data key is used, in milliseconds, however few values it sealed. */
 export const DATA_KEY_LIFETIME_MS = 60_000;
 
+/**
+ * Bytes of a data key's nonce drawn at random when the key is drawn; the other 8 count the values
+ * it sealed. The deterministic construction of NIST SP 800-38D §8.2.1: every nonce under one key
+ * is distinct by construction (a key seals at most DATA_KEY_USES values), and no per-value draw
+ * from the system's random source (it showed in create profiles, issue 29).
+ */
+const NONCE_FIXED_BYTES = 4;
+
 /** The data key values are sealed with now, and its wrapped form. */
 interface CurrentDataKey {
-  key: Buffer;
+  /**
+   * The key as a KeyObject: `createCipheriv` with a raw Buffer tests it for a KeyObject and a
+   * CryptoKey on every call, which cost as much as the cipher itself in create profiles.
+   */
+  key: KeyObject;
   wrapped: string;
+  /** The nonce's fixed random field, drawn with the key. */
+  nonceFixed: Buffer;
   uses: number;
   until: number;
 }
@@ -170,10 +183,21 @@ function envelopeSealer(wrapping: KeyObject): (plaintext: string) => string {
     const now = Date.now();
     if (!current || current.uses >= DATA_KEY_USES || now >= current.until) {
       const key = randomBytes(KEY_BYTES);
-      current = { key, wrapped: wrapDataKey(wrapping, key), uses: 0, until: now + DATA_KEY_LIFETIME_MS };
+      current = {
+        key: createSecretKey(key),
+        wrapped: wrapDataKey(wrapping, key),
+        nonceFixed: randomBytes(NONCE_FIXED_BYTES),
+        uses: 0,
+        until: now + DATA_KEY_LIFETIME_MS,
+      };
     }
+    const iv = Buffer.allocUnsafe(GCM_IV_BYTES);
+    current.nonceFixed.copy(iv, 0);
+    // The 8-byte counter, big-endian: uses < DATA_KEY_USES ≤ 2^32, so its high half is zero.
+    iv.writeUInt32BE(0, NONCE_FIXED_BYTES);
+    iv.writeUInt32BE(current.uses, NONCE_FIXED_BYTES + 4);
     current.uses += 1;
-    const [iv, tag, ciphertext] = seal(current.key, Buffer.from(plaintext, 'utf8'));
+    const [, tag, ciphertext] = seal(current.key, Buffer.from(plaintext, 'utf8'), undefined, iv);
     return (
       ENVELOPE_PREFIX + [current.wrapped, iv.toString('base64url'), tag.toString('base64url'), ciphertext.toString('base64url')].join('.')
     );
@@ -189,13 +213,13 @@ function envelopeSeal(wrapping: KeyObject, plaintext: string): string {
 const UNWRAPPED_KEYS_KEPT = 256;
 
 /** Opens a sealed value of either format with the keys of one master key (`unwrapped`: data keys already opened, by wrapped form). */
-function openSealed(keys: DerivedKeys, sealed: string, unwrapped?: Map<string, Buffer>): string {
+function openSealed(keys: DerivedKeys, sealed: string, unwrapped?: Map<string, KeyObject>): string {
   const parsed = parseSealed(sealed);
-  let key: Buffer | KeyObject = keys.legacy;
+  let key = keys.legacy;
   if (parsed.format === 'v2') {
     let dataKey = unwrapped?.get(parsed.wrapped);
     if (!dataKey) {
-      dataKey = unwrapDataKey(keys.wrapping, parsed.wrapped);
+      dataKey = createSecretKey(unwrapDataKey(keys.wrapping, parsed.wrapped));
       if (unwrapped) {
         if (unwrapped.size >= UNWRAPPED_KEYS_KEPT) unwrapped.delete(unwrapped.keys().next().value!);
         unwrapped.set(parsed.wrapped, dataKey);
@@ -211,7 +235,7 @@ export function createServiceSecrets(masterKey: string): ServiceSecrets {
   const keys = deriveKeys(masterKey);
   const link = (sessionId: string) => createHmac('sha256', keys.link).update(sessionId).digest('base64url');
   const encrypt = envelopeSealer(keys.wrapping);
-  const unwrapped = new Map<string, Buffer>();
+  const unwrapped = new Map<string, KeyObject>();
   return {
     encrypt,
     // A tampered ciphertext still fails: the data key only opens what its tag authenticates.
