@@ -15,12 +15,17 @@
  * and as many baseline POSTs spread over the same N paths).
  *
  * Runs the emitter in-process on embedded PGlite (the `npm start` default) unless DATABASE_URL is set.
+ * BENCH_COUNT_STATEMENTS=1 prints the statements sent during the burst, per delivery; for a CPU
+ * profile run it as `npx tsx --cpu-prof --cpu-prof-dir=/tmp/prof bench/events-emitter.ts`.
  */
 import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
+import { readdir, readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import pino from 'pino';
+import pg from 'pg';
 import { Agent, request } from 'undici';
 import { agentRevoked } from '../src/domain/events.js';
 import { createServiceSecrets } from '../src/auth/secrets.js';
@@ -102,6 +107,48 @@ async function waitVerified(worker: Worker, count: number, timeoutMs = 300_000):
     if (Date.now() > deadline) throw new Error(`only ${stats.verified}/${count} verified`);
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
+}
+
+/** Statements sent by this process, by their first words (BENCH_COUNT_STATEMENTS=1). */
+const statements = new Map<string, number>();
+/** Milliseconds from sending each kind of statement to its answer, summed (BENCH_COUNT_STATEMENTS=1). */
+const statementMs = new Map<string, number>();
+if (process.env.BENCH_COUNT_STATEMENTS) {
+  // MikroORM's driver has its own copy of pg: count on both.
+  const ormPg = createRequire(createRequire(import.meta.url).resolve('@mikro-orm/postgresql'))('pg') as typeof pg;
+  for (const client of new Set([pg.Client, ormPg.Client])) {
+    const original = client.prototype.query as (...args: unknown[]) => unknown;
+    client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
+      const first = args[0] as string | { text?: string } | undefined;
+      const text = typeof first === 'string' ? first : (first?.text ?? '');
+      const label = text.replace(/\s+/g, ' ').trim().slice(0, 70);
+      statements.set(label, (statements.get(label) ?? 0) + 1);
+      const started = performance.now();
+      const result = original.apply(this, args);
+      if (result instanceof Promise)
+        void result.finally(() => statementMs.set(label, (statementMs.get(label) ?? 0) + performance.now() - started)).catch(() => {});
+      return result;
+    } as typeof pg.Client.prototype.query;
+  }
+}
+
+/**
+ * CPU time (user + system, microseconds) of every local `postgres` process, exited backends
+ * included through the postmaster's reaped-children time; null on PGlite or a remote server.
+ */
+async function databaseCpuMicros(): Promise<number | null> {
+  if (!/@(127\.0\.0\.1|localhost|\[::1\])[:/]/.test(process.env.DATABASE_URL ?? '')) return null;
+  let ticks = 0;
+  for (const pid of await readdir('/proc')) {
+    if (!/^\d+$/.test(pid)) continue;
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
+    const close = stat.lastIndexOf(')');
+    if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') continue;
+    // Fields after the command: utime, stime, cutime, cstime are fields 14–17.
+    const fields = stat.slice(close + 2).split(' ');
+    ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
+  }
+  return ticks * 10_000;
 }
 
 const worker = new Worker(RECEIVER_SOURCE, { eval: true });
@@ -188,6 +235,11 @@ const running = await startEmitter({ url: database.url, config, secrets, logger,
 
 // Throughput: one burst through the whole pipeline.
 {
+  const statementsBefore = new Map(statements);
+  const statementMsBefore = new Map(statementMs);
+  const cpuBefore = process.cpuUsage();
+  const receiverBefore = worker.performance.eventLoopUtilization();
+  const databaseBefore = await databaseCpuMicros();
   const started = performance.now();
   await transactionWithEvents(database.orm.em.fork(), bus, async (tx, events) => {
     for (let index = 0; index < EVENTS; index++)
@@ -199,6 +251,27 @@ const running = await startEmitter({ url: database.url, config, secrets, logger,
   console.log(
     `emitter   (outbox → fan-out → sign → POST → attempt rows): ${(DELIVERIES / seconds).toFixed(0)} deliveries/s = ${((DELIVERIES / seconds / baselineRate) * 100).toFixed(0)} % of the baseline (${DELIVERIES} in ${seconds.toFixed(2)} s after a ${(committed - started).toFixed(0)} ms commit), bad signatures ${failed}`,
   );
+  const cpu = process.cpuUsage(cpuBefore);
+  const receiver = worker.performance.eventLoopUtilization(receiverBefore);
+  const databaseAfter = await databaseCpuMicros();
+  const perDelivery = (micros: number) => (micros / DELIVERIES).toFixed(0);
+  console.log(
+    `burst CPU per delivery: emitter process ${perDelivery(cpu.user + cpu.system - receiver.active * 1000)} µs (receiver thread ${perDelivery(receiver.active * 1000)} µs besides), ` +
+      `PostgreSQL ${databaseBefore === null || databaseAfter === null ? 'n/a' : `${perDelivery(databaseAfter - databaseBefore)} µs`}`,
+  );
+  if (statements.size > 0) {
+    const sent = [...statements]
+      .map(([text, count]) => [text, (count - (statementsBefore.get(text) ?? 0)) / DELIVERIES] as const)
+      .filter(([, perDelivery]) => perDelivery > 0)
+      .sort((a, b) => b[1] - a[1]);
+    const total = sent.reduce((sum, [, perDelivery]) => sum + perDelivery, 0);
+    console.log(`burst: ${total.toFixed(3)} statements per delivery (BENCH_COUNT_STATEMENTS)`);
+    for (const [text, perDelivery] of sent) {
+      const ms = (statementMs.get(text) ?? 0) - (statementMsBefore.get(text) ?? 0);
+      const count = perDelivery * DELIVERIES;
+      console.log(`  ${perDelivery.toFixed(4)}  ${(ms / count).toFixed(2).padStart(7)} ms each  ${text}`);
+    }
+  }
   await resetReceiver();
 }
 
