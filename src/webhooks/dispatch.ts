@@ -2,6 +2,7 @@
  * Webhook dispatch (Svix's worker): claims due deliveries fairly, makes one signed HTTP try of
  * each, and decides what follows (done, retry per schedule, or dead).
  */
+import type { KeyObject } from 'node:crypto';
 import { context, trace } from '@opentelemetry/api';
 import { contextFromCarrier, currentTraceCarrier, endSpan, SpanKind, tracer } from '../observability/tracing.js';
 import type { MikroORM } from '@mikro-orm/postgresql';
@@ -129,7 +130,7 @@ export function outcomeOf(
  */
 export class DeliveryDispatcher {
   private readonly http: WebhookHttpClient;
-  private readonly keyCache = new LRUCache<string, Buffer>({ max: SIGNING_KEY_CACHE_MAX });
+  private readonly keyCache = new LRUCache<string, KeyObject>({ max: SIGNING_KEY_CACHE_MAX });
 
   constructor(private readonly options: DispatchOptions) {
     this.http = new WebhookHttpClient(options.allowLoopback);
@@ -267,7 +268,7 @@ export class DeliveryDispatcher {
   }
 
   /** The HMAC key of a destination's sealed secret, cached per sealed value (rotation changes it). */
-  private keyOf(sealed: string): Buffer {
+  private keyOf(sealed: string): KeyObject {
     let key = this.keyCache.get(sealed);
     if (!key) {
       key = signingKeyOf(this.options.secrets.decrypt(sealed));
