@@ -19,13 +19,10 @@
  * profile run it as `npx tsx --cpu-prof --cpu-prof-dir=/tmp/prof bench/events-emitter.ts`.
  */
 import { randomUUID } from 'node:crypto';
-import { createRequire } from 'node:module';
 import { performance } from 'node:perf_hooks';
-import { readdir, readFile } from 'node:fs/promises';
 import { parseArgs } from 'node:util';
 import { Worker } from 'node:worker_threads';
 import pino from 'pino';
-import pg from 'pg';
 import { Agent, request } from 'undici';
 import { agentRevoked } from '../src/domain/events.js';
 import { createServiceSecrets } from '../src/auth/secrets.js';
@@ -37,6 +34,7 @@ import { DEFAULT_MAX_IN_FLIGHT } from '../src/webhooks/emitter-loops.js';
 import { startEmitter } from '../src/webhooks/run.js';
 import { signingKeyOf, signWebhook } from '../src/webhooks/signing.js';
 import { createDestination } from '../src/webhooks/webhook.service.js';
+import { countStatements, databaseCpuMicros } from './support/measure.js';
 
 const { values } = parseArgs({
   options: {
@@ -109,47 +107,10 @@ async function waitVerified(worker: Worker, count: number, timeoutMs = 300_000):
   }
 }
 
-/** Statements sent by this process, by their first words (BENCH_COUNT_STATEMENTS=1). */
-const statements = new Map<string, number>();
-/** Milliseconds from sending each kind of statement to its answer, summed (BENCH_COUNT_STATEMENTS=1). */
-const statementMs = new Map<string, number>();
-if (process.env.BENCH_COUNT_STATEMENTS) {
-  // MikroORM's driver has its own copy of pg: count on both.
-  const ormPg = createRequire(createRequire(import.meta.url).resolve('@mikro-orm/postgresql'))('pg') as typeof pg;
-  for (const client of new Set([pg.Client, ormPg.Client])) {
-    const original = client.prototype.query as (...args: unknown[]) => unknown;
-    client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      const first = args[0] as string | { text?: string } | undefined;
-      const text = typeof first === 'string' ? first : (first?.text ?? '');
-      const label = text.replace(/\s+/g, ' ').trim().slice(0, 70);
-      statements.set(label, (statements.get(label) ?? 0) + 1);
-      const started = performance.now();
-      const result = original.apply(this, args);
-      if (result instanceof Promise)
-        void result.finally(() => statementMs.set(label, (statementMs.get(label) ?? 0) + performance.now() - started)).catch(() => {});
-      return result;
-    } as typeof pg.Client.prototype.query;
-  }
-}
-
-/**
- * CPU time (user + system, microseconds) of every local `postgres` process, exited backends
- * included through the postmaster's reaped-children time; null on PGlite or a remote server.
- */
-async function databaseCpuMicros(): Promise<number | null> {
-  if (!/@(127\.0\.0\.1|localhost|\[::1\])[:/]/.test(process.env.DATABASE_URL ?? '')) return null;
-  let ticks = 0;
-  for (const pid of await readdir('/proc')) {
-    if (!/^\d+$/.test(pid)) continue;
-    const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-    const close = stat.lastIndexOf(')');
-    if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') continue;
-    // Fields after the command: utime, stime, cutime, cstime are fields 14–17.
-    const fields = stat.slice(close + 2).split(' ');
-    ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
-  }
-  return ticks * 10_000;
-}
+/** Statements sent by this process and their round trips (BENCH_COUNT_STATEMENTS=1). */
+const { counts: statements, ms: statementMs } = process.env.BENCH_COUNT_STATEMENTS
+  ? countStatements()
+  : { counts: new Map<string, number>(), ms: new Map<string, number>() };
 
 const worker = new Worker(RECEIVER_SOURCE, { eval: true });
 const { port } = await new Promise<{ port: number }>((resolve) => worker.once('message', resolve));
@@ -239,7 +200,7 @@ const running = await startEmitter({ url: database.url, config, secrets, logger,
   const statementMsBefore = new Map(statementMs);
   const cpuBefore = process.cpuUsage();
   const receiverBefore = worker.performance.eventLoopUtilization();
-  const databaseBefore = await databaseCpuMicros();
+  const databaseBefore = await databaseCpuMicros(database.embedded);
   const started = performance.now();
   await transactionWithEvents(database.orm.em.fork(), bus, async (tx, events) => {
     for (let index = 0; index < EVENTS; index++)
@@ -253,7 +214,7 @@ const running = await startEmitter({ url: database.url, config, secrets, logger,
   );
   const cpu = process.cpuUsage(cpuBefore);
   const receiver = worker.performance.eventLoopUtilization(receiverBefore);
-  const databaseAfter = await databaseCpuMicros();
+  const databaseAfter = await databaseCpuMicros(database.embedded);
   const perDelivery = (micros: number) => (micros / DELIVERIES).toFixed(0);
   console.log(
     `burst CPU per delivery: emitter process ${perDelivery(cpu.user + cpu.system - receiver.active * 1000)} µs (receiver thread ${perDelivery(receiver.active * 1000)} µs besides), ` +
