@@ -15,6 +15,8 @@
  * and as many baseline POSTs spread over the same N paths).
  *
  * Runs the emitter in-process on embedded PGlite (the `npm start` default) unless DATABASE_URL is set.
+ * BENCH_COUNT_STATEMENTS=1 prints the statements sent during the burst, per delivery; for a CPU
+ * profile run it as `npx tsx --cpu-prof --cpu-prof-dir=/tmp/prof bench/events-emitter.ts`.
  */
 import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
@@ -32,6 +34,7 @@ import { DEFAULT_MAX_IN_FLIGHT } from '../src/webhooks/emitter-loops.js';
 import { startEmitter } from '../src/webhooks/run.js';
 import { signingKeyOf, signWebhook } from '../src/webhooks/signing.js';
 import { createDestination } from '../src/webhooks/webhook.service.js';
+import { countStatements, databaseCpuMicros } from './support/measure.js';
 
 const { values } = parseArgs({
   options: {
@@ -103,6 +106,11 @@ async function waitVerified(worker: Worker, count: number, timeoutMs = 300_000):
     await new Promise((resolve) => setTimeout(resolve, 2));
   }
 }
+
+/** Statements sent by this process and their round trips (BENCH_COUNT_STATEMENTS=1). */
+const { counts: statements, ms: statementMs } = process.env.BENCH_COUNT_STATEMENTS
+  ? countStatements()
+  : { counts: new Map<string, number>(), ms: new Map<string, number>() };
 
 const worker = new Worker(RECEIVER_SOURCE, { eval: true });
 const { port } = await new Promise<{ port: number }>((resolve) => worker.once('message', resolve));
@@ -188,6 +196,11 @@ const running = await startEmitter({ url: database.url, config, secrets, logger,
 
 // Throughput: one burst through the whole pipeline.
 {
+  const statementsBefore = new Map(statements);
+  const statementMsBefore = new Map(statementMs);
+  const cpuBefore = process.cpuUsage();
+  const receiverBefore = worker.performance.eventLoopUtilization();
+  const databaseBefore = await databaseCpuMicros(database.embedded);
   const started = performance.now();
   await transactionWithEvents(database.orm.em.fork(), bus, async (tx, events) => {
     for (let index = 0; index < EVENTS; index++)
@@ -199,6 +212,27 @@ const running = await startEmitter({ url: database.url, config, secrets, logger,
   console.log(
     `emitter   (outbox → fan-out → sign → POST → attempt rows): ${(DELIVERIES / seconds).toFixed(0)} deliveries/s = ${((DELIVERIES / seconds / baselineRate) * 100).toFixed(0)} % of the baseline (${DELIVERIES} in ${seconds.toFixed(2)} s after a ${(committed - started).toFixed(0)} ms commit), bad signatures ${failed}`,
   );
+  const cpu = process.cpuUsage(cpuBefore);
+  const receiver = worker.performance.eventLoopUtilization(receiverBefore);
+  const databaseAfter = await databaseCpuMicros(database.embedded);
+  const perDelivery = (micros: number) => (micros / DELIVERIES).toFixed(0);
+  console.log(
+    `burst CPU per delivery: emitter process ${perDelivery(cpu.user + cpu.system - receiver.active * 1000)} µs (receiver thread ${perDelivery(receiver.active * 1000)} µs besides), ` +
+      `PostgreSQL ${databaseBefore === null || databaseAfter === null ? 'n/a' : `${perDelivery(databaseAfter - databaseBefore)} µs`}`,
+  );
+  if (statements.size > 0) {
+    const sent = [...statements]
+      .map(([text, count]) => [text, (count - (statementsBefore.get(text) ?? 0)) / DELIVERIES] as const)
+      .filter(([, perDelivery]) => perDelivery > 0)
+      .sort((a, b) => b[1] - a[1]);
+    const total = sent.reduce((sum, [, perDelivery]) => sum + perDelivery, 0);
+    console.log(`burst: ${total.toFixed(3)} statements per delivery (BENCH_COUNT_STATEMENTS)`);
+    for (const [text, perDelivery] of sent) {
+      const ms = (statementMs.get(text) ?? 0) - (statementMsBefore.get(text) ?? 0);
+      const count = perDelivery * DELIVERIES;
+      console.log(`  ${perDelivery.toFixed(4)}  ${(ms / count).toFixed(2).padStart(7)} ms each  ${text}`);
+    }
+  }
   await resetReceiver();
 }
 

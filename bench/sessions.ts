@@ -11,10 +11,10 @@
  * rate limits on (quotas too high to refuse), to measure what counting costs.
  */
 import { spawn } from 'node:child_process';
-import { readdir, readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { databaseCpuMicros as measuredDatabaseCpu } from './support/measure.js';
 
 const { values } = parseArgs({
   options: {
@@ -109,32 +109,8 @@ async function serverCpuMicros(): Promise<number> {
   return ((await response.json()) as { micros: number }).micros;
 }
 
-/**
- * CPU time (user + system, microseconds) of every `postgres` process on this machine, exited
- * backends included through the postmaster's reaped-children time: the database's share of a
- * run when DATABASE_URL points at a local server. Null on PGlite (it runs inside the server
- * process, whose CPU the other column counts) and where /proc cannot tell.
- */
-async function databaseCpuMicros(): Promise<number | null> {
-  if (server.embedded || !/@(127\.0\.0\.1|localhost|\[::1\])[:/]/.test(process.env.DATABASE_URL ?? '')) return null;
-  try {
-    let ticks = 0;
-    for (const pid of await readdir('/proc')) {
-      if (!/^\d+$/.test(pid)) continue;
-      const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => '');
-      const close = stat.lastIndexOf(')');
-      if (stat.slice(stat.indexOf('(') + 1, close) !== 'postgres') continue;
-      // Fields after the command: state is field 3; utime, stime, cutime, cstime are fields 14–17.
-      const fields = stat.slice(close + 2).split(' ');
-      ticks += Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
-    }
-    return ticks > 0 ? (ticks / CLOCK_TICKS_PER_SECOND) * 1e6 : null;
-  } catch {
-    return null;
-  }
-}
-/** Linux's USER_HZ, the unit of /proc/<pid>/stat times (100 on every mainstream kernel). */
-const CLOCK_TICKS_PER_SECOND = 100;
+/** CPU time of the local PostgreSQL processes so far (bench/support/measure.ts); null on PGlite. */
+const databaseCpuMicros = () => measuredDatabaseCpu(server.embedded);
 
 let counter = 0;
 /** Typed identity and contact, with `--personal`: the create seals them, the read opens them. */

@@ -9,13 +9,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Fastify from 'fastify';
 import pg from 'pg';
 import pino from 'pino';
 import { startApp } from '../../src/app.js';
+import { countStatements } from './measure.js';
 import { loadConfig } from '../../src/shared/config.js';
 import { createTenant, issueApiKey } from '../../src/tenants/tenant.service.js';
 
@@ -38,21 +38,7 @@ const config = loadConfig({
  * Statements sent to the database by this process, by their first words (BENCH_COUNT_STATEMENTS=1):
  * the load generator divides them by the requests of a run to print statements per request.
  */
-const statements = new Map<string, number>();
-if (process.env.BENCH_COUNT_STATEMENTS) {
-  // MikroORM's driver has its own copy of pg: count on both.
-  const ormPg = createRequire(createRequire(import.meta.url).resolve('@mikro-orm/postgresql'))('pg') as typeof pg;
-  for (const client of new Set([pg.Client, ormPg.Client])) {
-    const original = client.prototype.query as (...args: unknown[]) => unknown;
-    client.prototype.query = function (this: pg.Client, ...args: unknown[]) {
-      const first = args[0] as string | { text?: string } | undefined;
-      const text = typeof first === 'string' ? first : (first?.text ?? '');
-      const label = text.replace(/\s+/g, ' ').trim().slice(0, 70);
-      statements.set(label, (statements.get(label) ?? 0) + 1);
-      return original.apply(this, args);
-    } as typeof pg.Client.prototype.query;
-  }
-}
+const statements = process.env.BENCH_COUNT_STATEMENTS ? countStatements().counts : new Map<string, number>();
 const app = await startApp(config, { logger: pino({ level: 'silent' }) });
 
 // Baseline: the least a create can cost on this database — one INSERT … RETURNING over HTTP,

@@ -46,6 +46,7 @@ import { Migration20261127000200H28AnnounceOnCommit } from './Migration202611270
 import { Migration20261127170000H28PersonalData } from './Migration20261127170000H28PersonalData.js';
 import { Migration20261127100000H22FaceIndex } from './Migration20261127100000H22FaceIndex.js';
 import { Migration20261127200000H30UnsealedProbe } from './Migration20261127200000H30UnsealedProbe.js';
+import { Migration20261128030000H32WebhookClaimIndex } from './Migration20261128030000H32WebhookClaimIndex.js';
 
 /** Every migration in order; listed explicitly so tsx, vitest and a bundle all find the same set. */
 export const MIGRATIONS = [
@@ -97,4 +98,5 @@ export const MIGRATIONS = [
   Migration20261127000200H25EvidenceFace,
   Migration20261127100000H22FaceIndex,
   Migration20261127200000H30UnsealedProbe,
+  Migration20261128030000H32WebhookClaimIndex,
 ];
