@@ -1,7 +1,7 @@
 import { PDFDocument } from 'pdf-lib';
 import { describe, expect, it } from 'vitest';
 import { ageInDays, findDates, findIssueDate } from '../../src/engines/poa/dates.js';
-import { extractFields } from '../../src/engines/poa/fields.js';
+import { extractFields, withOcrSpaces } from '../../src/engines/poa/fields.js';
 import { checkAddress } from '../../src/engines/poa/geocode.js';
 import { layoutPage, MAX_LAYOUT_ITEMS_PER_PAGE } from '../../src/engines/poa/layout.js';
 import { pdfStructureScore, readPdf } from '../../src/engines/poa/pdf.js';
@@ -73,6 +73,23 @@ describe('field extraction', () => {
       addressLines: ['Hauptstraße 5', '80331 München'],
       issuedAt: '2026-02-05',
     });
+  });
+
+  it('given a window whose narrow spaces OCR dropped (435W 57 ST2H), then the spaces are put back and the window is the addressee', () => {
+    const text = ['conEdison', '', 'MITCHELL JOHNSON', '435W 57 ST2H', 'NEW YORK NY 10019-1723', '', 'Account number 44-6011'].join('\n');
+    expect(extractFields(text, { country: 'US' })).toMatchObject({
+      name: 'MITCHELL JOHNSON',
+      addressLines: ['435 W 57 ST 2H', 'NEW YORK NY 10019-1723'],
+    });
+    expect(withOcrSpaces('435W 57ST 2H')).toBe('435 W 57 ST 2H');
+    // Ordinals and house numbers with a letter are left as printed.
+    expect(['1ST AVE', '3RD ST APT 2', '57TH ST', 'Flat 2B', '12A Baker Street'].map(withOcrSpaces)).toEqual([
+      '1ST AVE',
+      '3RD ST APT 2',
+      '57TH ST',
+      'Flat 2B',
+      '12A Baker Street',
+    ]);
   });
 
   it('given an expected name printed away from the address, then that line is the addressee', () => {

@@ -171,16 +171,48 @@ function collectAddress(lines: readonly string[], start: number, country: string
   return out;
 }
 
+/** Street types OCR glues to the number before them or the unit after them (US and UK abbreviations). */
+const GLUED_STREET_TYPES = 'st|ave|rd|blvd|dr|ln|pl|ct|ter|pkwy|hwy|way';
+/** A house number glued to a compass direction before a numbered street: `435W 57 ST` (`435 W 57 ST`). */
+const GLUED_DIRECTION = /\b(\d+)([NSEW])(?=\s+\d)/g;
+/** A number glued to the street type after it: `57ST` (`57 ST`); `1ST`, `2ND`, `3RD` are ordinals and stay. */
+const GLUED_NUMBER_TYPE = new RegExp(`\\b(\\d+)(${GLUED_STREET_TYPES})\\b`, 'gi');
+/** A street type glued to the unit after it: `ST2H` (`ST 2H`). */
+const GLUED_TYPE_UNIT = new RegExp(`\\b(${GLUED_STREET_TYPES})(\\d+[a-z]?)\\b`, 'gi');
+
+/** English ordinal suffix of a number (`1` → `st`, `12` → `th`, `23` → `rd`). */
+function ordinalSuffix(value: number): string {
+  if (Math.floor(value / 10) % 10 === 1) return 'th';
+  return ['th', 'st', 'nd', 'rd'][value % 10] ?? 'th';
+}
+
+/**
+ * An address line with the narrow spaces OCR drops put back: a window's condensed capitals
+ * (`435 W 57 ST 2H`) read as `435W 57 ST2H` or `435W 57ST 2H`, which no longer starts like a
+ * street line. Only a number glued to a compass letter before a numbered street, a number glued
+ * to a street type that is not its ordinal suffix, and a street type glued to the unit after it
+ * are split.
+ */
+export function withOcrSpaces(line: string): string {
+  return line
+    .replace(GLUED_DIRECTION, '$1 $2')
+    .replace(GLUED_NUMBER_TYPE, (whole, digits: string, type: string) =>
+      ordinalSuffix(Number(digits)) === type.toLowerCase() ? whole : `${digits} ${type}`,
+    )
+    .replace(GLUED_TYPE_UNIT, '$1 $2');
+}
+
 /** The addressee block (see the module comment): its name line and address lines, or undefined. */
 function addresseeBlock(layout: DocumentLayout, country: string | undefined): { name: string; addressLines: string[] } | undefined {
   for (const block of layout.blocks) {
-    for (let i = 0; i + 1 < block.lines.length; i++) {
-      if (!looksLikeName(block.lines[i]) || !isAddressStart(block.lines[i + 1])) continue;
-      const addressLines = collectAddress(block.lines, i + 1, country);
+    const lines = block.lines.map(withOcrSpaces);
+    for (let i = 0; i + 1 < lines.length; i++) {
+      if (!looksLikeName(lines[i]) || !isAddressStart(lines[i + 1])) continue;
+      const addressLines = collectAddress(lines, i + 1, country);
       // An address of one line or without a postcode is a street named in passing, not a window.
       const last = addressLines.at(-1) ?? '';
       if (addressLines.length < 2 || !(endsAddress(last, country) || ANY_POSTCODE.test(last))) continue;
-      return { name: block.lines[i], addressLines };
+      return { name: lines[i], addressLines };
     }
   }
   return undefined;

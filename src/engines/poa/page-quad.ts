@@ -155,16 +155,24 @@ function sample(small: Small, x: number, y: number): number | undefined {
 }
 
 /**
- * How much of a quadrilateral's outline is a paper edge: per side, the share of points (corners'
- * tenth left out) where the inside is brighter than the outside by EDGE_MIN_CONTRAST; the
- * quadrilateral's score is the mean of its sides, 0 when any side is below SIDE_MIN_SUPPORT
- * (a box printed on the page is as bright on both sides, a shadow's edge is soft).
+ * How much of a quadrilateral's outline is a paper edge: the mean of its sides' support
+ * (`sideSupports`), 0 when any side is below SIDE_MIN_SUPPORT (a box printed on the page is as
+ * bright on both sides, a shadow's edge is soft).
  */
 function outlineScore(small: Small, quad: Point[]): number {
+  const sides = sideSupports(small, quad);
+  return sides.some((support) => support < SIDE_MIN_SUPPORT) ? 0 : sides.reduce((sum, support) => sum + support, 0) / 4;
+}
+
+/**
+ * Per side of a quadrilateral, the share of points (corners' tenth left out) where the inside is
+ * brighter than the outside by EDGE_MIN_CONTRAST: 1 along a paper edge on a desk.
+ */
+function sideSupports(small: Small, quad: Point[]): number[] {
   const cx = quad.reduce((sum, p) => sum + p.x, 0) / 4;
   const cy = quad.reduce((sum, p) => sum + p.y, 0) / 4;
   const reach = Math.max(2, Math.round(Math.max(small.width, small.height) / 160));
-  let total = 0;
+  const supports: number[] = [];
   for (let i = 0; i < 4; i++) {
     const a = quad[i];
     const b = quad[(i + 1) % 4];
@@ -191,11 +199,56 @@ function outlineScore(small: Small, quad: Point[]): number {
       // Outside the frame counts as no edge: a page running off the photo is not cut there.
       if (outside !== undefined && inside - outside >= EDGE_MIN_CONTRAST) supported++;
     }
-    const support = counted > 0 ? supported / counted : 0;
-    if (support < SIDE_MIN_SUPPORT) return 0;
-    total += support;
+    supports.push(counted > 0 ? supported / counted : 0);
   }
-  return total / 4;
+  return supports;
+}
+
+/** Steps of the corner search in `refineQuad`, in pixels of the small copy, coarse to fine. */
+const REFINE_STEPS_PX = [4, 2, 1];
+/** Most rounds of the corner search per step (each round tries every corner in 8 directions). */
+const REFINE_MAX_ROUNDS = 20;
+
+/**
+ * A quadrilateral's corners moved, one at a time and a few pixels at a step, while its sides
+ * become more of a paper edge (`sideSupports`, summed). The bright region's outline is cut to
+ * four corners by area, not by its edges: where part of the page lies in a shadow (darker than
+ * Otsu's threshold) or runs off the frame, a side of that outline cuts across the paper and
+ * fails the edge test, and a table's rule inside the page then won as its top edge, losing the
+ * header with the date. The search puts each side back on the paper's edge.
+ */
+function refineQuad(small: Small, quad: Point[]): Point[] {
+  const value = (candidate: Point[]) => sideSupports(small, candidate).reduce((sum, support) => sum + support, 0);
+  const directions = [
+    [1, 0],
+    [-1, 0],
+    [0, 1],
+    [0, -1],
+    [1, 1],
+    [1, -1],
+    [-1, 1],
+    [-1, -1],
+  ];
+  let current = quad;
+  let best = value(current);
+  for (const step of REFINE_STEPS_PX) {
+    for (let round = 0; round < REFINE_MAX_ROUNDS; round++) {
+      let improved = false;
+      for (let i = 0; i < 4; i++) {
+        for (const [dx, dy] of directions) {
+          const trial = current.map((p, k) => (k === i ? { x: p.x + dx * step, y: p.y + dy * step } : p));
+          const trialValue = value(trial);
+          if (trialValue > best + 1e-9) {
+            best = trialValue;
+            current = trial;
+            improved = true;
+          }
+        }
+      }
+      if (!improved) break;
+    }
+  }
+  return current;
 }
 
 /**
@@ -277,11 +330,18 @@ function intersection(a: Line, b: Line): Point | undefined {
   };
 }
 
-/** Whether a candidate outline has a page's shape and size in a `w`×`h` frame (corners may leave the frame by 3 %). */
+/**
+ * How far a page's corner may lie outside the photo, as a share of its width or height: a page
+ * framed tightly runs a little off the photo, and its outline is still the best cut (the missing
+ * strip is read as white).
+ */
+const FRAME_SLACK_SHARE = 0.06;
+
+/** Whether a candidate outline has a page's shape and size in a `w`×`h` frame (corners may leave the frame by FRAME_SLACK_SHARE). */
 function plausible(quad: Point[], w: number, h: number): boolean {
   if (convexHull(quad).length !== 4) return false;
-  const slackX = 0.03 * w;
-  const slackY = 0.03 * h;
+  const slackX = FRAME_SLACK_SHARE * w;
+  const slackY = FRAME_SLACK_SHARE * h;
   if (quad.some((p) => p.x < -slackX || p.y < -slackY || p.x > w + slackX || p.y > h + slackY)) return false;
   const share = polygonArea(quad) / (w * h);
   return share >= PAGE_MIN_AREA_SHARE && share <= PAGE_MAX_AREA_SHARE && smallestCorner(quad) >= QUAD_MIN_CORNER_DEGREES;
@@ -361,7 +421,7 @@ export async function findPageQuad(grey: Buffer, width: number, height: number):
   const vertical = lines.filter((line) => line.degrees < 45 || line.degrees >= 135);
   const candidates: Point[][] = [];
   const region = brightRegionQuad(small);
-  if (region) candidates.push(region);
+  if (region) candidates.push(refineQuad(small, region));
   for (let a = 0; a < horizontal.length; a++) {
     for (let b = a + 1; b < horizontal.length; b++) {
       for (let c = 0; c < vertical.length; c++) {
