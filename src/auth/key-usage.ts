@@ -23,6 +23,8 @@ export interface KeyUse {
  */
 export class ApiKeyUsage {
   private pending = new Map<string, KeyUse>();
+  /** The batch a flush is writing: still answered by {@link unwritten} until its statement commits. */
+  private writing = new Map<string, KeyUse>();
   private timer: NodeJS.Timeout | null = null;
   private flushing: Promise<void> = Promise.resolve();
 
@@ -33,31 +35,49 @@ export class ApiKeyUsage {
 
   /** Uses noted here and not written yet, so this instance's own answers are current before the flush. */
   unwritten(apiKeyId: string): KeyUse | undefined {
-    return this.pending.get(apiKeyId);
+    return this.pending.get(apiKeyId) ?? this.writing.get(apiKeyId);
   }
 
-  /** Writes the noted uses (newest wins over what is stored) and forgets them. */
+  /**
+   * Writes the noted uses (newest wins over what is stored) and forgets them once written; a batch
+   * whose write fails goes back to the pending uses for the next flush.
+   */
   flush(em: EntityManager): Promise<void> {
-    this.flushing = this.flushing.then(async () => {
+    const run = this.flushing.then(async () => {
       if (this.pending.size === 0) return;
       const batch = this.pending;
       this.pending = new Map();
-      const ids = [...batch.keys()];
-      await em.fork().execute(
-        `insert into api_key_usage (api_key_id, last_used_at, last_used_address)
+      this.writing = batch;
+      try {
+        await this.write(em, batch);
+      } catch (error) {
+        for (const [id, use] of batch) if (!this.pending.has(id)) this.pending.set(id, use);
+        throw error;
+      } finally {
+        this.writing = new Map();
+      }
+    });
+    // The next flush waits for this one but does not inherit its failure.
+    this.flushing = run.catch(() => undefined);
+    return run;
+  }
+
+  /** One upsert of `batch` into `api_key_usage`. */
+  private async write(em: EntityManager, batch: Map<string, KeyUse>): Promise<void> {
+    const ids = [...batch.keys()];
+    await em.fork().execute(
+      `insert into api_key_usage (api_key_id, last_used_at, last_used_address)
          select u.id, u.at, u.address from unnest(?::uuid[], ?::timestamptz[], ?::text[]) as u(id, at, address)
           where exists (select 1 from api_key k where k.id = u.id)
          on conflict (api_key_id) do update set last_used_at = excluded.last_used_at, last_used_address = excluded.last_used_address
           where api_key_usage.last_used_at < excluded.last_used_at`,
-        [
-          `{${ids.join(',')}}`,
-          `{${ids.map((id) => `"${batch.get(id)!.at.toISOString()}"`).join(',')}}`,
-          `{${ids.map((id) => textElement(batch.get(id)!.address)).join(',')}}`,
-        ],
-        'run',
-      );
-    });
-    return this.flushing;
+      [
+        `{${ids.join(',')}}`,
+        `{${ids.map((id) => `"${batch.get(id)!.at.toISOString()}"`).join(',')}}`,
+        `{${ids.map((id) => textElement(batch.get(id)!.address)).join(',')}}`,
+      ],
+      'run',
+    );
   }
 
   /** Flushes every `intervalMs` until {@link stop}. */

@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
+import { lastKeyUses } from '../../src/tenants/api-key-usage.service.js';
 import { codeOf, consoleGql, makeOperator, postSignIn, signIn, type ConsoleCredential } from './support.js';
 
 const INVITE = /* GraphQL */ `
@@ -237,6 +238,25 @@ describe('API keys: last use', () => {
       })
       .toBe(1);
     await client.dispose();
+  });
+
+  it('given a flush that is writing, then its batch is still answered from memory until the write commits, and a listing started then shows the use', async () => {
+    const { id } = await testApp.issueKey(tenant.id, 'sandbox');
+    const { keyUsage } = testApp.app.services;
+    const em = testApp.app.orm.em;
+    for (let round = 0; round < 5; round += 1) {
+      await keyUsage.flush(em);
+      keyUsage.touch(id, `10.0.0.${round}`);
+      const flushed = keyUsage.flush(em);
+      // One turn later the flush has taken the batch and sent its statement, which cannot have committed yet.
+      await Promise.resolve();
+      expect(keyUsage.unwritten(id)?.address).toBe(`10.0.0.${round}`);
+      const [uses] = await Promise.all([lastKeyUses(em.fork(), keyUsage, [id]), flushed]);
+      expect(uses.get(id)?.address).toBe(`10.0.0.${round}`);
+      expect(keyUsage.unwritten(id)).toBeUndefined();
+      const stored = await em.fork().execute('select last_used_address from api_key_usage where api_key_id = ?', [id]);
+      expect(stored[0].last_used_address).toBe(`10.0.0.${round}`);
+    }
   });
 
   it('given many requests with one key, then no request writes its use: the writes are one statement per flush', async () => {
