@@ -289,7 +289,22 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
   // upgrade, before connection_init, so sockets that never send one count too. Registered before
   // graphql-ws's own listener, so a socket over the cap is closed before it is served.
   const socketsPerAddress = new Map<string, number>();
-  const releaseAddress = new WeakMap<WebSocket, () => void>();
+  // The address each socket still counts for; one shared release function, not a closure per socket
+  // (issue 29: memory per idle subscription).
+  const countedAddress = new WeakMap<WebSocket, string>();
+  /** Stops counting `socket` for its address (once: on sign-in with a key, or on close). */
+  const releaseAddress = (socket: WebSocket): void => {
+    const address = countedAddress.get(socket);
+    if (address === undefined) return;
+    countedAddress.delete(socket);
+    const left = (socketsPerAddress.get(address) ?? 1) - 1;
+    if (left > 0) socketsPerAddress.set(address, left);
+    else socketsPerAddress.delete(address);
+  };
+  /** The 'close' listener every socket shares (`this` is the socket). */
+  function releaseOnClose(this: WebSocket): void {
+    releaseAddress(this);
+  }
   wss.on('connection', (socket, request) => {
     const address = clientAddressOf(request, trust);
     const open = socketsPerAddress.get(address) ?? 0;
@@ -298,16 +313,9 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
       return;
     }
     socketsPerAddress.set(address, open + 1);
-    let counted = true;
-    const release = () => {
-      if (!counted) return;
-      counted = false;
-      const left = (socketsPerAddress.get(address) ?? 1) - 1;
-      if (left > 0) socketsPerAddress.set(address, left);
-      else socketsPerAddress.delete(address);
-    };
-    releaseAddress.set(socket, release);
-    socket.once('close', release);
+    countedAddress.set(socket, address);
+    // 'close' is emitted once per socket.
+    socket.on('close', releaseOnClose);
   });
   /** Whether a session token is the link of a session that exists and has not expired: an HMAC check, then one read. */
   const sessionLinkIsValid = async (sessionId: unknown, token: string): Promise<boolean> => {
@@ -328,7 +336,8 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
         ctx.extra.headers = headers;
         // Keep the address and headers, not the upgrade request with its raw headers and stream state:
         // graphql-ws holds `extra` for the socket's whole life (issue 29: memory per idle subscription).
-        Reflect.deleteProperty(ctx.extra, 'request');
+        // Cleared, not deleted: a deleted property turns the object into a slower, larger dictionary.
+        (ctx.extra as { request: unknown }).request = undefined;
         if (!(await chargeSocket(ctx.extra.socket, address, key, sessionToken, headers))) return false;
         if ((typeof key !== 'string' || key.length === 0) && typeof sessionToken === 'string' && sessionToken.length > 0) {
           // The hosted flow's page: its token names one session, checked by each operation. Its
@@ -386,7 +395,7 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
         socketsPerTenant.set(principal.tenantId, open + 1);
         ctx.extra.countedTenantId = principal.tenantId;
         // A machine's socket counts for its tenant from here on, not for its address.
-        if (principal.kind === 'api_key') releaseAddress.get(ctx.extra.socket)?.();
+        if (principal.kind === 'api_key') releaseAddress(ctx.extra.socket);
         // A key's use over a socket counts as over HTTP: noted in memory, written in the next flush.
         if (principal.kind === 'api_key') services.keyUsage.touch(principal.apiKeyId, address);
         return true;

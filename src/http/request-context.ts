@@ -76,25 +76,47 @@ export function operationContext(
   principal: Principal | null,
   origin: OperationOrigin,
 ): GraphQLContext {
-  const { config, services } = app;
+  const { config } = app;
   const host = singleHeader(origin.headers, 'host') ?? `${config.HOST}:${config.PORT}`;
-  let forked = typeof em === 'function' ? undefined : em;
-  let loaders: Loaders | undefined;
-  const emOf = () => (forked ??= (em as () => EntityManager)());
-  return {
-    requestId: origin.id ?? randomUUID(),
-    get em() {
-      return emOf();
-    },
+  return new OperationContext(
+    origin.id ?? randomUUID(),
+    em,
     principal,
     config,
-    logger: origin.log ?? app.logger,
-    services,
-    get loaders() {
-      return (loaders ??= createLoaders(emOf(), services.secrets));
-    },
-    baseUrl: config.PUBLIC_URL ?? `${origin.protocol ?? 'http'}://${host}`,
-  };
+    origin.log ?? app.logger,
+    app.services,
+    config.PUBLIC_URL ?? `${origin.protocol ?? 'http'}://${host}`,
+  );
+}
+
+/**
+ * {@link operationContext}'s value: a class, so its lazy `em` and `loaders` are getters on the
+ * prototype and its fields stay in one fast shape (an object literal with getters became a
+ * dictionary plus three closures: ~0.9 KB of each idle subscription).
+ */
+class OperationContext implements GraphQLContext {
+  private forked: EntityManager | undefined;
+  private made: Loaders | undefined;
+
+  constructor(
+    readonly requestId: string,
+    private readonly emOrFactory: EntityManager | (() => EntityManager),
+    readonly principal: Principal | null,
+    readonly config: Config,
+    readonly logger: Logger,
+    readonly services: Services,
+    readonly baseUrl: string,
+  ) {}
+
+  /** The operation's fork, made on first use when a factory was given. */
+  get em(): EntityManager {
+    return (this.forked ??= typeof this.emOrFactory === 'function' ? this.emOrFactory() : this.emOrFactory);
+  }
+
+  /** The operation's DataLoaders, made on first use. */
+  get loaders(): Loaders {
+    return (this.made ??= createLoaders(this.em, this.services.secrets));
+  }
 }
 
 /** Returns a factory that forks an EntityManager, authenticates the request and builds its context. */
