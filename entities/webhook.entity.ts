@@ -72,7 +72,13 @@ export const WebhookDeliverySchema = defineEntity({
     attemptCount: p.integer().default(0),
     /** Attempts made since creation or the last replay: the position in the retry schedule. */
     schedulePosition: p.integer().default(0),
+    /** When the delivery is due (again); a claim leaves it as it is and leases the row in {@link claimedUntil}. */
     nextAttemptAt: p.datetime().nullable(),
+    /**
+     * Until when an emitter holds the delivery for its try; null when none does. Outside every
+     * index, so a claim is a HOT update; a lease that ran out (its emitter died) can be claimed again.
+     */
+    claimedUntil: p.datetime().nullable(),
     lastStatusCode: p.integer().nullable(),
     lastError: p.text().nullable(),
     /** Who replayed it last: the operator's name, or `api_key:<key id>`; null when never replayed. */

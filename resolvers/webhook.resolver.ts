@@ -27,8 +27,19 @@ export function toDestinationObject(destination: WebhookDestination): WebhookDes
   };
 }
 
+/**
+ * When a pending delivery is tried next: its due time, or while an emitter holds it the end of
+ * that lease (when a crashed emitter's delivery goes out again), as when a claim moved the due time.
+ */
+function nextTryOf(delivery: WebhookDelivery): Date | null {
+  if (delivery.status !== 'pending' || !delivery.nextAttemptAt) return null;
+  const leaseEnd = delivery.claimedUntil;
+  return leaseEnd && leaseEnd > delivery.nextAttemptAt ? leaseEnd : delivery.nextAttemptAt;
+}
+
 /** Shapes a delivery row for GraphQL. */
 export function toDeliveryObject(delivery: WebhookDelivery): WebhookDeliveryObject {
+  const nextTry = nextTryOf(delivery);
   return {
     id: delivery.id,
     eventId: delivery.eventId ?? null,
@@ -38,7 +49,7 @@ export function toDeliveryObject(delivery: WebhookDelivery): WebhookDeliveryObje
     callbackUrl: delivery.callbackUrl ?? null,
     status: delivery.status,
     attemptCount: delivery.attemptCount,
-    nextAttemptAt: delivery.status === 'pending' && delivery.nextAttemptAt ? unixSeconds(delivery.nextAttemptAt) : null,
+    nextAttemptAt: nextTry ? unixSeconds(nextTry) : null,
     lastStatusCode: delivery.lastStatusCode ?? null,
     replayedBy: delivery.replayedBy ?? null,
     replayedAt: delivery.replayedAt ? unixSeconds(delivery.replayedAt) : null,

@@ -92,7 +92,7 @@ export class AttemptLog {
       }
       await tx.execute(
         `update webhook_delivery d set status = x.status, attempt_count = d.attempt_count + x.counted,
-           schedule_position = d.schedule_position + x.counted, next_attempt_at = x.next_attempt_at,
+           schedule_position = d.schedule_position + x.counted, next_attempt_at = x.next_attempt_at, claimed_until = null,
            last_status_code = coalesce(x.status_code, case when x.counted = 1 then null else d.last_status_code end),
            last_error = x.error, updated_at = now()
          from jsonb_to_recordset(?::jsonb) as x(id uuid, status text, counted integer, next_attempt_at timestamptz, status_code integer, error text)

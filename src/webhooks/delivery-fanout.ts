@@ -27,6 +27,22 @@ export const WATERMARK_INTERVAL_MS = 30_000;
  * transaction that records events stays open this long.
  */
 const WATERMARK_GRACE_SECONDS = 300;
+/** Outbox events past its remembered sequence a fan-out poll checks for being done, at most: more than a batch, so it keeps up. */
+const PROGRESS_SPAN = 2 * FAN_OUT_BATCH_SIZE;
+
+/**
+ * What one emitter remembers between fan-out polls, so a poll reads only the outbox events past
+ * the last ones known done instead of anti-joining every event of the watermark's grace window.
+ * A new emitter (or one without it) starts from the persisted watermark.
+ */
+export interface FanOutProgress {
+  /**
+   * The outbox sequence up to which every event is fanned out (committed with its marker) and no
+   * sequence number is missing, but below an event older than the grace (as for the watermark):
+   * a missing one may be a transaction still open, whose event must be fanned out when it commits.
+   */
+  fannedOutThrough: string | null;
+}
 
 /** What the fan-out needs besides a transaction. */
 export interface FanOutOptions {
@@ -68,11 +84,42 @@ export function destinationReceives(
 
 /**
  * Turns up to {@link FAN_OUT_BATCH_SIZE} committed, not yet fanned-out events into delivery rows
- * and marks them done, in one transaction; returns how many events it handled.
+ * and marks them done, in one transaction; returns how many events it handled. It reads past
+ * `progress` (moved forward first over what is done since), or past the watermark without it.
  */
-export async function fanOutOnce(em: EntityManager, options: FanOutOptions): Promise<number> {
+export async function fanOutOnce(
+  em: EntityManager,
+  options: FanOutOptions,
+  progress: FanOutProgress = { fannedOutThrough: null },
+): Promise<number> {
   return em.transactional(async (tx) => {
-    const [cursor] = await tx.execute<{ seq: string }[]>('select seq from webhook_cursor where id = 1', [], 'all');
+    // Walks the events past what this emitter knows done (or the watermark) in sequence order and
+    // stops before the first one not fanned out yet, or the first after a missing sequence number
+    // younger than the grace: it reads only what is new since the last poll, and committed state
+    // only, so it may be kept whether this transaction commits or not.
+    const [start] = await tx.execute<{ seq: string }[]>(
+      `with start as (
+         select greatest(coalesce((select seq from webhook_cursor where id = 1), 0), ?::bigint) as seq
+       ), span as (
+         select e.seq, e.created_at,
+           e.seq - lag(e.seq, 1, (select seq from start)) over (order by e.seq) > 1 as after_gap,
+           m.event_seq is not null as done
+         from outbox_event e
+         -- One marker probe per event read (never a hash of every marker), and the scan stops at the limit.
+         left join lateral (select f.event_seq from webhook_fanout f where f.event_seq = e.seq limit 1) m on true
+         where e.seq > (select seq from start)
+         order by e.seq limit ?
+       )
+       select coalesce((
+         select max(p.seq) from span p where p.seq < coalesce((
+           select min(b.seq) from span b
+           where not b.done or (b.after_gap and b.created_at >= now() - make_interval(secs => ?))
+         ), 9223372036854775807)
+       ), (select seq from start)) as seq`,
+      [progress.fannedOutThrough, PROGRESS_SPAN, WATERMARK_GRACE_SECONDS],
+      'all',
+    );
+    progress.fannedOutThrough = String(start!.seq);
     const rows = await tx.execute<
       {
         seq: string;
@@ -91,7 +138,7 @@ export async function fanOutOnce(em: EntityManager, options: FanOutOptions): Pro
        from outbox_event e
        where e.seq > ? and not exists (select 1 from webhook_fanout f where f.event_seq = e.seq)
        order by e.seq limit ? for update of e skip locked`,
-      [cursor?.seq ?? '0', FAN_OUT_BATCH_SIZE],
+      [progress.fannedOutThrough, FAN_OUT_BATCH_SIZE],
       'all',
     );
     if (rows.length === 0) return 0;

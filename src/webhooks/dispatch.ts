@@ -141,13 +141,14 @@ export class DeliveryDispatcher {
   }
 
   /**
-   * Claims up to `limit` due deliveries by pushing their next attempt a lease into the future,
-   * fairly (Svix's way): tenants and targets at their in-flight cap are skipped, and among the
+   * Claims up to `limit` due deliveries by leasing them (`claimed_until`, a HOT update: the column
+   * is in no index, so `next_attempt_at` and the queue's indexes stay as they are), fairly (Svix's way): tenants and targets at their in-flight cap are skipped, and among the
    * rest each tenant's oldest deliveries go first, round by round, so a tenant with a backlog of
    * slow deliveries takes at most its cap while every other tenant's deliveries are sent at once.
    * It walks the pending (tenant, target) groups on `webhook_delivery_claim_index` and reads at
    * most a tenant's free slots from each, so a capped tenant's backlog costs one index probe,
-   * not a scan of every row of it.
+   * not a scan of every row of it. A delivery whose lease still runs is skipped; one whose lease
+   * ran out (its emitter died before recording the try) is claimed again.
    */
   async claim(limit: number, fairness: ClaimFairness): Promise<ClaimedDelivery[]> {
     if (limit <= 0) return [];
@@ -180,6 +181,7 @@ export class DeliveryDispatcher {
            select d.id, d.tenant_id, coalesce(d.destination_id::text, 'cb:' || d.callback_url) as target_key, d.next_attempt_at
            from webhook_delivery d
            where d.status = 'pending' and d.tenant_id = g.tenant_id and d.target = g.target and d.next_attempt_at <= now()
+             and (d.claimed_until is null or d.claimed_until <= now())
              and coalesce(d.destination_id::text, 'cb:' || d.callback_url) not in (select target_key from full_targets)
            order by d.next_attempt_at limit g.room
          ) c
@@ -197,9 +199,10 @@ export class DeliveryDispatcher {
        ), due as (
          select d.id from webhook_delivery d
          where d.id in (select id from picked) and d.status = 'pending' and d.next_attempt_at <= now()
+           and (d.claimed_until is null or d.claimed_until <= now())
          for update skip locked
        ), claimed as (
-         update webhook_delivery d set next_attempt_at = now() + make_interval(secs => ?)
+         update webhook_delivery d set claimed_until = now() + make_interval(secs => ?)
          from due where d.id = due.id
          returning d.id, d.tenant_id, d.destination_id, d.callback_url, d.session_id, d.body, d.schedule_position, d.next_attempt_at,
            d.trace_context

@@ -10,7 +10,7 @@ import type { ServiceSecrets } from '../auth/secrets.js';
 import type { EventBus, PublishedEvent } from '../events/outbox.js';
 import { AttemptLog } from './attempt-log.js';
 import { DeliveryDispatcher, type ClaimedDelivery } from './dispatch.js';
-import { advanceWatermark, FAN_OUT_BATCH_SIZE, fanOutOnce, WATERMARK_INTERVAL_MS } from './delivery-fanout.js';
+import { advanceWatermark, FAN_OUT_BATCH_SIZE, fanOutOnce, WATERMARK_INTERVAL_MS, type FanOutProgress } from './delivery-fanout.js';
 import { WEBHOOK_TIMEOUT_MS } from './http.js';
 
 /** Deliveries in flight at once per emitter (sockets to receivers). */
@@ -96,6 +96,8 @@ export class WebhookEmitter {
   private loops: Promise<void>[] = [];
   private readonly wakeTimers = new Set<NodeJS.Timeout>();
   private lastWatermarkAt = 0;
+  /** The outbox sequence this emitter knows fanned out: each poll reads only past it. */
+  private readonly fanOutProgress: FanOutProgress = { fannedOutThrough: null };
   private readonly onBusEvent = (event: PublishedEvent) => {
     if (!event.webhooksDone) this.wakeFanOut();
   };
@@ -142,7 +144,7 @@ export class WebhookEmitter {
 
   /** Turns one batch of outbox events into deliveries (delivery-fanout.ts); returns how many events it handled. */
   fanOutOnce(): Promise<number> {
-    return fanOutOnce(this.options.orm.em.fork(), this.options);
+    return fanOutOnce(this.options.orm.em.fork(), this.options, this.fanOutProgress);
   }
 
   /** Advances the fan-out watermark and prunes the markers under it (delivery-fanout.ts). */

@@ -240,6 +240,8 @@ export async function replayDelivery(
   delivery.status = 'pending';
   delivery.schedulePosition = 0;
   delivery.nextAttemptAt = new Date();
+  // At once even while an emitter holds it, as before: the replay does not wait for that lease.
+  delivery.claimedUntil = null;
   delivery.updatedAt = new Date();
   delivery.replayedBy = principal.kind === 'operator' ? principal.operatorName : `api_key:${principal.apiKeyId}`;
   delivery.replayedAt = new Date();

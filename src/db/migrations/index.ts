@@ -47,6 +47,7 @@ import { Migration20261127170000H28PersonalData } from './Migration2026112717000
 import { Migration20261127100000H22FaceIndex } from './Migration20261127100000H22FaceIndex.js';
 import { Migration20261127200000H30UnsealedProbe } from './Migration20261127200000H30UnsealedProbe.js';
 import { Migration20261128030000H32WebhookClaimIndex } from './Migration20261128030000H32WebhookClaimIndex.js';
+import { Migration20261128070000H35WebhookLease } from './Migration20261128070000H35WebhookLease.js';
 
 /** Every migration in order; listed explicitly so tsx, vitest and a bundle all find the same set. */
 export const MIGRATIONS = [
@@ -99,4 +100,5 @@ export const MIGRATIONS = [
   Migration20261127100000H22FaceIndex,
   Migration20261127200000H30UnsealedProbe,
   Migration20261128030000H32WebhookClaimIndex,
+  Migration20261128070000H35WebhookLease,
 ];
