@@ -1,4 +1,5 @@
 import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
+import { SessionSchema } from '../entities/session.entity.js';
 import type { WorkflowCaptureMode, WorkflowLivenessMode } from '../entities/workflow.entity.js';
 import type { NodeType } from '../src/domain/types.js';
 import type { GraphQLContext } from '../src/graphql/resolver-context.js';
@@ -57,9 +58,12 @@ async function optionsOf(
   context: GraphQLContext,
   sessionId: string,
 ): Promise<{ capture: WorkflowCaptureMode; liveness: WorkflowLivenessMode }> {
-  const [row] = await context.em.execute<{ capture: WorkflowCaptureMode; liveness: WorkflowLivenessMode }[]>(
-    'select w.capture, w.liveness from session s join workflow w on w.id = s.workflow_id where s.id = ?',
-    [sessionId],
+  // Kept out of the identity map: the request's session entity, if any, stays whole.
+  const session = await context.em.findOne(
+    SessionSchema,
+    { id: sessionId },
+    { fields: ['workflow.capture', 'workflow.liveness'], disableIdentityMap: true },
   );
-  return row ?? { capture: 'any', liveness: 'passive' };
+  const workflow = session?.workflow.getEntity();
+  return workflow ? { capture: workflow.capture, liveness: workflow.liveness } : { capture: 'any', liveness: 'passive' };
 }

@@ -1,5 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import type { WorkflowNode } from '../entities/workflow.entity.js';
+import { SessionNodeResultSchema, SessionSchema } from '../entities/session.entity.js';
+import { ReasonCodeSchema } from '../entities/tenant-settings.entity.js';
+import type { TenantScope } from '../src/auth/context.js';
 import { DEFAULT_MAX_ATTEMPTS, REVIEWER_REQUEST } from '../src/domain/resubmission.js';
 import { builtInReason } from '../src/domain/reasons.js';
 import { NODE_CATALOGUE } from '../src/domain/workflow.js';
@@ -16,12 +18,16 @@ export async function endUserSteps(
   nodeResults: readonly NodeResultRecord[],
 ): Promise<VerificationStep[]> {
   // Node results are stored together at creation; the end user reads them in the workflow's order.
-  const [workflow] = await em.execute<{ nodes: WorkflowNode[]; max_attempts: number }[]>(
-    'select w.nodes, w.max_attempts from session s join workflow w on w.id = s.workflow_id where s.id = ?',
-    [sessionId],
+  // Kept out of the identity map: the request's session entity, if any, stays whole.
+  const session = await em.findOne(
+    SessionSchema,
+    { id: sessionId },
+    { fields: ['tenant', 'environment', 'workflow.nodes', 'workflow.maxAttempts'], disableIdentityMap: true },
   );
-  const maxAttempts = workflow?.max_attempts ?? DEFAULT_MAX_ATTEMPTS;
-  const retakes = await retakeTexts(em, sessionId, nodeResults);
+  const workflow = session?.workflow.getEntity();
+  const maxAttempts = workflow?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS;
+  const scope = session ? { tenantId: session.tenant.id, environment: session.environment } : null;
+  const retakes = await retakeTexts(em, sessionId, scope, nodeResults);
   const order: string[] = workflow?.nodes.map((node) => node.type) ?? [];
   const rank = (type: string) => (order.includes(type) ? order.indexOf(type) : order.length);
   return [...nodeResults]
@@ -41,31 +47,40 @@ export async function endUserSteps(
 
 /**
  * What the person reads for each step that waits for a retake: the theme of the engine's reason,
- * or of the reviewer's code (a tenant code's own theme), and the reviewer's note. One read, and
- * only when some step waits for a retake.
+ * or of the reviewer's code (a tenant code's own theme), and the reviewer's note. Read only when
+ * some step waits for a retake: the waiting rows, then the tenant's own codes they name, if any.
  */
 async function retakeTexts(
   em: EntityManager,
   sessionId: string,
+  scope: TenantScope | null,
   nodeResults: readonly NodeResultRecord[],
 ): Promise<Map<string, { message: string | null; note: string | null }>> {
   const texts = new Map<string, { message: string | null; note: string | null }>();
   const waiting = nodeResults.filter((row) => row.status === 'resubmission_requested');
-  if (waiting.length === 0) return texts;
-  const rows = await em.execute<
-    { node_type: string; retake_reason_code: string | null; retake_note: string | null; own_message: string | null }[]
-  >(
-    `select r.node_type, r.retake_reason_code, r.retake_note, rc.end_user_message as own_message
-       from session_node_result r join session s on s.id = r.session_id
-       left join reason_code rc on rc.tenant_id = s.tenant_id and rc.environment = s.environment and rc.code = r.retake_reason_code
-      where r.session_id = ? and r.status = 'resubmission_requested'`,
-    [sessionId],
+  if (waiting.length === 0 || !scope) return texts;
+  // Kept out of the identity map: the request's node results, if loaded, stay whole.
+  const rows = await em.find(
+    SessionNodeResultSchema,
+    { sessionId, status: 'resubmission_requested' },
+    { fields: ['nodeType', 'retakeReasonCode', 'retakeNote'], disableIdentityMap: true },
   );
+  const codes = [...new Set(rows.flatMap((row) => (row.retakeReasonCode == null ? [] : [row.retakeReasonCode])))];
+  const ownCodes =
+    codes.length === 0
+      ? []
+      : await em.find(
+          ReasonCodeSchema,
+          { tenantId: scope.tenantId, environment: scope.environment, code: { $in: codes } },
+          { fields: ['endUserMessage'], disableIdentityMap: true },
+        );
+  const ownMessages = new Map(ownCodes.map((code) => [code.code, code.endUserMessage]));
   for (const row of waiting) {
-    const stored = rows.find((candidate) => candidate.node_type === row.nodeType);
-    const code = row.resubmissionReason === REVIEWER_REQUEST ? stored?.retake_reason_code : row.resubmissionReason;
-    const message = stored?.own_message ?? (code ? (builtInReason(code)?.endUser ?? null) : null);
-    texts.set(row.nodeType, { message, note: stored?.retake_note ?? null });
+    const stored = rows.find((candidate) => candidate.nodeType === row.nodeType);
+    const code = row.resubmissionReason === REVIEWER_REQUEST ? stored?.retakeReasonCode : row.resubmissionReason;
+    const ownMessage = stored?.retakeReasonCode == null ? undefined : ownMessages.get(stored.retakeReasonCode);
+    const message = ownMessage ?? (code ? (builtInReason(code)?.endUser ?? null) : null);
+    texts.set(row.nodeType, { message, note: stored?.retakeNote ?? null });
   }
   return texts;
 }

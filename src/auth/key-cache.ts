@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { LRUCache } from 'lru-cache';
 import type { Logger } from 'pino';
+import { ApiKeyEpochSchema } from '../../entities/api-key.entity.js';
 import type { ApiKeyPrincipal } from './context.js';
 
 /**
@@ -71,7 +72,7 @@ export class ApiKeyCache {
   private async poll(em: EntityManager, logger: Logger): Promise<void> {
     let epoch: string | null = null;
     try {
-      const [row] = await em.fork().execute<{ epoch: string }[]>('select epoch::text as epoch from api_key_epoch');
+      const row = await em.fork().findOne(ApiKeyEpochSchema, { singleton: true }, { fields: ['epoch'] });
       epoch = row?.epoch ?? null;
     } catch (error) {
       if (this.epoch !== null) logger.warn({ err: error }, 'API key cache off: cannot read api_key_epoch');

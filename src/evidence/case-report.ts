@@ -5,6 +5,7 @@
  */
 import PDFDocument from 'pdfkit';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { EvidenceSchema, EvidenceViewSchema } from '../../entities/evidence.entity.js';
 import { SessionStatusChangeSchema, type SessionStatusChange } from '../../entities/session.entity.js';
 import { WorkflowSchema } from '../../entities/workflow.entity.js';
 import type { OperatorPrincipal } from '../auth/context.js';
@@ -51,12 +52,7 @@ export async function readCaseReport(
   const timeline = await em.find(SessionStatusChangeSchema, { sessionId: session.id }, { orderBy: { createdAt: 'asc', id: 'asc' } });
   const notes = await listNotes(em, [session.id]);
   const images = await openImagesForReport(em, services.secrets, operator, session.id);
-  const views = await em.execute<ViewRow[]>(
-    `select v.viewed_at, v.operator_name, e.kind, v.client_address
-       from evidence_view v left join evidence e on e.id = v.evidence_id
-      where v.session_id = ? and v.tenant_id = ? order by v.viewed_at, v.id`,
-    [session.id, operator.tenantId],
-  );
+  const views = await readViews(em, session.id, operator.tenantId);
   return {
     session,
     nodeResults,
@@ -68,6 +64,34 @@ export async function readCaseReport(
     generatedBy: operator.operatorName,
     generatedAt: new Date(),
   };
+}
+
+/**
+ * Who viewed a session's evidence, oldest first, with the kind of each file while it is still
+ * kept (the trail outlives the evidence it names). Both reads skip the identity map.
+ */
+async function readViews(em: EntityManager, sessionId: string, tenantId: string): Promise<ViewRow[]> {
+  const views = await em.find(
+    EvidenceViewSchema,
+    { sessionId, tenantId },
+    {
+      fields: ['viewedAt', 'operatorName', 'evidenceId', 'clientAddress'],
+      orderBy: { viewedAt: 'asc', id: 'asc' },
+      disableIdentityMap: true,
+    },
+  );
+  const evidenceIds = [...new Set(views.map((view) => view.evidenceId))];
+  const kept =
+    evidenceIds.length === 0
+      ? []
+      : await em.find(EvidenceSchema, { id: { $in: evidenceIds } }, { fields: ['kind'], disableIdentityMap: true });
+  const kinds = new Map(kept.map((evidence) => [evidence.id, evidence.kind]));
+  return views.map((view) => ({
+    viewed_at: view.viewedAt,
+    operator_name: view.operatorName,
+    kind: kinds.get(view.evidenceId) ?? null,
+    client_address: view.clientAddress ?? null,
+  }));
 }
 
 /** A time as an auditor reads it: ISO 8601, UTC, to the second. */

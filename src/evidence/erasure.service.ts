@@ -3,6 +3,8 @@
  * details in bulk from `jsonb_to_recordset`, and deletes from a list of tables named at run time.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { OutboxEventSchema } from '../../entities/outbox-event.entity.js';
+import { WebhookDeliverySchema } from '../../entities/webhook.entity.js';
 import type { TenantPrincipal } from '../auth/context.js';
 import { openPersonalData, sealPersonalData } from '../auth/personal-data.js';
 import { isActive } from '../domain/session-state.js';
@@ -93,11 +95,11 @@ export async function eraseSession(
     );
     // The decision snapshots kept with the session's events hold the same personal fields: a
     // webhook not yet built is then built from the erased session instead.
-    await tx.execute(`update outbox_event set snapshot = null where session_id = ?`, [sessionId], 'run');
-    await tx.execute(
-      `update webhook_delivery set body = ? where session_id = ?`,
-      [services.secrets.encrypt(JSON.stringify({ erased: true, session_id: sessionId })), sessionId],
-      'run',
+    await tx.nativeUpdate(OutboxEventSchema, { sessionId }, { snapshot: null });
+    await tx.nativeUpdate(
+      WebhookDeliverySchema,
+      { sessionId },
+      { body: services.secrets.encrypt(JSON.stringify({ erased: true, session_id: sessionId })) },
     );
     const [row] = await tx.execute<{ erased_at: Date }[]>(
       `update session

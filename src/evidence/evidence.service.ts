@@ -5,7 +5,8 @@
 import { createCipheriv, createDecipheriv, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { raw, type EntityManager } from '@mikro-orm/postgresql';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
-import { EvidenceSchema } from '../../entities/evidence.entity.js';
+import { EvidenceSchema, EvidenceViewSchema } from '../../entities/evidence.entity.js';
+import { TenantDataKeySchema } from '../../entities/secrets.entity.js';
 import { TenantSchema } from '../../entities/tenant.entity.js';
 import type { OperatorPrincipal } from '../auth/context.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
@@ -44,8 +45,7 @@ const EVIDENCE_FIELDS: Partial<Record<NodeType, Record<string, string>>> = {
  * master key rotation re-wraps it with the other sealed columns, src/auth/sealed-columns.ts).
  */
 async function tenantDataKey(em: EntityManager, secrets: ServiceSecrets, tenantId: string): Promise<Buffer> {
-  const read = async () =>
-    (await em.execute<{ key_sealed: string }[]>('select key_sealed from tenant_data_key where tenant_id = ?', [tenantId]))[0];
+  const read = () => em.findOne(TenantDataKeySchema, { tenantId }, { fields: ['keySealed'], disableIdentityMap: true });
   let row = await read();
   if (!row) {
     // Two first submissions at once: one insert wins, both read the winner's key.
@@ -56,7 +56,7 @@ async function tenantDataKey(em: EntityManager, secrets: ServiceSecrets, tenantI
     );
     row = await read();
   }
-  return Buffer.from(secrets.decrypt(row!.key_sealed), 'base64');
+  return Buffer.from(secrets.decrypt(row!.keySealed), 'base64');
 }
 
 /** One piece of evidence sealed for storage: AES-256-GCM under the tenant key, bound to its row id. */
@@ -107,8 +107,8 @@ function sealEvidence(key: Buffer, id: string, bytes: Buffer): Pick<SealedEviden
 
 /** The tenant's retention in days (0: keep nothing). */
 export async function retentionDays(em: EntityManager, tenantId: string): Promise<number> {
-  const [row] = await em.execute<{ days: number }[]>('select evidence_retention_days as days from tenant where id = ?', [tenantId]);
-  return row?.days ?? 0;
+  const tenant = await em.findOne(TenantSchema, { id: tenantId }, { fields: ['evidenceRetentionDays'], disableIdentityMap: true });
+  return tenant?.evidenceRetentionDays ?? 0;
 }
 
 /** One file to keep, with its face box when it shows a face the console lines up. */
@@ -222,44 +222,41 @@ export interface EvidenceItem {
   expiresAt: Date;
 }
 
+/** A stored face box: the driver may hand jsonb holding a JSON string back as that string. */
+function faceOf(face: FaceBox | string | null | undefined): FaceBox | null {
+  return typeof face === 'string' ? (JSON.parse(face) as FaceBox) : (face ?? null);
+}
+
 /** The evidence of sessions (already scoped by the caller), oldest first, without the ciphertext. */
 export async function listEvidence(em: EntityManager, sessionIds: readonly string[]): Promise<EvidenceItem[]> {
   if (sessionIds.length === 0) return [];
-  const rows = await em.execute<
+  const rows = await em.find(
+    EvidenceSchema,
+    { sessionId: { $in: [...sessionIds] }, expiresAt: { $gt: raw('now()') } },
     {
-      id: string;
-      session_id: string;
-      node_type: string;
-      kind: string;
-      content_type: string;
-      byte_length: number;
-      face: FaceBox | string | null;
-      created_at: Date;
-      expires_at: Date;
-    }[]
-  >(
-    `select id, session_id, node_type, kind, content_type, byte_length, face, created_at, expires_at from evidence
-      where session_id = any(?::uuid[]) and expires_at > now() order by created_at, kind`,
-    [`{${sessionIds.join(',')}}`],
+      fields: ['id', 'sessionId', 'nodeType', 'kind', 'contentType', 'byteLength', 'face', 'createdAt', 'expiresAt'],
+      orderBy: { createdAt: 'asc', kind: 'asc' },
+      disableIdentityMap: true,
+    },
   );
   const attempts = new Map<string, number>();
-  const attemptOf = (row: { session_id: string; kind: string }) => {
-    const key = `${row.session_id}/${row.kind}`;
+  const attemptOf = (row: { sessionId: string; kind: string }) => {
+    const key = `${row.sessionId}/${row.kind}`;
     const attempt = (attempts.get(key) ?? 0) + 1;
     attempts.set(key, attempt);
     return attempt;
   };
   return rows.map((row) => ({
     id: row.id,
-    sessionId: row.session_id,
-    nodeType: row.node_type,
+    sessionId: row.sessionId,
+    nodeType: row.nodeType,
     kind: row.kind,
-    contentType: row.content_type,
-    byteLength: row.byte_length,
+    contentType: row.contentType,
+    byteLength: row.byteLength,
     attempt: attemptOf(row),
-    face: typeof row.face === 'string' ? (JSON.parse(row.face) as FaceBox) : row.face,
-    createdAt: new Date(row.created_at),
-    expiresAt: new Date(row.expires_at),
+    face: faceOf(row.face as FaceBox | string | null | undefined),
+    createdAt: new Date(row.createdAt),
+    expiresAt: new Date(row.expiresAt),
   }));
 }
 
@@ -346,11 +343,15 @@ export async function openEvidence(
       throw new ApiError('not_found', 'No such evidence.');
     const key = await tenantDataKey(tx as EntityManager, services.secrets, row.tenant_id);
     const bytes = openSealed(key, evidenceId, row);
-    await tx.execute(
-      `insert into evidence_view (id, evidence_id, session_id, tenant_id, operator_id, operator_name, client_address) values (?, ?, ?, ?, ?, ?, ?)`,
-      [randomUUID(), evidenceId, row.session_id, row.tenant_id, operator, row.operator_name, clientAddress],
-      'run',
-    );
+    await tx.insert(EvidenceViewSchema, {
+      id: randomUUID(),
+      evidenceId,
+      sessionId: row.session_id,
+      tenantId: row.tenant_id,
+      operatorId: operator,
+      operatorName: row.operator_name,
+      clientAddress,
+    });
     return { contentType: row.content_type, bytes };
   });
 }
@@ -407,12 +408,17 @@ export async function openImagesForReport(
   );
   if (rows.length === 0) return [];
   const key = await tenantDataKey(em, secrets, operator.tenantId);
+  // One insert a view, in the order the files are opened, as the trail has always been written.
   for (const row of rows)
-    await em.execute(
-      `insert into evidence_view (id, evidence_id, session_id, tenant_id, operator_id, operator_name, client_address) values (?, ?, ?, ?, ?, ?, ?)`,
-      [randomUUID(), row.id, sessionId, operator.tenantId, operator.operatorId, operator.operatorName, operator.clientAddress ?? null],
-      'run',
-    );
+    await em.insert(EvidenceViewSchema, {
+      id: randomUUID(),
+      evidenceId: row.id,
+      sessionId,
+      tenantId: operator.tenantId,
+      operatorId: operator.operatorId,
+      operatorName: operator.operatorName,
+      clientAddress: operator.clientAddress ?? null,
+    });
   return rows.map((row) => ({
     id: row.id,
     nodeType: row.node_type,

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { HOSTED_BUILD_DIR, readHostedManifest, registerBundleAssets, type BundleManifest } from './bundle-assets.js';
 import type { MikroORM } from '@mikro-orm/postgresql';
-import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
+import { SessionSchema } from '../../entities/session.entity.js';
 import { ApiError } from '../shared/errors.js';
 import { isUuid } from '../shared/input-rules.js';
 import type { Services } from '../services.js';
@@ -73,9 +73,11 @@ export function registerHostedPage(app: FastifyInstance, orm: MikroORM, services
     let found = false as boolean;
     if (isUuid(request.params.session_id)) {
       const em = orm.em.fork();
-      const [session] = await em.execute<{ tenant_id: string; environment: ApiKeyEnvironment }[]>(
-        'select tenant_id, environment from session where id = ?',
-        [request.params.session_id],
+      // Kept out of the identity map: loadSession reads the whole session with the same `em`.
+      const session = await em.findOne(
+        SessionSchema,
+        { id: request.params.session_id },
+        { fields: ['tenant', 'environment'], disableIdentityMap: true },
       );
       // A link's token, when the address still carries it, is checked now: a wrong or expired one
       // is a 404 (the app then says the link is not valid); the reload after the app took it out
@@ -89,9 +91,9 @@ export function registerHostedPage(app: FastifyInstance, orm: MikroORM, services
           if (!(error instanceof ApiError)) throw error;
           found = false;
         }
-      } else found = session !== undefined;
+      } else found = session !== null;
       if (session && found) {
-        embedOrigins = (await flowSettingsFor(em, { tenantId: session.tenant_id, environment: session.environment })).allowedEmbedOrigins;
+        embedOrigins = (await flowSettingsFor(em, { tenantId: session.tenant.id, environment: session.environment })).allowedEmbedOrigins;
       }
     }
     const nonce = randomBytes(16).toString('base64');

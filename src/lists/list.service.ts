@@ -11,6 +11,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import { ListEntrySchema, ListSchema, type List, type ListEntry, type ListPolicy, type ListType } from '../../entities/list.entity.js';
 import { SessionSchema } from '../../entities/session.entity.js';
+import { SessionListSubjectSchema } from '../../entities/session-index.entity.js';
 import type { TenantPrincipal, TenantScope } from '../auth/context.js';
 import { documentNumberKey, sortedTokenKey } from '../engines/aml/normalize.js';
 import { fingerprint as templateFingerprint, templateFromBytes } from '../engines/face/index.js';
@@ -195,7 +196,7 @@ export async function updateList(em: EntityManager, scope: TenantScope, listId: 
 export async function deleteList(em: EntityManager, scope: TenantScope, listId: string): Promise<void> {
   const list = await findList(em, scope, listId);
   if (list.builtIn) throw new ApiError('forbidden', 'Built-in lists cannot be deleted.');
-  await em.execute('delete from list where id = ?', [list.id], 'run');
+  await em.nativeDelete(ListSchema, { id: list.id });
 }
 
 /** A page of a list's entries, oldest first, with the list's total. */
@@ -332,10 +333,10 @@ export async function addFaceEntry(
     ({ template, keyVersion } = await templateOfImage(em, services, principal.tenantId, input.image, 'image'));
   } else {
     const key = await faceTemplateKey(em, services, principal.tenantId);
-    const [row] = await em.execute<{ template: Buffer }[]>(
-      `select template from session_list_subject where session_id = ? and kind = 'face' and key_version = ? and template is not null`,
-      [input.sessionId, key.version],
-      'all',
+    const row = await em.findOne(
+      SessionListSubjectSchema,
+      { sessionId: input.sessionId!, kind: 'face', keyVersion: key.version, template: { $ne: null } },
+      { fields: ['template'], disableIdentityMap: true },
     );
     // No template under the current key (made before a key rotation, say): the kept selfie, if still kept, gives one.
     const selfie = row ? null : await keptSelfie(em, services.secrets, principal.tenantId, input.sessionId!);
@@ -344,7 +345,7 @@ export async function addFaceEntry(
       return validationError([{ field: 'sessionId', code: 'no_face_template', message }], message);
     };
     if (row) {
-      template = templateFromBytes(row.template);
+      template = templateFromBytes(row.template!);
       keyVersion = key.version;
     } else if (selfie) {
       ({ template, keyVersion } = await templateOfImage(em, services, principal.tenantId, selfie, 'sessionId').catch((error: unknown) => {
@@ -382,10 +383,6 @@ export async function addFaceEntry(
 export async function deleteEntry(em: EntityManager, scope: TenantScope, listId: string, entryId: string): Promise<void> {
   const list = await findList(em, scope, listId);
   assertUuid(entryId, 'List entry');
-  const deleted = await em.execute<{ id: string }[]>(
-    'delete from list_entry where id = ? and list_id = ? returning id',
-    [entryId, list.id],
-    'all',
-  );
-  if (deleted.length === 0) throw notFound('List entry');
+  const deleted = await em.nativeDelete(ListEntrySchema, { id: entryId, list: list.id });
+  if (deleted === 0) throw notFound('List entry');
 }

@@ -8,7 +8,9 @@
  * Raw SQL: (b) a claim is `insert … on conflict do nothing returning`, and the cases to assign are
  * an anti-join ordered by `coalesce(…)` with the session's country computed in SQL.
  */
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import { OperatorSchema } from '../../entities/operator.entity.js';
+import { AssignmentRuleSchema } from '../../entities/review.entity.js';
 import type { TenantScope } from '../auth/context.js';
 import { recordServiceAction } from './operator-audit.js';
 
@@ -32,18 +34,22 @@ const SESSION_COUNTRY_SQL = `upper(coalesce(
 
 /** The assignment rules of the scope, oldest first (the first matching rule of the most specific kind wins). */
 export async function assignmentRules(em: EntityManager, scope: TenantScope): Promise<AssignmentRule[]> {
-  const rows = await em.execute<
-    { id: string; workflow_id: string | null; country: string | null; operator_ids: string[] | string; created_at: Date }[]
-  >(
-    'select id, workflow_id, country, operator_ids, created_at from assignment_rule where tenant_id = ? and environment = ? order by created_at, id',
-    [scope.tenantId, scope.environment],
+  const rows = await em.find(
+    AssignmentRuleSchema,
+    { tenantId: scope.tenantId, environment: scope.environment },
+    {
+      fields: ['id', 'workflowId', 'country', 'operatorIds', 'createdAt'],
+      orderBy: { createdAt: 'asc', id: 'asc' },
+      disableIdentityMap: true,
+    },
   );
   return rows.map((row) => ({
     id: row.id,
-    workflowId: row.workflow_id,
-    country: row.country,
-    operatorIds: typeof row.operator_ids === 'string' ? (JSON.parse(row.operator_ids) as string[]) : row.operator_ids,
-    createdAt: new Date(row.created_at),
+    workflowId: row.workflowId ?? null,
+    country: row.country ?? null,
+    // The driver may hand jsonb holding a JSON string back as that string.
+    operatorIds: typeof row.operatorIds === 'string' ? (JSON.parse(row.operatorIds) as string[]) : row.operatorIds,
+    createdAt: new Date(row.createdAt),
   }));
 }
 
@@ -78,18 +84,25 @@ export async function handOutCases(
   audit: AssignmentAudit,
   sessionId: string | null = null,
 ): Promise<number> {
-  const locked = await tx.execute<{ id: string; next_index: number }[]>(
-    'select id, next_index from assignment_rule where tenant_id = ? and environment = ? order by created_at, id for update',
-    [scope.tenantId, scope.environment],
+  const locked = await tx.find(
+    AssignmentRuleSchema,
+    { tenantId: scope.tenantId, environment: scope.environment },
+    {
+      fields: ['id', 'nextIndex'],
+      orderBy: { createdAt: 'asc', id: 'asc' },
+      lockMode: LockMode.PESSIMISTIC_WRITE,
+      disableIdentityMap: true,
+    },
   );
   if (locked.length === 0) return 0;
   const rules = await assignmentRules(tx, scope);
-  const positions = new Map(locked.map((row) => [row.id, row.next_index]));
+  const positions = new Map(locked.map((row) => [row.id, row.nextIndex]));
   const active = new Map(
     (
-      await tx.execute<{ id: string; name: string }[]>(
-        `select id, name from operator where tenant_id = ? and disabled_at is null and role in ('reviewer', 'admin')`,
-        [scope.tenantId],
+      await tx.find(
+        OperatorSchema,
+        { tenant: scope.tenantId, disabledAt: null, role: { $in: ['reviewer', 'admin'] } },
+        { fields: ['id', 'name'], disableIdentityMap: true },
       )
     ).map((row) => [row.id, row.name]),
   );
@@ -119,7 +132,7 @@ export async function handOutCases(
     assigned += 1;
     await audit(tx, item.id, { id: assignee, name: active.get(assignee)! }, rule.id);
   }
-  for (const id of moved) await tx.execute('update assignment_rule set next_index = ? where id = ?', [positions.get(id), id], 'run');
+  for (const id of moved) await tx.nativeUpdate(AssignmentRuleSchema, { id }, { nextIndex: positions.get(id) });
   return assigned;
 }
 

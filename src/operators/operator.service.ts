@@ -4,10 +4,17 @@
  */
 import { createHash, createHmac, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { raw, type EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
-import { OPERATOR_ROLES, OperatorLoginSchema, OperatorSchema, type Operator, type OperatorRole } from '../../entities/operator.entity.js';
+import {
+  OPERATOR_ROLES,
+  OperatorLoginSchema,
+  OperatorSchema,
+  SignInFailureSchema,
+  type Operator,
+  type OperatorRole,
+} from '../../entities/operator.entity.js';
 import { TenantSchema } from '../../entities/tenant.entity.js';
 import type { OperatorPrincipal } from '../auth/context.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
@@ -193,10 +200,8 @@ async function applyBrake(em: EntityManager, keys: { account: string; attempt: s
         and (locked_until <= now() or (locked_until is null and updated_at <= now() - make_interval(secs => ?)))`,
     [keys.attempt, brake.windowSeconds],
   );
-  const [state] = await em.execute<{ locked_until: Date | null }[]>('select locked_until from sign_in_failure where attempt_key = ?', [
-    keys.attempt,
-  ]);
-  if (state?.locked_until) throw locked(new Date(state.locked_until));
+  const state = await em.findOne(SignInFailureSchema, { attemptKey: keys.attempt }, { fields: ['lockedUntil'], disableIdentityMap: true });
+  if (state?.lockedUntil) throw locked(new Date(state.lockedUntil));
   const [account] = await em.execute<{ total: number | string }[]>(
     'select coalesce(sum(failures), 0) as total from sign_in_failure where account_key = ? and updated_at > now() - make_interval(secs => ?)',
     [keys.account, brake.windowSeconds],
@@ -232,12 +237,13 @@ export async function signIn(
   if (second === 'wrong')
     throw await countFailure(em, keys, attempt.brake, new ApiError('unauthenticated', 'Wrong or already used one-time code.'));
   // Right password: clear this pair's count unless a parallel guess locked it meanwhile.
-  const [lockedMeanwhile] = await em.execute<{ locked_until: Date }[]>(
-    'select locked_until from sign_in_failure where attempt_key = ? and locked_until is not null',
-    [keys.attempt],
+  const lockedMeanwhile = await em.findOne(
+    SignInFailureSchema,
+    { attemptKey: keys.attempt, lockedUntil: { $ne: null } },
+    { fields: ['lockedUntil'], disableIdentityMap: true },
   );
-  if (lockedMeanwhile) throw locked(new Date(lockedMeanwhile.locked_until));
-  await em.execute('delete from sign_in_failure where attempt_key = ? and locked_until is null', [keys.attempt]);
+  if (lockedMeanwhile?.lockedUntil) throw locked(new Date(lockedMeanwhile.lockedUntil));
+  await em.nativeDelete(SignInFailureSchema, { attemptKey: keys.attempt, lockedUntil: null });
 
   const token = randomBytes(LOGIN_TOKEN_BYTES).toString('base64url');
   const expiresAt = new Date(Date.now() + OPERATOR_LOGIN_TTL_SECONDS * 1000);
@@ -327,41 +333,42 @@ export function csrfTokenMatches(token: string, presented: string | undefined): 
 /** A console sign-in's principal, or null when the token is unknown, signed out, expired or its operator disabled. */
 export async function operatorForToken(em: EntityManager, token: string | undefined): Promise<OperatorPrincipal | null> {
   if (!token || token.length > LOGIN_TOKEN_MAX_LENGTH) return null;
-  // One plain statement per request, like an API key's: no entity hydration.
-  const [row] = await em.execute<
+  // One statement per request, like an API key's (the sign-in joined to its operator), kept out of
+  // the request's identity map: the principal is all the request needs.
+  const login = await em.findOne(
+    OperatorLoginSchema,
+    { tokenHash: hashLoginToken(token), revokedAt: null, expiresAt: { $gt: raw('now()') }, operator: { disabledAt: null } },
     {
-      login_id: string;
-      environment: ApiKeyEnvironment;
-      operator_id: string;
-      tenant_id: string;
-      name: string;
-      role: OperatorRole;
-      password_change_required: boolean;
-      client_address: string | null;
-    }[]
-  >(
-    `select l.id as login_id, l.environment, l.client_address, o.id as operator_id, o.tenant_id, o.name, o.role, o.password_change_required
-       from operator_login l join operator o on o.id = l.operator_id
-      where l.token_hash = ? and l.revoked_at is null and l.expires_at > now() and o.disabled_at is null`,
-    [hashLoginToken(token)],
+      fields: [
+        'id',
+        'environment',
+        'clientAddress',
+        'operator.tenant',
+        'operator.name',
+        'operator.role',
+        'operator.passwordChangeRequired',
+      ],
+      disableIdentityMap: true,
+    },
   );
-  if (!row) return null;
+  if (!login) return null;
+  const operator = login.operator.getEntity();
   return {
     kind: 'operator',
-    tenantId: row.tenant_id,
-    environment: row.environment,
-    operatorId: row.operator_id,
-    operatorName: row.name,
-    role: row.role,
-    loginId: row.login_id,
-    passwordChangeRequired: row.password_change_required,
-    clientAddress: row.client_address,
+    tenantId: operator.tenant.id,
+    environment: login.environment,
+    operatorId: operator.id,
+    operatorName: operator.name,
+    role: operator.role,
+    loginId: login.id,
+    passwordChangeRequired: operator.passwordChangeRequired,
+    clientAddress: login.clientAddress ?? null,
   };
 }
 
 /** Ends a console sign-in: its cookie stops working at once. */
 export async function signOut(em: EntityManager, principal: OperatorPrincipal): Promise<void> {
-  await em.execute('update operator_login set revoked_at = now() where id = ? and revoked_at is null', [principal.loginId]);
+  await em.nativeUpdate(OperatorLoginSchema, { id: principal.loginId, revokedAt: null }, { revokedAt: raw('now()') });
 }
 
 /** Moves a console sign-in to another environment of the tenant: its next requests see only that environment's objects. */
@@ -371,7 +378,7 @@ export async function switchEnvironment(
   rawEnvironment: unknown,
 ): Promise<ApiKeyEnvironment> {
   const { environment } = parseOrThrow(z.object({ environment: z.enum(['live', 'sandbox']) }).strict(), rawEnvironment);
-  await em.execute('update operator_login set environment = ? where id = ?', [environment, principal.loginId]);
+  await em.nativeUpdate(OperatorLoginSchema, { id: principal.loginId }, { environment });
   return environment;
 }
 

@@ -4,12 +4,15 @@
  */
 import { REFUSALS, requireOperator } from '../auth/authorization.js';
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
+import { OperatorSchema } from '../../entities/operator.entity.js';
+import { SessionClaimSchema } from '../../entities/review.entity.js';
+import { isUuid } from '../shared/input-rules.js';
 import type { TenantPrincipal } from '../auth/context.js';
 import { ApiError } from '../shared/errors.js';
 import type { Services } from '../services.js';
 import { loadSession } from './read.js';
-import type { Session } from '../../entities/session.entity.js';
+import { SessionSchema, type Session } from '../../entities/session.entity.js';
 import { unixSeconds } from '../shared/time.js';
 import { recordOperatorAction } from '../operators/operator-audit.js';
 import { claimedByOther, listClaims, type SessionClaim } from './claims.js';
@@ -49,7 +52,12 @@ async function inReviewSession(em: EntityManager, services: Services, principal:
 
 /** Locks the session row in the transaction, as a review does, so a claim and a decision never interleave. */
 async function lockInReview(tx: EntityManager, sessionId: string): Promise<void> {
-  const [row] = await tx.execute<{ status: string }[]>('select status from session where id = ? for update', [sessionId]);
+  // Read past the identity map: the session was loaded before the transaction, and its status may have moved since.
+  const row = await tx.findOne(
+    SessionSchema,
+    { id: sessionId },
+    { fields: ['status'], lockMode: LockMode.PESSIMISTIC_WRITE, disableIdentityMap: true },
+  );
   if (row?.status !== 'in_review') throw notInReview(row?.status ?? 'gone');
 }
 
@@ -96,7 +104,7 @@ export async function releaseSession(em: EntityManager, services: Services, prin
     const [held] = await listClaims(tx as EntityManager, [session.id]);
     if (!held) return false;
     if (held.operatorId !== operator.operatorId && operator.role !== 'admin') throw claimedByOther(held.operatorName);
-    await tx.execute('delete from session_claim where session_id = ? and operator_id = ?', [session.id, held.operatorId], 'run');
+    await tx.nativeDelete(SessionClaimSchema, { sessionId: session.id, operator: held.operatorId });
     await recordOperatorAction(tx as EntityManager, operator, {
       action: 'session.released',
       targetType: 'session',
@@ -122,10 +130,16 @@ export async function assignSession(
   const session = await inReviewSession(em, services, principal, sessionId);
   const claim = await em.transactional(async (tx) => {
     await lockInReview(tx as EntityManager, session.id);
-    const [assignee] = await tx.execute<{ id: string; role: string; name: string }[]>(
-      `select id, role, name from operator where id::text = ? and tenant_id = ? and disabled_at is null`,
-      [String(operatorId), operator.tenantId],
-    );
+    // Only an id's canonical spelling (lower-case) names an operator; anything else is not found, without a query.
+    const wanted = String(operatorId);
+    const assignee =
+      isUuid(wanted) && wanted === wanted.toLowerCase()
+        ? await tx.findOne(
+            OperatorSchema,
+            { id: wanted, tenant: operator.tenantId, disabledAt: null },
+            { fields: ['id', 'role', 'name'], disableIdentityMap: true },
+          )
+        : null;
     if (!assignee) throw new ApiError('not_found', 'Operator not found.');
     if (assignee.role === 'viewer')
       throw new ApiError('validation_failed', 'A viewer cannot decide cases: assign a reviewer or an admin.', [

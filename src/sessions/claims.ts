@@ -16,19 +16,23 @@ export function claimedByOther(holder: string): ApiError {
   return new ApiError('session_claimed', `${holder} is working on this case; ask them to release it, or an admin to reassign it.`);
 }
 
-/** The claims of sessions (already scoped by the caller), one per session at most. */
+/**
+ * The claims of sessions (already scoped by the caller), one per session at most, with their
+ * holders' names in the same statement. The read skips the identity map: callers read a claim
+ * right after writing it with SQL.
+ */
 export async function listClaims(em: EntityManager, sessionIds: readonly string[]): Promise<SessionClaim[]> {
   if (sessionIds.length === 0) return [];
-  const rows = await em.execute<{ session_id: string; operator_id: string; name: string; claimed_at: Date }[]>(
-    `select c.session_id, c.operator_id, o.name, c.claimed_at from session_claim c join operator o on o.id = c.operator_id
-      where c.session_id = any(?::uuid[])`,
-    [`{${sessionIds.join(',')}}`],
+  const claims = await em.find(
+    SessionClaimSchema,
+    { sessionId: { $in: [...sessionIds] } },
+    { fields: ['sessionId', 'claimedAt', 'operator.name'], disableIdentityMap: true },
   );
-  return rows.map((row) => ({
-    sessionId: row.session_id,
-    operatorId: row.operator_id,
-    operatorName: row.name,
-    claimedAt: new Date(row.claimed_at),
+  return claims.map((claim) => ({
+    sessionId: claim.sessionId,
+    operatorId: claim.operator.id,
+    operatorName: claim.operator.getEntity().name,
+    claimedAt: new Date(claim.claimedAt),
   }));
 }
 

@@ -4,6 +4,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
+import { CallbackSecretSchema } from '../../entities/secrets.entity.js';
 import { TenantSchema } from '../../entities/tenant.entity.js';
 import { generateSigningSecret } from '../auth/api-keys.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
@@ -27,11 +28,8 @@ export async function sealedCallbackSecret(
     [tenantId, environment, secrets.encrypt(generateSigningSecret())],
     'run',
   );
-  const [row] = await em.execute<{ secret_sealed: string }[]>(
-    'select secret_sealed from callback_secret where tenant_id = ? and environment = ?',
-    [tenantId, environment],
-  );
-  return row!.secret_sealed;
+  const row = await em.findOne(CallbackSecretSchema, { tenantId, environment }, { fields: ['secretSealed'], disableIdentityMap: true });
+  return row!.secretSealed;
 }
 
 /** 404 unless the tenant exists: the secret rows would otherwise be made for a tenant that is not there. */

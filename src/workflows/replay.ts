@@ -12,9 +12,9 @@
  * keyset pages.
  */
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { raw, type EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
-import type { WorkflowDefinition } from '../../entities/workflow.entity.js';
+import { WorkflowReplaySchema, WorkflowSchema, type WorkflowDefinition } from '../../entities/workflow.entity.js';
 import type { TenantScope } from '../auth/context.js';
 import { openPersonalData } from '../auth/personal-data.js';
 import type { ListHit, NodeResult, NodeType } from '../domain/types.js';
@@ -170,11 +170,17 @@ export async function startReplay(
   const [{ count }] = await em.execute<{ count: string }[]>(`select count(*) as count from session where ${where.sql}`, where.params);
   const total = Math.min(Number(count), selection.last ?? REPLAY_MAX_SESSIONS);
   const id = randomUUID();
-  await em.execute(
-    `insert into workflow_replay (id, tenant_id, environment, workflow_id, revision, selection, status, total, done, created_at)
-     values (?, ?, ?, ?, ?, ?::jsonb, 'queued', ?, 0, now())`,
-    [id, scope.tenantId, scope.environment, workflow.id, selection.revision, JSON.stringify(selection), total],
-  );
+  await em.insert(WorkflowReplaySchema, {
+    id,
+    tenantId: scope.tenantId,
+    environment: scope.environment,
+    workflowId: workflow.id,
+    revision: selection.revision,
+    selection: { ...selection },
+    status: 'queued',
+    total,
+    done: 0,
+  });
   if (total <= REPLAY_INLINE_LIMIT && !selection.background) await runReplay(em, id);
   else runLater(id);
   return getReplay(em, scope, id);
@@ -270,9 +276,11 @@ export async function runReplay(em: EntityManager, replayId: string): Promise<vo
     const selection = json(row.selection);
     const target = await revisionDefinition(em, row.workflow_id, Number(row.revision));
     const definitions = new Map<number, WorkflowDefinition>();
-    const [published] = await em.execute<{ published_revision: number }[]>(`select published_revision from workflow where id = ?`, [
-      row.workflow_id,
-    ]);
+    const published = await em.findOne(
+      WorkflowSchema,
+      { id: row.workflow_id },
+      { fields: ['publishedRevision'], disableIdentityMap: true },
+    );
     const report: ReplayReport = { changed: 0, byReason: {}, changes: [] };
     const where = selectionWhere(row, selection);
     let done = 0;
@@ -320,7 +328,7 @@ export async function runReplay(em: EntityManager, replayId: string): Promise<vo
             }
           }
           for (const revision of new Set(
-            sessions.map((session) => Number(session.workflow_revision ?? published?.published_revision ?? 1)),
+            sessions.map((session) => Number(session.workflow_revision ?? published?.publishedRevision ?? 1)),
           )) {
             if (!definitions.has(revision)) definitions.set(revision, await revisionDefinition(tx, row.workflow_id, revision));
           }
@@ -330,7 +338,7 @@ export async function runReplay(em: EntityManager, replayId: string): Promise<vo
       if (page.sessions.length === 0) break;
       for (const session of page.sessions) {
         const results = page.results.get(session.id) ?? {};
-        const own = definitions.get(Number(session.workflow_revision ?? published?.published_revision ?? 1))!;
+        const own = definitions.get(Number(session.workflow_revision ?? published?.publishedRevision ?? 1))!;
         const before = replayVerdict(own, session, results);
         const after = replayVerdict(target, session, results);
         if (outcome(before) === outcome(after)) continue;
@@ -349,21 +357,23 @@ export async function runReplay(em: EntityManager, replayId: string): Promise<vo
       done += page.sessions.length;
       const last = page.sessions[page.sessions.length - 1]!;
       cursor = { createdAt: new Date(last.created_at), id: last.id };
-      await em.execute(`update workflow_replay set done = ?, report = ?::jsonb, heartbeat_at = now() where id = ?`, [
-        done,
-        JSON.stringify(report),
-        replayId,
-      ]);
+      await em.nativeUpdate(WorkflowReplaySchema, { id: replayId }, { done, report: { ...report }, heartbeatAt: raw('now()') });
     }
-    await em.execute(
-      `update workflow_replay set status = 'done', done = ?, total = ?, report = ?::jsonb, finished_at = now() where id = ?`,
-      [done, done, JSON.stringify(report), replayId],
+    await em.nativeUpdate(
+      WorkflowReplaySchema,
+      { id: replayId },
+      { status: 'done', done, total: done, report: { ...report }, finishedAt: raw('now()') },
     );
   } catch (error) {
-    await em.execute(`update workflow_replay set status = 'failed', error = ?, finished_at = now() where id = ?`, [
-      error instanceof ApiError ? error.message : 'The replay failed; see the server log.',
-      replayId,
-    ]);
+    await em.nativeUpdate(
+      WorkflowReplaySchema,
+      { id: replayId },
+      {
+        status: 'failed',
+        error: error instanceof ApiError ? error.message : 'The replay failed; see the server log.',
+        finishedAt: raw('now()'),
+      },
+    );
     throw error;
   }
 }

@@ -9,7 +9,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { WorkflowSchema, type Workflow, type WorkflowDefinition } from '../../entities/workflow.entity.js';
+import {
+  WorkflowPublicationSchema,
+  WorkflowRevisionSchema,
+  WorkflowSchema,
+  type Workflow,
+  type WorkflowDefinition,
+} from '../../entities/workflow.entity.js';
 import type { Session } from '../../entities/session.entity.js';
 import { auditIdentityOf, type Principal } from '../auth/context.js';
 import { ApiError } from '../shared/errors.js';
@@ -48,12 +54,19 @@ export async function insertRevision(
   );
 }
 
+/** A stored definition: the driver may hand jsonb holding a JSON string back as that string. */
+function definitionOf(definition: WorkflowDefinition | string): WorkflowDefinition {
+  return typeof definition === 'string' ? (JSON.parse(definition) as WorkflowDefinition) : definition;
+}
+
 /** The number the next save of a workflow gets (call with the workflow row locked). */
 export async function nextRevision(em: EntityManager, workflowId: string): Promise<number> {
-  const [row] = await em.execute<{ last: number | null }[]>(`select max(revision) as last from workflow_revision where workflow_id = ?`, [
-    workflowId,
-  ]);
-  return Number(row?.last ?? 0) + 1;
+  const last = await em.findOne(
+    WorkflowRevisionSchema,
+    { workflowId },
+    { fields: ['revision'], orderBy: { revision: 'desc' }, disableIdentityMap: true },
+  );
+  return Number(last?.revision ?? 0) + 1;
 }
 
 /** Audits a publication with who published it. */
@@ -65,58 +78,52 @@ export async function recordPublication(
   principal: Principal | null,
 ): Promise<void> {
   const who = auditIdentityOf(principal);
-  await em.execute(
-    `insert into workflow_publication (id, workflow_id, revision, previous_revision, actor_key_id, actor_operator_id, actor_name, published_at)
-     values (?, ?, ?, ?, ?, ?, ?, now())`,
-    [randomUUID(), workflowId, revision, previousRevision, who.keyId, who.operatorId, who.name],
-  );
+  await em.insert(WorkflowPublicationSchema, {
+    id: randomUUID(),
+    workflowId,
+    revision,
+    previousRevision,
+    actorKeyId: who.keyId,
+    actorOperatorId: who.operatorId,
+    actorName: who.name,
+  });
 }
 
 /** The definition of one revision of a workflow, or 404 `not_found`. */
 export async function revisionDefinition(em: EntityManager, workflowId: string, revision: number): Promise<WorkflowDefinition> {
-  const [row] = await em.execute<{ definition: WorkflowDefinition | string }[]>(
-    `select definition from workflow_revision where workflow_id = ? and revision = ?`,
-    [workflowId, revision],
-  );
+  const row = await em.findOne(WorkflowRevisionSchema, { workflowId, revision }, { fields: ['definition'], disableIdentityMap: true });
   if (!row) throw new ApiError('not_found', `Revision ${revision} of workflow ${workflowId} not found.`);
-  return typeof row.definition === 'string' ? (JSON.parse(row.definition) as WorkflowDefinition) : row.definition;
+  return definitionOf(row.definition);
 }
 
 /** Every revision of a workflow, newest first. */
 export async function listRevisions(em: EntityManager, workflowId: string): Promise<RevisionSummary[]> {
-  const rows = await em.execute<
-    { revision: number; created_at: Date | string; created_by: string | null; definition: WorkflowDefinition | string }[]
-  >(`select revision, created_at, created_by, definition from workflow_revision where workflow_id = ? order by revision desc`, [
-    workflowId,
-  ]);
+  const rows = await em.find(WorkflowRevisionSchema, { workflowId }, { orderBy: { revision: 'desc' }, disableIdentityMap: true });
   return rows.map((row) => ({
     revision: Number(row.revision),
-    createdAt: new Date(row.created_at),
-    createdBy: row.created_by,
-    definition: typeof row.definition === 'string' ? (JSON.parse(row.definition) as WorkflowDefinition) : row.definition,
+    createdAt: new Date(row.createdAt),
+    createdBy: row.createdBy ?? null,
+    definition: definitionOf(row.definition),
   }));
 }
 
 /** Every publication of a workflow, newest first. */
 export async function listPublications(em: EntityManager, workflowId: string): Promise<PublicationRecord[]> {
-  const rows = await em.execute<
+  const rows = await em.find(
+    WorkflowPublicationSchema,
+    { workflowId },
     {
-      revision: number;
-      previous_revision: number | null;
-      actor_name: string | null;
-      actor_key_id: string | null;
-      published_at: Date | string;
-    }[]
-  >(
-    `select revision, previous_revision, actor_name, actor_key_id, published_at from workflow_publication where workflow_id = ? order by published_at desc, id`,
-    [workflowId],
+      fields: ['revision', 'previousRevision', 'actorName', 'actorKeyId', 'publishedAt'],
+      orderBy: { publishedAt: 'desc', id: 'asc' },
+      disableIdentityMap: true,
+    },
   );
   return rows.map((row) => ({
     revision: Number(row.revision),
-    previousRevision: row.previous_revision === null ? null : Number(row.previous_revision),
-    actorName: row.actor_name,
-    actorKeyId: row.actor_key_id,
-    publishedAt: new Date(row.published_at),
+    previousRevision: row.previousRevision == null ? null : Number(row.previousRevision),
+    actorName: row.actorName ?? null,
+    actorKeyId: row.actorKeyId ?? null,
+    publishedAt: new Date(row.publishedAt),
   }));
 }
 

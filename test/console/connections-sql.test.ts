@@ -76,7 +76,7 @@ const CONNECTIONS: { name: string; query: string; variables(seeded: SeededScope)
 
 const ROWS = 55;
 /** The API key cache reads its epoch every 200 ms, and the keys' last uses are written every minute, on timers (src/auth/key-cache.ts, key-usage.ts), whatever the requests: not a request's cost. */
-const BACKGROUND_POLL = /from api_key_epoch|into api_key_usage/;
+const BACKGROUND_POLL = /from "?api_key_epoch"?|into "?api_key_usage"?/;
 
 let testApp: TestApp;
 let seeded: SeededScope;

@@ -12,7 +12,10 @@ describe('API key cache', () => {
   let tenant: TestTenant;
 
   beforeAll(async () => {
-    testApp = await startTestApp({}, { onQuery: (sql) => (/from api_key where key_hash/.test(sql) ? keyLookups.push(sql) : undefined) });
+    testApp = await startTestApp(
+      {},
+      { onQuery: (sql) => (/from "api_key" as "\w+" where "\w+"\."key_hash"/.test(sql) ? keyLookups.push(sql) : undefined) },
+    );
     tenant = await testApp.tenant();
   });
   afterAll(() => testApp.close());
