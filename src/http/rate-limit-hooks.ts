@@ -61,12 +61,15 @@ export function registerRateLimits(app: FastifyInstance, limits: RateLimits, vou
       return reply.type('application/problem+json').send(toProblem(error, path));
     }
   });
-  app.addHook('onResponse', async (request, reply) => {
-    if (reply.statusCode !== 401) return;
+  // Counted before the 401 leaves (onSend, not onResponse): a client that sends its next attempt
+  // as soon as it reads the answer finds the failure already counted, on a server database too.
+  app.addHook('onSend', async (request, reply, payload) => {
+    if (reply.statusCode !== 401) return payload;
     const { apiKey, sessionToken } = identityOf(request.ip, request.headers);
     await limits.recordAuthFailure(request.ip, apiKey ?? sessionToken).catch((error: unknown) => {
       request.log.warn({ err: error }, 'could not count a failed authentication');
     });
+    return payload;
   });
 }
 
