@@ -165,6 +165,20 @@ describe.skipIf(!existsSync(DATA_DIR))('document engine on real specimen photos'
       OCR_TIMEOUT_MS,
     );
   });
+
+  describe("given ICAO 9303's visa specimens, which print a date of birth and a validity their MRZ does not carry", () => {
+    it.each(['mrz-fastmrz/mrva.jpg', 'mrz-fastmrz/mrvb.jpg'])(
+      'when %s is verified as a VISA, then the names of its visual zone are compared with the MRZ and agree; its dates are not compared',
+      async (file) => {
+        const result = await verifyFile(file, 'SE', 'VISA');
+
+        expect(result.details.checks.mrz_match).toBe('passed');
+        expect(result.details.viz).toMatchObject({ zone: 'located', compared: ['last_name', 'first_name'], mismatches: [] });
+      },
+      OCR_TIMEOUT_MS,
+    );
+  });
+
   describe('given a small photo (455×330 px) of a Dutch specimen passport whose name fillers PaddleOCR reads as S and K', () => {
     it(
       'when verified, then the reads of the MRZ zone are combined and the names come out right',

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import type { MrzFields } from '../../src/engines/document/mrz-text.js';
 import {
@@ -24,6 +25,24 @@ const line = (text: string, left: number, top: number, right: number, bottom: nu
     [left, bottom],
   ],
 });
+
+/** A page of `support/viz-pages.json`: OCR lines (text, left, top, right, bottom, mean confidence) as the engine read them from a real photo, and its MRZ fields. */
+interface RecordedPage {
+  /** The photo, in `../shared/realdata/id`. */
+  file: string;
+  mrz: MrzFields;
+  lines: [string, number, number, number, number, number][];
+}
+
+const RECORDED = JSON.parse(readFileSync(new URL('./support/viz-pages.json', import.meta.url), 'utf8')) as Record<string, RecordedPage>;
+
+/** The lines and MRZ of a recorded page. */
+const recorded = (name: string) => ({ lines: RECORDED[name].lines.map((row) => line(...row)), mrz: RECORDED[name].mrz });
+
+const MRVA = recorded('mrva');
+const MRVB = recorded('mrvb');
+const US_VISA = recorded('usVisa');
+const CANADA = recorded('canada');
 
 const SPECIMEN_PAGE = [
   line('UTOPIA', 434, 51, 616, 92),
@@ -360,6 +379,95 @@ describe('visual zone placed by the MRZ (ICAO 9303 geometry)', () => {
         zone: 'mrz_side_only',
         fields: { expiry_date: null, date_of_birth: null },
       });
+    });
+  });
+});
+
+describe('visual zone of a visa: names only', () => {
+  describe("given ICAO's MRV-A specimen, whose name line the OCR joins to the passport number printed under the photo", () => {
+    it('when read, then the whole name under the garbled caption `Suname.Givennames/Nom,Penoms` is taken without the number and agrees with the MRZ', () => {
+      const { fields, zone } = readVisualZoneByMrz(MRVA.lines, { format: 'MRVA', issuingState: 'UTO' });
+
+      expect(zone).toBe('located');
+      expect(fields).toEqual({
+        last_name: null,
+        first_name: null,
+        full_name: 'ERIKSSONANNAMARIA',
+        document_number: null,
+        date_of_birth: null,
+        expiry_date: null,
+      });
+      expect(compareVizWithMrz(fields, MRVA.mrz)).toEqual({ compared: ['last_name', 'first_name'], mismatches: [] });
+    });
+
+    it('when its MRZ is re-printed under another name, then both names differ', () => {
+      const { fields } = readVisualZoneByMrz(MRVA.lines, { format: 'MRVA', issuingState: 'UTO' });
+
+      expect(compareVizWithMrz(fields, { ...MRVA.mrz, lastName: 'LINDQVIST', firstName: 'KARIN' }).mismatches).toEqual([
+        { field: 'last_name', viz: 'ERIKSSONANNAMARIA', mrz: 'LINDQVIST' },
+        { field: 'first_name', viz: 'ERIKSSONANNAMARIA', mrz: 'KARIN' },
+      ]);
+    });
+  });
+
+  describe("given ICAO's MRV-B specimen, which prints a date of birth (07 SEP 86) its MRZ does not carry (400907)", () => {
+    it('when read, then the names under `Suname,Given namee/Nom,Prenoms` are compared and agree; its dates and numbers are not compared', () => {
+      const { fields } = readVisualZoneByMrz(MRVB.lines, { format: 'MRVB', issuingState: 'UTO' });
+
+      expect(fields).toMatchObject({ full_name: 'ERIKSSONANNAMARIA', document_number: null, date_of_birth: null, expiry_date: null });
+      expect(compareVizWithMrz(fields, MRVA.mrz)).toEqual({ compared: ['last_name', 'first_name'], mismatches: [] });
+    });
+
+    it('when the OCR reads its date of birth in the column of a clean caption, then it is still not compared (no false alarm)', () => {
+      const clean = MRVB.lines.map((page) =>
+        page.text.startsWith('Passpoit')
+          ? { ...page, text: 'Date of Birth/Date de naissance' }
+          : page.text === 'L8988901C F/F 07SEP/SEP86 XXX'
+            ? { ...page, text: '07 SEP/SEP 86' }
+            : page,
+      );
+
+      expect(readVisualZone(clean).date_of_birth).toBe('860907');
+      const { fields } = readVisualZoneByMrz(clean, { format: 'MRVB', issuingState: 'UTO' });
+      expect(fields.date_of_birth).toBeNull();
+      expect(compareVizWithMrz(fields, MRVA.mrz).mismatches).toEqual([]);
+    });
+  });
+
+  describe('given a US immigrant visa whose surname shares its OCR line with a stray mark and the registration number (`0 TRAVELER 00000473`)', () => {
+    it('when read, then the surname is taken without the number words, and the passport number is not compared with the MRZ number', () => {
+      const { fields } = readVisualZoneByMrz(US_VISA.lines, { format: 'MRVA', issuingState: 'USA' });
+
+      expect(fields).toMatchObject({ last_name: 'TRAVELER', first_name: 'HAPPYPERSON F IRI', document_number: null, expiry_date: null });
+      expect(compareVizWithMrz(fields, US_VISA.mrz)).toEqual({ compared: ['last_name', 'first_name'], mismatches: [] });
+      expect(compareVizWithMrz(fields, { ...US_VISA.mrz, lastName: 'WANDERER' }).mismatches).toEqual([
+        { field: 'last_name', viz: 'TRAVELER', mrz: 'WANDERER' },
+      ]);
+    });
+  });
+});
+
+describe('name captions as the OCR misreads them', () => {
+  describe('given the Canadian specimen page, whose `Surname/Nom` caption the OCR reads `Sumame/Noer`', () => {
+    it('when read, then the surname below it is compared and agrees with the MRZ, as does the number by position', () => {
+      const { fields } = readVisualZoneByMrz(CANADA.lines, { format: 'TD3', issuingState: 'CAN' });
+
+      expect(fields).toMatchObject({ last_name: 'MARTIN', document_number: 'ZE000509' });
+      expect(compareVizWithMrz(fields, CANADA.mrz)).toEqual({ compared: ['last_name', 'document_number'], mismatches: [] });
+      expect(compareVizWithMrz(fields, { ...CANADA.mrz, lastName: 'TREMBLAY' }).mismatches).toEqual([
+        { field: 'last_name', viz: 'MARTIN', mrz: 'TREMBLAY' },
+      ]);
+    });
+  });
+
+  describe('given a name caption whose column, estimated from the caption line, holds part of a date (`ANNAMARIA UTO 12 AUG/AOUT`)', () => {
+    it('when read, then the cut date is not taken for a name', () => {
+      const page = [
+        line('Secondary identifier/   Nationality/ Date of birth/', 426, 311, 1042, 341, 0.95),
+        line('ANNAMARIA UTO 12 AUG/AOUT 74', 441, 382, 1121, 409, 0.98),
+      ];
+
+      expect(readVisualZone(page).first_name).toBeNull();
     });
   });
 });

@@ -43,8 +43,9 @@ export interface VizMismatch {
  * words only as whole words (`nom` is in `prenom`).
  */
 const CAPTIONS: { field: keyof VizFields; pattern: RegExp }[] = [
-  // One caption for the whole name: `Name (Surname, Given names)`, `Name（Last,First）`.
-  { field: 'full_name', pattern: /(surname|last)\W{0,3}(given names?|first)\b/ },
+  // One caption for the whole name: `Name (Surname, Given names)`, `Name（Last,First）`, also as the
+  // OCR reads the small caption of ICAO's visa specimens (`Suname.Givennames`, `Suname,Given namee`).
+  { field: 'full_name', pattern: /(su(?:rn|m|n|r)ames?|last)\W{0,3}(given ?nam\w*|first)\b/ },
   // ICAO 9303 Part 5/6 captions of TD1/TD2 cards (`Primary identifier/Identifiant primaire`).
   // (The OCR often reads their `I` and `i` as `l`: `ldentlfiant`.)
   { field: 'last_name', pattern: /(primary ?[il1]dent|[il1]dent[il1]f[il1]ant ?primaire)/ },
@@ -52,12 +53,12 @@ const CAPTIONS: { field: keyof VizFields; pattern: RegExp }[] = [
   {
     field: 'first_name',
     pattern:
-      /\b(given names?|forenames?|first names?|prenoms?|vornamen?|nombres?|nome|imiona?|voornamen|etunimet|fornamn|fornavn|keresztnev|jmena?|krstne|ime)\b/,
+      /\b(given ?names?|forenames?|first names?|prenoms?|vornamen?|nombres?|nome|imiona?|voornamen|etunimet|fornamn|fornavn|keresztnev|jmena?|krstne|ime)\b/,
   },
   {
     field: 'last_name',
     pattern:
-      /\b(surnames?|family names?|last names?|nom|nachname|familienname|apellidos?|cognome|nazwisko|achternaam|sukunimi|efternamn|etternavn|vezeteknev|prijmeni|priezvisko|prezime)\b/,
+      /\b(su(?:rn|m|n|r)ames?|family names?|last names?|nom|nachname|familienname|apellidos?|cognome|nazwisko|achternaam|sukunimi|efternamn|etternavn|vezeteknev|prijmeni|priezvisko|prezime)\b/,
   },
   { field: 'full_name', pattern: /^(name|names|nom|naam|nimi)\b/ },
   {
@@ -77,14 +78,21 @@ const CAPTIONS: { field: keyof VizFields; pattern: RegExp }[] = [
   },
 ];
 
-/** A caption found in a line: its field and where in the line's text it starts. */
+/** A caption found in a line: its field, where in the line's text it starts and where its match ends. */
 interface Caption {
   field: keyof VizFields;
   index: number;
+  end: number;
 }
 
 /** Captions of different fields starting closer than this, in characters, are one bilingual caption. */
 const BILINGUAL_CAPTION_CHARS = 12;
+
+/** A caption starting at `index` is the second language of `caption`: right after its match, past a slash (`…Given names/Nom`). */
+function secondLanguageOf(folded: string, caption: Caption, index: number): boolean {
+  const between = folded.slice(caption.end, index);
+  return index >= caption.end && between.length <= 3 && between.includes('/') && !/[a-z0-9]/.test(between);
+}
 
 /**
  * The captions a line carries, left to right. PaddleOCR joins captions printed side by side into
@@ -107,9 +115,15 @@ function captionsOf(text: string): Caption[] {
       /(\b(place|lieu|ort|lugar|luogo|miejsce)\b|(place|lieu|lugar|luogo|miejsce) ?(of|de|di)? ?\W?$)/.test(before)
     )
       continue;
-    // `Name/Nom`, `Surname/Nom`: one caption in two languages.
-    if (found.some((caption) => Math.abs(caption.index - match.index) < BILINGUAL_CAPTION_CHARS)) continue;
-    found.push({ field, index: match.index });
+    // `Name/Nom`, `Surname/Nom`: one caption in two languages; also a longer one whose second
+    // language follows its slash (`Surname, Given names/Nom, Prénoms`).
+    if (
+      found.some(
+        (caption) => Math.abs(caption.index - match.index) < BILINGUAL_CAPTION_CHARS || secondLanguageOf(folded, caption, match.index),
+      )
+    )
+      continue;
+    found.push({ field, index: match.index, end: match.index + match[0].length });
   }
   if (sentence && found.length < 2) return [];
   return found.sort((left, right) => left.index - right.index);
@@ -129,9 +143,16 @@ const VALUE_MAX_GAP_HEIGHTS = 2.5;
 /**
  * The value printed under a caption: the nearest non-caption line below, starting within its
  * width, that `fits` (a date field's value holds a date: the second line of a bilingual caption,
- * `Valide jusqu'au` under `Valid until/`, is not its value).
+ * `Valide jusqu'au` under `Valid until/`, is not its value). With `fromLeft`, a line starting
+ * further left also counts when it reaches under the caption: PaddleOCR joins a value with what is
+ * printed left of it in the same row (a visa's number under its photo: `L8988901C ERIKSSONANNAMARIA`).
  */
-function valueBelow(caption: PageLine, lines: readonly PageLine[], fits: (text: string) => boolean = () => true): PageLine | null {
+function valueBelow(
+  caption: PageLine,
+  lines: readonly PageLine[],
+  fits: (text: string) => boolean = () => true,
+  fromLeft = false,
+): PageLine | null {
   const at = bounds(caption);
   if (!at) return null;
   const height = Math.max(1, at.bottom - at.top);
@@ -142,8 +163,8 @@ function valueBelow(caption: PageLine, lines: readonly PageLine[], fits: (text: 
     if (!box) continue;
     const gap = box.top - at.bottom;
     if (gap < -height / 2 || gap > VALUE_MAX_GAP_HEIGHTS * height) continue;
-    if (box.left < at.left - 2 * height || box.left > at.right) continue;
-    const distance = gap + Math.abs(box.left - at.left) / 4;
+    if (box.left > at.right || (box.left < at.left - 2 * height && !(fromLeft && box.right > at.left + 2 * height))) continue;
+    const distance = gap + Math.abs(Math.max(box.left, at.left - 2 * height) - at.left) / 4;
     if (!best || distance < best.distance) best = { line, distance };
   }
   return best?.line ?? null;
@@ -265,7 +286,8 @@ function valueText(line: PageLine, captions: readonly Caption[], which: number, 
     return line.text.slice(colon + 1, nextIndex).trim();
   // A date printed right after its caption on the same line (`CARD EXPIRES 11/01/94`).
   if (fits && datesIn(line.text.slice(caption.index, nextIndex)).length > 0) return line.text.slice(caption.index, nextIndex);
-  const below = valueBelow(line, lines, fits);
+  const names = caption.field === 'full_name' || caption.field === 'last_name' || caption.field === 'first_name';
+  const below = valueBelow(line, lines, fits, names);
   const at = bounds(line);
   const under = below ? bounds(below) : null;
   if (!below || !at || !under) return null;
@@ -288,6 +310,24 @@ function valueText(line: PageLine, captions: readonly Caption[], which: number, 
 function latinName(value: string): string | null {
   const words = value.split(/\s+/).filter((word) => /\p{L}/u.test(word) && !/[^\p{Script=Latin}\p{P}\p{S}]/u.test(word));
   return words.length > 0 ? words.join(' ') : null;
+}
+
+/**
+ * The words of a name value. Its words holding digits are another column's number the OCR joined
+ * to the name (`0 TRAVELER 00000473` under `Surname Registration Number`, `L8988901C
+ * ERIKSSONANNAMARIA`) and are left out; a value with digits and a date or a month's name is (part
+ * of) a date cut by the column estimate (`12 AUG/AOUT`), not a name: empty.
+ */
+function nameWords(value: string): string {
+  if (!/\d/.test(value)) return value;
+  const words = value.split(/\s+/).filter((word) => !/\d/.test(word));
+  const monthName = (word: string) =>
+    anyAscii(word)
+      .toLowerCase()
+      .split(/[/.]/)
+      .some((part) => MONTHS[part] !== undefined);
+  if (datesIn(value).length > 0 || words.some(monthName)) return '';
+  return words.join(' ');
 }
 
 /** Reads the captioned fields of some page lines; fields without a caption found stay null. */
@@ -313,9 +353,9 @@ function readCaptioned(lines: readonly PageLine[]): VizFields {
           .split(/\s+/)
           .find((token) => /\d/.test(token) && token.replace(/[^A-Z0-9]/g, '').length >= 5);
         fields.document_number = number ? number.replace(/[^A-Z0-9]/g, '') : null;
-      } else if (/\p{L}{2}/u.test(value) && !/\d/.test(value)) {
-        const latin = latinName(value);
-        fields[field] = latin ? latin.replace(/\s+/g, ' ') : null;
+      } else {
+        const latin = latinName(nameWords(value));
+        fields[field] = latin && /\p{L}{2}/u.test(latin) ? latin.replace(/\s+/g, ' ') : null;
       }
     });
   }
@@ -536,9 +576,19 @@ function numberByPosition(zone: readonly PageLine[], issuingState: string | null
 }
 
 /**
+ * Fields of a visa's visual zone left out of the comparison: names only are compared on visas.
+ * ICAO 9303 Part 7's own MRV-A and MRV-B specimens print a date of birth (`07 SEP/SEP 86`) and a
+ * validity (`10 DEC/DEC 16`) that their MRZ does not carry (`400907`, `961210`), and the MRZ's
+ * document number is the passport's on some visas (the US and ICAO specimens, under `Passport
+ * Number`) and the visa's own on others (the Polish specimen: `PL0000000`, passport `AA 0000000`),
+ * so a difference in these fields proves nothing.
+ */
+const VISA_FIELDS_NOT_COMPARED = { document_number: null, date_of_birth: null, expiry_date: null } as const;
+
+/**
  * Reads the visual zone of the page an MRZ was read on, placed by the MRZ (ICAO 9303 geometry):
  * TD2/TD3 pages (and visas) are searched above the MRZ only (not the facing page, a screen's
- * toolbar, the MRZ itself); on TD2/TD3 pages, the date of birth and the document number the
+ * toolbar, the MRZ itself); on visas the names only are kept (`VISA_FIELDS_NOT_COMPARED`); on TD2/TD3 pages, the date of birth and the document number the
  * captions did not give are taken by their place in the zone (`birthByPosition`,
  * `numberByPosition`); a TD1 card side with its MRZ where no compared field is found by its
  * caption is the back, with nothing to compare (`mrz_side_only`).
@@ -559,7 +609,7 @@ export function readVisualZoneByMrz(
     return { fields, zone: anything ? 'located' : 'mrz_side_only' };
   }
   const fields = readCaptioned(zone);
-  // Visas print their own fields (validity, visa number) where a passport prints others: captions only.
+  if (mrz.format === 'MRVA' || mrz.format === 'MRVB') return { fields: { ...fields, ...VISA_FIELDS_NOT_COMPARED }, zone: 'located' };
   if (mrz.format === 'TD2' || mrz.format === 'TD3') {
     fields.date_of_birth ??= birthByPosition(zone, today);
     fields.expiry_date ??= expiryOfIssuePair(zone);
@@ -603,17 +653,28 @@ function datesDiffer(printed: string, read: string): boolean {
 /** Characters of OCR slack allowed in a word of this length (one misread letter in five). */
 const slackFor = (word: string) => Math.floor(word.length / 5);
 
+/** Shortest MRZ name word looked for inside a longer printed word (shorter ones sit inside too many words by chance). */
+const MIN_GLUED_NAME_CHARS = 3;
+
 /**
  * The MRZ name words (`mrzName`, spaces between words) are not on the VIZ value: none of its words
  * of two or more letters equals, starts, or is within OCR slack of a VIZ word (transliterated as
- * ICAO 9303 Part 3 does, `MÜLLER` → `MUELLER` or `MULLER`; the MRZ may truncate long names).
+ * ICAO 9303 Part 3 does, `MÜLLER` → `MUELLER` or `MULLER`; the MRZ may truncate long names), nor,
+ * from three letters, stands inside one (the OCR drops the spaces of a whole name printed on one
+ * line: `ERIKSSONANNAMARIA` holds the given name `ANNA`).
  */
 function namesDiffer(mrzName: string, vizValue: string): boolean {
   const printed = vizWords(vizValue);
   const words = mrzName.split(' ').filter((word) => word.length >= 2);
   if (words.length === 0 || printed.length === 0) return false;
   return !words.some((word) =>
-    printed.some((candidate) => candidate.startsWith(word) || word.startsWith(candidate) || distance(word, candidate) <= slackFor(word)),
+    printed.some(
+      (candidate) =>
+        candidate.startsWith(word) ||
+        word.startsWith(candidate) ||
+        distance(word, candidate) <= slackFor(word) ||
+        (word.length >= MIN_GLUED_NAME_CHARS && candidate.includes(word)),
+    ),
   );
 }
 
