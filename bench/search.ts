@@ -17,43 +17,15 @@ import { startApp } from '../src/app.js';
 import { searchSessions } from '../src/sessions/search.js';
 import { createTenant, issueApiKey } from '../src/tenants/tenant.service.js';
 import { benchAppConfig } from './support/app-config.js';
+import { SEED_BATCH, seededName, seededVendorData, seedSessions } from './support/seed-sessions.js';
 
 const SERVER = process.env.DATABASE_URL;
 const SESSIONS = Number(process.env.BENCH_SESSIONS ?? (SERVER ? 1_000_000 : 100_000));
-/** Rows per seeding statement. */
-const BATCH = 50_000;
 /** Timed runs per query (after WARMUP untimed ones). */
 const RUNS = 30;
 const WARMUP = 3;
 /** Runs of each index-less baseline (each is a full scan). */
 const SCAN_RUNS = 3;
-
-/** A deterministic generator (mulberry32), so every run seeds the same names. */
-function prng(seed: number): () => number {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-/** A pronounceable synthetic name of 4–9 letters, alternating consonants and vowels. */
-function syntheticName(random: () => number): string {
-  const consonants = 'bcdfghjklmnprstvwz';
-  const vowels = 'aeiouy';
-  const length = 4 + Math.floor(random() * 6);
-  let name = '';
-  for (let i = 0; i < length; i += 1) {
-    const letters = i % 2 === 0 ? consonants : vowels;
-    name += letters[Math.floor(random() * letters.length)];
-  }
-  return name;
-}
-const random = prng(25);
-/** 3,000 given names × 30,000 family names: every seeded name is a pair of them. */
-const GIVEN = Array.from({ length: 3_000 }, () => syntheticName(random));
-const FAMILY = Array.from({ length: 30_000 }, () => syntheticName(random));
 
 /** p50 and p95 of some durations, in milliseconds. */
 function percentiles(durations: number[]): { p50: number; p95: number } {
@@ -103,25 +75,9 @@ try {
   };
 
   const seedStarted = performance.now();
-  for (let start = 1; start <= SESSIONS; start += BATCH) {
-    const end = Math.min(SESSIONS, start + BATCH - 1);
-    await em.execute(
-      `insert into session (id, tenant_id, environment, workflow_id, vendor_data, status, warnings, reasons, created_at, updated_at, expires_at, decided_at)
-       select md5('s' || i)::uuid, ?, 'sandbox', 'standard_kyc', 'cust-' || lpad(i::text, 8, '0'), 'approved', '[]', '[]',
-              now() - (i || ' seconds')::interval, now() - (i || ' seconds')::interval, now() + interval '30 days', now() - (i || ' seconds')::interval
-         from generate_series(?::int, ?::int) i`,
-      [tenant.id, start, end],
-      'run',
-    );
-    await em.execute(
-      `insert into session_search (session_id, tenant_id, environment, name_normalized, exact_tokens)
-       select md5('s' || i)::uuid, ?, 'sandbox',
-              (?::text[])[1 + i % ?] || ' ' || (?::text[])[1 + (i / ?) % ?],
-              array['e:' || left(md5('e' || i), 22), 'p:' || left(md5('p' || i), 22), 'd:' || left(md5('d' || i), 22)]
-         from generate_series(?::int, ?::int) i`,
-      [tenant.id, `{${GIVEN.join(',')}}`, GIVEN.length, `{${FAMILY.join(',')}}`, GIVEN.length, FAMILY.length, start, end],
-      'run',
-    );
+  for (let start = 1; start <= SESSIONS; start += SEED_BATCH) {
+    const end = Math.min(SESSIONS, start + SEED_BATCH - 1);
+    await seedSessions(em, tenant.id, start, end);
     process.stderr.write(`seeded ${end} sessions (${((performance.now() - seedStarted) / 1000).toFixed(0)} s)\n`);
   }
   await em.execute('analyze session', [], 'run');
@@ -151,13 +107,13 @@ try {
     'query ($vendorData: String!) { sessions(first: 25, filter: { vendorData: $vendorData }) { edges { node { id vendorData status createdAt } } } }';
   const middle = Math.floor(SESSIONS / 2);
   const [{ id: seededId }] = await em.execute<{ id: string }[]>(`select md5('s' || ?::int)::uuid::text as id`, [middle]);
-  const commonName = `${GIVEN[middle % GIVEN.length]} ${FAMILY[Math.floor(middle / GIVEN.length) % FAMILY.length]}`;
+  const commonName = seededName(middle);
   const queries: [string, string][] = [
     ['e-mail (keyed digest)', 'Ada.Lovelace@example.com'],
     ['phone (keyed digest)', '+44 7911 123456'],
     ['name, misspelt (trigram)', 'ada lovelase'],
     ['seeded name (trigram)', commonName],
-    ['vendor_data exact', `cust-${String(middle).padStart(8, '0')}`],
+    ['vendor_data exact', seededVendorData(middle)],
     ['vendor_data part (trigram)', `ust-${String(middle).padStart(8, '0').slice(0, 7)}`],
     ['session id prefix (8 hex)', seededId.slice(0, 8)],
   ];
@@ -196,7 +152,7 @@ try {
       'without indexes p50 ms': withoutIndex.p50,
     });
   }
-  const vendor = `cust-${String(middle).padStart(8, '0')}`;
+  const vendor = seededVendorData(middle);
   const listing = await timed(RUNS, () => graphql(LIST, { vendorData: vendor }));
   rows.push({
     query: 'baseline: sessions(filter: { vendorData }) exact',
