@@ -11,7 +11,7 @@ import { WebSocket } from 'ws';
 
 /** A command from the server thread. */
 type Command =
-  | { type: 'open'; kind: 'graphql' | 'plain'; url: string; key: string; sockets: number; perSocket: number }
+  | { type: 'open'; kind: 'graphql' | 'graphql-raw' | 'plain'; url: string; key: string; sockets: number; perSocket: number }
   | { type: 'count' }
   | { type: 'collect'; committedAtMs: Record<string, number> }
   | { type: 'close' };
@@ -84,6 +84,38 @@ async function openGraphql(url: string, key: string, sockets: number, perSocket:
   await Promise.all(connected);
 }
 
+/**
+ * Opens `sockets` connections speaking graphql-transport-ws over a bare `ws` socket with
+ * `perSocket` subscriptions each: the protocol's messages written and read with `JSON`, as the
+ * baseline's client reads its broadcast, so both sides of the comparison pay the same client cost
+ * and the difference is the server's. (graphql-ws's own client validates and dispatches every
+ * message, which on a 2-core machine slows the receiving thread, not the server.)
+ */
+async function openGraphqlRaw(url: string, key: string, sockets: number, perSocket: number): Promise<void> {
+  const acknowledged: Promise<void>[] = [];
+  for (let i = 0; i < sockets; i += 1) {
+    const socket = new WebSocket(url, 'graphql-transport-ws');
+    plainSockets.push(socket);
+    acknowledged.push(
+      new Promise((resolve, reject) => {
+        socket.once('error', reject);
+        socket.once('open', () => socket.send(JSON.stringify({ type: 'connection_init', payload: { 'x-api-key': key } })));
+        socket.on('message', (data) => {
+          const message = JSON.parse(data.toString()) as { type: string; payload?: { data?: { sessionStatusChanged: { id: string } } } };
+          if (message.type === 'next' && message.payload?.data) record(message.payload.data.sessionStatusChanged.id);
+          else if (message.type === 'connection_ack') {
+            for (let j = 0; j < perSocket; j += 1)
+              socket.send(JSON.stringify({ id: String(j), type: 'subscribe', payload: { query: SUBSCRIPTION } }));
+            resolve();
+          } else if (message.type === 'error') console.error('subscription failed', message);
+        });
+      }),
+    );
+    if (i % 250 === 249) await Promise.all(acknowledged.slice(-250));
+  }
+  await Promise.all(acknowledged);
+}
+
 /** Opens `sockets` plain WebSocket connections for the broadcast baseline. */
 async function openPlain(url: string, sockets: number): Promise<void> {
   const opened: Promise<void>[] = [];
@@ -108,6 +140,7 @@ function quantile(values: Float64Array, q: number): number {
 parentPort!.on('message', async (command: Command) => {
   if (command.type === 'open') {
     if (command.kind === 'graphql') await openGraphql(command.url, command.key, command.sockets, command.perSocket);
+    else if (command.kind === 'graphql-raw') await openGraphqlRaw(command.url, command.key, command.sockets, command.perSocket);
     else await openPlain(command.url, command.sockets);
     parentPort!.postMessage({ type: 'opened' });
     return;

@@ -1,5 +1,5 @@
 /**
- * Live status benchmark (a): `npx tsx --expose-gc bench/events-subscribers.ts [--subscribers 5000] [--changes 1000] [--per-socket 1]`.
+ * Live status benchmark (a): `npx tsx --expose-gc bench/events-subscribers.ts [--subscribers 5000] [--changes 1000] [--per-socket 1] [--client raw|graphql-ws]`.
  * At 20,000 subscribers use `--per-socket 4` where a process may open 20,000 files (each socket is two: client and server).
  *
  * Starts the service in this process (embedded PGlite in memory, or DATABASE_URL when set),
@@ -12,6 +12,10 @@
  * - memory per idle subscription: the server thread's heap + external growth after GC while the
  *   subscriptions after the first tenth (at most 50 sockets, which load code once) open, divided by
  *   their number (the clients live in the worker's own heap).
+ * The subscribers' client is `raw` by default: graphql-transport-ws over a bare `ws` socket read with
+ * `JSON.parse`, the same client work per message as the baseline's, so the comparison is the
+ * server's; `--client graphql-ws` uses graphql-ws's own client instead (its per-message
+ * validation and dispatch run on the receiving thread and count in the latency).
  * Baseline in the same run: the same number of messages of the same shape, broadcast with a
  * plain `ws` server (no GraphQL, no auth) to as many sockets, at the same commit times.
  */
@@ -32,12 +36,16 @@ const { values } = parseArgs({
     subscribers: { type: 'string', default: '5000' },
     changes: { type: 'string', default: '1000' },
     'per-socket': { type: 'string', default: '1' },
+    client: { type: 'string', default: 'raw' },
   },
 });
 const SUBSCRIBERS = Number(values.subscribers);
 const CHANGES = Number(values.changes);
 const PER_SOCKET = Number(values['per-socket']);
 const SOCKETS = Math.ceil(SUBSCRIBERS / PER_SOCKET);
+if (values.client !== 'raw' && values.client !== 'graphql-ws') throw new Error('--client is raw or graphql-ws');
+/** How the subscribers' worker opens its graphql-ws subscriptions (see the header). */
+const CLIENT_KIND = values.client === 'raw' ? 'graphql-raw' : 'graphql';
 /** Targets of the issue. */
 const TARGET_P99_MS = 250;
 const TARGET_BYTES_PER_SUBSCRIPTION = 30 * 1024;
@@ -113,7 +121,7 @@ const { key } = await issueApiKey(em, tenant.id, 'sandbox');
 const clients = startClients();
 
 console.log(
-  `live status bench: ${SUBSCRIBERS} subscriptions on ${SOCKETS} sockets, ${CHANGES} status changes, ` +
+  `live status bench: ${SUBSCRIBERS} subscriptions on ${SOCKETS} sockets (${values.client} client), ${CHANGES} status changes, ` +
     `${app.database.embedded ? 'embedded PGlite' : 'PostgreSQL (DATABASE_URL)'}, node ${process.version}`,
 );
 
@@ -124,10 +132,10 @@ console.log(
 // plain baseline below (which runs after them, on warm code) is measured too.
 const wsUrl = `${app.url.replace('http', 'ws')}/graphql`;
 const warmSockets = Math.max(1, Math.min(50, Math.floor(SOCKETS / 10)));
-await clients.send({ type: 'open', kind: 'graphql', url: wsUrl, key, sockets: warmSockets, perSocket: PER_SOCKET }, 'opened');
+await clients.send({ type: 'open', kind: CLIENT_KIND, url: wsUrl, key, sockets: warmSockets, perSocket: PER_SOCKET }, 'opened');
 while (app.services.live.subscriberCount < warmSockets * PER_SOCKET) await delay(20);
 const beforeSubscriptions = await settledMemory();
-await clients.send({ type: 'open', kind: 'graphql', url: wsUrl, key, sockets: SOCKETS - warmSockets, perSocket: PER_SOCKET }, 'opened');
+await clients.send({ type: 'open', kind: CLIENT_KIND, url: wsUrl, key, sockets: SOCKETS - warmSockets, perSocket: PER_SOCKET }, 'opened');
 while (app.services.live.subscriberCount < SUBSCRIBERS) await delay(20);
 const withSubscriptions = await settledMemory();
 console.log(`opened ${SUBSCRIBERS} subscriptions`);
