@@ -13,10 +13,10 @@
  */
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { startApp } from '../src/app.js';
 import { createTenant, issueApiKey } from '../src/tenants/tenant.service.js';
 import { benchAppConfig } from './support/app-config.js';
+import { createBenchDatabase } from './support/scratch-database.js';
 import { seededName, seededVendorData, seedSessions } from './support/seed-sessions.js';
 
 const SERVER = process.env.DATABASE_URL;
@@ -41,21 +41,11 @@ function percentiles(durations: number[]): { p50: number; p95: number } {
   return { p50: at(0.5), p95: at(0.95) };
 }
 
-let scratchUrl: string | undefined;
-if (SERVER) {
-  const name = `bench_growth_${process.pid}`;
-  const admin = new pg.Client({ connectionString: SERVER });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(SERVER);
-  url.pathname = `/${name}`;
-  scratchUrl = url.toString();
-}
+const scratch = SERVER ? await createBenchDatabase(SERVER, 'bench_growth') : undefined;
 
 const app = await startApp(
   benchAppConfig({
-    ...(scratchUrl ? { DATABASE_URL: scratchUrl, PGLITE_DATA_DIR: undefined } : {}),
+    ...(scratch ? { DATABASE_URL: scratch.url, PGLITE_DATA_DIR: undefined } : {}),
     JOBS_ENABLED: 'false',
     EMITTER_IN_PROCESS: 'false',
   }),
@@ -144,10 +134,5 @@ try {
   console.table(rows);
 } finally {
   await app.close();
-  if (SERVER && scratchUrl) {
-    const admin = new pg.Client({ connectionString: SERVER });
-    await admin.connect();
-    await admin.query(`drop database if exists ${new URL(scratchUrl).pathname.slice(1)} with (force)`);
-    await admin.end();
-  }
+  await scratch?.drop();
 }

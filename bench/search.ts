@@ -12,11 +12,11 @@
  * bench creates and drops its own scratch database on that server; without it, in-memory PGlite.
  */
 import { performance } from 'node:perf_hooks';
-import pg from 'pg';
 import { startApp } from '../src/app.js';
 import { searchSessions } from '../src/sessions/search.js';
 import { createTenant, issueApiKey } from '../src/tenants/tenant.service.js';
 import { benchAppConfig } from './support/app-config.js';
+import { createBenchDatabase } from './support/scratch-database.js';
 import { SEED_BATCH, seededName, seededVendorData, seedSessions } from './support/seed-sessions.js';
 
 const SERVER = process.env.DATABASE_URL;
@@ -46,19 +46,9 @@ async function timed(runs: number, run: () => Promise<unknown>, warmup = WARMUP)
   return percentiles(durations);
 }
 
-let scratchUrl: string | undefined;
-if (SERVER) {
-  const name = `bench_search_${process.pid}`;
-  const admin = new pg.Client({ connectionString: SERVER });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const url = new URL(SERVER);
-  url.pathname = `/${name}`;
-  scratchUrl = url.toString();
-}
+const scratch = SERVER ? await createBenchDatabase(SERVER, 'bench_search') : undefined;
 
-const app = await startApp(benchAppConfig(scratchUrl ? { DATABASE_URL: scratchUrl, PGLITE_DATA_DIR: undefined } : {}));
+const app = await startApp(benchAppConfig(scratch ? { DATABASE_URL: scratch.url, PGLITE_DATA_DIR: undefined } : {}));
 try {
   const em = app.orm.em.fork();
   const tenant = await createTenant(em, 'bench-search');
@@ -167,10 +157,5 @@ try {
   console.table(rows);
 } finally {
   await app.close();
-  if (SERVER && scratchUrl) {
-    const admin = new pg.Client({ connectionString: SERVER });
-    await admin.connect();
-    await admin.query(`drop database if exists ${new URL(scratchUrl).pathname.slice(1)} with (force)`);
-    await admin.end();
-  }
+  await scratch?.drop();
 }
