@@ -1,3 +1,4 @@
+import { Kind, type GraphQLResolveInfo, type SelectionSetNode } from 'graphql';
 import { Field, Int, ObjectType, type ClassType } from 'type-graphql';
 import { encodeKeysetCursor, type KeysetPosition } from '../src/shared/pagination.js';
 
@@ -100,4 +101,22 @@ export function toConnectionPage<R, T>(
     },
     ...(totalCount !== undefined ? { totalCount } : {}),
   };
+}
+
+/** Whether `selections` (fragments included) ask for the field `name` at their own level. */
+function selectsIn(selections: SelectionSetNode | undefined, name: string, info: GraphQLResolveInfo): boolean {
+  return (selections?.selections ?? []).some((selection) => {
+    if (selection.kind === Kind.FIELD) return selection.name.value === name;
+    if (selection.kind === Kind.INLINE_FRAGMENT) return selectsIn(selection.selectionSet, name, info);
+    return selectsIn(info.fragments[selection.name.value]?.selectionSet, name, info);
+  });
+}
+
+/**
+ * Whether the query asks the resolved connection for `totalCount`: a count over a large set (the
+ * review queue at 100k sessions in review) costs more than the page itself, so it is made only
+ * for the clients that read it.
+ */
+export function selectsTotalCount(info: GraphQLResolveInfo): boolean {
+  return info.fieldNodes.some((node) => selectsIn(node.selectionSet, 'totalCount', info));
 }

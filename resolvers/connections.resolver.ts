@@ -1,4 +1,5 @@
-import { Arg, Ctx, ID, Int, Query, Resolver } from 'type-graphql';
+import type { GraphQLResolveInfo } from 'graphql';
+import { Arg, Ctx, ID, Info, Int, Query, Resolver } from 'type-graphql';
 import type { ApiKey } from '../entities/api-key.entity.js';
 import type { WebhookDeliveryStatus } from '../entities/webhook.entity.js';
 import * as connections from '../src/dashboard/connections.service.js';
@@ -9,7 +10,7 @@ import type { KeyUse } from '../src/auth/key-usage.js';
 import { sessionRecordOf } from '../src/sessions/session-record.js';
 import { unixSeconds } from '../src/shared/time.js';
 import { listDeliveries } from '../src/webhooks/webhook.service.js';
-import { toConnectionPage } from './connection.js';
+import { selectsTotalCount, toConnectionPage } from './connection.js';
 import {
   ApiKeyConnection,
   type ApiKeyObject,
@@ -60,10 +61,11 @@ export class ConnectionsResolver {
   })
   async reviewQueueSessions(
     @Ctx() context: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
     @Arg('first', () => Int, { nullable: true, description: FIRST_DESCRIPTION }) first?: number | null,
     @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) after?: string | null,
   ): Promise<ReviewQueueConnection> {
-    const page = await connections.reviewQueuePage(context.em, requireTenant(context), { first, after });
+    const page = await connections.reviewQueuePage(context.em, requireTenant(context), { first, after, count: selectsTotalCount(info) });
     return toConnectionPage(page, byCreation, (session) => toSessionObject(sessionRecordOf(session), context), after, page.totalCount);
   }
 
@@ -99,10 +101,15 @@ export class ConnectionsResolver {
   async listEntriesConnection(
     @Arg('listId', () => String) listId: string,
     @Ctx() context: GraphQLContext,
+    @Info() info: GraphQLResolveInfo,
     @Arg('first', () => Int, { nullable: true, description: FIRST_DESCRIPTION }) first?: number | null,
     @Arg('after', () => String, { nullable: true, description: AFTER_DESCRIPTION }) after?: string | null,
   ): Promise<ListEntryConnection> {
-    const page = await connections.listEntriesPage(context.em, requireTenant(context), listId, { first, after });
+    const page = await connections.listEntriesPage(context.em, requireTenant(context), listId, {
+      first,
+      after,
+      count: selectsTotalCount(info),
+    });
     return toConnectionPage(page, (entry) => ({ createdAt: entry.addedAt, id: entry.id }), toListEntryObject, after, page.totalCount);
   }
 

@@ -31,6 +31,8 @@ export const DASHBOARD_PAGE_DEFAULT = 20;
 export interface PageRequest {
   first?: number | null;
   after?: string | null;
+  /** False when the client does not read the whole set's size: a counted listing then skips its `count(*)`. */
+  count?: boolean;
 }
 
 /** A keyset page and, for sets worth counting, the size of the whole set. */
@@ -69,7 +71,7 @@ export async function readKeysetPage<R extends object>(
       orderBy: { [dateField]: order.order, id: order.order } as never,
       limit: first + 1,
     }),
-    order.count ? em.count(entity, where as never) : Promise.resolve(undefined),
+    order.count && page.count !== false ? em.count(entity, where as never) : Promise.resolve(undefined),
   ]);
   return { rows: rows.slice(0, first), hasNextPage: rows.length > first, ...(totalCount !== undefined ? { totalCount } : {}) };
 }

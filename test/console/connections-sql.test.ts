@@ -146,3 +146,40 @@ describe('SQL statements per page of the session search', () => {
     expect(large.statements.length).toBeLessThan(20);
   });
 });
+
+describe('totalCount counted only when asked for', () => {
+  /** The `count(*)` statements among those a page cost. */
+  const counts = (cost: string[]) => cost.filter((sql) => /\bcount\(/i.test(sql));
+  const PAGES = [
+    { name: 'reviewQueueSessions', type: 'ReviewQueueConnection', field: 'reviewQueueSessions(first: 5)', declaration: '' },
+    {
+      name: 'listEntriesConnection',
+      type: 'ListEntryConnection',
+      field: 'listEntriesConnection(listId: $id, first: 5)',
+      declaration: '($id: String!)',
+    },
+  ];
+
+  it.each(PAGES)(
+    'given $name, when a page is read without totalCount, then no count is made; with it (directly or in a fragment), the whole set is counted once',
+    async ({ type, field, declaration }) => {
+      const variables = declaration ? { id: seeded.listId } : {};
+      const plain = await page(`query ${declaration} { ${field} { edges { node { id } } } }`, variables);
+      expect(plain.edges).toBe(5);
+      expect(counts(plain.statements)).toEqual([]);
+
+      const direct = await page(`query ${declaration} { ${field} { totalCount edges { node { id } } } }`, variables);
+      expect(counts(direct.statements)).toHaveLength(1);
+      const fragment = `fragment Sized on ${type} { ... on ${type} { totalCount } }`;
+      const viaFragment = await page(`query ${declaration} { ${field} { ...Sized edges { node { id } } } } ${fragment}`, variables);
+      expect(counts(viaFragment.statements)).toHaveLength(1);
+
+      const total = async (query: string) =>
+        Object.values((await consoleGql(testApp, admin, query, variables)).body.data as Record<string, { totalCount: number }>)[0]!
+          .totalCount;
+      const counted = await total(`query ${declaration} { ${field} { totalCount } }`);
+      expect(counted).toBeGreaterThanOrEqual(ROWS);
+      expect(await total(`query ${declaration} { ${field} { ...Sized } } ${fragment}`)).toBe(counted);
+    },
+  );
+});
