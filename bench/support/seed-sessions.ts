@@ -57,11 +57,13 @@ export interface SeedOptions {
    * every session is `approved` and has no history (the search bench's shape).
    */
   lifecycle?: boolean;
+  /** Distinguishes the ids of tenants seeded in one database (`md5(tag || i)`); `s` by default. */
+  tag?: string;
 }
 
 /**
  * Seeds sessions number `from` to `to` (inclusive) of one tenant's sandbox, with their search
- * rows: ids `md5('s' || i)`, `vendor_data` {@link seededVendorData}, names {@link seededName},
+ * rows: ids `md5(tag || i)` (tag `s` unless {@link SeedOptions.tag} says otherwise), `vendor_data` {@link seededVendorData}, names {@link seededName},
  * created one second apart going back from now. Call `analyze` on the tables afterwards.
  */
 export async function seedSessions(
@@ -74,11 +76,13 @@ export async function seedSessions(
   const status = options.lifecycle
     ? `case i % 10 when 0 then 'in_review' when 1 then 'pending' when 2 then 'declined' else 'approved' end`
     : `'approved'`;
+  const tag = options.tag ?? 's';
+  if (!/^[a-z]+$/.test(tag)) throw new Error('a seed tag is lower-case letters');
   for (let start = from; start <= to; start += SEED_BATCH) {
     const end = Math.min(to, start + SEED_BATCH - 1);
     await em.execute(
       `insert into session (id, tenant_id, environment, workflow_id, vendor_data, status, warnings, reasons, created_at, updated_at, expires_at, decided_at, review_entered_at, furthest_stage)
-       select md5('s' || i)::uuid, ?, 'sandbox', 'standard_kyc', 'cust-' || lpad(i::text, 8, '0'), ${status}, '[]', '[]',
+       select md5('${tag}' || i)::uuid, ?, 'sandbox', 'standard_kyc', 'cust-' || lpad(i::text, 8, '0'), ${status}, '[]', '[]',
               now() - (i || ' seconds')::interval, now() - (i || ' seconds')::interval, now() + interval '30 days',
               case when ${status} in ('approved', 'declined') then now() - (i || ' seconds')::interval end,
               case when ${status} = 'in_review' then now() - (i || ' seconds')::interval end,
@@ -89,7 +93,7 @@ export async function seedSessions(
     );
     await em.execute(
       `insert into session_search (session_id, tenant_id, environment, name_normalized, exact_tokens)
-       select md5('s' || i)::uuid, ?, 'sandbox',
+       select md5('${tag}' || i)::uuid, ?, 'sandbox',
               (?::text[])[1 + i % ?] || ' ' || (?::text[])[1 + (i / ?) % ?],
               array['e:' || left(md5('e' || i), 22), 'p:' || left(md5('p' || i), 22), 'd:' || left(md5('d' || i), 22)]
          from generate_series(?::int, ?::int) i`,
@@ -109,7 +113,7 @@ export async function seedSessions(
       // pending (created), then in_progress, then the final status for those that moved on.
       await em.execute(
         `insert into session_status_change (id, session_id, tenant_id, from_status, to_status, actor, created_at)
-         select md5('c' || i || ':' || step)::uuid, md5('s' || i)::uuid, ?, previous, next, 'system', now() - (i || ' seconds')::interval
+         select md5('${tag}c' || i || ':' || step)::uuid, md5('${tag}' || i)::uuid, ?, previous, next, 'system', now() - (i || ' seconds')::interval
            from generate_series(?::int, ?::int) i,
                 lateral (values (0, null::text, 'pending'), (1, 'pending', 'in_progress'), (2, 'in_progress', ${status})) as steps(step, previous, next)
           where step = 0 or (step = 1 and i % 10 <> 1) or (step = 2 and i % 10 <> 1)`,
