@@ -10,7 +10,14 @@ import type { ServiceSecrets } from '../auth/secrets.js';
 import type { EventBus, PublishedEvent } from '../events/outbox.js';
 import { AttemptLog } from './attempt-log.js';
 import { DeliveryDispatcher, type ClaimedDelivery } from './dispatch.js';
-import { advanceWatermark, FAN_OUT_BATCH_SIZE, fanOutOnce, WATERMARK_INTERVAL_MS, type FanOutProgress } from './delivery-fanout.js';
+import {
+  advanceWatermark,
+  FAN_OUT_BATCH_SIZE,
+  fanOutOnce,
+  WATERMARK_INTERVAL_MS,
+  type FanOutHandOff,
+  type FanOutProgress,
+} from './delivery-fanout.js';
 import { WEBHOOK_TIMEOUT_MS } from './http.js';
 
 /** Deliveries in flight at once per emitter (sockets to receivers). */
@@ -165,7 +172,32 @@ export class WebhookEmitter {
 
   /** Turns one batch of outbox events into deliveries (delivery-fanout.ts); returns how many events it handled. */
   fanOutOnce(): Promise<number> {
-    return fanOutOnce(this.options.orm.em.fork(), this.options, this.fanOutProgress);
+    return fanOutOnce(this.options.orm.em.fork(), this.options, this.fanOutProgress, this.running ? this.handOff() : undefined);
+  }
+
+  /**
+   * What one fan-out batch may take straight to sending: due deliveries up to the room the held
+   * caps leave (as a claim would), counted as the batch accepts them; they are taken once committed.
+   */
+  private handOff(): FanOutHandOff {
+    let total = 0;
+    const byTenant = new Map<string, number>();
+    const byTarget = new Map<string, number>();
+    return {
+      leaseSeconds: this.options.claimLeaseSeconds,
+      accept: (tenantId, targetKey) => {
+        const tenant = (this.heldByTenant.get(tenantId) ?? 0) + (byTenant.get(tenantId) ?? 0);
+        const target = (this.heldByTarget.get(targetKey) ?? 0) + (byTarget.get(targetKey) ?? 0);
+        if (this.held + total >= this.maxHeld || tenant >= this.maxHeldPerTenant || target >= this.maxHeldPerTarget) return false;
+        total += 1;
+        adjust(byTenant, tenantId, 1);
+        adjust(byTarget, targetKey, 1);
+        return true;
+      },
+      deliver: (deliveries) => {
+        for (const delivery of deliveries) this.take(delivery);
+      },
+    };
   }
 
   /** Advances the fan-out watermark and prunes the markers under it (delivery-fanout.ts). */
