@@ -16,6 +16,7 @@ import { decisionJson, readDecisions, type DecisionJson } from '../sessions/deci
 import { buildWebhookBody, type EventForDelivery } from './payloads.js';
 import { storedEvent, type EventPayload, type EventType } from '../domain/events.js';
 import { nextRetryDelayMs } from './schedule.js';
+import type { ClaimedDelivery } from './dispatch.js';
 
 /** Outbox events turned into deliveries per fan-out transaction. */
 export const FAN_OUT_BATCH_SIZE = 500;
@@ -44,6 +45,21 @@ export interface FanOutProgress {
   fannedOutThrough: string | null;
 }
 
+/**
+ * An emitter taking the deliveries it fans out straight to sending: they are inserted leased to it
+ * (`claimed_until`, as a claim would) and handed over once their transaction commits, so a fresh
+ * delivery waits for no claim statement. Only what its held caps have room for is taken; the rest
+ * is inserted unleased for the claim, which keeps the fairness caps and order.
+ */
+export interface FanOutHandOff {
+  /** Seconds a handed delivery stays leased (the claim's lease). */
+  leaseSeconds: number;
+  /** Whether the emitter takes one more due delivery of this tenant and target now, counting it if so. */
+  accept(tenantId: string, targetKey: string): boolean;
+  /** Receives the accepted deliveries once their rows are committed; never called for a rolled-back batch. */
+  deliver(deliveries: ClaimedDelivery[]): void;
+}
+
 /** What the fan-out needs besides a transaction. */
 export interface FanOutOptions {
   /** Opens event snapshots and seals the bodies. */
@@ -60,6 +76,8 @@ export interface FanOutDestination {
   version: WebhookVersion;
   /** Event types it subscribed to; null for every type. */
   events: string[] | null;
+  url: string;
+  secret_encrypted: string;
 }
 
 /** An event as the fan-out reads it from the outbox. */
@@ -91,8 +109,10 @@ export async function fanOutOnce(
   em: EntityManager,
   options: FanOutOptions,
   progress: FanOutProgress = { fannedOutThrough: null },
+  handOff?: FanOutHandOff,
 ): Promise<number> {
-  return em.transactional(async (tx) => {
+  const handed: ClaimedDelivery[] = [];
+  const fannedOut = await em.transactional(async (tx) => {
     // Walks the events past what this emitter knows done (or the watermark) in sequence order and
     // stops before the first one not fanned out yet, or the first after a missing sequence number
     // younger than the grace: it reads only what is new since the last poll, and committed state
@@ -153,19 +173,47 @@ export async function fanOutOnce(
       traceContext: row.trace_context,
       createdAt: new Date(row.created_at),
     }));
-    const deliveries = await deliveriesFor(tx as EntityManager, options, events);
+    const built = await deliveriesFor(tx as EntityManager, options, events);
+    const now = Date.now();
+    // Destination deliveries due now go to the emitter within its caps (callbacks, whose signing
+    // secret is looked up per session, and later first attempts are left to the claim).
+    const deliveries = built.map(({ destination, ...row }) => ({
+      ...row,
+      claimed: Boolean(handOff && destination && row.next_attempt_at.getTime() <= now && handOff.accept(row.tenant_id, destination.id)),
+    }));
     if (deliveries.length > 0) {
-      await tx.execute(
+      const inserted = await tx.execute<{ id: string }[]>(
         `insert into webhook_delivery (id, tenant_id, environment, event_id, event_type, session_id, destination_id, callback_url, target, body, status,
-                                       next_attempt_at, trace_context)
+                                       next_attempt_at, trace_context, claimed_until)
          select x.id, x.tenant_id, x.environment, x.event_id, x.event_type, x.session_id, x.destination_id, x.callback_url, x.target, x.body, 'pending',
-                x.next_attempt_at, x.trace_context
+                x.next_attempt_at, x.trace_context, case when x.claimed then now() + make_interval(secs => ?) end
          from jsonb_to_recordset(?::jsonb) as x(id uuid, tenant_id uuid, environment text, event_id uuid, event_type text, session_id uuid,
-           destination_id uuid, callback_url text, target text, body text, next_attempt_at timestamptz, trace_context jsonb)
-         on conflict (event_id, target) where event_id is not null do nothing`,
-        [JSON.stringify(deliveries)],
-        'run',
+           destination_id uuid, callback_url text, target text, body text, next_attempt_at timestamptz, trace_context jsonb, claimed boolean)
+         on conflict (event_id, target) where event_id is not null do nothing
+         returning id`,
+        [handOff?.leaseSeconds ?? 0, JSON.stringify(deliveries)],
+        'all',
       );
+      // A row another emitter inserted first (the conflict) is not ours to send.
+      const ours = new Set(inserted.map((row) => row.id));
+      built.forEach(({ destination, ...row }, index) => {
+        if (!destination || !deliveries[index]!.claimed || !ours.has(row.id)) return;
+        handed.push({
+          id: row.id,
+          tenant_id: row.tenant_id,
+          target_key: destination.id,
+          destination_id: destination.id,
+          callback_url: null,
+          body: row.body,
+          schedule_position: 0,
+          destination_url: destination.url,
+          destination_active: true,
+          secret_encrypted: destination.secret_encrypted,
+          session_environment: null,
+          callback_secret_sealed: null,
+          trace_context: row.trace_context,
+        });
+      });
     }
     await tx.execute(
       `insert into webhook_fanout (event_seq) select value::bigint from jsonb_array_elements_text(?::jsonb) on conflict do nothing`,
@@ -174,6 +222,8 @@ export async function fanOutOnce(
     );
     return events.length;
   });
+  if (handed.length > 0) handOff!.deliver(handed);
+  return fannedOut;
 }
 
 /** The delivery rows of a batch of events: one per subscribed active destination, one per session callback. */
@@ -181,7 +231,7 @@ async function deliveriesFor(tx: EntityManager, options: FanOutOptions, events: 
   const tenantIds = [...new Set(events.map((event) => event.tenantId))];
   const sessionIds = [...new Set(events.flatMap((event) => (event.sessionId ? [event.sessionId] : [])))];
   const destinations = await tx.execute<FanOutDestination[]>(
-    `select id, tenant_id, environment, version, events from webhook_destination
+    `select id, tenant_id, environment, version, events, url, secret_encrypted from webhook_destination
      where active and tenant_id in (select value::uuid from jsonb_array_elements_text(?::jsonb))
      order by created_at, id`,
     [JSON.stringify(tenantIds)],
@@ -218,6 +268,7 @@ async function deliveriesFor(tx: EntityManager, options: FanOutOptions, events: 
     };
     const rows = subscribed.map((destination) => ({
       ...common,
+      destination: destination as FanOutDestination | null,
       id: randomUUID(),
       destination_id: destination.id as string | null,
       callback_url: null as string | null,
@@ -229,6 +280,7 @@ async function deliveriesFor(tx: EntityManager, options: FanOutOptions, events: 
     if (callback) {
       rows.push({
         ...common,
+        destination: null,
         id: randomUUID(),
         destination_id: null,
         callback_url: callback,

@@ -10,7 +10,14 @@ import type { ServiceSecrets } from '../auth/secrets.js';
 import type { EventBus, PublishedEvent } from '../events/outbox.js';
 import { AttemptLog } from './attempt-log.js';
 import { DeliveryDispatcher, type ClaimedDelivery } from './dispatch.js';
-import { advanceWatermark, FAN_OUT_BATCH_SIZE, fanOutOnce, WATERMARK_INTERVAL_MS, type FanOutProgress } from './delivery-fanout.js';
+import {
+  advanceWatermark,
+  FAN_OUT_BATCH_SIZE,
+  fanOutOnce,
+  WATERMARK_INTERVAL_MS,
+  type FanOutHandOff,
+  type FanOutProgress,
+} from './delivery-fanout.js';
 import { WEBHOOK_TIMEOUT_MS } from './http.js';
 
 /** Deliveries in flight at once per emitter (sockets to receivers). */
@@ -18,16 +25,27 @@ export const DEFAULT_MAX_IN_FLIGHT = 256;
 /** Deliveries in flight at once to one target (destination or callback URL). */
 export const DEFAULT_MAX_IN_FLIGHT_PER_TARGET = 16;
 /**
- * Claimed deliveries a target may have waiting in this emitter beyond those in flight, as a
- * multiple of its in-flight cap: the next one starts as soon as one finishes, and a claim (one
- * statement scanning the due queue) serves a batch per target rather than each freed slot.
- * Only with a lease long enough that a waiting delivery is sent well before it runs out.
+ * Claimed deliveries the emitter may hold waiting beyond those in flight, as a multiple of each
+ * in-flight cap (per emitter, tenant and target), at most: the next claim runs while the claimed
+ * batch is being sent, so no slot waits for a database round trip. A waiting delivery is sent
+ * within one receiver time-out per multiple ahead of it, so a multiple is taken only when the
+ * lease outlasts that with a time-out to spare ({@link prefetchFactor}).
  */
-const PREFETCH_FACTOR = 1;
+const MAX_PREFETCH_FACTOR = 2;
 /** Deliveries in flight at once for one tenant: an eighth of the window. */
 export const DEFAULT_MAX_IN_FLIGHT_PER_TENANT = 32;
 /** Free slots worth a claim query at most: claims stay batched, yet slow receivers cannot starve others. */
 const MIN_CLAIM_BATCH = 16;
+
+/**
+ * How many rounds of in-flight deliveries the emitter may hold claimed ahead: the most, up to
+ * {@link MAX_PREFETCH_FACTOR}, whose wait (a time-out per round ahead) and send (one more) end a
+ * time-out before the lease does, so a held delivery is not claimed again by another emitter.
+ */
+export function prefetchFactor(claimLeaseSeconds: number): number {
+  const timeouts = (claimLeaseSeconds * 1000) / WEBHOOK_TIMEOUT_MS;
+  return Math.max(0, Math.min(MAX_PREFETCH_FACTOR, Math.floor(timeouts) - 2));
+}
 
 /** Options of {@link WebhookEmitter}. */
 export interface EmitterOptions {
@@ -71,24 +89,33 @@ function adjust(counts: Map<string, number>, key: string, delta: number): void {
 export class WebhookEmitter {
   private readonly dispatcher: DeliveryDispatcher;
   private readonly attempts: AttemptLog;
+  /** In-flight caps (sockets): per emitter, per tenant, per target. */
   private readonly maxInFlight: number;
   private readonly maxPerTarget: number;
   private readonly maxPerTenant: number;
+  /** Held caps (in flight and claimed waiting here): what each claim may fill up to. */
+  private readonly maxHeld: number;
+  private readonly maxHeldPerTenant: number;
+  private readonly maxHeldPerTarget: number;
   /** Free slots that make a claim worth it: never more than a saturated tenant leaves to the others. */
   private readonly claimBatch: number;
   private running = false;
   private inFlight = 0;
-  /** In-flight deliveries per tenant and per target, for the fairness caps of each claim. */
+  /** Deliveries claimed and not finished, in flight or waiting. */
+  private held = 0;
+  /** In-flight deliveries per tenant and per target: the caps of each launch. */
   private readonly inFlightByTenant = new Map<string, number>();
   private readonly inFlightByTarget = new Map<string, number>();
   /** Claimed deliveries per tenant and per target, in flight or waiting here: what the claim's caps count. */
   private readonly heldByTenant = new Map<string, number>();
   private readonly heldByTarget = new Map<string, number>();
-  /** Claimed deliveries waiting for a slot of their target, in claim order. */
+  /** Claimed deliveries waiting for a slot, per tenant in claim order. */
   private readonly waiting = new Map<string, ClaimedDelivery[]>();
   private waitingCount = 0;
-  /** Deliveries a target may hold here (in flight and waiting). */
-  private readonly maxHeldPerTarget: number;
+  /** A delivery waits for the emitter's window (not its tenant's or target's cap): any finish may start it. */
+  private windowBlocked = false;
+  /** Deliveries finished since the last claim started: a claim is worth it after a batch of them. */
+  private finishedSinceClaim = 0;
   private fanOutWaiter: (() => void) | null = null;
   private deliveryWaiter: (() => void) | null = null;
   private fanOutPending = false;
@@ -109,9 +136,10 @@ export class WebhookEmitter {
     this.maxPerTarget = options.maxInFlightPerTarget ?? DEFAULT_MAX_IN_FLIGHT_PER_TARGET;
     this.maxPerTenant = Math.min(options.maxInFlightPerTenant ?? DEFAULT_MAX_IN_FLIGHT_PER_TENANT, this.maxInFlight);
     this.claimBatch = Math.max(1, Math.min(MIN_CLAIM_BATCH, this.maxInFlight - this.maxPerTenant));
-    // A waiting delivery is sent within one receiver time-out; its lease must outlast that twice over.
-    const prefetch = options.claimLeaseSeconds * 1000 >= 4 * WEBHOOK_TIMEOUT_MS ? PREFETCH_FACTOR : 0;
-    this.maxHeldPerTarget = this.maxPerTarget * (1 + prefetch);
+    const rounds = 1 + prefetchFactor(options.claimLeaseSeconds);
+    this.maxHeld = this.maxInFlight * rounds;
+    this.maxHeldPerTenant = this.maxPerTenant * rounds;
+    this.maxHeldPerTarget = this.maxPerTarget * rounds;
   }
 
   /** Starts the fan-out and delivery loops. */
@@ -144,7 +172,32 @@ export class WebhookEmitter {
 
   /** Turns one batch of outbox events into deliveries (delivery-fanout.ts); returns how many events it handled. */
   fanOutOnce(): Promise<number> {
-    return fanOutOnce(this.options.orm.em.fork(), this.options, this.fanOutProgress);
+    return fanOutOnce(this.options.orm.em.fork(), this.options, this.fanOutProgress, this.running ? this.handOff() : undefined);
+  }
+
+  /**
+   * What one fan-out batch may take straight to sending: due deliveries up to the room the held
+   * caps leave (as a claim would), counted as the batch accepts them; they are taken once committed.
+   */
+  private handOff(): FanOutHandOff {
+    let total = 0;
+    const byTenant = new Map<string, number>();
+    const byTarget = new Map<string, number>();
+    return {
+      leaseSeconds: this.options.claimLeaseSeconds,
+      accept: (tenantId, targetKey) => {
+        const tenant = (this.heldByTenant.get(tenantId) ?? 0) + (byTenant.get(tenantId) ?? 0);
+        const target = (this.heldByTarget.get(targetKey) ?? 0) + (byTarget.get(targetKey) ?? 0);
+        if (this.held + total >= this.maxHeld || tenant >= this.maxHeldPerTenant || target >= this.maxHeldPerTarget) return false;
+        total += 1;
+        adjust(byTenant, tenantId, 1);
+        adjust(byTarget, targetKey, 1);
+        return true;
+      },
+      deliver: (deliveries) => {
+        for (const delivery of deliveries) this.take(delivery);
+      },
+    };
   }
 
   /** Advances the fan-out watermark and prunes the markers under it (delivery-fanout.ts). */
@@ -201,21 +254,26 @@ export class WebhookEmitter {
     }
   }
 
+  /**
+   * Claims due deliveries while the ones claimed before are being sent: a claim fills what the
+   * held caps leave (up to {@link prefetchFactor} rounds beyond the in-flight caps), so when a
+   * send finishes the next delivery is already here and the claim's round trip is off the path.
+   */
   private async deliveryLoop(): Promise<void> {
     while (this.running) {
       this.deliveryPending = false;
-      const held = this.inFlight + this.waitingCount;
-      const free = this.maxInFlight - held;
+      const free = this.maxHeld - this.held;
       // Claim in batches to keep the database quiet, but small enough ones that slots held by
       // slow receivers (capped per tenant and target) never keep other tenants waiting.
-      if (free < this.claimBatch && held > 0) {
+      if (free < this.claimBatch && this.held > 0) {
         await this.idle('delivery');
         continue;
       }
+      this.finishedSinceClaim = 0;
       let claimed: ClaimedDelivery[] = [];
       try {
         claimed = await this.dispatcher.claim(free, {
-          maxPerTenant: this.maxPerTenant,
+          maxPerTenant: this.maxHeldPerTenant,
           maxPerTarget: this.maxHeldPerTarget,
           inFlightByTenant: this.heldByTenant,
           inFlightByTarget: this.heldByTarget,
@@ -228,21 +286,48 @@ export class WebhookEmitter {
     }
   }
 
-  /** Sends a claimed delivery now, or once a slot of its target frees. */
+  /** Whether a delivery may start now: the emitter's, its tenant's and its target's in-flight caps. */
+  private mayLaunch(delivery: ClaimedDelivery): boolean {
+    if (this.inFlight >= this.maxInFlight) {
+      this.windowBlocked = true;
+      return false;
+    }
+    return (
+      (this.inFlightByTenant.get(delivery.tenant_id) ?? 0) < this.maxPerTenant &&
+      (this.inFlightByTarget.get(delivery.target_key) ?? 0) < this.maxPerTarget
+    );
+  }
+
+  /** Sends a claimed delivery now, or once a slot of the emitter, its tenant and its target frees. */
   private take(delivery: ClaimedDelivery): void {
+    this.held += 1;
     adjust(this.heldByTenant, delivery.tenant_id, 1);
     adjust(this.heldByTarget, delivery.target_key, 1);
-    if ((this.inFlightByTarget.get(delivery.target_key) ?? 0) < this.maxPerTarget) {
+    if (this.mayLaunch(delivery)) {
       this.launch(delivery);
       return;
     }
-    const queue = this.waiting.get(delivery.target_key);
+    const queue = this.waiting.get(delivery.tenant_id);
     if (queue) queue.push(delivery);
-    else this.waiting.set(delivery.target_key, [delivery]);
+    else this.waiting.set(delivery.tenant_id, [delivery]);
     this.waitingCount += 1;
   }
 
-  /** Sends one claimed delivery in the background and queues its result; the next waiting one of its target follows it. */
+  /** Starts a tenant's waiting deliveries, oldest first, that its freed slots allow. */
+  private launchWaiting(tenantId: string): void {
+    const queue = this.waiting.get(tenantId);
+    if (!queue) return;
+    const kept: ClaimedDelivery[] = [];
+    for (const delivery of queue) {
+      if (this.mayLaunch(delivery)) this.launch(delivery);
+      else kept.push(delivery);
+    }
+    this.waitingCount -= queue.length - kept.length;
+    if (kept.length > 0) this.waiting.set(tenantId, kept);
+    else this.waiting.delete(tenantId);
+  }
+
+  /** Sends one claimed delivery in the background and queues its result; waiting ones follow as slots free. */
   private launch(delivery: ClaimedDelivery): void {
     this.inFlight += 1;
     adjust(this.inFlightByTenant, delivery.tenant_id, 1);
@@ -258,22 +343,29 @@ export class WebhookEmitter {
         },
         (error: unknown) => this.options.logger.error({ err: error, deliveryId: delivery.id }, 'webhook attempt crashed'),
       )
-      .finally(() => {
-        this.inFlight -= 1;
-        adjust(this.inFlightByTenant, delivery.tenant_id, -1);
-        adjust(this.inFlightByTarget, delivery.target_key, -1);
-        adjust(this.heldByTenant, delivery.tenant_id, -1);
-        adjust(this.heldByTarget, delivery.target_key, -1);
-        const queue = this.waiting.get(delivery.target_key);
-        const next = queue?.shift();
-        if (next) {
-          this.waitingCount -= 1;
-          if (queue!.length === 0) this.waiting.delete(delivery.target_key);
-          this.launch(next);
-        }
-        // A claim is worth it once the target has room for a batch again, or for what others wait on.
-        if (!queue || queue.length === 0 || !this.running) this.wakeDelivery();
-      });
+      .finally(() => this.finish(delivery));
+  }
+
+  /** Frees a finished delivery's slots, starts what waited on them, and claims again once a batch has finished. */
+  private finish(delivery: ClaimedDelivery): void {
+    this.inFlight -= 1;
+    this.held -= 1;
+    adjust(this.inFlightByTenant, delivery.tenant_id, -1);
+    adjust(this.inFlightByTarget, delivery.target_key, -1);
+    adjust(this.heldByTenant, delivery.tenant_id, -1);
+    adjust(this.heldByTarget, delivery.target_key, -1);
+    this.launchWaiting(delivery.tenant_id);
+    if (this.windowBlocked && this.inFlight < this.maxInFlight) {
+      // The freed window slot goes to the tenants waiting on it, in the order they first waited.
+      this.windowBlocked = false;
+      for (const tenantId of [...this.waiting.keys()]) {
+        if (this.inFlight >= this.maxInFlight) break;
+        this.launchWaiting(tenantId);
+      }
+    }
+    this.finishedSinceClaim += 1;
+    // The next claim goes out while what is here is still being sent: after a batch, or when nothing waits.
+    if (this.finishedSinceClaim >= this.claimBatch || this.waitingCount === 0 || !this.running) this.wakeDelivery();
   }
 
   /** Wakes the delivery loop when a retry sooner than the poll interval falls due. */

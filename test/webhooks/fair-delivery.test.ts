@@ -24,16 +24,20 @@ interface HoldingReceiver {
   /** Most requests open at once, in all and per path. */
   peak: { all: number; perPath: Map<string, number> };
   answered: number;
-  /** Answers every held request with 204, and every later one at once. */
-  release(): void;
+  /** Requests the emitter closed unanswered. */
+  abandoned: number;
+  /** Answers every held request (only those whose path starts with `prefix`, if given) with 204, and every later one at once. */
+  release(prefix?: string): void;
+  /** Requests open now under a path prefix. */
+  openUnder(prefix: string): number;
   /** Resolves when `predicate` holds (checked on every request and answer). */
   until(predicate: () => boolean): Promise<void>;
   close(): Promise<void>;
 }
 
 async function startHoldingReceiver(): Promise<HoldingReceiver> {
-  const held: ServerResponse[] = [];
-  let released = false;
+  const held: { path: string; response: ServerResponse }[] = [];
+  const released: string[] = [];
   const waiters: { predicate: () => boolean; resolve: () => void }[] = [];
   const check = () => {
     for (const waiter of [...waiters]) {
@@ -55,8 +59,15 @@ async function startHoldingReceiver(): Promise<HoldingReceiver> {
         receiver.answered += 1;
         check();
       });
-      if (released) response.writeHead(204).end();
-      else held.push(response);
+      // The emitter gave up on it (its time-out) before an answer.
+      response.on('close', () => {
+        if (response.writableFinished) return;
+        receiver.open.set(path, receiver.open.get(path)! - 1);
+        receiver.abandoned += 1;
+        check();
+      });
+      if (released.some((prefix) => path.startsWith(prefix))) response.writeHead(204).end();
+      else held.push({ path, response });
       check();
     });
   });
@@ -65,9 +76,16 @@ async function startHoldingReceiver(): Promise<HoldingReceiver> {
     open: new Map(),
     peak: { all: 0, perPath: new Map() },
     answered: 0,
-    release() {
-      released = true;
-      for (const response of held.splice(0)) response.writeHead(204).end();
+    abandoned: 0,
+    release(prefix = '') {
+      released.push(prefix);
+      for (const request of held.filter(({ path }) => path.startsWith(prefix))) {
+        held.splice(held.indexOf(request), 1);
+        request.response.writeHead(204).end();
+      }
+    },
+    openUnder(prefix) {
+      return [...receiver.open].filter(([path]) => path.startsWith(prefix)).reduce((sum, [, count]) => sum + count, 0);
     },
     until(predicate) {
       return new Promise<void>((resolve) => {
@@ -154,5 +172,48 @@ describe.each(['2', '60'])('fair webhook delivery (claim lease %s s)', (lease) =
 
     slow.release();
     await slow.until(() => slow.answered >= SLOW_DESTINATIONS * SLOW_SESSIONS);
+  });
+
+  it("given tenants B and C holding the emitter's whole window, when B's receiver answers, then C's claimed deliveries take the freed slots up to C's cap", async () => {
+    const held = await startHoldingReceiver();
+    try {
+      const tenantB = await testApp.tenant();
+      const tenantC = await testApp.tenant();
+      // C's backlog is one session to as many destinations as its cap: a single claim takes all of it.
+      for (const [tenant, name, destinations] of [
+        [tenantB, 'b', SLOW_DESTINATIONS],
+        [tenantC, 'c', PER_TENANT],
+      ] as const) {
+        for (let index = 0; index < destinations; index += 1) {
+          const created = await testApp.rest('POST', '/v1/webhook-destinations', {
+            key: tenant.sandboxKey,
+            body: { url: `${held.url}/${name}/${index}` },
+          });
+          expect(created.status).toBe(201);
+        }
+      }
+      for (let index = 0; index < SLOW_SESSIONS; index += 1) await createSession(tenantB);
+      await held.until(() => held.openUnder('/b/') >= PER_TENANT);
+      await createSession(tenantC);
+      // C gets what B leaves of the window; the rest of C's backlog waits (claimed here, with a long lease, or not yet).
+      await held.until(() => held.openUnder('/c/') >= WINDOW - PER_TENANT);
+      if (!process.env.DATABASE_URL) expect(held.peak.all).toBe(WINDOW);
+
+      // Only B's receiver answers: the slots B frees once its backlog is done go to C's deliveries
+      // (waiting here, or claimed next), though none of C's own requests ends to make room.
+      held.release('/b/');
+      await held.until(() => held.answered >= SLOW_DESTINATIONS * SLOW_SESSIONS && held.openUnder('/c/') >= PER_TENANT);
+      if (!process.env.DATABASE_URL) {
+        expect(held.openUnder('/c/')).toBe(PER_TENANT);
+        // C's requests were all still open: what started C's waiting deliveries was B's freed slots, not C's time-outs.
+        expect(held.abandoned).toBe(0);
+        expect(held.peak.all).toBe(WINDOW);
+        expect(Math.max(...held.peak.perPath.values())).toBeLessThanOrEqual(PER_DESTINATION);
+      }
+      held.release();
+      await held.until(() => held.answered >= SLOW_DESTINATIONS * SLOW_SESSIONS + PER_TENANT);
+    } finally {
+      await held.close();
+    }
   });
 });
