@@ -12,7 +12,7 @@ import { contextFromCarrier, currentTraceCarrier, endSpan, SpanKind, tracer } fr
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { LRUCache } from 'lru-cache';
 import type { ApiKeyEnvironment } from '../../entities/api-key.entity.js';
-import type { WebhookAttemptStatus, WebhookDeliveryStatus } from '../../entities/webhook.entity.js';
+import { WebhookDeliverySchema, type WebhookAttemptStatus, type WebhookDeliveryStatus } from '../../entities/webhook.entity.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
 import { sealedCallbackSecret } from '../tenants/callback-secrets.js';
 import { nowSeconds } from '../shared/time.js';
@@ -267,6 +267,22 @@ export class DeliveryDispatcher {
     if (result.statusCode !== null) span.setAttribute('http.response.status_code', result.statusCode);
     endSpan(span, outcome.status === 'succeeded' ? undefined : (outcome.error ?? `HTTP ${result.statusCode}`));
     return { ...base, ...outcome, attempted: true };
+  }
+
+  /**
+   * Gives claimed deliveries that were never sent back to the queue (their lease cleared), so a
+   * stopping emitter's backlog is claimed at once by another one instead of being sent on the way
+   * out or waiting for its lease to run out. Only rows still pending and not yet tried by this claim.
+   */
+  async release(deliveries: readonly ClaimedDelivery[]): Promise<void> {
+    if (deliveries.length === 0) return;
+    await this.options.orm.em
+      .fork()
+      .nativeUpdate(
+        WebhookDeliverySchema,
+        { id: { $in: deliveries.map((delivery) => delivery.id) }, status: 'pending', claimedUntil: { $ne: null } },
+        { claimedUntil: null },
+      );
   }
 
   /** Closes the sockets to receivers. */

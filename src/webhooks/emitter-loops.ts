@@ -156,7 +156,10 @@ export class WebhookEmitter {
     this.wakeDelivery();
   }
 
-  /** Stops taking work, waits for in-flight sends and writes their attempts, then closes sockets. */
+  /**
+   * Stops taking work, gives back what was claimed and not started ({@link releaseWaiting}), waits
+   * for in-flight sends and writes their attempts, then closes sockets.
+   */
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
@@ -164,10 +167,31 @@ export class WebhookEmitter {
     for (const timer of this.wakeTimers) clearTimeout(timer);
     this.wake();
     await Promise.all(this.loops);
-    // Waiting deliveries are claimed: they are sent before stopping, as slots free.
-    while (this.inFlight > 0 || this.waitingCount > 0) await new Promise<void>((resolve) => (this.deliveryWaiter = resolve));
+    await this.releaseWaiting();
+    while (this.inFlight > 0) await new Promise<void>((resolve) => (this.deliveryWaiter = resolve));
     await this.attempts.flush();
     await this.dispatcher.close();
+  }
+
+  /**
+   * Puts the deliveries held here waiting for a slot back in the queue: up to two rounds of every
+   * target's cap are claimed ahead, and sending them on the way out kept a stop waiting a receiver
+   * time-out per round (45 s with hanging receivers). If the release fails, their leases run out.
+   */
+  private async releaseWaiting(): Promise<void> {
+    const unsent = [...this.waiting.values()].flat();
+    this.waiting.clear();
+    this.waitingCount = 0;
+    for (const delivery of unsent) {
+      this.held -= 1;
+      adjust(this.heldByTenant, delivery.tenant_id, -1);
+      adjust(this.heldByTarget, delivery.target_key, -1);
+    }
+    await this.dispatcher
+      .release(unsent)
+      .catch((error: unknown) =>
+        this.options.logger.warn({ err: error, deliveries: unsent.length }, 'claimed webhooks not released; their leases will run out'),
+      );
   }
 
   /** Turns one batch of outbox events into deliveries (delivery-fanout.ts); returns how many events it handled. */
@@ -286,8 +310,10 @@ export class WebhookEmitter {
     }
   }
 
-  /** Whether a delivery may start now: the emitter's, its tenant's and its target's in-flight caps. */
+  /** Whether a delivery may start now: the emitter runs, and its, its tenant's and its target's in-flight caps allow it. */
   private mayLaunch(delivery: ClaimedDelivery): boolean {
+    // A stopping emitter starts nothing more: what waits is released (releaseWaiting).
+    if (!this.running) return false;
     if (this.inFlight >= this.maxInFlight) {
       this.windowBlocked = true;
       return false;
