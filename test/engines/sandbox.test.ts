@@ -41,7 +41,7 @@ const BASE_INPUTS: NodeInputs = {
 };
 
 function inputWith<T extends NodeType>(nodeType: T, fieldValue: string): NodeInputs[T] {
-  const field = SANDBOX_CATALOGUE[nodeType].field;
+  const field = SANDBOX_CATALOGUE[nodeType].inputField;
   return { ...BASE_INPUTS[nodeType], [field]: fieldValue };
 }
 
@@ -131,7 +131,7 @@ describe('sandbox engines', () => {
       await expect(promise).rejects.toBeInstanceOf(ApiError);
       await expect(promise).rejects.toMatchObject({
         code: 'validation_failed',
-        fieldErrors: [{ field: catalogueOf(nodeType).field, code: 'unknown_sandbox_token' }],
+        fieldErrors: [{ field: catalogueOf(nodeType).inputField, code: 'unknown_sandbox_token' }],
       });
     });
 
@@ -152,7 +152,7 @@ describe('sandbox engines', () => {
     });
 
     it('given a sandbox-looking AML name, then it is a plain name, not a refused token', () => {
-      expect(checkSandboxInput('aml_screening', { full_name: 'sandbox:whatever' })).toEqual([]);
+      expect(checkSandboxInput('aml_screening', { fullName: 'sandbox:whatever' })).toEqual([]);
       expect(findSandboxOutcome(SANDBOX_CATALOGUE.aml_screening, 'sandbox:whatever')).toMatchObject({ value: null });
     });
   });
