@@ -338,7 +338,7 @@ export async function verifyDocument(
     warnings.push(
       ...expectedDetailsWarnings(
         {
-          ...input,
+          country: input.country,
           first_name: extracted.first_name ?? undefined,
           last_name: extracted.last_name ?? undefined,
           date_of_birth: extracted.date_of_birth ?? undefined,
@@ -493,7 +493,7 @@ async function barcodeOutcome(
     warnings.push(
       ...expectedDetailsWarnings(
         {
-          ...input,
+          country: input.country,
           first_name: record.fields.first_name ?? undefined,
           last_name: record.fields.last_name ?? undefined,
           date_of_birth: record.fields.date_of_birth ?? undefined,

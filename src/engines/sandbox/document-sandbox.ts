@@ -3,7 +3,7 @@ import type { DocumentChecks, DocumentVerificationDetails } from '../details.js'
 import type { DocumentVerificationInput } from '../inputs.js';
 import type { NodeEngine } from '../node-engine.js';
 import { NODE_CATALOGUE } from '../../domain/workflow.js';
-import { expectedDetailsWarnings } from '../../domain/node-outcome.js';
+import { expectedDetailsWarnings, type ComparedDetails } from '../../domain/node-outcome.js';
 import { SANDBOX_CATALOGUE } from './catalogue.js';
 import { copyWarnings, isoDay, resolveOutcome, type SandboxEngineOptions } from './shared.js';
 
@@ -56,9 +56,14 @@ export function createSandboxDocumentEngine(options: SandboxEngineOptions = {}):
       return {
         status: outcome.status,
         provider: NODE_CATALOGUE.document_verification.sandboxProvider,
-        warnings: [...copyWarnings(outcome.warnings), ...expectedDetailsWarnings(input, context.expectedDetails)],
+        warnings: [...copyWarnings(outcome.warnings), ...expectedDetailsWarnings(typedDetails(input), context.expectedDetails)],
         details,
       };
     },
   };
+}
+
+/** What the end user typed of the fields compared with `expected_details`: the sandbox's stand-in for what a document shows. */
+function typedDetails(input: DocumentVerificationInput): ComparedDetails {
+  return { first_name: input.firstName, last_name: input.lastName, date_of_birth: input.dateOfBirth, country: input.country };
 }
