@@ -187,7 +187,7 @@ describe('sandbox engines', () => {
     });
 
     it('given sandbox:nfc_invalid with enable_nfc, when run, then the override wins', async () => {
-      const input = { ...inputWith('document_verification', 'sandbox:nfc_invalid'), enable_nfc: true };
+      const input = { ...inputWith('document_verification', 'sandbox:nfc_invalid'), enableNfc: true };
       expect((await run('document_verification', input)).details.checks).toMatchObject({ nfc_signature: 'failed' });
     });
 
@@ -220,9 +220,9 @@ describe('sandbox engines', () => {
       };
       const input = {
         ...BASE_INPUTS.document_verification,
-        first_name: 'ADA',
-        last_name: 'Byron',
-        date_of_birth: '1815-12-11',
+        firstName: 'ADA',
+        lastName: 'Byron',
+        dateOfBirth: '1815-12-11',
       };
       const result = await run('document_verification', input, context);
       expect(result.status).toBe('passed');
@@ -235,13 +235,13 @@ describe('sandbox engines', () => {
 
     it('given names differing only by accents and case, when run, then no warning', async () => {
       const context = { ...CONTEXT, expectedDetails: { first_name: 'Zoé', last_name: "O'Brien" } };
-      const input = { ...BASE_INPUTS.document_verification, first_name: 'ZOE', last_name: "o'brien " };
+      const input = { ...BASE_INPUTS.document_verification, firstName: 'ZOE', lastName: "o'brien " };
       expect((await run('document_verification', input, context)).warnings).toEqual([]);
     });
 
     it('given a magic warning and a mismatch, when run, then both warnings are listed', async () => {
       const context = { ...CONTEXT, expectedDetails: { last_name: 'Lovelace' } };
-      const input = { ...inputWith('document_verification', 'sandbox:low_quality'), last_name: 'Byron' };
+      const input = { ...inputWith('document_verification', 'sandbox:low_quality'), lastName: 'Byron' };
       const result = await run('document_verification', input, context);
       expect(result.warnings.map((w) => w.code)).toEqual(['image_quality_low', 'name_mismatch']);
     });
