@@ -259,9 +259,9 @@ async function runItem(engine: EngineUnderTest, entry: ManifestEntry, uri: strin
   const result = await engine.verify(
     {
       country: entry.country,
-      id_type: entry.id_type,
-      image_front: uri,
-      ...(TWO_SIDED_ID_TYPES.includes(entry.id_type) ? { image_back: uri } : {}),
+      idType: entry.id_type,
+      imageFront: uri,
+      ...(TWO_SIDED_ID_TYPES.includes(entry.id_type) ? { imageBack: uri } : {}),
     },
     null,
     { now: () => today },

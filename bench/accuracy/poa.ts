@@ -383,7 +383,7 @@ export async function measure(log?: (line: string) => void, set: ItemSet = 'pdf'
     try {
       const analysis = await analyseProofOfAddress(
         {
-          document_image: documentImage,
+          documentImage,
           ...(expected.country ? { country: expected.country } : {}),
         },
         // Accuracy is measured here, not speed: on a loaded machine OCR of a photo can outlast the API's budget.

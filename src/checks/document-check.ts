@@ -16,7 +16,7 @@ import { validationError } from '../shared/errors.js';
 import type { Services } from '../services.js';
 import { runStandaloneCheck } from './run-check.js';
 import { parseOrThrow } from '../shared/validation.js';
-import { CountryCodeAnyCase, definedFields, notGiven, withCallerFieldNames, type CamelCase } from '../shared/input-rules.js';
+import { CountryCodeAnyCase, definedFields, notGiven, type CamelCase } from '../shared/input-rules.js';
 
 /** Longest accepted `id_type`, in characters (the list is open-ended, but not unbounded). */
 export const ID_TYPE_MAX_LENGTH = 40;
@@ -168,16 +168,16 @@ export async function verifyIdDocument(
       { field: 'imageBack', code: 'required', message: `the back image is required for ${data.idType} (a two-sided document)` },
     ]);
   }
-  // The engines read the spec's snake_case input; their field errors are named back the way the caller wrote them.
-  const { nfc } = data;
+  // The engines read the validated input as it is, less the caller's metadata and the fields not given.
+  const { metadata, nfc, ...given } = data;
   const engineInput: DocumentVerificationInput = {
-    country: data.country,
-    id_type: data.idType,
-    image_front: data.imageFront,
-    ...definedFields({ image_back: data.imageBack, enable_nfc: data.enableNfc }),
+    ...definedFields(given),
+    country: given.country,
+    idType: given.idType,
+    imageFront: given.imageFront,
     ...(nfc ? { nfc: { sod: nfc.sod, dg1: nfc.dg1, ...definedFields({ dg2: nfc.dg2 }) } } : {}),
   };
-  const check = runStandaloneCheck(em, services, principal, 'document_verification', engineInput, async (engine, context, id) => {
+  return runStandaloneCheck(em, services, principal, 'document_verification', engineInput, async (engine, context, id) => {
     const analysis = await engine.run(engineInput, context);
     const details = analysis.details as DocumentVerificationDetails;
     const result: IdVerificationResult = {
@@ -194,15 +194,14 @@ export async function verifyIdDocument(
       documentType: details.document_type,
       extracted: extractedOf(details.extracted),
       warnings: analysis.warnings.map((warning) => ({ ...warning })),
-      ...definedFields({ barcode: details.barcode, metadata: data.metadata }),
+      ...definedFields({ barcode: details.barcode, metadata }),
     };
     // The result only: the images and chip data are never stored.
     return {
       status: result.status,
       result,
       stored: idVerificationResultJson({ ...result, metadata: undefined }),
-      metadata: data.metadata ?? null,
+      metadata: metadata ?? null,
     };
   });
-  return withCallerFieldNames(check);
 }

@@ -16,7 +16,7 @@ import { ApiError } from '../shared/errors.js';
 import type { Services } from '../services.js';
 import { runStandaloneCheck } from './run-check.js';
 import { parseOrThrow } from '../shared/validation.js';
-import { CountryCodeAnyCase, definedFields, notGiven, withCallerFieldNames } from '../shared/input-rules.js';
+import { CountryCodeAnyCase, definedFields, notGiven } from '../shared/input-rules.js';
 
 /** Largest accepted `max_age_days`: ten years; an older document proves nothing about today. */
 export const POA_MAX_AGE_DAYS_LIMIT = 3650;
@@ -102,19 +102,16 @@ export async function checkProofOfAddress(
   input: CheckProofOfAddressInput,
 ): Promise<PoaResult> {
   const data = parseOrThrow(CheckProofOfAddressInputSchema, input);
-  // The engines read the spec's snake_case input; their field errors are named back the way the caller wrote them.
-  const engineInput: ProofOfAddressInput = {
-    document_image: data.documentImage,
-    ...definedFields({ expected_name: data.expectedName, country: data.country, max_age_days: data.maxAgeDays }),
-  };
-  const check = runStandaloneCheck(em, services, principal, 'proof_of_address', engineInput, async (engine, context, id) => {
+  // The engines read the validated input as it is, less the fields not given.
+  const engineInput: ProofOfAddressInput = { ...definedFields(data), documentImage: data.documentImage };
+  return runStandaloneCheck(em, services, principal, 'proof_of_address', engineInput, async (engine, context, id) => {
     const analysis = await engine.run(engineInput, context);
     const details = analysis.details as ProofOfAddressDetails;
     if (details.checks.freshness === 'failed') {
       const ageDays = ageInDays(details.extracted.issued_at, new Date());
       throw new ApiError(
         'document_too_old',
-        `The document was issued on ${details.extracted.issued_at}, ${ageDays ?? '?'} days ago; max_age_days is ${engineInput.max_age_days ?? POA_DEFAULT_MAX_AGE_DAYS}.`,
+        `The document was issued on ${details.extracted.issued_at}, ${ageDays ?? '?'} days ago; max_age_days is ${engineInput.maxAgeDays ?? POA_DEFAULT_MAX_AGE_DAYS}.`,
       );
     }
     const result: PoaResult = {
@@ -139,5 +136,4 @@ export async function checkProofOfAddress(
     // The result only: the document itself is never stored.
     return { status: result.status, result, stored: poaResultJson(result) };
   });
-  return withCallerFieldNames(check);
 }

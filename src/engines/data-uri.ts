@@ -1,4 +1,4 @@
-import { ApiError } from '../shared/errors.js';
+import { fieldValidationError } from '../shared/input-rules.js';
 
 /** Largest decoded image or document, in bytes (10 MB); the body limit caps the base64 text too. */
 export const MAX_DECODED_BYTES = 10 * 1024 * 1024;
@@ -59,7 +59,7 @@ const DATA_URI = /^data:([a-z]+\/[a-z0-9.+-]+);base64,([A-Za-z0-9+/=\s]*)$/i;
  * that the bytes really are of that type, and the size limit. Every failure is a 400 naming `field`.
  */
 export function decodeDataUri(value: unknown, field: string, accepted: readonly string[], maxBytes = MAX_DECODED_BYTES): DecodedDataUri {
-  const fail = (code: string, message: string) => new ApiError('validation_failed', message, [{ field, code, message }]);
+  const fail = (code: string, message: string) => fieldValidationError(field, code, message);
   if (typeof value !== 'string' || value.length === 0) throw fail('required', `${field} is required`);
   const match = DATA_URI.exec(value);
   if (!match) throw fail('invalid', `${field} must be a data URI: data:<mime_type>;base64,<data>`);

@@ -35,9 +35,9 @@ const GCM_IV_BYTES = 12;
 
 /** The input fields each step keeps as evidence, by the kind they are shown as. */
 const EVIDENCE_FIELDS: Partial<Record<NodeType, Record<string, string>>> = {
-  document_verification: { image_front: 'document_front', image_back: 'document_back' },
+  document_verification: { imageFront: 'document_front', imageBack: 'document_back' },
   biometric_kyc: { selfie: 'selfie' },
-  proof_of_address: { document_image: 'proof_of_address' },
+  proof_of_address: { documentImage: 'proof_of_address' },
 };
 
 /**

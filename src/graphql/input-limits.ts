@@ -17,7 +17,7 @@ import {
   type ValueNode,
 } from 'graphql';
 import { validationError, type FieldError } from '../shared/errors.js';
-import { IMAGE_MAX_LENGTH } from '../sessions/node-inputs.js';
+import { IMAGE_MAX_LENGTH } from '../shared/node-input-schemas.js';
 import { ID_MAX_LENGTH, findUnstorableText, textProblem } from '../shared/validation.js';
 
 /** Longest string argument or input field without a limit of its own, in characters (reasons, URLs, tokens, names). */

@@ -11,6 +11,7 @@ import type { Session } from '../../entities/session.entity.js';
 import { SessionNodeResultSchema } from '../../entities/session.entity.js';
 import type { ListHit, NodeResult, NodeType } from '../domain/types.js';
 import type { DocumentVerificationDetails } from '../engines/details.js';
+import type { AmlScreeningInput } from '../engines/inputs.js';
 import { FACE_MATCH_PASS_SIMILARITY, templateBytes, templateFromBytes } from '../engines/face/index.js';
 import { ApiError } from '../shared/errors.js';
 import type { DecisionHooks, NodeInputObserver } from '../sessions/decision-hooks.js';
@@ -167,7 +168,7 @@ export const captureListSubjects: NodeInputObserver = async (em, services, sessi
     return (tx) => upsertSubject(tx, session, nodeType, 'face', { template: bytes, keyVersion: made.keyVersion });
   }
   if (nodeType === 'aml_screening') {
-    const fullName = (input as { full_name?: unknown }).full_name;
+    const { fullName } = input as Partial<AmlScreeningInput>;
     if (typeof fullName !== 'string' || !fullName.trim()) return undefined;
     const fingerprint = nameFingerprint(fullName);
     return (tx) => upsertSubject(tx, session, nodeType, 'name', { fingerprint });

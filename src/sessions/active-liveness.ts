@@ -23,7 +23,7 @@ import { ApiError } from '../shared/errors.js';
 import type { Services } from '../services.js';
 import { parseOrThrow } from '../shared/validation.js';
 import { checkNonce, issueNonce, type IssuedNonce } from './capture-integrity.js';
-import { NODE_INPUT_FIELDS } from './node-inputs.js';
+import { NODE_INPUT_FIELDS } from '../shared/node-input-schemas.js';
 
 /** The head turns a challenge is made of (the person's own left and right). */
 export const LIVENESS_MOVES = ['left', 'right', 'up'] as const;

@@ -24,7 +24,7 @@ import { SessionNodeResultSchema } from '../../entities/session.entity.js';
 import type { NodeResult, NodeType, Warning } from '../domain/types.js';
 import { nameSimilarity } from '../engines/aml/score.js';
 import type { AmlScreenedSource, AmlScreeningDetails, AmlSubject, DocumentVerificationDetails } from '../engines/details.js';
-import { amlSubjectOf, type AmlScreeningInput } from '../engines/inputs.js';
+import { amlInputOf, amlSubjectOf, type AmlScreeningInput } from '../engines/inputs.js';
 import type { EngineContext, NodeEngine } from '../engines/node-engine.js';
 import { ApiError } from '../shared/errors.js';
 
@@ -159,7 +159,7 @@ export async function amlNodeResult(
       details: { result_code: AWAITING_DOCUMENT, submitted_data: typed },
     };
   }
-  const input: AmlScreeningInput = { ...plan.subject, ...(submitted.lists ? { lists: submitted.lists } : {}) };
+  const input = amlInputOf(plan.subject, submitted.lists);
   const result = await engine.run(input, context);
   const details: AmlScreeningDetails = {
     ...(result.details as AmlScreeningDetails),
@@ -179,14 +179,16 @@ export function screenSubmittedData(engine: NodeEngine, context: EngineContext, 
 /** The typed data an AML node keeps while it awaits the document, or null when it keeps none. */
 export function awaitedSubmission(row: ResultView | null): AmlScreeningInput | null {
   if (!row || row.status !== 'pending' || row.details.result_code !== AWAITING_DOCUMENT) return null;
-  const data = row.details.submitted_data as Partial<AmlScreeningInput> | undefined;
+  const data = row.details.submitted_data as (Partial<AmlSubject> & { lists?: unknown }) | undefined;
   if (typeof data?.full_name !== 'string') return null;
-  return {
-    full_name: data.full_name,
-    ...(typeof data.date_of_birth === 'string' ? { date_of_birth: data.date_of_birth } : {}),
-    ...(typeof data.country === 'string' ? { country: data.country } : {}),
-    ...(Array.isArray(data.lists) ? { lists: data.lists.filter((list): list is string => typeof list === 'string') } : {}),
-  };
+  return amlInputOf(
+    {
+      full_name: data.full_name,
+      ...(typeof data.date_of_birth === 'string' ? { date_of_birth: data.date_of_birth } : {}),
+      ...(typeof data.country === 'string' ? { country: data.country } : {}),
+    },
+    Array.isArray(data.lists) ? data.lists.filter((list): list is string => typeof list === 'string') : undefined,
+  );
 }
 
 /**
@@ -199,7 +201,7 @@ function screenedBeforeThisRule(row: ResultView | null): AmlScreeningInput | nul
   if (!row || row.status === 'pending' || row.details.screened_source !== undefined) return null;
   const details = row.details as Partial<AmlScreeningDetails>;
   if (typeof details.subject?.full_name !== 'string') return null;
-  return { ...details.subject, ...(Array.isArray(details.checked_lists) ? { lists: details.checked_lists } : {}) };
+  return amlInputOf(details.subject, Array.isArray(details.checked_lists) ? details.checked_lists : undefined);
 }
 
 /**

@@ -8,6 +8,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SessionPortraitSchema } from '../../entities/session.entity.js';
 import { decodeDataUri } from '../engines/data-uri.js';
+import type { DocumentVerificationInput } from '../engines/inputs.js';
 import { alignedCrop } from '../engines/face/aligned-crop.js';
 import { MAX_ANALYSIS_SIDE_PX } from '../engines/face/analyze.js';
 import { decodeUpright } from '../engines/recapture-evidence.js';
@@ -31,13 +32,13 @@ export const capturePortrait: NodeInputObserver = async (em, services, session, 
     };
   }
   if (nodeType !== 'document_verification') return undefined;
-  const front = (input as { image_front?: unknown }).image_front;
+  const front = (input as Partial<DocumentVerificationInput>).imageFront;
   if (typeof front !== 'string' || !front.startsWith('data:')) return undefined;
   const forSelfie = session.environment === 'live' && workflow.nodes.some((candidate) => candidate.type === 'biometric_kyc');
   const forEvidence = (await retentionDays(em, session.tenant.id)) > 0;
   if (!forSelfie && !forEvidence) return undefined;
   const image = decodedFront(front);
-  const analysis = image ? await analyzeKeptFace(services, image, 'image_front') : null;
+  const analysis = image ? await analyzeKeptFace(services, image, 'imageFront') : null;
   if (!image || !analysis) return undefined;
   const portrait = forEvidence ? await cutPortrait(image, analysis) : null;
   const crop = forSelfie ? alignedCrop(await decodeUpright(image, MAX_ANALYSIS_SIDE_PX), analysis) : null;
@@ -73,7 +74,7 @@ export async function loadPortrait(em: EntityManager, services: Services, sessio
 /** The document front's bytes, or null when it is not an image the face detector reads (the document step judged it already). */
 function decodedFront(imageFront: string): Buffer | null {
   try {
-    return decodeDataUri(imageFront, 'image_front', ['image/jpeg', 'image/png', 'image/webp']).bytes;
+    return decodeDataUri(imageFront, 'imageFront', ['image/jpeg', 'image/png', 'image/webp']).bytes;
   } catch (error) {
     if (error instanceof ApiError) return null;
     throw error;

@@ -11,7 +11,6 @@ import type { QuotaEngine } from '../limits/rate-limits.js';
 import type { AmlScreeningInput } from '../engines/inputs.js';
 import type { EngineContext } from '../engines/node-engine.js';
 import { ApiError, validationError } from '../shared/errors.js';
-import { camelFieldName, withRenamedFields } from '../shared/input-rules.js';
 import { transactionWithEvents } from '../events/outbox.js';
 import type { Services } from '../services.js';
 import {
@@ -67,8 +66,7 @@ export async function submitNodeInput(
     try {
       return await submitNodeInputOnce(em, services, principal, sessionId, nodeType, rawInput);
     } catch (error) {
-      // Engines and sandbox checks name the spec's snake_case fields; the caller wrote camelCase.
-      if (!(error instanceof LinkedStepChangedError)) throw withRenamedFields(error, camelFieldName);
+      if (!(error instanceof LinkedStepChangedError)) throw error;
       if (attempt >= LINKED_STEP_ATTEMPTS) throw linkedStepConflict();
     }
   }
@@ -88,7 +86,7 @@ async function submitNodeInputOnce(
   const workflow = await workflowOfSession(em, session);
   const node = workflow.nodes.find((candidate) => candidate.type === nodeType);
   if (!node)
-    throw validationError([{ field: 'node_type', code: 'not_in_workflow', message: `workflow ${workflow.id} has no ${nodeType} step` }]);
+    throw validationError([{ field: 'nodeType', code: 'not_in_workflow', message: `workflow ${workflow.id} has no ${nodeType} step` }]);
   const existing = await em.findOne(SessionNodeResultSchema, { sessionId: session.id, nodeType });
   if (existing && !SUBMITTABLE_NODE_STATUSES.includes(existing.status))
     throw new ApiError('conflict', `The ${nodeType} step is already complete (${existing.status}).`);
@@ -98,7 +96,7 @@ async function submitNodeInputOnce(
   const input = parseNodeInput(nodeType, stepInput);
   const capturing = (CAPTURE_STEPS as readonly NodeType[]).includes(nodeType);
   const captureAssessment = capturing
-    ? await assessCaptures(em, services, session, workflow, nodeType, parseCaptures(rawCaptures), input.image_back ? 2 : 1)
+    ? await assessCaptures(em, services, session, workflow, nodeType, parseCaptures(rawCaptures), input.imageBack ? 2 : 1)
     : null;
   if (session.environment === 'sandbox') {
     const tokenErrors = checkSandboxInput(nodeType, input);

@@ -125,32 +125,26 @@ export function withRenamedFields(error: unknown, rename: (field: string) => str
 
 /**
  * The snake_case name of a camelCase field path (`expectedDetails.dateOfBirth` →
- * `expected_details.date_of_birth`): the spec's names, which REST and the engines use, are the
- * same words as GraphQL's.
+ * `expected_details.date_of_birth`): the spec's names, which REST uses, are the same words as
+ * GraphQL's and the engines'.
  */
 export function snakeFieldName(field: string): string {
   return field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
 }
 
+/**
+ * A 400 about one input field, `message` naming the field first: its field error names the
+ * caller's camelCase field (`imageFront is required`), which the REST facade renames to
+ * snake_case; the error's own message, never renamed, speaks the spec's name
+ * (`image_front is required`), as both APIs have always shown it.
+ */
+export function fieldValidationError(field: string, code: string, message: string): ApiError {
+  const ownMessage = message.startsWith(field) ? snakeFieldName(field) + message.slice(field.length) : message;
+  return new ApiError('validation_failed', ownMessage, [{ field, code, message }]);
+}
+
 /** The camelCase form of a snake_case name, as a type (`issuing_state` → `issuingState`). */
 export type CamelCase<S extends string> = S extends `${infer Head}_${infer Tail}` ? `${Head}${Capitalize<CamelCase<Tail>>}` : S;
-
-/** The camelCase name of a snake_case field path (`image_front` → `imageFront`). */
-export function camelFieldName(field: string): string {
-  return field.replace(/_([a-z0-9])/g, (_match, letter: string) => letter.toUpperCase());
-}
-
-/**
- * The result of an engine run, or its error with the engine's snake_case field names turned to the
- * camelCase ones of the service's input: engines read the spec's snake_case input, callers write camelCase.
- */
-export async function withCallerFieldNames<T>(run: Promise<T>): Promise<T> {
-  try {
-    return await run;
-  } catch (error) {
-    throw withRenamedFields(error, camelFieldName);
-  }
-}
 
 /** The fields of an object that are neither null nor undefined: GraphQL's null and an absent REST field both mean "not given". */
 export function definedFields<T extends object>(value: T): { [K in keyof T]?: NonNullable<T[K]> } {
@@ -158,3 +152,20 @@ export function definedFields<T extends object>(value: T): { [K in keyof T]?: No
     [K in keyof T]?: NonNullable<T[K]>;
   };
 }
+
+/**
+ * A schema's output with the fields not given left out, one level into nested objects: what the
+ * schemas built with notGiven() validate, typed as the optional fields their readers take.
+ */
+export type GivenFields<T> = T extends readonly unknown[]
+  ? T
+  : T extends object
+    ? Flattened<
+        { [K in keyof T as undefined extends T[K] ? never : K]: T[K] } & {
+          [K in keyof T as undefined extends T[K] ? K : never]?: GivenFields<Exclude<T[K], undefined>>;
+        }
+      >
+    : T;
+
+/** An intersection of object types as one object type, so editors and errors show its fields. */
+type Flattened<T> = { [K in keyof T]: T[K] };

@@ -301,14 +301,14 @@ describe('AML screening', () => {
       { name: 'Ada Lovelace', dob: '1815-12-10', threshold: 80, status: 'passed', code: 'clear' },
     ])('given $name born $dob at threshold $threshold, when run, then $status ($code)', async ({ name, dob, threshold, status, code }) => {
       const engine = createLiveAmlEngine({ em: () => testApp.app.orm.em.fork() });
-      const result = await engine.run({ full_name: name, date_of_birth: dob }, { ...context, amlScoreThreshold: threshold });
+      const result = await engine.run({ fullName: name, dateOfBirth: dob }, { ...context, amlScoreThreshold: threshold });
       expect(result).toMatchObject({ status, provider: 'openkyc:aml_screen', warnings: [] });
       expect(result.details).toMatchObject({ result_code: code, checked_lists: [...AML_LISTS] });
     });
 
     it('given a hit, then details carry the sandbox hit shape', async () => {
       const engine = createLiveAmlEngine({ em: () => testApp.app.orm.em.fork() });
-      const result = await engine.run({ full_name: 'Pak Chol Min', lists: ['UN_SC'] }, context);
+      const result = await engine.run({ fullName: 'Pak Chol Min', lists: ['UN_SC'] }, context);
       expect(result.details).toMatchObject({
         score: expect.any(Number),
         risk_band: expect.any(Number),

@@ -174,7 +174,7 @@ describe('NFC passive authentication', () => {
     });
 
     it('when the chip verifies against a configured CSCA, then the result is clear with nfc_signature passed', async () => {
-      const result = await verifyDocument({ country: 'FR', id_type: 'PASSPORT', image_front: image, nfc: nfcInput(chip) }, null, {
+      const result = await verifyDocument({ country: 'FR', idType: 'PASSPORT', imageFront: image, nfc: nfcInput(chip) }, null, {
         readMrz,
         cscaCertificates: [chip.csca.certificate],
       });
@@ -184,7 +184,7 @@ describe('NFC passive authentication', () => {
     });
 
     it('when no CSCA is configured, then it passes with nfc_signature warning and a csca_not_configured warning', async () => {
-      const result = await verifyDocument({ country: 'FR', id_type: 'PASSPORT', image_front: image, nfc: nfcInput(chip) }, null, {
+      const result = await verifyDocument({ country: 'FR', idType: 'PASSPORT', imageFront: image, nfc: nfcInput(chip) }, null, {
         readMrz,
       });
       expect(result.status).toBe('passed');
@@ -194,7 +194,7 @@ describe('NFC passive authentication', () => {
 
     it('when the chip belongs to another document, then it fails with nfc_signature_invalid and nfc_mrz_mismatch', async () => {
       const other = await buildChip(mrzLines({ ...PASSPORT, documentNumber: '19FR00001' }));
-      const result = await verifyDocument({ country: 'FR', id_type: 'PASSPORT', image_front: image, nfc: nfcInput(other) }, null, {
+      const result = await verifyDocument({ country: 'FR', idType: 'PASSPORT', imageFront: image, nfc: nfcInput(other) }, null, {
         readMrz,
         cscaCertificates: [other.csca.certificate],
       });

@@ -189,12 +189,12 @@ describe('given a document verification abandoned while it runs', () => {
       const controller = new AbortController();
       const waitingController = new AbortController();
       const abandoned = executor.run(
-        { kind: 'document', input: { country: 'FR', id_type: 'PASSPORT', image_front: passport } },
+        { kind: 'document', input: { country: 'FR', idType: 'PASSPORT', imageFront: passport } },
         controller.signal,
       );
       // A second call waits for the thread; abandoned in line, it never runs.
       const queued = executor.run(
-        { kind: 'document', input: { country: 'FR', id_type: 'PASSPORT', image_front: passport } },
+        { kind: 'document', input: { country: 'FR', idType: 'PASSPORT', imageFront: passport } },
         waitingController.signal,
       );
       waitingController.abort(new Error('second client went away'));

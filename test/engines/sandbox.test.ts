@@ -32,16 +32,16 @@ const JPEG = 'data:image/jpeg;base64,/9j/4AAQSkZJRg==';
 
 /** A valid happy-path input per node type; each case puts its magic value in the catalogue's field. */
 const BASE_INPUTS: NodeInputs = {
-  document_verification: { country: 'FR', id_type: 'PASSPORT', image_front: JPEG },
+  document_verification: { country: 'FR', idType: 'PASSPORT', imageFront: JPEG },
   biometric_kyc: { selfie: JPEG },
-  aml_screening: { full_name: 'Ada Lovelace' },
+  aml_screening: { fullName: 'Ada Lovelace' },
   phone_verification: { phone: '+33612345678', code: '000000' },
-  proof_of_address: { document_image: JPEG },
-  business_registry: { company_name: 'Acme SAS', registration_number: '552100554', country: 'FR' },
+  proof_of_address: { documentImage: JPEG },
+  business_registry: { companyName: 'Acme SAS', registrationNumber: '552100554', country: 'FR' },
 };
 
 function inputWith<T extends NodeType>(nodeType: T, fieldValue: string): NodeInputs[T] {
-  const field = SANDBOX_CATALOGUE[nodeType].field;
+  const field = SANDBOX_CATALOGUE[nodeType].inputField;
   return { ...BASE_INPUTS[nodeType], [field]: fieldValue };
 }
 
@@ -131,7 +131,7 @@ describe('sandbox engines', () => {
       await expect(promise).rejects.toBeInstanceOf(ApiError);
       await expect(promise).rejects.toMatchObject({
         code: 'validation_failed',
-        fieldErrors: [{ field: catalogueOf(nodeType).field, code: 'unknown_sandbox_token' }],
+        fieldErrors: [{ field: catalogueOf(nodeType).inputField, code: 'unknown_sandbox_token' }],
       });
     });
 
@@ -152,7 +152,7 @@ describe('sandbox engines', () => {
     });
 
     it('given a sandbox-looking AML name, then it is a plain name, not a refused token', () => {
-      expect(checkSandboxInput('aml_screening', { full_name: 'sandbox:whatever' })).toEqual([]);
+      expect(checkSandboxInput('aml_screening', { fullName: 'sandbox:whatever' })).toEqual([]);
       expect(findSandboxOutcome(SANDBOX_CATALOGUE.aml_screening, 'sandbox:whatever')).toMatchObject({ value: null });
     });
   });
@@ -182,12 +182,12 @@ describe('sandbox engines', () => {
     });
 
     it('given enable_nfc, when run, then nfc_signature passed', async () => {
-      const result = await run('document_verification', { ...BASE_INPUTS.document_verification, enable_nfc: true });
+      const result = await run('document_verification', { ...BASE_INPUTS.document_verification, enableNfc: true });
       expect(result.details.checks).toMatchObject({ nfc_signature: 'passed' });
     });
 
     it('given sandbox:nfc_invalid with enable_nfc, when run, then the override wins', async () => {
-      const input = { ...inputWith('document_verification', 'sandbox:nfc_invalid'), enable_nfc: true };
+      const input = { ...inputWith('document_verification', 'sandbox:nfc_invalid'), enableNfc: true };
       expect((await run('document_verification', input)).details.checks).toMatchObject({ nfc_signature: 'failed' });
     });
 
@@ -220,9 +220,9 @@ describe('sandbox engines', () => {
       };
       const input = {
         ...BASE_INPUTS.document_verification,
-        first_name: 'ADA',
-        last_name: 'Byron',
-        date_of_birth: '1815-12-11',
+        firstName: 'ADA',
+        lastName: 'Byron',
+        dateOfBirth: '1815-12-11',
       };
       const result = await run('document_verification', input, context);
       expect(result.status).toBe('passed');
@@ -235,13 +235,13 @@ describe('sandbox engines', () => {
 
     it('given names differing only by accents and case, when run, then no warning', async () => {
       const context = { ...CONTEXT, expectedDetails: { first_name: 'Zoé', last_name: "O'Brien" } };
-      const input = { ...BASE_INPUTS.document_verification, first_name: 'ZOE', last_name: "o'brien " };
+      const input = { ...BASE_INPUTS.document_verification, firstName: 'ZOE', lastName: "o'brien " };
       expect((await run('document_verification', input, context)).warnings).toEqual([]);
     });
 
     it('given a magic warning and a mismatch, when run, then both warnings are listed', async () => {
       const context = { ...CONTEXT, expectedDetails: { last_name: 'Lovelace' } };
-      const input = { ...inputWith('document_verification', 'sandbox:low_quality'), last_name: 'Byron' };
+      const input = { ...inputWith('document_verification', 'sandbox:low_quality'), lastName: 'Byron' };
       const result = await run('document_verification', input, context);
       expect(result.warnings.map((w) => w.code)).toEqual(['image_quality_low', 'name_mismatch']);
     });
@@ -273,31 +273,31 @@ describe('sandbox engines', () => {
         risk_band: 1,
         hits: [],
         checked_lists: [...AML_LISTS],
-        subject: { full_name: BASE_INPUTS.aml_screening.full_name },
+        subject: { full_name: BASE_INPUTS.aml_screening.fullName },
       });
     });
 
     it('given Sandbox Sanctioned, when run, then score 95, band 5, one OFAC_SDN hit, failed', async () => {
-      const result = await run('aml_screening', { full_name: 'Sandbox Sanctioned' });
+      const result = await run('aml_screening', { fullName: 'Sandbox Sanctioned' });
       expect(result.status).toBe('failed');
       expect(result.details).toMatchObject({ score: 95, risk_band: 5, result_code: 'sanctions_match' });
       expect(result.details.hits).toEqual([expect.objectContaining({ list: 'OFAC_SDN', category: 'sanctions', score: 95 })]);
     });
 
     it('given Sandbox Pep, when run, then score 60, one PEP hit, review', async () => {
-      const result = await run('aml_screening', { full_name: 'Sandbox Pep' });
+      const result = await run('aml_screening', { fullName: 'Sandbox Pep' });
       expect(result.status).toBe('review');
       expect(result.details).toMatchObject({ score: 60, risk_band: 2 });
       expect(result.details.hits).toEqual([expect.objectContaining({ list: 'PEP', category: 'pep' })]);
     });
 
     it('given odd case, accents and spacing, when run, then the magic name still matches', async () => {
-      const result = await run('aml_screening', { full_name: '  sandbox   PÉP ' });
+      const result = await run('aml_screening', { fullName: '  sandbox   PÉP ' });
       expect(result.details.score).toBe(60);
     });
 
     it('given lists that leave out the hit list, when run, then the hit is dropped and the result is clear', async () => {
-      const result = await run('aml_screening', { full_name: 'Sandbox Sanctioned', lists: ['PEP', 'UN_SC'] });
+      const result = await run('aml_screening', { fullName: 'Sandbox Sanctioned', lists: ['PEP', 'UN_SC'] });
       expect(result.status).toBe('passed');
       expect(result.details).toEqual({
         result_code: 'clear',
@@ -310,7 +310,7 @@ describe('sandbox engines', () => {
     });
 
     it('given duplicated lists, when run, then checked_lists names each list once', async () => {
-      const result = await run('aml_screening', { full_name: 'x', lists: ['PEP', 'PEP'] });
+      const result = await run('aml_screening', { fullName: 'x', lists: ['PEP', 'PEP'] });
       expect(result.details.checked_lists).toEqual(['PEP']);
     });
 
@@ -323,7 +323,7 @@ describe('sandbox engines', () => {
       { name: 'Sandbox Sanctioned', threshold: 96, status: 'review' },
       { name: 'Ada Lovelace', threshold: 0, status: 'failed' },
     ])('given $name and a workflow threshold of $threshold, when run, then $status', async ({ name, threshold, status }) => {
-      const result = await run('aml_screening', { full_name: name }, { ...CONTEXT, amlScoreThreshold: threshold });
+      const result = await run('aml_screening', { fullName: name }, { ...CONTEXT, amlScoreThreshold: threshold });
       expect(result.status).toBe(status);
     });
 
@@ -350,7 +350,7 @@ describe('sandbox engines', () => {
 
   describe('proof_of_address', () => {
     it('given a data URI and an expected name, when run, then the bill is addressed to that name and fresh', async () => {
-      const result = await run('proof_of_address', { document_image: JPEG, expected_name: 'Ada Lovelace' });
+      const result = await run('proof_of_address', { documentImage: JPEG, expectedName: 'Ada Lovelace' });
       expect(result).toMatchObject({ status: 'passed', warnings: [] });
       expect(result.details).toEqual({
         result_code: 'clear',
@@ -365,20 +365,20 @@ describe('sandbox engines', () => {
     });
 
     it('given no expected name, when run, then name_match is skipped', async () => {
-      expect((await run('proof_of_address', { document_image: JPEG })).details.checks).toMatchObject({
+      expect((await run('proof_of_address', { documentImage: JPEG })).details.checks).toMatchObject({
         name_match: 'skipped',
       });
     });
 
     it('given max_age_days 1, when run on a data URI, then the bill is still fresh', async () => {
-      const result = await run('proof_of_address', { document_image: JPEG, max_age_days: 1 });
+      const result = await run('proof_of_address', { documentImage: JPEG, maxAgeDays: 1 });
       expect(result.details).toMatchObject({ extracted: { issued_at: '2025-06-14' }, checks: { freshness: 'passed' } });
     });
 
     it('given sandbox:name_mismatch, when run, then passed with a name_mismatch warning and another addressee', async () => {
       const result = await run('proof_of_address', {
-        document_image: 'sandbox:name_mismatch',
-        expected_name: 'Ada Lovelace',
+        documentImage: 'sandbox:name_mismatch',
+        expectedName: 'Ada Lovelace',
       });
       expect(result.status).toBe('passed');
       expect(result.warnings.map((w) => w.code)).toEqual(['name_mismatch']);
@@ -389,7 +389,7 @@ describe('sandbox engines', () => {
       [undefined, '2025-02-15'],
       [30, '2025-04-16'],
     ])('given sandbox:too_old and max_age_days %s, when run, then issued 30 days past the limit', async (maxAge, issuedAt) => {
-      const result = await run('proof_of_address', { document_image: 'sandbox:too_old', max_age_days: maxAge });
+      const result = await run('proof_of_address', { documentImage: 'sandbox:too_old', maxAgeDays: maxAge });
       expect(result.status).toBe('failed');
       expect(result.details).toMatchObject({ extracted: { issued_at: issuedAt }, checks: { freshness: 'failed' } });
     });
@@ -426,13 +426,13 @@ describe('sandbox engines', () => {
 
   describe('isolation', () => {
     it('given a result, when its warnings are mutated, then the catalogue is unchanged', async () => {
-      const result = await run('proof_of_address', { document_image: 'sandbox:name_mismatch' });
+      const result = await run('proof_of_address', { documentImage: 'sandbox:name_mismatch' });
       result.warnings[0].message = 'changed';
       expect(SANDBOX_CATALOGUE.proof_of_address.values[0].warnings[0].message).not.toBe('changed');
     });
 
     it('given an AML result, when its hits are mutated, then the catalogue is unchanged', async () => {
-      const result = await run('aml_screening', { full_name: 'Sandbox Pep' });
+      const result = await run('aml_screening', { fullName: 'Sandbox Pep' });
       (result.details.hits as Array<{ score: number }>)[0].score = 1;
       const pep = SANDBOX_CATALOGUE.aml_screening.values.find((entry) => entry.value === 'Sandbox Pep');
       expect(pep?.effect.hits[0].score).toBe(60);
@@ -468,13 +468,13 @@ describe('sandbox engines', () => {
     });
 
     it('given a sanctioned name, when decided, then declined with the AML score reason', async () => {
-      const verdict = await decide({ aml_screening: { full_name: 'Sandbox Sanctioned' } });
+      const verdict = await decide({ aml_screening: { fullName: 'Sandbox Sanctioned' } });
       expect(verdict.status).toBe('declined');
       expect(verdict.reasons.map((reason) => reason.code)).toContain('aml_score_at_or_above_threshold');
     });
 
     it('given a PEP, when decided, then in_review gated by AML', async () => {
-      expect(await decide({ aml_screening: { full_name: 'Sandbox Pep' } })).toMatchObject({
+      expect(await decide({ aml_screening: { fullName: 'Sandbox Pep' } })).toMatchObject({
         status: 'in_review',
         gatingNode: 'aml_screening',
       });

@@ -290,7 +290,7 @@ describe('the document step with barcodes (engine on bytes; OCR replaced by the 
   const run = async (back: Buffer, options: { lines?: { text: string }[]; country?: string; expected?: Record<string, string> } = {}) => {
     const front = toDataUri(await renderLicenceBack({ ...licence, lastName: 'UNUSED' }, {}, 'NOT A BARCODE'));
     return verifyDocument(
-      { country: options.country ?? 'US', id_type: 'DRIVERS_LICENSE', image_front: front, image_back: toDataUri(back) },
+      { country: options.country ?? 'US', idType: 'DRIVERS_LICENSE', imageFront: front, imageBack: toDataUri(back) },
       options.expected
         ? ({ tenantId: 't', sessionId: 's', amlScoreThreshold: 80, expectedDetails: options.expected } as EngineContext)
         : null,

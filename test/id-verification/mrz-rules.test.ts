@@ -24,7 +24,7 @@ describe('document engine rules after OCR', () => {
   });
 
   const verifyLines = (lines: string[], country: string, idType = 'PASSPORT', pageText: string[] = []) =>
-    verifyDocument({ country, id_type: idType, image_front: image }, null, {
+    verifyDocument({ country, idType, imageFront: image }, null, {
       now: () => NOW,
       readMrz: () => Promise.resolve({ ...(findMrz(lines) as MrzRead), pageText }),
     });
@@ -332,7 +332,7 @@ describe('document engine rules after OCR', () => {
         { text: lines[1], mean: 0.99 },
       ]) as MrzRead;
 
-      const result = await verifyDocument({ country: 'FR', id_type: 'PASSPORT', image_front: image }, null, {
+      const result = await verifyDocument({ country: 'FR', idType: 'PASSPORT', imageFront: image }, null, {
         now: () => NOW,
         readMrz: () => Promise.resolve({ ...read, pageText: ['REPUBLIQUE FRANCAISE'] }),
       });
@@ -348,7 +348,7 @@ describe('document engine rules after OCR', () => {
         { text: lines[1], mean: 0.99 },
       ]) as MrzRead;
 
-      const result = await verifyDocument({ country: 'FR', id_type: 'PASSPORT', image_front: image }, null, {
+      const result = await verifyDocument({ country: 'FR', idType: 'PASSPORT', imageFront: image }, null, {
         now: () => NOW,
         readMrz: () => Promise.resolve({ ...read, pageText: ['MARTIN', 'Claire, Anne'] }),
       });
@@ -381,7 +381,7 @@ describe('document engine rules after OCR', () => {
       const read = findMrz(lines) as MrzRead;
       const turns: number[] = [];
 
-      const result = await verifyDocument({ country: 'FR', id_type: 'PASSPORT', image_front: image }, null, {
+      const result = await verifyDocument({ country: 'FR', idType: 'PASSPORT', imageFront: image }, null, {
         now: () => NOW,
         readMrz: () => Promise.resolve({ ...read, pageLines: sideways }),
         readPageTurned: (_bytes, quarterTurns) => {
@@ -398,7 +398,7 @@ describe('document engine rules after OCR', () => {
       const read = findMrz(lines) as MrzRead;
       let calls = 0;
 
-      const result = await verifyDocument({ country: 'FR', id_type: 'PASSPORT', image_front: image }, null, {
+      const result = await verifyDocument({ country: 'FR', idType: 'PASSPORT', imageFront: image }, null, {
         now: () => NOW,
         readMrz: () => Promise.resolve({ ...read, pageLines: upright }),
         readPageTurned: () => {

@@ -22,8 +22,8 @@ const OCR_TIMEOUT_MS = 300_000;
 async function verifyFile(file: string, country: string, idType: string, bytes?: Buffer) {
   bytes ??= await readFile(path.join(DATA_DIR, file));
   const uri = `data:image/${file.endsWith('.png') ? 'png' : 'jpeg'};base64,${bytes.toString('base64')}`;
-  const back = TWO_SIDED_ID_TYPES.includes(idType) ? { image_back: uri } : {};
-  return verifyDocument({ country, id_type: idType, image_front: uri, ...back }, null, { now: () => NOW });
+  const back = TWO_SIDED_ID_TYPES.includes(idType) ? { imageBack: uri } : {};
+  return verifyDocument({ country, idType, imageFront: uri, ...back }, null, { now: () => NOW });
 }
 
 describe.skipIf(!existsSync(DATA_DIR))('document engine on real specimen photos', () => {

@@ -55,7 +55,7 @@ describe.skipIf(!ready)('given a phone photo of a real invoice: on a desk, tilte
 
   it('when analysed, then the addressee, address, issuer and invoice date are read as from the PDF', async () => {
     const { details } = await analyseProofOfAddress(
-      { document_image: dataUri('image/jpeg', photo) },
+      { documentImage: dataUri('image/jpeg', photo) },
       { now: () => NOW, timeBudgetMs: 300_000 },
     );
 
@@ -93,7 +93,7 @@ describe.skipIf(!usBillReady)('given a phone photo of a real US utility bill who
 
   it('when analysed, then the addressee, service address, issuer and bill date are read as from the PDF', async () => {
     const { details } = await analyseProofOfAddress(
-      { document_image: dataUri('image/jpeg', photo), country: 'US' },
+      { documentImage: dataUri('image/jpeg', photo), country: 'US' },
       { now: () => new Date('2020-05-20T12:00:00Z'), timeBudgetMs: 300_000 },
     );
 

@@ -39,7 +39,7 @@ describe('given a phone photo of a bill: turned 6°, dim, lit from one side, noi
   it('when analysed, then the addressee, address, issuer and issue date are read and it is not suspected of tampering', async () => {
     const photo = await phonePhotoOf(await billPng({ issued: '12 March 2026' }), 6);
 
-    const analysis = await analyseProofOfAddress({ document_image: dataUri('image/jpeg', photo), country: 'GB' }, { now: () => NOW });
+    const analysis = await analyseProofOfAddress({ documentImage: dataUri('image/jpeg', photo), country: 'GB' }, { now: () => NOW });
 
     expect(analysis.details.text_source).toBe('image_ocr');
     expect(analysis.details.extracted).toMatchObject({ name: 'Jane Doe', issued_at: '2026-03-12' });

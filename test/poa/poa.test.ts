@@ -219,7 +219,7 @@ describe('openkyc:poa_ocr workflow engine', () => {
     const pdf = dataUri('application/pdf', await billPdf({ issued: longDate(daysAgo(120)) }));
 
     const result = await engine!.run(
-      { document_image: pdf, expected_name: 'Jane Doe', country: 'GB' },
+      { documentImage: pdf, expectedName: 'Jane Doe', country: 'GB' },
       { tenantId: 't', sessionId: 's', amlScoreThreshold: 80 },
     );
 

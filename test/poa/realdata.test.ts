@@ -29,7 +29,7 @@ function stringsOf(value: unknown): string[] {
 /** Analyses one PDF as `POST /v1/proof-of-address` would. */
 async function analyseBytes(bytes: Buffer, country?: string) {
   return analyseProofOfAddress(
-    { document_image: `data:application/pdf;base64,${bytes.toString('base64')}`, ...(country ? { country } : {}) },
+    { documentImage: `data:application/pdf;base64,${bytes.toString('base64')}`, ...(country ? { country } : {}) },
     { now: () => NOW },
   );
 }
@@ -114,7 +114,7 @@ describe.skipIf(!existsSync(DATA_DIR))('proof-of-address engine on real document
       const bytes = await readFile(path.join(DATA_DIR, 'bills/electric4.pdf'));
 
       const analysis = await analyseProofOfAddress(
-        { document_image: `data:application/pdf;base64,${bytes.toString('base64')}`, country: 'US' },
+        { documentImage: `data:application/pdf;base64,${bytes.toString('base64')}`, country: 'US' },
         { now: () => new Date('2022-03-01T12:00:00Z') },
       );
 

@@ -442,7 +442,7 @@ describe('AML screens the identity read from the document', () => {
     });
 
     it('given no document node, when planned, then the typed data is screened', () => {
-      expect(planAmlScreen({ hasDocumentNode: false, submitted: { full_name: 'John Smith' }, document: null })).toEqual({
+      expect(planAmlScreen({ hasDocumentNode: false, submitted: { fullName: 'John Smith' }, document: null })).toEqual({
         kind: 'screen',
         source: 'submitted_data',
         subject: { full_name: 'John Smith' },
@@ -452,7 +452,7 @@ describe('AML screens the identity read from the document', () => {
 
     it('given a document node without a result yet, when planned, then it waits, whatever was typed', () => {
       for (const document of [null, { status: 'pending' as const, details: {} }]) {
-        expect(planAmlScreen({ hasDocumentNode: true, submitted: { full_name: 'Sandbox Sanctioned' }, document })).toEqual({
+        expect(planAmlScreen({ hasDocumentNode: true, submitted: { fullName: 'Sandbox Sanctioned' }, document })).toEqual({
           kind: 'await_document',
         });
       }
@@ -461,7 +461,7 @@ describe('AML screens the identity read from the document', () => {
     it('given a passed document, when planned, then its name, birth date and nationality are screened', () => {
       const plan = planAmlScreen({
         hasDocumentNode: true,
-        submitted: { full_name: 'ADA  lovelace', country: 'gb' },
+        submitted: { fullName: 'ADA  lovelace', country: 'gb' },
         document: passedDocument({}),
       });
       expect(plan).toEqual({
@@ -475,7 +475,7 @@ describe('AML screens the identity read from the document', () => {
     it('given a document read without a birth date, when a birth date is typed, then it is not compared (no evidence either way)', () => {
       const plan = planAmlScreen({
         hasDocumentNode: true,
-        submitted: { full_name: 'Ada Lovelace', date_of_birth: '1900-01-01' },
+        submitted: { fullName: 'Ada Lovelace', dateOfBirth: '1900-01-01' },
         document: passedDocument({ date_of_birth: null }),
       });
       expect(plan).toMatchObject({ subject: { full_name: 'Ada Lovelace', country: 'GB' }, warnings: [] });
@@ -485,7 +485,7 @@ describe('AML screens the identity read from the document', () => {
       const failed = { ...passedDocument({}), status: 'failed' as const };
       const unread = { status: 'review' as const, details: { extracted: { first_name: null, last_name: null } } };
       for (const document of [failed, unread]) {
-        const plan = planAmlScreen({ hasDocumentNode: true, submitted: { full_name: 'John Smith' }, document });
+        const plan = planAmlScreen({ hasDocumentNode: true, submitted: { fullName: 'John Smith' }, document });
         expect(plan).toMatchObject({ kind: 'screen', source: 'submitted_data', subject: { full_name: 'John Smith' } });
         expect(plan.kind === 'screen' && plan.warnings.map((warning) => warning.code)).toEqual(['document_identity_unavailable']);
       }
@@ -494,7 +494,7 @@ describe('AML screens the identity read from the document', () => {
     it('given half an expected name, when another full name is typed without a document node, then no name warning', () => {
       const plan = planAmlScreen({
         hasDocumentNode: false,
-        submitted: { full_name: 'John Smith', country: 'FR' },
+        submitted: { fullName: 'John Smith', country: 'FR' },
         document: null,
         expectedDetails: { last_name: 'Lovelace', country: 'GB' },
       });

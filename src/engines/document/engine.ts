@@ -150,7 +150,7 @@ function outcome(
   return {
     status,
     warnings,
-    details: { result_code: code, document_type: input.id_type, issuing_country: input.country, checks, extracted },
+    details: { result_code: code, document_type: input.idType, issuing_country: input.country, checks, extracted },
   };
 }
 
@@ -180,12 +180,12 @@ export async function verifyDocument(
 ): Promise<DocumentOutcome> {
   const today = (options.now ?? (() => new Date()))();
   const read = options.readMrz ?? readMrz;
-  const twoSided = TWO_SIDED_ID_TYPES.includes(input.id_type);
-  if (twoSided && (input.image_back === undefined || input.image_back === null || input.image_back === '')) {
-    throw validationError([{ field: 'image_back', code: 'required', message: `image_back is required for ${input.id_type}` }]);
+  const twoSided = TWO_SIDED_ID_TYPES.includes(input.idType);
+  if (twoSided && (input.imageBack === undefined || input.imageBack === null || input.imageBack === '')) {
+    throw validationError([{ field: 'imageBack', code: 'required', message: `imageBack is required for ${input.idType}` }]);
   }
-  const front = await decodeDocumentImage(input.image_front, 'image_front');
-  const back = input.image_back ? await decodeDocumentImage(input.image_back, 'image_back') : null;
+  const front = await decodeDocumentImage(input.imageFront, 'imageFront');
+  const back = input.imageBack ? await decodeDocumentImage(input.imageBack, 'imageBack') : null;
   // Before OCR, so malformed chip data is a 400 without the cost of reading the photo.
   const chip = await verifyPassiveAuthentication(input.nfc, {
     cscaCertificates: options.cscaCertificates ?? [],
@@ -222,7 +222,7 @@ export async function verifyDocument(
   const readBytes: Buffer[] = [];
   // A US or Canadian licence or ID card prints an MRZ, if any (enhanced licences), on the back:
   // the front is not searched (one OCR pass less; its text is read once, for the comparison).
-  const sides = back && expectsAamva(input.country, input.id_type) ? [back] : mrzSides(input.id_type, front, back);
+  const sides = back && expectsAamva(input.country, input.idType) ? [back] : mrzSides(input.idType, front, back);
   for (const image of sides) {
     // One photo sent as both sides (a client with a single capture) is read once.
     if (readBytes.some((bytes) => bytes.equals(image.bytes))) continue;
@@ -235,7 +235,7 @@ export async function verifyDocument(
     if (mrz?.valid) break;
   }
   const readPage = options.readPage ?? readPageLines;
-  if (!mrz && (barcodes.aamva || expectsAamva(input.country, input.id_type))) {
+  if (!mrz && (barcodes.aamva || expectsAamva(input.country, input.idType))) {
     return barcodeOutcome(input, barcodes, () => readPage(front.bytes), today, context, warnings, skippedChecks);
   }
   if (!mrz) {
@@ -244,7 +244,7 @@ export async function verifyDocument(
     // printed page was read (then its fields, at lower confidence, go to a human instead).
     const viz = readVisualZone(await readPage(front.bytes));
     const fromViz = vizExtracted(viz, today);
-    const status: NodeStatus = fromViz || !MRZ_REQUIRED_TYPES.includes(input.id_type) ? 'review' : 'failed';
+    const status: NodeStatus = fromViz || !MRZ_REQUIRED_TYPES.includes(input.idType) ? 'review' : 'failed';
     if (fromViz)
       warnings.push({
         code: 'fields_from_visual_zone',
@@ -278,7 +278,7 @@ export async function verifyDocument(
   // on its front (one more OCR pass).
   const vizLines = mrz.pageLines ?? [];
   const frontLines =
-    back && !front.bytes.equals(back.bytes) && mrzSides(input.id_type, front, back)[0] === back ? await readPage(front.bytes) : [];
+    back && !front.bytes.equals(back.bytes) && mrzSides(input.idType, front, back)[0] === back ? await readPage(front.bytes) : [];
   // The MRZ's page is read by ICAO 9303 geometry above the MRZ; a separate front by its captions.
   const placement = { format: mrz.format, issuingState: fields.issuingState };
   let placed = readVisualZoneByMrz(vizLines, placement, today);
@@ -314,7 +314,7 @@ export async function verifyDocument(
     });
   const mrzMatch: CheckOutcome = mrz.valid ? (vizMismatch ? 'review' : 'passed') : 'failed';
   const state = stateVerdict(fields.issuingState, input.country);
-  const typeOk = typeMatches(input.id_type, fields.documentCode);
+  const typeOk = typeMatches(input.idType, fields.documentCode);
   const todayIso = today.toISOString().slice(0, 10);
   const expiryCheck: CheckOutcome = expiryDate === null ? 'skipped' : expiryDate < todayIso ? 'failed' : 'passed';
   const authentic: CheckOutcome = state.outcome === 'failed' || !typeOk || mrzMatch === 'failed' ? 'failed' : state.outcome;
@@ -328,9 +328,9 @@ export async function verifyDocument(
     nfc_signature: nfc.outcome,
   };
   if (
-    input.document_number &&
+    input.documentNumber &&
     extracted.document_number &&
-    input.document_number.replace(/\s/g, '').toUpperCase() !== extracted.document_number
+    input.documentNumber.replace(/\s/g, '').toUpperCase() !== extracted.document_number
   ) {
     warnings.push({ code: 'document_number_mismatch', field: 'document_number', message: 'document_number does not match the MRZ.' });
   }
@@ -338,7 +338,7 @@ export async function verifyDocument(
     warnings.push(
       ...expectedDetailsWarnings(
         {
-          ...input,
+          country: input.country,
           first_name: extracted.first_name ?? undefined,
           last_name: extracted.last_name ?? undefined,
           date_of_birth: extracted.date_of_birth ?? undefined,
@@ -360,7 +360,7 @@ export async function verifyDocument(
     warnings.push({
       code: 'document_type_mismatch',
       field: 'id_type',
-      message: `The MRZ document code ${fields.documentCode || '?'} is not a ${input.id_type}.`,
+      message: `The MRZ document code ${fields.documentCode || '?'} is not a ${input.idType}.`,
     });
   if (mrz.valid && state.warning) warnings.push(state.warning);
   if (mrz.valid && fields.nationality && classifyStateCode(fields.nationality).kind === 'unknown')
@@ -482,18 +482,18 @@ async function barcodeOutcome(
       field: 'country',
       message: `The barcode names country ${record.fields.country}, not ${input.country}.`,
     });
-  const typeOk = record.document_type === 'DL' ? input.id_type === 'DRIVERS_LICENSE' : input.id_type !== 'DRIVERS_LICENSE';
+  const typeOk = record.document_type === 'DL' ? input.idType === 'DRIVERS_LICENSE' : input.idType !== 'DRIVERS_LICENSE';
   if (!typeOk)
     warnings.push({
       code: 'document_type_mismatch',
       field: 'id_type',
-      message: `The barcode describes ${record.document_type === 'DL' ? 'a driving licence' : 'an ID card'}, not a ${input.id_type}.`,
+      message: `The barcode describes ${record.document_type === 'DL' ? 'a driving licence' : 'an ID card'}, not a ${input.idType}.`,
     });
   if (context)
     warnings.push(
       ...expectedDetailsWarnings(
         {
-          ...input,
+          country: input.country,
           first_name: record.fields.first_name ?? undefined,
           last_name: record.fields.last_name ?? undefined,
           date_of_birth: record.fields.date_of_birth ?? undefined,
@@ -615,7 +615,7 @@ export function createMrzOcrEngine(options: DocumentEngineOptions = {}): NodeEng
     async run(input, context) {
       const result = await verifyDocument(input, context, options);
       // verifyDocument has validated the image: only its bytes are needed, not a second sharp pass.
-      const front = decodeDataUri(input.image_front, 'image_front', DOCUMENT_IMAGE_TYPES, MAX_DOCUMENT_IMAGE_BYTES);
+      const front = decodeDataUri(input.imageFront, 'imageFront', DOCUMENT_IMAGE_TYPES, MAX_DOCUMENT_IMAGE_BYTES);
       return { ...(await withRecapture(result, front.bytes)), provider: NODE_CATALOGUE.document_verification.providers[0] };
     },
   };

@@ -3,7 +3,7 @@
  * cannot be read says so (`image_too_small`, `image_blurry`) instead of looking like a missing MRZ.
  */
 import sharp from 'sharp';
-import { ApiError } from '../../shared/errors.js';
+import { fieldValidationError } from '../../shared/input-rules.js';
 import { decodeDataUri, MAX_INPUT_PIXELS } from '../data-uri.js';
 
 /** Formats a document photo may come in (the spec says JPEG; PNG costs nothing to accept). */
@@ -70,7 +70,7 @@ export async function decodeDocumentImage(value: unknown, field: string): Promis
     return { bytes, widthPx: rotated ? metadata.height : metadata.width, heightPx: rotated ? metadata.width : metadata.height, grey };
   } catch {
     const message = `${field} is not a readable JPEG or PNG image (or exceeds ${MAX_DOCUMENT_PIXELS} pixels)`;
-    throw new ApiError('validation_failed', message, [{ field, code: 'invalid_image', message }]);
+    throw fieldValidationError(field, 'invalid_image', message);
   }
 }
 

@@ -20,7 +20,7 @@
  * leaves the status `passed`; in a session it sends the decision to review.
  */
 import type { Warning } from '../../domain/types.js';
-import { ApiError } from '../../shared/errors.js';
+import { fieldValidationError } from '../../shared/input-rules.js';
 import { NODE_CATALOGUE } from '../../domain/workflow.js';
 import { nameSimilarity } from '../aml/score.js';
 import { decodeDataUri, MAX_INPUT_PIXELS, UndecodableImageError } from '../data-uri.js';
@@ -78,11 +78,9 @@ export interface PoaEngineOptions {
   timeBudgetMs?: number;
 }
 
-const unreadable = (message: string) =>
-  new ApiError('validation_failed', message, [{ field: 'document_image', code: 'unreadable', message }]);
+const unreadable = (message: string) => fieldValidationError('documentImage', 'unreadable', message);
 
-const overLimit = (message: string) =>
-  new ApiError('validation_failed', message, [{ field: 'document_image', code: 'limit_exceeded', message }]);
+const overLimit = (message: string) => fieldValidationError('documentImage', 'limit_exceeded', message);
 
 /** Text and tamper evidence of a decoded document. */
 async function readDocument(
@@ -115,12 +113,12 @@ async function readDocument(
       tamperMethod: 'pdf_structure+ela',
     };
   } catch (error) {
-    if (error instanceof UnreadablePdfError) throw unreadable(`document_image is not a PDF we can read (${error.message}).`);
-    if (error instanceof PdfLimitError) throw overLimit(`document_image is refused: ${error.message}.`);
+    if (error instanceof UnreadablePdfError) throw unreadable(`documentImage is not a PDF we can read (${error.message}).`);
+    if (error instanceof PdfLimitError) throw overLimit(`documentImage is refused: ${error.message}.`);
     if (error instanceof UndecodableImageError)
       throw error.overPixelLimit
-        ? overLimit(`document_image is refused: it has more than ${MAX_INPUT_PIXELS} pixels.`)
-        : unreadable('document_image could not be decoded as an image.');
+        ? overLimit(`documentImage is refused: it has more than ${MAX_INPUT_PIXELS} pixels.`)
+        : unreadable('documentImage could not be decoded as an image.');
     // sharp's decoding errors: the bytes passed the signature check but are not a valid image.
     if (
       error instanceof Error &&
@@ -128,7 +126,7 @@ async function readDocument(
         error.message,
       )
     ) {
-      throw unreadable('document_image could not be decoded as an image.');
+      throw unreadable('documentImage could not be decoded as an image.');
     }
     throw error;
   }
@@ -145,8 +143,8 @@ const GEOCODE_WARNINGS: Partial<Record<GeocodeReason, string>> = {
 /** Runs the whole analysis on one input (already validated, or validated here with 400s). */
 export async function analyseProofOfAddress(input: ProofOfAddressInput, options: PoaEngineOptions = {}): Promise<PoaAnalysis> {
   const now = (options.now ?? (() => new Date()))();
-  const { mimeType, bytes } = decodeDataUri(input.document_image, 'document_image', POA_MIME_TYPES);
-  const maxAgeDays = input.max_age_days ?? POA_DEFAULT_MAX_AGE_DAYS;
+  const { mimeType, bytes } = decodeDataUri(input.documentImage, 'documentImage', POA_MIME_TYPES);
+  const maxAgeDays = input.maxAgeDays ?? POA_DEFAULT_MAX_AGE_DAYS;
   const country = input.country?.toUpperCase();
 
   const document = await withTimeBudget(
@@ -164,15 +162,15 @@ export async function analyseProofOfAddress(input: ProofOfAddressInput, options:
 
   const fields = extractFields(document.text, {
     country,
-    expectedName: input.expected_name,
+    expectedName: input.expectedName,
     similarity: nameSimilarity,
     layout: document.layout,
   });
   const warnings: Warning[] = [];
 
   let nameMatch: CheckOutcome = 'skipped';
-  if (input.expected_name !== undefined) {
-    const similarity = fields.name ? nameSimilarity(input.expected_name, fields.name) : 0;
+  if (input.expectedName !== undefined) {
+    const similarity = fields.name ? nameSimilarity(input.expectedName, fields.name) : 0;
     nameMatch = similarity >= NAME_MATCH_MIN_SIMILARITY ? 'passed' : 'warning';
     if (nameMatch === 'warning') {
       const message = fields.name

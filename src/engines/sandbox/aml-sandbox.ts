@@ -54,7 +54,7 @@ export function createSandboxAmlEngine(): ListScreeningEngine {
     },
     async run(input, context) {
       const checkedLists = [...new Set(input.lists ?? AML_LISTS)];
-      const { outcome, hits } = sandboxHits(input.full_name, checkedLists);
+      const { outcome, hits } = sandboxHits(input.fullName, checkedLists);
       const score = Math.max(0, ...hits.map((hit) => hit.score));
       const details: AmlScreeningDetails = {
         result_code: hits.length === 0 ? 'clear' : outcome.resultCode,

@@ -16,14 +16,14 @@ export function createSandboxRegistryEngine(): NodeEngine<BusinessRegistryInput>
     provider,
     nodeType: 'business_registry',
     async run(input) {
-      const outcome = resolveOutcome(SANDBOX_CATALOGUE.business_registry, input.registration_number);
+      const outcome = resolveOutcome(SANDBOX_CATALOGUE.business_registry, input.registrationNumber);
       const { effect } = outcome;
       const company =
         effect.companyStatus === null
           ? null
           : {
-              name: effect.registeredName ?? input.company_name,
-              registration_number: input.registration_number,
+              name: effect.registeredName ?? input.companyName,
+              registration_number: input.registrationNumber,
               country: input.country,
               status: effect.companyStatus,
               incorporated_on: INCORPORATED_ON,

@@ -8,6 +8,14 @@ import { normaliseName } from '../../domain/node-outcome.js';
 import type { NodeType, Warning } from '../../domain/types.js';
 import type { FieldError } from '../../shared/errors.js';
 import type { AmlHit, CheckOutcome, DocumentChecks } from '../details.js';
+import type {
+  AmlScreeningInput,
+  BiometricKycInput,
+  BusinessRegistryInput,
+  DocumentVerificationInput,
+  PhoneVerificationConfirmInput,
+  ProofOfAddressInput,
+} from '../inputs.js';
 
 /** Prefix of image tokens; a value with this prefix that is not in the catalogue is refused, so typos do not pass silently. */
 export const SANDBOX_TOKEN_PREFIX = 'sandbox:';
@@ -44,10 +52,12 @@ export interface SandboxMagicValue<Effect> extends SandboxOutcome<Effect> {
   value: string;
 }
 
-/** The magic values of one node type. */
-export interface SandboxNodeCatalogue<Effect> {
-  /** The input field the values go in. */
+/** The magic values of one node type, whose engine reads `InputField` in its input. */
+export interface SandboxNodeCatalogue<Effect, InputField extends string = string> {
+  /** The input field the values go in, as the spec and the docs name it (`image_front`). */
   field: string;
+  /** The same field as the engine's input names it (`imageFront`): where the values are read, and what an unknown token's error names. */
+  inputField: InputField;
   /** How values are compared with the field. */
   matching: SandboxMatching;
   /** The outcome of every value not listed, with a label saying what those values are. */
@@ -119,17 +129,17 @@ export interface SandboxRegistryEffect {
 /** The shape of the whole catalogue: one entry per node type, each with its own effect type. */
 export interface SandboxCatalogue {
   /** Tokens in `image_front`. */
-  document_verification: SandboxNodeCatalogue<SandboxDocumentEffect>;
+  document_verification: SandboxNodeCatalogue<SandboxDocumentEffect, keyof DocumentVerificationInput & string>;
   /** Tokens in `selfie`. */
-  biometric_kyc: SandboxNodeCatalogue<SandboxBiometricEffect>;
+  biometric_kyc: SandboxNodeCatalogue<SandboxBiometricEffect, keyof BiometricKycInput & string>;
   /** Names contained in `full_name`. */
-  aml_screening: SandboxNodeCatalogue<SandboxAmlEffect>;
+  aml_screening: SandboxNodeCatalogue<SandboxAmlEffect, keyof AmlScreeningInput & string>;
   /** Codes at confirmation. */
-  phone_verification: SandboxNodeCatalogue<SandboxPhoneEffect>;
+  phone_verification: SandboxNodeCatalogue<SandboxPhoneEffect, keyof PhoneVerificationConfirmInput & string>;
   /** Tokens in `document_image`. */
-  proof_of_address: SandboxNodeCatalogue<SandboxPoaEffect>;
+  proof_of_address: SandboxNodeCatalogue<SandboxPoaEffect, keyof ProofOfAddressInput & string>;
   /** Registration numbers. */
-  business_registry: SandboxNodeCatalogue<SandboxRegistryEffect>;
+  business_registry: SandboxNodeCatalogue<SandboxRegistryEffect, keyof BusinessRegistryInput & string>;
 }
 
 const NO_WARNINGS: readonly Warning[] = [];
@@ -138,6 +148,7 @@ const NO_WARNINGS: readonly Warning[] = [];
 export const SANDBOX_CATALOGUE: SandboxCatalogue = {
   document_verification: {
     field: 'image_front',
+    inputField: 'imageFront',
     matching: 'token',
     otherwise: {
       label: 'any readable image (`data:` URI)',
@@ -216,6 +227,7 @@ export const SANDBOX_CATALOGUE: SandboxCatalogue = {
 
   biometric_kyc: {
     field: 'selfie',
+    inputField: 'selfie',
     matching: 'token',
     otherwise: {
       label: 'any readable image (`data:` URI)',
@@ -255,6 +267,7 @@ export const SANDBOX_CATALOGUE: SandboxCatalogue = {
 
   aml_screening: {
     field: 'full_name',
+    inputField: 'fullName',
     matching: 'name_contains',
     otherwise: {
       label: 'any other name',
@@ -334,6 +347,7 @@ export const SANDBOX_CATALOGUE: SandboxCatalogue = {
 
   phone_verification: {
     field: 'code',
+    inputField: 'code',
     matching: 'exact',
     otherwise: {
       label: 'any other code',
@@ -374,6 +388,7 @@ export const SANDBOX_CATALOGUE: SandboxCatalogue = {
 
   proof_of_address: {
     field: 'document_image',
+    inputField: 'documentImage',
     matching: 'token',
     otherwise: {
       label: 'any readable image (`data:` URI)',
@@ -427,6 +442,7 @@ export const SANDBOX_CATALOGUE: SandboxCatalogue = {
 
   business_registry: {
     field: 'registration_number',
+    inputField: 'registrationNumber',
     matching: 'exact',
     otherwise: {
       label: 'any other number',
@@ -543,7 +559,7 @@ export function findSandboxOutcome<Effect>(node: SandboxNodeCatalogue<Effect>, f
 export function checkSandboxInput(nodeType: NodeType, input: unknown): FieldError[] {
   const node: SandboxNodeCatalogue<unknown> = SANDBOX_CATALOGUE[nodeType];
   if (typeof input !== 'object' || input === null) return [];
-  const fieldValue: unknown = (input as Record<string, unknown>)[node.field];
+  const fieldValue: unknown = (input as Record<string, unknown>)[node.inputField];
   if (typeof fieldValue !== 'string') return [];
   const lookup = findSandboxOutcome(node, fieldValue);
   if (lookup.kind === 'outcome') return [];
@@ -554,7 +570,7 @@ export function checkSandboxInput(nodeType: NodeType, input: unknown): FieldErro
 export function unknownTokenError(node: SandboxNodeCatalogue<unknown>, token: string): FieldError {
   const known = node.values.map((entry) => entry.value).join(', ');
   return {
-    field: node.field,
+    field: node.inputField,
     code: 'unknown_sandbox_token',
     message: `${token} is not a sandbox token for ${node.field}; use a data: URI or one of: ${known}.`,
   };

@@ -3,7 +3,7 @@ import type { DocumentChecks, DocumentVerificationDetails } from '../details.js'
 import type { DocumentVerificationInput } from '../inputs.js';
 import type { NodeEngine } from '../node-engine.js';
 import { NODE_CATALOGUE } from '../../domain/workflow.js';
-import { expectedDetailsWarnings } from '../../domain/node-outcome.js';
+import { expectedDetailsWarnings, type ComparedDetails } from '../../domain/node-outcome.js';
 import { SANDBOX_CATALOGUE } from './catalogue.js';
 import { copyWarnings, isoDay, resolveOutcome, type SandboxEngineOptions } from './shared.js';
 
@@ -22,26 +22,26 @@ export function createSandboxDocumentEngine(options: SandboxEngineOptions = {}):
     provider: NODE_CATALOGUE.document_verification.sandboxProvider,
     nodeType: 'document_verification',
     async run(input, context) {
-      const outcome = resolveOutcome(SANDBOX_CATALOGUE.document_verification, input.image_front);
+      const outcome = resolveOutcome(SANDBOX_CATALOGUE.document_verification, input.imageFront);
       const happyChecks: DocumentChecks = {
         document_authentic: 'passed',
         mrz_match: 'passed',
         expiry_check: 'passed',
-        nfc_signature: input.enable_nfc === true ? 'passed' : 'skipped',
+        nfc_signature: input.enableNfc === true ? 'passed' : 'skipped',
       };
       const today = now();
       const details: DocumentVerificationDetails = {
         result_code: outcome.resultCode,
-        document_type: input.id_type,
+        document_type: input.idType,
         issuing_country: input.country,
         checks: { ...happyChecks, ...outcome.effect.checks },
         extracted: {
           // The sandbox "reads" what the end user typed, else what the integrator expected, so
           // the happy path never raises mismatch warnings by accident.
-          first_name: input.first_name ?? context.expectedDetails?.first_name ?? PLACEHOLDER.first_name,
-          last_name: input.last_name ?? context.expectedDetails?.last_name ?? PLACEHOLDER.last_name,
-          date_of_birth: input.date_of_birth ?? context.expectedDetails?.date_of_birth ?? PLACEHOLDER.date_of_birth,
-          document_number: input.document_number ?? PLACEHOLDER.document_number,
+          first_name: input.firstName ?? context.expectedDetails?.first_name ?? PLACEHOLDER.first_name,
+          last_name: input.lastName ?? context.expectedDetails?.last_name ?? PLACEHOLDER.last_name,
+          date_of_birth: input.dateOfBirth ?? context.expectedDetails?.date_of_birth ?? PLACEHOLDER.date_of_birth,
+          document_number: input.documentNumber ?? PLACEHOLDER.document_number,
           expiry_date: isoDay(today, outcome.effect.expired ? -365 : 5 * 365),
           // A passport's holder is a national of the state that issued it.
           nationality: input.country,
@@ -56,9 +56,14 @@ export function createSandboxDocumentEngine(options: SandboxEngineOptions = {}):
       return {
         status: outcome.status,
         provider: NODE_CATALOGUE.document_verification.sandboxProvider,
-        warnings: [...copyWarnings(outcome.warnings), ...expectedDetailsWarnings(input, context.expectedDetails)],
+        warnings: [...copyWarnings(outcome.warnings), ...expectedDetailsWarnings(typedDetails(input), context.expectedDetails)],
         details,
       };
     },
   };
+}
+
+/** What the end user typed of the fields compared with `expected_details`: the sandbox's stand-in for what a document shows. */
+function typedDetails(input: DocumentVerificationInput): ComparedDetails {
+  return { first_name: input.firstName, last_name: input.lastName, date_of_birth: input.dateOfBirth, country: input.country };
 }

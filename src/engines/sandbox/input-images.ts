@@ -5,7 +5,7 @@
  */
 import sharp from 'sharp';
 import type { NodeType } from '../../domain/types.js';
-import { ApiError } from '../../shared/errors.js';
+import { fieldValidationError } from '../../shared/input-rules.js';
 import { decodeDataUri, MAX_INPUT_PIXELS } from '../data-uri.js';
 import { DOCUMENT_IMAGE_TYPES } from '../document/image.js';
 import { SELFIE_MIME_TYPES } from '../face/engine.js';
@@ -15,11 +15,11 @@ import { SANDBOX_TOKEN_PREFIX } from './catalogue.js';
 /** The image fields of each node's input, with the types its live engine accepts. */
 const IMAGE_FIELDS: Partial<Record<NodeType, { field: string; types: readonly string[] }[]>> = {
   document_verification: [
-    { field: 'image_front', types: DOCUMENT_IMAGE_TYPES },
-    { field: 'image_back', types: DOCUMENT_IMAGE_TYPES },
+    { field: 'imageFront', types: DOCUMENT_IMAGE_TYPES },
+    { field: 'imageBack', types: DOCUMENT_IMAGE_TYPES },
   ],
   biometric_kyc: [{ field: 'selfie', types: SELFIE_MIME_TYPES }],
-  proof_of_address: [{ field: 'document_image', types: POA_MIME_TYPES }],
+  proof_of_address: [{ field: 'documentImage', types: POA_MIME_TYPES }],
 };
 
 /** Side the decode check scales an image to: decoding every pixel finds a truncated file, the size keeps it cheap. */
@@ -43,7 +43,7 @@ export async function assertSandboxImagesDecode(nodeType: NodeType, input: Recor
         .toBuffer();
     } catch {
       const message = `${field} is not a readable ${types.filter((type) => type.startsWith('image/')).join(' or ')} image (or exceeds ${MAX_INPUT_PIXELS} pixels)`;
-      throw new ApiError('validation_failed', message, [{ field, code: 'invalid_image', message }]);
+      throw fieldValidationError(field, 'invalid_image', message);
     }
   }
 }

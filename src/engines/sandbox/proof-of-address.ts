@@ -19,15 +19,15 @@ export function createSandboxPoaEngine(options: SandboxEngineOptions = {}): Node
     provider,
     nodeType: 'proof_of_address',
     async run(input) {
-      const outcome = resolveOutcome(SANDBOX_CATALOGUE.proof_of_address, input.document_image);
+      const outcome = resolveOutcome(SANDBOX_CATALOGUE.proof_of_address, input.documentImage);
       const { effect } = outcome;
-      const maxAgeDays = input.max_age_days ?? POA_DEFAULT_MAX_AGE_DAYS;
+      const maxAgeDays = input.maxAgeDays ?? POA_DEFAULT_MAX_AGE_DAYS;
       const ageDays = effect.stale ? maxAgeDays + STALE_MARGIN_DAYS : Math.min(FRESH_AGE_DAYS, maxAgeDays);
-      const autoNameMatch = input.expected_name === undefined ? 'skipped' : 'passed';
+      const autoNameMatch = input.expectedName === undefined ? 'skipped' : 'passed';
       const details: ProofOfAddressDetails = {
         result_code: outcome.resultCode,
         extracted: {
-          name: effect.addressee ?? input.expected_name ?? 'Sandbox User',
+          name: effect.addressee ?? input.expectedName ?? 'Sandbox User',
           address: '1 Sandbox Street, 75001 Paris',
           issuer: 'Sandbox Energy',
           issued_at: isoDay(now(), -ageDays),

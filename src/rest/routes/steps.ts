@@ -11,7 +11,7 @@ import {
   VerificationStepsDocument,
   type VerificationProgressFieldsFragment,
 } from '../../graphql/generated/operations.js';
-import { NODE_INPUT_FIELDS as fields } from '../../sessions/node-inputs.js';
+import { NODE_INPUT_FIELDS as fields } from '../../shared/node-input-schemas.js';
 import { defineRoute } from '../route.js';
 
 /** The end user's view of a session: its status and each step of its workflow, in workflow order. */

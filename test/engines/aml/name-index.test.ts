@@ -203,7 +203,7 @@ describe('candidate retrieval', () => {
     const engine = createLiveAmlEngine({ em: () => scratch.database.orm.em.fork(), amlIndex: index });
     const before = index.counters();
     const listed = entities[3]!;
-    const result = await engine.run({ full_name: listed.primary_name }, {
+    const result = await engine.run({ fullName: listed.primary_name }, {
       tenantId: 'tenant',
       sessionId: 'session',
       amlScoreThreshold: 80,
