@@ -294,7 +294,10 @@ class CopyWriter implements EntityWriter {
     return nameCount;
   }
 
-  /** In primary-key order, so the key's btree and the foreign key's lookups go page by page instead of at random. */
+  /**
+   * Moves the loaded rows into the real tables: the last version of each id, then the names in
+   * primary-key order, so the key's btree and the foreign key's lookups go page by page, not at random.
+   */
   async finish(): Promise<void> {
     if (!this.created) return;
     // Transaction-local, as the index builds: one sort of every loaded entity, which a request's timeout must not cancel.
@@ -313,6 +316,9 @@ class CopyWriter implements EntityWriter {
       [],
       'run',
     );
+    // Gone now rather than at the commit, so a second import in the same transaction can make them again.
+    await this.tx.execute('drop table aml_entity_load, aml_entity_name_load', [], 'run');
+    this.created = false;
   }
 }
 
