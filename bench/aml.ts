@@ -9,6 +9,8 @@
  * `where name_normalized = $1` btree lookup on the same table. Untimed: whether the index and
  * pg_trgm return the same candidates, and recall for names with every word misspelt once and twice.
  *
+ * `--load-only` times the loading alone (the import and ANALYZE), step by step.
+ *
  * Runs on embedded PGlite (in memory) by default, on DATABASE_URL when set. It EMPTIES the AML
  * tables: against a server it refuses a database that holds real list imports unless --force.
  */
@@ -29,6 +31,7 @@ const { values } = parseArgs({
     seed: { type: 'string', default: '42' },
     force: { type: 'boolean', default: false },
     'trgm-screens': { type: 'string' },
+    'load-only': { type: 'boolean', default: false },
   },
 });
 const SIZES = values.sizes
@@ -218,6 +221,11 @@ async function main(): Promise<void> {
       await em.execute('analyze aml_entity_name', [], 'run');
       await em.execute('analyze aml_entity', [], 'run');
       const loadSeconds = (performance.now() - started) / 1000;
+      // --load-only: the import alone, for comparing import paths without the index build and screens.
+      if (values['load-only']) {
+        console.log(`${String(size).padStart(8)} ${loadSeconds.toFixed(1).padStart(8)}`);
+        continue;
+      }
       const buildStarted = performance.now();
       await index.refresh();
       const buildSeconds = (performance.now() - buildStarted) / 1000;

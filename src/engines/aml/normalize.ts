@@ -136,6 +136,12 @@ const ARABIC_ARTICLE = /(?<![\p{L}\p{M}])\u0627\u0644(?=\p{Script=Arabic}{2})/gu
 const APOSTROPHES = /['’‘ʼʻʿʾ`´]/g;
 /** Revised Romanization's "eo" (ㅓ) and "eu" (ㅡ), which the lists' romanisation writes "o" and "u" (step 10). */
 const REVISED_ROMANIZATION_VOWELS = /e([ou])/g;
+/**
+ * Printable ASCII only: steps 1–5 leave such text as it is (nothing invisible, NFKC and any-ascii
+ * are the identity on it, no other script), so they are skipped for it; most listed names are
+ * (issue 29.5: the candidate forms dominated a large import).
+ */
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 /** German umlauts and their two-letter spellings, for the umlaut-aware variant. */
 const UMLAUTS: Record<string, string> = { ä: 'ae', ö: 'oe', ü: 'ue', Ä: 'Ae', Ö: 'Oe', Ü: 'Ue' };
 
@@ -172,6 +178,7 @@ function mixesLatin(word: string): boolean {
  * (module comment, steps 1–4), so invisible and lookalike characters cannot split or hide one.
  */
 export function cleanText(input: string): string {
+  if (PRINTABLE_ASCII.test(input)) return input;
   const visible = input.replace(PERSIAN_ZWNJ, ' ').replace(INVISIBLE, '').normalize('NFKC');
   return visible
     .replace(NON_ASCII_DIGIT, digitValue)
@@ -268,6 +275,7 @@ type Transliteration = 'screening' | 'korean-lists' | 'fingerprint';
 
 /** Latin text of a cleaned name (step 5). */
 function transliterate(cleaned: string, style: Transliteration): string {
+  if (PRINTABLE_ASCII.test(cleaned)) return cleaned;
   const articled = style === 'fingerprint' ? cleaned : cleaned.replace(ARABIC_ARTICLE, 'al-');
   const spaced = articled.replace(
     SYLLABIC_CHAR,
@@ -378,6 +386,39 @@ export function isAbjad(name: string): boolean {
  * ("Nicloas Madruo" and "Nicolas Maduro" → "nkls mdr"). Can be empty.
  */
 export function consonantSkeleton(token: string): string {
+  // The rules above in two passes over the characters (issue 29.5: the regular expressions were most of a
+  // large import's time); consonantSkeletonByRules states them and is the answer for anything but [a-z0-9].
+  let kept = '';
+  for (let i = 0; i < token.length; i += 1) {
+    const ch = token[i]!;
+    const next = token[i + 1];
+    if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9'))) return consonantSkeletonByRules(token);
+    if (ch === 'c' && next === 'h') {
+      kept += 'sh';
+      i += 1;
+    } else if (ch === 'c') kept += next === 'e' || next === 'i' || next === 'y' ? 's' : 'k';
+    else if (ch === 'q') kept += 'k';
+    else if (ch === 'd' && next === 'j') {
+      kept += 'j';
+      i += 1;
+    } else if (!SKELETON_VOWELS.has(ch)) kept += ch;
+  }
+  let end = kept.length;
+  while (end > 1 && kept[end - 1] === 'h') end -= 1;
+  let skeleton = '';
+  for (let i = 0; i < end; i += 1) {
+    const ch = kept[i] === 'z' && kept[i + 1] === 'h' && i + 1 < end ? 'j' : kept[i]!;
+    if (ch === 'j' && kept[i] === 'z') i += 1;
+    if (ch !== skeleton[skeleton.length - 1]) skeleton += ch;
+  }
+  return skeleton;
+}
+
+/** Letters consonantSkeleton drops: vowels, and y, w and v, which stand for them. */
+const SKELETON_VOWELS: ReadonlySet<string> = new Set(['a', 'e', 'i', 'o', 'u', 'y', 'w', 'v']);
+
+/** consonantSkeleton as a sequence of rewriting rules: its definition, and its answer for tokens outside [a-z0-9]. */
+export function consonantSkeletonByRules(token: string): string {
   return token
     .replace(/ch/g, 'sh')
     .replace(/c(?=[eiy])/g, 's')

@@ -25,12 +25,13 @@
  *
  * Raw SQL: (a) `npm run bench:aml`: the pg_trgm fallback screen (100k p95 15.6 ms on PostgreSQL)
  * and the bulk load (1M names in 304 s) — (b) with `set_config`, dropping and rebuilding the
- * trigram indexes (DDL), `gin_clean_pending_list`, bulk `jsonb_to_recordset` inserts and a
- * `distinct on` read.
+ * trigram indexes (DDL), `gin_clean_pending_list`, bulk `jsonb_to_recordset` inserts, temporary
+ * tables filled by COPY (src/db/copy.ts) and `distinct on` reads.
  */
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { copyIn, copyText, copyTextArray, supportsCopyIn } from '../../db/copy.js';
 import { AML_LISTS, entityId, type AmlList, type SanctionedEntity } from './entity.js';
 import type { AmlNameIndex } from './name-index.js';
 import { nameVariants, skeletonName } from './normalize.js';
@@ -38,6 +39,9 @@ import { screen, type AmlQuery, type AmlScreening } from './score.js';
 
 /** Entities per multi-row INSERT; ~1 MB of SQL per statement, well under any limit, few round trips. */
 export const IMPORT_BATCH_SIZE = 1000;
+
+/** Entities per COPY of a server import (copyIn): ~3 MB of rows each, so a million entities are 100 COPYs per table. */
+export const COPY_BATCH_SIZE = 10_000;
 
 /** Most entities handed from pg_trgm to `screen()` per screen; far above the hits a real name has. */
 export const CANDIDATE_LIMIT = 50;
@@ -91,9 +95,15 @@ export function candidateForms(name: string): string[] {
   return [...forms];
 }
 
-/** Distinct candidate forms (candidateForms) of an entity's primary name and aliases: its rows of `aml_entity_name`. */
-export function normalizedNamesOf(entity: Pick<SanctionedEntity, 'primary_name' | 'aliases'>): string[] {
-  return [...new Set([entity.primary_name, ...entity.aliases].flatMap(candidateForms))];
+/**
+ * Distinct candidate forms (candidateForms) of an entity's primary name and aliases: its rows of
+ * `aml_entity_name`. `formsOf` is candidateForms or an import's memo of it (FormsMemo).
+ */
+export function normalizedNamesOf(
+  entity: Pick<SanctionedEntity, 'primary_name' | 'aliases'>,
+  formsOf: (name: string) => string[] = candidateForms,
+): string[] {
+  return [...new Set([entity.primary_name, ...entity.aliases].flatMap(formsOf))];
 }
 
 /**
@@ -152,37 +162,169 @@ async function deleteList(em: EntityManager, list: AmlList): Promise<void> {
   await em.execute('delete from aml_entity where source_list = ?', [list], 'run');
 }
 
-/** Writes one batch of entities and their normalised names (returns how many names). Duplicates within the batch: last wins. */
-async function insertBatch(em: EntityManager, batch: SanctionedEntity[]): Promise<number> {
+/** The columns of `aml_entity` an import writes, in order (imported_at is the import's `now()`). */
+const ENTITY_COLUMNS = 'id, source_list, source_id, kind, primary_name, aliases, dates_of_birth, countries, programs, topics';
+
+/** What an import does when an entity id is already stored: the new version replaces it, keeping its names (names are only added). */
+const ENTITY_UPSERT = `on conflict (id) do update set kind = excluded.kind, primary_name = excluded.primary_name, aliases = excluded.aliases,
+       dates_of_birth = excluded.dates_of_birth, countries = excluded.countries, programs = excluded.programs,
+       topics = excluded.topics, imported_at = excluded.imported_at`;
+
+/**
+ * Memo of candidateForms for one import: a name is turned into its forms once, however many
+ * entities or aliases carry it (real lists repeat names; an alias is often the primary name
+ * re-cased). Emptied when full, so a million-entity import holds a bounded number.
+ */
+class FormsMemo {
+  private readonly forms = new Map<string, string[]>();
+  private static readonly LIMIT = 200_000;
+
+  /** candidateForms of a name, computed on its first sight. */
+  readonly formsOf = (name: string): string[] => {
+    let forms = this.forms.get(name);
+    if (!forms) {
+      if (this.forms.size >= FormsMemo.LIMIT) this.forms.clear();
+      forms = candidateForms(name);
+      this.forms.set(name, forms);
+    }
+    return forms;
+  };
+}
+
+/** Writes the entities of an import (and their rows of `aml_entity_name`) inside its transaction. */
+interface EntityWriter {
+  /** Entities handed to `write` at a time. */
+  readonly batchSize: number;
+  /** Writes one batch (duplicates within it: last wins); returns how many name rows it adds. */
+  write(batch: SanctionedEntity[]): Promise<number>;
+  /** Writes what `write` left pending; called before the name indexes are built. */
+  finish(): Promise<void>;
+}
+
+/** One batch's entities, the last of each id, with their name rows. */
+function batchRows(batch: SanctionedEntity[], memo: FormsMemo): { id: string; entity: SanctionedEntity; names: string[] }[] {
   const byId = new Map<string, SanctionedEntity>();
   for (const entity of batch) byId.set(entityId(entity), entity);
-  const rows = [...byId].map(([id, e]) => ({
-    id,
-    source_list: e.source_list,
-    source_id: e.source_id,
-    kind: e.kind,
-    primary_name: e.primary_name,
-    aliases: e.aliases,
-    dates_of_birth: e.dates_of_birth,
-    countries: e.countries,
-    programs: e.programs,
-    topics: e.topics,
-  }));
-  const names = [...byId].flatMap(([id, e]) => normalizedNamesOf(e).map((n) => ({ e: id, l: e.source_list, n })));
-  await em.execute(
-    `insert into aml_entity (id, source_list, source_id, kind, primary_name, aliases, dates_of_birth, countries, programs, topics, imported_at)
-     select x.id, x.source_list, x.source_id, x.kind, x.primary_name, x.aliases, x.dates_of_birth, x.countries, x.programs, x.topics, now()
-     from jsonb_to_recordset(?::jsonb) as x(id text, source_list text, source_id text, kind text, primary_name text,
-       aliases text[], dates_of_birth text[], countries text[], programs text[], topics text[])
-     on conflict (id) do update set kind = excluded.kind, primary_name = excluded.primary_name, aliases = excluded.aliases,
-       dates_of_birth = excluded.dates_of_birth, countries = excluded.countries, programs = excluded.programs,
-       topics = excluded.topics, imported_at = excluded.imported_at`,
-    [JSON.stringify(rows)],
-    'run',
-  );
-  if (names.length === 0) return 0;
-  await em.execute(INSERT_NAME_ROWS_SQL, [JSON.stringify(names)], 'run');
-  return names.length;
+  return [...byId].map(([id, entity]) => ({ id, entity, names: normalizedNamesOf(entity, memo.formsOf) }));
+}
+
+/** Multi-row INSERTs from JSON parameters, IMPORT_BATCH_SIZE entities each: any database, embedded PGlite included. */
+class StatementWriter implements EntityWriter {
+  readonly batchSize = IMPORT_BATCH_SIZE;
+  private readonly memo = new FormsMemo();
+
+  constructor(private readonly tx: EntityManager) {}
+
+  async write(batch: SanctionedEntity[]): Promise<number> {
+    const rows = batchRows(batch, this.memo);
+    const entities = rows.map(({ id, entity: e }) => ({
+      id,
+      source_list: e.source_list,
+      source_id: e.source_id,
+      kind: e.kind,
+      primary_name: e.primary_name,
+      aliases: e.aliases,
+      dates_of_birth: e.dates_of_birth,
+      countries: e.countries,
+      programs: e.programs,
+      topics: e.topics,
+    }));
+    const names = rows.flatMap(({ id, entity, names }) => names.map((n) => ({ e: id, l: entity.source_list, n })));
+    await this.tx.execute(
+      `insert into aml_entity (${ENTITY_COLUMNS}, imported_at)
+       select x.id, x.source_list, x.source_id, x.kind, x.primary_name, x.aliases, x.dates_of_birth, x.countries, x.programs, x.topics, now()
+       from jsonb_to_recordset(?::jsonb) as x(id text, source_list text, source_id text, kind text, primary_name text,
+         aliases text[], dates_of_birth text[], countries text[], programs text[], topics text[])
+       ${ENTITY_UPSERT}`,
+      [JSON.stringify(entities)],
+      'run',
+    );
+    if (names.length === 0) return 0;
+    await this.tx.execute(INSERT_NAME_ROWS_SQL, [JSON.stringify(names)], 'run');
+    return names.length;
+  }
+
+  async finish(): Promise<void> {}
+}
+
+/**
+ * COPY into two temporary tables of the transaction, COPY_BATCH_SIZE entities at a time, then one
+ * INSERT ... SELECT per table at the end (the last version of a repeated id wins, stored ids are
+ * updated, names only added, as with StatementWriter): a PostgreSQL server only (copyIn). Parsing
+ * JSON parameters and planning an INSERT per thousand entities was most of the server's share of a
+ * large import (docs/performance.md "AML at a million names").
+ */
+class CopyWriter implements EntityWriter {
+  readonly batchSize = COPY_BATCH_SIZE;
+  private readonly memo = new FormsMemo();
+  private order = 0;
+  private created = false;
+
+  constructor(private readonly tx: EntityManager) {}
+
+  async write(batch: SanctionedEntity[]): Promise<number> {
+    if (!this.created) {
+      await this.tx.execute(
+        `create temporary table aml_entity_load (ord bigint not null, id text not null, source_list text not null, source_id text not null,
+           kind text not null, primary_name text not null, aliases text[] not null, dates_of_birth text[] not null, countries text[] not null,
+           programs text[] not null, topics text[] not null) on commit drop`,
+        [],
+        'run',
+      );
+      await this.tx.execute(
+        'create temporary table aml_entity_name_load (entity_id text not null, source_list text not null, name_normalized text not null) on commit drop',
+        [],
+        'run',
+      );
+      this.created = true;
+    }
+    let entities = '';
+    let names = '';
+    let nameCount = 0;
+    for (const { id, entity: e, names: forms } of batchRows(batch, this.memo)) {
+      this.order += 1;
+      const list = copyText(e.source_list);
+      const arrays = [e.aliases, e.dates_of_birth, e.countries, e.programs, e.topics].map(copyTextArray).join('\t');
+      entities += `${this.order}\t${copyText(id)}\t${list}\t${copyText(e.source_id)}\t${copyText(e.kind)}\t${copyText(e.primary_name)}\t${arrays}\n`;
+      for (const form of forms) names += `${copyText(id)}\t${list}\t${copyText(form)}\n`;
+      nameCount += forms.length;
+    }
+    await copyIn(this.tx, `copy aml_entity_load (ord, ${ENTITY_COLUMNS}) from stdin`, entities);
+    if (nameCount > 0) await copyIn(this.tx, 'copy aml_entity_name_load (entity_id, source_list, name_normalized) from stdin', names);
+    return nameCount;
+  }
+
+  /**
+   * Moves the loaded rows into the real tables: the last version of each id, then the names in
+   * primary-key order, so the key's btree and the foreign key's lookups go page by page, not at random.
+   */
+  async finish(): Promise<void> {
+    if (!this.created) return;
+    // Transaction-local, as the index builds: one sort of every loaded entity, which a request's timeout must not cancel.
+    await this.tx.execute(`select set_config('work_mem', '256MB', true), set_config('statement_timeout', '0', true)`, [], 'all');
+    await this.tx.execute(
+      `insert into aml_entity (${ENTITY_COLUMNS}, imported_at)
+       select distinct on (id) ${ENTITY_COLUMNS}, now() from aml_entity_load order by id, ord desc
+       ${ENTITY_UPSERT}`,
+      [],
+      'run',
+    );
+    await this.tx.execute(
+      `insert into aml_entity_name (entity_id, source_list, name_normalized)
+       select entity_id, source_list, name_normalized from aml_entity_name_load order by entity_id, name_normalized
+       on conflict do nothing`,
+      [],
+      'run',
+    );
+    // Gone now rather than at the commit, so a second import in the same transaction can make them again.
+    await this.tx.execute('drop table aml_entity_load, aml_entity_name_load', [], 'run');
+    this.created = false;
+  }
+}
+
+/** The fastest writer the database takes: COPY on a PostgreSQL server, INSERT statements on embedded PGlite. */
+async function entityWriter(tx: EntityManager): Promise<EntityWriter> {
+  return (await supportsCopyIn(tx)) ? new CopyWriter(tx) : new StatementWriter(tx);
 }
 
 /**
@@ -232,6 +374,7 @@ export async function importEntities(
     };
     for (const list of options.lists ?? []) await replace(list);
     const indexes = new NameIndexBuild();
+    const writer = await entityWriter(tx);
     let batch: SanctionedEntity[] = [];
     for await (const entity of entities) {
       if (wanted && !wanted.has(entity.source_list)) {
@@ -241,12 +384,13 @@ export async function importEntities(
       await replace(entity.source_list);
       counts[entity.source_list] = (counts[entity.source_list] ?? 0) + 1;
       batch.push(entity);
-      if (batch.length >= IMPORT_BATCH_SIZE) {
-        await indexes.wrote(tx, await insertBatch(tx, batch));
+      if (batch.length >= writer.batchSize) {
+        await indexes.wrote(tx, await writer.write(batch));
         batch = [];
       }
     }
-    if (batch.length > 0) await indexes.wrote(tx, await insertBatch(tx, batch));
+    if (batch.length > 0) await indexes.wrote(tx, await writer.write(batch));
+    await writer.finish();
     for (const list of replaced) {
       await tx.execute(
         'insert into aml_list_import (id, source_list, file_format, entity_count, checksum, imported_at) values (?, ?, ?, ?, ?, now())',
@@ -274,17 +418,19 @@ export async function upsertEntities(
     let written = 0;
     const lists = new Set<AmlList>();
     const indexes = new NameIndexBuild();
+    const writer = await entityWriter(tx);
     let batch: SanctionedEntity[] = [];
     for await (const entity of entities) {
       batch.push(entity);
       lists.add(entity.source_list);
       written += 1;
-      if (batch.length >= IMPORT_BATCH_SIZE) {
-        await indexes.wrote(tx, await insertBatch(tx, batch));
+      if (batch.length >= writer.batchSize) {
+        await indexes.wrote(tx, await writer.write(batch));
         batch = [];
       }
     }
-    if (batch.length > 0) await indexes.wrote(tx, await insertBatch(tx, batch));
+    if (batch.length > 0) await indexes.wrote(tx, await writer.write(batch));
+    await writer.finish();
     await requestRescreen(tx, [...lists]);
     await indexes.finish(tx);
     return written;

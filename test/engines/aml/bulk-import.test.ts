@@ -72,6 +72,42 @@ describe('bulk imports', () => {
     expect(exact.length).toBeGreaterThan(0);
   }, 300_000);
 
+  it('given names and fields with tabs, backslashes, quotes, commas and line breaks and an id given twice, when imported, then they are stored as given, the last version of the id winning', async () => {
+    const tricky: SanctionedEntity = {
+      source_list: 'UN_SC',
+      source_id: 'tricky\\1',
+      kind: 'organization',
+      primary_name: 'Back\\slash\tTab "Quoted" Trading',
+      aliases: ['Line\nBreak, Comma {Brace}', 'NULL', '\\N', 'Ünïcode Çorp'],
+      dates_of_birth: [],
+      countries: ['AE'],
+      programs: ['A "B", C'],
+      topics: ['sanction'],
+    };
+    const first: SanctionedEntity = { ...tricky, source_id: 'twice', primary_name: 'First Version Holdings', aliases: [] };
+    const last: SanctionedEntity = { ...first, primary_name: 'Last Version Holdings', countries: ['CY'] };
+    await importEntities(em(), [tricky, first, last], { fileFormat: 'test', checksum: 'tricky', lists: ['UN_SC'] });
+    const stored = await em().execute<SanctionedEntity[]>(
+      `select source_list, source_id, kind, primary_name, aliases, dates_of_birth, countries, programs, topics
+       from aml_entity where source_list = 'UN_SC' order by source_id`,
+      [],
+      'all',
+    );
+    expect(stored).toEqual([tricky, last]);
+    const names = await em().execute<{ entity_id: string; name_normalized: string }[]>(
+      `select entity_id, name_normalized from aml_entity_name where source_list = 'UN_SC' order by 1, 2`,
+      [],
+      'all',
+    );
+    const expected = [
+      ...normalizedNamesOf(tricky).map((name) => ({ entity_id: 'UN_SC:tricky\\1', name_normalized: name })),
+      ...normalizedNamesOf(last).map((name) => ({ entity_id: 'UN_SC:twice', name_normalized: name })),
+    ];
+    expect(names).toEqual(
+      expected.sort((a, b) => (a.entity_id + ' ' + a.name_normalized < b.entity_id + ' ' + b.name_normalized ? -1 : 1)),
+    );
+  });
+
   it('given a bulk import that fails after dropping the indexes, when it rolls back, then the old list and every index are as they were', async () => {
     const before = await nameCount();
     async function* failing(): AsyncGenerator<SanctionedEntity> {

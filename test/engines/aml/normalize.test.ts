@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   cleanText,
   consonantSkeleton,
+  consonantSkeletonByRules,
   documentNumberKey,
   nameTokens,
   nameVariants,
@@ -174,6 +175,24 @@ describe('consonant skeletons', () => {
     expect(consonantSkeleton('kym')).toBe(consonantSkeleton('kim'));
     // A lone h is the word's only consonant, not a final one: "hee" and "hae" keep it.
     expect(consonantSkeleton('hee')).toBe('h');
+  });
+
+  it('given every word of up to five letters over the letters the rules treat apart, when reduced, then the two-pass skeleton is the rules’ one', () => {
+    // c, h, s, z, d, j, q and the vowels are what the rules rewrite or drop; k, x and a digit stand for the rest.
+    const letters = 'acdehjqszyvkx1';
+    let words = [''];
+    let compared = 0;
+    for (let length = 1; length <= 5; length += 1) {
+      words = words.flatMap((word) => [...letters].map((letter) => word + letter));
+      for (const word of words) {
+        if (consonantSkeleton(word) !== consonantSkeletonByRules(word))
+          expect(consonantSkeleton(word)).toBe(consonantSkeletonByRules(word));
+        compared += 1;
+      }
+    }
+    expect(compared).toBe(14 + 14 ** 2 + 14 ** 3 + 14 ** 4 + 14 ** 5);
+    // Outside [a-z0-9] (never a normalised token) the rules answer.
+    expect(consonantSkeleton('Chad-zh')).toBe(consonantSkeletonByRules('Chad-zh'));
   });
 
   it('given a word of vowels only, when reduced, then the skeleton is empty and left out', () => {
