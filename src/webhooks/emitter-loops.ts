@@ -182,11 +182,7 @@ export class WebhookEmitter {
     const unsent = [...this.waiting.values()].flat();
     this.waiting.clear();
     this.waitingCount = 0;
-    for (const delivery of unsent) {
-      this.held -= 1;
-      adjust(this.heldByTenant, delivery.tenant_id, -1);
-      adjust(this.heldByTarget, delivery.target_key, -1);
-    }
+    for (const delivery of unsent) this.unhold(delivery);
     await this.dispatcher
       .release(unsent)
       .catch((error: unknown) =>
@@ -372,14 +368,19 @@ export class WebhookEmitter {
       .finally(() => this.finish(delivery));
   }
 
+  /** Stops counting a delivery as held here (finished, or given back by a stop): the claims' caps count what is held. */
+  private unhold(delivery: ClaimedDelivery): void {
+    this.held -= 1;
+    adjust(this.heldByTenant, delivery.tenant_id, -1);
+    adjust(this.heldByTarget, delivery.target_key, -1);
+  }
+
   /** Frees a finished delivery's slots, starts what waited on them, and claims again once a batch has finished. */
   private finish(delivery: ClaimedDelivery): void {
     this.inFlight -= 1;
-    this.held -= 1;
     adjust(this.inFlightByTenant, delivery.tenant_id, -1);
     adjust(this.inFlightByTarget, delivery.target_key, -1);
-    adjust(this.heldByTenant, delivery.tenant_id, -1);
-    adjust(this.heldByTarget, delivery.target_key, -1);
+    this.unhold(delivery);
     this.launchWaiting(delivery.tenant_id);
     if (this.windowBlocked && this.inFlight < this.maxInFlight) {
       // The freed window slot goes to the tenants waiting on it, in the order they first waited.
