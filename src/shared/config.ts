@@ -79,6 +79,8 @@ const ConfigSchema = z.object({
     .transform((value) => value.split(',').map((part) => Number(part.trim()))),
   /** How long a claimed webhook delivery stays reserved for the emitter that claimed it, in seconds; after that (a crashed emitter) another may send it. */
   WEBHOOK_CLAIM_LEASE_SECONDS: z.coerce.number().min(0.1).default(60),
+  /** Longest one webhook attempt may take, connect to last byte, in seconds; past it the attempt fails and is retried on the schedule. */
+  WEBHOOK_TIMEOUT_SECONDS: z.coerce.number().min(1).max(300).default(15),
   /** How often the emitter looks for new events and due retries when nothing wakes it, in milliseconds. */
   EMITTER_POLL_INTERVAL_MS: z.coerce.number().int().min(10).default(1000),
   /** Deliveries one emitter sends at once (open sockets to receivers). */

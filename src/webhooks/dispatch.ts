@@ -37,6 +37,8 @@ export interface DispatchOptions {
   retryScheduleSeconds: readonly number[];
   /** Seconds a claimed delivery stays reserved before another emitter may resend it. */
   claimLeaseSeconds: number;
+  /** Longest one attempt may take, in milliseconds (WEBHOOK_TIMEOUT_SECONDS). @default 15000 */
+  timeoutMs?: number;
 }
 
 /** What a claim must respect: the caps, and what is in flight per tenant and per target now. */
@@ -137,7 +139,7 @@ export class DeliveryDispatcher {
   private readonly keyCache = new LRUCache<string, KeyObject>({ max: SIGNING_KEY_CACHE_MAX });
 
   constructor(private readonly options: DispatchOptions) {
-    this.http = new WebhookHttpClient(options.allowLoopback);
+    this.http = new WebhookHttpClient(options.allowLoopback, options.timeoutMs);
   }
 
   /**

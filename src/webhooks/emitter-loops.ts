@@ -18,7 +18,7 @@ import {
   type FanOutHandOff,
   type FanOutProgress,
 } from './delivery-fanout.js';
-import { WEBHOOK_TIMEOUT_MS } from './http.js';
+import { DEFAULT_WEBHOOK_TIMEOUT_MS } from './http.js';
 
 /** Deliveries in flight at once per emitter (sockets to receivers). */
 export const DEFAULT_MAX_IN_FLIGHT = 256;
@@ -42,8 +42,8 @@ const MIN_CLAIM_BATCH = 16;
  * {@link MAX_PREFETCH_FACTOR}, whose wait (a time-out per round ahead) and send (one more) end a
  * time-out before the lease does, so a held delivery is not claimed again by another emitter.
  */
-export function prefetchFactor(claimLeaseSeconds: number): number {
-  const timeouts = (claimLeaseSeconds * 1000) / WEBHOOK_TIMEOUT_MS;
+export function prefetchFactor(claimLeaseSeconds: number, timeoutMs = DEFAULT_WEBHOOK_TIMEOUT_MS): number {
+  const timeouts = (claimLeaseSeconds * 1000) / timeoutMs;
   return Math.max(0, Math.min(MAX_PREFETCH_FACTOR, Math.floor(timeouts) - 2));
 }
 
@@ -62,6 +62,8 @@ export interface EmitterOptions {
   claimLeaseSeconds: number;
   /** Milliseconds between polls when nothing wakes the emitter. */
   pollIntervalMs: number;
+  /** Longest one attempt may take, in milliseconds (WEBHOOK_TIMEOUT_SECONDS). @default 15000 */
+  timeoutMs?: number;
   /** In-process events wake the fan-out at once (the server's bus); a lone emitter polls. */
   bus?: EventBus;
   /** Deliveries in flight at once. @default 256 */
@@ -136,7 +138,7 @@ export class WebhookEmitter {
     this.maxPerTarget = options.maxInFlightPerTarget ?? DEFAULT_MAX_IN_FLIGHT_PER_TARGET;
     this.maxPerTenant = Math.min(options.maxInFlightPerTenant ?? DEFAULT_MAX_IN_FLIGHT_PER_TENANT, this.maxInFlight);
     this.claimBatch = Math.max(1, Math.min(MIN_CLAIM_BATCH, this.maxInFlight - this.maxPerTenant));
-    const rounds = 1 + prefetchFactor(options.claimLeaseSeconds);
+    const rounds = 1 + prefetchFactor(options.claimLeaseSeconds, options.timeoutMs);
     this.maxHeld = this.maxInFlight * rounds;
     this.maxHeldPerTenant = this.maxPerTenant * rounds;
     this.maxHeldPerTarget = this.maxPerTarget * rounds;

@@ -2,8 +2,8 @@ import { performance } from 'node:perf_hooks';
 import { Agent, request } from 'undici';
 import { guardedLookup, literalHostRefusal, RefusedAddressError } from './ssrf.js';
 
-/** Longest a delivery attempt may take, connect to last byte, in milliseconds (docs/design.md "Events and webhooks": 15 s). */
-export const WEBHOOK_TIMEOUT_MS = 15_000;
+/** Longest a delivery attempt may take by default, connect to last byte, in milliseconds (docs/design.md "Events and webhooks": 15 s; WEBHOOK_TIMEOUT_SECONDS). */
+export const DEFAULT_WEBHOOK_TIMEOUT_MS = 15_000;
 /** Most response-body bytes read and kept per attempt; the rest is discarded unread. */
 export const RESPONSE_BODY_CAP_BYTES = 4096;
 /** Sockets kept per receiver origin; enough for the emitter's concurrency. */
@@ -29,12 +29,15 @@ export interface SendResult {
 export class WebhookHttpClient {
   private readonly agent: Agent;
 
-  /** `allowLoopback` lets development point destinations at 127.0.0.1. */
-  constructor(private readonly allowLoopback: boolean) {
+  /** `allowLoopback` lets development point destinations at 127.0.0.1; `timeoutMs` bounds each attempt, connect to last byte. */
+  constructor(
+    private readonly allowLoopback: boolean,
+    private readonly timeoutMs = DEFAULT_WEBHOOK_TIMEOUT_MS,
+  ) {
     this.agent = new Agent({
-      connect: { lookup: guardedLookup(allowLoopback), timeout: WEBHOOK_TIMEOUT_MS },
-      headersTimeout: WEBHOOK_TIMEOUT_MS,
-      bodyTimeout: WEBHOOK_TIMEOUT_MS,
+      connect: { lookup: guardedLookup(allowLoopback), timeout: timeoutMs },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
       connections: CONNECTIONS_PER_ORIGIN,
     });
   }
@@ -58,7 +61,7 @@ export class WebhookHttpClient {
         headers: { 'content-type': 'application/json', 'user-agent': 'idv-service-webhooks/1', ...headers },
         body,
         dispatcher: this.agent,
-        signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
+        signal: AbortSignal.timeout(this.timeoutMs),
       });
       const responseBody = await readCapped(response.body);
       const retryAfter = response.headers['retry-after'];

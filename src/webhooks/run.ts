@@ -52,6 +52,7 @@ export async function startEmitter(options: {
     allowLoopback: options.config.DEV_ALLOW_LOOPBACK_WEBHOOKS,
     retryScheduleSeconds: options.config.WEBHOOK_RETRY_SCHEDULE_SECONDS,
     claimLeaseSeconds: options.config.WEBHOOK_CLAIM_LEASE_SECONDS,
+    timeoutMs: options.config.WEBHOOK_TIMEOUT_SECONDS * 1000,
     pollIntervalMs: options.config.EMITTER_POLL_INTERVAL_MS,
     maxInFlight: options.config.WEBHOOK_MAX_IN_FLIGHT,
     maxInFlightPerTarget: options.config.WEBHOOK_MAX_IN_FLIGHT_PER_DESTINATION,

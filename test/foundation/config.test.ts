@@ -13,4 +13,11 @@ describe('configuration bounds', () => {
     expect(loadConfig({ DB_LOCK_TIMEOUT_MS: '0' }).DB_LOCK_TIMEOUT_MS).toBe(0);
     expect(() => loadConfig({ DB_STATEMENT_TIMEOUT_MS: '-1' })).toThrow(/DB_STATEMENT_TIMEOUT_MS/);
   });
+
+  it('given nothing, when loading, then a webhook attempt may take 15 s; none or over five minutes stops start-up', () => {
+    expect(loadConfig({}).WEBHOOK_TIMEOUT_SECONDS).toBe(15);
+    expect(loadConfig({ WEBHOOK_TIMEOUT_SECONDS: '2.5' }).WEBHOOK_TIMEOUT_SECONDS).toBe(2.5);
+    expect(() => loadConfig({ WEBHOOK_TIMEOUT_SECONDS: '0' })).toThrow(/WEBHOOK_TIMEOUT_SECONDS/);
+    expect(() => loadConfig({ WEBHOOK_TIMEOUT_SECONDS: '301' })).toThrow(/WEBHOOK_TIMEOUT_SECONDS/);
+  });
 });

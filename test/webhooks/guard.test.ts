@@ -2,7 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { RESPONSE_BODY_CAP_BYTES, WebhookHttpClient } from '../../src/webhooks/http.js';
+import { prefetchFactor } from '../../src/webhooks/emitter-loops.js';
+import { DEFAULT_WEBHOOK_TIMEOUT_MS, RESPONSE_BODY_CAP_BYTES, WebhookHttpClient } from '../../src/webhooks/http.js';
 import { nextRetryDelayMs, parseRetryAfter, RETRY_JITTER_FRACTION } from '../../src/webhooks/schedule.js';
 import { signWebhook, signingKeyOf } from '../../src/webhooks/signing.js';
 import { addressRefusal, webhookUrlProblem } from '../../src/webhooks/ssrf.js';
@@ -19,6 +20,11 @@ beforeAll(async () => {
       response.end();
       return;
     }
+    // Never answers: the client's time-out ends the attempt.
+    if (request.url === '/hang') {
+      request.resume();
+      return;
+    }
     if (request.url === '/big') {
       response.writeHead(200);
       response.end('x'.repeat(1_000_000));
@@ -30,7 +36,10 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
-afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+afterAll(() => {
+  server.closeAllConnections();
+  return new Promise<void>((resolve) => server.close(() => resolve()));
+});
 
 describe('signing', () => {
   it('given a whsec_ secret, when a message is signed, then the official standardwebhooks library verifies it', () => {
@@ -101,6 +110,26 @@ describe('address guard', () => {
     expect(result.statusCode).toBe(200);
     expect(result.responseBody!.length).toBe(RESPONSE_BODY_CAP_BYTES);
     await client.close();
+  });
+});
+
+describe('attempt time-out (WEBHOOK_TIMEOUT_SECONDS)', () => {
+  it('given a receiver that never answers, when sent with a 300 ms time-out, then the attempt fails with no status once it is spent', async () => {
+    const client = new WebhookHttpClient(true, 300);
+    const result = await client.post(`${base}/hang`, {}, '{}');
+    expect(result).toMatchObject({ statusCode: null, refused: false });
+    expect(result.error).toBeTruthy();
+    expect(result.durationMs).toBeGreaterThanOrEqual(290);
+    expect(result.durationMs).toBeLessThan(DEFAULT_WEBHOOK_TIMEOUT_MS);
+    await client.close();
+  });
+
+  it('given a lease and a time-out, when the rounds claimed ahead are counted, then each round ahead needs its wait and send plus a time-out to spare', () => {
+    expect(prefetchFactor(60)).toBe(2);
+    expect(prefetchFactor(45)).toBe(1);
+    expect(prefetchFactor(2)).toBe(0);
+    expect(prefetchFactor(60, 30_000)).toBe(0);
+    expect(prefetchFactor(1200, 300_000)).toBe(2);
   });
 });
 
