@@ -10,14 +10,7 @@ import type { ServiceSecrets } from '../auth/secrets.js';
 import type { EventBus, PublishedEvent } from '../events/outbox.js';
 import { AttemptLog } from './attempt-log.js';
 import { DeliveryDispatcher, type ClaimedDelivery } from './dispatch.js';
-import {
-  advanceWatermark,
-  FAN_OUT_BATCH_SIZE,
-  fanOutOnce,
-  WATERMARK_INTERVAL_MS,
-  type FanOutHandOff,
-  type FanOutProgress,
-} from './delivery-fanout.js';
+import { advanceWatermark, fanOutOnce, WATERMARK_INTERVAL_MS, type FanOutHandOff, type FanOutProgress } from './delivery-fanout.js';
 import { DEFAULT_WEBHOOK_TIMEOUT_MS } from './http.js';
 
 /** Deliveries in flight at once per emitter (sockets to receivers). */
@@ -272,7 +265,8 @@ export class WebhookEmitter {
         this.options.logger.error({ err: error }, 'webhook fan-out failed');
       }
       if (fannedOut > 0) this.wakeDelivery();
-      if (fannedOut < FAN_OUT_BATCH_SIZE) await this.idle('fanOut');
+      // A batch that stopped at its limit (events or deliveries) leaves more waiting: poll again at once.
+      if (fannedOut === 0 || !this.fanOutProgress.more) await this.idle('fanOut');
     }
   }
 
