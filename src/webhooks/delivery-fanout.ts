@@ -321,8 +321,19 @@ async function deliveriesFor(
       trace_context: event.traceContext,
     };
     // Bodies carry service tokens and personal data: sealed at rest, opened only to sign and send
-    // (a handed-over delivery is sent from the body it was sealed from).
-    const sealed = (plaintext: string) => ({ plaintext, body: options.secrets.encrypt(plaintext) });
+    // (a handed-over delivery is sent from the body it was sealed from). An event's body in one
+    // version is built and sealed once for all its targets of that version: the rows hold copies of
+    // one ciphertext, which tells no more than their shared event id.
+    const bodies = new Map<WebhookVersion, { plaintext: string; body: string }>();
+    const sealed = (version: WebhookVersion) => {
+      let built = bodies.get(version);
+      if (!built) {
+        const plaintext = buildWebhookBody(version, event, decision);
+        built = { plaintext, body: options.secrets.encrypt(plaintext) };
+        bodies.set(version, built);
+      }
+      return built;
+    };
     const rows = subscribed.map((destination) => ({
       ...common,
       destination: destination as FanOutDestination | null,
@@ -330,7 +341,7 @@ async function deliveriesFor(
       destination_id: destination.id as string | null,
       callback_url: null as string | null,
       target: destination.id,
-      ...sealed(buildWebhookBody(destination.version, event, decision)),
+      ...sealed(destination.version),
       next_attempt_at: firstAttemptAt(),
     }));
     if (callback) {
@@ -341,7 +352,7 @@ async function deliveriesFor(
         destination_id: null,
         callback_url: callback,
         target: 'callback',
-        ...sealed(buildWebhookBody('v3', event, decision)),
+        ...sealed('v3'),
         next_attempt_at: firstAttemptAt(),
       });
     }
