@@ -18,8 +18,13 @@ import { storedEvent, type EventPayload, type EventType } from '../domain/events
 import { nextRetryDelayMs } from './schedule.js';
 import type { ClaimedDelivery } from './dispatch.js';
 
-/** Outbox events turned into deliveries per fan-out transaction. */
+/** Outbox events turned into deliveries per fan-out transaction, at most. */
 export const FAN_OUT_BATCH_SIZE = 500;
+/**
+ * Deliveries one fan-out transaction inserts, at most (but for its first event's): a 5,000-row
+ * insert kept the first of its deliveries from being sent for ~1 s under load.
+ */
+export const FAN_OUT_MAX_DELIVERIES = 1000;
 /** How often the fan-out watermark advances and old markers are pruned, in milliseconds. */
 export const WATERMARK_INTERVAL_MS = 30_000;
 /**
@@ -43,6 +48,10 @@ export interface FanOutProgress {
    * a missing one may be a transaction still open, whose event must be fanned out when it commits.
    */
   fannedOutThrough: string | null;
+  /** Whether the last poll stopped at its batch's limit, so more events may be waiting: poll again at once. */
+  more?: boolean;
+  /** Deliveries per event of the last batch: the next poll reads about a batch's worth of deliveries. */
+  deliveriesPerEvent?: number;
 }
 
 /**
@@ -100,10 +109,42 @@ export function destinationReceives(
   );
 }
 
+/** A fan-out read row: the poll's progress, and an event past it with its session's callback (none on an empty poll). */
+interface FanOutRow {
+  progress: string;
+  seq: string | null;
+  id: string;
+  tenant_id: string;
+  environment: ApiKeyEnvironment;
+  type: EventType;
+  session_id: string | null;
+  payload: EventPayload;
+  snapshot: string | null;
+  trace_context: Record<string, string> | null;
+  created_at: Date;
+  callback: string | null;
+  callback_tenant_id: string | null;
+  callback_environment: ApiKeyEnvironment | null;
+  /** The active destinations of the batch's tenants, on the first event's row only (sent once). */
+  destinations: FanOutDestination[] | null;
+}
+
 /**
- * Turns up to {@link FAN_OUT_BATCH_SIZE} committed, not yet fanned-out events into delivery rows
- * and marks them done, in one transaction; returns how many events it handled. It reads past
- * `progress` (moved forward first over what is done since), or past the watermark without it.
+ * Outbox events a poll reads: as many as make about {@link FAN_OUT_MAX_DELIVERIES} at the last
+ * batch's deliveries per event, and at most {@link FAN_OUT_BATCH_SIZE}.
+ */
+function eventLimitOf(progress: FanOutProgress): number {
+  const perEvent = Math.max(1, progress.deliveriesPerEvent ?? 1);
+  return Math.max(1, Math.min(FAN_OUT_BATCH_SIZE, Math.ceil(FAN_OUT_MAX_DELIVERIES / perEvent)));
+}
+
+/**
+ * Turns committed, not yet fanned-out events into delivery rows and marks them done, in one
+ * transaction of four round trips (begin, one read, one write, commit); returns how many events it
+ * handled. A batch holds up to {@link FAN_OUT_BATCH_SIZE} events and, past its first event, at most
+ * {@link FAN_OUT_MAX_DELIVERIES} deliveries, so a large fan-out starts sending after a short insert.
+ * It reads past `progress` (moved forward first over what is done since), or past the watermark
+ * without it, and sets `progress.more` when events may be waiting beyond the batch.
  */
 export async function fanOutOnce(
   em: EntityManager,
@@ -112,12 +153,15 @@ export async function fanOutOnce(
   handOff?: FanOutHandOff,
 ): Promise<number> {
   const handed: ClaimedDelivery[] = [];
+  const eventLimit = eventLimitOf(progress);
   const fannedOut = await em.transactional(async (tx) => {
-    // Walks the events past what this emitter knows done (or the watermark) in sequence order and
-    // stops before the first one not fanned out yet, or the first after a missing sequence number
-    // younger than the grace: it reads only what is new since the last poll, and committed state
-    // only, so it may be kept whether this transaction commits or not.
-    const [start] = await tx.execute<{ seq: string }[]>(
+    // One statement: `start`…`progress` walk the events past what this emitter knows done (or the
+    // watermark) in sequence order and stop before the first one not fanned out yet, or the first
+    // after a missing sequence number younger than the grace; they read committed state only, so
+    // the progress may be kept whether this transaction commits or not. `picked` locks the events
+    // past it that are not fanned out, each with its session's callback, and the first row carries
+    // the batch's destinations. With nothing to do, one row carries the progress alone.
+    const rows = await tx.execute<FanOutRow[]>(
       `with start as (
          select greatest(coalesce((select seq from webhook_cursor where id = 1), 0), ?::bigint) as seq
        ), span as (
@@ -129,130 +173,140 @@ export async function fanOutOnce(
          left join lateral (select f.event_seq from webhook_fanout f where f.event_seq = e.seq limit 1) m on true
          where e.seq > (select seq from start)
          order by e.seq limit ?
+       ), progress as (
+         select coalesce((
+           select max(p.seq) from span p where p.seq < coalesce((
+             select min(b.seq) from span b
+             where not b.done or (b.after_gap and b.created_at >= now() - make_interval(secs => ?))
+           ), 9223372036854775807)
+         ), (select seq from start)) as seq
+       ), picked as (
+         select e.seq, e.id, e.tenant_id, e.environment, e.type, e.session_id, e.payload, e.snapshot, e.trace_context, e.created_at
+         from outbox_event e
+         where e.seq > (select seq from progress) and not exists (select 1 from webhook_fanout f where f.event_seq = e.seq)
+         order by e.seq limit ? for update of e skip locked
        )
-       select coalesce((
-         select max(p.seq) from span p where p.seq < coalesce((
-           select min(b.seq) from span b
-           where not b.done or (b.after_gap and b.created_at >= now() - make_interval(secs => ?))
-         ), 9223372036854775807)
-       ), (select seq from start)) as seq`,
-      [progress.fannedOutThrough, PROGRESS_SPAN, WATERMARK_GRACE_SECONDS],
+       select pr.seq as progress, p.*, s.callback, s.tenant_id as callback_tenant_id, s.environment as callback_environment,
+         case when p.seq = (select min(seq) from picked) then (
+           select coalesce(jsonb_agg(jsonb_build_object('id', w.id, 'tenant_id', w.tenant_id, 'environment', w.environment,
+             'version', w.version, 'events', w.events, 'url', w.url, 'secret_encrypted', w.secret_encrypted) order by w.created_at, w.id), '[]'::jsonb)
+           from webhook_destination w where w.active and w.tenant_id in (select tenant_id from picked)
+         ) end as destinations
+       from progress pr
+       left join picked p on true
+       left join session s on s.id = p.session_id and s.callback is not null
+       order by p.seq`,
+      [progress.fannedOutThrough, PROGRESS_SPAN, WATERMARK_GRACE_SECONDS, eventLimit],
       'all',
     );
-    progress.fannedOutThrough = String(start!.seq);
-    const rows = await tx.execute<
-      {
-        seq: string;
-        id: string;
-        tenant_id: string;
-        environment: ApiKeyEnvironment;
-        type: EventType;
-        session_id: string | null;
-        payload: EventPayload;
-        snapshot: string | null;
-        trace_context: Record<string, string> | null;
-        created_at: Date;
-      }[]
-    >(
-      `select e.seq, e.id, e.tenant_id, e.environment, e.type, e.session_id, e.payload, e.snapshot, e.trace_context, e.created_at
-       from outbox_event e
-       where e.seq > ? and not exists (select 1 from webhook_fanout f where f.event_seq = e.seq)
-       order by e.seq limit ? for update of e skip locked`,
-      [progress.fannedOutThrough, FAN_OUT_BATCH_SIZE],
-      'all',
+    progress.fannedOutThrough = String(rows[0]!.progress);
+    progress.more = false;
+    if (rows[0]!.seq === null) return 0;
+    const destinations = rows[0]!.destinations ?? [];
+    const callbackBySession = new Map(
+      rows.flatMap((row) =>
+        row.callback
+          ? [
+              [
+                row.session_id!,
+                { tenant_id: row.callback_tenant_id!, environment: row.callback_environment!, callback: row.callback },
+              ] as const,
+            ]
+          : [],
+      ),
     );
-    if (rows.length === 0) return 0;
-    const events: OutboxRow[] = rows.map((row) => ({
-      seq: row.seq,
-      id: row.id,
-      ...storedEvent(row.type, row.payload),
-      tenantId: row.tenant_id,
-      environment: row.environment,
-      sessionId: row.session_id,
-      snapshot: row.snapshot,
-      traceContext: row.trace_context,
-      createdAt: new Date(row.created_at),
-    }));
-    const built = await deliveriesFor(tx as EntityManager, options, events);
+    const targetsOf = (event: EventForDelivery) => {
+      const subscribed = destinations.filter((destination) => destinationReceives(destination, event));
+      const callback = event.sessionId ? callbackBySession.get(event.sessionId) : undefined;
+      const ownCallback = callback && callback.tenant_id === event.tenantId && callback.environment === event.environment;
+      return { subscribed, callback: ownCallback ? callback.callback : null };
+    };
+    // The batch ends before the event that would take it past its deliveries (its first event always goes).
+    const events: OutboxRow[] = [];
+    let deliveryCount = 0;
+    for (const row of rows) {
+      const event: OutboxRow = {
+        seq: row.seq!,
+        id: row.id,
+        ...storedEvent(row.type, row.payload),
+        tenantId: row.tenant_id,
+        environment: row.environment,
+        sessionId: row.session_id,
+        snapshot: row.snapshot,
+        traceContext: row.trace_context,
+        createdAt: new Date(row.created_at),
+      };
+      const { subscribed, callback } = targetsOf(event);
+      const count = subscribed.length + (callback ? 1 : 0);
+      if (events.length > 0 && deliveryCount + count > FAN_OUT_MAX_DELIVERIES) break;
+      events.push(event);
+      deliveryCount += count;
+    }
+    progress.more = events.length < rows.length || rows.length >= eventLimit;
+    progress.deliveriesPerEvent = deliveryCount / events.length;
+    const built = await deliveriesFor(tx as EntityManager, options, events, targetsOf);
     const now = Date.now();
     // Destination deliveries due now go to the emitter within its caps (callbacks, whose signing
     // secret is looked up per session, and later first attempts are left to the claim).
-    const deliveries = built.map(({ destination, ...row }) => ({
+    const deliveries = built.map(({ destination, plaintext: _plaintext, ...row }) => ({
       ...row,
       claimed: Boolean(handOff && destination && row.next_attempt_at.getTime() <= now && handOff.accept(row.tenant_id, destination.id)),
     }));
-    if (deliveries.length > 0) {
-      const inserted = await tx.execute<{ id: string }[]>(
-        `insert into webhook_delivery (id, tenant_id, environment, event_id, event_type, session_id, destination_id, callback_url, target, body, status,
+    // The deliveries and the events' markers in one statement; a row another emitter inserted
+    // first (the conflict) is not returned, so not ours to send.
+    const inserted = await tx.execute<{ id: string }[]>(
+      `with inserted as (
+         insert into webhook_delivery (id, tenant_id, environment, event_id, event_type, session_id, destination_id, callback_url, target, body, status,
                                        next_attempt_at, trace_context, claimed_until)
          select x.id, x.tenant_id, x.environment, x.event_id, x.event_type, x.session_id, x.destination_id, x.callback_url, x.target, x.body, 'pending',
                 x.next_attempt_at, x.trace_context, case when x.claimed then now() + make_interval(secs => ?) end
          from jsonb_to_recordset(?::jsonb) as x(id uuid, tenant_id uuid, environment text, event_id uuid, event_type text, session_id uuid,
            destination_id uuid, callback_url text, target text, body text, next_attempt_at timestamptz, trace_context jsonb, claimed boolean)
          on conflict (event_id, target) where event_id is not null do nothing
-         returning id`,
-        [handOff?.leaseSeconds ?? 0, JSON.stringify(deliveries)],
-        'all',
-      );
-      // A row another emitter inserted first (the conflict) is not ours to send.
-      const ours = new Set(inserted.map((row) => row.id));
-      built.forEach(({ destination, ...row }, index) => {
-        if (!destination || !deliveries[index]!.claimed || !ours.has(row.id)) return;
-        handed.push({
-          id: row.id,
-          tenant_id: row.tenant_id,
-          target_key: destination.id,
-          destination_id: destination.id,
-          callback_url: null,
-          body: row.body,
-          schedule_position: 0,
-          destination_url: destination.url,
-          destination_active: true,
-          secret_encrypted: destination.secret_encrypted,
-          session_environment: null,
-          callback_secret_sealed: null,
-          trace_context: row.trace_context,
-        });
-      });
-    }
-    await tx.execute(
-      `insert into webhook_fanout (event_seq) select value::bigint from jsonb_array_elements_text(?::jsonb) on conflict do nothing`,
-      [JSON.stringify(events.map((event) => event.seq))],
-      'run',
+         returning id
+       ), marked as (
+         insert into webhook_fanout (event_seq) select value::bigint from jsonb_array_elements_text(?::jsonb) on conflict do nothing
+       )
+       select id from inserted`,
+      [handOff?.leaseSeconds ?? 0, JSON.stringify(deliveries), JSON.stringify(events.map((event) => event.seq))],
+      'all',
     );
+    const ours = new Set(inserted.map((row) => row.id));
+    built.forEach(({ destination, plaintext, ...row }, index) => {
+      if (!destination || !deliveries[index]!.claimed || !ours.has(row.id)) return;
+      handed.push({
+        id: row.id,
+        tenant_id: row.tenant_id,
+        target_key: destination.id,
+        destination_id: destination.id,
+        callback_url: null,
+        body: row.body,
+        plaintext,
+        schedule_position: 0,
+        destination_url: destination.url,
+        destination_active: true,
+        secret_encrypted: destination.secret_encrypted,
+        session_environment: null,
+        callback_secret_sealed: null,
+        trace_context: row.trace_context,
+      });
+    });
     return events.length;
   });
   if (handed.length > 0) handOff!.deliver(handed);
   return fannedOut;
 }
 
-/** The delivery rows of a batch of events: one per subscribed active destination, one per session callback. */
-async function deliveriesFor(tx: EntityManager, options: FanOutOptions, events: OutboxRow[]) {
-  const tenantIds = [...new Set(events.map((event) => event.tenantId))];
-  const sessionIds = [...new Set(events.flatMap((event) => (event.sessionId ? [event.sessionId] : [])))];
-  const destinations = await tx.execute<FanOutDestination[]>(
-    `select id, tenant_id, environment, version, events, url, secret_encrypted from webhook_destination
-     where active and tenant_id in (select value::uuid from jsonb_array_elements_text(?::jsonb))
-     order by created_at, id`,
-    [JSON.stringify(tenantIds)],
-    'all',
-  );
-  const callbacks =
-    sessionIds.length === 0
-      ? []
-      : await tx.execute<{ id: string; tenant_id: string; environment: ApiKeyEnvironment; callback: string }[]>(
-          `select id, tenant_id, environment, callback from session
-           where callback is not null and id in (select value::uuid from jsonb_array_elements_text(?::jsonb))`,
-          [JSON.stringify(sessionIds)],
-          'all',
-        );
-  const callbackBySession = new Map(callbacks.map((row) => [row.id, row]));
-  const targetsOf = (event: EventForDelivery) => {
-    const subscribed = destinations.filter((destination) => destinationReceives(destination, event));
-    const callback = event.sessionId ? callbackBySession.get(event.sessionId) : undefined;
-    const ownCallback = callback && callback.tenant_id === event.tenantId && callback.environment === event.environment;
-    return { subscribed, callback: ownCallback ? callback.callback : null };
-  };
+/**
+ * The delivery rows of a batch of events: one per subscribed active destination, one per session
+ * callback, each with its body sealed and, for the hand-off, as built.
+ */
+async function deliveriesFor(
+  tx: EntityManager,
+  options: FanOutOptions,
+  events: OutboxRow[],
+  targetsOf: (event: EventForDelivery) => { subscribed: FanOutDestination[]; callback: string | null },
+) {
   const decisions = await decisionsOf(tx, options.secrets, events, targetsOf);
   const firstAttemptAt = () => new Date(Date.now() + (nextRetryDelayMs(options.retryScheduleSeconds, 0) ?? 0));
   return events.flatMap((event) => {
@@ -266,6 +320,20 @@ async function deliveriesFor(tx: EntityManager, options: FanOutOptions, events: 
       session_id: event.sessionId,
       trace_context: event.traceContext,
     };
+    // Bodies carry service tokens and personal data: sealed at rest, opened only to sign and send
+    // (a handed-over delivery is sent from the body it was sealed from). An event's body in one
+    // version is built and sealed once for all its targets of that version: the rows hold copies of
+    // one ciphertext, which tells no more than their shared event id.
+    const bodies = new Map<WebhookVersion, { plaintext: string; body: string }>();
+    const sealed = (version: WebhookVersion) => {
+      let built = bodies.get(version);
+      if (!built) {
+        const plaintext = buildWebhookBody(version, event, decision);
+        built = { plaintext, body: options.secrets.encrypt(plaintext) };
+        bodies.set(version, built);
+      }
+      return built;
+    };
     const rows = subscribed.map((destination) => ({
       ...common,
       destination: destination as FanOutDestination | null,
@@ -273,8 +341,7 @@ async function deliveriesFor(tx: EntityManager, options: FanOutOptions, events: 
       destination_id: destination.id as string | null,
       callback_url: null as string | null,
       target: destination.id,
-      // Bodies carry service tokens and personal data: sealed at rest, opened only to sign and send.
-      body: options.secrets.encrypt(buildWebhookBody(destination.version, event, decision)),
+      ...sealed(destination.version),
       next_attempt_at: firstAttemptAt(),
     }));
     if (callback) {
@@ -285,7 +352,7 @@ async function deliveriesFor(tx: EntityManager, options: FanOutOptions, events: 
         destination_id: null,
         callback_url: callback,
         target: 'callback',
-        body: options.secrets.encrypt(buildWebhookBody('v3', event, decision)),
+        ...sealed('v3'),
         next_attempt_at: firstAttemptAt(),
       });
     }

@@ -58,6 +58,8 @@ export interface ClaimedDelivery {
   destination_id: string | null;
   callback_url: string | null;
   body: string;
+  /** The body as the fan-out built it before sealing `body`, for a delivery it hands over: sent without opening `body`. */
+  plaintext?: string;
   schedule_position: number;
   destination_url: string | null;
   destination_active: boolean | null;
@@ -252,7 +254,7 @@ export class DeliveryDispatcher {
     }
     const url = isCallback ? delivery.callback_url! : delivery.destination_url!;
     const key = this.keyOf(isCallback ? await this.callbackSecretOf(delivery) : delivery.secret_encrypted!);
-    const body = this.options.secrets.decrypt(delivery.body);
+    const body = delivery.plaintext ?? this.options.secrets.decrypt(delivery.body);
     const headers = signWebhook(key, delivery.id, nowSeconds(), body);
     // A client span in the trace of the request that recorded the event; its `traceparent` goes with the POST.
     const span = tracer().startSpan(

@@ -10,14 +10,7 @@ import type { ServiceSecrets } from '../auth/secrets.js';
 import type { EventBus, PublishedEvent } from '../events/outbox.js';
 import { AttemptLog } from './attempt-log.js';
 import { DeliveryDispatcher, type ClaimedDelivery } from './dispatch.js';
-import {
-  advanceWatermark,
-  FAN_OUT_BATCH_SIZE,
-  fanOutOnce,
-  WATERMARK_INTERVAL_MS,
-  type FanOutHandOff,
-  type FanOutProgress,
-} from './delivery-fanout.js';
+import { advanceWatermark, fanOutOnce, WATERMARK_INTERVAL_MS, type FanOutHandOff, type FanOutProgress } from './delivery-fanout.js';
 import { DEFAULT_WEBHOOK_TIMEOUT_MS } from './http.js';
 
 /** Deliveries in flight at once per emitter (sockets to receivers). */
@@ -272,7 +265,8 @@ export class WebhookEmitter {
         this.options.logger.error({ err: error }, 'webhook fan-out failed');
       }
       if (fannedOut > 0) this.wakeDelivery();
-      if (fannedOut < FAN_OUT_BATCH_SIZE) await this.idle('fanOut');
+      // A batch that stopped at its limit (events or deliveries) leaves more waiting: poll again at once.
+      if (fannedOut === 0 || !this.fanOutProgress.more) await this.idle('fanOut');
     }
   }
 
@@ -303,9 +297,30 @@ export class WebhookEmitter {
       } catch (error) {
         this.options.logger.error({ err: error }, 'webhook claim failed');
       }
-      for (const delivery of claimed) this.take(delivery);
+      // The claim counted what was held when it started; a fan-out hand-off may have filled the
+      // room meanwhile, so what no longer fits the held caps goes back to the queue unsent.
+      const unfit = claimed.filter((delivery) => {
+        if (!this.fitsHeld(delivery)) return true;
+        this.take(delivery);
+        return false;
+      });
+      if (unfit.length > 0)
+        await this.dispatcher
+          .release(unfit)
+          .catch((error: unknown) =>
+            this.options.logger.warn({ err: error, deliveries: unfit.length }, 'claimed webhooks not released; their leases will run out'),
+          );
       if (claimed.length < free) await this.idle('delivery');
     }
+  }
+
+  /** Whether one more delivery of this tenant and target stays within the held caps (per emitter, tenant and target). */
+  private fitsHeld(delivery: ClaimedDelivery): boolean {
+    return (
+      this.held < this.maxHeld &&
+      (this.heldByTenant.get(delivery.tenant_id) ?? 0) < this.maxHeldPerTenant &&
+      (this.heldByTarget.get(delivery.target_key) ?? 0) < this.maxHeldPerTarget
+    );
   }
 
   /** Whether a delivery may start now: the emitter runs, and its, its tenant's and its target's in-flight caps allow it. */
