@@ -1,6 +1,6 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Field, ObjectType } from 'type-graphql';
-import { DOCUMENT_RESULT_CODES_DESCRIPTION } from '../src/engines/document/engine.js';
+import { DOCUMENT_RESULT_CODES_DESCRIPTION } from '../src/engines/document/result-codes.js';
 
 /** Per-check outcomes of an ID document check. */
 @ObjectType('IdVerificationChecks', { description: 'Outcome of each check: passed, failed, review or skipped.' })

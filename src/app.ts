@@ -3,7 +3,6 @@ import pino, { type Logger } from 'pino';
 import type { Config } from './shared/config.js';
 import { loggerOptions, withRedaction } from './shared/logging.js';
 import { openDatabase, type Database } from './db/database.js';
-import { loadNfcTrust } from './engines/document/nfc.js';
 import { loadVdsTrust } from './engines/document/vds.js';
 import { createEngineRegistry } from './engines/registry.js';
 import { startEngineExecutor, type RunningEngines } from './engines/pool/start.js';
@@ -130,7 +129,8 @@ export async function startApp(config: Config, options: StartOptions = {}): Prom
     // Built in the background: screens run pg_trgm until it is ready (same results).
     amlIndex = config.AML_NAME_INDEX ? new AmlNameIndex(orm.em, logger) : null;
     void amlIndex?.start();
-    const nfcTrust = loadNfcTrust(config.NFC_CSCA_CERTS_PATH);
+    // pkijs (the NFC module) loads only when CSCA certificates are configured: without them the trust is empty.
+    const nfcTrust = config.NFC_CSCA_CERTS_PATH ? (await import('./engines/document/nfc.js')).loadNfcTrust(config.NFC_CSCA_CERTS_PATH) : [];
     // Loaded here so a bad path stops the start; pool threads load their own copy from the same setting.
     const vdsSigners = loadVdsTrust(config.VDS_SIGNER_CERTS_PATH);
     // Sources are read at scrape time; `engines` and `live` exist by the first scrape.

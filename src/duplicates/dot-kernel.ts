@@ -12,7 +12,7 @@
  * - at `out`: room for `n` 32-bit results, written in row order.
  * Each result is Σ probe[i]·row[i], at most 256·128·127 in magnitude: exact in 32 bits.
  */
-import { TEMPLATE_DIMENSION } from '../engines/face/index.js';
+import { TEMPLATE_DIMENSION } from '../engines/face/template.js';
 
 /** Bytes of one stored template in the kernel's memory. */
 export const ROW_BYTES = TEMPLATE_DIMENSION;

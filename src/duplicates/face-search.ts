@@ -13,7 +13,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantScope } from '../auth/context.js';
-import { TEMPLATE_DIMENSION } from '../engines/face/index.js';
+import { TEMPLATE_DIMENSION } from '../engines/face/template.js';
 import { faceIndexInfo, HNSW_EF_SEARCH, vectorLiteral, type FaceIndexMode } from '../lists/face-index.js';
 import { templateIndexRegistry } from './template-index.js';
 

@@ -28,7 +28,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantScope } from '../auth/context.js';
-import { TEMPLATE_DIMENSION } from '../engines/face/index.js';
+import { TEMPLATE_DIMENSION } from '../engines/face/template.js';
 import { createDotKernel, PROBE_BYTES, ROW_BYTES, type DotKernel } from './dot-kernel.js';
 
 /** Rows read per statement while loading a scope: bounds the driver's buffers (20k × 256 B ≈ 5 MB). */

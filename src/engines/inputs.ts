@@ -91,3 +91,9 @@ export function amlInputOf(subject: AmlSubject, lists?: readonly string[]): AmlS
     ...(lists ? { lists: lists.filter(isAmlList) } : {}),
   };
 }
+
+/** Image types a selfie may be sent as (here, not in the face engine, so that the API checks them without loading it). */
+export const SELFIE_MIME_TYPES = ['image/jpeg', 'image/png', 'image/webp'] as const;
+
+/** MIME types a proof-of-address document may have (here, not in the PoA engine, so that the API checks them without loading it). */
+export const POA_MIME_TYPES = ['image/jpeg', 'image/png', 'application/pdf'] as const;

@@ -6,7 +6,7 @@ import type { NodeType } from '../domain/types.js';
 import { ApiError } from '../shared/errors.js';
 import { createLiveAmlEngine, LIVE_AML_PROVIDER } from './aml/engine.js';
 import type { AmlNameIndex } from './aml/name-index.js';
-import { CPU_ENGINES } from './cpu-engines.js';
+import { CPU_ENGINE_NODES } from './cpu-engine-nodes.js';
 import { livePhoneEngineFactory, LIVE_PHONE_PROVIDER } from './phone/engine.js';
 import { offloaded, type EngineExecutor } from './pool/executor.js';
 import { sandboxEngines } from './sandbox/index.js';
@@ -51,7 +51,11 @@ export interface EngineRegistry {
   missingLiveProviders(nodes: readonly { type: NodeType; provider: string }[]): string[];
   /** Where this app's CPU-bound engine work runs: the live engines' runs and face analyses outside a step (portraits, list templates). */
   readonly executor: EngineExecutor;
-  /** The live engine of a provider as built, unwrapped (tests and diagnostics); undefined when none. */
+  /**
+   * The live engine of a provider as built (tests and diagnostics); undefined when none. A CPU
+   * engine comes as its executor wrapper (same provider, node type and results): its module is
+   * not loaded on the API's thread.
+   */
   live(provider: string): NodeEngine | undefined;
 }
 
@@ -63,7 +67,8 @@ export interface EngineRegistry {
  */
 export function createEngineRegistry(dependencies: LiveEngineDependencies): EngineRegistry {
   const live = new Map<string, NodeEngine>();
-  for (const [provider, engine] of Object.entries(CPU_ENGINES)) if (engine) live.set(provider, offloaded(engine, dependencies.executor));
+  // The CPU engines by provider and node type only: their modules load where they run (CPU_ENGINE_NODES).
+  for (const node of CPU_ENGINE_NODES) live.set(node.provider, offloaded(node, dependencies.executor));
   for (const [provider, factory] of Object.entries(LIVE_ENGINE_FACTORIES)) if (factory) live.set(provider, factory(dependencies));
   const backs = (provider: string, nodeType: NodeType) => live.get(provider)?.nodeType === nodeType;
   return {
@@ -82,7 +87,7 @@ export function createEngineRegistry(dependencies: LiveEngineDependencies): Engi
       return nodes.filter((node) => !backs(node.provider, node.type)).map((node) => node.provider);
     },
     live(provider) {
-      return CPU_ENGINES[provider] ?? live.get(provider);
+      return live.get(provider);
     },
   };
 }

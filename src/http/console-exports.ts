@@ -12,7 +12,6 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { OperatorPrincipal } from '../auth/context.js';
 import { SESSION_STATUSES, type SessionStatus } from '../domain/types.js';
 import { validationError, type FieldError } from '../shared/errors.js';
-import { caseReportPdf, readCaseReport } from '../evidence/case-report.js';
 import { recordOperatorAction, type OperatorAction } from '../operators/operator-audit.js';
 import { auditLogRows, checkAuditLogFilter, type AuditLogFilter } from '../operators/audit-log.service.js';
 import { encodeKeysetCursor } from '../shared/pagination.js';
@@ -211,6 +210,8 @@ export function registerConsoleExports(app: FastifyInstance, orm: MikroORM, serv
   app.get<{ Params: { id: string } }>(`${CONSOLE_API_PREFIX}/sessions/:id/report.pdf`, async (request, reply) => {
     const em = orm.em.fork();
     const operator = await signedInOperator(request, em);
+    // Loaded on the first report: pdfkit and the report's fonts cost every start (and every API test file) a quarter of a second otherwise.
+    const { caseReportPdf, readCaseReport } = await import('../evidence/case-report.js');
     const data = await readCaseReport(em, services, operator, request.params.id);
     await recordOperatorAction(em, operator, {
       action: 'export.case_report',

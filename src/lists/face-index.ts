@@ -13,7 +13,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantScope } from '../auth/context.js';
-import { TEMPLATE_DIMENSION, templateBytes } from '../engines/face/index.js';
+import { TEMPLATE_DIMENSION, templateBytes } from '../engines/face/template.js';
 
 /** How face templates are stored and searched on this database. */
 export type FaceIndexMode = 'pgvector' | 'exact';

@@ -11,10 +11,10 @@ import { randomBytes } from 'node:crypto';
 import { raw, type EntityManager } from '@mikro-orm/postgresql';
 import { FaceTemplateKeySchema, ListEntrySchema } from '../../entities/list.entity.js';
 import { SessionDocumentPrintSchema, SessionListSubjectSchema } from '../../entities/session-index.entity.js';
-import { toTemplate } from '../engines/face/index.js';
+import { toTemplate } from '../engines/face/template.js';
 import { analyzeFaceOffThread } from '../engines/pool/executor.js';
 import { decodeDataUri } from '../engines/data-uri.js';
-import { SELFIE_MIME_TYPES } from '../engines/face/engine.js';
+import { SELFIE_MIME_TYPES } from '../engines/inputs.js';
 import type { Services } from '../services.js';
 
 /** Random bytes in a tenant's template secret (256 bits). */

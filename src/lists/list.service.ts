@@ -14,7 +14,7 @@ import { SessionSchema } from '../../entities/session.entity.js';
 import { SessionListSubjectSchema } from '../../entities/session-index.entity.js';
 import type { TenantPrincipal, TenantScope } from '../auth/context.js';
 import { documentNumberKey, sortedTokenKey } from '../engines/aml/normalize.js';
-import { fingerprint as templateFingerprint, templateFromBytes } from '../engines/face/index.js';
+import { fingerprint as templateFingerprint, templateFromBytes } from '../engines/face/template.js';
 import { ApiError, notFound, validationError } from '../shared/errors.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
 import type { Services } from '../services.js';

@@ -16,7 +16,7 @@ import type { Principal } from '../auth/context.js';
 import type { NodeResult, Warning } from '../domain/types.js';
 import { decodeDataUri } from '../engines/data-uri.js';
 import { analyzeFace, similarity } from '../engines/face/analyze.js';
-import { SELFIE_MIME_TYPES } from '../engines/face/engine.js';
+import { SELFIE_MIME_TYPES } from '../engines/inputs.js';
 import { headPose, type HeadPose } from '../engines/face/head-pose.js';
 import { FACE_MATCH_REVIEW_SIMILARITY } from '../engines/face/thresholds.js';
 import { ApiError } from '../shared/errors.js';

@@ -37,6 +37,7 @@ import {
   PORTRAIT_REPLAY_SIMILARITY,
 } from '../../src/engines/face/thresholds.js';
 import { CPU_ENGINES } from '../../src/engines/cpu-engines.js';
+import { CPU_ENGINE_NODES } from '../../src/engines/cpu-engine-nodes.js';
 import type { EngineContext } from '../../src/engines/node-engine.js';
 import { faceSample, faceSamplePng } from '../support/face-samples.js';
 
@@ -312,6 +313,12 @@ describe('live openkyc:face_match engine', () => {
   it('given the registry, when the provider is looked up, then the live face engine serves biometric_kyc', () => {
     expect(CPU_ENGINES['openkyc:face_match']).toBe(liveFaceEngine);
     expect(liveFaceEngine.nodeType).toBe('biometric_kyc');
+  });
+
+  it('given the CPU engines, when the registry lists them without loading them, then it names the same providers and node types', () => {
+    const listed = Object.values(CPU_ENGINES).map((engine) => ({ provider: engine!.provider, nodeType: engine!.nodeType }));
+    expect(CPU_ENGINE_NODES).toEqual(expect.arrayContaining(listed));
+    expect(CPU_ENGINE_NODES).toHaveLength(listed.length);
   });
 
   it('given a selfie of the document holder, when run, then the node passes with the sandbox details shape', async () => {

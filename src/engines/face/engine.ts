@@ -6,7 +6,7 @@
 import type { NodeResult, NodeStatus, Warning } from '../../domain/types.js';
 import { decodeDataUri } from '../data-uri.js';
 import type { BiometricKycDetails, CheckOutcome } from '../details.js';
-import type { BiometricKycInput } from '../inputs.js';
+import { SELFIE_MIME_TYPES, type BiometricKycInput } from '../inputs.js';
 import type { NodeEngine } from '../node-engine.js';
 import { ApiError } from '../../shared/errors.js';
 import { analyzeFace, EMBEDDING_DIMENSION, faceMatchOutcome, livenessOutcome, similarity, type FaceAnalysis } from './analyze.js';
@@ -19,8 +19,7 @@ import { decodeUpright } from '../recapture-evidence.js';
 /** Provider name of the live face engine (src/domain/workflow.ts). */
 export const LIVE_FACE_PROVIDER = 'openkyc:face_match';
 
-/** Image types a selfie may be sent as. */
-export const SELFIE_MIME_TYPES = ['image/jpeg', 'image/png', 'image/webp'] as const;
+export { SELFIE_MIME_TYPES } from '../inputs.js';
 
 /** Node status and result code from the two checks and the PAD finding: any failure fails, any doubt is a review. */
 function verdict(faceMatch: CheckOutcome, liveness: CheckOutcome, pad: PadFinding): { status: NodeStatus; resultCode: string } {

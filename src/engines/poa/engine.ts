@@ -26,7 +26,7 @@ import { nameSimilarity } from '../aml/score.js';
 import { decodeDataUri, MAX_INPUT_PIXELS, UndecodableImageError } from '../data-uri.js';
 import { ENGINE_TIME_BUDGET_MS, withTimeBudget } from '../deadline.js';
 import type { CheckOutcome, ProofOfAddressDetails } from '../details.js';
-import { POA_DEFAULT_MAX_AGE_DAYS, type ProofOfAddressInput } from '../inputs.js';
+import { POA_DEFAULT_MAX_AGE_DAYS, POA_MIME_TYPES, type ProofOfAddressInput } from '../inputs.js';
 import type { NodeEngine } from '../node-engine.js';
 import { ageInDays } from './dates.js';
 import { extractFields } from './fields.js';
@@ -37,8 +37,7 @@ import { PdfLimitError, UnreadablePdfError } from './pdf.js';
 import { readPdfInWorker } from './pdf-worker.js';
 import { elaTamperScore } from './tamper.js';
 
-/** MIME types a proof-of-address document may have. */
-export const POA_MIME_TYPES = ['image/jpeg', 'image/png', 'application/pdf'] as const;
+export { POA_MIME_TYPES } from '../inputs.js';
 /** Lowest name similarity (0–1, AML `nameSimilarity`) for `name_match` to pass. */
 export const NAME_MATCH_MIN_SIMILARITY = 0.85;
 /** Tamper score at or above which the document fails. */

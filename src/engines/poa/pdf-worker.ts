@@ -8,7 +8,8 @@
  * worker process, or the API's own thread when inline) keeps its own small pool of these.
  */
 import { Piscina } from 'piscina';
-import { PDF_MAX_DECODED_BYTES, PdfLimitError, UnreadablePdfError, type PdfContent } from './pdf.js';
+import type { PdfContent } from './pdf.js';
+import { PDF_MAX_DECODED_BYTES, PdfLimitError, UnreadablePdfError } from './pdf-errors.js';
 import type { PdfWorkerOutcome, PdfWorkerTask } from './pdf-worker-task.js';
 
 /** The bounds a PDF is read under (PDF_MAX_DECODED_BYTES, PDF_WORKER_MEMORY_MB, PDF_WORKER_TIMEOUT_MS). */

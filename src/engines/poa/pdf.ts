@@ -11,6 +11,9 @@ import { stripControlCharacters } from '../../shared/validation.js';
 import { MAX_INPUT_PIXELS } from '../data-uri.js';
 import { assertDecodedSizeWithinLimit, PdfDecodeLimitError } from './pdf-decode-budget.js';
 import { layoutPage, type DocumentLayout, type PositionedItem } from './layout.js';
+import { PDF_MAX_DECODED_BYTES, PdfLimitError, UnreadablePdfError } from './pdf-errors.js';
+
+export { PDF_MAX_DECODED_BYTES, PdfLimitError, UnreadablePdfError } from './pdf-errors.js';
 
 /** Most pages read from a PDF: a proof of address is on its first pages. */
 export const PDF_MAX_PAGES = 3;
@@ -19,12 +22,6 @@ export const PDF_MAX_PAGES = 3;
  * statement has a few; ten thousand pages sharing one content stream is a denial of service.
  */
 export const PDF_MAX_ACCEPTED_PAGES = 50;
-/**
- * Default of PDF_MAX_DECODED_BYTES: most bytes all of a PDF's streams may decode to together
- * (64 MB), every filter stage and object stream counted, checked before any parser decodes them
- * (pdf-decode-budget.ts): a 2 KB file can otherwise hold a gigabyte.
- */
-export const PDF_MAX_DECODED_BYTES = 64 * 1024 * 1024;
 /** Fewest characters of text layer for a PDF to count as text rather than scanned. */
 export const PDF_MIN_TEXT_CHARS = 20;
 /** Smallest embedded image worth OCR, in pixels (smaller ones are logos). */
@@ -74,16 +71,6 @@ export interface PdfContent {
   scans: Buffer[];
   /** Structural tamper score in [0, 1] (see `pdfStructureScore`). */
   structureScore: number;
-}
-
-/** Thrown when a PDF cannot be parsed at all; the caller turns it into a 400. */
-export class UnreadablePdfError extends Error {
-  override name = 'UnreadablePdfError';
-}
-
-/** Thrown when a PDF is over one of the limits above; the caller turns it into a 400 naming the limit. */
-export class PdfLimitError extends Error {
-  override name = 'PdfLimitError';
 }
 
 /** The message of anything thrown, for UnreadablePdfError. */

@@ -82,8 +82,8 @@ export async function runOffloaded<T extends EngineTask>(
   return unwrapOutcome<EngineTaskResult<T>>(await executor.run(task, signal ?? requestSignals.getStore()));
 }
 
-/** A CPU engine whose runs go to the app's executor; same provider, node type and results. */
-export function offloaded<Input>(engine: NodeEngine<Input>, executor: EngineExecutor): NodeEngine<Input> {
+/** A CPU engine whose runs go to the app's executor; same provider, node type and results. Only its names are needed (`CPU_ENGINE_NODES`). */
+export function offloaded<Input>(engine: Pick<NodeEngine<Input>, 'provider' | 'nodeType'>, executor: EngineExecutor): NodeEngine<Input> {
   return {
     provider: engine.provider,
     nodeType: engine.nodeType,

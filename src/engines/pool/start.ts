@@ -11,6 +11,7 @@ import type { NfcTrust } from '../document/nfc.js';
 import type { VdsTrust } from '../document/vds.js';
 import { closePdfWorkers, configurePdfLimits, type PdfLimits } from '../poa/pdf-worker.js';
 import { createInlineExecutor, createPoolExecutor, type EngineExecutor, type EngineObserver } from './executor.js';
+import { loadEngineModules } from './tasks.js';
 
 /** An app's executor and how to stop it. */
 export interface RunningEngines {
@@ -65,6 +66,8 @@ export async function startEngineExecutor(
   else if (config.ENGINE_EXECUTION === 'inline') {
     // Inline, PDFs are read by this thread's own PDF workers.
     configurePdfLimits(pdfLimitsFromConfig(config));
+    // The engines load now, as a pool thread loads them when it starts (the API's thread otherwise does not).
+    await loadEngineModules();
     executor = createInlineExecutor({ nfcTrust, vdsSigners });
   } else executor = poolFromConfig(config, observer);
   logger.info({ execution: executor.mode }, 'verification engines ready');

@@ -7,13 +7,12 @@
  */
 import type { NodeResult } from '../../domain/types.js';
 import { ApiError, ERROR_CATALOGUE, type ErrorCode, type FieldError } from '../../shared/errors.js';
-import { CPU_ENGINES } from '../cpu-engines.js';
-import { createMrzOcrEngine, MRZ_OCR_PROVIDER, verifyDocument, type DocumentOutcome } from '../document/engine.js';
+import type { DocumentOutcome } from '../document/engine.js';
 import type { NfcTrust } from '../document/nfc.js';
 import type { VdsTrust } from '../document/vds.js';
 import { analyzeFace, type AnalyzeFaceOptions, type FaceAnalysis } from '../face/analyze.js';
 import type { DocumentVerificationInput, ProofOfAddressInput } from '../inputs.js';
-import { analyseProofOfAddress, type PoaAnalysis } from '../poa/engine.js';
+import type { PoaAnalysis } from '../poa/engine.js';
 import type { EngineContext } from '../node-engine.js';
 
 /** `EngineContext` as it travels: the document portrait as base64 instead of a Buffer. */
@@ -125,10 +124,25 @@ export interface EngineThreadSettings {
 /** Settings of a thread started without configuration: no NFC trust, no seal signers. */
 export const DEFAULT_ENGINE_THREAD_SETTINGS: EngineThreadSettings = { nfcTrust: [], vdsSigners: [] };
 
+/**
+ * Imports the engines a task may run. A pool thread and an inline app call it before their first
+ * task, so that the models' modules load at start as they always did; the API's thread, which
+ * imports this module for the executor, does not.
+ */
+export async function loadEngineModules(): Promise<void> {
+  await Promise.all([import('../cpu-engines.js'), import('../document/engine.js'), import('../poa/engine.js')]);
+}
+
 /** Runs one task in the current thread with that thread's settings; the body of every executor's worker. */
 export async function runEngineTask(task: EngineTask, settings: EngineThreadSettings = DEFAULT_ENGINE_THREAD_SETTINGS): Promise<unknown> {
+  // Imported here, not at the top: the API's thread imports this module for its executor and runs
+  // no engine itself (threads and inline apps load them first: `loadEngineModules`).
   switch (task.kind) {
     case 'node': {
+      const [{ CPU_ENGINES }, { createMrzOcrEngine, MRZ_OCR_PROVIDER }] = await Promise.all([
+        import('../cpu-engines.js'),
+        import('../document/engine.js'),
+      ]);
       // The document engine is the one that needs the thread's settings; the others are used as listed.
       const engine =
         task.provider === MRZ_OCR_PROVIDER
@@ -137,14 +151,18 @@ export async function runEngineTask(task: EngineTask, settings: EngineThreadSett
       if (!engine) throw new Error(`No CPU engine for provider ${task.provider}`);
       return engine.run(task.input as never, fromWireContext(task.context));
     }
-    case 'document':
+    case 'document': {
+      const { verifyDocument } = await import('../document/engine.js');
       return verifyDocument(task.input, null, {
         ...clockAt(task.nowMs),
         cscaCertificates: settings.nfcTrust,
         vdsSigners: settings.vdsSigners,
       });
-    case 'poa':
+    }
+    case 'poa': {
+      const { analyseProofOfAddress } = await import('../poa/engine.js');
       return analyseProofOfAddress(task.input, clockAt(task.nowMs));
+    }
     case 'face':
       return analyzeFace(Buffer.from(task.imageBase64, 'base64'), task.options);
   }

@@ -7,7 +7,7 @@ import { loadNfcTrust } from '../document/nfc.js';
 import { loadVdsTrust } from '../document/vds.js';
 import { configurePdfLimits } from '../poa/pdf-worker.js';
 import type { EngineWorkerData } from './executor.js';
-import { settleEngineTask, type EngineTask, type EngineTaskOutcome, type EngineThreadSettings } from './tasks.js';
+import { loadEngineModules, settleEngineTask, type EngineTask, type EngineTaskOutcome, type EngineThreadSettings } from './tasks.js';
 
 const data = workerData as EngineWorkerData | undefined;
 if (data?.pdfLimits) configurePdfLimits(data.pdfLimits);
@@ -17,6 +17,9 @@ const settings: EngineThreadSettings = {
   nfcTrust: loadNfcTrust(data?.nfcCscaCertsPath),
   vdsSigners: loadVdsTrust(data?.vdsSignerCertsPath),
 };
+
+// Before piscina hands this thread its first task (worker.mjs awaits this module).
+await loadEngineModules();
 
 /** Runs one task in this thread; errors come back inside the outcome (see `EngineTaskOutcome`). */
 export default function runTask(task: EngineTask): Promise<EngineTaskOutcome> {

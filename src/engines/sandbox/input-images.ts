@@ -8,8 +8,7 @@ import type { NodeType } from '../../domain/types.js';
 import { fieldValidationError } from '../../shared/input-rules.js';
 import { decodeDataUri, MAX_INPUT_PIXELS } from '../data-uri.js';
 import { DOCUMENT_IMAGE_TYPES } from '../document/image.js';
-import { SELFIE_MIME_TYPES } from '../face/engine.js';
-import { POA_MIME_TYPES } from '../poa/engine.js';
+import { POA_MIME_TYPES, SELFIE_MIME_TYPES } from '../inputs.js';
 import { SANDBOX_TOKEN_PREFIX } from './catalogue.js';
 
 /** The image fields of each node's input, with the types its live engine accepts. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { DOCUMENT_RESULT_CODES } from '../../engines/document/engine.js';
+import { DOCUMENT_RESULT_CODES } from '../../engines/document/result-codes.js';
 import { SANDBOX_CATALOGUE } from '../../engines/sandbox/catalogue.js';
 import { VerifyIdDocumentDocument, type IdVerificationResultFieldsFragment } from '../../graphql/generated/operations.js';
 import { idVerificationResultJson, VERIFY_ID_DOCUMENT_FIELDS as fields, type IdVerificationResult } from '../../checks/document-check.js';
