@@ -36,13 +36,43 @@ class SharedResult {
   /** {@link payloadBytes}, counted once. */
   private bytes: number | undefined;
 
+  /** Direct subscribers waiting for {@link value}, told once it is known (or failed). */
+  private waiters: SharedResults[] | undefined;
+
   constructor(outcome: ExecutionResult | Promise<ExecutionResult>) {
     if (outcome instanceof Promise) {
-      this.promise = outcome.then((value) => (this.value = value));
+      this.promise = outcome.then(
+        (value) => {
+          this.value = value;
+          this.tell((waiter) => waiter.flush());
+          return value;
+        },
+        (error: unknown) => {
+          this.tell((waiter) => waiter.fail(error));
+          throw error;
+        },
+      );
     } else {
       this.value = outcome;
       this.promise = Promise.resolve(outcome);
     }
+  }
+
+  /**
+   * Has `waiter` flushed once {@link value} is known: one loop over every direct subscriber when
+   * the execution settles, not a promise chain per subscriber (type-graphql's resolvers answer
+   * with promises, so every subscription result arrives this way).
+   */
+  whenKnown(waiter: SharedResults): void {
+    (this.waiters ??= []).push(waiter);
+  }
+
+  /** Tells each waiter once, then forgets them. */
+  private tell(action: (waiter: SharedResults) => void): void {
+    const waiters = this.waiters;
+    this.waiters = undefined;
+    if (!waiters) return;
+    for (const waiter of waiters) action(waiter);
   }
 
   /** Bytes of the serialised payload: what one more waiting message holds, give or take its id. */
@@ -163,8 +193,8 @@ class SharedResults implements AsyncIterableIterator<ExecutionResult>, EventCons
   private socket: WebSocket | null = null;
   /** The operation id direct writes carry. */
   private id = '';
-  /** Writes waiting for a selection whose resolvers wait (none today), so results keep their order. */
-  private pending: Promise<void> | null = null;
+  /** Results taken but not written yet, in order, while the first of them is still executing. */
+  private backlog: SharedResult[] | null = null;
   /** Why direct delivery ended the subscription; `next()` rethrows it to graphql-ws. */
   private failure: unknown = undefined;
 
@@ -185,23 +215,34 @@ class SharedResults implements AsyncIterableIterator<ExecutionResult>, EventCons
     return false;
   }
 
-  /** Writes one event's result to the socket (direct delivery); false once the client is too far behind. */
+  /** Writes one event's result to the socket (direct delivery), or queues it behind results still executing; false once the client is too far behind. */
   accept(event: unknown): boolean {
     const result = sharedResult(this.args, event, this.key);
-    if (result.value !== undefined && this.pending === null) return this.write(result);
-    const pending = (this.pending ?? Promise.resolve())
-      .then(() => result.promise)
-      .then(
-        () => {
-          if (!this.write(result)) this.end(new SubscriberTooSlowError());
-        },
-        (error: unknown) => this.end(error),
-      )
-      .finally(() => {
-        if (this.pending === pending) this.pending = null;
-      });
-    this.pending = pending;
+    if (result.value !== undefined && this.backlog === null) return this.write(result);
+    (this.backlog ??= []).push(result);
+    if (result.value === undefined) result.whenKnown(this);
     return true;
+  }
+
+  /** Writes the backlog's results whose execution finished, in order, up to the first still executing. */
+  flush(): void {
+    const backlog = this.backlog;
+    if (!backlog || this.socket === null) return;
+    let written = 0;
+    while (written < backlog.length && backlog[written]!.value !== undefined) {
+      if (!this.write(backlog[written]!)) {
+        this.end(new SubscriberTooSlowError());
+        return;
+      }
+      written += 1;
+    }
+    backlog.splice(0, written);
+    if (backlog.length === 0) this.backlog = null;
+  }
+
+  /** Ends the subscription when a result it waits for failed to execute. */
+  fail(error: unknown): void {
+    if (this.backlog && this.socket !== null) this.end(error);
   }
 
   /**
@@ -210,8 +251,8 @@ class SharedResults implements AsyncIterableIterator<ExecutionResult>, EventCons
    * socket's buffer: the same bound the queue puts on a reader that does not keep up.
    */
   private write(result: SharedResult): boolean {
-    const socket = this.socket!;
-    if (socket.readyState !== WebSocket.OPEN) return true;
+    const socket = this.socket;
+    if (socket === null || socket.readyState !== WebSocket.OPEN) return true;
     socket.send(result.frame(this.id), TEXT_FRAME);
     return socket.bufferedAmount <= SUBSCRIBER_QUEUE_MAX_EVENTS * result.payloadBytes;
   }
@@ -219,7 +260,14 @@ class SharedResults implements AsyncIterableIterator<ExecutionResult>, EventCons
   /** Ends the source stream from a deferred write; `next()` then fails with `failure`. */
   private end(failure: unknown): void {
     this.failure ??= failure;
+    this.stopWriting();
     void this.source.return?.();
+  }
+
+  /** No more direct writes: the subscription ended, so results still executing are dropped. */
+  private stopWriting(): void {
+    this.socket = null;
+    this.backlog = null;
   }
 
   /** The next event's result, or done when the source ended (with direct delivery: only the end). */
@@ -234,12 +282,14 @@ class SharedResults implements AsyncIterableIterator<ExecutionResult>, EventCons
 
   /** Ends the source stream (graphql-ws calls it on `complete` and when the socket closes). */
   async return(): Promise<IteratorResult<ExecutionResult>> {
+    this.stopWriting();
     await this.source.return?.();
     return { done: true, value: undefined };
   }
 
   /** Ends the source stream and rethrows. */
   async throw(error: unknown): Promise<IteratorResult<ExecutionResult>> {
+    this.stopWriting();
     await this.source.return?.();
     throw error;
   }

@@ -18,14 +18,14 @@ import { deliverDirectly, sharedSubscribe } from '../../src/graphql/shared-subsc
 
 const TENANT = randomUUID();
 
-/** A schema whose one subscription reads `hub`, as sessionStatusChanged does. */
-function schemaOn(hub: LiveStatusHub) {
+/** A schema whose one subscription reads `hub`, as sessionStatusChanged does; `later` makes its resolver answer with a promise, as type-graphql's do. */
+function schemaOn(hub: LiveStatusHub, later = false) {
   const schema = buildSchema(
     'type Query { ok: Boolean } type Subscription { changed: Change } type Change { id: String vendorData: String }',
   );
   const field = schema.getSubscriptionType()!.getFields().changed!;
   field.subscribe = () => hub.subscribe({ tenantId: TENANT, environment: 'sandbox' });
-  field.resolve = (event: SessionStatusEvent) => event;
+  field.resolve = later ? async (event: SessionStatusEvent) => event : (event: SessionStatusEvent) => event;
   return schema;
 }
 
@@ -61,9 +61,9 @@ function statusEvent(vendorData = 'v'): SessionStatusEvent {
 }
 
 /** Subscribes on `hub` and switches the subscription to direct delivery on `socket` as operation `id`. */
-async function subscribeDirect(hub: LiveStatusHub, socket: ReturnType<typeof fakeSocket>, id: string) {
+async function subscribeDirect(hub: LiveStatusHub, socket: ReturnType<typeof fakeSocket>, id: string, later = false) {
   const results = (await sharedSubscribe({
-    schema: schemaOn(hub),
+    schema: schemaOn(hub, later),
     document: parse('subscription { changed { id vendorData } }'),
   })) as AsyncIterableIterator<ExecutionResult>;
   expect(deliverDirectly(results, socket as unknown as WebSocket, id)).toBe(true);
@@ -117,5 +117,19 @@ describe('shared subscriptions delivered directly', () => {
     await expect(end).rejects.toBeInstanceOf(SubscriberTooSlowError);
     hub.publish(statusEvent(vendorData));
     expect(socket.sent).toHaveLength(3);
+  });
+
+  it('given a resolver that answers with a promise, when changes are published, then each socket gets them in order once executed, and none after it completed', async () => {
+    const hub = new LiveStatusHub();
+    const [kept, ended] = [fakeSocket(), fakeSocket()];
+    await subscribeDirect(hub, kept, '1', true);
+    const completed = await subscribeDirect(hub, ended, '1', true);
+    const events = [statusEvent('a'), statusEvent('b'), statusEvent('c')];
+    for (const event of events) hub.publish(event);
+    expect(kept.sent).toEqual([]);
+    await completed.return!();
+    await expect.poll(() => kept.sent.length).toBe(3);
+    expect(kept.sent.map((frame) => JSON.parse(frame.data).payload.data.changed.vendorData)).toEqual(['a', 'b', 'c']);
+    expect(ended.sent).toEqual([]);
   });
 });
