@@ -11,7 +11,11 @@
  *   to the client's receipt, over every (change, subscriber) pair;
  * - memory per idle subscription: the server thread's heap + external growth after GC while the
  *   subscriptions after the first tenth (at most 50 sockets, which load code once) open, divided by
- *   their number (the clients live in the worker's own heap).
+ *   their number (the clients live in the worker's own heap);
+ * - the server thread's CPU time (user + system, `process.threadCpuUsage`) per delivery from the
+ *   first change until the last delivery arrived: steadier than latency on a machine other work
+ *   shares. The subscriptions' figure includes the REST creates and the embedded database, which
+ *   the baseline's does not.
  * The subscribers' client is `raw` by default: graphql-transport-ws over a bare `ws` socket read with
  * `JSON.parse`, the same client work per message as the baseline's, so the comparison is the
  * server's; `--client graphql-ws` uses graphql-ws's own client instead (its per-message
@@ -64,6 +68,12 @@ async function settledMemory(): Promise<number> {
   }
   const usage = process.memoryUsage();
   return usage.heapUsed + usage.external;
+}
+
+/** CPU time the server thread has used, in microseconds (user + system). */
+function threadCpuMicros(): number {
+  const usage = process.threadCpuUsage();
+  return usage.user + usage.system;
 }
 
 /** Talks to the client worker. */
@@ -149,6 +159,7 @@ const onEvent = (event: PublishedEvent) => {
 };
 app.services.bus.on('event', onEvent);
 const startedAt = nowMs();
+const graphqlCpuBefore = threadCpuMicros();
 for (let i = 0; i < CHANGES; i += 1) {
   const response = await fetch(`${app.url}/v1/sessions`, {
     method: 'POST',
@@ -163,6 +174,7 @@ app.services.bus.off('event', onEvent);
 const changesSeconds = (nowMs() - startedAt) / 1000;
 for (const at of Object.values(committedAtMs)) commitOffsetsMs.push(at - startedAt);
 const graphqlStats = await drained(clients, SUBSCRIBERS * CHANGES, committedAtMs);
+const graphqlCpuMicros = threadCpuMicros() - graphqlCpuBefore;
 await clients.send({ type: 'close' }, 'closed');
 while (app.services.live.subscriberCount > 0) await delay(20);
 
@@ -178,6 +190,7 @@ while (plainSockets.length < SOCKETS) await delay(20);
 const withPlain = await settledMemory();
 const plainCommittedAtMs: Record<string, number> = {};
 const plainStartedAt = nowMs();
+const plainCpuBefore = threadCpuMicros();
 for (const offsetMs of commitOffsetsMs.sort((a, b) => a - b)) {
   const wait = plainStartedAt + offsetMs - nowMs();
   if (wait > 1) await delay(wait);
@@ -193,6 +206,7 @@ for (const offsetMs of commitOffsetsMs.sort((a, b) => a - b)) {
   for (const socket of plainSockets) for (let j = 0; j < PER_SOCKET; j += 1) socket.send(message);
 }
 const plainStats = await drained(clients, SOCKETS * PER_SOCKET * CHANGES, plainCommittedAtMs);
+const plainCpuMicros = threadCpuMicros() - plainCpuBefore;
 await clients.send({ type: 'close' }, 'closed');
 plain.close();
 
@@ -206,6 +220,11 @@ const rows = [
   ['latency p50', format(graphqlStats.p50), format(plainStats.p50)],
   ['latency p99', format(graphqlStats.p99), format(plainStats.p99)],
   ['latency max', format(graphqlStats.max), format(plainStats.max)],
+  [
+    'server CPU per delivery',
+    `${(graphqlCpuMicros / (SUBSCRIBERS * CHANGES)).toFixed(1)} µs`,
+    `${(plainCpuMicros / (SOCKETS * PER_SOCKET * CHANGES)).toFixed(1)} µs`,
+  ],
   ['memory per idle subscription', formatKb(bytesPerSubscription), formatKb((withPlain - beforePlain) / (SOCKETS * PER_SOCKET))],
 ];
 console.log(`status changes: ${CHANGES} in ${changesSeconds.toFixed(1)} s (${(CHANGES / changesSeconds).toFixed(0)}/s)`);

@@ -97,24 +97,60 @@ function scopeKey(scope: SubscriberScope): string {
 }
 
 /**
+ * Takes a subscription's events as they are published, synchronously, instead of reading them one
+ * promise at a time (src/graphql/shared-subscribe.ts writes each to its socket at once: with
+ * thousands of subscribers the promise hops per event cost as much as the writes).
+ */
+export interface EventConsumer<T> {
+  /** Takes one event; false when the consumer fell too far behind, which ends the subscription with {@link SubscriberTooSlowError}. */
+  accept(event: T): boolean;
+}
+
+/** One subscription's events: read one at a time, or pushed as they come once `pushTo` named a consumer. */
+export interface StatusSubscription extends AsyncIterableIterator<SessionStatusEvent> {
+  /**
+   * Pushes every further event to `consumer` as it is published, after those already queued (in
+   * order); false, and nothing changes, when the subscription is already being read or has ended.
+   */
+  pushTo(consumer: EventConsumer<SessionStatusEvent>): boolean;
+  /** Ends the subscription: unregisters it and releases a waiting reader. */
+  return(): Promise<IteratorResult<SessionStatusEvent>>;
+}
+
+/**
  * One subscription's events: registered with the hub at once (no change is missed between
  * subscribing and the first read), queued up to a bound, and unregistered by `return()` —
- * which graphql-ws calls on `complete` and when the socket closes.
+ * which graphql-ws calls on `complete` and when the socket closes. Either read (`next()`) or,
+ * once {@link SubscriberQueue.pushTo} named a consumer, pushed to it; `next()` then only reports
+ * the end (done, or the failure).
  */
-class SubscriberQueue implements AsyncIterableIterator<SessionStatusEvent> {
+class SubscriberQueue implements StatusSubscription {
   private readonly queued: SessionStatusEvent[] = [];
   private waiting: { resolve: (result: IteratorResult<SessionStatusEvent>) => void; reject: (error: Error) => void } | null = null;
   private failure: Error | null = null;
   private done = false;
+  private consumer: EventConsumer<SessionStatusEvent> | null = null;
 
   constructor(
     readonly filter: SessionStatusFilter,
     private readonly unregister: (queue: SubscriberQueue) => void,
   ) {}
 
-  /** Hands an event to the waiting reader, or queues it; cuts the subscription off when the queue is full. */
+  /** See {@link StatusSubscription.pushTo}. */
+  pushTo(consumer: EventConsumer<SessionStatusEvent>): boolean {
+    if (this.done || this.waiting || this.consumer) return false;
+    this.consumer = consumer;
+    for (const event of this.queued.splice(0)) if (!this.accepted(event)) break;
+    return true;
+  }
+
+  /** Hands an event to the consumer, the waiting reader, or queues it; cuts the subscription off when the queue is full. */
   offer(event: SessionStatusEvent): void {
     if (this.done || !matchesFilter(event, this.filter)) return;
+    if (this.consumer) {
+      this.accepted(event);
+      return;
+    }
     if (this.waiting) {
       const { resolve } = this.waiting;
       this.waiting = null;
@@ -128,6 +164,14 @@ class SubscriberQueue implements AsyncIterableIterator<SessionStatusEvent> {
       return;
     }
     this.queued.push(event);
+  }
+
+  /** Gives `event` to the consumer; when it fell behind, ends the subscription with {@link SubscriberTooSlowError}. */
+  private accepted(event: SessionStatusEvent): boolean {
+    if (this.consumer!.accept(event)) return true;
+    this.failure = new SubscriberTooSlowError();
+    this.finish();
+    return false;
   }
 
   next(): Promise<IteratorResult<SessionStatusEvent>> {
@@ -165,6 +209,7 @@ class SubscriberQueue implements AsyncIterableIterator<SessionStatusEvent> {
   private finish(): void {
     if (this.done) return;
     this.done = true;
+    this.consumer = null;
     this.unregister(this);
     if (!this.waiting) return;
     const { resolve, reject } = this.waiting;
@@ -202,8 +247,8 @@ export class LiveStatusHub extends EventEmitter<{ subscribers: [number] }> {
     for (const queue of queues) queue.offer(event);
   }
 
-  /** Opens a subscription limited to `scope`; iterate it, and call `return()` to end it. */
-  subscribe(scope: SubscriberScope, filter: SessionStatusFilter = {}): AsyncIterableIterator<SessionStatusEvent> {
+  /** Opens a subscription limited to `scope`; iterate it (or push it to a consumer), and call `return()` to end it. */
+  subscribe(scope: SubscriberScope, filter: SessionStatusFilter = {}): StatusSubscription {
     const key = scopeKey(scope);
     const queue = new SubscriberQueue(filter, (ended) => {
       const queues = this.byScope.get(key);

@@ -41,7 +41,7 @@ import { registerConsoleInvitations } from './console-invitations.js';
 import { consoleTokenFrom, CSRF_HEADER, operatorFromCookie, registerConsoleAuth } from './console-auth.js';
 import { operatorForToken } from '../operators/operator.service.js';
 import type { Services } from '../services.js';
-import { sharedSubscribe } from '../graphql/shared-subscribe.js';
+import { deliverDirectly, sharedSubscribe } from '../graphql/shared-subscribe.js';
 import { metricsApolloPlugin, recordRequests, registerMetricsRoute } from './metrics-endpoint.js';
 import { traceRequests, tracingApolloPlugin } from './request-spans.js';
 
@@ -467,6 +467,12 @@ export async function buildHttpServer(deps: HttpServerDeps): Promise<HttpServer>
           headers: ctx.extra.headers!,
         });
         return { schema, document, operationName: payload.operationName, variableValues, contextValue };
+      },
+      onOperation: (ctx, id, _payload, _args, result) => {
+        // A subscription's results go straight to the socket as each change is published: one
+        // serialisation per change, one write per subscriber (issue 29: 5,000 subscribers).
+        // Not for an operation the client completed already: graphql-ws ends it next.
+        if (id in ctx.subscriptions) deliverDirectly(result, ctx.extra.socket, id);
       },
     },
     wss,

@@ -74,6 +74,40 @@ describe('LiveStatusHub', () => {
     await expect(slow.next()).rejects.toBeInstanceOf(SubscriberTooSlowError);
     expect(await slow.next()).toEqual({ value: undefined, done: true });
   });
+
+  it('given events queued before a consumer is named, when it is pushed to, then it takes them and every later one in order, synchronously', async () => {
+    const hub = new LiveStatusHub();
+    const tenant = randomUUID();
+    const subscription = hub.subscribe({ tenantId: tenant, environment: 'sandbox' });
+    hub.publish(statusEvent(tenant, { seq: 1 }));
+    hub.publish(statusEvent(tenant, { seq: 2 }));
+    const taken: number[] = [];
+    expect(subscription.pushTo({ accept: (event) => taken.push(event.seq) > 0 })).toBe(true);
+    expect(taken).toEqual([1, 2]);
+    hub.publish(statusEvent(tenant, { seq: 3 }));
+    hub.publish(statusEvent(randomUUID(), { seq: 4 }));
+    expect(taken).toEqual([1, 2, 3]);
+    // Read and pushed at once would split the events between the two.
+    expect(subscription.pushTo({ accept: () => true })).toBe(false);
+    const end = subscription.next();
+    await subscription.return();
+    expect(await end).toEqual({ value: undefined, done: true });
+    expect(hub.subscriberCount).toBe(0);
+  });
+
+  it('given a pushed subscription, when its consumer reports it fell behind, then the subscription ends and its reader gets the error', async () => {
+    const hub = new LiveStatusHub();
+    const tenant = randomUUID();
+    const subscription = hub.subscribe({ tenantId: tenant, environment: 'sandbox' });
+    const taken: number[] = [];
+    subscription.pushTo({ accept: (event) => taken.push(event.seq) < 2 });
+    const end = subscription.next();
+    for (let seq = 1; seq <= 3; seq += 1) hub.publish(statusEvent(tenant, { seq }));
+    expect(taken).toEqual([1, 2]);
+    expect(hub.subscriberCount).toBe(0);
+    await expect(end).rejects.toBeInstanceOf(SubscriberTooSlowError);
+    expect(await subscription.next()).toEqual({ value: undefined, done: true });
+  });
 });
 
 describe('event fan-out over LISTEN/NOTIFY', () => {
