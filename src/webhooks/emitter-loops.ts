@@ -178,10 +178,15 @@ export class WebhookEmitter {
     this.waiting.clear();
     this.waitingCount = 0;
     for (const delivery of unsent) this.unhold(delivery);
+    await this.giveBack(unsent);
+  }
+
+  /** Puts claimed deliveries that will not be sent here back in the queue; if that fails, their leases run out. */
+  private async giveBack(deliveries: readonly ClaimedDelivery[]): Promise<void> {
     await this.dispatcher
-      .release(unsent)
+      .release(deliveries)
       .catch((error: unknown) =>
-        this.options.logger.warn({ err: error, deliveries: unsent.length }, 'claimed webhooks not released; their leases will run out'),
+        this.options.logger.warn({ err: error, deliveries: deliveries.length }, 'claimed webhooks not released; their leases will run out'),
       );
   }
 
@@ -201,9 +206,7 @@ export class WebhookEmitter {
     return {
       leaseSeconds: this.options.claimLeaseSeconds,
       accept: (tenantId, targetKey) => {
-        const tenant = (this.heldByTenant.get(tenantId) ?? 0) + (byTenant.get(tenantId) ?? 0);
-        const target = (this.heldByTarget.get(targetKey) ?? 0) + (byTarget.get(targetKey) ?? 0);
-        if (this.held + total >= this.maxHeld || tenant >= this.maxHeldPerTenant || target >= this.maxHeldPerTarget) return false;
+        if (!this.fitsHeld(tenantId, targetKey, total, byTenant.get(tenantId) ?? 0, byTarget.get(targetKey) ?? 0)) return false;
         total += 1;
         adjust(byTenant, tenantId, 1);
         adjust(byTarget, targetKey, 1);
@@ -300,26 +303,24 @@ export class WebhookEmitter {
       // The claim counted what was held when it started; a fan-out hand-off may have filled the
       // room meanwhile, so what no longer fits the held caps goes back to the queue unsent.
       const unfit = claimed.filter((delivery) => {
-        if (!this.fitsHeld(delivery)) return true;
+        if (!this.fitsHeld(delivery.tenant_id, delivery.target_key)) return true;
         this.take(delivery);
         return false;
       });
-      if (unfit.length > 0)
-        await this.dispatcher
-          .release(unfit)
-          .catch((error: unknown) =>
-            this.options.logger.warn({ err: error, deliveries: unfit.length }, 'claimed webhooks not released; their leases will run out'),
-          );
+      if (unfit.length > 0) await this.giveBack(unfit);
       if (claimed.length < free) await this.idle('delivery');
     }
   }
 
-  /** Whether one more delivery of this tenant and target stays within the held caps (per emitter, tenant and target). */
-  private fitsHeld(delivery: ClaimedDelivery): boolean {
+  /**
+   * Whether one more delivery of this tenant and target stays within the held caps (per emitter,
+   * tenant and target), beyond what is held here and what a fan-out batch has accepted so far.
+   */
+  private fitsHeld(tenantId: string, targetKey: string, acceptedTotal = 0, acceptedTenant = 0, acceptedTarget = 0): boolean {
     return (
-      this.held < this.maxHeld &&
-      (this.heldByTenant.get(delivery.tenant_id) ?? 0) < this.maxHeldPerTenant &&
-      (this.heldByTarget.get(delivery.target_key) ?? 0) < this.maxHeldPerTarget
+      this.held + acceptedTotal < this.maxHeld &&
+      (this.heldByTenant.get(tenantId) ?? 0) + acceptedTenant < this.maxHeldPerTenant &&
+      (this.heldByTarget.get(targetKey) ?? 0) + acceptedTarget < this.maxHeldPerTarget
     );
   }
 

@@ -20,7 +20,7 @@ import {
   REASON_SEVERITIES,
 } from '../../src/domain/reasons.js';
 import { LANGUAGES } from '../../src/web/shared/i18n.js';
-import { DOCUMENT_RESULT_CODES } from '../../src/engines/document/engine.js';
+import { DOCUMENT_RESULT_CODES } from '../../src/engines/document/result-codes.js';
 import { SANDBOX_CATALOGUE } from '../../src/engines/sandbox/catalogue.js';
 import { VERDICT_REASON_CODES } from '../../src/domain/verdict.js';
 import { QUALITY_RESUBMISSION_REASONS } from '../../src/domain/resubmission.js';

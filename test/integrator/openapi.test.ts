@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DOCUMENT_RESULT_CODES } from '../../src/engines/document/engine.js';
+import { DOCUMENT_RESULT_CODES } from '../../src/engines/document/result-codes.js';
 import { ERROR_CATALOGUE } from '../../src/shared/errors.js';
 import { OPERATION_EXAMPLES } from '../../src/rest/openapi-examples.js';
 import { startTestApp, type TestApp } from '../support/app.js';

@@ -35,8 +35,6 @@ import type { VdsTrust } from './vds.js';
 import { readLicenceFront } from './licence-front.js';
 import { DOCUMENT_RESULT_CODES, type DocumentResultCode } from './result-codes.js';
 
-export { DOCUMENT_RESULT_CODES, DOCUMENT_RESULT_CODES_DESCRIPTION, type DocumentResultCode } from './result-codes.js';
-
 /** Provider name of this engine, as workflows name it. */
 export const MRZ_OCR_PROVIDER = 'openkyc:mrz_ocr';
 

@@ -19,8 +19,6 @@ import { decodeUpright } from '../recapture-evidence.js';
 /** Provider name of the live face engine (src/domain/workflow.ts). */
 export const LIVE_FACE_PROVIDER = 'openkyc:face_match';
 
-export { SELFIE_MIME_TYPES } from '../inputs.js';
-
 /** Node status and result code from the two checks and the PAD finding: any failure fails, any doubt is a review. */
 function verdict(faceMatch: CheckOutcome, liveness: CheckOutcome, pad: PadFinding): { status: NodeStatus; resultCode: string } {
   if (pad.outcome === 'failed') return { status: 'failed', resultCode: 'presentation_attack' };

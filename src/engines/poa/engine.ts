@@ -33,11 +33,10 @@ import { extractFields } from './fields.js';
 import { checkAddress, type GeocodeReason } from './geocode.js';
 import type { DocumentLayout } from './layout.js';
 import { recognizeText } from './ocr.js';
-import { PdfLimitError, UnreadablePdfError } from './pdf.js';
+import { PdfLimitError, UnreadablePdfError } from './pdf-errors.js';
 import { readPdfInWorker } from './pdf-worker.js';
 import { elaTamperScore } from './tamper.js';
 
-export { POA_MIME_TYPES } from '../inputs.js';
 /** Lowest name similarity (0–1, AML `nameSimilarity`) for `name_match` to pass. */
 export const NAME_MATCH_MIN_SIMILARITY = 0.85;
 /** Tamper score at or above which the document fails. */

@@ -4,7 +4,6 @@ export {
   createLivePoaEngine,
   livePoaEngine,
   NAME_MATCH_MIN_SIMILARITY,
-  POA_MIME_TYPES,
   TAMPER_FAIL_SCORE,
   TAMPER_REVIEW_SCORE,
   type PoaAnalysis,

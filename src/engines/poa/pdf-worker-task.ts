@@ -2,7 +2,8 @@
  * The body of a PDF worker thread (loaded by pdf-worker.mjs): reads one PDF and returns its
  * content, or why it was refused, as plain data (a thrown error's class does not cross threads).
  */
-import { PdfLimitError, readPdf, UnreadablePdfError, type PdfContent } from './pdf.js';
+import { PdfLimitError, UnreadablePdfError } from './pdf-errors.js';
+import { readPdf, type PdfContent } from './pdf.js';
 
 /** One PDF to read, with the decode budget it is read under. */
 export interface PdfWorkerTask {

@@ -13,8 +13,6 @@ import { assertDecodedSizeWithinLimit, PdfDecodeLimitError } from './pdf-decode-
 import { layoutPage, type DocumentLayout, type PositionedItem } from './layout.js';
 import { PDF_MAX_DECODED_BYTES, PdfLimitError, UnreadablePdfError } from './pdf-errors.js';
 
-export { PDF_MAX_DECODED_BYTES, PdfLimitError, UnreadablePdfError } from './pdf-errors.js';
-
 /** Most pages read from a PDF: a proof of address is on its first pages. */
 export const PDF_MAX_PAGES = 3;
 /**
