@@ -56,12 +56,6 @@ export const BUILD_PAGE_ROWS = 10_000;
  * screens use pg_trgm without starting a build each.
  */
 export const BUILD_RETRY_MS = 30_000;
-/**
- * Similarity of `rank`'s first pass: at or above it the prefix filter counts a fraction of the
- * posting lists it counts at the candidate threshold (0.4), and most screens' `limit`-th best
- * candidate reaches it, so the second pass (at the threshold) runs only for the rest.
- */
-export const RANK_FLOOR = 0.6;
 
 /**
  * Trigram codes (sorted, distinct) of a normalised name as pg_trgm computes them, or null when
@@ -334,14 +328,6 @@ export class AmlNameIndex {
    * trigrams' posting lists), keeping the first `limit` and every entity tied with the last of
    * them (the database breaks those ties by id, in its collation). Null when a variant holds a
    * character outside the alphabet.
-   *
-   * Top-k (exact): only entities at least as similar as the `limit`-th best are answered, so a
-   * similarity floor that the `limit`-th best is known to reach can stand in for `threshold`.
-   * A first pass counts at RANK_FLOOR, where the prefix filter counts far fewer and shorter
-   * posting lists (the short skeleton forms' common trigrams drop out); when it finds `limit`
-   * entities, every entity of the answer is among them, else a second pass counts at
-   * `threshold`. Within a pass, the floor rises after each variant to the `limit`-th best
-   * similarity found so far.
    */
   private rank(
     snapshot: Snapshot,
@@ -357,56 +343,21 @@ export class AmlNameIndex {
       this.counts = new Uint16Array(names);
       this.touched = new Uint32Array(names);
     }
-    const queries: Uint16Array[] = [];
+    const { counts, touched } = this;
+    const best = new Map<number, number>();
     for (const variant of variants) {
       const query = trigramCodes(variant);
       if (!query) return null;
-      if (query.length > 0) queries.push(query);
-    }
-    // The most trigrams first: the rarest lists, the highest similarities, so the floor rises early.
-    queries.sort((x, y) => y.length - x.length);
-    let best = new Map<number, number>();
-    if (RANK_FLOOR > threshold && limit > 0) {
-      best = this.collect(snapshot, queries, listMask, RANK_FLOOR, limit);
-      if (best.size < limit) best = this.collect(snapshot, queries, listMask, threshold, limit);
-    } else best = this.collect(snapshot, queries, listMask, threshold, limit);
-    const ranked: Ranked[] = [];
-    for (const [entity, similarity] of best) ranked.push({ entity, similarity });
-    ranked.sort((x, y) => y.similarity - x.similarity);
-    if (ranked.length <= limit) return ranked;
-    const cutoff = ranked[limit - 1]!.similarity;
-    let end = limit;
-    while (end < ranked.length && ranked[end]!.similarity === cutoff) end += 1;
-    return ranked.slice(0, end);
-  }
-
-  /**
-   * Every entity (of `listMask`) with a name at least `threshold` similar to one of `queries`,
-   * with its best such similarity, except that after each query the floor rises to the `limit`-th
-   * best similarity found so far: an entity below it cannot be in the first `limit` and their
-   * ties, and those found are exact (their best query's count ran at a floor they pass).
-   */
-  private collect(
-    snapshot: Snapshot,
-    queries: readonly Uint16Array[],
-    listMask: number,
-    threshold: number,
-    limit: number,
-  ): Map<number, number> {
-    const { counts, touched } = this;
-    const best = new Map<number, number>();
-    let floor = threshold;
-    for (const query of queries) {
-      if (limit > 0 && best.size >= limit) floor = Math.max(floor, limitthBest(best, limit));
       const size = query.length;
+      if (size === 0) continue;
       // Size filter: sim ≤ min(|A|,|B|) / max(|A|,|B|), so names much shorter or longer cannot pass.
       let minSize = 1;
-      while (trigramSimilarity(minSize, size, minSize) < floor && minSize < size) minSize += 1;
+      while (trigramSimilarity(minSize, size, minSize) < threshold && minSize < size) minSize += 1;
       let maxSize = size;
-      while (trigramSimilarity(size, size, maxSize + 1) >= floor) maxSize += 1;
+      while (trigramSimilarity(size, size, maxSize + 1) >= threshold) maxSize += 1;
       // Overlap filter: the fewest shared trigrams that can pass, with the most favourable name size.
       let minOverlap = 1;
-      while (minOverlap < size && trigramSimilarity(minOverlap, size, Math.max(minOverlap, minSize)) < floor) minOverlap += 1;
+      while (minOverlap < size && trigramSimilarity(minOverlap, size, Math.max(minOverlap, minSize)) < threshold) minOverlap += 1;
       // Prefix filter (exact): a name sharing at least minOverlap of the query's trigrams holds one
       // of any size − minOverlap + 1 of them. The counting runs over that many of the shortest
       // posting lists; the longest (the common trigrams, hundreds of thousands of names at 1M
@@ -429,7 +380,7 @@ export class AmlNameIndex {
       const needed = new Uint16Array(maxSize + 1).fill(0xffff);
       for (let nameSize = minSize; nameSize <= maxSize; nameSize += 1)
         for (let overlap = 1; overlap <= Math.min(size, nameSize); overlap += 1)
-          if (trigramSimilarity(overlap, size, nameSize) >= floor) {
+          if (trigramSimilarity(overlap, size, nameSize) >= threshold) {
             needed[nameSize] = overlap;
             break;
           }
@@ -448,13 +399,20 @@ export class AmlNameIndex {
         }
         if (overlap < need) continue;
         const similarity = trigramSimilarity(overlap, size, nameSize);
-        if (similarity < floor) continue;
+        if (similarity < threshold) continue;
         const entity = snapshot.nameEntity[name]!;
         const previous = best.get(entity);
         if (previous === undefined || similarity > previous) best.set(entity, similarity);
       }
     }
-    return best;
+    const ranked: Ranked[] = [];
+    for (const [entity, similarity] of best) ranked.push({ entity, similarity });
+    ranked.sort((x, y) => y.similarity - x.similarity);
+    if (ranked.length <= limit) return ranked;
+    const cutoff = ranked[limit - 1]!.similarity;
+    let end = limit;
+    while (end < ranked.length && ranked[end]!.similarity === cutoff) end += 1;
+    return ranked.slice(0, end);
   }
 
   /**
@@ -556,15 +514,6 @@ export class AmlNameIndex {
       edits: edits.finish(),
     };
   }
-}
-
-/** The `limit`-th highest similarity in `best` (which holds at least `limit` entities). */
-function limitthBest(best: Map<number, number>, limit: number): number {
-  const values = new Float64Array(best.size);
-  let i = 0;
-  for (const similarity of best.values()) values[i++] = similarity;
-  values.sort();
-  return values[values.length - limit]!;
 }
 
 /** True when the ascending `postings[from .. to)` holds `name` (binary search). */
