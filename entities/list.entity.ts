@@ -24,6 +24,12 @@ export const ListSchema = defineEntity({
     type: p.enum(LIST_TYPES),
     policy: p.enum(LIST_POLICIES),
     builtIn: p.boolean().default(false),
+    /**
+     * Entries of the list, kept by triggers on `list_entry` (migration H39ListEntryCount) so no
+     * answer counts them; read it with `disableIdentityMap`, since an entry added in the same unit
+     * of work changes it behind an entity already loaded.
+     */
+    entryCount: p.integer().default(0),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p
       .datetime()

@@ -118,15 +118,11 @@ export async function ensureBuiltInLists(em: EntityManager, scope: TenantScope):
   }
 }
 
-/** Entry counts of some lists. */
+/** Entry counts of some lists: the counters the triggers keep on their rows, read afresh (not from entities already loaded). */
 async function entryCounts(em: EntityManager, listIds: string[]): Promise<Map<string, number>> {
   if (listIds.length === 0) return new Map();
-  const rows = await em.execute<{ list_id: string; entries: string | number }[]>(
-    'select list_id, count(*) as entries from list_entry where list_id in (?) group by list_id',
-    [listIds],
-    'all',
-  );
-  return new Map(rows.map((row) => [row.list_id, Number(row.entries)]));
+  const rows = await em.find(ListSchema, { id: { $in: listIds } }, { fields: ['id', 'entryCount'], disableIdentityMap: true });
+  return new Map(rows.map((row) => [row.id, row.entryCount]));
 }
 
 /** Every list of the tenant's environment (built-ins first), with entry counts. */
@@ -211,12 +207,8 @@ export async function listEntries(
     ...(page.offset != null ? { offset: page.offset } : {}),
   });
   const list = await findList(em, scope, listId);
-  const [entries, count] = await em.findAndCount(
-    ListEntrySchema,
-    { list: list.id },
-    { orderBy: { addedAt: 'asc', id: 'asc' }, limit, offset },
-  );
-  return { count, entries };
+  const entries = await em.find(ListEntrySchema, { list: list.id }, { orderBy: { addedAt: 'asc', id: 'asc' }, limit, offset });
+  return { count: (await entryCounts(em, [list.id])).get(list.id) ?? 0, entries };
 }
 
 /** Refuses an entry whose type differs from the list's (a face into a name list): 400. */

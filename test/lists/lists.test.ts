@@ -505,4 +505,36 @@ describe('lists', () => {
     expect(added.status).toBe(201);
     expect((await runSession(tenant, { selfie: faces.samePerson })).status).toBe('declined');
   }, 60_000);
+
+  it('given entries added one by one and many in one statement, when some are deleted, then every count the API gives follows (the counter on the list row)', async () => {
+    const tenant = await testApp.tenant();
+    const list = await testApp.rest('POST', '/v1/lists', { key: tenant.sandboxKey, body: { name: 'Counted', type: 'name' } });
+    const added = [];
+    for (const name of ['Ann Lee', 'Bo Chan', 'Cy Diaz'])
+      added.push(await testApp.rest('POST', `/v1/lists/${list.body.uuid}/entries/name`, { key: tenant.sandboxKey, body: { name } }));
+    // A bulk insert (as an import would) fires the trigger once for 40 rows.
+    await testApp.app.orm.em.fork().execute(
+      `insert into list_entry (id, list_id, tenant_id, environment, entry_type, fingerprint, added_by)
+       select gen_random_uuid(), ?, ?, 'sandbox', 'name', 'sha256:bulk' || i, 'api_key:test' from generate_series(1, 40) i`,
+      [list.body.uuid, tenant.id],
+      'run',
+    );
+    expect(
+      (await testApp.rest('DELETE', `/v1/lists/${list.body.uuid}/entries/${added[1]!.body.uuid}`, { key: tenant.sandboxKey })).status,
+    ).toBe(204);
+
+    const one = await testApp.rest('GET', `/v1/lists/${list.body.uuid}`, { key: tenant.sandboxKey });
+    const page = await testApp.rest('GET', `/v1/lists/${list.body.uuid}/entries?limit=5`, { key: tenant.sandboxKey });
+    const all = await testApp.rest('GET', '/v1/lists', { key: tenant.sandboxKey });
+    const counted = await testApp.graphql(
+      `query ($id: String!) { listEntriesConnection(listId: $id, first: 5) { totalCount } }`,
+      { id: list.body.uuid },
+      tenant.sandboxKey,
+    );
+    expect(one.body.entries).toBe(42);
+    expect(page.body.count).toBe(42);
+    expect(page.body.results).toHaveLength(5);
+    expect(all.body.lists.find((entry: { uuid: string }) => entry.uuid === list.body.uuid).entries).toBe(42);
+    expect(counted.body.data?.listEntriesConnection.totalCount).toBe(42);
+  });
 });

@@ -9,8 +9,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 
-/** Tables that grow with the sessions: none may be read whole by a listing. */
-const LARGE_TABLES = ['session', 'session_status_change', 'session_node_result', 'outbox_event', 'webhook_delivery'];
+/** Tables that grow with the sessions and lists: none may be read whole by a listing. */
+const LARGE_TABLES = [
+  'session',
+  'session_status_change',
+  'session_node_result',
+  'session_search',
+  'outbox_event',
+  'webhook_delivery',
+  'list_entry',
+];
 
 /** One node of an EXPLAIN (FORMAT JSON) plan. */
 interface PlanNode {
@@ -34,6 +42,10 @@ function sequentialScans(node: PlanNode): string[] {
 describe.runIf(process.env.DATABASE_URL)('listings on indexes (PostgreSQL server)', () => {
   let testApp: TestApp;
   let tenant: TestTenant;
+  /** A custom name list of the tenant's sandbox with an entry. */
+  let listId: string;
+  /** A session of the tenant's sandbox. */
+  let sessionId: string;
   /** Statements captured while `capturing` is on. */
   const captured: string[] = [];
   let capturing = false;
@@ -47,18 +59,26 @@ describe.runIf(process.env.DATABASE_URL)('listings on indexes (PostgreSQL server
         body: { workflow_id: 'standard_kyc', vendor_data: `listing-${index}` },
       });
       expect(created.status).toBe(201);
+      sessionId = (created.body as { session_id: string }).session_id;
     }
+    const list = await testApp.rest('POST', '/v1/lists', { key: tenant.sandboxKey, body: { name: 'Watched', type: 'name' } });
+    expect(list.status).toBe(201);
+    listId = (list.body as { uuid: string }).uuid;
+    const entry = await testApp.rest('POST', `/v1/lists/${listId}/entries/name`, { key: tenant.sandboxKey, body: { name: 'Jane Doe' } });
+    expect(entry.status).toBe(201);
   });
   afterAll(async () => {
     await testApp?.close();
   });
 
   /** Runs `call` and returns the selects it sent that read a large table. */
-  async function statementsOf(call: () => Promise<{ status: number }>): Promise<string[]> {
+  async function statementsOf(call: () => Promise<{ status: number; body?: unknown }>): Promise<string[]> {
     captured.length = 0;
     capturing = true;
     try {
-      expect((await call()).status).toBe(200);
+      const answer = await call();
+      expect(answer.status).toBe(200);
+      expect((answer.body as { errors?: unknown } | undefined)?.errors).toBeUndefined();
     } finally {
       capturing = false;
     }
@@ -81,7 +101,7 @@ describe.runIf(process.env.DATABASE_URL)('listings on indexes (PostgreSQL server
     return sequentialScans(await planOf(sql)).filter((table) => LARGE_TABLES.includes(table));
   }
 
-  const listings: [string, () => Promise<{ status: number }>][] = [
+  const listings: [string, () => Promise<{ status: number; body?: unknown }>][] = [
     ['GET /v1/sessions', () => testApp.rest('GET', '/v1/sessions', { key: tenant.sandboxKey })],
     ['GET /v1/sessions?vendor_data=', () => testApp.rest('GET', '/v1/sessions?vendor_data=listing-1', { key: tenant.sandboxKey })],
     ['GET /v1/sessions?status=', () => testApp.rest('GET', '/v1/sessions?status=pending,in_review', { key: tenant.sandboxKey })],
@@ -90,6 +110,29 @@ describe.runIf(process.env.DATABASE_URL)('listings on indexes (PostgreSQL server
     ['funnel chart', () => testApp.graphql('{ sessionFunnel(days: 90) { created started submitted decided } }', {}, tenant.sandboxKey)],
     ['decisions per day', () => testApp.graphql('{ decisionsPerDay(days: 90) { day approved declined } }', {}, tenant.sandboxKey)],
     ['review backlog', () => testApp.graphql('{ reviewBacklog { underAnHour older } }', {}, tenant.sandboxKey)],
+    ['GET /v1/sessions/search?q=', () => testApp.rest('GET', '/v1/sessions/search?q=jane%20doe', { key: tenant.sandboxKey })],
+    [
+      'session timeline',
+      () => testApp.graphql(`{ sessionTimeline(sessionId: "${sessionId}", first: 20) { edges { node { id } } } }`, {}, tenant.sandboxKey),
+    ],
+    ['GET /v1/lists/{id}/entries', () => testApp.rest('GET', `/v1/lists/${listId}/entries?limit=20`, { key: tenant.sandboxKey })],
+    [
+      'list entries connection (with totalCount)',
+      () =>
+        testApp.graphql(
+          `{ listEntriesConnection(listId: "${listId}", first: 20) { totalCount edges { node { id } } } }`,
+          {},
+          tenant.sandboxKey,
+        ),
+    ],
+    [
+      'webhook deliveries connection',
+      () => testApp.graphql('{ webhookDeliveriesConnection(first: 20) { edges { node { id } } } }', {}, tenant.sandboxKey),
+    ],
+    [
+      'webhook deliveries connection (by status)',
+      () => testApp.graphql('{ webhookDeliveriesConnection(status: failed, first: 20) { edges { node { id } } } }', {}, tenant.sandboxKey),
+    ],
   ];
 
   it.each(listings)('given a tenant with sessions, when %s is read, then no statement scans a large table whole', async (_name, call) => {
@@ -106,6 +149,23 @@ describe.runIf(process.env.DATABASE_URL)('listings on indexes (PostgreSQL server
       JSON.stringify(conditions),
     ).toBe(true);
   });
+
+  it.each([
+    ['GET /v1/lists', () => testApp.rest('GET', '/v1/lists', { key: tenant.sandboxKey })],
+    ['GET /v1/lists/{id}', () => testApp.rest('GET', `/v1/lists/${listId}`, { key: tenant.sandboxKey })],
+  ])(
+    'given a list with entries, when %s is read, then no statement reads its entries (the count is kept on the list row)',
+    async (_name, call) => {
+      captured.length = 0;
+      capturing = true;
+      try {
+        expect((await call()).status).toBe(200);
+      } finally {
+        capturing = false;
+      }
+      expect(captured.filter((sql) => /\blist_entry\b/.test(sql))).toEqual([]);
+    },
+  );
 
   it('given the funnel chart, when it is planned, then it reads no status history (the furthest stage is on the session row)', async () => {
     const statements = await statementsOf(() =>

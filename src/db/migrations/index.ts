@@ -48,6 +48,7 @@ import { Migration20261127100000H22FaceIndex } from './Migration20261127100000H2
 import { Migration20261127200000H30UnsealedProbe } from './Migration20261127200000H30UnsealedProbe.js';
 import { Migration20261128030000H32WebhookClaimIndex } from './Migration20261128030000H32WebhookClaimIndex.js';
 import { Migration20261128070000H35WebhookLease } from './Migration20261128070000H35WebhookLease.js';
+import { Migration20261128170000H39ListEntryCount } from './Migration20261128170000H39ListEntryCount.js';
 
 /** Every migration in order; listed explicitly so tsx, vitest and a bundle all find the same set. */
 export const MIGRATIONS = [
@@ -101,4 +102,5 @@ export const MIGRATIONS = [
   Migration20261127200000H30UnsealedProbe,
   Migration20261128030000H32WebhookClaimIndex,
   Migration20261128070000H35WebhookLease,
+  Migration20261128170000H39ListEntryCount,
 ];
