@@ -16,54 +16,20 @@ import {
   findSandboxOutcome,
   renderSandboxDocs,
   sandboxEngines,
-  type SandboxNodeCatalogue,
 } from '../../src/engines/sandbox/index.js';
 import type { EngineContext } from '../../src/engines/node-engine.js';
+import { BASE_INPUTS, CATALOGUE_CASES, CONTEXT, JPEG, NOW, catalogueOf, inputWith } from './sandbox-cases.js';
 import { BUILT_IN_WORKFLOWS } from '../../src/workflows/built-in.js';
 import { NODE_CATALOGUE } from '../../src/domain/workflow.js';
 
 /** Operations under test: `engine.run(input, context)` of each sandbox engine, and `renderSandboxDocs()`. */
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const NOW = new Date('2025-06-15T12:00:00Z');
 const engines = createSandboxEngines({ now: () => NOW });
-const CONTEXT: EngineContext = { tenantId: 'tenant-1', sessionId: 'session-1', amlScoreThreshold: 80 };
-const JPEG = 'data:image/jpeg;base64,/9j/4AAQSkZJRg==';
-
-/** A valid happy-path input per node type; each case puts its magic value in the catalogue's field. */
-const BASE_INPUTS: NodeInputs = {
-  document_verification: { country: 'FR', idType: 'PASSPORT', imageFront: JPEG },
-  biometric_kyc: { selfie: JPEG },
-  aml_screening: { fullName: 'Ada Lovelace' },
-  phone_verification: { phone: '+33612345678', code: '000000' },
-  proof_of_address: { documentImage: JPEG },
-  business_registry: { companyName: 'Acme SAS', registrationNumber: '552100554', country: 'FR' },
-};
-
-function inputWith<T extends NodeType>(nodeType: T, fieldValue: string): NodeInputs[T] {
-  const field = SANDBOX_CATALOGUE[nodeType].inputField;
-  return { ...BASE_INPUTS[nodeType], [field]: fieldValue };
-}
 
 function run<T extends NodeType>(nodeType: T, input: NodeInputs[T], context: EngineContext = CONTEXT) {
   return engines[nodeType].run(input, context);
 }
-
-const catalogueOf = (nodeType: NodeType) => SANDBOX_CATALOGUE[nodeType] as SandboxNodeCatalogue<unknown>;
-
-/** Every listed value of every node type, plus the value standing for "otherwise". */
-const CATALOGUE_CASES = NODE_TYPES.flatMap((nodeType) => {
-  const node = catalogueOf(nodeType);
-  const listed = node.values.map((entry) => ({
-    nodeType,
-    // Names match by containment, so the magic name is embedded in a longer one.
-    value: node.matching === 'name_contains' ? `Dr ${entry.value} Junior` : entry.value,
-    outcome: entry,
-  }));
-  const otherwiseValue = String((BASE_INPUTS[nodeType] as unknown as Record<string, string>)[node.field]);
-  const fallback = nodeType === 'phone_verification' ? '424242' : otherwiseValue;
-  return [...listed, { nodeType, value: fallback, outcome: node.otherwise }];
-});
 
 describe('sandbox engines', () => {
   describe('registry', () => {
