@@ -36,3 +36,8 @@ function convert(value: unknown): unknown {
   for (const [key, field] of Object.entries(value)) converted[snakeCase(key)] = convert(field);
   return converted;
 }
+
+/** An engine result as a session keeps it: the same result with its details in the spec's snake_case (`submit.ts`, `aml-subject.ts`). */
+export function keptResult<Result extends { details: Record<string, unknown> }>(result: Result): Result {
+  return { ...result, details: storedDetails(result.details) as Record<string, unknown> };
+}
