@@ -151,18 +151,18 @@ export type AmlScreeningDetails = {
   submitted_data?: AmlSubject;
 };
 
-/** Details of `phone_verification`. */
+/** Details of `phone_verification`, as the engines return them; kept as `StoredDetails<PhoneVerificationDetails>` (src/engines/stored-details.ts). */
 export type PhoneVerificationDetails = {
   /** Machine-readable summary. */
-  result_code: string;
+  resultCode: string;
   /** The E.164 number that was verified. */
   phone: string;
   /** Per-check outcomes. */
   checks: {
     /** The code typed matches the code sent. */
-    code_match: CheckOutcome;
+    codeMatch: CheckOutcome;
     /** The line is not a disposable or high-risk number. */
-    line_risk: CheckOutcome;
+    lineRisk: CheckOutcome;
   };
 };
 

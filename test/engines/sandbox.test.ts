@@ -18,6 +18,7 @@ import {
   sandboxEngines,
 } from '../../src/engines/sandbox/index.js';
 import type { EngineContext } from '../../src/engines/node-engine.js';
+import { keptResult, storedDetails } from '../../src/engines/stored-details.js';
 import { BASE_INPUTS, CATALOGUE_CASES, CONTEXT, JPEG, NOW, catalogueOf, inputWith } from './sandbox-cases.js';
 import { BUILT_IN_WORKFLOWS } from '../../src/workflows/built-in.js';
 import { NODE_CATALOGUE } from '../../src/domain/workflow.js';
@@ -56,7 +57,8 @@ describe('sandbox engines', () => {
       const result = await run(nodeType, inputWith(nodeType, value));
       expect(result.status).toBe(outcome.status);
       expect(result.provider).toBe(NODE_CATALOGUE[nodeType].sandboxProvider);
-      expect(result.details.result_code).toBe(outcome.resultCode);
+      // Moved engines return camelCase and unmoved ones snake_case; both are kept as snake_case.
+      expect(storedDetails(result.details).result_code).toBe(outcome.resultCode);
       expect(result.warnings).toEqual(outcome.warnings);
     });
 
@@ -307,10 +309,10 @@ describe('sandbox engines', () => {
       ['111111', 'failed', 'failed'],
       ['222222', 'review', 'passed'],
       ['123456', 'failed', 'failed'],
-    ])('given code %s at confirmation, when run, then %s with code_match %s', async (code, status, codeMatch) => {
+    ])('given code %s at confirmation, when run, then %s with codeMatch %s', async (code, status, codeMatch) => {
       const result = await run('phone_verification', { phone: '+33612345678', code });
       expect(result.status).toBe(status);
-      expect(result.details).toMatchObject({ phone: '+33612345678', checks: { code_match: codeMatch } });
+      expect(result.details).toMatchObject({ phone: '+33612345678', checks: { codeMatch } });
     });
   });
 
@@ -418,7 +420,8 @@ describe('sandbox engines', () => {
       const nodeResults: Partial<Record<NodeType, NodeResult>> = {};
       for (const node of workflow!.nodes) {
         const produced = await engines[node.type].run(inputs[node.type] as never, CONTEXT);
-        nodeResults[node.type] = { ...produced, required: node.required };
+        // A session keeps the engine's details in the spec's snake_case (submit.ts), which the verdict reads.
+        nodeResults[node.type] = { ...keptResult(produced), required: node.required };
       }
       const amlScore = nodeResults.aml_screening?.details.score as number;
       return decideVerdict({ workflow: workflow!, nodeResults, listHits: [], amlScore, sessionWarnings: [] });
