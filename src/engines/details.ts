@@ -200,30 +200,30 @@ export type ProofOfAddressDetails = {
   geocode_reason?: string;
 };
 
-/** Details of `business_registry`. */
+/** Details of `business_registry`, as the engine returns them; kept as `StoredDetails<BusinessRegistryDetails>` (src/engines/stored-details.ts). */
 export type BusinessRegistryDetails = {
   /** Machine-readable summary. */
-  result_code: string;
+  resultCode: string;
   /** The registry record; null when no company was found. */
   company: {
     /** Name as registered. */
     name: string;
     /** Registration number. */
-    registration_number: string;
+    registrationNumber: string;
     /** ISO-2 registry country. */
     country: string;
     /** Registry status. */
     status: 'active' | 'dormant' | 'dissolved';
     /** `YYYY-MM-DD`. */
-    incorporated_on: string;
+    incorporatedOn: string;
   } | null;
   /** Per-check outcomes. */
   checks: {
     /** A company with this number exists. */
-    registry_found: CheckOutcome;
+    registryFound: CheckOutcome;
     /** The company is active. */
-    company_active: CheckOutcome;
+    companyActive: CheckOutcome;
     /** The declared name equals the registered one. */
-    name_match: CheckOutcome;
+    nameMatch: CheckOutcome;
   };
 };

@@ -367,15 +367,15 @@ describe('sandbox engines', () => {
     it('given an ordinary number, when run, then an active company under the declared name', async () => {
       const result = await run('business_registry', BASE_INPUTS.business_registry);
       expect(result.details).toEqual({
-        result_code: 'clear',
+        resultCode: 'clear',
         company: {
           name: 'Acme SAS',
-          registration_number: '552100554',
+          registrationNumber: '552100554',
           country: 'FR',
           status: 'active',
-          incorporated_on: '2015-03-02',
+          incorporatedOn: '2015-03-02',
         },
-        checks: { registry_found: 'passed', company_active: 'passed', name_match: 'passed' },
+        checks: { registryFound: 'passed', companyActive: 'passed', nameMatch: 'passed' },
       });
     });
 
