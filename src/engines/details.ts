@@ -166,10 +166,10 @@ export type PhoneVerificationDetails = {
   };
 };
 
-/** Details of `proof_of_address` (spec "Proof-of-address result"). */
+/** Details of `proof_of_address` (spec "Proof-of-address result"), as the engines return them; kept as `StoredDetails<ProofOfAddressDetails>` (src/engines/stored-details.ts). */
 export type ProofOfAddressDetails = {
   /** Machine-readable summary. */
-  result_code: string;
+  resultCode: string;
   /** Fields read from the document. */
   extracted: {
     /** Addressee. */
@@ -179,25 +179,25 @@ export type ProofOfAddressDetails = {
     /** Utility, bank or authority that issued the document. */
     issuer: string;
     /** `YYYY-MM-DD`. */
-    issued_at: string;
+    issuedAt: string;
   };
   /** Per-check outcomes. */
   checks: {
     /** Addressee equals `expected_name`; `skipped` when none was given. */
-    name_match: CheckOutcome;
+    nameMatch: CheckOutcome;
     /** The address exists. */
     geocode: CheckOutcome;
     /** Issued no more than `max_age_days` ago. */
     freshness: CheckOutcome;
     /** Likelihood of editing, 0 (clean) to 1 (certainly edited). */
-    tamper_score: number;
+    tamperScore: number;
   };
   /** How `tamper_score` was computed (live engine only): `ela`, `pdf_structure` or `pdf_structure+ela`; see docs/poa.md. */
-  tamper_method?: string;
+  tamperMethod?: string;
   /** Where the text came from (live engine only): `image_ocr`, `pdf_text` or `pdf_scan_ocr`. */
-  text_source?: string;
+  textSource?: string;
   /** Why `geocode` came out as it did (live engine only), e.g. `postcode_valid`, `postcode_missing`. */
-  geocode_reason?: string;
+  geocodeReason?: string;
 };
 
 /** Details of `business_registry`, as the engine returns them; kept as `StoredDetails<BusinessRegistryDetails>` (src/engines/stored-details.ts). */

@@ -321,26 +321,26 @@ describe('sandbox engines', () => {
       const result = await run('proof_of_address', { documentImage: JPEG, expectedName: 'Ada Lovelace' });
       expect(result).toMatchObject({ status: 'passed', warnings: [] });
       expect(result.details).toEqual({
-        result_code: 'clear',
+        resultCode: 'clear',
         extracted: {
           name: 'Ada Lovelace',
           address: '1 Sandbox Street, 75001 Paris',
           issuer: 'Sandbox Energy',
-          issued_at: '2025-06-12',
+          issuedAt: '2025-06-12',
         },
-        checks: { name_match: 'passed', geocode: 'passed', freshness: 'passed', tamper_score: 0.04 },
+        checks: { nameMatch: 'passed', geocode: 'passed', freshness: 'passed', tamperScore: 0.04 },
       });
     });
 
     it('given no expected name, when run, then name_match is skipped', async () => {
       expect((await run('proof_of_address', { documentImage: JPEG })).details.checks).toMatchObject({
-        name_match: 'skipped',
+        nameMatch: 'skipped',
       });
     });
 
     it('given max_age_days 1, when run on a data URI, then the bill is still fresh', async () => {
       const result = await run('proof_of_address', { documentImage: JPEG, maxAgeDays: 1 });
-      expect(result.details).toMatchObject({ extracted: { issued_at: '2025-06-14' }, checks: { freshness: 'passed' } });
+      expect(result.details).toMatchObject({ extracted: { issuedAt: '2025-06-14' }, checks: { freshness: 'passed' } });
     });
 
     it('given sandbox:name_mismatch, when run, then passed with a name_mismatch warning and another addressee', async () => {
@@ -350,7 +350,7 @@ describe('sandbox engines', () => {
       });
       expect(result.status).toBe('passed');
       expect(result.warnings.map((w) => w.code)).toEqual(['name_mismatch']);
-      expect(result.details).toMatchObject({ extracted: { name: 'Jordan Sample' }, checks: { name_match: 'warning' } });
+      expect(result.details).toMatchObject({ extracted: { name: 'Jordan Sample' }, checks: { nameMatch: 'warning' } });
     });
 
     it.each([
@@ -359,7 +359,7 @@ describe('sandbox engines', () => {
     ])('given sandbox:too_old and max_age_days %s, when run, then issued 30 days past the limit', async (maxAge, issuedAt) => {
       const result = await run('proof_of_address', { documentImage: 'sandbox:too_old', maxAgeDays: maxAge });
       expect(result.status).toBe('failed');
-      expect(result.details).toMatchObject({ extracted: { issued_at: issuedAt }, checks: { freshness: 'failed' } });
+      expect(result.details).toMatchObject({ extracted: { issuedAt }, checks: { freshness: 'failed' } });
     });
   });
 
