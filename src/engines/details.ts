@@ -79,21 +79,21 @@ export type DocumentVerificationDetails = {
   recapture?: RecaptureFinding;
 };
 
-/** Details of `biometric_kyc`. */
+/** Details of `biometric_kyc`, as the engines return them; kept as `StoredDetails<BiometricKycDetails>` (src/engines/stored-details.ts). */
 export type BiometricKycDetails = {
   /** Machine-readable summary. */
-  result_code: string;
+  resultCode: string;
   /** Per-check outcomes. */
   checks: {
     /** A live person, not a photo of a photo or a mask. */
     liveness: CheckOutcome;
     /** The selfie matches the document portrait. */
-    face_match: CheckOutcome;
+    faceMatch: CheckOutcome;
   };
   /** Cosine similarity between selfie and portrait templates, 0 to 1. */
   similarity: number;
   /** Live engine: the presentation-attack finding with each named signal (src/engines/face/pad.ts, docs/fraud.md). */
-  presentation_attack?: PadFinding;
+  presentationAttack?: PadFinding;
 };
 
 // The AML list names and the score → risk band mapping have one home, the AML engine core;

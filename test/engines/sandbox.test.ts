@@ -218,8 +218,8 @@ describe('sandbox engines', () => {
   describe('biometric_kyc', () => {
     it('given a data URI, when run, then liveness and face match passed with a high similarity', async () => {
       expect((await run('biometric_kyc', BASE_INPUTS.biometric_kyc)).details).toEqual({
-        result_code: 'clear',
-        checks: { liveness: 'passed', face_match: 'passed' },
+        resultCode: 'clear',
+        checks: { liveness: 'passed', faceMatch: 'passed' },
         similarity: 0.94,
       });
     });
@@ -227,7 +227,7 @@ describe('sandbox engines', () => {
     it('given sandbox:spoof, when run, then liveness failed', async () => {
       const result = await run('biometric_kyc', { selfie: 'sandbox:spoof' });
       expect(result.status).toBe('failed');
-      expect(result.details.checks).toEqual({ liveness: 'failed', face_match: 'passed' });
+      expect(result.details.checks).toEqual({ liveness: 'failed', faceMatch: 'passed' });
     });
   });
 
