@@ -276,7 +276,7 @@ async function expectations(): Promise<Expected[]> {
 /** The item's verdict per field it has an expected value for; a refused document gets every field wrong. */
 function judge(
   expected: Expected,
-  extracted: { name: string; address: string; issuer: string; issued_at: string } | undefined,
+  extracted: { name: string; address: string; issuer: string; issuedAt: string } | undefined,
   tamperScore: number | undefined,
 ) {
   const verdicts = new Map<Field, boolean>();
@@ -284,7 +284,7 @@ function judge(
   if (expected.addresses !== undefined)
     verdicts.set('address', extracted !== undefined && sameAddress(extracted.address, expected.addresses));
   verdicts.set('issuer', extracted !== undefined && sameIssuer(extracted.issuer, expected.issuer));
-  verdicts.set('issue date', extracted?.issued_at === expected.date);
+  verdicts.set('issue date', extracted?.issuedAt === expected.date);
   const edited = !expected.photo && expected.file in EDITED_AFTER_ISSUE;
   verdicts.set('tamper verdict', tamperScore !== undefined && tamperScore < TAMPER_REVIEW_SCORE !== edited);
   return verdicts;
@@ -390,8 +390,8 @@ export async function measure(log?: (line: string) => void, set: ItemSet = 'pdf'
         { timeBudgetMs: BENCH_TIME_BUDGET_MS },
       );
       extracted = analysis.details.extracted;
-      tamperScore = analysis.details.checks.tamper_score;
-      outcome = analysis.details.result_code;
+      tamperScore = analysis.details.checks.tamperScore;
+      outcome = analysis.details.resultCode;
     } catch (error) {
       // A refusal (or a crash) is an answer too: every field of the item counts as wrong.
       outcome = error instanceof ApiError ? `refused: ${error.message}` : `crashed: ${String(error)}`;

@@ -15,6 +15,7 @@ import { ageInDays } from '../engines/poa/dates.js';
 import { ApiError } from '../shared/errors.js';
 import type { Services } from '../services.js';
 import { runStandaloneCheck } from './run-check.js';
+import { storedDetails } from '../engines/stored-details.js';
 import { parseOrThrow } from '../shared/validation.js';
 import { CountryCodeAnyCase, definedFields, notGiven } from '../shared/input-rules.js';
 
@@ -73,18 +74,9 @@ export function poaResultJson(result: PoaResult) {
     poa_id: result.poaId,
     status: result.status,
     result_code: result.resultCode,
-    extracted: {
-      name: result.extracted.name,
-      address: result.extracted.address,
-      issuer: result.extracted.issuer,
-      issued_at: result.extracted.issuedAt,
-    },
-    checks: {
-      name_match: result.checks.nameMatch,
-      geocode: result.checks.geocode,
-      freshness: result.checks.freshness,
-      tamper_score: result.checks.tamperScore,
-    },
+    // The one case flip of this check: the engine's camelCase fields, copied as they are, become the spec's snake_case.
+    extracted: storedDetails(result.extracted),
+    checks: storedDetails(result.checks),
     ...definedFields({ tamper_method: result.tamperMethod }),
     warnings: result.warnings.map((warning) => ({
       code: warning.code,
@@ -108,29 +100,19 @@ export async function checkProofOfAddress(
     const analysis = await engine.run(engineInput, context);
     const details = analysis.details as ProofOfAddressDetails;
     if (details.checks.freshness === 'failed') {
-      const ageDays = ageInDays(details.extracted.issued_at, new Date());
+      const ageDays = ageInDays(details.extracted.issuedAt, new Date());
       throw new ApiError(
         'document_too_old',
-        `The document was issued on ${details.extracted.issued_at}, ${ageDays ?? '?'} days ago; max_age_days is ${engineInput.maxAgeDays ?? POA_DEFAULT_MAX_AGE_DAYS}.`,
+        `The document was issued on ${details.extracted.issuedAt}, ${ageDays ?? '?'} days ago; max_age_days is ${engineInput.maxAgeDays ?? POA_DEFAULT_MAX_AGE_DAYS}.`,
       );
     }
     const result: PoaResult = {
       poaId: id,
       status: analysis.status as PoaResult['status'],
-      resultCode: details.result_code,
-      extracted: {
-        name: details.extracted.name,
-        address: details.extracted.address,
-        issuer: details.extracted.issuer,
-        issuedAt: details.extracted.issued_at,
-      },
-      checks: {
-        nameMatch: details.checks.name_match,
-        geocode: details.checks.geocode,
-        freshness: details.checks.freshness,
-        tamperScore: details.checks.tamper_score,
-      },
-      ...definedFields({ tamperMethod: details.tamper_method }),
+      resultCode: details.resultCode,
+      extracted: details.extracted,
+      checks: details.checks,
+      ...definedFields({ tamperMethod: details.tamperMethod }),
       warnings: analysis.warnings.map((warning) => ({ ...warning })),
     };
     // The result only: the document itself is never stored.

@@ -79,21 +79,21 @@ export type DocumentVerificationDetails = {
   recapture?: RecaptureFinding;
 };
 
-/** Details of `biometric_kyc`. */
+/** Details of `biometric_kyc`, as the engines return them; kept as `StoredDetails<BiometricKycDetails>` (src/engines/stored-details.ts). */
 export type BiometricKycDetails = {
   /** Machine-readable summary. */
-  result_code: string;
+  resultCode: string;
   /** Per-check outcomes. */
   checks: {
     /** A live person, not a photo of a photo or a mask. */
     liveness: CheckOutcome;
     /** The selfie matches the document portrait. */
-    face_match: CheckOutcome;
+    faceMatch: CheckOutcome;
   };
   /** Cosine similarity between selfie and portrait templates, 0 to 1. */
   similarity: number;
   /** Live engine: the presentation-attack finding with each named signal (src/engines/face/pad.ts, docs/fraud.md). */
-  presentation_attack?: PadFinding;
+  presentationAttack?: PadFinding;
 };
 
 // The AML list names and the score → risk band mapping have one home, the AML engine core;
@@ -151,25 +151,25 @@ export type AmlScreeningDetails = {
   submitted_data?: AmlSubject;
 };
 
-/** Details of `phone_verification`. */
+/** Details of `phone_verification`, as the engines return them; kept as `StoredDetails<PhoneVerificationDetails>` (src/engines/stored-details.ts). */
 export type PhoneVerificationDetails = {
   /** Machine-readable summary. */
-  result_code: string;
+  resultCode: string;
   /** The E.164 number that was verified. */
   phone: string;
   /** Per-check outcomes. */
   checks: {
     /** The code typed matches the code sent. */
-    code_match: CheckOutcome;
+    codeMatch: CheckOutcome;
     /** The line is not a disposable or high-risk number. */
-    line_risk: CheckOutcome;
+    lineRisk: CheckOutcome;
   };
 };
 
-/** Details of `proof_of_address` (spec "Proof-of-address result"). */
+/** Details of `proof_of_address` (spec "Proof-of-address result"), as the engines return them; kept as `StoredDetails<ProofOfAddressDetails>` (src/engines/stored-details.ts). */
 export type ProofOfAddressDetails = {
   /** Machine-readable summary. */
-  result_code: string;
+  resultCode: string;
   /** Fields read from the document. */
   extracted: {
     /** Addressee. */
@@ -179,51 +179,51 @@ export type ProofOfAddressDetails = {
     /** Utility, bank or authority that issued the document. */
     issuer: string;
     /** `YYYY-MM-DD`. */
-    issued_at: string;
+    issuedAt: string;
   };
   /** Per-check outcomes. */
   checks: {
     /** Addressee equals `expected_name`; `skipped` when none was given. */
-    name_match: CheckOutcome;
+    nameMatch: CheckOutcome;
     /** The address exists. */
     geocode: CheckOutcome;
     /** Issued no more than `max_age_days` ago. */
     freshness: CheckOutcome;
     /** Likelihood of editing, 0 (clean) to 1 (certainly edited). */
-    tamper_score: number;
+    tamperScore: number;
   };
   /** How `tamper_score` was computed (live engine only): `ela`, `pdf_structure` or `pdf_structure+ela`; see docs/poa.md. */
-  tamper_method?: string;
+  tamperMethod?: string;
   /** Where the text came from (live engine only): `image_ocr`, `pdf_text` or `pdf_scan_ocr`. */
-  text_source?: string;
+  textSource?: string;
   /** Why `geocode` came out as it did (live engine only), e.g. `postcode_valid`, `postcode_missing`. */
-  geocode_reason?: string;
+  geocodeReason?: string;
 };
 
-/** Details of `business_registry`. */
+/** Details of `business_registry`, as the engine returns them; kept as `StoredDetails<BusinessRegistryDetails>` (src/engines/stored-details.ts). */
 export type BusinessRegistryDetails = {
   /** Machine-readable summary. */
-  result_code: string;
+  resultCode: string;
   /** The registry record; null when no company was found. */
   company: {
     /** Name as registered. */
     name: string;
     /** Registration number. */
-    registration_number: string;
+    registrationNumber: string;
     /** ISO-2 registry country. */
     country: string;
     /** Registry status. */
     status: 'active' | 'dormant' | 'dissolved';
     /** `YYYY-MM-DD`. */
-    incorporated_on: string;
+    incorporatedOn: string;
   } | null;
   /** Per-check outcomes. */
   checks: {
     /** A company with this number exists. */
-    registry_found: CheckOutcome;
+    registryFound: CheckOutcome;
     /** The company is active. */
-    company_active: CheckOutcome;
+    companyActive: CheckOutcome;
     /** The declared name equals the registered one. */
-    name_match: CheckOutcome;
+    nameMatch: CheckOutcome;
   };
 };

@@ -26,6 +26,7 @@ import { nameSimilarity } from '../engines/aml/score.js';
 import type { AmlScreenedSource, AmlScreeningDetails, AmlSubject, DocumentVerificationDetails } from '../engines/details.js';
 import { amlInputOf, amlSubjectOf, type AmlScreeningInput } from '../engines/inputs.js';
 import type { EngineContext, NodeEngine } from '../engines/node-engine.js';
+import { keptResult } from '../engines/stored-details.js';
 import { ApiError } from '../shared/errors.js';
 
 /** Warning code: what the end user typed for AML screening differs from the document's identity. */
@@ -160,7 +161,7 @@ export async function amlNodeResult(
     };
   }
   const input = amlInputOf(plan.subject, submitted.lists);
-  const result = await engine.run(input, context);
+  const result = keptResult(await engine.run(input, context));
   const details: AmlScreeningDetails = {
     ...(result.details as AmlScreeningDetails),
     screened_source: plan.source,

@@ -33,6 +33,7 @@ import { assessCaptures, CAPTURE_STEPS, consumeNonces, parseCaptures, settleCapt
 import { checkActiveLiveness } from './active-liveness.js';
 import { workflowOfSession } from '../workflows/revisions.js';
 import { withoutFalsePositives } from './aml-dispositions.js';
+import { keptResult } from '../engines/stored-details.js';
 
 /** The engine quota a live step's run is charged to (src/limits/rate-limits.ts); the others are cheap. */
 const QUOTA_ENGINE_OF_NODE: Partial<Record<NodeType, QuotaEngine>> = {
@@ -129,9 +130,10 @@ async function submitNodeInputOnce(
     amlNode !== undefined &&
     (nodeType === 'aml_screening' || nodeType === 'document_verification') &&
     workflow.nodes.some((candidate) => candidate.type === 'document_verification');
+  // The one case flip of a session step: the engine's camelCase details become the stored snake_case ones.
   const ownResult =
     nodeType !== 'aml_screening'
-      ? await engine.run(input, context)
+      ? keptResult(await engine.run(input, context))
       : linksAml
         ? null
         : await screenSubmittedData(engine, context, input as AmlScreeningInput);

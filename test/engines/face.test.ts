@@ -327,7 +327,7 @@ describe('live openkyc:face_match engine', () => {
       status: 'passed',
       provider: 'openkyc:face_match',
       warnings: [],
-      details: { result_code: 'clear', checks: { liveness: 'passed', face_match: 'passed' } },
+      details: { resultCode: 'clear', checks: { liveness: 'passed', faceMatch: 'passed' } },
     });
     expect(result.details.similarity).toBeGreaterThanOrEqual(FACE_MATCH_PASS_SIMILARITY);
     expect(result.details.similarity).toBeLessThanOrEqual(1);
@@ -341,7 +341,7 @@ describe('live openkyc:face_match engine', () => {
     );
     expect(result).toMatchObject({
       status: 'failed',
-      details: { result_code: 'selfie_matches_document_portrait', checks: { face_match: 'failed' }, replay: { threshold: 0.98 } },
+      details: { resultCode: 'selfie_matches_document_portrait', checks: { faceMatch: 'failed' }, replay: { threshold: 0.98 } },
     });
     expect(result.details.similarity).toBeGreaterThanOrEqual(0.98);
   });
@@ -360,17 +360,17 @@ describe('live openkyc:face_match engine', () => {
 
     const withoutCrop = await liveFaceEngine.run({ selfie }, { ...CONTEXT, documentPortraitEmbedding: moved });
     expect(withoutCrop.details.similarity).toBeLessThan(PORTRAIT_REPLAY_SIMILARITY);
-    expect(withoutCrop.details.result_code).not.toBe('selfie_matches_document_portrait');
+    expect(withoutCrop.details.resultCode).not.toBe('selfie_matches_document_portrait');
 
     const result = await liveFaceEngine.run({ selfie }, { ...CONTEXT, documentPortraitEmbedding: moved, documentPortraitCrop: crop });
     expect(result).toMatchObject({
       status: 'failed',
       details: {
-        result_code: 'selfie_matches_document_portrait',
-        replay: { signal: 'aligned_crop', crop_threshold: PORTRAIT_REPLAY_CROP_CORRELATION },
+        resultCode: 'selfie_matches_document_portrait',
+        replay: { signal: 'aligned_crop', cropThreshold: PORTRAIT_REPLAY_CROP_CORRELATION },
       },
     });
-    expect((result.details as { replay: { crop_correlation: number } }).replay.crop_correlation).toBeGreaterThanOrEqual(
+    expect((result.details as { replay: { cropCorrelation: number } }).replay.cropCorrelation).toBeGreaterThanOrEqual(
       PORTRAIT_REPLAY_CROP_CORRELATION,
     );
   });
@@ -394,14 +394,14 @@ describe('live openkyc:face_match engine', () => {
 
   it('given a selfie of someone else, when run, then the node fails with face_mismatch', async () => {
     const result = await liveFaceEngine.run({ selfie: dataUri(images.womanA) }, { ...CONTEXT, documentPortrait: images.author1 });
-    expect(result).toMatchObject({ status: 'failed', details: { result_code: 'face_mismatch', checks: { face_match: 'failed' } } });
+    expect(result).toMatchObject({ status: 'failed', details: { resultCode: 'face_mismatch', checks: { faceMatch: 'failed' } } });
   });
 
   it('given no document portrait, when run, then the node goes to review with a warning', async () => {
     const result = await liveFaceEngine.run({ selfie: dataUri(images.author2) }, CONTEXT);
     expect(result).toMatchObject({
       status: 'review',
-      details: { result_code: 'document_portrait_missing', checks: { face_match: 'skipped' } },
+      details: { resultCode: 'document_portrait_missing', checks: { faceMatch: 'skipped' } },
     });
     expect(result.warnings).toEqual([expect.objectContaining({ code: 'document_portrait_missing' })]);
   });
@@ -411,7 +411,7 @@ describe('live openkyc:face_match engine', () => {
     const result = await liveFaceEngine.run({ selfie: dataUri(images.author2) }, { ...CONTEXT, documentPortraitEmbedding: stale });
     expect(result).toMatchObject({
       status: 'review',
-      details: { result_code: 'document_portrait_missing', checks: { face_match: 'skipped' } },
+      details: { resultCode: 'document_portrait_missing', checks: { faceMatch: 'skipped' } },
     });
   });
 

@@ -16,54 +16,21 @@ import {
   findSandboxOutcome,
   renderSandboxDocs,
   sandboxEngines,
-  type SandboxNodeCatalogue,
 } from '../../src/engines/sandbox/index.js';
 import type { EngineContext } from '../../src/engines/node-engine.js';
+import { keptResult, storedDetails } from '../../src/engines/stored-details.js';
+import { BASE_INPUTS, CATALOGUE_CASES, CONTEXT, JPEG, NOW, catalogueOf, inputWith } from './sandbox-cases.js';
 import { BUILT_IN_WORKFLOWS } from '../../src/workflows/built-in.js';
 import { NODE_CATALOGUE } from '../../src/domain/workflow.js';
 
 /** Operations under test: `engine.run(input, context)` of each sandbox engine, and `renderSandboxDocs()`. */
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const NOW = new Date('2025-06-15T12:00:00Z');
 const engines = createSandboxEngines({ now: () => NOW });
-const CONTEXT: EngineContext = { tenantId: 'tenant-1', sessionId: 'session-1', amlScoreThreshold: 80 };
-const JPEG = 'data:image/jpeg;base64,/9j/4AAQSkZJRg==';
-
-/** A valid happy-path input per node type; each case puts its magic value in the catalogue's field. */
-const BASE_INPUTS: NodeInputs = {
-  document_verification: { country: 'FR', idType: 'PASSPORT', imageFront: JPEG },
-  biometric_kyc: { selfie: JPEG },
-  aml_screening: { fullName: 'Ada Lovelace' },
-  phone_verification: { phone: '+33612345678', code: '000000' },
-  proof_of_address: { documentImage: JPEG },
-  business_registry: { companyName: 'Acme SAS', registrationNumber: '552100554', country: 'FR' },
-};
-
-function inputWith<T extends NodeType>(nodeType: T, fieldValue: string): NodeInputs[T] {
-  const field = SANDBOX_CATALOGUE[nodeType].inputField;
-  return { ...BASE_INPUTS[nodeType], [field]: fieldValue };
-}
 
 function run<T extends NodeType>(nodeType: T, input: NodeInputs[T], context: EngineContext = CONTEXT) {
   return engines[nodeType].run(input, context);
 }
-
-const catalogueOf = (nodeType: NodeType) => SANDBOX_CATALOGUE[nodeType] as SandboxNodeCatalogue<unknown>;
-
-/** Every listed value of every node type, plus the value standing for "otherwise". */
-const CATALOGUE_CASES = NODE_TYPES.flatMap((nodeType) => {
-  const node = catalogueOf(nodeType);
-  const listed = node.values.map((entry) => ({
-    nodeType,
-    // Names match by containment, so the magic name is embedded in a longer one.
-    value: node.matching === 'name_contains' ? `Dr ${entry.value} Junior` : entry.value,
-    outcome: entry,
-  }));
-  const otherwiseValue = String((BASE_INPUTS[nodeType] as unknown as Record<string, string>)[node.field]);
-  const fallback = nodeType === 'phone_verification' ? '424242' : otherwiseValue;
-  return [...listed, { nodeType, value: fallback, outcome: node.otherwise }];
-});
 
 describe('sandbox engines', () => {
   describe('registry', () => {
@@ -90,7 +57,8 @@ describe('sandbox engines', () => {
       const result = await run(nodeType, inputWith(nodeType, value));
       expect(result.status).toBe(outcome.status);
       expect(result.provider).toBe(NODE_CATALOGUE[nodeType].sandboxProvider);
-      expect(result.details.result_code).toBe(outcome.resultCode);
+      // Moved engines return camelCase and unmoved ones snake_case; both are kept as snake_case.
+      expect(storedDetails(result.details).result_code).toBe(outcome.resultCode);
       expect(result.warnings).toEqual(outcome.warnings);
     });
 
@@ -250,8 +218,8 @@ describe('sandbox engines', () => {
   describe('biometric_kyc', () => {
     it('given a data URI, when run, then liveness and face match passed with a high similarity', async () => {
       expect((await run('biometric_kyc', BASE_INPUTS.biometric_kyc)).details).toEqual({
-        result_code: 'clear',
-        checks: { liveness: 'passed', face_match: 'passed' },
+        resultCode: 'clear',
+        checks: { liveness: 'passed', faceMatch: 'passed' },
         similarity: 0.94,
       });
     });
@@ -259,7 +227,7 @@ describe('sandbox engines', () => {
     it('given sandbox:spoof, when run, then liveness failed', async () => {
       const result = await run('biometric_kyc', { selfie: 'sandbox:spoof' });
       expect(result.status).toBe('failed');
-      expect(result.details.checks).toEqual({ liveness: 'failed', face_match: 'passed' });
+      expect(result.details.checks).toEqual({ liveness: 'failed', faceMatch: 'passed' });
     });
   });
 
@@ -341,10 +309,10 @@ describe('sandbox engines', () => {
       ['111111', 'failed', 'failed'],
       ['222222', 'review', 'passed'],
       ['123456', 'failed', 'failed'],
-    ])('given code %s at confirmation, when run, then %s with code_match %s', async (code, status, codeMatch) => {
+    ])('given code %s at confirmation, when run, then %s with codeMatch %s', async (code, status, codeMatch) => {
       const result = await run('phone_verification', { phone: '+33612345678', code });
       expect(result.status).toBe(status);
-      expect(result.details).toMatchObject({ phone: '+33612345678', checks: { code_match: codeMatch } });
+      expect(result.details).toMatchObject({ phone: '+33612345678', checks: { codeMatch } });
     });
   });
 
@@ -353,26 +321,26 @@ describe('sandbox engines', () => {
       const result = await run('proof_of_address', { documentImage: JPEG, expectedName: 'Ada Lovelace' });
       expect(result).toMatchObject({ status: 'passed', warnings: [] });
       expect(result.details).toEqual({
-        result_code: 'clear',
+        resultCode: 'clear',
         extracted: {
           name: 'Ada Lovelace',
           address: '1 Sandbox Street, 75001 Paris',
           issuer: 'Sandbox Energy',
-          issued_at: '2025-06-12',
+          issuedAt: '2025-06-12',
         },
-        checks: { name_match: 'passed', geocode: 'passed', freshness: 'passed', tamper_score: 0.04 },
+        checks: { nameMatch: 'passed', geocode: 'passed', freshness: 'passed', tamperScore: 0.04 },
       });
     });
 
     it('given no expected name, when run, then name_match is skipped', async () => {
       expect((await run('proof_of_address', { documentImage: JPEG })).details.checks).toMatchObject({
-        name_match: 'skipped',
+        nameMatch: 'skipped',
       });
     });
 
     it('given max_age_days 1, when run on a data URI, then the bill is still fresh', async () => {
       const result = await run('proof_of_address', { documentImage: JPEG, maxAgeDays: 1 });
-      expect(result.details).toMatchObject({ extracted: { issued_at: '2025-06-14' }, checks: { freshness: 'passed' } });
+      expect(result.details).toMatchObject({ extracted: { issuedAt: '2025-06-14' }, checks: { freshness: 'passed' } });
     });
 
     it('given sandbox:name_mismatch, when run, then passed with a name_mismatch warning and another addressee', async () => {
@@ -382,7 +350,7 @@ describe('sandbox engines', () => {
       });
       expect(result.status).toBe('passed');
       expect(result.warnings.map((w) => w.code)).toEqual(['name_mismatch']);
-      expect(result.details).toMatchObject({ extracted: { name: 'Jordan Sample' }, checks: { name_match: 'warning' } });
+      expect(result.details).toMatchObject({ extracted: { name: 'Jordan Sample' }, checks: { nameMatch: 'warning' } });
     });
 
     it.each([
@@ -391,7 +359,7 @@ describe('sandbox engines', () => {
     ])('given sandbox:too_old and max_age_days %s, when run, then issued 30 days past the limit', async (maxAge, issuedAt) => {
       const result = await run('proof_of_address', { documentImage: 'sandbox:too_old', maxAgeDays: maxAge });
       expect(result.status).toBe('failed');
-      expect(result.details).toMatchObject({ extracted: { issued_at: issuedAt }, checks: { freshness: 'failed' } });
+      expect(result.details).toMatchObject({ extracted: { issuedAt }, checks: { freshness: 'failed' } });
     });
   });
 
@@ -399,15 +367,15 @@ describe('sandbox engines', () => {
     it('given an ordinary number, when run, then an active company under the declared name', async () => {
       const result = await run('business_registry', BASE_INPUTS.business_registry);
       expect(result.details).toEqual({
-        result_code: 'clear',
+        resultCode: 'clear',
         company: {
           name: 'Acme SAS',
-          registration_number: '552100554',
+          registrationNumber: '552100554',
           country: 'FR',
           status: 'active',
-          incorporated_on: '2015-03-02',
+          incorporatedOn: '2015-03-02',
         },
-        checks: { registry_found: 'passed', company_active: 'passed', name_match: 'passed' },
+        checks: { registryFound: 'passed', companyActive: 'passed', nameMatch: 'passed' },
       });
     });
 
@@ -452,7 +420,8 @@ describe('sandbox engines', () => {
       const nodeResults: Partial<Record<NodeType, NodeResult>> = {};
       for (const node of workflow!.nodes) {
         const produced = await engines[node.type].run(inputs[node.type] as never, CONTEXT);
-        nodeResults[node.type] = { ...produced, required: node.required };
+        // A session keeps the engine's details in the spec's snake_case (submit.ts), which the verdict reads.
+        nodeResults[node.type] = { ...keptResult(produced), required: node.required };
       }
       const amlScore = nodeResults.aml_screening?.details.score as number;
       return decideVerdict({ workflow: workflow!, nodeResults, listHits: [], amlScore, sessionWarnings: [] });

@@ -59,14 +59,14 @@ describe.skipIf(!ready)('given a phone photo of a real invoice: on a desk, tilte
       { now: () => NOW, timeBudgetMs: 300_000 },
     );
 
-    expect(details.text_source).toBe('image_ocr');
+    expect(details.textSource).toBe('image_ocr');
     expect(details.extracted).toEqual({
       name: 'Azure Interior',
       address: '4557 De Silva St, Fremont CA 94538, United States',
       issuer: 'Azure Interior',
-      issued_at: '2023-03-20',
+      issuedAt: '2023-03-20',
     });
-    expect(details.checks.tamper_score).toBeLessThan(0.5);
+    expect(details.checks.tamperScore).toBeLessThan(0.5);
   }, 300_000);
 });
 
@@ -97,12 +97,12 @@ describe.skipIf(!usBillReady)('given a phone photo of a real US utility bill who
       { now: () => new Date('2020-05-20T12:00:00Z'), timeBudgetMs: 300_000 },
     );
 
-    expect(details.text_source).toBe('image_ocr');
+    expect(details.textSource).toBe('image_ocr');
     expect(details.extracted).toEqual({
       name: 'RON A BAUMERT',
       address: '935 FLAMING TREE WAY, MONUMENT CO 80132-9306',
       issuer: 'MVEA',
-      issued_at: '2020-05-13',
+      issuedAt: '2020-05-13',
     });
     expect(details.checks.geocode).toBe('passed');
   }, 300_000);

@@ -41,12 +41,12 @@ describe('given a phone photo of a bill: turned 6°, dim, lit from one side, noi
 
     const analysis = await analyseProofOfAddress({ documentImage: dataUri('image/jpeg', photo), country: 'GB' }, { now: () => NOW });
 
-    expect(analysis.details.text_source).toBe('image_ocr');
-    expect(analysis.details.extracted).toMatchObject({ name: 'Jane Doe', issued_at: '2026-03-12' });
+    expect(analysis.details.textSource).toBe('image_ocr');
+    expect(analysis.details.extracted).toMatchObject({ name: 'Jane Doe', issuedAt: '2026-03-12' });
     expect(analysis.details.extracted.address).toContain('42 Baker Street');
     expect(analysis.details.extracted.address).toContain('NW1 6XE');
     expect(analysis.details.extracted.issuer).toContain('Northwind Energy Ltd');
-    expect(analysis.details.checks.tamper_score).toBeLessThan(0.5);
+    expect(analysis.details.checks.tamperScore).toBeLessThan(0.5);
   });
 });
 

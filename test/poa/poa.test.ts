@@ -226,7 +226,7 @@ describe('openkyc:poa_ocr workflow engine', () => {
     expect(result).toMatchObject({
       status: 'failed',
       provider: 'openkyc:poa_ocr',
-      details: { result_code: 'document_too_old', checks: { freshness: 'failed', name_match: 'passed' } },
+      details: { resultCode: 'document_too_old', checks: { freshness: 'failed', nameMatch: 'passed' } },
     });
   });
 });

@@ -48,9 +48,9 @@ describe.skipIf(!existsSync(DATA_DIR))('proof-of-address engine on real document
         name: 'RON A BAUMERT',
         address: '935 FLAMING TREE WAY, MONUMENT CO 80132-9306',
         issuer: 'MVEA',
-        issued_at: '2020-05-13',
+        issuedAt: '2020-05-13',
       });
-      expect(details.text_source).toBe('pdf_text');
+      expect(details.textSource).toBe('pdf_text');
     });
   });
 
@@ -62,7 +62,7 @@ describe.skipIf(!existsSync(DATA_DIR))('proof-of-address engine on real document
         name: 'KAREN G PEREZ',
         address: '13619 TORTONA LN APT 3121, WINDERMERE FL 34786',
         issuer: 'Duke Energy',
-        issued_at: '2022-02-23',
+        issuedAt: '2022-02-23',
       });
     });
   });
@@ -71,7 +71,7 @@ describe.skipIf(!existsSync(DATA_DIR))('proof-of-address engine on real document
     it('when analysed, then the issue date is the statement\'s "as of" date and the issuer the payee', async () => {
       const { details } = await analyseFile('bills/electric3.pdf', 'US');
 
-      expect(details.extracted).toMatchObject({ name: 'MITCHELL JOHNSON', issuer: 'Con Edison', issued_at: '2023-03-28' });
+      expect(details.extracted).toMatchObject({ name: 'MITCHELL JOHNSON', issuer: 'Con Edison', issuedAt: '2023-03-28' });
     });
   });
 
@@ -85,7 +85,7 @@ describe.skipIf(!existsSync(DATA_DIR))('proof-of-address engine on real document
     ])('when %s is analysed, then the issue date is %s', async (file, issuedAt) => {
       const { details } = await analyseFile(file);
 
-      expect(details.extracted.issued_at).toBe(issuedAt);
+      expect(details.extracted.issuedAt).toBe(issuedAt);
     });
   });
 
@@ -103,8 +103,8 @@ describe.skipIf(!existsSync(DATA_DIR))('proof-of-address engine on real document
 
       const { details } = await analyseBytes(updated, 'US');
 
-      expect(details.checks.tamper_score).toBe(0.2);
-      expect(details.result_code).not.toMatch(/tamper/);
+      expect(details.checks.tamperScore).toBe(0.2);
+      expect(details.resultCode).not.toMatch(/tamper/);
       expect(details.extracted.name).toBe('RON A BAUMERT');
     });
   });
@@ -120,7 +120,7 @@ describe.skipIf(!existsSync(DATA_DIR))('proof-of-address engine on real document
 
       expect(analysis).toMatchObject({
         status: 'review',
-        details: { result_code: 'tamper_suspected', tamper_method: 'pdf_structure', checks: { tamper_score: 0.6 } },
+        details: { resultCode: 'tamper_suspected', tamperMethod: 'pdf_structure', checks: { tamperScore: 0.6 } },
       });
     });
   });

@@ -50,18 +50,18 @@ function padWarning(pad: PadFinding): Warning {
 function portraitReview(resultCode: string, message: string, pad: PadFinding): Omit<NodeResult, 'required'> {
   if (pad.outcome === 'failed') {
     const details: BiometricKycDetails = {
-      result_code: 'presentation_attack',
-      checks: { liveness: 'failed', face_match: 'skipped' },
+      resultCode: 'presentation_attack',
+      checks: { liveness: 'failed', faceMatch: 'skipped' },
       similarity: 0,
-      presentation_attack: pad,
+      presentationAttack: pad,
     };
     return { status: 'failed', provider: LIVE_FACE_PROVIDER, warnings: [padWarning(pad)], details };
   }
   const details: BiometricKycDetails = {
-    result_code: resultCode,
-    checks: { liveness: 'skipped', face_match: 'skipped' },
+    resultCode,
+    checks: { liveness: 'skipped', faceMatch: 'skipped' },
     similarity: 0,
-    presentation_attack: pad,
+    presentationAttack: pad,
   };
   return { status: 'review', provider: LIVE_FACE_PROVIDER, warnings: [{ code: resultCode, message }], details };
 }
@@ -120,15 +120,15 @@ export const liveFaceEngine: NodeEngine<BiometricKycInput> = {
         status: replay.status,
         provider: LIVE_FACE_PROVIDER,
         warnings: [],
-        details: { ...replay.details, presentation_attack: pad },
+        details: { ...replay.details, presentationAttack: pad },
       };
     }
     const { status, resultCode } = verdict(faceMatch, liveness, pad);
     const details: BiometricKycDetails = {
-      result_code: resultCode,
-      checks: { liveness, face_match: faceMatch },
+      resultCode,
+      checks: { liveness, faceMatch },
       similarity: reportedSimilarity(cosine),
-      presentation_attack: pad,
+      presentationAttack: pad,
     };
     return { status, provider: LIVE_FACE_PROVIDER, warnings: pad.outcome === 'failed' ? [padWarning(pad)] : [], details };
   },

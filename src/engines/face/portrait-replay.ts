@@ -46,20 +46,20 @@ export function portraitReplayResult(
 ): {
   status: 'failed';
   details: BiometricKycDetails & {
-    replay: { threshold: number; signal: ReplaySignal; crop_correlation: number | null; crop_threshold: number; reason: string };
+    replay: { threshold: number; signal: ReplaySignal; cropCorrelation: number | null; cropThreshold: number; reason: string };
   };
 } {
   return {
     status: 'failed',
     details: {
-      result_code: PORTRAIT_REPLAY_RESULT_CODE,
-      checks: { liveness, face_match: 'failed' },
+      resultCode: PORTRAIT_REPLAY_RESULT_CODE,
+      checks: { liveness, faceMatch: 'failed' },
       similarity,
       replay: {
         threshold: PORTRAIT_REPLAY_SIMILARITY,
         signal,
-        crop_correlation: cropCorrelation === null ? null : Math.round(cropCorrelation * 1000) / 1000,
-        crop_threshold: PORTRAIT_REPLAY_CROP_CORRELATION,
+        cropCorrelation: cropCorrelation === null ? null : Math.round(cropCorrelation * 1000) / 1000,
+        cropThreshold: PORTRAIT_REPLAY_CROP_CORRELATION,
         reason:
           signal === 'embedding'
             ? 'The selfie is a copy of the ID document portrait, not a new photo of the person.'

@@ -51,9 +51,9 @@ export function createLivePhoneEngine(dependencies: OtpDependencies): CodeSendin
       );
       const verified = check.outcome === 'verified';
       const details: PhoneVerificationDetails = {
-        result_code: verified ? 'clear' : 'attempts_exhausted',
+        resultCode: verified ? 'clear' : 'attempts_exhausted',
         phone: input.phone,
-        checks: { code_match: verified ? 'passed' : 'failed', line_risk: verified ? lineRisk(input.phone) : 'skipped' },
+        checks: { codeMatch: verified ? 'passed' : 'failed', lineRisk: verified ? lineRisk(input.phone) : 'skipped' },
       };
       return { status: verified ? 'passed' : 'failed', provider: LIVE_PHONE_PROVIDER, warnings: [], details };
     },

@@ -218,12 +218,12 @@ export async function analyseProofOfAddress(input: ProofOfAddressInput, options:
   else if (geocode.outcome === 'review' || geocode.outcome === 'failed') [status, resultCode] = ['review', 'address_unverifiable'];
 
   const details: ProofOfAddressDetails = {
-    result_code: resultCode,
-    extracted: { name: fields.name, address: fields.addressLines.join(', '), issuer: fields.issuer, issued_at: fields.issuedAt ?? '' },
-    checks: { name_match: nameMatch, geocode: geocode.outcome, freshness, tamper_score: tamperScore },
-    tamper_method: document.tamperMethod,
-    text_source: document.source,
-    geocode_reason: geocode.reason,
+    resultCode,
+    extracted: { name: fields.name, address: fields.addressLines.join(', '), issuer: fields.issuer, issuedAt: fields.issuedAt ?? '' },
+    checks: { nameMatch, geocode: geocode.outcome, freshness, tamperScore },
+    tamperMethod: document.tamperMethod,
+    textSource: document.source,
+    geocodeReason: geocode.reason,
   };
   return { status, warnings, details, ageDays, maxAgeDays };
 }

@@ -15,8 +15,8 @@ export function createSandboxBiometricEngine(): NodeEngine<BiometricKycInput> {
     async run(input) {
       const outcome = resolveOutcome(SANDBOX_CATALOGUE.biometric_kyc, input.selfie);
       const details: BiometricKycDetails = {
-        result_code: outcome.resultCode,
-        checks: { liveness: outcome.effect.liveness, face_match: outcome.effect.faceMatch },
+        resultCode: outcome.resultCode,
+        checks: { liveness: outcome.effect.liveness, faceMatch: outcome.effect.faceMatch },
         similarity: outcome.effect.similarity,
       };
       return { status: outcome.status, provider, warnings: copyWarnings(outcome.warnings), details };

@@ -23,18 +23,18 @@ export function createSandboxRegistryEngine(): NodeEngine<BusinessRegistryInput>
           ? null
           : {
               name: effect.registeredName ?? input.companyName,
-              registration_number: input.registrationNumber,
+              registrationNumber: input.registrationNumber,
               country: input.country,
               status: effect.companyStatus,
-              incorporated_on: INCORPORATED_ON,
+              incorporatedOn: INCORPORATED_ON,
             };
       const details: BusinessRegistryDetails = {
-        result_code: outcome.resultCode,
+        resultCode: outcome.resultCode,
         company,
         checks: {
-          registry_found: effect.registryFound,
-          company_active: effect.companyActive,
-          name_match: effect.nameMatch,
+          registryFound: effect.registryFound,
+          companyActive: effect.companyActive,
+          nameMatch: effect.nameMatch,
         },
       };
       return { status: outcome.status, provider, warnings: copyWarnings(outcome.warnings), details };

@@ -15,9 +15,9 @@ export function createSandboxPhoneEngine(): NodeEngine<PhoneVerificationConfirmI
     async run(input) {
       const outcome = resolveOutcome(SANDBOX_CATALOGUE.phone_verification, input.code);
       const details: PhoneVerificationDetails = {
-        result_code: outcome.resultCode,
+        resultCode: outcome.resultCode,
         phone: input.phone,
-        checks: { code_match: outcome.effect.codeMatch, line_risk: outcome.effect.lineRisk },
+        checks: { codeMatch: outcome.effect.codeMatch, lineRisk: outcome.effect.lineRisk },
       };
       return { status: outcome.status, provider, warnings: copyWarnings(outcome.warnings), details };
     },

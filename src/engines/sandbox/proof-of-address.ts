@@ -25,18 +25,18 @@ export function createSandboxPoaEngine(options: SandboxEngineOptions = {}): Node
       const ageDays = effect.stale ? maxAgeDays + STALE_MARGIN_DAYS : Math.min(FRESH_AGE_DAYS, maxAgeDays);
       const autoNameMatch = input.expectedName === undefined ? 'skipped' : 'passed';
       const details: ProofOfAddressDetails = {
-        result_code: outcome.resultCode,
+        resultCode: outcome.resultCode,
         extracted: {
           name: effect.addressee ?? input.expectedName ?? 'Sandbox User',
           address: '1 Sandbox Street, 75001 Paris',
           issuer: 'Sandbox Energy',
-          issued_at: isoDay(now(), -ageDays),
+          issuedAt: isoDay(now(), -ageDays),
         },
         checks: {
-          name_match: effect.nameMatch === 'auto' ? autoNameMatch : effect.nameMatch,
+          nameMatch: effect.nameMatch === 'auto' ? autoNameMatch : effect.nameMatch,
           geocode: effect.geocode,
           freshness: effect.stale ? 'failed' : 'passed',
-          tamper_score: effect.tamperScore,
+          tamperScore: effect.tamperScore,
         },
       };
       return { status: outcome.status, provider, warnings: copyWarnings(outcome.warnings), details };
