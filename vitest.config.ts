@@ -19,6 +19,7 @@ const UNIT_FILES = [
   'test/engines/face.test.ts',
   'test/engines/nfc.test.ts',
   'test/engines/sandbox.test.ts',
+  'test/engines/stored-details.test.ts',
   'test/foundation/config.test.ts',
   'test/hosted/quality.test.ts',
   'test/foundation/import-layers.test.ts',

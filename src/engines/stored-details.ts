@@ -29,11 +29,18 @@ export function storedDetails<T>(details: T): StoredDetails<T> {
   return convert(details) as StoredDetails<T>;
 }
 
+/**
+ * A camelCase field name (`dateOfBirth`, `ageOver18`): the only keys converted. Keys already in
+ * snake_case, and any other key (`DCS`, `US`, `_x`) an engine not yet moved may hold as data, pass
+ * through as they are, since `snakeCase` would lower-case or strip them.
+ */
+const CAMEL_KEY = /^[a-z][a-z0-9]*(?:[A-Z][a-z0-9]*)+$/;
+
 function convert(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(convert);
   if (value === null || typeof value !== 'object' || value instanceof Date) return value;
   const converted: Record<string, unknown> = {};
-  for (const [key, field] of Object.entries(value)) converted[snakeCase(key)] = convert(field);
+  for (const [key, field] of Object.entries(value)) converted[CAMEL_KEY.test(key) ? snakeCase(key) : key] = convert(field);
   return converted;
 }
 

@@ -39,4 +39,11 @@ describe('storedDetails', () => {
     const stored = { result_code: 'clear', date_of_birth: '1990-01-01', dg2: 'passed' };
     expect(JSON.stringify(storedDetails(stored))).toBe(JSON.stringify(stored));
   });
+
+  it('given keys that are data, not camelCase field names (AAMVA element ids, country codes, a leading underscore), then they are unchanged', () => {
+    const stored = { elements: { DCS: 'DOE', DAQ: 'D123' }, by_country: { US: 2, GB: 1 }, _note: 'kept', ageOver18: true };
+    expect(JSON.stringify(storedDetails(stored))).toBe(
+      '{"elements":{"DCS":"DOE","DAQ":"D123"},"by_country":{"US":2,"GB":1},"_note":"kept","age_over18":true}',
+    );
+  });
 });
