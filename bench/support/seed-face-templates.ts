@@ -7,9 +7,8 @@
  * current key version, so the service's own search reads and matches them.
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { projectTemplate, templateBytes } from '../../src/engines/face/template.js';
 import { prng } from './seed-sessions.js';
-import { randomUnit } from './templates.js';
+import { randomTemplateHex } from './templates.js';
 
 /** Sessions and templates per pair of insert statements (10,000 × 512 hex characters: about 5 MB of parameters). */
 const TEMPLATE_BATCH = 10_000;
@@ -36,15 +35,10 @@ export async function seedFaceTemplates(
 ): Promise<PlantedTemplate[]> {
   if (!/^[a-z]+$/.test(tag)) throw new Error('a seed tag is lower-case letters');
   const random = prng(57 + tag.charCodeAt(0));
-  const planted: PlantedTemplate[] = [];
+  const sources: Float64Array[] = [];
   for (let start = 1; start <= count; start += TEMPLATE_BATCH) {
     const end = Math.min(count, start + TEMPLATE_BATCH - 1);
-    const hex: string[] = [];
-    for (let i = start; i <= end; i++) {
-      const source = randomUnit(random);
-      if (planted.length < KEPT_SOURCES) planted.push({ sessionId: '', source });
-      hex.push(templateBytes(projectTemplate(source)).toString('hex'));
-    }
+    const hex = randomTemplateHex(random, end - start + 1, sources, KEPT_SOURCES);
     await em.transactional(async (tx) => {
       await tx.execute(
         `insert into session (id, tenant_id, environment, workflow_id, vendor_data, status, warnings, reasons, created_at, updated_at, expires_at, decided_at, furthest_stage)
@@ -64,13 +58,11 @@ export async function seedFaceTemplates(
       );
     });
   }
-  if (planted.length > 0) {
-    const ids = await em.execute<{ id: string }[]>(
-      `select md5(? || i)::uuid::text as id from generate_series(1, ?::int) i order by i`,
-      [`${tag}f`, planted.length],
-      'all',
-    );
-    ids.forEach((row, index) => (planted[index]!.sessionId = row.id));
-  }
-  return planted;
+  if (sources.length === 0) return [];
+  const ids = await em.execute<{ id: string }[]>(
+    `select md5(? || i)::uuid::text as id from generate_series(1, ?::int) i order by i`,
+    [`${tag}f`, sources.length],
+    'all',
+  );
+  return ids.map((row, index) => ({ sessionId: row.id, source: sources[index]! }));
 }

@@ -8,10 +8,9 @@
  */
 import { createHash } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { projectTemplate, templateBytes } from '../../src/engines/face/template.js';
 import { faceIndexMode } from '../../src/lists/face-index.js';
 import { prng } from './seed-sessions.js';
-import { randomUnit } from './templates.js';
+import { randomTemplateHex } from './templates.js';
 
 /** Face entries per insert statement (10,000 × 512 hex characters: about 5 MB of parameters). */
 const FACE_BATCH = 10_000;
@@ -81,13 +80,7 @@ export async function seedListEntries(
   const random = prng(91 + tag.charCodeAt(0));
   const faceSources: Float64Array[] = [];
   for (let start = 1; start <= perList; start += FACE_BATCH) {
-    const rows = Math.min(FACE_BATCH, perList - start + 1);
-    const hex: string[] = [];
-    for (let i = 0; i < rows; i++) {
-      const source = randomUnit(random);
-      if (faceSources.length < KEPT_SOURCES) faceSources.push(source);
-      hex.push(templateBytes(projectTemplate(source)).toString('hex'));
-    }
+    const hex = randomTemplateHex(random, Math.min(FACE_BATCH, perList - start + 1), faceSources, KEPT_SOURCES);
     await em.execute(
       `insert into list_entry (id, list_id, tenant_id, environment, entry_type, fingerprint, template, key_version, added_by, added_at${withVector ? ', embedding' : ''})
        select md5(? || (?::int + n - 1))::uuid, ?, ?, 'sandbox', 'face', 'sha256:' || encode(sha256(decode(hex, 'hex')), 'hex'),

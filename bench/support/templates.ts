@@ -9,6 +9,7 @@ import pino from 'pino';
 import { loadConfig } from '../../src/shared/config.js';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { TEMPLATE_DIMENSION } from '../../src/engines/face/index.js';
+import { projectTemplate, templateBytes } from '../../src/engines/face/template.js';
 
 /** A random unit vector of the template dimension: a stand-in for a rotated embedding. */
 export function randomUnit(random: () => number): Float64Array {
@@ -21,6 +22,21 @@ export function randomUnit(random: () => number): Float64Array {
   norm = Math.sqrt(norm);
   for (let i = 0; i < v.length; i++) v[i] /= norm;
   return v;
+}
+
+/**
+ * `rows` stored templates (hex of the bytes the biometric step keeps) from random unit vectors, for
+ * seeding in bulk; the first vectors are pushed to `kept` until it holds `keepMax`, so a probe can be
+ * made near them.
+ */
+export function randomTemplateHex(random: () => number, rows: number, kept: Float64Array[], keepMax: number): string[] {
+  const hex: string[] = [];
+  for (let i = 0; i < rows; i++) {
+    const source = randomUnit(random);
+    if (kept.length < keepMax) kept.push(source);
+    hex.push(templateBytes(projectTemplate(source)).toString('hex'));
+  }
+  return hex;
 }
 
 /** A rotated embedding close to `base` (cosine about 0.9 at the default spread): the same face photographed again. */
