@@ -26,7 +26,7 @@ import type { Database } from '../src/db/database.js';
 import { analyzeFace, similarity } from '../src/engines/face/analyze.js';
 import { closeFaceEngine, projectTemplate, templateBytes, toTemplate } from '../src/engines/face/index.js';
 import { DUPLICATE_FACE_SIMILARITY } from '../src/duplicates/duplicates.js';
-import { findDuplicateFaces, type DuplicateSearchMode } from '../src/duplicates/face-search.js';
+import { findDuplicateFaces, SESSION_FACES, type DuplicateSearchMode } from '../src/duplicates/face-search.js';
 import { templateIndexRegistry } from '../src/duplicates/template-index.js';
 import { faceIndexMode } from '../src/lists/face-index.js';
 import { prng } from '../test/support/prng.js';
@@ -225,7 +225,7 @@ async function benchDatabase(label: string, database: Database, sizes: number[],
           templateIndexRegistry(em).clear();
           const loadStarted = performance.now();
           await search(em, tenant.tenantId, path, probes[0].template);
-          const index = await templateIndexRegistry(em).get(em, { tenantId: tenant.tenantId, environment: 'live' }, 1);
+          const index = await templateIndexRegistry(em).get(em, SESSION_FACES, { tenantId: tenant.tenantId, environment: 'live' }, 1);
           pathNote += `; first search, loading ${index.size} templates into memory: ${((performance.now() - loadStarted) / 1000).toFixed(1)} s, ${(index.bytes / 2 ** 20).toFixed(0)} MB`;
         }
         if (path === 'pgvector') {

@@ -76,6 +76,8 @@ export const ListEntrySchema = defineEntity({
     addedAt: p.datetime(),
     /** The 256-byte cancelable face template of a face entry; never loaded by the entity (see above). */
     template: p.blob().nullable().lazy(),
+    /** The writing transaction's id (`pg_current_xact_id()`): the in-process face index catches up by it. */
+    changeXid: p.string().columnType('xid8').defaultRaw('pg_current_xact_id()'),
   },
 });
 /** A list entry row. */

@@ -15,7 +15,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantScope } from '../auth/context.js';
 import { TEMPLATE_DIMENSION } from '../engines/face/template.js';
 import { faceIndexInfo, HNSW_EF_SEARCH, vectorLiteral, type FaceIndexMode } from '../lists/face-index.js';
-import { templateIndexRegistry } from './template-index.js';
+import { templateIndexRegistry, type TemplateSource } from './template-index.js';
 
 /** How a duplicate search runs: the in-memory index (the default), or one of the database's face index paths. */
 export type DuplicateSearchMode = 'memory' | FaceIndexMode;
@@ -56,13 +56,31 @@ function scopeParams(query: DuplicateFaceQuery): unknown[] {
   return [query.scope.tenantId, query.scope.environment, query.keyVersion, query.sessionId, query.vendorData];
 }
 
+/** The sessions' selfie templates as the in-memory index reads them; a session of the searcher's `vendor_data` is excluded. */
+export const SESSION_FACES: TemplateSource = {
+  name: 'session_face',
+  from: 'session_list_subject sls join session s on s.id = sls.session_id',
+  id: 'sls.session_id',
+  template: 'sls.template',
+  changeXid: 'sls.change_xid',
+  scope: `sls.kind = 'face' and sls.tenant_id = ? and sls.key_version = ? and s.environment = ?`,
+  detail: 's.vendor_data = ? as excluded, null::uuid as detail',
+};
+
 /** Earlier sessions of the scope whose selfie template is at least `minSimilarity` to the probe, best first. */
 export async function findDuplicateFaces(em: EntityManager, query: DuplicateFaceQuery): Promise<DuplicateFace[]> {
   if (query.probe.length !== TEMPLATE_DIMENSION) throw new Error(`probe must have ${TEMPLATE_DIMENSION} values`);
   const mode = query.mode ?? 'memory';
   if (mode === 'memory') {
-    const index = await templateIndexRegistry(em).get(em, query.scope, query.keyVersion);
-    return index.search(em, { ...query, limit: query.limit ?? 10 });
+    const index = await templateIndexRegistry(em).get(em, SESSION_FACES, query.scope, query.keyVersion);
+    const matches = await index.search(em, {
+      excludeId: query.sessionId,
+      detailParams: [query.vendorData],
+      probe: query.probe,
+      minSimilarity: query.minSimilarity,
+      limit: query.limit ?? 10,
+    });
+    return matches.map((match) => ({ sessionId: match.id, similarity: match.similarity }));
   }
   const info = await faceIndexInfo(em);
   if (mode === 'pgvector' && info.mode !== 'pgvector') throw new Error('this database has no pgvector face index');

@@ -1,7 +1,8 @@
 /**
  * The in-memory 1:N face index (docs/duplicates.md "How it is found"): each process keeps, per
- * tenant, environment and template key version, a copy of the sessions' selfie templates
- * (`session_list_subject`, kind `face`) and scans all of them exactly for each search, with a
+ * source table, tenant, environment and template key version, a copy of the templates (the
+ * sessions' selfies of `session_list_subject` for the duplicate search, the face entries of
+ * `list_entry` for the list gate: a {@link TemplateSource}) and scans all of them exactly for each search, with a
  * WebAssembly SIMD loop (src/duplicates/dot-kernel.ts): about 1 ms per 100k templates. The table
  * stays the truth; the copy only proposes:
  * - **Loaded lazily**, on the first search of a scope in this process, through the caller's
@@ -14,10 +15,10 @@
  *   that checks the matches. A row another API process or worker committed is therefore seen by
  *   the next search anywhere, as an exact scan in SQL would see it; a missed notification cannot
  *   make a copy stale.
- * - **Matches are checked in that statement**: a proposed session counts only if its row still
- *   exists in the caller's snapshot, in the scope, under the same key version, with another
- *   `vendor_data`, and its similarity is computed again from the stored bytes. An erased session
- *   (its row deleted), a rolled-back insert or a key rotation is never reported, by any process,
+ * - **Matches are checked in that statement**: a proposed row counts only if it still exists in
+ *   the caller's snapshot, in the scope, under the same key version, not excluded by the source's
+ *   `detail` (another `vendor_data` for sessions), and its similarity is computed again from the
+ *   stored bytes. An erased session or a deleted list entry (its row deleted), a rolled-back insert or a key rotation is never reported, by any process,
  *   from the erasing commit on; the copy forgets such a row when it next comes up and the
  *   transaction that wrote it is known to have finished.
  * Memory: 256 bytes a template plus about 80 bytes of bookkeeping (100k: 34 MB; 1M: 340 MB) per
@@ -35,7 +36,7 @@ import { createDotKernel, PROBE_BYTES, ROW_BYTES, type DotKernel } from './dot-k
 export const LOAD_PAGE_ROWS = 20_000;
 /** A scope not searched for this long is dropped from memory (loaded again on its next search). */
 export const IDLE_EVICT_MS = 60 * 60 * 1000;
-/** Most matches a search checks against the table: more sessions than this above the threshold are cut, best first. */
+/** Most matches a search checks against the table: more rows than this above the threshold are cut, best first. */
 export const MAX_CHECKED_MATCHES = 1000;
 
 /** Where the kernel's rows start: after the widened probe, aligned. */
@@ -43,18 +44,47 @@ const ROWS_AT = Math.max(1024, PROBE_BYTES);
 /** Extra room when the rows outgrow the memory, as a share of the rows. */
 const GROWTH = 0.5;
 
-/** One session found by the scan and confirmed by the table. */
+/**
+ * Where an index's templates live: one table (or join) whose rows carry a uuid id, a 256-byte
+ * template and `change_xid` (a default and an update trigger), so one index serves the duplicate
+ * search and the list gate alike.
+ */
+export interface TemplateSource {
+  /** Tells the sources' scopes apart in a registry. */
+  readonly name: string;
+  /** The `from` clause, aliased: `session_list_subject sls join session s on s.id = sls.session_id`. */
+  readonly from: string;
+  /** The row's uuid (the load's key order, and what a match reports). */
+  readonly id: string;
+  /** The template column (256 signed bytes). */
+  readonly template: string;
+  /** The writing transaction's id column (xid8), under an index for the rows written since a watermark. */
+  readonly changeXid: string;
+  /** The filter of every statement; its three placeholders are the tenant id, the key version and the environment, in that order. */
+  readonly scope: string;
+  /**
+   * What the check statement also reads of each row, as `<boolean> as excluded, <uuid or null> as detail`:
+   * `excluded` drops a row for this search only (the same `vendor_data`), `detail` is reported with
+   * a match (a list entry's list). Its placeholders take {@link IndexSearch.detailParams}.
+   */
+  readonly detail: string;
+}
+
+/** One row found by the scan and confirmed by the table. */
 export interface IndexedMatch {
-  sessionId: string;
+  /** The row's id (the source's `id` column). */
+  id: string;
   similarity: number;
+  /** The source's `detail` of the row, as the table has it now (a list entry's list); null when it has none. */
+  detail: string | null;
 }
 
 /** What one search asks of an index. */
 export interface IndexSearch {
-  /** The searching session: never its own match. */
-  sessionId: string;
-  /** Its vendor_data: sessions with the same one are not duplicates. */
-  vendorData: string;
+  /** A row never proposed nor reported: the searching session's own template. */
+  excludeId?: string;
+  /** The values of the placeholders of the source's `detail` (the searching session's vendor_data). */
+  detailParams?: readonly unknown[];
   probe: Int8Array;
   minSimilarity: number;
   limit: number;
@@ -62,13 +92,10 @@ export interface IndexSearch {
 
 /** A row as the table gives it. */
 interface TemplateRow {
-  session_id: string;
+  id: string;
   template: Buffer | null;
   xid: string;
 }
-
-/** The scope filter of every statement: the face template of a session of the tenant and environment, under one key version. */
-const SCOPE_SQL = `sls.kind = 'face' and sls.tenant_id = ? and sls.key_version = ? and s.environment = ?`;
 
 /** Transaction ids as numbers: xid8 values stay far below 2^53 (epoch · 2^32 + xid). */
 const xidNumber = (text: string) => Number(text);
@@ -91,19 +118,20 @@ function cosine(probe: Int8Array, probeLength: number, stored: Buffer): number {
   return length === 0 ? -1 : dot / (probeLength * length);
 }
 
-/** One scope's templates in memory. */
+/** One scope's templates of one source in memory. */
 export class ScopeIndex {
   private kernel: DotKernel;
   private capacity: number;
   /** Rows held, dead ones included. */
   private count = 0;
   private dead = 0;
-  private sessionIds: string[] = [];
+  /** Per row: its id in the source. */
+  private ids: string[] = [];
   /** Per row: the template's length (0: dead row, never proposed). */
   private lengths: Float64Array;
   /** Per row: the transaction that wrote the version held. */
   private xids: Float64Array;
-  /** Rows whose writing transaction may still have been running at the last read (they are read again): session id and xid → row. */
+  /** Rows whose writing transaction may still have been running at the last read (they are read again): row id and xid → row. */
   private recent = new Map<string, number>();
   /** Every transaction below this had finished when the table was last read. */
   watermark = 0;
@@ -111,6 +139,7 @@ export class ScopeIndex {
   lastUsed = Date.now();
 
   constructor(
+    readonly source: TemplateSource,
     readonly scope: TenantScope,
     readonly keyVersion: number,
     initialCapacity = 1024,
@@ -136,12 +165,13 @@ export class ScopeIndex {
     let after = '00000000-0000-0000-0000-000000000000';
     let first = true;
     for (;;) {
+      const { from, id, template, changeXid, scope } = this.source;
       const rows = await em.execute<(TemplateRow & { xmin: string })[]>(
-        `select sls.session_id, sls.template, sls.change_xid::text as xid, pg_snapshot_xmin(pg_current_snapshot())::text as xmin
-           from session_list_subject sls join session s on s.id = sls.session_id
-          where ${SCOPE_SQL} and sls.session_id > ? and sls.template is not null
-          order by sls.session_id limit ?`,
-        [this.scope.tenantId, this.keyVersion, this.scope.environment, after, LOAD_PAGE_ROWS],
+        `select ${id} as id, ${template} as template, ${changeXid}::text as xid, pg_snapshot_xmin(pg_current_snapshot())::text as xmin
+           from ${from}
+          where ${scope} and ${id} > ? and ${template} is not null
+          order by ${id} limit ?`,
+        [...this.scopeParams(), after, LOAD_PAGE_ROWS],
         'all',
       );
       if (first) {
@@ -151,7 +181,7 @@ export class ScopeIndex {
       }
       for (const row of rows) this.add(row);
       if (rows.length < LOAD_PAGE_ROWS) return;
-      after = rows[rows.length - 1].session_id;
+      after = rows[rows.length - 1].id;
     }
   }
 
@@ -164,55 +194,59 @@ export class ScopeIndex {
     this.lastUsed = Date.now();
     const probeLength = Math.sqrt(squaredLength(query.probe));
     if (probeLength === 0) return [];
-    const proposed = this.scan(query.probe, probeLength, query.minSimilarity, query.sessionId);
-    const rows = await em.execute<(TemplateRow & { proposed: boolean; same_subject: boolean; xmin: string })[]>(
-      `select snap.xmin::text as xmin, x.session_id, x.template, x.change_xid::text as xid, x.proposed, x.same_subject
+    const proposed = this.scan(query.probe, probeLength, query.minSimilarity, query.excludeId);
+    const { from, id, template, changeXid, scope, detail } = this.source;
+    const detailParams = query.detailParams ?? [];
+    const rows = await em.execute<(TemplateRow & { proposed: boolean; excluded: boolean; detail: string | null; xmin: string })[]>(
+      `select snap.xmin::text as xmin, x.id, x.template, x.change_xid::text as xid, x.proposed, x.excluded, x.detail
          from (select pg_snapshot_xmin(pg_current_snapshot()) as xmin) snap
          left join lateral (
-           select sls.session_id, sls.template, sls.change_xid, true as proposed, s.vendor_data = ? as same_subject
-             from session_list_subject sls join session s on s.id = sls.session_id
-            where sls.session_id = any(?::uuid[]) and ${SCOPE_SQL}
+           select ${id} as id, ${template} as template, ${changeXid} as change_xid, true as proposed, ${detail}
+             from ${from}
+            where ${id} = any(?::uuid[]) and ${scope}
            union all
-           select sls.session_id, sls.template, sls.change_xid, false, s.vendor_data = ?
-             from session_list_subject sls join session s on s.id = sls.session_id
-            where sls.change_xid >= ?::text::xid8 and ${SCOPE_SQL}
+           select ${id}, ${template}, ${changeXid}, false, ${detail}
+             from ${from}
+            where ${changeXid} >= ?::text::xid8 and ${scope}
          ) x on true`,
       [
-        query.vendorData,
-        `{${proposed.map((row) => this.sessionIds[row]).join(',')}}`,
-        this.scope.tenantId,
-        this.keyVersion,
-        this.scope.environment,
-        query.vendorData,
+        ...detailParams,
+        `{${proposed.map((row) => this.ids[row]).join(',')}}`,
+        ...this.scopeParams(),
+        ...detailParams,
         String(this.watermark),
-        this.scope.tenantId,
-        this.keyVersion,
-        this.scope.environment,
+        ...this.scopeParams(),
       ],
       'all',
     );
     const xmin = xidNumber(rows[0].xmin);
-    const found = new Map<string, number>();
+    const found = new Map<string, { similarity: number; detail: string | null }>();
     const confirmed = new Set<string>();
     for (const row of rows) {
-      if (row.session_id === null) continue;
-      if (row.proposed) confirmed.add(`${row.session_id}/${row.xid}`);
+      if (row.id === null) continue;
+      if (row.proposed) confirmed.add(`${row.id}/${row.xid}`);
       else this.add(row);
-      if (row.session_id === query.sessionId || row.same_subject || !row.template || row.template.length !== TEMPLATE_DIMENSION) continue;
+      if (row.id === query.excludeId || row.excluded || !row.template || row.template.length !== TEMPLATE_DIMENSION) continue;
       const similarity = cosine(query.probe, probeLength, row.template);
-      if (similarity >= query.minSimilarity) found.set(row.session_id, Math.max(similarity, found.get(row.session_id) ?? -1));
+      if (similarity >= query.minSimilarity && similarity > (found.get(row.id)?.similarity ?? -1))
+        found.set(row.id, { similarity, detail: row.detail });
     }
     // Proposed rows the table no longer has in that version, written by a finished transaction: deleted or replaced.
-    for (const row of proposed) if (this.xids[row] < xmin && !confirmed.has(`${this.sessionIds[row]}/${this.xids[row]}`)) this.forget(row);
+    for (const row of proposed) if (this.xids[row] < xmin && !confirmed.has(`${this.ids[row]}/${this.xids[row]}`)) this.forget(row);
     if (xmin > this.watermark) this.advance(xmin);
     return [...found]
-      .map(([sessionId, similarity]) => ({ sessionId, similarity }))
+      .map(([rowId, { similarity, detail: rowDetail }]) => ({ id: rowId, similarity, detail: rowDetail }))
       .sort((a, b) => b.similarity - a.similarity)
       .slice(0, query.limit);
   }
 
+  /** The values of the source's scope placeholders: tenant, key version, environment. */
+  private scopeParams(): unknown[] {
+    return [this.scope.tenantId, this.keyVersion, this.scope.environment];
+  }
+
   /** Rows whose held template is at least `minSimilarity` to the probe, best first, at most {@link MAX_CHECKED_MATCHES}. */
-  private scan(probe: Int8Array, probeLength: number, minSimilarity: number, ownSessionId: string): number[] {
+  private scan(probe: Int8Array, probeLength: number, minSimilarity: number, excludeId: string | undefined): number[] {
     if (this.count === 0) return [];
     const memory = this.kernel.memory.buffer;
     new Int16Array(memory, 0, TEMPLATE_DIMENSION).set(probe);
@@ -225,7 +259,7 @@ export class ScopeIndex {
       // A dead row's length is 0: its quotient is ±Infinity or NaN, and it is skipped by the check.
       if (length === 0) continue;
       const similarity = dots[row] / (probeLength * length);
-      if (similarity >= minSimilarity && this.sessionIds[row] !== ownSessionId) matches.push({ row, similarity });
+      if (similarity >= minSimilarity && this.ids[row] !== excludeId) matches.push({ row, similarity });
     }
     return matches
       .sort((a, b) => b.similarity - a.similarity)
@@ -237,12 +271,12 @@ export class ScopeIndex {
   private add(row: TemplateRow): void {
     if (!row.template || row.template.length !== TEMPLATE_DIMENSION) return;
     const xid = xidNumber(row.xid);
-    const key = `${row.session_id}/${row.xid}`;
+    const key = `${row.id}/${row.xid}`;
     if (this.recent.has(key)) return;
     if (this.count === this.capacity) this.grow();
     const at = this.count++;
     new Uint8Array(this.kernel.memory.buffer, ROWS_AT + at * ROW_BYTES, ROW_BYTES).set(row.template);
-    this.sessionIds[at] = row.session_id;
+    this.ids[at] = row.id;
     this.lengths[at] = Math.sqrt(squaredLength(row.template));
     this.xids[at] = xid;
     if (xid >= this.watermark) this.recent.set(key, at);
@@ -285,18 +319,18 @@ export class ScopeIndex {
       if (this.lengths[from] === 0) continue;
       if (to !== from) {
         bytes.copyWithin(ROWS_AT + to * ROW_BYTES, ROWS_AT + from * ROW_BYTES, ROWS_AT + (from + 1) * ROW_BYTES);
-        this.sessionIds[to] = this.sessionIds[from];
+        this.ids[to] = this.ids[from];
         this.lengths[to] = this.lengths[from];
         this.xids[to] = this.xids[from];
       }
       to += 1;
     }
-    this.sessionIds.length = to;
+    this.ids.length = to;
     this.count = to;
     this.dead = 0;
     this.recent.clear();
     for (let row = 0; row < this.count; row++)
-      if (this.xids[row] >= this.watermark) this.recent.set(`${this.sessionIds[row]}/${this.xids[row]}`, row);
+      if (this.xids[row] >= this.watermark) this.recent.set(`${this.ids[row]}/${this.xids[row]}`, row);
   }
 }
 
@@ -313,17 +347,17 @@ async function snapshotXmin(em: EntityManager): Promise<number> {
 export class TemplateIndexRegistry {
   private scopes = new Map<string, Promise<ScopeIndex>>();
 
-  /** The scope's index, loaded through `em` on first use. */
-  async get(em: EntityManager, scope: TenantScope, keyVersion: number): Promise<ScopeIndex> {
+  /** The scope's index of `source`, loaded through `em` on first use. */
+  async get(em: EntityManager, source: TemplateSource, scope: TenantScope, keyVersion: number): Promise<ScopeIndex> {
     this.evictIdle();
-    const key = `${scope.tenantId}/${scope.environment}/${keyVersion}`;
+    const prefix = `${source.name}/${scope.tenantId}/${scope.environment}/`;
+    const key = `${prefix}${keyVersion}`;
     let index = this.scopes.get(key);
     if (!index) {
       // A new key version revokes the older ones' templates (face-templates.ts deletes them): let their copies go.
-      for (const other of this.scopes.keys())
-        if (other.startsWith(`${scope.tenantId}/${scope.environment}/`) && other !== key) this.scopes.delete(other);
+      for (const other of this.scopes.keys()) if (other.startsWith(prefix) && other !== key) this.scopes.delete(other);
       const loading = (async () => {
-        const made = new ScopeIndex(scope, keyVersion);
+        const made = new ScopeIndex(source, scope, keyVersion);
         await made.load(em);
         return made;
       })();

@@ -3,9 +3,12 @@
  * search"). Every face entry keeps its template (256 signed bytes, src/engines/face/template.ts)
  * in `list_entry.template bytea`. With pgvector the same values are also in
  * `list_entry.embedding vector(256)` under a cosine HNSW index and a match is an index search;
- * without it a match is an exact scan of the tenant's templates, 256 bytes a row, computed here.
- * Which one is detected from the schema the migrations made, once per database driver. Nothing
- * about entries is cached: every match reads the table through the caller's transaction.
+ * without it a match is exact: the tenant's face entries held in this process's memory and scanned
+ * with the duplicate search's SIMD kernel (src/duplicates/template-index.ts, source
+ * {@link LIST_FACES}), kept up to date by `list_entry.change_xid` and its matches checked against
+ * the table in the caller's transaction, so a deleted entry gates nothing from its commit on, in
+ * every process. Which one is detected from the schema the migrations made, once per database
+ * driver. The exact scan in SQL (every row sent per match) stays as the reference (`mode: 'scan'`).
  *
  * Raw SQL: (b) pgvector's `<=>` with `set_config('hnsw.…')` and a catalog probe
  * (`information_schema`, `pg_extension`); (a) `npm run bench:faces`: the exact scan reads ids and
@@ -14,9 +17,24 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantScope } from '../auth/context.js';
 import { TEMPLATE_DIMENSION, templateBytes } from '../engines/face/template.js';
+import { templateIndexRegistry, type TemplateIndexRegistry, type TemplateSource } from '../duplicates/template-index.js';
 
-/** How face templates are stored and searched on this database. */
+/** How face templates are stored and searched on this database: the HNSW index, or exactly in memory. */
 export type FaceIndexMode = 'pgvector' | 'exact';
+
+/** A path {@link matchFaces} can be forced to: a mode, or `scan`, the exact comparison over every row read per match (the reference in tests and the bench). */
+export type FaceMatchPath = FaceIndexMode | 'scan';
+
+/** The tenant's face entries as the in-memory index reads them (migration H40ListEntryChangeXid); a match reports the entry's list. */
+export const LIST_FACES: TemplateSource = {
+  name: 'list_face',
+  from: 'list_entry le',
+  id: 'le.id',
+  template: 'le.template',
+  changeXid: 'le.change_xid',
+  scope: `le.entry_type = 'face' and le.tenant_id = ? and le.key_version = ? and le.environment = ?`,
+  detail: 'false as excluded, le.list_id as detail',
+};
 
 /** What detection found: the mode and whether HNSW may iterate past filtered-out rows (pgvector 0.8+). */
 export interface FaceIndexInfo {
@@ -92,14 +110,16 @@ export interface FaceMatch {
 export interface MatchOptions {
   /** Most matches returned. @default 5 */
   limit?: number;
-  /** Forces a search path (the benchmark and tests compare both on one database); detected when absent. */
-  mode?: FaceIndexMode;
+  /** Forces a search path (the benchmark and tests compare them on one database); detected when absent. */
+  mode?: FaceMatchPath;
+  /** Whose in-memory copy the exact mode searches: this database's in this process when absent (tests stand in for two processes). */
+  registry?: TemplateIndexRegistry;
 }
 
 /**
  * The tenant's face entries (under key `keyVersion`) whose cosine similarity to `probe` is at
  * least `minSimilarity`, best first, at most `limit`. pgvector: an HNSW nearest-neighbour search
- * (approximate; bench:faces measures its recall); otherwise an exact scan.
+ * (approximate; bench:faces measures its recall); otherwise exact, in memory (`scan`: in SQL).
  */
 export async function matchFaces(
   em: EntityManager,
@@ -115,7 +135,13 @@ export async function matchFaces(
   const mode = options.mode ?? info.mode;
   if (mode === 'pgvector' && info.mode !== 'pgvector') throw new Error('this database has no pgvector face index');
   const query = { scope, keyVersion, probe, minSimilarity, limit };
-  return mode === 'pgvector' ? matchByIndex(em, info, query) : matchByScan(em, query);
+  if (mode === 'pgvector') return matchByIndex(em, info, query);
+  if (mode === 'scan') return matchByScan(em, query);
+  const index = await (options.registry ?? templateIndexRegistry(em)).get(em, LIST_FACES, scope, keyVersion);
+  const matches = await index.search(em, { probe, minSimilarity, limit });
+  return matches.flatMap((match) =>
+    match.detail === null ? [] : [{ entryId: match.id, listId: match.detail, similarity: match.similarity }],
+  );
 }
 
 /** One match request, as {@link matchFaces} received it. */
@@ -160,7 +186,7 @@ async function matchByIndex(
 }
 
 /**
- * The exact scan: every template of the tenant, 256 bytes a row, compared here. The cosine of two
+ * The exact scan in SQL (the reference for the in-memory index): every template of the tenant, 256 bytes a row, compared here. The cosine of two
  * integer vectors is computed from integer sums (exact in doubles: at most 256·127² per sum).
  * The scan reads only ids and bytes (the rows' transfer is most of its time); the few matches'
  * lists are read after, and an entry deleted in between is dropped, as a deleted entry gates nothing.

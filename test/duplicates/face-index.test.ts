@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DUPLICATE_FACE_SIMILARITY } from '../../src/duplicates/duplicates.js';
-import { findDuplicateFaces, type DuplicateSearchMode } from '../../src/duplicates/face-search.js';
+import { findDuplicateFaces, SESSION_FACES, type DuplicateSearchMode } from '../../src/duplicates/face-search.js';
 import { TemplateIndexRegistry } from '../../src/duplicates/template-index.js';
 import { projectTemplate, templateBytes } from '../../src/engines/face/index.js';
 import { nearby, randomUnit } from '../../bench/support/templates.js';
@@ -77,7 +77,9 @@ function search(through: TemplateIndexRegistry | DuplicateSearchMode, tenantId: 
   return em().transactional(async (tx) =>
     typeof through === 'string'
       ? findDuplicateFaces(tx, { ...query, mode: through })
-      : (await through.get(tx, query.scope, 1)).search(tx, query),
+      : (await through.get(tx, SESSION_FACES, query.scope, 1))
+          .search(tx, { ...query, excludeId: query.sessionId, detailParams: [query.vendorData] })
+          .then((matches) => matches.map((match) => ({ sessionId: match.id, similarity: match.similarity }))),
   );
 }
 const ids = (matches: { sessionId: string }[]) => matches.map((match) => match.sessionId).sort();
@@ -108,7 +110,7 @@ describe('in-memory face index', () => {
     expect(ids(exact)).toEqual(ids(fromB));
     for (const match of fromB) expect(match.similarity).toBeCloseTo(exact.find((m) => m.sessionId === match.sessionId)!.similarity, 12);
     // The new row is held now: the next search finds it from memory, and holds it once.
-    const index = await processB.get(em(), { tenantId: tenant.id, environment: 'live' }, 1);
+    const index = await processB.get(em(), SESSION_FACES, { tenantId: tenant.id, environment: 'live' }, 1);
     expect(index.size).toBe(32);
     expect(ids(await search(processB, tenant.id, probe))).toEqual([first, second].sort());
     expect(index.size).toBe(32);
@@ -146,7 +148,7 @@ describe('in-memory face index', () => {
     await expect
       .poll(async () => {
         expect(ids(await search(processA, tenant.id, probe))).toEqual([kept]);
-        return (await processA.get(em(), { tenantId: tenant.id, environment: 'live' }, 1)).size;
+        return (await processA.get(em(), SESSION_FACES, { tenantId: tenant.id, environment: 'live' }, 1)).size;
       })
       .toBe(1);
   }, 120_000);
@@ -163,10 +165,15 @@ describe('in-memory face index', () => {
     await expect(
       em().transactional(async (tx) => {
         storedId = await storeSession(tx, { tenantId: tenant.id, workflowId, vendorData: 'gone', template: capture(person) });
-        const index = await processA.get(tx, scope, 1);
-        seenInside = ids(
-          await index.search(tx, { sessionId: randomUUID(), vendorData: 'x', probe, minSimilarity: DUPLICATE_FACE_SIMILARITY, limit: 10 }),
-        );
+        const index = await processA.get(tx, SESSION_FACES, scope, 1);
+        const inside = await index.search(tx, {
+          excludeId: randomUUID(),
+          detailParams: ['x'],
+          probe,
+          minSimilarity: DUPLICATE_FACE_SIMILARITY,
+          limit: 10,
+        });
+        seenInside = inside.map((match) => match.id);
         throw new Error('roll back');
       }),
     ).rejects.toThrow('roll back');
@@ -176,7 +183,7 @@ describe('in-memory face index', () => {
     await expect
       .poll(async () => {
         expect(await search(processA, tenant.id, probe)).toEqual([]);
-        return (await processA.get(em(), scope, 1)).size;
+        return (await processA.get(em(), SESSION_FACES, scope, 1)).size;
       })
       .toBe(0);
   }, 120_000);

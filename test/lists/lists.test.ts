@@ -2,7 +2,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeFaceEngine, templateFromBytes } from '../../src/engines/face/index.js';
-import { faceIndexMode, matchFaces, type FaceIndexMode } from '../../src/lists/face-index.js';
+import { faceIndexMode, LIST_FACES, matchFaces, type FaceMatchPath } from '../../src/lists/face-index.js';
+import { TemplateIndexRegistry } from '../../src/duplicates/template-index.js';
 import { rotateFaceTemplateKey, templateOfImage } from '../../src/lists/face-templates.js';
 import { FACE_LIST_MATCH_SIMILARITY } from '../../src/lists/gate.js';
 import { LIST_ENTRIES_PAGE_MAX } from '../../src/lists/list.service.js';
@@ -95,7 +96,7 @@ describe('lists', () => {
     expect(mode).toBe(process.env.DATABASE_URL ? 'exact' : 'pgvector');
   });
 
-  it('given a face entry, when matched through the HNSW index and the exact scan, then both find it with one similarity; once deleted neither does', async () => {
+  it('given a face entry, when matched through the HNSW index, the in-memory exact index and the exact scan in SQL, then all find it with one similarity; once deleted none does', async () => {
     const { tenant, list, added } = await tenantWithFace(faces.listed);
     const em = testApp.app.orm.em.fork();
     const pgvector = (await faceIndexMode(em)) === 'pgvector';
@@ -112,8 +113,8 @@ describe('lists', () => {
 
     const same = await templateOfImage(em, testApp.app.services, tenant.id, faces.samePerson, 'selfie');
     const other = await templateOfImage(em, testApp.app.services, tenant.id, faces.otherPerson, 'selfie');
-    const paths = pgvector ? (['pgvector', 'exact'] as const) : (['exact'] as const);
-    const match = (mode: FaceIndexMode, probe: Int8Array) =>
+    const paths = pgvector ? (['pgvector', 'exact', 'scan'] as const) : (['exact', 'scan'] as const);
+    const match = (mode: FaceMatchPath, probe: Int8Array) =>
       em.transactional((tx) =>
         matchFaces(tx, { tenantId: tenant.id, environment: 'sandbox' }, same.keyVersion, probe, FACE_LIST_MATCH_SIMILARITY, { mode }),
       );
@@ -131,6 +132,69 @@ describe('lists', () => {
       204,
     );
     for (const path of paths) expect(await match(path, same.template)).toEqual([]);
+  }, 60_000);
+
+  it('given two processes whose in-memory face index of the tenant is loaded, when a face entry is added and then deleted over REST, then both match it on their next match and neither does after the delete', async () => {
+    const tenant = await testApp.tenant();
+    const list = await builtIn(tenant, 'face');
+    const em = testApp.app.orm.em.fork();
+    const same = await templateOfImage(em, testApp.app.services, tenant.id, faces.samePerson, 'selfie');
+    const scope = { tenantId: tenant.id, environment: 'sandbox' as const };
+    const processA = new TemplateIndexRegistry();
+    const processB = new TemplateIndexRegistry();
+    const match = (registry: TemplateIndexRegistry) =>
+      em.transactional((tx) =>
+        matchFaces(tx, scope, same.keyVersion, same.template, FACE_LIST_MATCH_SIMILARITY, { mode: 'exact', registry }),
+      );
+    // Loaded while the tenant has no face entry.
+    expect(await match(processA)).toEqual([]);
+    expect(await match(processB)).toEqual([]);
+    expect((await processA.get(em, LIST_FACES, scope, same.keyVersion)).size).toBe(0);
+
+    const added = await testApp.rest('POST', `/v1/lists/${list.uuid}/entries/face`, {
+      key: tenant.sandboxKey,
+      body: { image: faces.listed },
+    });
+    expect(added.status).toBe(201);
+    const [fromA] = await match(processA);
+    expect(fromA).toMatchObject({ entryId: added.body.uuid, listId: list.uuid });
+    expect(await match(processB)).toEqual([fromA]);
+    const [reference] = await em.transactional((tx) =>
+      matchFaces(tx, scope, same.keyVersion, same.template, FACE_LIST_MATCH_SIMILARITY, { mode: 'scan' }),
+    );
+    expect(fromA!.similarity).toBeCloseTo(reference!.similarity, 12);
+
+    expect((await testApp.rest('DELETE', `/v1/lists/${list.uuid}/entries/${added.body.uuid}`, { key: tenant.sandboxKey })).status).toBe(
+      204,
+    );
+    expect(await match(processA)).toEqual([]);
+    expect(await match(processB)).toEqual([]);
+    // The copy lets go of the deleted row once every older transaction of the server has finished.
+    await expect
+      .poll(async () => {
+        expect(await match(processA)).toEqual([]);
+        return (await processA.get(em, LIST_FACES, scope, same.keyVersion)).size;
+      })
+      .toBe(0);
+  }, 60_000);
+
+  it('given a tenant whose gate has already decided a session, when a face entry is added, then the next session of that face declines, and after the entry is deleted the next one approves', async () => {
+    const tenant = await testApp.tenant();
+    const list = await builtIn(tenant, 'face');
+    // Loads the gate's face index of the tenant (in memory on a server without pgvector).
+    expect((await runSession(tenant, { selfie: faces.samePerson })).status).toBe('approved');
+    const added = await testApp.rest('POST', `/v1/lists/${list.uuid}/entries/face`, {
+      key: tenant.sandboxKey,
+      body: { image: faces.listed },
+    });
+    expect(added.status).toBe(201);
+    const declined = await runSession(tenant, { selfie: faces.samePerson });
+    expect(declined.status).toBe('declined');
+    expect(declined.reasons[0]).toMatchObject({ code: 'list_auto_decline', list_id: list.uuid, entry_id: added.body.uuid });
+    expect((await testApp.rest('DELETE', `/v1/lists/${list.uuid}/entries/${added.body.uuid}`, { key: tenant.sandboxKey })).status).toBe(
+      204,
+    );
+    expect((await runSession(tenant, { selfie: faces.samePerson })).status).toBe('approved');
   }, 60_000);
 
   it('given a face added from an image, when the next sandbox session shows the same person, then it declines naming list and entry; after the entry is deleted the next one approves', async () => {

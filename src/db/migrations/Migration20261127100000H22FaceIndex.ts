@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { changeXidSql } from './change-xid.js';
 
 /**
  * The in-memory 1:N face index (src/duplicates/template-index.ts, docs/duplicates.md): each
@@ -11,16 +12,7 @@ export class Migration20261127100000H22FaceIndex extends Migration {
   override name = 'Migration20261127100000H22FaceIndex';
 
   override up(): void {
-    this.addSql(`alter table session_list_subject add column change_xid xid8 not null default pg_current_xact_id();`);
-    this.addSql(`create or replace function session_list_subject_change_xid() returns trigger language plpgsql as $$
-      begin
-        new.change_xid := pg_current_xact_id();
-        return new;
-      end $$;`);
-    this.addSql(
-      `create trigger session_list_subject_change_xid before update on session_list_subject for each row execute function session_list_subject_change_xid();`,
-    );
-    this.addSql(`create index session_list_subject_change_index on session_list_subject (change_xid) where kind = 'face';`);
+    for (const sql of changeXidSql('session_list_subject', `kind = 'face'`).up) this.addSql(sql);
     this.addSql(`create index session_list_subject_scope_index on session_list_subject (tenant_id, kind, key_version, session_id);`);
     this.addSql(`drop index if exists session_list_subject_tenant_index;`);
   }
@@ -28,9 +20,6 @@ export class Migration20261127100000H22FaceIndex extends Migration {
   override down(): void {
     this.addSql(`create index if not exists session_list_subject_tenant_index on session_list_subject (tenant_id, kind, key_version);`);
     this.addSql(`drop index if exists session_list_subject_scope_index;`);
-    this.addSql(`drop index if exists session_list_subject_change_index;`);
-    this.addSql(`drop trigger if exists session_list_subject_change_xid on session_list_subject;`);
-    this.addSql(`drop function if exists session_list_subject_change_xid();`);
-    this.addSql(`alter table session_list_subject drop column if exists change_xid;`);
+    for (const sql of changeXidSql('session_list_subject', `kind = 'face'`).down) this.addSql(sql);
   }
 }

@@ -49,6 +49,7 @@ import { Migration20261127200000H30UnsealedProbe } from './Migration202611272000
 import { Migration20261128030000H32WebhookClaimIndex } from './Migration20261128030000H32WebhookClaimIndex.js';
 import { Migration20261128070000H35WebhookLease } from './Migration20261128070000H35WebhookLease.js';
 import { Migration20261128170000H39ListEntryCount } from './Migration20261128170000H39ListEntryCount.js';
+import { Migration20261128220000H40ListEntryChangeXid } from './Migration20261128220000H40ListEntryChangeXid.js';
 
 /** Every migration in order; listed explicitly so tsx, vitest and a bundle all find the same set. */
 export const MIGRATIONS = [
@@ -103,4 +104,5 @@ export const MIGRATIONS = [
   Migration20261128030000H32WebhookClaimIndex,
   Migration20261128070000H35WebhookLease,
   Migration20261128170000H39ListEntryCount,
+  Migration20261128220000H40ListEntryChangeXid,
 ];
