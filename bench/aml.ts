@@ -244,7 +244,7 @@ async function main(): Promise<void> {
           const t = performance.now();
           const result = await screenStored(em.fork(), q, AML_LISTS, withIndex);
           ms.push(performance.now() - t);
-          if (q.expectedId && result.hits.some((hit) => hit.entity_id === q.expectedId)) found += 1;
+          if (q.expectedId && result.hits.some((hit) => hit.entityId === q.expectedId)) found += 1;
         }
         const used = process.cpuUsage(cpu);
         // CPU of this process per screen (on PGlite the database's too): what the screen costs without waiting for a core.
@@ -274,7 +274,7 @@ async function main(): Promise<void> {
         let hardFound = 0;
         for (const q of hard) {
           const result = await screenStored(em.fork(), q, AML_LISTS, index);
-          if (result.hits.some((hit) => hit.entity_id === q.expectedId)) hardFound += 1;
+          if (result.hits.some((hit) => hit.entityId === q.expectedId)) hardFound += 1;
         }
         hardRecall.push(hardFound / hard.length);
       }

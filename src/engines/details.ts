@@ -8,6 +8,7 @@ import type { RecaptureFinding } from './document/recapture.js';
 import type { DocumentBarcodeDetails } from './document/barcodes.js';
 
 import type { HitExplanation } from './aml/score.js';
+import type { StoredDetails } from './stored-details.js';
 
 /** Outcome of one check inside a node; `warning` passes but is listed, `skipped` was not run. */
 export type CheckOutcome = 'passed' | 'failed' | 'review' | 'warning' | 'skipped';
@@ -101,24 +102,21 @@ export type BiometricKycDetails = {
 export { AML_LISTS, type AmlList } from './aml/entity.js';
 export { riskBand } from './aml/score.js';
 
-/** One potential match in an AML screening (the spec leaves its shape open). */
+/** One potential match in an AML screening (the spec leaves its shape open), as the engines return it; kept as {@link StoredAmlHit}. */
 export type AmlHit = {
   /** List the entry belongs to. */
   list: string;
   /** Entry id within that list. */
-  entry_id: string;
+  entryId: string;
   /** Kind of risk the list represents. */
   category: 'sanctions' | 'pep' | 'adverse_media';
   /** The name as the list spells it. */
-  matched_name: string;
+  matchedName: string;
   /** Strength of this match, 0 to 100; the screening score is the highest of these. */
   score: number;
   /** Why it scored so: the listed form and tokens that matched, date of birth and country points (live engine only). */
   explanation?: HitExplanation;
 };
-
-/** A hit a standing false positive took out of a screening, with the disposition that did. */
-export type SuppressedAmlHit = AmlHit & { disposition_id: string };
 
 /** Whom an AML screening screened: name, and date of birth and country when known. */
 export type AmlSubject = { full_name: string; date_of_birth?: string; country?: string };
@@ -129,25 +127,37 @@ export type AmlSubject = { full_name: string; date_of_birth?: string; country?: 
  */
 export type AmlScreenedSource = 'document' | 'submitted_data';
 
-/** Details of `aml_screening` (spec "AML result"). */
+/** Details of `aml_screening` (spec "AML result"), as the engines return them; a session keeps them as {@link StoredAmlScreeningDetails}. */
 export type AmlScreeningDetails = {
   /** Machine-readable summary. */
-  result_code: string;
+  resultCode: string;
   /** 0 to 100; at or above the workflow threshold the session declines. */
   score: number;
   /** 1 (low) to 5 (high), derived from `score` by `riskBand` (src/engines/aml/score.ts). */
-  risk_band: number;
+  riskBand: number;
   /** Potential matches. */
   hits: AmlHit[];
-  /** In a session: hits a reviewer's standing false positive for the same person took out (src/sessions/aml-dispositions.ts). */
-  suppressed_hits?: SuppressedAmlHit[];
   /** Exactly the lists screened. */
-  checked_lists: string[];
+  checkedLists: string[];
   /** Who was screened, kept so ongoing monitoring can screen the same subject again after a list import. */
   subject?: AmlSubject;
-  /** In a session: where `subject` came from. */
+};
+
+/** A hit as a session keeps it (the spec's snake_case), marked when ongoing monitoring found it (src/engines/aml/dispositions.ts). */
+export type StoredAmlHit = StoredDetails<AmlHit> & { found_by?: 'monitoring'; found_at?: string };
+
+/** A hit a standing false positive took out of a screening, with the disposition that did. */
+export type SuppressedAmlHit = StoredAmlHit & { disposition_id: string };
+
+/** The `aml_screening` details as a session keeps them: the engine's, in snake_case, with what the session layer adds. */
+export type StoredAmlScreeningDetails = Omit<StoredDetails<AmlScreeningDetails>, 'hits'> & {
+  /** Potential matches. */
+  hits: StoredAmlHit[];
+  /** Hits a reviewer's standing false positive for the same person took out (src/sessions/aml-dispositions.ts). */
+  suppressed_hits?: SuppressedAmlHit[];
+  /** Where `subject` came from. */
   screened_source?: AmlScreenedSource;
-  /** In a session screened from the document: what the end user typed, compared with `subject` (differences are warnings). */
+  /** Screened from the document: what the end user typed, compared with `subject` (differences are warnings). */
   submitted_data?: AmlSubject;
 };
 

@@ -236,11 +236,11 @@ describe('sandbox engines', () => {
       const result = await run('aml_screening', BASE_INPUTS.aml_screening);
       expect(result.status).toBe('passed');
       expect(result.details).toEqual({
-        result_code: 'clear',
+        resultCode: 'clear',
         score: 0,
-        risk_band: 1,
+        riskBand: 1,
         hits: [],
-        checked_lists: [...AML_LISTS],
+        checkedLists: [...AML_LISTS],
         subject: { full_name: BASE_INPUTS.aml_screening.fullName },
       });
     });
@@ -248,14 +248,14 @@ describe('sandbox engines', () => {
     it('given Sandbox Sanctioned, when run, then score 95, band 5, one OFAC_SDN hit, failed', async () => {
       const result = await run('aml_screening', { fullName: 'Sandbox Sanctioned' });
       expect(result.status).toBe('failed');
-      expect(result.details).toMatchObject({ score: 95, risk_band: 5, result_code: 'sanctions_match' });
+      expect(result.details).toMatchObject({ score: 95, riskBand: 5, resultCode: 'sanctions_match' });
       expect(result.details.hits).toEqual([expect.objectContaining({ list: 'OFAC_SDN', category: 'sanctions', score: 95 })]);
     });
 
     it('given Sandbox Pep, when run, then score 60, one PEP hit, review', async () => {
       const result = await run('aml_screening', { fullName: 'Sandbox Pep' });
       expect(result.status).toBe('review');
-      expect(result.details).toMatchObject({ score: 60, risk_band: 2 });
+      expect(result.details).toMatchObject({ score: 60, riskBand: 2 });
       expect(result.details.hits).toEqual([expect.objectContaining({ list: 'PEP', category: 'pep' })]);
     });
 
@@ -268,18 +268,18 @@ describe('sandbox engines', () => {
       const result = await run('aml_screening', { fullName: 'Sandbox Sanctioned', lists: ['PEP', 'UN_SC'] });
       expect(result.status).toBe('passed');
       expect(result.details).toEqual({
-        result_code: 'clear',
+        resultCode: 'clear',
         score: 0,
-        risk_band: 1,
+        riskBand: 1,
         hits: [],
-        checked_lists: ['PEP', 'UN_SC'],
+        checkedLists: ['PEP', 'UN_SC'],
         subject: { full_name: 'Sandbox Sanctioned' },
       });
     });
 
     it('given duplicated lists, when run, then checked_lists names each list once', async () => {
       const result = await run('aml_screening', { fullName: 'x', lists: ['PEP', 'PEP'] });
-      expect(result.details.checked_lists).toEqual(['PEP']);
+      expect(result.details.checkedLists).toEqual(['PEP']);
     });
 
     it.each([

@@ -37,19 +37,19 @@ export function createSandboxAmlEngine(): ListScreeningEngine {
       const score = Math.max(0, ...hits.map((hit) => hit.score));
       return {
         score,
-        risk_band: riskBand(score),
+        riskBand: riskBand(score),
         hits: hits.map((hit) => ({
-          entity_id: `${hit.list}:${hit.entry_id}`,
-          source_list: hit.list as AmlList, // the catalogue names real lists
-          source_id: hit.entry_id,
-          name: hit.matched_name,
-          matched_name: hit.matched_name,
+          entityId: `${hit.list}:${hit.entryId}`,
+          sourceList: hit.list as AmlList, // the catalogue names real lists
+          sourceId: hit.entryId,
+          name: hit.matchedName,
+          matchedName: hit.matchedName,
           score: hit.score,
-          matched_fields: ['name'],
+          matchedFields: ['name'],
           programs: [],
           topics: [...SANDBOX_TOPICS[hit.category]],
         })),
-        checked_lists: checkedLists,
+        checkedLists,
       };
     },
     async run(input, context) {
@@ -57,11 +57,11 @@ export function createSandboxAmlEngine(): ListScreeningEngine {
       const { outcome, hits } = sandboxHits(input.fullName, checkedLists);
       const score = Math.max(0, ...hits.map((hit) => hit.score));
       const details: AmlScreeningDetails = {
-        result_code: hits.length === 0 ? 'clear' : outcome.resultCode,
+        resultCode: hits.length === 0 ? 'clear' : outcome.resultCode,
         score,
-        risk_band: riskBand(score),
+        riskBand: riskBand(score),
         hits,
-        checked_lists: checkedLists,
+        checkedLists,
         subject: amlSubjectOf(input),
       };
       return {

@@ -288,9 +288,9 @@ export const SANDBOX_CATALOGUE: SandboxCatalogue = {
           hits: [
             {
               list: 'OFAC_SDN',
-              entry_id: 'sandbox-ofac-0001',
+              entryId: 'sandbox-ofac-0001',
               category: 'sanctions',
-              matched_name: 'SANDBOX SANCTIONED',
+              matchedName: 'SANDBOX SANCTIONED',
               score: 95,
             },
           ],
@@ -306,9 +306,9 @@ export const SANDBOX_CATALOGUE: SandboxCatalogue = {
           hits: [
             {
               list: 'UN_SC',
-              entry_id: 'sandbox-unsc-0001',
+              entryId: 'sandbox-unsc-0001',
               category: 'sanctions',
-              matched_name: 'SANDBOX BORDERLINE',
+              matchedName: 'SANDBOX BORDERLINE',
               score: 79,
             },
           ],
@@ -321,7 +321,7 @@ export const SANDBOX_CATALOGUE: SandboxCatalogue = {
         warnings: NO_WARNINGS,
         description: 'A politically exposed person: review.',
         effect: {
-          hits: [{ list: 'PEP', entry_id: 'sandbox-pep-0001', category: 'pep', matched_name: 'SANDBOX PEP', score: 60 }],
+          hits: [{ list: 'PEP', entryId: 'sandbox-pep-0001', category: 'pep', matchedName: 'SANDBOX PEP', score: 60 }],
         },
       },
       {
@@ -334,9 +334,9 @@ export const SANDBOX_CATALOGUE: SandboxCatalogue = {
           hits: [
             {
               list: 'ADVERSE_MEDIA',
-              entry_id: 'sandbox-media-0001',
+              entryId: 'sandbox-media-0001',
               category: 'adverse_media',
-              matched_name: 'SANDBOX ADVERSE MEDIA',
+              matchedName: 'SANDBOX ADVERSE MEDIA',
               score: 45,
             },
           ],

@@ -48,14 +48,14 @@ describe('scoreEntity', () => {
     expect(s.score).toBeGreaterThanOrEqual(lo);
     expect(s.score).toBeLessThanOrEqual(hi);
     expect(Number.isInteger(s.score)).toBe(true);
-    expect(s.matched_name).toBe(matched);
+    expect(s.matchedName).toBe(matched);
   });
 
   it('boosts a matching DOB and country, and lists them as matched fields', () => {
     const s = scoreEntity({ full_name: 'Boris Kravetsky', date_of_birth: '1968-03-12', country: 'ru' }, kravetsky);
     const plain = scoreEntity({ full_name: 'Boris Kravetsky' }, kravetsky);
     expect(s.score).toBe(Math.min(100, plain.score + 15));
-    expect(s.matched_fields).toEqual(['name', 'date_of_birth', 'country']);
+    expect(s.matchedFields).toEqual(['name', 'date_of_birth', 'country']);
   });
 
   it('gives the same-year boost when only the year matches', () => {
@@ -68,7 +68,7 @@ describe('scoreEntity', () => {
       entity({ aliases: [], primary_name: 'Borislav Kravetsky Ivanovich' }),
     );
     expect(exact.score - year.score).toBe(5);
-    expect(year.matched_fields).toContain('date_of_birth');
+    expect(year.matchedFields).toContain('date_of_birth');
   });
 
   it('a conflicting DOB takes an exact name match below the decline threshold', () => {
@@ -76,7 +76,7 @@ describe('scoreEntity', () => {
     expect(s.score).toBe(100 - DOB_CONFLICT_PENALTY);
     expect(s.score).toBeLessThan(DECLINE);
     expect(s.score).toBeGreaterThanOrEqual(MIN_HIT_SCORE);
-    expect(s.matched_fields).toEqual(['name']);
+    expect(s.matchedFields).toEqual(['name']);
   });
 
   it('an off-by-one year costs less than a real conflict', () => {
@@ -100,21 +100,21 @@ describe('scoreEntity explanation', () => {
   it('given an alias with a typo, when scored, then the explanation names the alias, each token pair and its credit, and the points', () => {
     const s = scoreEntity({ full_name: 'Boris Kravetzki', date_of_birth: '1969-05-01', country: 'FR' }, kravetsky);
     expect(s.explanation).toMatchObject({
-      matched_name_kind: 'alias',
-      query_form: 'boris kravetzki',
-      listed_form: 'boris kravetski',
+      matchedNameKind: 'alias',
+      queryForm: 'boris kravetzki',
+      listedForm: 'boris kravetski',
       method: 'tokens',
-      token_matches: [
-        { query_token: 'boris', listed_token: 'boris', credit: 1, weight: 1, kind: 'exact' },
-        { query_token: 'kravetzki', listed_token: 'kravetski', kind: 'spelling' },
+      tokenMatches: [
+        { queryToken: 'boris', listedToken: 'boris', credit: 1, weight: 1, kind: 'exact' },
+        { queryToken: 'kravetzki', listedToken: 'kravetski', kind: 'spelling' },
       ],
-      unmatched_query_tokens: [],
-      unmatched_listed_tokens: [],
-      date_of_birth: { outcome: 'one_year_off', points: -10, listed: ['1968-03-12'] },
+      unmatchedQueryTokens: [],
+      unmatchedListedTokens: [],
+      dateOfBirth: { outcome: 'one_year_off', points: -10, listed: ['1968-03-12'] },
       country: { outcome: 'conflict', points: -5, listed: ['RU'] },
     });
     const e = s.explanation;
-    expect(e.name_points + e.date_of_birth.points + e.country.points).toBe(s.score);
+    expect(e.namePoints + e.dateOfBirth.points + e.country.points).toBe(s.score);
     expect(e.summary).toMatch(
       /^alias "Boris KRAVETSKI": matched boris, kravetzki~kravetski \(spelling 0\.\d+\) → name \d+; date of birth one year off −10; country conflict −5 = \d+$/,
     );
@@ -122,8 +122,8 @@ describe('scoreEntity explanation', () => {
 
   it('given a middle name left out and an initial, when scored, then the listed tokens not in the query and the initial are named', () => {
     const s = scoreEntity({ full_name: 'B. Kravetsky' }, entity({ primary_name: 'Borislav Petrovich KRAVETSKY', aliases: [] }));
-    expect(s.explanation.token_matches.map((m) => m.kind)).toEqual(['initial', 'exact']);
-    expect(s.explanation.unmatched_listed_tokens).toEqual(['petrovich']);
+    expect(s.explanation.tokenMatches.map((m) => m.kind)).toEqual(['initial', 'exact']);
+    expect(s.explanation.unmatchedListedTokens).toEqual(['petrovich']);
   });
 
   it('given the name written as one word, when scored, then the method is the compact comparison', () => {
@@ -136,9 +136,9 @@ describe('scoreEntity explanation', () => {
     const s = scoreEntity({ full_name: 'قاسم سليماني' }, entity({ primary_name: 'Qasem SOLEIMANI', aliases: [] }));
     expect(s.explanation).toMatchObject({
       method: 'consonant_skeleton',
-      token_matches: [
-        { query_token: 'ksm', listed_token: 'ksm', kind: 'consonant_skeleton' },
-        { query_token: 'slmn', listed_token: 'slmn', kind: 'consonant_skeleton' },
+      tokenMatches: [
+        { queryToken: 'ksm', listedToken: 'ksm', kind: 'consonant_skeleton' },
+        { queryToken: 'slmn', listedToken: 'slmn', kind: 'consonant_skeleton' },
       ],
     });
   });
@@ -152,8 +152,8 @@ describe('scoreEntity explanation', () => {
       countries: [],
     });
     const s = scoreEntity({ full_name: 'Dawood Ibrahim' }, org);
-    expect(s.explanation.name_factors).toEqual([{ reason: 'person_query_vs_organization', factor: PERSON_QUERY_ORGANIZATION_FACTOR }]);
-    expect(s.explanation.unmatched_listed_tokens).toEqual(['organization']);
+    expect(s.explanation.nameFactors).toEqual([{ reason: 'person_query_vs_organization', factor: PERSON_QUERY_ORGANIZATION_FACTOR }]);
+    expect(s.explanation.unmatchedListedTokens).toEqual(['organization']);
   });
 
   it('given a Latin name and an entity with Latin names and an Arabic-script alias, when scored, then the alias is not compared by consonants alone', () => {
@@ -161,7 +161,7 @@ describe('scoreEntity explanation', () => {
     const ahmadi = entity({ primary_name: 'Mohammad AHMADI', aliases: ['محمد احمدی'], dates_of_birth: [], countries: [] });
     const latin = scoreEntity({ full_name: 'Ahmed Mahmoud' }, ahmadi);
     expect(latin.score).toBeLessThan(DECLINE);
-    expect(latin.matched_name).toBe('Mohammad AHMADI');
+    expect(latin.matchedName).toBe('Mohammad AHMADI');
     expect(latin.explanation.method).toBe('tokens');
     // Written in Arabic script, the query still finds the listed spelling.
     expect(scoreEntity({ full_name: 'محمد احمدی' }, ahmadi).score).toBe(100);
@@ -312,7 +312,7 @@ describe('names as people read them', () => {
   it('given a person and an organisation scoring the same, when screened, then the person comes first', () => {
     const company = entity({ source_id: '1', kind: 'organization', primary_name: 'John SMITH', aliases: [] });
     const person = entity({ source_id: '2', kind: 'person', primary_name: 'John SMITH', aliases: [] });
-    expect(screen({ full_name: 'John Smith' }, [company, person]).hits.map((hit) => hit.source_id)).toEqual(['2', '1']);
+    expect(screen({ full_name: 'John Smith' }, [company, person]).hits.map((hit) => hit.sourceId)).toEqual(['2', '1']);
   });
 });
 
@@ -342,8 +342,8 @@ describe('screen over the fixtures', () => {
 
   it('finds a person on several lists, best first, with hit details', () => {
     const r = screen({ full_name: 'Anatoliy Zarembin', date_of_birth: '1961-07-04', country: 'RU' }, all);
-    expect(r.checked_lists).toEqual([...AML_LISTS]);
-    expect(r.hits.map((h) => h.entity_id)).toEqual([
+    expect(r.checkedLists).toEqual([...AML_LISTS]);
+    expect(r.hits.map((h) => h.entityId)).toEqual([
       'EU_CONSOLIDATED:700001',
       'EU_CONSOLIDATED:os-fict-003',
       'PEP:os-fict-003',
@@ -351,12 +351,12 @@ describe('screen over the fixtures', () => {
     ]);
     expect(r.score).toBe(r.hits[0].score);
     expect(r.score).toBeGreaterThanOrEqual(DECLINE);
-    expect(r.risk_band).toBe(riskBand(r.score));
+    expect(r.riskBand).toBe(riskBand(r.score));
     expect(r.hits[0]).toMatchObject({
-      source_list: 'EU_CONSOLIDATED',
-      source_id: '700001',
+      sourceList: 'EU_CONSOLIDATED',
+      sourceId: '700001',
       name: 'Anatoliy Petrovich Zarembin',
-      matched_fields: ['name', 'date_of_birth', 'country'],
+      matchedFields: ['name', 'date_of_birth', 'country'],
       programs: ['RUS'],
       topics: ['sanction'],
     });
@@ -365,23 +365,23 @@ describe('screen over the fixtures', () => {
 
   it('screens only the requested lists and reports exactly those', () => {
     const r = screen({ full_name: 'Anatoliy Zarembin' }, all, ['PEP', 'PEP']);
-    expect(r.checked_lists).toEqual(['PEP']);
-    expect(r.hits.map((h) => h.source_list)).toEqual(['PEP']);
+    expect(r.checkedLists).toEqual(['PEP']);
+    expect(r.hits.map((h) => h.sourceList)).toEqual(['PEP']);
   });
 
   it('matches a transliterated query against an original-script alias', () => {
     const r = screen({ full_name: 'Dmitriy Sablin' }, all, ['ADVERSE_MEDIA']);
-    expect(r.hits[0]?.source_id).toBe('os-fict-005');
+    expect(r.hits[0]?.sourceId).toBe('os-fict-005');
   });
 
   it('an unrelated name yields score 0, band 1 and no hits', () => {
     const r = screen({ full_name: 'Penelope Featherstonehaugh', date_of_birth: '1990-01-01' }, all);
-    expect(r).toEqual({ score: 0, risk_band: 1, hits: [], checked_lists: [...AML_LISTS] });
+    expect(r).toEqual({ score: 0, riskBand: 1, hits: [], checkedLists: [...AML_LISTS] });
   });
 
   it('a DOB conflict keeps the hit but below the decline threshold', () => {
     const r = screen({ full_name: 'Pak Chol Min', date_of_birth: '1990-05-05' }, all, ['UN_SC']);
-    expect(r.hits[0]?.source_id).toBe('6900001');
+    expect(r.hits[0]?.sourceId).toBe('6900001');
     expect(r.score).toBeLessThan(DECLINE);
     expect(r.score).toBeGreaterThanOrEqual(MIN_HIT_SCORE);
   });
