@@ -29,7 +29,7 @@ import { openDatabase } from '../../src/db/database.js';
 import { AML_LISTS } from '../../src/engines/aml/entity.js';
 import { AmlNameIndex } from '../../src/engines/aml/name-index.js';
 import { screenStored } from '../../src/engines/aml/store.js';
-import { nameSimilarity } from '../../src/engines/aml/score.js';
+import { nameSimilarity, type AmlQuery } from '../../src/engines/aml/score.js';
 import type { SanctionedEntity } from '../../src/engines/aml/entity.js';
 import { commonNameProbes, listedProbes, WATCHMAN_KNOWN_FALSE_POSITIVES, type Probe } from './aml-probes.js';
 
@@ -222,13 +222,13 @@ interface ProbeOutcome {
 
 /** Screens the probes of aml-probes.ts through the same path as the queries. */
 async function runProbes(
-  screenOne: (query: { full_name: string; date_of_birth?: string }) => Promise<{ entityId: string; matchedName: string; score: number }[]>,
+  screenOne: (query: AmlQuery) => Promise<{ entityId: string; matchedName: string; score: number }[]>,
   persons: SanctionedEntity[],
 ): Promise<{ rows: ProbeRow[]; outcomes: ProbeOutcome[] }> {
   const probes = [...listedProbes(persons), ...commonNameProbes(), ...WATCHMAN_KNOWN_FALSE_POSITIVES];
   const outcomes: ProbeOutcome[] = [];
   for (const probe of probes) {
-    const hits = await screenOne({ full_name: probe.full_name, ...(probe.date_of_birth ? { date_of_birth: probe.date_of_birth } : {}) });
+    const hits = await screenOne({ fullName: probe.full_name, ...(probe.date_of_birth ? { dateOfBirth: probe.date_of_birth } : {}) });
     const expectedScore = hits.find((hit) => hit.entityId === probe.expected_entity)?.score ?? 0;
     // As for the queries, a listed subject's hits on other lists are not counted: the UN list holds many SDN persons under its own ids.
     const list = probe.expected_entity?.split(':')[0];
@@ -284,8 +284,8 @@ async function run(
       const result = await screenStored(
         em.fork(),
         {
-          full_name: query.full_name,
-          ...(query.date_of_birth ? { date_of_birth: query.date_of_birth } : {}),
+          fullName: query.full_name,
+          ...(query.date_of_birth ? { dateOfBirth: query.date_of_birth } : {}),
           ...(query.country ? { country: query.country } : {}),
         },
         AML_LISTS,

@@ -147,7 +147,7 @@ export async function screenAml(em: EntityManager, services: Services, scope: Te
   return runStandaloneCheck(em, services, scope, 'aml_screening', data, async (engine, context, id) => {
     if (!isListScreeningEngine(engine)) throw new ApiError('provider_unavailable', `${engine.provider} cannot screen standalone.`);
     const screening = await engine.screen(
-      { full_name: data.fullName, ...definedFields({ date_of_birth: data.dateOfBirth, country: data.country }) },
+      { fullName: data.fullName, ...definedFields({ dateOfBirth: data.dateOfBirth, country: data.country }) },
       data.lists ?? AML_LISTS,
     );
     const result: AmlResult = {

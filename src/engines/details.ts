@@ -7,7 +7,7 @@ import type { PadFinding } from './face/pad.js';
 import type { RecaptureFinding } from './document/recapture.js';
 import type { DocumentBarcodeDetails } from './document/barcodes.js';
 
-import type { HitExplanation } from './aml/score.js';
+import type { AmlQuery, HitExplanation } from './aml/score.js';
 import type { StoredDetails } from './stored-details.js';
 
 /** Outcome of one check inside a node; `warning` passes but is listed, `skipped` was not run. */
@@ -139,8 +139,8 @@ export type AmlScreeningDetails = {
   hits: AmlHit[];
   /** Exactly the lists screened. */
   checkedLists: string[];
-  /** Who was screened, kept so ongoing monitoring can screen the same subject again after a list import. */
-  subject?: AmlSubject;
+  /** Who was screened, kept (as `full_name`, `date_of_birth`, `country`) so ongoing monitoring can screen the same subject again after a list import. */
+  subject?: AmlQuery;
 };
 
 /** A hit as a session keeps it (the spec's snake_case), marked when ongoing monitoring found it (src/engines/aml/dispositions.ts). */

@@ -97,8 +97,8 @@ export async function rescreenAfterImport(options: RescreenOptions): Promise<Res
     const lists = (subject.lists ?? [...imported]).filter((list) => imported.has(list));
     if (lists.length === 0) continue;
     const query: AmlQuery = {
-      full_name: subject.full_name,
-      ...(subject.date_of_birth ? { date_of_birth: subject.date_of_birth } : {}),
+      fullName: subject.full_name,
+      ...(subject.date_of_birth ? { dateOfBirth: subject.date_of_birth } : {}),
       ...(subject.country ? { country: subject.country } : {}),
     };
     const screening = await options.screen(query, lists);

@@ -241,7 +241,7 @@ describe('sandbox engines', () => {
         riskBand: 1,
         hits: [],
         checkedLists: [...AML_LISTS],
-        subject: { full_name: BASE_INPUTS.aml_screening.fullName },
+        subject: { fullName: BASE_INPUTS.aml_screening.fullName },
       });
     });
 
@@ -273,7 +273,7 @@ describe('sandbox engines', () => {
         riskBand: 1,
         hits: [],
         checkedLists: ['PEP', 'UN_SC'],
-        subject: { full_name: 'Sandbox Sanctioned' },
+        subject: { fullName: 'Sandbox Sanctioned' },
       });
     });
 

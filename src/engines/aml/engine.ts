@@ -4,7 +4,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AmlHit as DetailsHit, AmlScreeningDetails } from '../details.js';
-import { amlSubjectOf, type AmlScreeningInput } from '../inputs.js';
+import { amlQueryOf, type AmlScreeningInput } from '../inputs.js';
 import { amlNodeStatus } from '../../domain/node-outcome.js';
 import type { NodeEngine } from '../node-engine.js';
 import { AML_LISTS, isAmlList, type AmlList } from './entity.js';
@@ -82,7 +82,7 @@ export function createLiveAmlEngine(dependencies: LiveAmlEngineDependencies): Li
     async run(input, context) {
       // Inputs are validated upstream; unknown list names are ignored rather than screened.
       const lists: AmlList[] = input.lists ? [...new Set(input.lists.filter(isAmlList))] : [...AML_LISTS];
-      const subject = amlSubjectOf(input);
+      const subject = amlQueryOf(input);
       const screening = await screen(subject, lists);
       const details: AmlScreeningDetails = {
         resultCode: resultCode(screening.hits[0], context.amlScoreThreshold),

@@ -57,9 +57,9 @@ export const COMPACT_MIN_LENGTH_RATIO = 0.85;
 /** The person being screened, as in the `POST /v1/aml` body. */
 export interface AmlQuery {
   /** Name to screen, any script, any token order. */
-  full_name: string;
+  fullName: string;
   /** `YYYY-MM-DD` (a bare `YYYY` is accepted and compared by year). */
-  date_of_birth?: string;
+  dateOfBirth?: string;
   /** ISO-2 country (nationality or residence), any case. */
   country?: string;
 }
@@ -545,7 +545,7 @@ function countryAdjustment(
 
 /** Scores one query against one entity (formula in the module comment). */
 export function scoreEntity(query: AmlQuery, entity: SanctionedEntity): EntityScore {
-  return scorePrepared(prepareName(query.full_name), query, entity);
+  return scorePrepared(prepareName(query.fullName), query, entity);
 }
 
 /** The parts of one entity's score, before its explanation is written (only hits get one). */
@@ -560,7 +560,7 @@ interface ScoreParts {
 /** scoreEntity's figures with the query name already prepared, so screen() normalises it once. */
 function scoreParts(queryName: PreparedName, query: AmlQuery, entity: SanctionedEntity): ScoreParts {
   const best = bestNameMatch(queryName, entityNames(entity), entity.kind);
-  const dob = dobAdjustment(query.date_of_birth, entity.dates_of_birth);
+  const dob = dobAdjustment(query.dateOfBirth, entity.dates_of_birth);
   const country = countryAdjustment(query.country, entity.countries);
   const raw = 100 * best.similarity + dob.points + country.points;
   const matched_fields: MatchedField[] = [];
@@ -632,7 +632,7 @@ export function screen(
   const checked = [...new Set(lists)];
   const wanted = new Set<AmlList>(checked);
   const minScore = options.minScore ?? MIN_HIT_SCORE;
-  const queryName = prepareName(query.full_name);
+  const queryName = prepareName(query.fullName);
   const hits: AmlHit[] = [];
   for (const entity of candidates) {
     if (!wanted.has(entity.source_list)) continue;

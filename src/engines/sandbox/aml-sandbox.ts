@@ -7,7 +7,7 @@ import type { ListScreeningEngine } from '../aml/engine.js';
 import { AML_LISTS, type AmlList } from '../aml/entity.js';
 import { riskBand, type AmlQuery, type AmlScreening } from '../aml/score.js';
 import type { AmlHit, AmlScreeningDetails } from '../details.js';
-import { amlSubjectOf } from '../inputs.js';
+import { amlQueryOf } from '../inputs.js';
 import { NODE_CATALOGUE } from '../../domain/workflow.js';
 import { SANDBOX_CATALOGUE } from './catalogue.js';
 import { copyWarnings, resolveOutcome } from './shared.js';
@@ -33,7 +33,7 @@ export function createSandboxAmlEngine(): ListScreeningEngine {
     nodeType: 'aml_screening',
     async screen(subject: AmlQuery, lists: readonly AmlList[]): Promise<AmlScreening> {
       const checkedLists = [...new Set(lists)];
-      const { hits } = sandboxHits(subject.full_name, checkedLists);
+      const { hits } = sandboxHits(subject.fullName, checkedLists);
       const score = Math.max(0, ...hits.map((hit) => hit.score));
       return {
         score,
@@ -62,7 +62,7 @@ export function createSandboxAmlEngine(): ListScreeningEngine {
         riskBand: riskBand(score),
         hits,
         checkedLists,
-        subject: amlSubjectOf(input),
+        subject: amlQueryOf(input),
       };
       return {
         status: amlNodeStatus(score, hits.length, context.amlScoreThreshold),

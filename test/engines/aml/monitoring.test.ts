@@ -39,7 +39,7 @@ describe('rescreenAfterImport', () => {
   ];
   const screened: { name: string; lists: readonly AmlList[] }[] = [];
   const screenInMemory = async (query: Parameters<typeof screen>[0], wanted: readonly AmlList[]) => {
-    screened.push({ name: query.full_name, lists: wanted });
+    screened.push({ name: query.fullName, lists: wanted });
     return screen(query, lists, wanted);
   };
 

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { judge, type AccuracyQuery } from '../../../bench/accuracy/aml.js';
 import type { SanctionedEntity } from '../../../src/engines/aml/entity.js';
 import { importFile, toArray } from '../../../src/engines/aml/importers/index.js';
-import { screen } from '../../../src/engines/aml/score.js';
+import { screen, type AmlQuery } from '../../../src/engines/aml/score.js';
 
 // The real lists and queries of the development set (../shared/realdata/aml, QUERIES.md there),
 // screened with the scorer over every listed entity: a pinned sample of bench:accuracy:aml, so a
@@ -45,14 +45,14 @@ describe.runIf(present)('AML on the real lists (OFAC SDN + alt.csv + UN)', () =>
     ];
   }, 120_000);
 
-  const screenOne = (query: { full_name: string; date_of_birth?: string; country?: string }) => screen(query, entities);
+  const screenOne = (query: AmlQuery) => screen(query, entities);
 
   it.each(present ? sample().map((q) => [q.id, q] as const) : [])(
     'given the real query %s, when screened, then it is answered as expected',
     (_id, query) => {
       const result = screenOne({
-        full_name: query.full_name,
-        ...(query.date_of_birth ? { date_of_birth: query.date_of_birth } : {}),
+        fullName: query.full_name,
+        ...(query.date_of_birth ? { dateOfBirth: query.date_of_birth } : {}),
         ...(query.country ? { country: query.country } : {}),
       });
       const top = result.hits[0];
@@ -66,7 +66,7 @@ describe.runIf(present)('AML on the real lists (OFAC SDN + alt.csv + UN)', () =>
   );
 
   it('given Maduro with the listed date of birth and country, when screened, then the hit says which form and tokens matched and what the date and country added', () => {
-    const hit = screenOne({ full_name: 'Nicolas Maduro', date_of_birth: '1962-11-23', country: 'VE' }).hits.find(
+    const hit = screenOne({ fullName: 'Nicolas Maduro', dateOfBirth: '1962-11-23', country: 'VE' }).hits.find(
       (h) => h.entityId === 'OFAC_SDN:22790',
     )!;
     expect(hit.score).toBe(95);
@@ -86,7 +86,7 @@ describe.runIf(present)('AML on the real lists (OFAC SDN + alt.csv + UN)', () =>
   });
 
   it('given a namesake with another date of birth, when screened, then the hit is kept for review below the decline threshold', () => {
-    const hit = screenOne({ full_name: 'Nicolas Maduro Moros', date_of_birth: '1990-05-05' }).hits[0]!;
+    const hit = screenOne({ fullName: 'Nicolas Maduro Moros', dateOfBirth: '1990-05-05' }).hits[0]!;
     expect(hit.entityId).toBe('OFAC_SDN:22790');
     expect(hit.score).toBe(70);
     expect(hit.explanation).toMatchObject({ namePoints: 100, dateOfBirth: { outcome: 'conflict', points: -30 } });
@@ -108,7 +108,7 @@ describe.runIf(present)('AML on the real lists (OFAC SDN + alt.csv + UN)', () =>
     // A long name whose consonants are one letter (aisha/ayash).
     ['Aisha Hassan'],
   ])('given the unlisted name %s, when screened, then it is not declined', (fullName) => {
-    const top = screenOne({ full_name: fullName }).hits[0];
+    const top = screenOne({ fullName }).hits[0];
     expect(top?.score ?? 0, `${fullName} → ${top?.entityId} ${top?.matchedName}`).toBeLessThan(80);
   });
 
@@ -117,7 +117,7 @@ describe.runIf(present)('AML on the real lists (OFAC SDN + alt.csv + UN)', () =>
     ['Amru ALABSI', 'OFAC_SDN:17282'],
     ['Ahmad ALHAMIDAWI', 'OFAC_SDN:28571'],
   ])('given the listed name variant %s, when screened, then its entity declines', (fullName, entityId) => {
-    const hit = screenOne({ full_name: fullName }).hits.find((h) => h.entityId === entityId);
+    const hit = screenOne({ fullName }).hits.find((h) => h.entityId === entityId);
     expect(hit?.score ?? 0).toBeGreaterThanOrEqual(80);
     expect(hit!.explanation!.tokenMatches.some((m) => m.kind === 'fused_article')).toBe(true);
   });
