@@ -269,7 +269,7 @@ async function runItem(engine: EngineUnderTest, entry: ManifestEntry, uri: strin
   const ms = performance.now() - started;
   const cpu = process.cpuUsage(cpuStarted);
   const expectation = expectationOf(entry, today);
-  const wrong = judge(expectation, result.details.result_code, result.details.extracted);
+  const wrong = judge(expectation, result.details.resultCode, result.details.extracted);
   // The baseline engine has no visual-zone comparison.
   const viz = result.details.viz
     ? {
@@ -282,10 +282,10 @@ async function runItem(engine: EngineUnderTest, entry: ManifestEntry, uri: strin
     : null;
   return {
     wrong,
-    cause: causeOf(expectation, result.details.result_code, wrong),
+    cause: causeOf(expectation, result.details.resultCode, wrong),
     ms,
     cpuMs: (cpu.user + cpu.system) / 1000,
-    resultCode: result.details.result_code,
+    resultCode: result.details.resultCode,
     viz,
   };
 }

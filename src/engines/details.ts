@@ -16,53 +16,53 @@ export type CheckOutcome = 'passed' | 'failed' | 'review' | 'warning' | 'skipped
 /** Checks of an ID document (spec "ID verification result"). */
 export type DocumentChecks = {
   /** Security features and tamper analysis. */
-  document_authentic: CheckOutcome;
+  documentAuthentic: CheckOutcome;
   /** MRZ check digits and agreement with the visual zone. */
-  mrz_match: CheckOutcome;
+  mrzMatch: CheckOutcome;
   /** The document is not expired. */
-  expiry_check: CheckOutcome;
+  expiryCheck: CheckOutcome;
   /** Chip signature; `skipped` unless NFC was enabled and read. */
-  nfc_signature: CheckOutcome;
+  nfcSignature: CheckOutcome;
 };
 
 /** Details of `document_verification`. */
 export type DocumentVerificationDetails = {
   /** Machine-readable summary (`clear`, `document_expired`, ...). */
-  result_code: string;
+  resultCode: string;
   /** Same values as the input `id_type`. */
-  document_type: string;
+  documentType: string;
   /** ISO-2 issuing country. */
-  issuing_country: string;
+  issuingCountry: string;
   /** Per-check outcomes. */
   checks: DocumentChecks;
   /** Fields read from the document; null when unreadable. */
   extracted: {
     /** Given name. */
-    first_name: string | null;
+    firstName: string | null;
     /** Family name. */
-    last_name: string | null;
+    lastName: string | null;
     /** `YYYY-MM-DD`. */
-    date_of_birth: string | null;
+    dateOfBirth: string | null;
     /** Document number. */
-    document_number: string | null;
+    documentNumber: string | null;
     /** `YYYY-MM-DD`; the century chosen as docs/id-verification.md says. */
-    expiry_date: string | null;
+    expiryDate: string | null;
     /** Nationality of the holder, ISO-2 (the MRZ's nationality field); null for codes naming no country. What AML screening narrows by. */
     nationality: string | null;
     /** Nationality code as printed in the MRZ (ICAO alpha-3 such as `FRA`, or `D`, `UTO`, `XXA`). */
-    nationality_code: string | null;
+    nationalityCode: string | null;
     /** Issuing state code as printed in the MRZ (ICAO alpha-3). */
-    issuing_state: string | null;
+    issuingState: string | null;
     /** `M`, `F` or `X`; null when unspecified. */
     sex: string | null;
     /** MRZ document code: `P`, `I`, `ID`, `A`, `C`, `V`, … */
-    document_code: string | null;
+    documentCode: string | null;
     /** MRZ layout: `TD1`, `TD2`, `TD3`, `MRVA` or `MRVB`. */
-    mrz_format: string | null;
+    mrzFormat: string | null;
     /** Family name as the visual zone prints it (accents kept, `MÜLLER` beside the MRZ's `MUELLER`); absent when not read. */
-    last_name_viz?: string | null;
+    lastNameViz?: string | null;
     /** Given names as the visual zone prints them; absent when not read. */
-    first_name_viz?: string | null;
+    firstNameViz?: string | null;
     /** Where the fields come from: `mrz`; `viz` when no MRZ was read and the printed page was (lower confidence); `barcode` for a US or Canadian licence or ID card read from its AAMVA PDF417. Absent: `mrz`. */
     source?: 'mrz' | 'viz' | 'barcode';
   };
@@ -79,6 +79,9 @@ export type DocumentVerificationDetails = {
   /** Live engine: whether the front image is a re-capture of a screen or a print, with each named signal (src/engines/document/recapture.ts). */
   recapture?: RecaptureFinding;
 };
+
+/** The `document_verification` details as a session keeps them (the spec's snake_case). */
+export type StoredDocumentVerificationDetails = StoredDetails<DocumentVerificationDetails>;
 
 /** Details of `biometric_kyc`, as the engines return them; kept as `StoredDetails<BiometricKycDetails>` (src/engines/stored-details.ts). */
 export type BiometricKycDetails = {

@@ -23,7 +23,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { SessionNodeResultSchema } from '../../entities/session.entity.js';
 import type { NodeResult, NodeType, Warning } from '../domain/types.js';
 import { nameSimilarity } from '../engines/aml/score.js';
-import type { AmlScreenedSource, AmlSubject, DocumentVerificationDetails, StoredAmlScreeningDetails } from '../engines/details.js';
+import type { AmlScreenedSource, AmlSubject, StoredAmlScreeningDetails, StoredDocumentVerificationDetails } from '../engines/details.js';
 import { amlInputOf, amlSubjectOf, type AmlScreeningInput } from '../engines/inputs.js';
 import type { EngineContext, NodeEngine } from '../engines/node-engine.js';
 import { keptResult } from '../engines/stored-details.js';
@@ -55,7 +55,7 @@ export type AmlScreenPlan =
 /** The identity a document result offers for screening, or null (failed, or no name read). */
 export function documentIdentity(document: ResultView): AmlSubject | null {
   if (document.status === 'failed' || document.status === 'pending') return null;
-  const extracted = (document.details as Partial<DocumentVerificationDetails>).extracted;
+  const extracted = (document.details as Partial<StoredDocumentVerificationDetails>).extracted;
   const fullName = [extracted?.first_name, extracted?.last_name]
     .filter((part): part is string => typeof part === 'string' && part.trim() !== '')
     .join(' ');

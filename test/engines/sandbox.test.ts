@@ -129,41 +129,41 @@ describe('sandbox engines', () => {
     it('given a data URI, when run, then the details have the spec shape with NFC skipped', async () => {
       const result = await run('document_verification', BASE_INPUTS.document_verification);
       expect(result.details).toEqual({
-        result_code: 'clear',
-        document_type: 'PASSPORT',
-        issuing_country: 'FR',
-        checks: { document_authentic: 'passed', mrz_match: 'passed', expiry_check: 'passed', nfc_signature: 'skipped' },
+        resultCode: 'clear',
+        documentType: 'PASSPORT',
+        issuingCountry: 'FR',
+        checks: { documentAuthentic: 'passed', mrzMatch: 'passed', expiryCheck: 'passed', nfcSignature: 'skipped' },
         extracted: {
-          first_name: 'Sandbox',
-          last_name: 'User',
-          date_of_birth: '1990-01-01',
+          firstName: 'Sandbox',
+          lastName: 'User',
+          dateOfBirth: '1990-01-01',
           nationality: 'FR',
-          document_number: 'SBX000000',
-          expiry_date: '2030-06-14',
-          nationality_code: null,
-          issuing_state: null,
+          documentNumber: 'SBX000000',
+          expiryDate: '2030-06-14',
+          nationalityCode: null,
+          issuingState: null,
           sex: null,
-          document_code: null,
-          mrz_format: null,
+          documentCode: null,
+          mrzFormat: null,
         },
       });
     });
 
     it('given enable_nfc, when run, then nfc_signature passed', async () => {
       const result = await run('document_verification', { ...BASE_INPUTS.document_verification, enableNfc: true });
-      expect(result.details.checks).toMatchObject({ nfc_signature: 'passed' });
+      expect(result.details.checks).toMatchObject({ nfcSignature: 'passed' });
     });
 
     it('given sandbox:nfc_invalid with enable_nfc, when run, then the override wins', async () => {
       const input = { ...inputWith('document_verification', 'sandbox:nfc_invalid'), enableNfc: true };
-      expect((await run('document_verification', input)).details.checks).toMatchObject({ nfc_signature: 'failed' });
+      expect((await run('document_verification', input)).details.checks).toMatchObject({ nfcSignature: 'failed' });
     });
 
     it('given sandbox:expired, when run, then the expiry date is in the past and only expiry_check failed', async () => {
       const result = await run('document_verification', inputWith('document_verification', 'sandbox:expired'));
       expect(result.details).toMatchObject({
-        checks: { document_authentic: 'passed', mrz_match: 'passed', expiry_check: 'failed' },
-        extracted: { expiry_date: '2024-06-15' },
+        checks: { documentAuthentic: 'passed', mrzMatch: 'passed', expiryCheck: 'failed' },
+        extracted: { expiryDate: '2024-06-15' },
       });
     });
 
@@ -175,9 +175,9 @@ describe('sandbox engines', () => {
       const result = await run('document_verification', BASE_INPUTS.document_verification, context);
       expect(result.warnings).toEqual([]);
       expect(result.details.extracted).toMatchObject({
-        first_name: 'Ada',
-        last_name: 'Lovelace',
-        date_of_birth: '1815-12-10',
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        dateOfBirth: '1815-12-10',
       });
     });
 
