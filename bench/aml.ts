@@ -151,9 +151,9 @@ function* generate(count: number): Generator<SanctionedEntity> {
 }
 
 /** Half listed names (reordered, misspelt, upper-cased, with DOB), half unlisted names. */
-function queries(count: number): { full_name: string; date_of_birth?: string; expectedId?: string }[] {
+function queries(count: number): { fullName: string; dateOfBirth?: string; expectedId?: string }[] {
   return Array.from({ length: count }, (_, i) => {
-    if (i % 2 === 1) return { full_name: personName().join(' '), date_of_birth: `${int(1940, 2000)}-0${int(1, 9)}-1${int(0, 9)}` };
+    if (i % 2 === 1) return { fullName: personName().join(' '), dateOfBirth: `${int(1940, 2000)}-0${int(1, 9)}-1${int(0, 9)}` };
     const entity = pick(sample);
     const tokens = entity.primary_name.split(' ');
     const variant = random();
@@ -162,7 +162,7 @@ function queries(count: number): { full_name: string; date_of_birth?: string; ex
     else if (variant < 0.66) name = tokens.map((t, j) => (j === tokens.length - 1 ? misspell(t) : t)).join(' ');
     else name = entity.primary_name.toUpperCase();
     const dob = entity.dates_of_birth[0];
-    return { full_name: name, ...(dob && dob.length === 10 ? { date_of_birth: dob } : {}), expectedId: entityId(entity) };
+    return { fullName: name, ...(dob && dob.length === 10 ? { dateOfBirth: dob } : {}), expectedId: entityId(entity) };
   });
 }
 
@@ -171,7 +171,7 @@ function queries(count: number): { full_name: string; date_of_birth?: string; ex
  * misspelt `edits` times (words under four letters are left as they are), so a change of
  * candidate retrieval cannot lose fuzzy matches behind the easy queries' 100 %.
  */
-function hardQueries(count: number, edits: number): { full_name: string; expectedId: string }[] {
+function hardQueries(count: number, edits: number): { fullName: string; expectedId: string }[] {
   return Array.from({ length: count }, () => {
     const entity = pick(sample, hardRandom);
     const tokens = entity.primary_name.split(' ').map((token) => {
@@ -179,7 +179,7 @@ function hardQueries(count: number, edits: number): { full_name: string; expecte
       for (let i = 0; i < edits; i++) spelt = misspell(spelt, hardRandom);
       return spelt;
     });
-    return { full_name: tokens.join(' '), expectedId: entityId(entity) };
+    return { fullName: tokens.join(' '), expectedId: entityId(entity) };
   });
 }
 
@@ -244,7 +244,7 @@ async function main(): Promise<void> {
           const t = performance.now();
           const result = await screenStored(em.fork(), q, AML_LISTS, withIndex);
           ms.push(performance.now() - t);
-          if (q.expectedId && result.hits.some((hit) => hit.entity_id === q.expectedId)) found += 1;
+          if (q.expectedId && result.hits.some((hit) => hit.entityId === q.expectedId)) found += 1;
         }
         const used = process.cpuUsage(cpu);
         // CPU of this process per screen (on PGlite the database's too): what the screen costs without waiting for a core.
@@ -256,14 +256,14 @@ async function main(): Promise<void> {
       const exactMs: number[] = [];
       for (const q of batch) {
         const t = performance.now();
-        await em.fork().execute('select entity_id from aml_entity_name where name_normalized = ?', [normalizeName(q.full_name)], 'all');
+        await em.fork().execute('select entity_id from aml_entity_name where name_normalized = ?', [normalizeName(q.fullName)], 'all');
         exactMs.push(performance.now() - t);
       }
       // Same candidates, in the same order, from the index as from pg_trgm (untimed).
       let same = 0;
       for (const q of batch.slice(0, TRGM_SCREENS)) {
-        const a = await findCandidates(em.fork(), q.full_name, AML_LISTS, CANDIDATE_LIMIT, index);
-        const b = await findCandidates(em.fork(), q.full_name, AML_LISTS, CANDIDATE_LIMIT, null);
+        const a = await findCandidates(em.fork(), q.fullName, AML_LISTS, CANDIDATE_LIMIT, index);
+        const b = await findCandidates(em.fork(), q.fullName, AML_LISTS, CANDIDATE_LIMIT, null);
         if (a.map(entityId).join() === b.map(entityId).join()) same += 1;
       }
       const sameShare = same / TRGM_SCREENS;
@@ -274,7 +274,7 @@ async function main(): Promise<void> {
         let hardFound = 0;
         for (const q of hard) {
           const result = await screenStored(em.fork(), q, AML_LISTS, index);
-          if (result.hits.some((hit) => hit.entity_id === q.expectedId)) hardFound += 1;
+          if (result.hits.some((hit) => hit.entityId === q.expectedId)) hardFound += 1;
         }
         hardRecall.push(hardFound / hard.length);
       }

@@ -1,6 +1,6 @@
 import DataLoader from 'dataloader';
 import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
-import type { AmlScreeningDetails } from '../src/engines/details.js';
+import type { StoredAmlScreeningDetails } from '../src/engines/details.js';
 import { requireTenant, type GraphQLContext } from '../src/graphql/resolver-context.js';
 import { amlEntityRecords, hitEntityId, type AmlEntityRecord, type StoredAmlHit } from '../src/engines/aml/dispositions.js';
 import { disposeAmlHit, latestDispositions, type AmlDispositionRecord } from '../src/sessions/aml-dispositions.js';
@@ -58,7 +58,7 @@ export class AmlDispositionResolver {
   })
   async amlHits(@Root() session: SessionObject, @Ctx() context: GraphQLContext): Promise<SessionAmlHitObject[]> {
     const results = await context.loaders.nodeResultsBySessionId.load(session.id);
-    const details = results.find((row) => row.nodeType === 'aml_screening')?.details as Partial<AmlScreeningDetails> | undefined;
+    const details = results.find((row) => row.nodeType === 'aml_screening')?.details as Partial<StoredAmlScreeningDetails> | undefined;
     const hits = [
       ...((details?.hits ?? []) as StoredAmlHit[]).map((hit) => ({ hit, suppressed: false })),
       ...(details?.suppressed_hits ?? []).map((hit) => ({ hit: hit as StoredAmlHit, suppressed: true })),

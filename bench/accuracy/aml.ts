@@ -29,7 +29,7 @@ import { openDatabase } from '../../src/db/database.js';
 import { AML_LISTS } from '../../src/engines/aml/entity.js';
 import { AmlNameIndex } from '../../src/engines/aml/name-index.js';
 import { screenStored } from '../../src/engines/aml/store.js';
-import { nameSimilarity } from '../../src/engines/aml/score.js';
+import { nameSimilarity, type AmlQuery } from '../../src/engines/aml/score.js';
 import type { SanctionedEntity } from '../../src/engines/aml/entity.js';
 import { commonNameProbes, listedProbes, WATCHMAN_KNOWN_FALSE_POSITIVES, type Probe } from './aml-probes.js';
 
@@ -169,23 +169,23 @@ interface Outcome {
   /** Score of the expected entity among the hits (0 when it is not a hit). */
   expectedScore: number;
   /** The best hit at or above the threshold on an entity other than the expected one (AccuracyRow.falseDeclines), if any. */
-  falseDecline: { entity_id: string; matched_name: string; score: number } | undefined;
+  falseDecline: { entityId: string; matchedName: string; score: number } | undefined;
   /** The name is expected unlisted and has a hit below the threshold. */
   falseReview: boolean;
   /** The best hit, whatever it is. */
-  top: { entity_id: string; name: string; matched_name: string; score: number } | undefined;
+  top: { entityId: string; name: string; matchedName: string; score: number } | undefined;
 }
 
 /** Whether `hit` is an entity other than the one `query` expects, on the expected entity's list (AccuracyRow.falseDeclines). */
-function isOtherEntity(query: AccuracyQuery, hit: { entity_id: string }): boolean {
+function isOtherEntity(query: AccuracyQuery, hit: { entityId: string }): boolean {
   if (!query.expected_entity) return true;
   const list = query.expected_entity.split(':')[0]!;
-  return hit.entity_id !== query.expected_entity && hit.entity_id.startsWith(`${list}:`);
+  return hit.entityId !== query.expected_entity && hit.entityId.startsWith(`${list}:`);
 }
 
 /** Whether a screen's hits answer one query correctly (rules in the module comment); test/engines/aml/realdata.test.ts pins a sample with it. */
-export function judge(query: AccuracyQuery, hits: { entity_id: string; score: number }[]): { correct: boolean; expectedScore: number } {
-  const expectedScore = hits.find((hit) => hit.entity_id === query.expected_entity)?.score ?? 0;
+export function judge(query: AccuracyQuery, hits: { entityId: string; score: number }[]): { correct: boolean; expectedScore: number } {
+  const expectedScore = hits.find((hit) => hit.entityId === query.expected_entity)?.score ?? 0;
   const declined = (hits[0]?.score ?? 0) >= DEFAULT_DECLINE_THRESHOLD;
   if (query.expect_hit === false) {
     return { correct: !declined, expectedScore };
@@ -217,31 +217,26 @@ interface ProbeOutcome {
   correct: boolean;
   namesake: boolean;
   expectedScore: number;
-  falseDecline: { entity_id: string; matched_name: string; score: number } | undefined;
+  falseDecline: { entityId: string; matchedName: string; score: number } | undefined;
 }
 
 /** Screens the probes of aml-probes.ts through the same path as the queries. */
 async function runProbes(
-  screenOne: (query: {
-    full_name: string;
-    date_of_birth?: string;
-  }) => Promise<{ entity_id: string; matched_name: string; score: number }[]>,
+  screenOne: (query: AmlQuery) => Promise<{ entityId: string; matchedName: string; score: number }[]>,
   persons: SanctionedEntity[],
 ): Promise<{ rows: ProbeRow[]; outcomes: ProbeOutcome[] }> {
   const probes = [...listedProbes(persons), ...commonNameProbes(), ...WATCHMAN_KNOWN_FALSE_POSITIVES];
   const outcomes: ProbeOutcome[] = [];
   for (const probe of probes) {
-    const hits = await screenOne({ full_name: probe.full_name, ...(probe.date_of_birth ? { date_of_birth: probe.date_of_birth } : {}) });
-    const expectedScore = hits.find((hit) => hit.entity_id === probe.expected_entity)?.score ?? 0;
+    const hits = await screenOne({ fullName: probe.full_name, ...(probe.date_of_birth ? { dateOfBirth: probe.date_of_birth } : {}) });
+    const expectedScore = hits.find((hit) => hit.entityId === probe.expected_entity)?.score ?? 0;
     // As for the queries, a listed subject's hits on other lists are not counted: the UN list holds many SDN persons under its own ids.
     const list = probe.expected_entity?.split(':')[0];
     const declines = hits.filter(
       (hit) =>
-        hit.score >= DEFAULT_DECLINE_THRESHOLD &&
-        hit.entity_id !== probe.expected_entity &&
-        (!list || hit.entity_id.startsWith(`${list}:`)),
+        hit.score >= DEFAULT_DECLINE_THRESHOLD && hit.entityId !== probe.expected_entity && (!list || hit.entityId.startsWith(`${list}:`)),
     );
-    const namesakeOf = (hit: { matched_name: string }) => nameSimilarity(probe.full_name, hit.matched_name) >= 0.999;
+    const namesakeOf = (hit: { matchedName: string }) => nameSimilarity(probe.full_name, hit.matchedName) >= 0.999;
     const falseDecline = declines.find((hit) => !namesakeOf(hit));
     const namesake = probe.expected_entity === null && declines.length > 0 && falseDecline === undefined;
     const correct = probe.expected_entity === null ? declines.length === 0 : expectedScore >= DEFAULT_DECLINE_THRESHOLD;
@@ -289,8 +284,8 @@ async function run(
       const result = await screenStored(
         em.fork(),
         {
-          full_name: query.full_name,
-          ...(query.date_of_birth ? { date_of_birth: query.date_of_birth } : {}),
+          fullName: query.full_name,
+          ...(query.date_of_birth ? { dateOfBirth: query.date_of_birth } : {}),
           ...(query.country ? { country: query.country } : {}),
         },
         AML_LISTS,
@@ -305,7 +300,7 @@ async function run(
         ...judge(query, result.hits),
         falseDecline: result.hits.find((hit) => hit.score >= DEFAULT_DECLINE_THRESHOLD && isOtherEntity(query, hit)),
         falseReview: unlisted && result.hits.length > 0 && result.hits[0]!.score < DEFAULT_DECLINE_THRESHOLD,
-        top: top && { entity_id: top.entity_id, name: top.name, matched_name: top.matched_name, score: top.score },
+        top: top && { entityId: top.entityId, name: top.name, matchedName: top.matchedName, score: top.score },
       });
     }
     const groups = [...new Set(queries.filter((q) => q.expect_hit !== null).map((q) => q.group))];
@@ -374,7 +369,7 @@ function reportProbes(probes: { rows: ProbeRow[]; outcomes: ProbeOutcome[] }, ve
   for (const o of probes.outcomes.filter((x) => !x.correct || x.falseDecline)) {
     const hit = o.falseDecline;
     console.log(
-      `  [${o.probe.group}] ${JSON.stringify(o.probe.full_name)}${o.probe.date_of_birth ? ` ${o.probe.date_of_birth}` : ''} expected ${o.probe.expected_entity ?? 'none'} (score ${o.expectedScore})${hit ? `; declined ${hit.entity_id} ${JSON.stringify(hit.matched_name)} ${hit.score}` : ''}${o.namesake ? ' (namesake)' : ''}`,
+      `  [${o.probe.group}] ${JSON.stringify(o.probe.full_name)}${o.probe.date_of_birth ? ` ${o.probe.date_of_birth}` : ''} expected ${o.probe.expected_entity ?? 'none'} (score ${o.expectedScore})${hit ? `; declined ${hit.entityId} ${JSON.stringify(hit.matchedName)} ${hit.score}` : ''}${o.namesake ? ' (namesake)' : ''}`,
     );
   }
 }
@@ -420,19 +415,19 @@ function report(rows: AccuracyRow[], outcomes: Outcome[], verbose: boolean): voi
   if (!verbose) return;
   console.log('\nordinary names sent to review:');
   for (const o of ordinary.filter((x) => x.correct && x.top !== undefined)) {
-    console.log(`  ${JSON.stringify(o.query.full_name)} → ${o.top!.entity_id} ${JSON.stringify(o.top!.matched_name)} ${o.top!.score}`);
+    console.log(`  ${JSON.stringify(o.query.full_name)} → ${o.top!.entityId} ${JSON.stringify(o.top!.matchedName)} ${o.top!.score}`);
   }
   console.log('\ndeclined on another entity (wrong decl):');
   for (const o of outcomes.filter((x) => x.falseDecline && x.query.expect_hit !== null)) {
     const hit = o.falseDecline!;
     console.log(
-      `  [${o.query.group}] ${JSON.stringify(o.query.full_name)} (expected ${o.query.expected_entity ?? 'none'}) → ${hit.entity_id} ${JSON.stringify(hit.matched_name)} ${hit.score}`,
+      `  [${o.query.group}] ${JSON.stringify(o.query.full_name)} (expected ${o.query.expected_entity ?? 'none'}) → ${hit.entityId} ${JSON.stringify(hit.matchedName)} ${hit.score}`,
     );
   }
   console.log('\nwrong answers:');
   for (const o of outcomes.filter((x) => !x.correct && x.query.expect_hit !== null)) {
     console.log(
-      `  [${o.query.group}] ${JSON.stringify(o.query.full_name)} expected ${o.query.expected_entity ?? 'none'} (score ${o.expectedScore}); top ${o.top ? `${o.top.entity_id} ${JSON.stringify(o.top.matched_name)} ${o.top.score}` : 'none'}`,
+      `  [${o.query.group}] ${JSON.stringify(o.query.full_name)} expected ${o.query.expected_entity ?? 'none'} (score ${o.expectedScore}); top ${o.top ? `${o.top.entityId} ${JSON.stringify(o.top.matchedName)} ${o.top.score}` : 'none'}`,
     );
   }
 }

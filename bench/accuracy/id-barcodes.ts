@@ -100,11 +100,11 @@ function licenceRead(symbols: { bytes: Buffer }[], holder: LicenceIdentity): boo
     try {
       const { fields } = parseAamva(symbol.bytes.toString('latin1'));
       if (
-        fields.last_name === holder.lastName &&
-        fields.first_name === holder.firstName &&
-        fields.document_number === holder.documentNumber &&
-        fields.date_of_birth === holder.dateOfBirth &&
-        fields.expiry_date === holder.expiryDate
+        fields.lastName === holder.lastName &&
+        fields.firstName === holder.firstName &&
+        fields.documentNumber === holder.documentNumber &&
+        fields.dateOfBirth === holder.dateOfBirth &&
+        fields.expiryDate === holder.expiryDate
       )
         return true;
     } catch {

@@ -59,62 +59,14 @@ export interface AmlResultHit {
   programs: string[];
   /** Risk topics (`sanction`, `role.pep`, ...). */
   topics: string[];
-  /** Why the hit scored so (score.ts HitExplanation, camelCase); null for sandbox hits. */
+  /** Why the hit scored so (score.ts HitExplanation); null for sandbox hits. */
   explanation: AmlHitExplanation | null;
 }
 
-/** One token pair of an explanation (score.ts TokenMatch). */
-export interface AmlTokenMatch {
-  queryToken: string;
-  listedToken: string;
-  credit: number;
-  weight: number;
-  kind: string;
-}
+/** Why a hit scored so: the engine's explanation (score.ts HitExplanation) as GraphQL returns it; REST writes it with explanationJson. */
+export type AmlHitExplanation = HitExplanation;
 
-/** score.ts HitExplanation in the service's camelCase: what GraphQL returns and REST maps back to snake_case. */
-export interface AmlHitExplanation {
-  matchedNameKind: string;
-  queryForm: string;
-  listedForm: string;
-  method: string;
-  tokenMatches: AmlTokenMatch[];
-  unmatchedQueryTokens: string[];
-  unmatchedListedTokens: string[];
-  nameFactors: Array<{ reason: string; factor: number }>;
-  nameSimilarity: number;
-  namePoints: number;
-  dateOfBirth: { outcome: string; points: number; listed: string[] };
-  country: { outcome: string; points: number; listed: string[] };
-  summary: string;
-}
-
-/** An engine explanation (snake_case) in camelCase. */
-function explanationOf(e: HitExplanation): AmlHitExplanation {
-  return {
-    matchedNameKind: e.matched_name_kind,
-    queryForm: e.query_form,
-    listedForm: e.listed_form,
-    method: e.method,
-    tokenMatches: e.token_matches.map((m) => ({
-      queryToken: m.query_token,
-      listedToken: m.listed_token,
-      credit: m.credit,
-      weight: m.weight,
-      kind: m.kind,
-    })),
-    unmatchedQueryTokens: e.unmatched_query_tokens,
-    unmatchedListedTokens: e.unmatched_listed_tokens,
-    nameFactors: e.name_factors.map((f) => ({ reason: f.reason, factor: f.factor })),
-    nameSimilarity: e.name_similarity,
-    namePoints: e.name_points,
-    dateOfBirth: { ...e.date_of_birth },
-    country: { ...e.country },
-    summary: e.summary,
-  };
-}
-
-/** A camelCase explanation as the spec's JSON writes it (snake_case), for REST and the stored check. */
+/** An explanation as the spec's JSON writes it (snake_case, in this field order), for REST and the stored check. */
 function explanationJson(e: AmlHitExplanation) {
   return {
     matched_name_kind: e.matchedNameKind,
@@ -177,15 +129,15 @@ export function amlResultJson(result: AmlResult) {
 /** A hit of the name index as the AML result reports it. */
 function resultHitOf(hit: AmlHit): AmlResultHit {
   return {
-    entityId: hit.entity_id,
-    list: hit.source_list,
-    matchedName: hit.matched_name,
+    entityId: hit.entityId,
+    list: hit.sourceList,
+    matchedName: hit.matchedName,
     name: hit.name,
     score: hit.score,
-    matchedFields: hit.matched_fields,
+    matchedFields: hit.matchedFields,
     programs: hit.programs,
     topics: hit.topics,
-    explanation: hit.explanation ? explanationOf(hit.explanation) : null,
+    explanation: hit.explanation ?? null,
   };
 }
 
@@ -195,15 +147,15 @@ export async function screenAml(em: EntityManager, services: Services, scope: Te
   return runStandaloneCheck(em, services, scope, 'aml_screening', data, async (engine, context, id) => {
     if (!isListScreeningEngine(engine)) throw new ApiError('provider_unavailable', `${engine.provider} cannot screen standalone.`);
     const screening = await engine.screen(
-      { full_name: data.fullName, ...definedFields({ date_of_birth: data.dateOfBirth, country: data.country }) },
+      { fullName: data.fullName, ...definedFields({ dateOfBirth: data.dateOfBirth, country: data.country }) },
       data.lists ?? AML_LISTS,
     );
     const result: AmlResult = {
       amlId: id,
-      riskBand: screening.risk_band,
+      riskBand: screening.riskBand,
       hits: screening.hits.map(resultHitOf),
       score: screening.score,
-      checkedLists: screening.checked_lists,
+      checkedLists: screening.checkedLists,
     };
     // A standalone check has no workflow: its status is what the default threshold (the context's) would make of it.
     return { status: amlNodeStatus(result.score, result.hits.length, context.amlScoreThreshold), result, stored: amlResultJson(result) };

@@ -9,14 +9,15 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { z } from 'zod';
 import type { TenantPrincipal } from '../auth/context.js';
 import type { Warning } from '../domain/types.js';
-import type { CheckOutcome, DocumentVerificationDetails } from '../engines/details.js';
+import type { DocumentChecks, DocumentVerificationDetails } from '../engines/details.js';
+import { storedDetails, type StoredDetails } from '../engines/stored-details.js';
 import type { DocumentBarcodeDetails } from '../engines/document/barcodes.js';
 import { TWO_SIDED_ID_TYPES, type DocumentVerificationInput } from '../engines/inputs.js';
 import { validationError } from '../shared/errors.js';
 import type { Services } from '../services.js';
 import { runStandaloneCheck } from './run-check.js';
 import { parseOrThrow } from '../shared/validation.js';
-import { CountryCodeAnyCase, definedFields, notGiven, type CamelCase } from '../shared/input-rules.js';
+import { CountryCodeAnyCase, definedFields, notGiven } from '../shared/input-rules.js';
 
 /** Longest accepted `id_type`, in characters (the list is open-ended, but not unbounded). */
 export const ID_TYPE_MAX_LENGTH = 40;
@@ -64,9 +65,11 @@ export const VerifyIdDocumentInputSchema = z
 /** What verifyIdDocument accepts before validation: GraphQL's `VerifyIdDocumentInput` as is. */
 export type VerifyIdDocumentInput = z.input<typeof VerifyIdDocumentInputSchema>;
 
-/** Fields read from the MRZ, camelCase; null when unread. */
-export type IdVerificationExtracted = {
-  [K in keyof DocumentVerificationDetails['extracted'] as CamelCase<K & string>]: DocumentVerificationDetails['extracted'][K];
+/** Fields read from the document as the engine returns them, with the visual-zone names null when unread and `source` always given. */
+export type IdVerificationExtracted = Omit<DocumentVerificationDetails['extracted'], 'lastNameViz' | 'firstNameViz' | 'source'> & {
+  lastNameViz: string | null;
+  firstNameViz: string | null;
+  source: NonNullable<DocumentVerificationDetails['extracted']['source']>;
 };
 
 /** The spec's ID verification result, plus `warnings` and the echoed `metadata`. */
@@ -78,7 +81,7 @@ export interface IdVerificationResult {
   /** Machine-readable summary; catalogue in docs/id-verification.md. */
   resultCode: string;
   /** Per-check outcomes. */
-  checks: { documentAuthentic: CheckOutcome; mrzMatch: CheckOutcome; expiryCheck: CheckOutcome; nfcSignature: CheckOutcome };
+  checks: DocumentChecks;
   /** ISO-2; the requested country (a different MRZ issuing state is `country_mismatch`). */
   issuingCountry: string;
   /** The requested `idType`. */
@@ -88,27 +91,17 @@ export interface IdVerificationResult {
   /** Non-blocking findings and the reasons behind a failure. */
   warnings: Warning[];
   /** The barcodes read and their comparison with the front (`details.barcode` of a session step); absent when the photos carry none. */
-  barcode?: DocumentBarcodeDetails;
+  barcode?: StoredDetails<DocumentBarcodeDetails>;
   /** The caller's metadata, as sent; absent when none was sent. */
   metadata?: Record<string, unknown>;
 }
 
-/** The MRZ fields as the engine reads them, camelCase. */
+/** The engine's fields as the result gives them: every field present, unread ones null. */
 function extractedOf(extracted: DocumentVerificationDetails['extracted']): IdVerificationExtracted {
   return {
-    firstName: extracted.first_name,
-    lastName: extracted.last_name,
-    dateOfBirth: extracted.date_of_birth,
-    documentNumber: extracted.document_number,
-    expiryDate: extracted.expiry_date,
-    nationality: extracted.nationality,
-    nationalityCode: extracted.nationality_code,
-    issuingState: extracted.issuing_state,
-    sex: extracted.sex,
-    documentCode: extracted.document_code,
-    mrzFormat: extracted.mrz_format,
-    lastNameViz: extracted.last_name_viz ?? null,
-    firstNameViz: extracted.first_name_viz ?? null,
+    ...extracted,
+    lastNameViz: extracted.lastNameViz ?? null,
+    firstNameViz: extracted.firstNameViz ?? null,
     source: extracted.source ?? 'mrz',
   };
 }
@@ -183,18 +176,14 @@ export async function verifyIdDocument(
     const result: IdVerificationResult = {
       verificationId: id,
       status: analysis.status as IdVerificationResult['status'],
-      resultCode: details.result_code,
-      checks: {
-        documentAuthentic: details.checks.document_authentic,
-        mrzMatch: details.checks.mrz_match,
-        expiryCheck: details.checks.expiry_check,
-        nfcSignature: details.checks.nfc_signature,
-      },
-      issuingCountry: details.issuing_country,
-      documentType: details.document_type,
+      resultCode: details.resultCode,
+      checks: details.checks,
+      issuingCountry: details.issuingCountry,
+      documentType: details.documentType,
       extracted: extractedOf(details.extracted),
       warnings: analysis.warnings.map((warning) => ({ ...warning })),
-      ...definedFields({ barcode: details.barcode, metadata }),
+      // GraphQL documents `barcode` as the spec's snake_case JSON, as a session step keeps it.
+      ...definedFields({ barcode: details.barcode && storedDetails(details.barcode), metadata }),
     };
     // The result only: the images and chip data are never stored.
     return {

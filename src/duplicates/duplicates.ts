@@ -18,7 +18,7 @@ import { SessionNodeResultSchema, type Session, type SessionNodeResult } from '.
 import type { DuplicatesPolicy } from '../../entities/workflow.entity.js';
 import { documentNumberKey } from '../engines/aml/normalize.js';
 import { decodeDataUri } from '../engines/data-uri.js';
-import type { DocumentVerificationDetails } from '../engines/details.js';
+import type { StoredDocumentVerificationDetails } from '../engines/details.js';
 import { SELFIE_MIME_TYPES } from '../engines/inputs.js';
 import { FACE_MATCH_PASS_SIMILARITY } from '../engines/face/thresholds.js';
 import { templateFromBytes } from '../engines/face/template.js';
@@ -161,7 +161,7 @@ async function observeDocument(
   row: SessionNodeResult,
   key: { version: number; secret: string },
 ) {
-  const details = row.details as Partial<DocumentVerificationDetails>;
+  const details = row.details as Partial<StoredDocumentVerificationDetails>;
   const number = details.extracted?.document_number;
   if (!number || !details.issuing_country) return;
   const fingerprint = documentPrint(key.secret, details.issuing_country, number);

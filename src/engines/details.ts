@@ -7,7 +7,8 @@ import type { PadFinding } from './face/pad.js';
 import type { RecaptureFinding } from './document/recapture.js';
 import type { DocumentBarcodeDetails } from './document/barcodes.js';
 
-import type { HitExplanation } from './aml/score.js';
+import type { AmlQuery, HitExplanation } from './aml/score.js';
+import type { StoredDetails } from './stored-details.js';
 
 /** Outcome of one check inside a node; `warning` passes but is listed, `skipped` was not run. */
 export type CheckOutcome = 'passed' | 'failed' | 'review' | 'warning' | 'skipped';
@@ -15,53 +16,53 @@ export type CheckOutcome = 'passed' | 'failed' | 'review' | 'warning' | 'skipped
 /** Checks of an ID document (spec "ID verification result"). */
 export type DocumentChecks = {
   /** Security features and tamper analysis. */
-  document_authentic: CheckOutcome;
+  documentAuthentic: CheckOutcome;
   /** MRZ check digits and agreement with the visual zone. */
-  mrz_match: CheckOutcome;
+  mrzMatch: CheckOutcome;
   /** The document is not expired. */
-  expiry_check: CheckOutcome;
+  expiryCheck: CheckOutcome;
   /** Chip signature; `skipped` unless NFC was enabled and read. */
-  nfc_signature: CheckOutcome;
+  nfcSignature: CheckOutcome;
 };
 
 /** Details of `document_verification`. */
 export type DocumentVerificationDetails = {
   /** Machine-readable summary (`clear`, `document_expired`, ...). */
-  result_code: string;
+  resultCode: string;
   /** Same values as the input `id_type`. */
-  document_type: string;
+  documentType: string;
   /** ISO-2 issuing country. */
-  issuing_country: string;
+  issuingCountry: string;
   /** Per-check outcomes. */
   checks: DocumentChecks;
   /** Fields read from the document; null when unreadable. */
   extracted: {
     /** Given name. */
-    first_name: string | null;
+    firstName: string | null;
     /** Family name. */
-    last_name: string | null;
+    lastName: string | null;
     /** `YYYY-MM-DD`. */
-    date_of_birth: string | null;
+    dateOfBirth: string | null;
     /** Document number. */
-    document_number: string | null;
+    documentNumber: string | null;
     /** `YYYY-MM-DD`; the century chosen as docs/id-verification.md says. */
-    expiry_date: string | null;
+    expiryDate: string | null;
     /** Nationality of the holder, ISO-2 (the MRZ's nationality field); null for codes naming no country. What AML screening narrows by. */
     nationality: string | null;
     /** Nationality code as printed in the MRZ (ICAO alpha-3 such as `FRA`, or `D`, `UTO`, `XXA`). */
-    nationality_code: string | null;
+    nationalityCode: string | null;
     /** Issuing state code as printed in the MRZ (ICAO alpha-3). */
-    issuing_state: string | null;
+    issuingState: string | null;
     /** `M`, `F` or `X`; null when unspecified. */
     sex: string | null;
     /** MRZ document code: `P`, `I`, `ID`, `A`, `C`, `V`, … */
-    document_code: string | null;
+    documentCode: string | null;
     /** MRZ layout: `TD1`, `TD2`, `TD3`, `MRVA` or `MRVB`. */
-    mrz_format: string | null;
+    mrzFormat: string | null;
     /** Family name as the visual zone prints it (accents kept, `MÜLLER` beside the MRZ's `MUELLER`); absent when not read. */
-    last_name_viz?: string | null;
+    lastNameViz?: string | null;
     /** Given names as the visual zone prints them; absent when not read. */
-    first_name_viz?: string | null;
+    firstNameViz?: string | null;
     /** Where the fields come from: `mrz`; `viz` when no MRZ was read and the printed page was (lower confidence); `barcode` for a US or Canadian licence or ID card read from its AAMVA PDF417. Absent: `mrz`. */
     source?: 'mrz' | 'viz' | 'barcode';
   };
@@ -78,6 +79,9 @@ export type DocumentVerificationDetails = {
   /** Live engine: whether the front image is a re-capture of a screen or a print, with each named signal (src/engines/document/recapture.ts). */
   recapture?: RecaptureFinding;
 };
+
+/** The `document_verification` details as a session keeps them (the spec's snake_case). */
+export type StoredDocumentVerificationDetails = StoredDetails<DocumentVerificationDetails>;
 
 /** Details of `biometric_kyc`, as the engines return them; kept as `StoredDetails<BiometricKycDetails>` (src/engines/stored-details.ts). */
 export type BiometricKycDetails = {
@@ -101,24 +105,21 @@ export type BiometricKycDetails = {
 export { AML_LISTS, type AmlList } from './aml/entity.js';
 export { riskBand } from './aml/score.js';
 
-/** One potential match in an AML screening (the spec leaves its shape open). */
+/** One potential match in an AML screening (the spec leaves its shape open), as the engines return it; kept as {@link StoredAmlHit}. */
 export type AmlHit = {
   /** List the entry belongs to. */
   list: string;
   /** Entry id within that list. */
-  entry_id: string;
+  entryId: string;
   /** Kind of risk the list represents. */
   category: 'sanctions' | 'pep' | 'adverse_media';
   /** The name as the list spells it. */
-  matched_name: string;
+  matchedName: string;
   /** Strength of this match, 0 to 100; the screening score is the highest of these. */
   score: number;
   /** Why it scored so: the listed form and tokens that matched, date of birth and country points (live engine only). */
   explanation?: HitExplanation;
 };
-
-/** A hit a standing false positive took out of a screening, with the disposition that did. */
-export type SuppressedAmlHit = AmlHit & { disposition_id: string };
 
 /** Whom an AML screening screened: name, and date of birth and country when known. */
 export type AmlSubject = { full_name: string; date_of_birth?: string; country?: string };
@@ -129,25 +130,37 @@ export type AmlSubject = { full_name: string; date_of_birth?: string; country?: 
  */
 export type AmlScreenedSource = 'document' | 'submitted_data';
 
-/** Details of `aml_screening` (spec "AML result"). */
+/** Details of `aml_screening` (spec "AML result"), as the engines return them; a session keeps them as {@link StoredAmlScreeningDetails}. */
 export type AmlScreeningDetails = {
   /** Machine-readable summary. */
-  result_code: string;
+  resultCode: string;
   /** 0 to 100; at or above the workflow threshold the session declines. */
   score: number;
   /** 1 (low) to 5 (high), derived from `score` by `riskBand` (src/engines/aml/score.ts). */
-  risk_band: number;
+  riskBand: number;
   /** Potential matches. */
   hits: AmlHit[];
-  /** In a session: hits a reviewer's standing false positive for the same person took out (src/sessions/aml-dispositions.ts). */
-  suppressed_hits?: SuppressedAmlHit[];
   /** Exactly the lists screened. */
-  checked_lists: string[];
-  /** Who was screened, kept so ongoing monitoring can screen the same subject again after a list import. */
-  subject?: AmlSubject;
-  /** In a session: where `subject` came from. */
+  checkedLists: string[];
+  /** Who was screened, kept (as `full_name`, `date_of_birth`, `country`) so ongoing monitoring can screen the same subject again after a list import. */
+  subject?: AmlQuery;
+};
+
+/** A hit as a session keeps it (the spec's snake_case), marked when ongoing monitoring found it (src/engines/aml/dispositions.ts). */
+export type StoredAmlHit = StoredDetails<AmlHit> & { found_by?: 'monitoring'; found_at?: string };
+
+/** A hit a standing false positive took out of a screening, with the disposition that did. */
+export type SuppressedAmlHit = StoredAmlHit & { disposition_id: string };
+
+/** The `aml_screening` details as a session keeps them: the engine's, in snake_case, with what the session layer adds. */
+export type StoredAmlScreeningDetails = Omit<StoredDetails<AmlScreeningDetails>, 'hits'> & {
+  /** Potential matches. */
+  hits: StoredAmlHit[];
+  /** Hits a reviewer's standing false positive for the same person took out (src/sessions/aml-dispositions.ts). */
+  suppressed_hits?: SuppressedAmlHit[];
+  /** Where `subject` came from. */
   screened_source?: AmlScreenedSource;
-  /** In a session screened from the document: what the end user typed, compared with `subject` (differences are warnings). */
+  /** Screened from the document: what the end user typed, compared with `subject` (differences are warnings). */
   submitted_data?: AmlSubject;
 };
 

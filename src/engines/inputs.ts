@@ -9,6 +9,7 @@ import type { GivenFields } from '../shared/input-rules.js';
 import type { NODE_INPUT_SCHEMAS } from '../shared/node-input-schemas.js';
 import { isAmlList } from '../domain/aml-lists.js';
 import type { AmlSubject } from './details.js';
+import type { AmlQuery } from './aml/score.js';
 
 /**
  * The validated input of a node type, camelCase as the caller wrote it, without the fields not
@@ -75,6 +76,15 @@ export function amlSubjectOf(input: AmlScreeningInput): AmlSubject {
   return {
     full_name: input.fullName,
     ...(input.dateOfBirth ? { date_of_birth: input.dateOfBirth } : {}),
+    ...(input.country ? { country: input.country } : {}),
+  };
+}
+
+/** The query an AML engine screens and keeps as `subject`: the input without `lists` (where, not whom); sandbox and live alike. */
+export function amlQueryOf(input: AmlScreeningInput): AmlQuery {
+  return {
+    fullName: input.fullName,
+    ...(input.dateOfBirth ? { dateOfBirth: input.dateOfBirth } : {}),
     ...(input.country ? { country: input.country } : {}),
   };
 }

@@ -10,7 +10,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Session } from '../../entities/session.entity.js';
 import { SessionNodeResultSchema } from '../../entities/session.entity.js';
 import type { ListHit, NodeResult, NodeType } from '../domain/types.js';
-import type { DocumentVerificationDetails } from '../engines/details.js';
+import type { StoredDocumentVerificationDetails } from '../engines/details.js';
 import type { AmlScreeningInput } from '../engines/inputs.js';
 import { FACE_MATCH_PASS_SIMILARITY } from '../engines/face/thresholds.js';
 import { templateBytes, templateFromBytes } from '../engines/face/template.js';
@@ -31,7 +31,7 @@ interface FingerprintProbe {
 }
 
 /** The fingerprints a document result offers: the document itself and the holder's name. */
-function documentProbes(details: Partial<DocumentVerificationDetails> | undefined): FingerprintProbe[] {
+function documentProbes(details: Partial<StoredDocumentVerificationDetails> | undefined): FingerprintProbe[] {
   if (!details) return [];
   const probes: FingerprintProbe[] = [];
   const number = details.extracted?.document_number;
@@ -68,7 +68,7 @@ export async function findListHits(
     [session.id],
     'all',
   );
-  const probes = documentProbes(nodeResults.document_verification?.details as Partial<DocumentVerificationDetails> | undefined);
+  const probes = documentProbes(nodeResults.document_verification?.details as Partial<StoredDocumentVerificationDetails> | undefined);
   for (const subject of subjects) {
     if (subject.kind === 'name' && subject.fingerprint)
       probes.push({ nodeType: subject.node_type, entryType: 'name', fingerprint: subject.fingerprint });

@@ -17,7 +17,7 @@ import type { ServiceSecrets } from '../auth/secrets.js';
 import { amlDetailsOf, amlSubjectHash, entityVersions, hitEntityId, standingFalsePositives } from '../engines/aml/dispositions.js';
 import { amlNodeStatus } from '../domain/node-outcome.js';
 import type { NodeResult } from '../domain/types.js';
-import type { AmlHit, AmlScreeningDetails } from '../engines/details.js';
+import type { StoredAmlHit, StoredAmlScreeningDetails, SuppressedAmlHit } from '../engines/details.js';
 import { riskBand } from '../engines/aml/score.js';
 import { ApiError, validationError } from '../shared/errors.js';
 import { recordOperatorAction } from '../operators/operator-audit.js';
@@ -37,7 +37,7 @@ export const AML_DISPOSITION_REASON_MAX = 2000;
 type EngineResult = Omit<NodeResult, 'required'>;
 
 /** The result code of the best remaining hit, as the live engine names it. */
-function resultCodeOf(best: AmlHit | undefined, threshold: number): string {
+function resultCodeOf(best: StoredAmlHit | undefined, threshold: number): string {
   if (!best) return 'clear';
   if (best.category === 'pep') return 'pep_match';
   if (best.category === 'adverse_media') return 'adverse_media_match';
@@ -56,10 +56,10 @@ export async function withoutFalsePositives(
   result: EngineResult,
   threshold: number,
 ): Promise<EngineResult> {
-  const details = result.details as Partial<AmlScreeningDetails>;
+  const details = result.details as Partial<StoredAmlScreeningDetails>;
   if (!details.subject?.full_name || !Array.isArray(details.hits) || details.hits.length === 0) return result;
   const standing = await standingFalsePositives(em, secrets, scope, details.subject, details.hits.map(hitEntityId));
-  const suppressed: NonNullable<AmlScreeningDetails['suppressed_hits']> = [];
+  const suppressed: SuppressedAmlHit[] = [];
   const hits = details.hits.filter((hit) => {
     const fp = standing.get(hitEntityId(hit));
     if (fp?.holds) suppressed.push({ ...hit, disposition_id: fp.dispositionId });

@@ -11,7 +11,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SessionNodeResultSchema, SessionSchema } from '../../entities/session.entity.js';
-import type { AmlScreeningDetails } from '../engines/details.js';
+import type { StoredAmlScreeningDetails } from '../engines/details.js';
 import { entityId, isAmlList, type AmlList } from '../engines/aml/entity.js';
 import type { AmlHit, AmlQuery, AmlScreening } from '../engines/aml/score.js';
 import { screenStored } from '../engines/aml/store.js';
@@ -97,8 +97,8 @@ export async function rescreenAfterImport(options: RescreenOptions): Promise<Res
     const lists = (subject.lists ?? [...imported]).filter((list) => imported.has(list));
     if (lists.length === 0) continue;
     const query: AmlQuery = {
-      full_name: subject.full_name,
-      ...(subject.date_of_birth ? { date_of_birth: subject.date_of_birth } : {}),
+      fullName: subject.full_name,
+      ...(subject.date_of_birth ? { dateOfBirth: subject.date_of_birth } : {}),
       ...(subject.country ? { country: subject.country } : {}),
     };
     const screening = await options.screen(query, lists);
@@ -107,18 +107,18 @@ export async function rescreenAfterImport(options: RescreenOptions): Promise<Res
     const standing = options.port.falsePositives
       ? await options.port.falsePositives(
           subject,
-          screening.hits.map((hit) => hit.entity_id),
+          screening.hits.map((hit) => hit.entityId),
         )
       : new Map<string, { holds: boolean }>();
     const fresh = screening.hits.filter((hit) => {
-      const falsePositive = standing.get(hit.entity_id);
-      return falsePositive ? !falsePositive.holds : !known.has(hit.entity_id);
+      const falsePositive = standing.get(hit.entityId);
+      return falsePositive ? !falsePositive.holds : !known.has(hit.entityId);
     });
     if (fresh.length === 0) continue;
     const best = fresh[0];
     await options.port.sendToReview(subject, {
       code: 'aml_new_hit',
-      message: `Re-screening after an update of ${lists.join(', ')} found ${fresh.length} new hit(s); best: ${best.name} on ${best.source_list}, score ${best.score}.`,
+      message: `Re-screening after an update of ${lists.join(', ')} found ${fresh.length} new hit(s); best: ${best.name} on ${best.sourceList}, score ${best.score}.`,
       hits: fresh,
       lists,
     });
@@ -158,7 +158,7 @@ export function sessionMonitoringPort(em: EntityManager, bus: EventBus, secrets:
         });
         const tenantOf = new Map(page.map((session) => [session.id, session.tenant.id]));
         for (const result of results) {
-          const details = result.details as Partial<AmlScreeningDetails>;
+          const details = result.details as Partial<StoredAmlScreeningDetails>;
           if (!details.subject?.full_name) continue;
           yield {
             tenantId: tenantOf.get(result.sessionId),

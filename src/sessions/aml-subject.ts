@@ -23,7 +23,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { SessionNodeResultSchema } from '../../entities/session.entity.js';
 import type { NodeResult, NodeType, Warning } from '../domain/types.js';
 import { nameSimilarity } from '../engines/aml/score.js';
-import type { AmlScreenedSource, AmlScreeningDetails, AmlSubject, DocumentVerificationDetails } from '../engines/details.js';
+import type { AmlScreenedSource, AmlSubject, StoredAmlScreeningDetails, StoredDocumentVerificationDetails } from '../engines/details.js';
 import { amlInputOf, amlSubjectOf, type AmlScreeningInput } from '../engines/inputs.js';
 import type { EngineContext, NodeEngine } from '../engines/node-engine.js';
 import { keptResult } from '../engines/stored-details.js';
@@ -55,7 +55,7 @@ export type AmlScreenPlan =
 /** The identity a document result offers for screening, or null (failed, or no name read). */
 export function documentIdentity(document: ResultView): AmlSubject | null {
   if (document.status === 'failed' || document.status === 'pending') return null;
-  const extracted = (document.details as Partial<DocumentVerificationDetails>).extracted;
+  const extracted = (document.details as Partial<StoredDocumentVerificationDetails>).extracted;
   const fullName = [extracted?.first_name, extracted?.last_name]
     .filter((part): part is string => typeof part === 'string' && part.trim() !== '')
     .join(' ');
@@ -162,8 +162,8 @@ export async function amlNodeResult(
   }
   const input = amlInputOf(plan.subject, submitted.lists);
   const result = keptResult(await engine.run(input, context));
-  const details: AmlScreeningDetails = {
-    ...(result.details as AmlScreeningDetails),
+  const details: StoredAmlScreeningDetails = {
+    ...(result.details as StoredAmlScreeningDetails),
     screened_source: plan.source,
     subject: plan.subject,
     ...(plan.source === 'document' ? { submitted_data: amlSubjectOf(submitted) } : {}),
@@ -200,7 +200,7 @@ export function awaitedSubmission(row: ResultView | null): AmlScreeningInput | n
  */
 function screenedBeforeThisRule(row: ResultView | null): AmlScreeningInput | null {
   if (!row || row.status === 'pending' || row.details.screened_source !== undefined) return null;
-  const details = row.details as Partial<AmlScreeningDetails>;
+  const details = row.details as Partial<StoredAmlScreeningDetails>;
   if (typeof details.subject?.full_name !== 'string') return null;
   return amlInputOf(details.subject, Array.isArray(details.checked_lists) ? details.checked_lists : undefined);
 }

@@ -303,7 +303,7 @@ describe('AML screening', () => {
       const engine = createLiveAmlEngine({ em: () => testApp.app.orm.em.fork() });
       const result = await engine.run({ fullName: name, dateOfBirth: dob }, { ...context, amlScoreThreshold: threshold });
       expect(result).toMatchObject({ status, provider: 'openkyc:aml_screen', warnings: [] });
-      expect(result.details).toMatchObject({ result_code: code, checked_lists: [...AML_LISTS] });
+      expect(result.details).toMatchObject({ resultCode: code, checkedLists: [...AML_LISTS] });
     });
 
     it('given a hit, then details carry the sandbox hit shape', async () => {
@@ -311,13 +311,13 @@ describe('AML screening', () => {
       const result = await engine.run({ fullName: 'Pak Chol Min', lists: ['UN_SC'] }, context);
       expect(result.details).toMatchObject({
         score: expect.any(Number),
-        risk_band: expect.any(Number),
-        checked_lists: ['UN_SC'],
-        hits: [{ list: 'UN_SC', entry_id: '6900001', category: 'sanctions', matched_name: 'PAK CHOL MIN', score: expect.any(Number) }],
+        riskBand: expect.any(Number),
+        checkedLists: ['UN_SC'],
+        hits: [{ list: 'UN_SC', entryId: '6900001', category: 'sanctions', matchedName: 'PAK CHOL MIN', score: expect.any(Number) }],
       });
       // A reviewer of the session sees why it matched, as the standalone screen says.
       const [hit] = (result.details as { hits: Array<{ score: number; explanation?: Record<string, unknown> }> }).hits;
-      expect(hit!.explanation).toMatchObject({ method: 'tokens', unmatched_query_tokens: [], name_points: hit!.score });
+      expect(hit!.explanation).toMatchObject({ method: 'tokens', unmatchedQueryTokens: [], namePoints: hit!.score });
     });
   });
 

@@ -87,6 +87,13 @@ async function screened(key: string, input: Record<string, string>): Promise<{ i
   return { id: created.body.session_id, status: submitted.body.data.submitAmlData.status };
 }
 
+/** Every object key, at any depth, that is camelCase: the stored details must have none. */
+function camelCaseKeys(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(camelCaseKeys);
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([key, field]) => [...(/[a-z][A-Z]/.test(key) ? [key] : []), ...camelCaseKeys(field)]);
+}
+
 /** A name no fixture or other test uses (both words random), so the shared list tables cannot interfere. */
 function uniqueName(): string {
   const word = () => {
@@ -252,6 +259,24 @@ describe('a false positive is remembered for the person and the entity', () => {
       body: { disposition: 'false_positive', reason: 'Listed person born 1970; the applicant in 1985.' },
     });
     expect(marked.status).toBe(200);
+    // The session keeps the live engine's hit and explanation in the spec's snake_case (one flip, where the result is kept).
+    const firstAml = (await testApp.rest('GET', `/v1/sessions/${first.id}/decision`, { key: tenant.liveKey })).body.node_results
+      .aml_screening;
+    expect(firstAml.details).toMatchObject({
+      result_code: expect.any(String),
+      risk_band: expect.any(Number),
+      checked_lists: expect.any(Array),
+      subject: { full_name: name, date_of_birth: '1985-06-07', country: 'GB' },
+      hits: [
+        {
+          list: 'OFAC_SDN',
+          entry_id: entity.source_id,
+          matched_name: name,
+          explanation: expect.objectContaining({ matched_name_kind: 'primary_name', name_points: 100, unmatched_query_tokens: [] }),
+        },
+      ],
+    });
+    expect(camelCaseKeys(firstAml.details)).toEqual([]);
     const firstHits = await testApp.rest('GET', `/v1/sessions/${first.id}/aml-hits`, { key: tenant.liveKey });
     expect(firstHits.body.data[0]).toMatchObject({
       entity_id: entityId,
@@ -280,6 +305,16 @@ describe('a false positive is remembered for the person and the entity', () => {
     const reopened = await testApp.rest('GET', `/v1/sessions/${second.id}/decision`, { key: tenant.liveKey });
     expect(reopened.body.status).toBe('in_review');
     expect(reopened.body.reasons.map((reason: { code: string }) => reason.code)).toContain('aml_new_hit');
+    // The hit monitoring added is kept like the engine's own: snake_case, with its explanation.
+    const raisedAml = reopened.body.node_results.aml_screening;
+    expect(raisedAml.details.hits).toEqual([
+      expect.objectContaining({
+        entry_id: entity.source_id,
+        found_by: 'monitoring',
+        explanation: expect.objectContaining({ name_points: 100, token_matches: expect.any(Array) }),
+      }),
+    ]);
+    expect(camelCaseKeys(raisedAml.details)).toEqual([]);
     const raised = await testApp.rest('GET', `/v1/sessions/${second.id}/aml-hits`, { key: tenant.liveKey });
     expect(raised.body.data).toEqual([
       expect.objectContaining({

@@ -179,7 +179,7 @@ describe('NFC passive authentication', () => {
         cscaCertificates: [chip.csca.certificate],
       });
       expect(result.status).toBe('passed');
-      expect(result.details).toMatchObject({ result_code: 'clear', checks: { nfc_signature: 'passed' } });
+      expect(result.details).toMatchObject({ resultCode: 'clear', checks: { nfcSignature: 'passed' } });
       expect(result.warnings).toEqual([]);
     });
 
@@ -188,7 +188,7 @@ describe('NFC passive authentication', () => {
         readMrz,
       });
       expect(result.status).toBe('passed');
-      expect(result.details).toMatchObject({ result_code: 'clear', checks: { nfc_signature: 'warning' } });
+      expect(result.details).toMatchObject({ resultCode: 'clear', checks: { nfcSignature: 'warning' } });
       expect(result.warnings).toEqual([expect.objectContaining({ code: 'csca_not_configured', field: 'nfc' })]);
     });
 
@@ -199,7 +199,7 @@ describe('NFC passive authentication', () => {
         cscaCertificates: [other.csca.certificate],
       });
       expect(result.status).toBe('failed');
-      expect(result.details).toMatchObject({ result_code: 'nfc_signature_invalid', checks: { nfc_signature: 'failed' } });
+      expect(result.details).toMatchObject({ resultCode: 'nfc_signature_invalid', checks: { nfcSignature: 'failed' } });
       expect(result.warnings).toEqual([expect.objectContaining({ code: 'nfc_mrz_mismatch', field: 'nfc' })]);
     });
   });

@@ -129,41 +129,41 @@ describe('sandbox engines', () => {
     it('given a data URI, when run, then the details have the spec shape with NFC skipped', async () => {
       const result = await run('document_verification', BASE_INPUTS.document_verification);
       expect(result.details).toEqual({
-        result_code: 'clear',
-        document_type: 'PASSPORT',
-        issuing_country: 'FR',
-        checks: { document_authentic: 'passed', mrz_match: 'passed', expiry_check: 'passed', nfc_signature: 'skipped' },
+        resultCode: 'clear',
+        documentType: 'PASSPORT',
+        issuingCountry: 'FR',
+        checks: { documentAuthentic: 'passed', mrzMatch: 'passed', expiryCheck: 'passed', nfcSignature: 'skipped' },
         extracted: {
-          first_name: 'Sandbox',
-          last_name: 'User',
-          date_of_birth: '1990-01-01',
+          firstName: 'Sandbox',
+          lastName: 'User',
+          dateOfBirth: '1990-01-01',
           nationality: 'FR',
-          document_number: 'SBX000000',
-          expiry_date: '2030-06-14',
-          nationality_code: null,
-          issuing_state: null,
+          documentNumber: 'SBX000000',
+          expiryDate: '2030-06-14',
+          nationalityCode: null,
+          issuingState: null,
           sex: null,
-          document_code: null,
-          mrz_format: null,
+          documentCode: null,
+          mrzFormat: null,
         },
       });
     });
 
     it('given enable_nfc, when run, then nfc_signature passed', async () => {
       const result = await run('document_verification', { ...BASE_INPUTS.document_verification, enableNfc: true });
-      expect(result.details.checks).toMatchObject({ nfc_signature: 'passed' });
+      expect(result.details.checks).toMatchObject({ nfcSignature: 'passed' });
     });
 
     it('given sandbox:nfc_invalid with enable_nfc, when run, then the override wins', async () => {
       const input = { ...inputWith('document_verification', 'sandbox:nfc_invalid'), enableNfc: true };
-      expect((await run('document_verification', input)).details.checks).toMatchObject({ nfc_signature: 'failed' });
+      expect((await run('document_verification', input)).details.checks).toMatchObject({ nfcSignature: 'failed' });
     });
 
     it('given sandbox:expired, when run, then the expiry date is in the past and only expiry_check failed', async () => {
       const result = await run('document_verification', inputWith('document_verification', 'sandbox:expired'));
       expect(result.details).toMatchObject({
-        checks: { document_authentic: 'passed', mrz_match: 'passed', expiry_check: 'failed' },
-        extracted: { expiry_date: '2024-06-15' },
+        checks: { documentAuthentic: 'passed', mrzMatch: 'passed', expiryCheck: 'failed' },
+        extracted: { expiryDate: '2024-06-15' },
       });
     });
 
@@ -175,9 +175,9 @@ describe('sandbox engines', () => {
       const result = await run('document_verification', BASE_INPUTS.document_verification, context);
       expect(result.warnings).toEqual([]);
       expect(result.details.extracted).toMatchObject({
-        first_name: 'Ada',
-        last_name: 'Lovelace',
-        date_of_birth: '1815-12-10',
+        firstName: 'Ada',
+        lastName: 'Lovelace',
+        dateOfBirth: '1815-12-10',
       });
     });
 
@@ -236,26 +236,26 @@ describe('sandbox engines', () => {
       const result = await run('aml_screening', BASE_INPUTS.aml_screening);
       expect(result.status).toBe('passed');
       expect(result.details).toEqual({
-        result_code: 'clear',
+        resultCode: 'clear',
         score: 0,
-        risk_band: 1,
+        riskBand: 1,
         hits: [],
-        checked_lists: [...AML_LISTS],
-        subject: { full_name: BASE_INPUTS.aml_screening.fullName },
+        checkedLists: [...AML_LISTS],
+        subject: { fullName: BASE_INPUTS.aml_screening.fullName },
       });
     });
 
     it('given Sandbox Sanctioned, when run, then score 95, band 5, one OFAC_SDN hit, failed', async () => {
       const result = await run('aml_screening', { fullName: 'Sandbox Sanctioned' });
       expect(result.status).toBe('failed');
-      expect(result.details).toMatchObject({ score: 95, risk_band: 5, result_code: 'sanctions_match' });
+      expect(result.details).toMatchObject({ score: 95, riskBand: 5, resultCode: 'sanctions_match' });
       expect(result.details.hits).toEqual([expect.objectContaining({ list: 'OFAC_SDN', category: 'sanctions', score: 95 })]);
     });
 
     it('given Sandbox Pep, when run, then score 60, one PEP hit, review', async () => {
       const result = await run('aml_screening', { fullName: 'Sandbox Pep' });
       expect(result.status).toBe('review');
-      expect(result.details).toMatchObject({ score: 60, risk_band: 2 });
+      expect(result.details).toMatchObject({ score: 60, riskBand: 2 });
       expect(result.details.hits).toEqual([expect.objectContaining({ list: 'PEP', category: 'pep' })]);
     });
 
@@ -268,18 +268,18 @@ describe('sandbox engines', () => {
       const result = await run('aml_screening', { fullName: 'Sandbox Sanctioned', lists: ['PEP', 'UN_SC'] });
       expect(result.status).toBe('passed');
       expect(result.details).toEqual({
-        result_code: 'clear',
+        resultCode: 'clear',
         score: 0,
-        risk_band: 1,
+        riskBand: 1,
         hits: [],
-        checked_lists: ['PEP', 'UN_SC'],
-        subject: { full_name: 'Sandbox Sanctioned' },
+        checkedLists: ['PEP', 'UN_SC'],
+        subject: { fullName: 'Sandbox Sanctioned' },
       });
     });
 
     it('given duplicated lists, when run, then checked_lists names each list once', async () => {
       const result = await run('aml_screening', { fullName: 'x', lists: ['PEP', 'PEP'] });
-      expect(result.details.checked_lists).toEqual(['PEP']);
+      expect(result.details.checkedLists).toEqual(['PEP']);
     });
 
     it.each([

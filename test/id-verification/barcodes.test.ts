@@ -41,23 +41,23 @@ const VISA_SEAL = Buffer.from(
 describe('AAMVA parsing', () => {
   it("given the AAMVA 2020 standard's example, when parsed, then every DL/ID field comes out with US dates", () => {
     const record = parseAamva(AAMVA_2020_EXAMPLE);
-    expect(record).toMatchObject({ version: 10, jurisdiction_version: 0, issuer_id: '636000', issuer: 'Virginia', document_type: 'DL' });
+    expect(record).toMatchObject({ version: 10, jurisdictionVersion: 0, issuerId: '636000', issuer: 'Virginia', documentType: 'DL' });
     expect(record.subfiles).toEqual(['DL', 'ZV']);
     expect(record.fields).toEqual({
-      last_name: 'SAMPLE',
-      first_name: 'MICHAEL',
-      middle_name: 'JOHN',
-      date_of_birth: '1986-06-06',
-      expiry_date: '2024-12-10',
-      issue_date: '2019-06-06',
-      document_number: 'T64235789',
+      lastName: 'SAMPLE',
+      firstName: 'MICHAEL',
+      middleName: 'JOHN',
+      dateOfBirth: '1986-06-06',
+      expiryDate: '2024-12-10',
+      issueDate: '2019-06-06',
+      documentNumber: 'T64235789',
       sex: 'M',
       country: 'USA',
       state: 'VA',
-      address_street: '2300 WEST BROAD STREET',
-      address_city: 'RICHMOND',
-      address_postal_code: '23269',
-      document_discriminator: '2424244747474786102204',
+      addressStreet: '2300 WEST BROAD STREET',
+      addressCity: 'RICHMOND',
+      addressPostalCode: '23269',
+      documentDiscriminator: '2424244747474786102204',
     });
   });
 
@@ -66,10 +66,10 @@ describe('AAMVA parsing', () => {
     const record = parseAamva(aamvaPayload(licence));
     expect(record.fields).toMatchObject({
       country: 'CAN',
-      date_of_birth: '1984-11-05',
-      expiry_date: '2029-11-05',
-      document_number: 'T7654-32108-41105',
-      address_postal_code: 'M5J 2W3',
+      dateOfBirth: '1984-11-05',
+      expiryDate: '2029-11-05',
+      documentNumber: 'T7654-32108-41105',
+      addressPostalCode: 'M5J 2W3',
     });
     expect(record.issuer).toBe('Ontario');
   });
@@ -78,19 +78,19 @@ describe('AAMVA parsing', () => {
     const licence = { ...ontarioLicence(new Date('2026-06-01')), country: null };
     const record = parseAamva(aamvaPayload(licence));
     expect(record.fields.country).toBe('CAN');
-    expect(record.fields.date_of_birth).toBe('1984-11-05');
+    expect(record.fields.dateOfBirth).toBe('1984-11-05');
   });
 
   it('given each version 1 to 10, when a generated payload is parsed, then the names and dates come back (version 1: CCYYMMDD, no jurisdiction version)', () => {
     for (let version = 1; version <= 10; version++) {
       const record = parseAamva(aamvaPayload({ ...californiaLicence(4, new Date('2026-06-01')), version }));
       expect(record.version, `version ${version}`).toBe(version);
-      expect(record.jurisdiction_version).toBe(version === 1 ? null : 0);
+      expect(record.jurisdictionVersion).toBe(version === 1 ? null : 0);
       expect(record.fields).toMatchObject({
-        last_name: 'SAMPLE',
-        first_name: 'JANE',
-        date_of_birth: '1990-01-31',
-        expiry_date: '2030-01-31',
+        lastName: 'SAMPLE',
+        firstName: 'JANE',
+        dateOfBirth: '1990-01-31',
+        expiryDate: '2030-01-31',
       });
     }
   });
@@ -98,21 +98,21 @@ describe('AAMVA parsing', () => {
   it('given a version-1 card with DAA and a version-2 card with DCT, when parsed, then the names are split', () => {
     const v1 = '@\n\x1e\rANSI 6360140101DL00290100DLDAQA1234567\nDAADOE,JOHN,PAUL\nDBB19800115\nDBA20300115\nDBCM\nDAJCA\n\r';
     expect(parseAamva(v1).fields).toMatchObject({
-      last_name: 'DOE',
-      first_name: 'JOHN',
-      middle_name: 'PAUL',
-      date_of_birth: '1980-01-15',
+      lastName: 'DOE',
+      firstName: 'JOHN',
+      middleName: 'PAUL',
+      dateOfBirth: '1980-01-15',
       sex: 'M',
     });
     const v2 = '@\n\x1e\rANSI 636014020001DL00310100DLDAQA1234567\nDCSDOE\nDCTJOHN PAUL\nDBB01151980\nDCGUSA\n\r';
-    expect(parseAamva(v2).fields).toMatchObject({ last_name: 'DOE', first_name: 'JOHN', middle_name: 'PAUL', date_of_birth: '1980-01-15' });
+    expect(parseAamva(v2).fields).toMatchObject({ lastName: 'DOE', firstName: 'JOHN', middleName: 'PAUL', dateOfBirth: '1980-01-15' });
   });
 
   it('given header quirks of real cards (no RS, CR LF separators, offsets off), when parsed, then the fields are still read', () => {
     const noRs = AAMVA_2020_EXAMPLE.replace('@\n\x1e\r', '@\n\r');
-    expect(parseAamva(noRs).fields.last_name).toBe('SAMPLE');
+    expect(parseAamva(noRs).fields.lastName).toBe('SAMPLE');
     const crlf = AAMVA_2020_EXAMPLE.replace(/\n(?=[A-Z]{3})/g, '\r\n').replace('DL00410278', 'DL00450278');
-    expect(parseAamva(crlf).fields.date_of_birth).toBe('1986-06-06');
+    expect(parseAamva(crlf).fields.dateOfBirth).toBe('1986-06-06');
   });
 
   it('given malformed data, when parsed, then it is refused with the reason', () => {
@@ -191,7 +191,7 @@ describe('cross-check with the front', () => {
     const back = await decodeDocumentImage(toDataUri(await renderLicenceBack(licence)), 'image_back');
     const front = await decodeDocumentImage(toDataUri(await renderLicenceBack({ ...licence, lastName: 'OTHER' })), 'image_front');
     const read = await readBarcodes(front, back, [], new Date());
-    expect(read.aamva?.fields.last_name).toBe('SAMPLE');
+    expect(read.aamva?.fields.lastName).toBe('SAMPLE');
     crossCheckBarcode(read, {
       source: 'viz',
       last_name: 'SAMPLE',
@@ -308,21 +308,21 @@ describe('the document step with barcodes (engine on bytes; OCR replaced by the 
     const result = await run(await renderLicenceBack(licence));
     expect(result).toMatchObject({
       status: 'passed',
-      details: { result_code: 'clear', extracted: { source: 'barcode', last_name: 'SAMPLE' } },
+      details: { resultCode: 'clear', extracted: { source: 'barcode', lastName: 'SAMPLE' } },
     });
     expect(result.details.barcode?.compared.sort()).toEqual(['date_of_birth', 'document_number', 'expiry_date', 'first_name', 'last_name']);
   });
 
   it('given a front printing another surname, when checked, then barcode_front_mismatch sends it to review', async () => {
     const result = await run(await renderLicenceBack(licence), { lines: frontLines({ lastName: 'SAMPSON' }) });
-    expect(result).toMatchObject({ status: 'review', details: { result_code: 'barcode_front_mismatch' } });
+    expect(result).toMatchObject({ status: 'review', details: { resultCode: 'barcode_front_mismatch' } });
     expect(result.details.barcode?.mismatches).toEqual([{ field: 'last_name', barcode: 'SAMPLE', front: 'SAMPSON', source: 'viz' }]);
   });
 
   it('given a PDF417 that is not AAMVA data, when checked, then barcode_invalid goes to review with the reason', async () => {
     const broken = aamvaPayload(licence).replace('DBB01311990', 'DBB13311990');
     const result = await run(await renderLicenceBack(licence, {}, broken));
-    expect(result).toMatchObject({ status: 'review', details: { result_code: 'barcode_invalid' } });
+    expect(result).toMatchObject({ status: 'review', details: { resultCode: 'barcode_invalid' } });
     expect(result.warnings).toContainEqual(
       expect.objectContaining({ code: 'barcode_invalid', message: expect.stringContaining('DBB is not a date') }),
     );
@@ -331,7 +331,7 @@ describe('the document step with barcodes (engine on bytes; OCR replaced by the 
   it('given an Ontario licence sent as a US one, when checked, then country_mismatch fails it', async () => {
     const ontario = ontarioLicence();
     const result = await run(await renderLicenceBack(ontario), { lines: [] });
-    expect(result).toMatchObject({ status: 'failed', details: { result_code: 'country_mismatch' } });
+    expect(result).toMatchObject({ status: 'failed', details: { resultCode: 'country_mismatch' } });
   });
 
   it("given a session whose expected_details name someone else, when checked, then the barcode's name is compared (name_mismatch)", async () => {
@@ -346,7 +346,7 @@ describe('the document step with barcodes (engine on bytes; OCR replaced by the 
       .png()
       .toBuffer();
     const result = await run(blank);
-    expect(result).toMatchObject({ status: 'failed', details: { result_code: 'barcode_unreadable' } });
+    expect(result).toMatchObject({ status: 'failed', details: { resultCode: 'barcode_unreadable' } });
     expect(result.warnings).toContainEqual(expect.objectContaining({ code: 'barcode_unreadable', field: 'image_back' }));
     expect(pageReads).toBe(0);
   });

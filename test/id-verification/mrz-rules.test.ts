@@ -35,8 +35,8 @@ describe('document engine rules after OCR', () => {
 
       const result = await verifyLines(lines, 'TW');
 
-      expect(result.details.result_code).toBe('document_expired');
-      expect(result.details.extracted).toMatchObject({ date_of_birth: '1968-03-02', expiry_date: '1998-01-04' });
+      expect(result.details.resultCode).toBe('document_expired');
+      expect(result.details.extracted).toMatchObject({ dateOfBirth: '1968-03-02', expiryDate: '1998-01-04' });
     });
   });
 
@@ -65,8 +65,8 @@ describe('document engine rules after OCR', () => {
       const result = await verifyLines(mrzLines({ ...PASSPORT, issuingState: 'QQQ', nationality: 'FRA' }), 'FR');
 
       expect(result.status).toBe('review');
-      expect(result.details.result_code).toBe('unknown_issuing_state');
-      expect(result.details.checks).toMatchObject({ mrz_match: 'passed', document_authentic: 'failed' });
+      expect(result.details.resultCode).toBe('unknown_issuing_state');
+      expect(result.details.checks).toMatchObject({ mrzMatch: 'passed', documentAuthentic: 'failed' });
       expect(result.warnings).toContainEqual(expect.objectContaining({ code: 'unknown_issuing_state', field: 'country' }));
     });
 
@@ -74,23 +74,23 @@ describe('document engine rules after OCR', () => {
       const result = await verifyLines(mrzLines({ ...PASSPORT, issuingState: 'UTO' }), 'SE');
 
       expect(result.status).toBe('passed');
-      expect(result.details.result_code).toBe('clear');
-      expect(result.details.checks).toMatchObject({ mrz_match: 'passed', document_authentic: 'warning' });
+      expect(result.details.resultCode).toBe('clear');
+      expect(result.details.checks).toMatchObject({ mrzMatch: 'passed', documentAuthentic: 'warning' });
       expect(result.warnings).toContainEqual(expect.objectContaining({ code: 'specimen_state_code' }));
-      expect(result.details.extracted).toMatchObject({ issuing_state: 'UTO', nationality: null, nationality_code: 'UTO' });
+      expect(result.details.extracted).toMatchObject({ issuingState: 'UTO', nationality: null, nationalityCode: 'UTO' });
     });
 
     it('when the issuing state is a withdrawn code (YUG), then it passes for a successor state with a warning', async () => {
       const result = await verifyLines(mrzLines({ ...PASSPORT, issuingState: 'YUG' }), 'RS');
 
-      expect(result.details.result_code).toBe('clear');
+      expect(result.details.resultCode).toBe('clear');
       expect(result.warnings).toContainEqual(expect.objectContaining({ code: 'historic_state_code' }));
     });
 
     it('when a withdrawn code is sent with an unrelated country, then country_mismatch', async () => {
       const result = await verifyLines(mrzLines({ ...PASSPORT, issuingState: 'YUG' }), 'FR');
 
-      expect(result.details.result_code).toBe('country_mismatch');
+      expect(result.details.resultCode).toBe('country_mismatch');
     });
 
     it('when a check digit is broken, then mrz_mismatch still wins over the state code', async () => {
@@ -99,24 +99,24 @@ describe('document engine rules after OCR', () => {
 
       const result = await verifyLines(lines, 'FR');
 
-      expect(result.details.result_code).toBe('mrz_mismatch');
+      expect(result.details.resultCode).toBe('mrz_mismatch');
     });
 
     it('when verified, then every parsed field is returned', async () => {
       const result = await verifyLines(mrzLines({ ...PASSPORT, sex: 'M' }), 'FR');
 
       expect(result.details.extracted).toEqual({
-        first_name: 'CLAIRE ANNE',
-        last_name: 'MARTIN',
-        date_of_birth: '1985-04-12',
-        document_number: '18FR04512',
-        expiry_date: mrzDate(PASSPORT.expiryDate, 'expiry', NOW),
+        firstName: 'CLAIRE ANNE',
+        lastName: 'MARTIN',
+        dateOfBirth: '1985-04-12',
+        documentNumber: '18FR04512',
+        expiryDate: mrzDate(PASSPORT.expiryDate, 'expiry', NOW),
         nationality: 'FR',
-        nationality_code: 'FRA',
-        issuing_state: 'FRA',
+        nationalityCode: 'FRA',
+        issuingState: 'FRA',
         sex: 'M',
-        document_code: 'P',
-        mrz_format: 'TD3',
+        documentCode: 'P',
+        mrzFormat: 'TD3',
       });
     });
   });
@@ -193,19 +193,19 @@ describe('document engine rules after OCR', () => {
       const result = await verifyLines(MRV_A, 'SE', 'VISA');
 
       expect(result.details).toMatchObject({
-        result_code: 'document_expired',
-        checks: { mrz_match: 'passed', document_authentic: 'warning' },
+        resultCode: 'document_expired',
+        checks: { mrzMatch: 'passed', documentAuthentic: 'warning' },
         extracted: {
-          mrz_format: 'MRVA',
-          document_code: 'V',
-          document_number: 'L8988901C',
+          mrzFormat: 'MRVA',
+          documentCode: 'V',
+          documentNumber: 'L8988901C',
           nationality: null,
-          nationality_code: 'XXX',
-          date_of_birth: '1940-09-07',
-          expiry_date: '1996-12-10',
+          nationalityCode: 'XXX',
+          dateOfBirth: '1940-09-07',
+          expiryDate: '1996-12-10',
           sex: 'F',
-          last_name: 'ERIKSSON',
-          first_name: 'ANNA MARIA',
+          lastName: 'ERIKSSON',
+          firstName: 'ANNA MARIA',
         },
       });
     });
@@ -337,7 +337,7 @@ describe('document engine rules after OCR', () => {
         readMrz: () => Promise.resolve({ ...read, pageText: ['REPUBLIQUE FRANCAISE'] }),
       });
 
-      expect(result.details.result_code).toBe('clear');
+      expect(result.details.resultCode).toBe('clear');
       expect(result.warnings).toContainEqual(expect.objectContaining({ code: 'mrz_name_unconfirmed' }));
     });
 

@@ -37,14 +37,14 @@ describe.skipIf(!existsSync(DATA_DIR))('document engine on real specimen photos'
       async () => {
         const result = await verifyFile('mrz-passporteye/testdata__43_pass-twn.jpg', 'TW', 'PASSPORT');
 
-        expect(result.details.result_code).toBe('document_expired');
+        expect(result.details.resultCode).toBe('document_expired');
         expect(result.details.extracted).toMatchObject({
-          document_number: 'M00000426',
-          last_name: 'LIN',
-          date_of_birth: '1968-03-02',
-          expiry_date: '1998-01-04',
+          documentNumber: 'M00000426',
+          lastName: 'LIN',
+          dateOfBirth: '1968-03-02',
+          expiryDate: '1998-01-04',
           nationality: 'TW',
-          nationality_code: 'TWN',
+          nationalityCode: 'TWN',
           sex: 'M',
         });
       },
@@ -58,14 +58,14 @@ describe.skipIf(!existsSync(DATA_DIR))('document engine on real specimen photos'
       async () => {
         const result = await verifyFile('mrz-passporteye/testdata__62_pass-aus.png', 'AU', 'PASSPORT');
 
-        expect(result.details.checks.mrz_match).toBe('passed');
+        expect(result.details.checks.mrzMatch).toBe('passed');
         expect(result.details.extracted).toMatchObject({
-          document_number: 'PA0940409',
-          last_name: 'CITIZEN',
-          first_name: 'JANE',
-          date_of_birth: '1984-06-07',
-          expiry_date: '2019-03-21',
-          issuing_state: 'AUS',
+          documentNumber: 'PA0940409',
+          lastName: 'CITIZEN',
+          firstName: 'JANE',
+          dateOfBirth: '1984-06-07',
+          expiryDate: '2019-03-21',
+          issuingState: 'AUS',
           sex: 'F',
         });
       },
@@ -79,17 +79,17 @@ describe.skipIf(!existsSync(DATA_DIR))('document engine on real specimen photos'
       async () => {
         const result = await verifyFile('mrz-fastmrz/td3.jpg', 'SE', 'PASSPORT');
 
-        expect(result.details.result_code).toBe('document_expired');
-        expect(result.details.checks).toMatchObject({ mrz_match: 'passed', document_authentic: 'warning' });
+        expect(result.details.resultCode).toBe('document_expired');
+        expect(result.details.checks).toMatchObject({ mrzMatch: 'passed', documentAuthentic: 'warning' });
         expect(result.warnings).toContainEqual(expect.objectContaining({ code: 'specimen_state_code' }));
         expect(result.details.extracted).toMatchObject({
-          document_number: 'L898902C3',
-          last_name: 'ERIKSSON',
-          first_name: 'ANNA MARIA',
-          date_of_birth: '1974-08-12',
-          expiry_date: '2012-04-15',
-          issuing_state: 'UTO',
-          mrz_format: 'TD3',
+          documentNumber: 'L898902C3',
+          lastName: 'ERIKSSON',
+          firstName: 'ANNA MARIA',
+          dateOfBirth: '1974-08-12',
+          expiryDate: '2012-04-15',
+          issuingState: 'UTO',
+          mrzFormat: 'TD3',
         });
         // The printed page agrees: name, number and both dates were found by their captions and compared.
         expect(result.details.viz?.mismatches).toEqual([]);
@@ -132,9 +132,9 @@ describe.skipIf(!existsSync(DATA_DIR))('document engine on real specimen photos'
         const result = await verifyFile('td3-reprinted.jpg', 'SE', 'PASSPORT', forged);
 
         expect(result.status).toBe('review');
-        expect(result.details.result_code).toBe('viz_mrz_mismatch');
-        expect(result.details.checks.mrz_match).toBe('review');
-        expect(result.details.extracted.expiry_date).toBe('2030-04-15');
+        expect(result.details.resultCode).toBe('viz_mrz_mismatch');
+        expect(result.details.checks.mrzMatch).toBe('review');
+        expect(result.details.extracted.expiryDate).toBe('2030-04-15');
         expect(result.details.viz?.mismatches.map((mismatch) => mismatch.field)).toEqual(
           expect.arrayContaining(['last_name', 'expiry_date']),
         );
@@ -150,15 +150,15 @@ describe.skipIf(!existsSync(DATA_DIR))('document engine on real specimen photos'
       async () => {
         const result = await verifyFile('mrz-fastmrz/mrvb.jpg', 'SE', 'VISA');
 
-        expect(result.details.checks.mrz_match).toBe('passed');
+        expect(result.details.checks.mrzMatch).toBe('passed');
         expect(result.details.extracted).toMatchObject({
-          mrz_format: 'MRVB',
-          document_code: 'V',
-          document_number: 'L8988901C',
+          mrzFormat: 'MRVB',
+          documentCode: 'V',
+          documentNumber: 'L8988901C',
           nationality: null,
-          nationality_code: 'XXX',
-          date_of_birth: '1940-09-07',
-          expiry_date: '1996-12-10',
+          nationalityCode: 'XXX',
+          dateOfBirth: '1940-09-07',
+          expiryDate: '1996-12-10',
           sex: 'F',
         });
       },
@@ -172,7 +172,7 @@ describe.skipIf(!existsSync(DATA_DIR))('document engine on real specimen photos'
       async (file) => {
         const result = await verifyFile(file, 'SE', 'VISA');
 
-        expect(result.details.checks.mrz_match).toBe('passed');
+        expect(result.details.checks.mrzMatch).toBe('passed');
         expect(result.details.viz).toMatchObject({ zone: 'located', compared: ['last_name', 'first_name'], mismatches: [] });
       },
       OCR_TIMEOUT_MS,
@@ -185,11 +185,11 @@ describe.skipIf(!existsSync(DATA_DIR))('document engine on real specimen photos'
       async () => {
         const result = await verifyFile('mrz-passporteye/testdata__98_pass-nld.jpg', 'NL', 'PASSPORT');
 
-        expect(result.details.checks.mrz_match).toBe('passed');
+        expect(result.details.checks.mrzMatch).toBe('passed');
         expect(result.details.extracted).toMatchObject({
-          last_name: 'MEULENDIJK',
-          first_name: 'LOES ALBERTINE',
-          document_number: 'XA0000014',
+          lastName: 'MEULENDIJK',
+          firstName: 'LOES ALBERTINE',
+          documentNumber: 'XA0000014',
         });
       },
       OCR_TIMEOUT_MS,
@@ -202,9 +202,9 @@ describe.skipIf(!existsSync(DATA_DIR))('document engine on real specimen photos'
       async () => {
         const result = await verifyFile('mrz-passporteye/testdata__53_id-d.jpg', 'DE', 'NATIONAL_ID');
 
-        expect(result.details.checks.mrz_match).toBe('passed');
-        expect(result.details.extracted).toMatchObject({ document_number: 'T22000129', first_name: 'ERIKA', date_of_birth: '1964-08-12' });
-        if (result.details.extracted.last_name !== 'MUSTERMANN')
+        expect(result.details.checks.mrzMatch).toBe('passed');
+        expect(result.details.extracted).toMatchObject({ documentNumber: 'T22000129', firstName: 'ERIKA', dateOfBirth: '1964-08-12' });
+        if (result.details.extracted.lastName !== 'MUSTERMANN')
           expect(result.warnings).toContainEqual(expect.objectContaining({ code: 'mrz_name_unconfirmed' }));
       },
       OCR_TIMEOUT_MS,
@@ -217,15 +217,15 @@ describe.skipIf(!existsSync(DATA_DIR))('document engine on real specimen photos'
       async () => {
         const result = await verifyFile('mrz-passporteye/testdata__100_id-che.jpg', 'CH', 'NATIONAL_ID');
 
-        expect(result.details.checks.mrz_match).toBe('passed');
+        expect(result.details.checks.mrzMatch).toBe('passed');
         expect(result.details.extracted).toMatchObject({
-          mrz_format: 'TD1',
-          document_number: 'S0002068',
-          last_name: 'VADIS',
-          first_name: 'QUO',
-          date_of_birth: '1981-02-28',
-          expiry_date: '2013-01-01',
-          nationality_code: 'CHE',
+          mrzFormat: 'TD1',
+          documentNumber: 'S0002068',
+          lastName: 'VADIS',
+          firstName: 'QUO',
+          dateOfBirth: '1981-02-28',
+          expiryDate: '2013-01-01',
+          nationalityCode: 'CHE',
           sex: 'F',
         });
         // The back prints the dates of issue and expiry side by side (`010103 010113`): the expiry is compared.
@@ -241,14 +241,14 @@ describe.skipIf(!existsSync(DATA_DIR))('document engine on real specimen photos'
       async () => {
         const result = await verifyFile('mrz-passporteye/testdata__100_id-usa.jpg', 'US', 'RESIDENCE_PERMIT');
 
-        expect(result.details.checks.mrz_match).toBe('passed');
+        expect(result.details.checks.mrzMatch).toBe('passed');
         expect(result.details.extracted).toMatchObject({
-          mrz_format: 'TD1',
-          document_number: '000000003',
-          date_of_birth: '1958-08-17',
-          expiry_date: '2010-04-02',
-          nationality_code: 'COD',
-          last_name: 'SPECIMEN',
+          mrzFormat: 'TD1',
+          documentNumber: '000000003',
+          dateOfBirth: '1958-08-17',
+          expiryDate: '2010-04-02',
+          nationalityCode: 'COD',
+          lastName: 'SPECIMEN',
         });
       },
       OCR_TIMEOUT_MS,
@@ -261,11 +261,11 @@ describe.skipIf(!existsSync(DATA_DIR))('document engine on real specimen photos'
       async () => {
         const result = await verifyFile('mrz-passporteye/testdata__0_pass-lva.jpg', 'LV', 'PASSPORT');
 
-        expect(result.details.checks.mrz_match).toBe('passed');
+        expect(result.details.checks.mrzMatch).toBe('passed');
         expect(result.details.extracted).toMatchObject({
-          document_number: 'LT0000000',
-          nationality_code: 'XXC',
-          date_of_birth: '1986-05-10',
+          documentNumber: 'LT0000000',
+          nationalityCode: 'XXC',
+          dateOfBirth: '1986-05-10',
         });
         // Its MRZ was read in page-sized boxes: the visual zone is placed on the page read again turned upright.
         expect(result.details.viz).toMatchObject({
@@ -284,8 +284,8 @@ describe.skipIf(!existsSync(DATA_DIR))('document engine on real specimen photos'
       async () => {
         const result = await verifyFile('mrz-passporteye/testdata__100_pass-fin.png', 'FI', 'PASSPORT');
 
-        expect(result.details.result_code).toBe('document_expired');
-        expect(result.details.checks.mrz_match).toBe('passed');
+        expect(result.details.resultCode).toBe('document_expired');
+        expect(result.details.checks.mrzMatch).toBe('passed');
         expect(result.details.viz).toMatchObject({
           zone: 'located',
           fields: { document_number: 'XP8271602', date_of_birth: '711221' },
@@ -303,7 +303,7 @@ describe.skipIf(!existsSync(DATA_DIR))('document engine on real specimen photos'
       async () => {
         const result = await verifyFile('mrz-passporteye/testdata__0_id-esp.png', 'ES', 'NATIONAL_ID');
 
-        expect(result.details.result_code).toBe('mrz_mismatch');
+        expect(result.details.resultCode).toBe('mrz_mismatch');
       },
       OCR_TIMEOUT_MS,
     );

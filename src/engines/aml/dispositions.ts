@@ -11,17 +11,18 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantScope } from '../../auth/context.js';
 import { openPersonalData, sealPersonalData } from '../../auth/personal-data.js';
 import type { ServiceSecrets } from '../../auth/secrets.js';
-import type { AmlHit, AmlScreeningDetails, AmlSubject } from '../details.js';
+import type { AmlSubject, StoredAmlHit, StoredAmlScreeningDetails } from '../details.js';
+import { storedDetails } from '../stored-details.js';
 import { detailsHit } from './engine.js';
 import type { SanctionedEntity } from './entity.js';
 import { normalizeName } from './normalize.js';
 import { riskBand, type AmlHit as ScreeningHit } from './score.js';
 
-/** A hit as the node details keep it, with the marker of a hit found by ongoing monitoring. */
-export type StoredAmlHit = AmlHit & { found_by?: 'monitoring'; found_at?: string };
+/** A hit as the node details keep it, with the marker of a hit found by ongoing monitoring (details.ts). */
+export type { StoredAmlHit };
 
 /** The `entity_id` of a hit of the node details. */
-export function hitEntityId(hit: Pick<AmlHit, 'list' | 'entry_id'>): string {
+export function hitEntityId(hit: Pick<StoredAmlHit, 'list' | 'entry_id'>): string {
   return `${hit.list}:${hit.entry_id}`;
 }
 
@@ -139,12 +140,12 @@ export async function standingFalsePositives(
 }
 
 /** The AML node details of a session, or null when it has none with a subject. */
-export async function amlDetailsOf(em: EntityManager, sessionId: string): Promise<Partial<AmlScreeningDetails> | null> {
-  const [row] = await em.execute<{ details: Partial<AmlScreeningDetails> }[]>(
+export async function amlDetailsOf(em: EntityManager, sessionId: string): Promise<Partial<StoredAmlScreeningDetails> | null> {
+  const [row] = await em.execute<{ details: Partial<StoredAmlScreeningDetails> }[]>(
     `select details from session_node_result where session_id = ? and node_type = 'aml_screening'`,
     [sessionId],
   );
-  return row ? openPersonalData<Partial<AmlScreeningDetails>>(em, row.details) : null;
+  return row ? openPersonalData<Partial<StoredAmlScreeningDetails>>(em, row.details) : null;
 }
 
 /** What a reviewer asks: which hit of which session, what they say of it, and why. */
@@ -157,8 +158,8 @@ export async function recordMonitoringHits(tx: EntityManager, sessionId: string,
   const details = await amlDetailsOf(tx, sessionId);
   if (!details || found.length === 0) return;
   const foundAt = new Date().toISOString();
-  const added: StoredAmlHit[] = found.map((hit) => ({ ...detailsHit(hit), found_by: 'monitoring', found_at: foundAt }));
-  const ids = new Set(found.map((hit) => hit.entity_id));
+  const added: StoredAmlHit[] = found.map((hit) => ({ ...storedDetails(detailsHit(hit)), found_by: 'monitoring', found_at: foundAt }));
+  const ids = new Set(found.map((hit) => hit.entityId));
   const hits = [...(details.hits ?? []).filter((hit) => !ids.has(hitEntityId(hit))), ...added].sort((a, b) => b.score - a.score);
   const score = Math.max(0, ...hits.map((hit) => hit.score));
   const suppressed = (details.suppressed_hits ?? []).filter((hit) => !ids.has(hitEntityId(hit)));

@@ -4,7 +4,7 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { AmlHit as DetailsHit, AmlScreeningDetails } from '../details.js';
-import { amlSubjectOf, type AmlScreeningInput } from '../inputs.js';
+import { amlQueryOf, type AmlScreeningInput } from '../inputs.js';
 import { amlNodeStatus } from '../../domain/node-outcome.js';
 import type { NodeEngine } from '../node-engine.js';
 import { AML_LISTS, isAmlList, type AmlList } from './entity.js';
@@ -51,10 +51,10 @@ export function listCategory(list: AmlList): DetailsHit['category'] {
 /** A screening's hit as the node details keep it (without the entity's programmes and topics). */
 export function detailsHit(hit: AmlHit): DetailsHit {
   return {
-    list: hit.source_list,
-    entry_id: hit.source_id,
-    category: listCategory(hit.source_list),
-    matched_name: hit.matched_name,
+    list: hit.sourceList,
+    entryId: hit.sourceId,
+    category: listCategory(hit.sourceList),
+    matchedName: hit.matchedName,
     score: hit.score,
     ...(hit.explanation ? { explanation: hit.explanation } : {}),
   };
@@ -63,7 +63,7 @@ export function detailsHit(hit: AmlHit): DetailsHit {
 /** Machine-readable summary from the best hit, with the codes the sandbox uses. */
 function resultCode(best: AmlHit | undefined, threshold: number): string {
   if (!best) return 'clear';
-  const category = listCategory(best.source_list);
+  const category = listCategory(best.sourceList);
   if (category === 'pep') return 'pep_match';
   if (category === 'adverse_media') return 'adverse_media_match';
   return best.score >= threshold ? 'sanctions_match' : 'possible_sanctions_match';
@@ -82,14 +82,14 @@ export function createLiveAmlEngine(dependencies: LiveAmlEngineDependencies): Li
     async run(input, context) {
       // Inputs are validated upstream; unknown list names are ignored rather than screened.
       const lists: AmlList[] = input.lists ? [...new Set(input.lists.filter(isAmlList))] : [...AML_LISTS];
-      const subject = amlSubjectOf(input);
+      const subject = amlQueryOf(input);
       const screening = await screen(subject, lists);
       const details: AmlScreeningDetails = {
-        result_code: resultCode(screening.hits[0], context.amlScoreThreshold),
+        resultCode: resultCode(screening.hits[0], context.amlScoreThreshold),
         score: screening.score,
-        risk_band: screening.risk_band,
+        riskBand: screening.riskBand,
         hits: screening.hits.map(detailsHit),
-        checked_lists: screening.checked_lists,
+        checkedLists: screening.checkedLists,
         subject,
       };
       return {

@@ -57,9 +57,9 @@ export const COMPACT_MIN_LENGTH_RATIO = 0.85;
 /** The person being screened, as in the `POST /v1/aml` body. */
 export interface AmlQuery {
   /** Name to screen, any script, any token order. */
-  full_name: string;
+  fullName: string;
   /** `YYYY-MM-DD` (a bare `YYYY` is accepted and compared by year). */
-  date_of_birth?: string;
+  dateOfBirth?: string;
   /** ISO-2 country (nationality or residence), any case. */
   country?: string;
 }
@@ -72,11 +72,11 @@ export interface EntityScore {
   /** 0–100 integer; see the module comment for the formula. */
   score: number;
   /** The entity's name or alias (as listed) that matched best; shown to reviewers. */
-  matched_name: string;
+  matchedName: string;
   /** Query fields that agreed with the entity, in the order name, date_of_birth, country. */
-  matched_fields: MatchedField[];
+  matchedFields: MatchedField[];
   /** Best name similarity, 0..1, before date-of-birth and country adjustments. */
-  name_similarity: number;
+  nameSimilarity: number;
   /** How the score came about, for a reviewer (HitExplanation). */
   explanation: HitExplanation;
 }
@@ -91,9 +91,9 @@ export type TokenMatchKind = 'exact' | 'initial' | 'fused_article' | 'spelling' 
 /** One query token paired with one listed token. */
 export interface TokenMatch {
   /** The query's token, normalised (or its consonant skeleton, for `consonant_skeleton`). */
-  query_token: string;
+  queryToken: string;
   /** The listed name's token, likewise. */
-  listed_token: string;
+  listedToken: string;
   /** Credit of the pair, 0..1 (1: the same word). */
   credit: number;
   /** Weight of the pair in the name similarity (1, or GENERIC_TOKEN_WEIGHT for an organisation's generic word). */
@@ -127,25 +127,25 @@ export type CountryOutcome = 'not_compared' | 'match' | 'conflict';
  */
 export interface HitExplanation {
   /** Whether the listed form that matched best is the entity's primary name or one of its aliases. */
-  matched_name_kind: 'primary_name' | 'alias';
+  matchedNameKind: 'primary_name' | 'alias';
   /** The query as compared (normalised variant). */
-  query_form: string;
+  queryForm: string;
   /** The listed name as compared (normalised variant). */
-  listed_form: string;
+  listedForm: string;
   method: NameMethod;
   /** Token pairs, in query order (empty for `compact`). */
-  token_matches: TokenMatch[];
+  tokenMatches: TokenMatch[];
   /** Query tokens paired with nothing. */
-  unmatched_query_tokens: string[];
+  unmatchedQueryTokens: string[];
   /** Listed tokens paired with nothing: a middle name, a second surname the query left out. */
-  unmatched_listed_tokens: string[];
+  unmatchedListedTokens: string[];
   /** Factors applied to the similarity of the forms (a one-word listed name, a person against an organisation). */
-  name_factors: NameFactor[];
+  nameFactors: NameFactor[];
   /** Name similarity 0..1 (3 decimals), after the factors. */
-  name_similarity: number;
+  nameSimilarity: number;
   /** 100 × name_similarity, rounded: the score before date of birth and country. */
-  name_points: number;
-  date_of_birth: { outcome: DobOutcome; points: number; listed: string[] };
+  namePoints: number;
+  dateOfBirth: { outcome: DobOutcome; points: number; listed: string[] };
   country: { outcome: CountryOutcome; points: number; listed: string[] };
   /** The above in one sentence. */
   summary: string;
@@ -154,19 +154,19 @@ export interface HitExplanation {
 /** One reported hit of a screen. */
 export interface AmlHit {
   /** `SOURCE_LIST:source_id`, stable across imports. */
-  entity_id: string;
+  entityId: string;
   /** List the entity is on. */
-  source_list: AmlList;
+  sourceList: AmlList;
   /** The publisher's id of the entity. */
-  source_id: string;
+  sourceId: string;
   /** The entity's primary name. */
   name: string;
   /** The listed name or alias that matched best. */
-  matched_name: string;
+  matchedName: string;
   /** 0–100 integer score of this hit. */
   score: number;
   /** Query fields that agreed. */
-  matched_fields: MatchedField[];
+  matchedFields: MatchedField[];
   /** Sanctions programmes of the entity. */
   programs: string[];
   /** Risk topics of the entity. */
@@ -180,11 +180,11 @@ export interface AmlScreening {
   /** Highest hit score, 0 when there is no hit; at or above the workflow threshold declines. */
   score: number;
   /** 1 (low) to 5 (high), from `riskBand(score)`. */
-  risk_band: number;
+  riskBand: number;
   /** Hits with score ≥ MIN_HIT_SCORE, best first. */
   hits: AmlHit[];
   /** Exactly the lists screened. */
-  checked_lists: AmlList[];
+  checkedLists: AmlList[];
 }
 
 /**
@@ -439,16 +439,16 @@ function tokenMatchKind(a: string, b: string, credit: number, method: NameMethod
 /** The name half of a hit's explanation: which method gave the best pair's similarity, and its token pairs. */
 function explainName(
   best: BestMatch,
-): Pick<HitExplanation, 'query_form' | 'listed_form' | 'method' | 'token_matches' | 'unmatched_query_tokens' | 'unmatched_listed_tokens'> {
+): Pick<HitExplanation, 'queryForm' | 'listedForm' | 'method' | 'tokenMatches' | 'unmatchedQueryTokens' | 'unmatchedListedTokens'> {
   const [q, c] = [best.query, best.listed];
   if (!q || !c)
     return {
-      query_form: '',
-      listed_form: '',
+      queryForm: '',
+      listedForm: '',
       method: 'tokens',
-      token_matches: [],
-      unmatched_query_tokens: [],
-      unmatched_listed_tokens: [],
+      tokenMatches: [],
+      unmatchedQueryTokens: [],
+      unmatchedListedTokens: [],
     };
   const weight = best.organization ? organizationWeight : () => 1;
   const tokens = tokenAlignment(q.tokens, c.tokens, weight, best.abjad ? spelledTokenSimilarity : tokenSimilarity);
@@ -458,21 +458,21 @@ function explainName(
   let method: NameMethod = 'tokens';
   if (compact > tokens.score) method = 'compact';
   if (ABJAD_SKELETON_CREDIT * skeleton.score > Math.max(tokens.score, compact)) method = 'consonant_skeleton';
-  const form = { query_form: q.tokens.join(' '), listed_form: c.tokens.join(' '), method };
-  if (method === 'compact') return { ...form, token_matches: [], unmatched_query_tokens: [], unmatched_listed_tokens: [] };
+  const form = { queryForm: q.tokens.join(' '), listedForm: c.tokens.join(' '), method };
+  if (method === 'compact') return { ...form, tokenMatches: [], unmatchedQueryTokens: [], unmatchedListedTokens: [] };
   const [a, b, alignment] = method === 'tokens' ? [q.tokens, c.tokens, tokens] : [sq, sc, skeleton];
   const pairs = [...alignment.pairs].sort((x, y) => x.i - y.i);
   return {
     ...form,
-    token_matches: pairs.map((p) => ({
-      query_token: a[p.i]!,
-      listed_token: b[p.j]!,
+    tokenMatches: pairs.map((p) => ({
+      queryToken: a[p.i]!,
+      listedToken: b[p.j]!,
       credit: round3(method === 'consonant_skeleton' ? ABJAD_SKELETON_CREDIT * p.s : p.s),
       weight: p.weightB,
       kind: tokenMatchKind(a[p.i]!, b[p.j]!, p.s, method),
     })),
-    unmatched_query_tokens: a.filter((_, i) => !pairs.some((p) => p.i === i)),
-    unmatched_listed_tokens: b.filter((_, j) => !pairs.some((p) => p.j === j)),
+    unmatchedQueryTokens: a.filter((_, i) => !pairs.some((p) => p.i === i)),
+    unmatchedListedTokens: b.filter((_, j) => !pairs.some((p) => p.j === j)),
   };
 }
 
@@ -488,22 +488,20 @@ function signed(points: number): string {
 
 /** The one-sentence summary of an explanation. */
 function summarise(e: Omit<HitExplanation, 'summary'>, matchedName: string, score: number): string {
-  const pairs = e.token_matches.map((m) =>
-    m.kind === 'exact' ? m.query_token : `${m.query_token}~${m.listed_token} (${m.kind} ${m.credit})`,
-  );
+  const pairs = e.tokenMatches.map((m) => (m.kind === 'exact' ? m.queryToken : `${m.queryToken}~${m.listedToken} (${m.kind} ${m.credit})`));
   const how =
     e.method === 'compact'
-      ? `"${e.query_form}" compared without spaces with "${e.listed_form}"`
+      ? `"${e.queryForm}" compared without spaces with "${e.listedForm}"`
       : `${e.method === 'consonant_skeleton' ? 'consonants ' : ''}matched ${pairs.join(', ') || 'nothing'}` +
-        (e.unmatched_listed_tokens.length > 0 ? `; listed ${e.unmatched_listed_tokens.join(', ')} not in the query` : '') +
-        (e.unmatched_query_tokens.length > 0 ? `; query ${e.unmatched_query_tokens.join(', ')} not in the listed name` : '');
-  const factors = e.name_factors.map((f) => ` × ${f.factor} (${f.reason.replaceAll('_', ' ')})`).join('');
+        (e.unmatchedListedTokens.length > 0 ? `; listed ${e.unmatchedListedTokens.join(', ')} not in the query` : '') +
+        (e.unmatchedQueryTokens.length > 0 ? `; query ${e.unmatchedQueryTokens.join(', ')} not in the listed name` : '');
+  const factors = e.nameFactors.map((f) => ` × ${f.factor} (${f.reason.replaceAll('_', ' ')})`).join('');
   const dob =
-    e.date_of_birth.outcome === 'not_compared'
+    e.dateOfBirth.outcome === 'not_compared'
       ? ''
-      : `; date of birth ${e.date_of_birth.outcome.replaceAll('_', ' ')} ${signed(e.date_of_birth.points)}`;
+      : `; date of birth ${e.dateOfBirth.outcome.replaceAll('_', ' ')} ${signed(e.dateOfBirth.points)}`;
   const country = e.country.outcome === 'not_compared' ? '' : `; country ${e.country.outcome} ${signed(e.country.points)}`;
-  return `${e.matched_name_kind === 'alias' ? 'alias' : 'primary name'} "${matchedName}": ${how}${factors} → name ${e.name_points}${dob}${country} = ${score}`;
+  return `${e.matchedNameKind === 'alias' ? 'alias' : 'primary name'} "${matchedName}": ${how}${factors} → name ${e.namePoints}${dob}${country} = ${score}`;
 }
 
 /** Name similarity (0..1) of a free-form name to a listed name of an entity of `kind`, as used in scoring; exposed for tests and tuning. */
@@ -547,7 +545,7 @@ function countryAdjustment(
 
 /** Scores one query against one entity (formula in the module comment). */
 export function scoreEntity(query: AmlQuery, entity: SanctionedEntity): EntityScore {
-  return scorePrepared(prepareName(query.full_name), query, entity);
+  return scorePrepared(prepareName(query.fullName), query, entity);
 }
 
 /** The parts of one entity's score, before its explanation is written (only hits get one). */
@@ -562,7 +560,7 @@ interface ScoreParts {
 /** scoreEntity's figures with the query name already prepared, so screen() normalises it once. */
 function scoreParts(queryName: PreparedName, query: AmlQuery, entity: SanctionedEntity): ScoreParts {
   const best = bestNameMatch(queryName, entityNames(entity), entity.kind);
-  const dob = dobAdjustment(query.date_of_birth, entity.dates_of_birth);
+  const dob = dobAdjustment(query.dateOfBirth, entity.dates_of_birth);
   const country = countryAdjustment(query.country, entity.countries);
   const raw = 100 * best.similarity + dob.points + country.points;
   const matched_fields: MatchedField[] = [];
@@ -576,12 +574,12 @@ function scoreParts(queryName: PreparedName, query: AmlQuery, entity: Sanctioned
 function explain(parts: ScoreParts, entity: SanctionedEntity): HitExplanation {
   const matchedName = parts.best.name?.original ?? entity.primary_name;
   const explanation: Omit<HitExplanation, 'summary'> = {
-    matched_name_kind: matchedName === entity.primary_name ? 'primary_name' : 'alias',
+    matchedNameKind: matchedName === entity.primary_name ? 'primary_name' : 'alias',
     ...explainName(parts.best),
-    name_factors: parts.best.factors,
-    name_similarity: round3(parts.best.similarity),
-    name_points: Math.round(100 * parts.best.similarity),
-    date_of_birth: { outcome: parts.dob.outcome, points: parts.dob.points, listed: [...entity.dates_of_birth] },
+    nameFactors: parts.best.factors,
+    nameSimilarity: round3(parts.best.similarity),
+    namePoints: Math.round(100 * parts.best.similarity),
+    dateOfBirth: { outcome: parts.dob.outcome, points: parts.dob.points, listed: [...entity.dates_of_birth] },
     country: { outcome: parts.country.outcome, points: parts.country.points, listed: [...entity.countries] },
   };
   return { ...explanation, summary: summarise(explanation, matchedName, parts.score) };
@@ -592,9 +590,9 @@ function scorePrepared(queryName: PreparedName, query: AmlQuery, entity: Sanctio
   const parts = scoreParts(queryName, query, entity);
   return {
     score: parts.score,
-    matched_name: parts.best.name?.original ?? entity.primary_name,
-    matched_fields: parts.matched_fields,
-    name_similarity: parts.best.similarity,
+    matchedName: parts.best.name?.original ?? entity.primary_name,
+    matchedFields: parts.matched_fields,
+    nameSimilarity: parts.best.similarity,
     explanation: explain(parts, entity),
   };
 }
@@ -634,20 +632,20 @@ export function screen(
   const checked = [...new Set(lists)];
   const wanted = new Set<AmlList>(checked);
   const minScore = options.minScore ?? MIN_HIT_SCORE;
-  const queryName = prepareName(query.full_name);
+  const queryName = prepareName(query.fullName);
   const hits: AmlHit[] = [];
   for (const entity of candidates) {
     if (!wanted.has(entity.source_list)) continue;
     const parts = scoreParts(queryName, query, entity);
     if (parts.score < minScore) continue;
     hits.push({
-      entity_id: entityId(entity),
-      source_list: entity.source_list,
-      source_id: entity.source_id,
+      entityId: entityId(entity),
+      sourceList: entity.source_list,
+      sourceId: entity.source_id,
       name: entity.primary_name,
-      matched_name: parts.best.name?.original ?? entity.primary_name,
+      matchedName: parts.best.name?.original ?? entity.primary_name,
       score: parts.score,
-      matched_fields: parts.matched_fields,
+      matchedFields: parts.matched_fields,
       programs: [...entity.programs],
       topics: [...entity.topics],
       explanation: explain(parts, entity),
@@ -659,9 +657,9 @@ export function screen(
   hits.sort(
     (a, b) =>
       b.score - a.score ||
-      Number(isPerson.get(b.entity_id) ?? false) - Number(isPerson.get(a.entity_id) ?? false) ||
-      a.entity_id.localeCompare(b.entity_id),
+      Number(isPerson.get(b.entityId) ?? false) - Number(isPerson.get(a.entityId) ?? false) ||
+      a.entityId.localeCompare(b.entityId),
   );
   const score = hits[0]?.score ?? 0;
-  return { score, risk_band: riskBand(score), hits, checked_lists: checked };
+  return { score, riskBand: riskBand(score), hits, checkedLists: checked };
 }

@@ -525,7 +525,7 @@ export async function screenStored(
   lists: readonly AmlList[] = AML_LISTS,
   index?: AmlNameIndex | null,
 ): Promise<AmlScreening> {
-  const candidates = await findCandidates(em, query.full_name, lists, CANDIDATE_LIMIT, index, { edits: true });
+  const candidates = await findCandidates(em, query.fullName, lists, CANDIDATE_LIMIT, index, { edits: true });
   return screen(query, candidates, lists);
 }
 

@@ -26,19 +26,19 @@ export const AAMVA_VERSIONS = { min: 1, max: 10 } as const;
 /** The DL/ID fields of a card, snake_case as the result details carry them; null when the card does not print the element. */
 export interface AamvaFields {
   /** Family name (DCS; DAB or the first part of DAA on version-1 cards). */
-  last_name: string | null;
+  lastName: string | null;
   /** First name (DAC; DCT's first word on version-2 cards). */
-  first_name: string | null;
+  firstName: string | null;
   /** Middle names (DAD). */
-  middle_name: string | null;
+  middleName: string | null;
   /** `YYYY-MM-DD` (DBB). */
-  date_of_birth: string | null;
+  dateOfBirth: string | null;
   /** `YYYY-MM-DD` (DBA). */
-  expiry_date: string | null;
+  expiryDate: string | null;
   /** `YYYY-MM-DD` (DBD). */
-  issue_date: string | null;
+  issueDate: string | null;
   /** Customer id number, the licence number (DAQ). */
-  document_number: string | null;
+  documentNumber: string | null;
   /** `M`, `F` or `X` (DBC: 1, 2, 9). */
   sex: string | null;
   /** `USA` or `CAN` (DCG, else from the issuer's IIN). */
@@ -46,13 +46,13 @@ export interface AamvaFields {
   /** Jurisdiction code of the address (DAJ), e.g. `CA`, `ON`. */
   state: string | null;
   /** Street (DAG, and DAH when present). */
-  address_street: string | null;
+  addressStreet: string | null;
   /** City (DAI). */
-  address_city: string | null;
+  addressCity: string | null;
   /** Postal code (DAK), US ZIP+4 zeros trimmed. */
-  address_postal_code: string | null;
+  addressPostalCode: string | null;
   /** Document discriminator (DCF): a number unique to this card. */
-  document_discriminator: string | null;
+  documentDiscriminator: string | null;
 }
 
 /** A parsed AAMVA payload. */
@@ -60,13 +60,13 @@ export interface AamvaRecord {
   /** AAMVA standard version, 1–10. */
   version: number;
   /** Jurisdiction version (null on version-1 cards). */
-  jurisdiction_version: number | null;
+  jurisdictionVersion: number | null;
   /** Issuer identification number, 6 digits. */
-  issuer_id: string;
+  issuerId: string;
   /** The jurisdiction the IIN belongs to (e.g. `California`), null for an IIN this table lacks. */
   issuer: string | null;
   /** `DL` (driving licence) or `ID` (identification card): the first standard subfile. */
-  document_type: 'DL' | 'ID';
+  documentType: 'DL' | 'ID';
   /** Every subfile type, in header order (`DL`, `ZC`, …). */
   subfiles: string[];
   /** The DL/ID fields. */
@@ -203,10 +203,10 @@ export function parseAamva(text: string): AamvaRecord {
   const record = fieldsOf(elements, version, issuerId);
   return {
     version,
-    jurisdiction_version: jurisdictionVersion,
-    issuer_id: issuerId,
+    jurisdictionVersion: jurisdictionVersion,
+    issuerId: issuerId,
     issuer: ISSUERS[issuerId]?.[0] ?? null,
-    document_type: main.type as 'DL' | 'ID',
+    documentType: main.type as 'DL' | 'ID',
     subfiles: designators.map((designator) => designator.type),
     fields: record,
     elements,
@@ -311,20 +311,20 @@ function fieldsOf(elements: Record<string, string>, version: number, issuerId: s
   const street = [value(elements, 'DAG'), value(elements, 'DAH')].filter(Boolean).join(', ') || null;
   const postal = value(elements, 'DAK');
   return {
-    last_name: lastName,
-    first_name: firstName,
-    middle_name: middleName,
-    date_of_birth: date('DBB'),
-    expiry_date: date('DBA'),
-    issue_date: date('DBD'),
-    document_number: documentNumber,
+    lastName: lastName,
+    firstName: firstName,
+    middleName: middleName,
+    dateOfBirth: date('DBB'),
+    expiryDate: date('DBA'),
+    issueDate: date('DBD'),
+    documentNumber: documentNumber,
     sex: sexOf(value(elements, 'DBC')),
     country,
     state: value(elements, 'DAJ'),
-    address_street: street,
-    address_city: value(elements, 'DAI'),
+    addressStreet: street,
+    addressCity: value(elements, 'DAI'),
     // US cards pad the ZIP to 11 characters (`958140000  `): ZIP+4 with an unused +4 is the ZIP.
-    address_postal_code: postal ? postal.replace(/^(\d{5})0000$/, '$1').replace(/^(\d{5})(\d{4})$/, '$1-$2') : null,
-    document_discriminator: value(elements, 'DCF'),
+    addressPostalCode: postal ? postal.replace(/^(\d{5})0000$/, '$1').replace(/^(\d{5})(\d{4})$/, '$1-$2') : null,
+    documentDiscriminator: value(elements, 'DCF'),
   };
 }

@@ -6,6 +6,7 @@
  * certificate is configured. docs/id-verification.md ("Barcodes") documents the details.
  */
 import type { Warning } from '../../domain/types.js';
+import type { DocumentVerificationDetails } from '../details.js';
 import { AamvaError, looksLikeAamva, parseAamva, type AamvaFields, type AamvaRecord } from './aamva.js';
 import { readDocumentBarcodes, type DecodedBarcode, type DocumentBarcodeFormat } from './barcode-reader.js';
 import type { DocumentImage } from './image.js';
@@ -38,24 +39,24 @@ export type DocumentBarcodeDetails = {
   /** The AAMVA data of a US or Canadian licence or ID card. */
   aamva?: Omit<AamvaRecord, 'elements'>;
   /** Why a PDF417 that looked like AAMVA data was refused. */
-  aamva_error?: string;
+  aamvaError?: string;
   /** An ICAO visible digital seal. */
   vds?: {
     version: number;
-    issuing_country: string;
-    signer_reference: string;
-    issue_date: string | null;
-    signature_date: string | null;
-    document_type: string | null;
-    document_type_ref: string;
+    issuingCountry: string;
+    signerReference: string;
+    issueDate: string | null;
+    signatureDate: string | null;
+    documentType: string | null;
+    documentTypeRef: string;
     mrz: string | null;
     features: { tag: number; hex: string; text?: string }[];
     /** `verified`, `invalid`, or `not_verified` when no configured certificate answers to `signer_reference` (never a pass). */
     signature: 'verified' | 'invalid' | 'not_verified';
-    signature_reason: string;
+    signatureReason: string;
   };
   /** Why a seal was refused. */
-  vds_error?: string;
+  vdsError?: string;
   /** A licence without MRZ: the fields read from its printed front (`LN`, `FN`, `DOB`, `EXP`, `DL`), dates `YYYY-MM-DD`. */
   front?: LicenceFrontFields;
   /** Fields compared with the front. */
@@ -103,10 +104,10 @@ export async function readBarcodes(
           aamva = parseAamva(text);
           const { elements: _elements, ...record } = aamva;
           details.aamva = record;
-          delete details.aamva_error;
+          delete details.aamvaError;
         } catch (error) {
           if (!(error instanceof AamvaError)) throw error;
-          details.aamva_error ??= error.message;
+          details.aamvaError ??= error.message;
         }
       } else if (looksLikeVds(symbol.bytes)) {
         details.symbols.push({ format: symbol.format, side, kind: 'vds' });
@@ -116,21 +117,21 @@ export async function readBarcodes(
           const signature = verifyVdsSignature(seal, trust, today);
           details.vds = {
             version: seal.version,
-            issuing_country: seal.issuing_country,
-            signer_reference: seal.signer_reference,
-            issue_date: seal.issue_date,
-            signature_date: seal.signature_date,
-            document_type: seal.document_type,
-            document_type_ref: seal.document_type_ref,
+            issuingCountry: seal.issuing_country,
+            signerReference: seal.signer_reference,
+            issueDate: seal.issue_date,
+            signatureDate: seal.signature_date,
+            documentType: seal.document_type,
+            documentTypeRef: seal.document_type_ref,
             mrz: seal.mrz,
             features: seal.features,
             signature: signature.status,
-            signature_reason: signature.reason,
+            signatureReason: signature.reason,
           };
-          delete details.vds_error;
+          delete details.vdsError;
         } catch (error) {
           if (!(error instanceof VdsError)) throw error;
-          details.vds_error ??= error.message;
+          details.vdsError ??= error.message;
         }
       } else details.symbols.push({ format: symbol.format, side, kind: 'other' });
     }
@@ -175,16 +176,16 @@ export function crossCheckBarcode(read: BarcodeRead, front: FrontFields): void {
   };
   const fields: AamvaFields | undefined = read.aamva?.fields;
   if (fields) {
-    compare('last_name', fields.last_name, front.last_name);
-    if (front.given_names && fields.first_name) {
+    compare('last_name', fields.lastName, front.last_name);
+    if (front.given_names && fields.firstName) {
       // The front may print only the first name, or first and middle: compare as many words as it shows.
       const printedWords = front.given_names.split(/[\s<,]+/).filter(Boolean);
-      const barcodeWords = [fields.first_name, fields.middle_name ?? ''].join(' ').split(/\s+/).filter(Boolean);
+      const barcodeWords = [fields.firstName, fields.middleName ?? ''].join(' ').split(/\s+/).filter(Boolean);
       compare('first_name', barcodeWords.slice(0, Math.max(1, printedWords.length)).join(' '), printedWords.join(' '));
     }
-    compare('date_of_birth', fields.date_of_birth, front.date_of_birth);
-    compare('expiry_date', fields.expiry_date, front.expiry_date);
-    if (front.source === 'viz') compare('document_number', fields.document_number, front.document_number);
+    compare('date_of_birth', fields.dateOfBirth, front.date_of_birth);
+    compare('expiry_date', fields.expiryDate, front.expiry_date);
+    if (front.source === 'viz') compare('document_number', fields.documentNumber, front.document_number);
   }
   const sealMrz = details.vds?.mrz;
   if (sealMrz && front.mrz_lines?.length) {
@@ -205,18 +206,18 @@ export function barcodeWarnings(read: BarcodeRead): Warning[] {
       field: details.mismatches[0].field,
       message: `The barcode disagrees with the front: ${details.mismatches.map((m) => `${m.field} barcode ${JSON.stringify(m.barcode)}, ${m.source} ${JSON.stringify(m.front)}`).join('; ')}.`,
     });
-  if (details.aamva_error && !details.aamva)
+  if (details.aamvaError && !details.aamva)
     warnings.push({
       code: 'barcode_invalid',
       field: 'image_back',
-      message: `The PDF417 barcode is not valid AAMVA data: ${details.aamva_error}`,
+      message: `The PDF417 barcode is not valid AAMVA data: ${details.aamvaError}`,
     });
-  if (details.vds_error && !details.vds)
-    warnings.push({ code: 'barcode_invalid', field: 'image_front', message: `The digital seal is malformed: ${details.vds_error}` });
+  if (details.vdsError && !details.vds)
+    warnings.push({ code: 'barcode_invalid', field: 'image_front', message: `The digital seal is malformed: ${details.vdsError}` });
   if (details.vds?.signature === 'not_verified')
-    warnings.push({ code: 'vds_certificate_unknown', field: 'barcode', message: `Digital seal ${details.vds.signature_reason}.` });
+    warnings.push({ code: 'vds_certificate_unknown', field: 'barcode', message: `Digital seal ${details.vds.signatureReason}.` });
   if (details.vds?.signature === 'invalid')
-    warnings.push({ code: 'vds_signature_invalid', field: 'barcode', message: details.vds.signature_reason });
+    warnings.push({ code: 'vds_signature_invalid', field: 'barcode', message: details.vds.signatureReason });
   return warnings;
 }
 
@@ -229,21 +230,16 @@ export const BARCODE_UNREADABLE_WARNING: Warning = {
 };
 
 /** The extracted fields of a licence read from its barcode alone (`source: barcode`). */
-export function extractedFromAamva(record: AamvaRecord): {
-  first_name: string | null;
-  last_name: string | null;
-  date_of_birth: string | null;
-  document_number: string | null;
-  expiry_date: string | null;
-  sex: string | null;
-} {
+export function extractedFromAamva(
+  record: AamvaRecord,
+): Pick<DocumentVerificationDetails['extracted'], 'firstName' | 'lastName' | 'dateOfBirth' | 'documentNumber' | 'expiryDate' | 'sex'> {
   const { fields } = record;
   return {
-    first_name: [fields.first_name, fields.middle_name].filter(Boolean).join(' ') || null,
-    last_name: fields.last_name,
-    date_of_birth: fields.date_of_birth,
-    document_number: fields.document_number,
-    expiry_date: fields.expiry_date,
+    firstName: [fields.firstName, fields.middleName].filter(Boolean).join(' ') || null,
+    lastName: fields.lastName,
+    dateOfBirth: fields.dateOfBirth,
+    documentNumber: fields.documentNumber,
+    expiryDate: fields.expiryDate,
     sex: fields.sex,
   };
 }

@@ -121,22 +121,22 @@ function outcome(
   return {
     status,
     warnings,
-    details: { result_code: code, document_type: input.idType, issuing_country: input.country, checks, extracted },
+    details: { resultCode: code, documentType: input.idType, issuingCountry: input.country, checks, extracted },
   };
 }
 
 const NOTHING_READ: DocumentVerificationDetails['extracted'] = {
-  first_name: null,
-  last_name: null,
-  date_of_birth: null,
-  document_number: null,
-  expiry_date: null,
+  firstName: null,
+  lastName: null,
+  dateOfBirth: null,
+  documentNumber: null,
+  expiryDate: null,
   nationality: null,
-  nationality_code: null,
-  issuing_state: null,
+  nationalityCode: null,
+  issuingState: null,
   sex: null,
-  document_code: null,
-  mrz_format: null,
+  documentCode: null,
+  mrzFormat: null,
 };
 
 /**
@@ -165,10 +165,10 @@ export async function verifyDocument(
   // Until the printed MRZ is read, the chip's own verification stands (early results keep it).
   const warnings: Warning[] = nfcWarnings(chip);
   const skippedChecks: DocumentChecks = {
-    document_authentic: 'skipped',
-    mrz_match: 'skipped',
-    expiry_check: 'skipped',
-    nfc_signature: chip.outcome,
+    documentAuthentic: 'skipped',
+    mrzMatch: 'skipped',
+    expiryCheck: 'skipped',
+    nfcSignature: chip.outcome,
   };
 
   for (const [side, image] of [
@@ -183,7 +183,7 @@ export async function verifyDocument(
         field: side,
         message: `${side} is ${quality.problem === 'image_blurry' ? 'too blurry' : 'too small'} to read.`,
       });
-      return outcome(input, quality.problem, 'failed', { ...skippedChecks, document_authentic: 'failed' }, NOTHING_READ, warnings);
+      return outcome(input, quality.problem, 'failed', { ...skippedChecks, documentAuthentic: 'failed' }, NOTHING_READ, warnings);
     }
   }
 
@@ -222,7 +222,7 @@ export async function verifyDocument(
         field: 'image_front',
         message: 'No MRZ was read; the fields come from the printed page (lower confidence) and need a human look.',
       });
-    return outcome(input, 'mrz_not_found', status, { ...skippedChecks, mrz_match: 'failed' }, fromViz ?? NOTHING_READ, warnings);
+    return outcome(input, 'mrz_not_found', status, { ...skippedChecks, mrzMatch: 'failed' }, fromViz ?? NOTHING_READ, warnings);
   }
 
   const nfc = compareChipMrz(chip, mrz.lines);
@@ -233,17 +233,17 @@ export async function verifyDocument(
   const dateOfBirth = mrzDate(fields.birthDate, 'birth', today);
   const expiryDate = mrzDate(fields.expirationDate, 'expiry', today, dateOfBirth ? Number(dateOfBirth.slice(0, 4)) : undefined);
   const extracted: DocumentVerificationDetails['extracted'] = {
-    first_name: names.firstName,
-    last_name: names.lastName,
-    date_of_birth: dateOfBirth,
-    document_number: fields.documentNumber,
-    expiry_date: expiryDate,
+    firstName: names.firstName,
+    lastName: names.lastName,
+    dateOfBirth: dateOfBirth,
+    documentNumber: fields.documentNumber,
+    expiryDate: expiryDate,
     nationality: fields.nationality ? icaoToIso2(fields.nationality) : null,
-    nationality_code: fields.nationality,
-    issuing_state: fields.issuingState,
+    nationalityCode: fields.nationality,
+    issuingState: fields.issuingState,
     sex: fields.sex,
-    document_code: fields.documentCode,
-    mrz_format: mrz.format,
+    documentCode: fields.documentCode,
+    mrzFormat: mrz.format,
   };
   // The visual zone: on the page the MRZ was read from, or, for a card whose MRZ is on the back,
   // on its front (one more OCR pass).
@@ -274,8 +274,8 @@ export async function verifyDocument(
     : placed.fields;
   const vizZone = frontRead ? 'located' : placed.zone;
   const vizCheck = compareVizWithMrz(viz, fields);
-  if (viz.last_name || viz.full_name) extracted.last_name_viz = viz.last_name ?? viz.full_name;
-  if (viz.first_name) extracted.first_name_viz = viz.first_name;
+  if (viz.last_name || viz.full_name) extracted.lastNameViz = viz.last_name ?? viz.full_name;
+  if (viz.first_name) extracted.firstNameViz = viz.first_name;
   const vizMismatch = mrz.valid && vizCheck.mismatches.length > 0;
   if (vizMismatch)
     warnings.push({
@@ -293,15 +293,15 @@ export async function verifyDocument(
     // No print-feature analysis: "authentic" here means the MRZ is well-formed, its check digits
     // hold and it names the requested country and type (docs/id-verification.md); a specimen or
     // withdrawn state code is a warning.
-    document_authentic: authentic,
-    mrz_match: mrzMatch,
-    expiry_check: expiryCheck,
-    nfc_signature: nfc.outcome,
+    documentAuthentic: authentic,
+    mrzMatch: mrzMatch,
+    expiryCheck: expiryCheck,
+    nfcSignature: nfc.outcome,
   };
   if (
     input.documentNumber &&
-    extracted.document_number &&
-    input.documentNumber.replace(/\s/g, '').toUpperCase() !== extracted.document_number
+    extracted.documentNumber &&
+    input.documentNumber.replace(/\s/g, '').toUpperCase() !== extracted.documentNumber
   ) {
     warnings.push({ code: 'document_number_mismatch', field: 'document_number', message: 'document_number does not match the MRZ.' });
   }
@@ -310,9 +310,9 @@ export async function verifyDocument(
       ...expectedDetailsWarnings(
         {
           country: input.country,
-          first_name: extracted.first_name ?? undefined,
-          last_name: extracted.last_name ?? undefined,
-          date_of_birth: extracted.date_of_birth ?? undefined,
+          first_name: extracted.firstName ?? undefined,
+          last_name: extracted.lastName ?? undefined,
+          date_of_birth: extracted.dateOfBirth ?? undefined,
         },
         context.expectedDetails,
       ),
@@ -364,7 +364,15 @@ export async function verifyDocument(
   const result = outcome(input, code, status, checks, extracted, warnings);
   result.details.viz = { fields: { ...viz }, zone: vizZone, compared: vizCheck.compared, mismatches: vizCheck.mismatches };
   if (barcodes.found) {
-    const front: FrontFields = { ...extracted, source: 'mrz', given_names: extracted.first_name, mrz_lines: mrz.lines };
+    const front: FrontFields = {
+      source: 'mrz',
+      last_name: extracted.lastName,
+      given_names: extracted.firstName,
+      date_of_birth: extracted.dateOfBirth,
+      expiry_date: extracted.expiryDate,
+      document_number: extracted.documentNumber,
+      mrz_lines: mrz.lines,
+    };
     applyBarcodeFindings(result, barcodes, front);
   }
   return result;
@@ -372,9 +380,9 @@ export async function verifyDocument(
 
 /** Replaces a result's code and status with a worse one (earlier in `DOCUMENT_RESULT_CODES`); a better one leaves it. */
 function escalate(result: DocumentOutcome, code: DocumentResultCode, status: NodeStatus): void {
-  const current = DOCUMENT_RESULT_CODES.indexOf(result.details.result_code as DocumentResultCode);
+  const current = DOCUMENT_RESULT_CODES.indexOf(result.details.resultCode as DocumentResultCode);
   if (current !== -1 && current <= DOCUMENT_RESULT_CODES.indexOf(code)) return;
-  result.details.result_code = code;
+  result.details.resultCode = code;
   if (result.status !== 'failed') result.status = status;
 }
 
@@ -411,7 +419,7 @@ async function barcodeOutcome(
 ): Promise<DocumentOutcome> {
   const record = read.aamva;
   if (!record) {
-    const invalid = read.details.aamva_error !== undefined;
+    const invalid = read.details.aamvaError !== undefined;
     warnings.push(...barcodeWarnings(read));
     if (!invalid) warnings.push({ ...BARCODE_UNREADABLE_WARNING });
     // A retake needs no fields; a barcode that is no AAMVA data goes to a human, who gets the printed ones.
@@ -420,7 +428,7 @@ async function barcodeOutcome(
       input,
       invalid ? 'barcode_invalid' : 'barcode_unreadable',
       invalid ? 'review' : 'failed',
-      { ...skippedChecks, document_authentic: 'failed' },
+      { ...skippedChecks, documentAuthentic: 'failed' },
       fromViz,
       warnings,
     );
@@ -431,7 +439,7 @@ async function barcodeOutcome(
   const extracted: DocumentVerificationDetails['extracted'] = {
     ...NOTHING_READ,
     ...fields,
-    issuing_state: record.fields.state,
+    issuingState: record.fields.state,
     source: 'barcode',
   };
   const printed = readLicenceFront(await readFront(), input.country);
@@ -453,27 +461,27 @@ async function barcodeOutcome(
       field: 'country',
       message: `The barcode names country ${record.fields.country}, not ${input.country}.`,
     });
-  const typeOk = record.document_type === 'DL' ? input.idType === 'DRIVERS_LICENSE' : input.idType !== 'DRIVERS_LICENSE';
+  const typeOk = record.documentType === 'DL' ? input.idType === 'DRIVERS_LICENSE' : input.idType !== 'DRIVERS_LICENSE';
   if (!typeOk)
     warnings.push({
       code: 'document_type_mismatch',
       field: 'id_type',
-      message: `The barcode describes ${record.document_type === 'DL' ? 'a driving licence' : 'an ID card'}, not a ${input.idType}.`,
+      message: `The barcode describes ${record.documentType === 'DL' ? 'a driving licence' : 'an ID card'}, not a ${input.idType}.`,
     });
   if (context)
     warnings.push(
       ...expectedDetailsWarnings(
         {
           country: input.country,
-          first_name: record.fields.first_name ?? undefined,
-          last_name: record.fields.last_name ?? undefined,
-          date_of_birth: record.fields.date_of_birth ?? undefined,
+          first_name: record.fields.firstName ?? undefined,
+          last_name: record.fields.lastName ?? undefined,
+          date_of_birth: record.fields.dateOfBirth ?? undefined,
         },
         context.expectedDetails,
       ),
     );
   const todayIso = today.toISOString().slice(0, 10);
-  const expiryCheck: CheckOutcome = extracted.expiry_date === null ? 'skipped' : extracted.expiry_date < todayIso ? 'failed' : 'passed';
+  const expiryCheck: CheckOutcome = extracted.expiryDate === null ? 'skipped' : extracted.expiryDate < todayIso ? 'failed' : 'passed';
   const mismatch = read.details.mismatches.length > 0;
   const code: DocumentResultCode = !countryOk
     ? 'country_mismatch'
@@ -489,10 +497,10 @@ async function barcodeOutcome(
   const status: NodeStatus = code === 'clear' ? 'passed' : code === 'barcode_front_mismatch' ? 'review' : 'failed';
   const checks: DocumentChecks = {
     // No MRZ: "authentic" here means the barcode is well-formed AAMVA data naming the requested country and type.
-    document_authentic: countryOk && typeOk ? 'passed' : 'failed',
-    mrz_match: 'skipped',
-    expiry_check: expiryCheck,
-    nfc_signature: skippedChecks.nfc_signature,
+    documentAuthentic: countryOk && typeOk ? 'passed' : 'failed',
+    mrzMatch: 'skipped',
+    expiryCheck: expiryCheck,
+    nfcSignature: skippedChecks.nfcSignature,
   };
   const result = outcome(input, code, status, checks, extracted, warnings);
   result.details.barcode = read.details;
@@ -509,13 +517,13 @@ function vizExtracted(viz: VizFields, today: Date): DocumentVerificationDetails[
   const dateOfBirth = mrzDate(viz.date_of_birth, 'birth', today);
   return {
     ...NOTHING_READ,
-    first_name: viz.first_name,
-    last_name: lastName,
-    date_of_birth: dateOfBirth,
-    document_number: viz.document_number,
-    expiry_date: mrzDate(viz.expiry_date, 'expiry', today, dateOfBirth ? Number(dateOfBirth.slice(0, 4)) : undefined),
-    last_name_viz: lastName,
-    first_name_viz: viz.first_name,
+    firstName: viz.first_name,
+    lastName: lastName,
+    dateOfBirth: dateOfBirth,
+    documentNumber: viz.document_number,
+    expiryDate: mrzDate(viz.expiry_date, 'expiry', today, dateOfBirth ? Number(dateOfBirth.slice(0, 4)) : undefined),
+    lastNameViz: lastName,
+    firstNameViz: viz.first_name,
     source: 'viz',
   };
 }

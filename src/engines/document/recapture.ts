@@ -64,7 +64,7 @@ export async function withRecapture<T extends Omit<NodeResult, 'required' | 'pro
   result: T,
   front: Buffer,
 ): Promise<T> {
-  if (result.details.result_code === 'image_too_small' || result.details.result_code === 'image_blurry') return result;
+  if (result.details.resultCode === 'image_too_small' || result.details.resultCode === 'image_blurry') return result;
   const recapture = await detectRecapture(front);
   if (recapture.outcome !== 'review') return { ...result, details: { ...result.details, recapture } };
   const found = recapture.signals.filter((signal) => signal.name !== 'camera_metadata' && signal.outcome === 'warning');

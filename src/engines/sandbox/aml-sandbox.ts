@@ -7,7 +7,7 @@ import type { ListScreeningEngine } from '../aml/engine.js';
 import { AML_LISTS, type AmlList } from '../aml/entity.js';
 import { riskBand, type AmlQuery, type AmlScreening } from '../aml/score.js';
 import type { AmlHit, AmlScreeningDetails } from '../details.js';
-import { amlSubjectOf } from '../inputs.js';
+import { amlQueryOf } from '../inputs.js';
 import { NODE_CATALOGUE } from '../../domain/workflow.js';
 import { SANDBOX_CATALOGUE } from './catalogue.js';
 import { copyWarnings, resolveOutcome } from './shared.js';
@@ -33,23 +33,23 @@ export function createSandboxAmlEngine(): ListScreeningEngine {
     nodeType: 'aml_screening',
     async screen(subject: AmlQuery, lists: readonly AmlList[]): Promise<AmlScreening> {
       const checkedLists = [...new Set(lists)];
-      const { hits } = sandboxHits(subject.full_name, checkedLists);
+      const { hits } = sandboxHits(subject.fullName, checkedLists);
       const score = Math.max(0, ...hits.map((hit) => hit.score));
       return {
         score,
-        risk_band: riskBand(score),
+        riskBand: riskBand(score),
         hits: hits.map((hit) => ({
-          entity_id: `${hit.list}:${hit.entry_id}`,
-          source_list: hit.list as AmlList, // the catalogue names real lists
-          source_id: hit.entry_id,
-          name: hit.matched_name,
-          matched_name: hit.matched_name,
+          entityId: `${hit.list}:${hit.entryId}`,
+          sourceList: hit.list as AmlList, // the catalogue names real lists
+          sourceId: hit.entryId,
+          name: hit.matchedName,
+          matchedName: hit.matchedName,
           score: hit.score,
-          matched_fields: ['name'],
+          matchedFields: ['name'],
           programs: [],
           topics: [...SANDBOX_TOPICS[hit.category]],
         })),
-        checked_lists: checkedLists,
+        checkedLists,
       };
     },
     async run(input, context) {
@@ -57,12 +57,12 @@ export function createSandboxAmlEngine(): ListScreeningEngine {
       const { outcome, hits } = sandboxHits(input.fullName, checkedLists);
       const score = Math.max(0, ...hits.map((hit) => hit.score));
       const details: AmlScreeningDetails = {
-        result_code: hits.length === 0 ? 'clear' : outcome.resultCode,
+        resultCode: hits.length === 0 ? 'clear' : outcome.resultCode,
         score,
-        risk_band: riskBand(score),
+        riskBand: riskBand(score),
         hits,
-        checked_lists: checkedLists,
-        subject: amlSubjectOf(input),
+        checkedLists,
+        subject: amlQueryOf(input),
       };
       return {
         status: amlNodeStatus(score, hits.length, context.amlScoreThreshold),

@@ -165,7 +165,7 @@ export const SANDBOX_CATALOGUE: SandboxCatalogue = {
         resultCode: 'document_expired',
         warnings: NO_WARNINGS,
         description: 'The document expired a year ago.',
-        effect: { checks: { expiry_check: 'failed' }, expired: true },
+        effect: { checks: { expiryCheck: 'failed' }, expired: true },
       },
       {
         value: 'sandbox:tampered',
@@ -173,7 +173,7 @@ export const SANDBOX_CATALOGUE: SandboxCatalogue = {
         resultCode: 'document_tampered',
         warnings: NO_WARNINGS,
         description: 'Security features show the document was edited.',
-        effect: { checks: { document_authentic: 'failed' }, expired: false },
+        effect: { checks: { documentAuthentic: 'failed' }, expired: false },
       },
       {
         value: 'sandbox:mrz_mismatch',
@@ -181,7 +181,7 @@ export const SANDBOX_CATALOGUE: SandboxCatalogue = {
         resultCode: 'mrz_mismatch',
         warnings: NO_WARNINGS,
         description: 'MRZ check digits or fields disagree with the visual zone.',
-        effect: { checks: { mrz_match: 'failed' }, expired: false },
+        effect: { checks: { mrzMatch: 'failed' }, expired: false },
       },
       {
         value: 'sandbox:blurry',
@@ -190,7 +190,7 @@ export const SANDBOX_CATALOGUE: SandboxCatalogue = {
         warnings: NO_WARNINGS,
         description:
           "The photo is too blurred to read: the step asks for a retake (`resubmission_requested`, reason `image_blurry`) until the workflow's `max_attempts`, then fails.",
-        effect: { checks: { mrz_match: 'failed' }, expired: false },
+        effect: { checks: { mrzMatch: 'failed' }, expired: false },
       },
       {
         value: 'sandbox:nfc_invalid',
@@ -198,7 +198,7 @@ export const SANDBOX_CATALOGUE: SandboxCatalogue = {
         resultCode: 'nfc_signature_invalid',
         warnings: NO_WARNINGS,
         description: 'The chip signature does not verify (reported whatever `enable_nfc` says).',
-        effect: { checks: { nfc_signature: 'failed' }, expired: false },
+        effect: { checks: { nfcSignature: 'failed' }, expired: false },
       },
       {
         value: 'sandbox:review',
@@ -206,7 +206,7 @@ export const SANDBOX_CATALOGUE: SandboxCatalogue = {
         resultCode: 'manual_review_required',
         warnings: NO_WARNINGS,
         description: 'Authenticity is inconclusive (glare, unusual template): a human must look.',
-        effect: { checks: { document_authentic: 'review' }, expired: false },
+        effect: { checks: { documentAuthentic: 'review' }, expired: false },
       },
       {
         value: 'sandbox:low_quality',
@@ -288,9 +288,9 @@ export const SANDBOX_CATALOGUE: SandboxCatalogue = {
           hits: [
             {
               list: 'OFAC_SDN',
-              entry_id: 'sandbox-ofac-0001',
+              entryId: 'sandbox-ofac-0001',
               category: 'sanctions',
-              matched_name: 'SANDBOX SANCTIONED',
+              matchedName: 'SANDBOX SANCTIONED',
               score: 95,
             },
           ],
@@ -306,9 +306,9 @@ export const SANDBOX_CATALOGUE: SandboxCatalogue = {
           hits: [
             {
               list: 'UN_SC',
-              entry_id: 'sandbox-unsc-0001',
+              entryId: 'sandbox-unsc-0001',
               category: 'sanctions',
-              matched_name: 'SANDBOX BORDERLINE',
+              matchedName: 'SANDBOX BORDERLINE',
               score: 79,
             },
           ],
@@ -321,7 +321,7 @@ export const SANDBOX_CATALOGUE: SandboxCatalogue = {
         warnings: NO_WARNINGS,
         description: 'A politically exposed person: review.',
         effect: {
-          hits: [{ list: 'PEP', entry_id: 'sandbox-pep-0001', category: 'pep', matched_name: 'SANDBOX PEP', score: 60 }],
+          hits: [{ list: 'PEP', entryId: 'sandbox-pep-0001', category: 'pep', matchedName: 'SANDBOX PEP', score: 60 }],
         },
       },
       {
@@ -334,9 +334,9 @@ export const SANDBOX_CATALOGUE: SandboxCatalogue = {
           hits: [
             {
               list: 'ADVERSE_MEDIA',
-              entry_id: 'sandbox-media-0001',
+              entryId: 'sandbox-media-0001',
               category: 'adverse_media',
-              matched_name: 'SANDBOX ADVERSE MEDIA',
+              matchedName: 'SANDBOX ADVERSE MEDIA',
               score: 45,
             },
           ],

@@ -3,6 +3,7 @@ import type { NodeType } from '../../domain/types.js';
 import { NODE_TYPES } from '../../domain/types.js';
 import { NODE_CATALOGUE } from '../../domain/workflow.js';
 import { riskBand } from '../aml/score.js';
+import { storedDetails } from '../stored-details.js';
 import {
   SANDBOX_CATALOGUE,
   SANDBOX_TOKEN_PREFIX,
@@ -20,7 +21,8 @@ type EffectOf<T extends NodeType> = SandboxCatalogue[T] extends SandboxNodeCatal
 /** One-line summaries of each node type's effect, for the Details column. */
 const SUMMARISE: { [T in NodeType]: (effect: EffectOf<T>) => string } = {
   document_verification: (effect) => {
-    const overrides = Object.entries(effect.checks).map(([check, outcome]) => `${check} ${outcome}`);
+    // The checks as the spec names them (the details a client reads).
+    const overrides = Object.entries(storedDetails(effect.checks)).map(([check, outcome]) => `${check} ${outcome}`);
     return overrides.length === 0 ? 'every check passed' : overrides.join(', ');
   },
   biometric_kyc: (effect) => `liveness ${effect.liveness}, face_match ${effect.faceMatch}, similarity ${effect.similarity}`,

@@ -24,33 +24,33 @@ export function createSandboxDocumentEngine(options: SandboxEngineOptions = {}):
     async run(input, context) {
       const outcome = resolveOutcome(SANDBOX_CATALOGUE.document_verification, input.imageFront);
       const happyChecks: DocumentChecks = {
-        document_authentic: 'passed',
-        mrz_match: 'passed',
-        expiry_check: 'passed',
-        nfc_signature: input.enableNfc === true ? 'passed' : 'skipped',
+        documentAuthentic: 'passed',
+        mrzMatch: 'passed',
+        expiryCheck: 'passed',
+        nfcSignature: input.enableNfc === true ? 'passed' : 'skipped',
       };
       const today = now();
       const details: DocumentVerificationDetails = {
-        result_code: outcome.resultCode,
-        document_type: input.idType,
-        issuing_country: input.country,
+        resultCode: outcome.resultCode,
+        documentType: input.idType,
+        issuingCountry: input.country,
         checks: { ...happyChecks, ...outcome.effect.checks },
         extracted: {
           // The sandbox "reads" what the end user typed, else what the integrator expected, so
           // the happy path never raises mismatch warnings by accident.
-          first_name: input.firstName ?? context.expectedDetails?.first_name ?? PLACEHOLDER.first_name,
-          last_name: input.lastName ?? context.expectedDetails?.last_name ?? PLACEHOLDER.last_name,
-          date_of_birth: input.dateOfBirth ?? context.expectedDetails?.date_of_birth ?? PLACEHOLDER.date_of_birth,
-          document_number: input.documentNumber ?? PLACEHOLDER.document_number,
-          expiry_date: isoDay(today, outcome.effect.expired ? -365 : 5 * 365),
+          firstName: input.firstName ?? context.expectedDetails?.first_name ?? PLACEHOLDER.first_name,
+          lastName: input.lastName ?? context.expectedDetails?.last_name ?? PLACEHOLDER.last_name,
+          dateOfBirth: input.dateOfBirth ?? context.expectedDetails?.date_of_birth ?? PLACEHOLDER.date_of_birth,
+          documentNumber: input.documentNumber ?? PLACEHOLDER.document_number,
+          expiryDate: isoDay(today, outcome.effect.expired ? -365 : 5 * 365),
           // A passport's holder is a national of the state that issued it.
           nationality: input.country,
           // The sandbox reads no MRZ: the fields only a real document prints stay empty.
-          nationality_code: null,
-          issuing_state: null,
+          nationalityCode: null,
+          issuingState: null,
           sex: null,
-          document_code: null,
-          mrz_format: null,
+          documentCode: null,
+          mrzFormat: null,
         },
       };
       return {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { amlResultJson, SCREEN_AML_FIELDS } from '../../checks/aml-check.js';
+import { amlResultJson, SCREEN_AML_FIELDS, type AmlHitExplanation } from '../../checks/aml-check.js';
 import type { MatchedField } from '../../engines/aml/score.js';
 import { AML_LISTS } from '../../engines/aml/entity.js';
 import {
@@ -69,7 +69,12 @@ const ScreenAmlBody = z
 export function presentAmlResult(result: AmlResultFieldsFragment): z.infer<typeof AmlResultJson> {
   return amlResultJson({
     ...result,
-    hits: result.hits.map((hit) => ({ ...hit, matchedFields: hit.matchedFields as MatchedField[], explanation: hit.explanation ?? null })),
+    // GraphQL types the explanation's kinds as strings; they are the engine's own values (score.ts).
+    hits: result.hits.map((hit) => ({
+      ...hit,
+      matchedFields: hit.matchedFields as MatchedField[],
+      explanation: (hit.explanation ?? null) as AmlHitExplanation | null,
+    })),
   });
 }
 

@@ -39,7 +39,7 @@ describe('rescreenAfterImport', () => {
   ];
   const screened: { name: string; lists: readonly AmlList[] }[] = [];
   const screenInMemory = async (query: Parameters<typeof screen>[0], wanted: readonly AmlList[]) => {
-    screened.push({ name: query.full_name, lists: wanted });
+    screened.push({ name: query.fullName, lists: wanted });
     return screen(query, lists, wanted);
   };
 
@@ -56,7 +56,7 @@ describe('rescreenAfterImport', () => {
         reason: expect.objectContaining({
           code: 'aml_new_hit',
           lists: ['OFAC_SDN'],
-          hits: [expect.objectContaining({ entity_id: 'OFAC_SDN:1', score: 100 })],
+          hits: [expect.objectContaining({ entityId: 'OFAC_SDN:1', score: 100 })],
         }),
       },
     ]);
@@ -84,7 +84,7 @@ describe('rescreenAfterImport', () => {
     const summary = await rescreenAfterImport({ importedLists: ['PEP', 'UN_SC'], screen: screenInMemory, port });
     expect(summary).toEqual({ screened: 1, sentToReview: 1 });
     expect(screened).toEqual([{ name: 'Ada Lovelace', lists: ['PEP', 'UN_SC'] }]);
-    expect(port.reviewed[0]?.reason.hits.map((hit) => hit.entity_id)).toEqual(['PEP:2']);
+    expect(port.reviewed[0]?.reason.hits.map((hit) => hit.entityId)).toEqual(['PEP:2']);
   });
 
   it('given no imported list, when called, then nothing is listed or screened', async () => {

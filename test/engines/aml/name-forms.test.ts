@@ -128,10 +128,10 @@ describe('name forms', () => {
         const viaTrigram = await findCandidates(em, query, AML_LISTS, CANDIDATE_LIMIT, null);
         expect(viaIndex.map(entityId), query).toEqual(viaTrigram.map(entityId));
         expect(viaIndex.map(entityId), query).toContain(expected);
-        const screening = await screenStored(em, { full_name: query }, AML_LISTS, index);
+        const screening = await screenStored(em, { fullName: query }, AML_LISTS, index);
         // A skeleton cannot tell every name apart: "Qasim Salman" has Soleimani's ("ksm slmn") and
         // scores as high; both are hits for a reviewer, Soleimani among them.
-        expect(screening.hits.find((hit) => hit.entity_id === expected)?.score, query).toBeGreaterThanOrEqual(80);
+        expect(screening.hits.find((hit) => hit.entityId === expected)?.score, query).toBeGreaterThanOrEqual(80);
       }
       expect(index.counters().fallbacks).toBe(0);
     } finally {
@@ -162,8 +162,8 @@ describe('name forms', () => {
       expect((await findCandidates(em, query, AML_LISTS, CANDIDATE_LIMIT, index)).map(entityId)).not.toContain('OFAC_SDN:20962');
       const withEdits = await findCandidates(em, query, AML_LISTS, CANDIDATE_LIMIT, index, { edits: true });
       expect(withEdits.map(entityId)).toContain('OFAC_SDN:20962');
-      const screening = await screenStored(em, { full_name: query }, AML_LISTS, index);
-      expect(screening.hits[0]).toMatchObject({ entity_id: 'OFAC_SDN:20962', matched_name: 'Duraid DERGHAM' });
+      const screening = await screenStored(em, { fullName: query }, AML_LISTS, index);
+      expect(screening.hits[0]).toMatchObject({ entityId: 'OFAC_SDN:20962', matchedName: 'Duraid DERGHAM' });
       expect(screening.score).toBeGreaterThanOrEqual(80);
       // Other lists are not screened by the edit path either.
       expect((await findCandidates(em, query, ['UN_SC'], CANDIDATE_LIMIT, index, { edits: true })).map(entityId)).toEqual([]);

@@ -209,7 +209,7 @@ describe('candidate retrieval', () => {
       amlScoreThreshold: 80,
     } satisfies EngineContext);
     expect(result.details).toMatchObject({
-      hits: expect.arrayContaining([expect.objectContaining({ entry_id: listed.source_id, score: 100 })]),
+      hits: expect.arrayContaining([expect.objectContaining({ entryId: listed.source_id, score: 100 })]),
     });
     expect(index.counters().served).toBe(before.served + 1);
   });

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { judge, type AccuracyQuery } from '../../../bench/accuracy/aml.js';
 import type { SanctionedEntity } from '../../../src/engines/aml/entity.js';
 import { importFile, toArray } from '../../../src/engines/aml/importers/index.js';
-import { screen } from '../../../src/engines/aml/score.js';
+import { screen, type AmlQuery } from '../../../src/engines/aml/score.js';
 
 // The real lists and queries of the development set (../shared/realdata/aml, QUERIES.md there),
 // screened with the scorer over every listed entity: a pinned sample of bench:accuracy:aml, so a
@@ -45,51 +45,51 @@ describe.runIf(present)('AML on the real lists (OFAC SDN + alt.csv + UN)', () =>
     ];
   }, 120_000);
 
-  const screenOne = (query: { full_name: string; date_of_birth?: string; country?: string }) => screen(query, entities);
+  const screenOne = (query: AmlQuery) => screen(query, entities);
 
   it.each(present ? sample().map((q) => [q.id, q] as const) : [])(
     'given the real query %s, when screened, then it is answered as expected',
     (_id, query) => {
       const result = screenOne({
-        full_name: query.full_name,
-        ...(query.date_of_birth ? { date_of_birth: query.date_of_birth } : {}),
+        fullName: query.full_name,
+        ...(query.date_of_birth ? { dateOfBirth: query.date_of_birth } : {}),
         ...(query.country ? { country: query.country } : {}),
       });
       const top = result.hits[0];
-      expect(judge(query, result.hits).correct, `${query.full_name} → ${top ? `${top.entity_id} ${top.score}` : 'no hit'}`).toBe(true);
+      expect(judge(query, result.hits).correct, `${query.full_name} → ${top ? `${top.entityId} ${top.score}` : 'no hit'}`).toBe(true);
       // Every hit explains its score: name points, then the date of birth and country points.
       for (const hit of result.hits) {
         const e = hit.explanation!;
-        expect(Math.max(0, Math.min(100, e.name_points + e.date_of_birth.points + e.country.points))).toBe(hit.score);
+        expect(Math.max(0, Math.min(100, e.namePoints + e.dateOfBirth.points + e.country.points))).toBe(hit.score);
       }
     },
   );
 
   it('given Maduro with the listed date of birth and country, when screened, then the hit says which form and tokens matched and what the date and country added', () => {
-    const hit = screenOne({ full_name: 'Nicolas Maduro', date_of_birth: '1962-11-23', country: 'VE' }).hits.find(
-      (h) => h.entity_id === 'OFAC_SDN:22790',
+    const hit = screenOne({ fullName: 'Nicolas Maduro', dateOfBirth: '1962-11-23', country: 'VE' }).hits.find(
+      (h) => h.entityId === 'OFAC_SDN:22790',
     )!;
     expect(hit.score).toBe(95);
     expect(hit.explanation).toMatchObject({
-      matched_name_kind: 'primary_name',
+      matchedNameKind: 'primary_name',
       method: 'tokens',
-      token_matches: [
-        { query_token: 'nicolas', listed_token: 'nicolas', kind: 'exact', credit: 1 },
-        { query_token: 'maduro', listed_token: 'maduro', kind: 'exact', credit: 1 },
+      tokenMatches: [
+        { queryToken: 'nicolas', listedToken: 'nicolas', kind: 'exact', credit: 1 },
+        { queryToken: 'maduro', listedToken: 'maduro', kind: 'exact', credit: 1 },
       ],
-      unmatched_listed_tokens: ['moros'],
-      name_points: 80,
-      date_of_birth: { outcome: 'exact', points: 10 },
+      unmatchedListedTokens: ['moros'],
+      namePoints: 80,
+      dateOfBirth: { outcome: 'exact', points: 10 },
       country: { outcome: 'match', points: 5 },
     });
     expect(hit.explanation!.summary).toContain('listed moros not in the query');
   });
 
   it('given a namesake with another date of birth, when screened, then the hit is kept for review below the decline threshold', () => {
-    const hit = screenOne({ full_name: 'Nicolas Maduro Moros', date_of_birth: '1990-05-05' }).hits[0]!;
-    expect(hit.entity_id).toBe('OFAC_SDN:22790');
+    const hit = screenOne({ fullName: 'Nicolas Maduro Moros', dateOfBirth: '1990-05-05' }).hits[0]!;
+    expect(hit.entityId).toBe('OFAC_SDN:22790');
     expect(hit.score).toBe(70);
-    expect(hit.explanation).toMatchObject({ name_points: 100, date_of_birth: { outcome: 'conflict', points: -30 } });
+    expect(hit.explanation).toMatchObject({ namePoints: 100, dateOfBirth: { outcome: 'conflict', points: -30 } });
   });
 
   it.each([
@@ -108,8 +108,8 @@ describe.runIf(present)('AML on the real lists (OFAC SDN + alt.csv + UN)', () =>
     // A long name whose consonants are one letter (aisha/ayash).
     ['Aisha Hassan'],
   ])('given the unlisted name %s, when screened, then it is not declined', (fullName) => {
-    const top = screenOne({ full_name: fullName }).hits[0];
-    expect(top?.score ?? 0, `${fullName} → ${top?.entity_id} ${top?.matched_name}`).toBeLessThan(80);
+    const top = screenOne({ fullName }).hits[0];
+    expect(top?.score ?? 0, `${fullName} → ${top?.entityId} ${top?.matchedName}`).toBeLessThan(80);
   });
 
   it.each([
@@ -117,8 +117,8 @@ describe.runIf(present)('AML on the real lists (OFAC SDN + alt.csv + UN)', () =>
     ['Amru ALABSI', 'OFAC_SDN:17282'],
     ['Ahmad ALHAMIDAWI', 'OFAC_SDN:28571'],
   ])('given the listed name variant %s, when screened, then its entity declines', (fullName, entityId) => {
-    const hit = screenOne({ full_name: fullName }).hits.find((h) => h.entity_id === entityId);
+    const hit = screenOne({ fullName }).hits.find((h) => h.entityId === entityId);
     expect(hit?.score ?? 0).toBeGreaterThanOrEqual(80);
-    expect(hit!.explanation!.token_matches.some((m) => m.kind === 'fused_article')).toBe(true);
+    expect(hit!.explanation!.tokenMatches.some((m) => m.kind === 'fused_article')).toBe(true);
   });
 });

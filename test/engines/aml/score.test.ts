@@ -34,63 +34,63 @@ describe('scoreEntity', () => {
 
   it.each([
     // [query, expected score range, matched name]
-    [{ full_name: 'Borislav Kravetsky' }, [100, 100], 'Borislav KRAVETSKY'],
-    [{ full_name: 'KRAVETSKY Borislav' }, [100, 100], 'Borislav KRAVETSKY'],
-    [{ full_name: 'Mr. Borislav Kravetsky' }, [100, 100], 'Borislav KRAVETSKY'],
-    [{ full_name: 'Борислав Кравецкий' }, [100, 100], 'Борислав Кравецкий'],
-    [{ full_name: 'Boris Kravetski' }, [100, 100], 'Boris KRAVETSKI'],
-    [{ full_name: 'Borislav Kravetzky' }, [85, 99], 'Borislav KRAVETSKY'],
-    [{ full_name: 'Borislav Kravetskiy' }, [100, 100], 'Борислав Кравецкий'],
-    [{ full_name: 'Kravetsky' }, [60, 70], 'Borislav KRAVETSKY'],
-    [{ full_name: 'Emma Thompson' }, [0, 10], 'Borislav KRAVETSKY'],
+    [{ fullName: 'Borislav Kravetsky' }, [100, 100], 'Borislav KRAVETSKY'],
+    [{ fullName: 'KRAVETSKY Borislav' }, [100, 100], 'Borislav KRAVETSKY'],
+    [{ fullName: 'Mr. Borislav Kravetsky' }, [100, 100], 'Borislav KRAVETSKY'],
+    [{ fullName: 'Борислав Кравецкий' }, [100, 100], 'Борислав Кравецкий'],
+    [{ fullName: 'Boris Kravetski' }, [100, 100], 'Boris KRAVETSKI'],
+    [{ fullName: 'Borislav Kravetzky' }, [85, 99], 'Borislav KRAVETSKY'],
+    [{ fullName: 'Borislav Kravetskiy' }, [100, 100], 'Борислав Кравецкий'],
+    [{ fullName: 'Kravetsky' }, [60, 70], 'Borislav KRAVETSKY'],
+    [{ fullName: 'Emma Thompson' }, [0, 10], 'Borislav KRAVETSKY'],
   ] as const)('%o scores in %o', (query, [lo, hi], matched) => {
     const s = scoreEntity(query, kravetsky);
     expect(s.score).toBeGreaterThanOrEqual(lo);
     expect(s.score).toBeLessThanOrEqual(hi);
     expect(Number.isInteger(s.score)).toBe(true);
-    expect(s.matched_name).toBe(matched);
+    expect(s.matchedName).toBe(matched);
   });
 
   it('boosts a matching DOB and country, and lists them as matched fields', () => {
-    const s = scoreEntity({ full_name: 'Boris Kravetsky', date_of_birth: '1968-03-12', country: 'ru' }, kravetsky);
-    const plain = scoreEntity({ full_name: 'Boris Kravetsky' }, kravetsky);
+    const s = scoreEntity({ fullName: 'Boris Kravetsky', dateOfBirth: '1968-03-12', country: 'ru' }, kravetsky);
+    const plain = scoreEntity({ fullName: 'Boris Kravetsky' }, kravetsky);
     expect(s.score).toBe(Math.min(100, plain.score + 15));
-    expect(s.matched_fields).toEqual(['name', 'date_of_birth', 'country']);
+    expect(s.matchedFields).toEqual(['name', 'date_of_birth', 'country']);
   });
 
   it('gives the same-year boost when only the year matches', () => {
     const exact = scoreEntity(
-      { full_name: 'Borislav Kravetsky', date_of_birth: '1968-03-12' },
+      { fullName: 'Borislav Kravetsky', dateOfBirth: '1968-03-12' },
       entity({ aliases: [], primary_name: 'Borislav Kravetsky Ivanovich' }),
     );
     const year = scoreEntity(
-      { full_name: 'Borislav Kravetsky', date_of_birth: '1968-11-01' },
+      { fullName: 'Borislav Kravetsky', dateOfBirth: '1968-11-01' },
       entity({ aliases: [], primary_name: 'Borislav Kravetsky Ivanovich' }),
     );
     expect(exact.score - year.score).toBe(5);
-    expect(year.matched_fields).toContain('date_of_birth');
+    expect(year.matchedFields).toContain('date_of_birth');
   });
 
   it('a conflicting DOB takes an exact name match below the decline threshold', () => {
-    const s = scoreEntity({ full_name: 'Borislav Kravetsky', date_of_birth: '1990-01-01' }, kravetsky);
+    const s = scoreEntity({ fullName: 'Borislav Kravetsky', dateOfBirth: '1990-01-01' }, kravetsky);
     expect(s.score).toBe(100 - DOB_CONFLICT_PENALTY);
     expect(s.score).toBeLessThan(DECLINE);
     expect(s.score).toBeGreaterThanOrEqual(MIN_HIT_SCORE);
-    expect(s.matched_fields).toEqual(['name']);
+    expect(s.matchedFields).toEqual(['name']);
   });
 
   it('an off-by-one year costs less than a real conflict', () => {
-    const near = scoreEntity({ full_name: 'Borislav Kravetsky', date_of_birth: '1969-03-12' }, kravetsky);
+    const near = scoreEntity({ fullName: 'Borislav Kravetsky', dateOfBirth: '1969-03-12' }, kravetsky);
     expect(near.score).toBe(90);
   });
 
   it('a conflicting country costs a little', () => {
-    expect(scoreEntity({ full_name: 'Borislav Kravetsky', country: 'FR' }, kravetsky).score).toBe(95);
+    expect(scoreEntity({ fullName: 'Borislav Kravetsky', country: 'FR' }, kravetsky).score).toBe(95);
   });
 
   it('ignores DOB and country when the entity has none', () => {
     const bare = entity({ dates_of_birth: [], countries: [] });
-    expect(scoreEntity({ full_name: 'Borislav Kravetsky', date_of_birth: '1990-01-01', country: 'FR' }, bare).score).toBe(100);
+    expect(scoreEntity({ fullName: 'Borislav Kravetsky', dateOfBirth: '1990-01-01', country: 'FR' }, bare).score).toBe(100);
   });
 });
 
@@ -98,47 +98,47 @@ describe('scoreEntity explanation', () => {
   const kravetsky = entity({});
 
   it('given an alias with a typo, when scored, then the explanation names the alias, each token pair and its credit, and the points', () => {
-    const s = scoreEntity({ full_name: 'Boris Kravetzki', date_of_birth: '1969-05-01', country: 'FR' }, kravetsky);
+    const s = scoreEntity({ fullName: 'Boris Kravetzki', dateOfBirth: '1969-05-01', country: 'FR' }, kravetsky);
     expect(s.explanation).toMatchObject({
-      matched_name_kind: 'alias',
-      query_form: 'boris kravetzki',
-      listed_form: 'boris kravetski',
+      matchedNameKind: 'alias',
+      queryForm: 'boris kravetzki',
+      listedForm: 'boris kravetski',
       method: 'tokens',
-      token_matches: [
-        { query_token: 'boris', listed_token: 'boris', credit: 1, weight: 1, kind: 'exact' },
-        { query_token: 'kravetzki', listed_token: 'kravetski', kind: 'spelling' },
+      tokenMatches: [
+        { queryToken: 'boris', listedToken: 'boris', credit: 1, weight: 1, kind: 'exact' },
+        { queryToken: 'kravetzki', listedToken: 'kravetski', kind: 'spelling' },
       ],
-      unmatched_query_tokens: [],
-      unmatched_listed_tokens: [],
-      date_of_birth: { outcome: 'one_year_off', points: -10, listed: ['1968-03-12'] },
+      unmatchedQueryTokens: [],
+      unmatchedListedTokens: [],
+      dateOfBirth: { outcome: 'one_year_off', points: -10, listed: ['1968-03-12'] },
       country: { outcome: 'conflict', points: -5, listed: ['RU'] },
     });
     const e = s.explanation;
-    expect(e.name_points + e.date_of_birth.points + e.country.points).toBe(s.score);
+    expect(e.namePoints + e.dateOfBirth.points + e.country.points).toBe(s.score);
     expect(e.summary).toMatch(
       /^alias "Boris KRAVETSKI": matched boris, kravetzki~kravetski \(spelling 0\.\d+\) → name \d+; date of birth one year off −10; country conflict −5 = \d+$/,
     );
   });
 
   it('given a middle name left out and an initial, when scored, then the listed tokens not in the query and the initial are named', () => {
-    const s = scoreEntity({ full_name: 'B. Kravetsky' }, entity({ primary_name: 'Borislav Petrovich KRAVETSKY', aliases: [] }));
-    expect(s.explanation.token_matches.map((m) => m.kind)).toEqual(['initial', 'exact']);
-    expect(s.explanation.unmatched_listed_tokens).toEqual(['petrovich']);
+    const s = scoreEntity({ fullName: 'B. Kravetsky' }, entity({ primary_name: 'Borislav Petrovich KRAVETSKY', aliases: [] }));
+    expect(s.explanation.tokenMatches.map((m) => m.kind)).toEqual(['initial', 'exact']);
+    expect(s.explanation.unmatchedListedTokens).toEqual(['petrovich']);
   });
 
   it('given the name written as one word, when scored, then the method is the compact comparison', () => {
-    const s = scoreEntity({ full_name: 'Abdulrahman Yusuf' }, entity({ primary_name: 'Abdul Rahman Yusuf', aliases: [] }));
+    const s = scoreEntity({ fullName: 'Abdulrahman Yusuf' }, entity({ primary_name: 'Abdul Rahman Yusuf', aliases: [] }));
     expect(s.score).toBe(100);
     expect(s.explanation.method).toBe('compact');
   });
 
   it('given the name in Arabic script, when scored, then the consonant skeletons matched are named', () => {
-    const s = scoreEntity({ full_name: 'قاسم سليماني' }, entity({ primary_name: 'Qasem SOLEIMANI', aliases: [] }));
+    const s = scoreEntity({ fullName: 'قاسم سليماني' }, entity({ primary_name: 'Qasem SOLEIMANI', aliases: [] }));
     expect(s.explanation).toMatchObject({
       method: 'consonant_skeleton',
-      token_matches: [
-        { query_token: 'ksm', listed_token: 'ksm', kind: 'consonant_skeleton' },
-        { query_token: 'slmn', listed_token: 'slmn', kind: 'consonant_skeleton' },
+      tokenMatches: [
+        { queryToken: 'ksm', listedToken: 'ksm', kind: 'consonant_skeleton' },
+        { queryToken: 'slmn', listedToken: 'slmn', kind: 'consonant_skeleton' },
       ],
     });
   });
@@ -151,20 +151,20 @@ describe('scoreEntity explanation', () => {
       dates_of_birth: [],
       countries: [],
     });
-    const s = scoreEntity({ full_name: 'Dawood Ibrahim' }, org);
-    expect(s.explanation.name_factors).toEqual([{ reason: 'person_query_vs_organization', factor: PERSON_QUERY_ORGANIZATION_FACTOR }]);
-    expect(s.explanation.unmatched_listed_tokens).toEqual(['organization']);
+    const s = scoreEntity({ fullName: 'Dawood Ibrahim' }, org);
+    expect(s.explanation.nameFactors).toEqual([{ reason: 'person_query_vs_organization', factor: PERSON_QUERY_ORGANIZATION_FACTOR }]);
+    expect(s.explanation.unmatchedListedTokens).toEqual(['organization']);
   });
 
   it('given a Latin name and an entity with Latin names and an Arabic-script alias, when scored, then the alias is not compared by consonants alone', () => {
     // "Ahmed Mahmoud" and "محمد احمدی" (Mohammad Ahmadi) share their consonants, hmd mhmd.
     const ahmadi = entity({ primary_name: 'Mohammad AHMADI', aliases: ['محمد احمدی'], dates_of_birth: [], countries: [] });
-    const latin = scoreEntity({ full_name: 'Ahmed Mahmoud' }, ahmadi);
+    const latin = scoreEntity({ fullName: 'Ahmed Mahmoud' }, ahmadi);
     expect(latin.score).toBeLessThan(DECLINE);
-    expect(latin.matched_name).toBe('Mohammad AHMADI');
+    expect(latin.matchedName).toBe('Mohammad AHMADI');
     expect(latin.explanation.method).toBe('tokens');
     // Written in Arabic script, the query still finds the listed spelling.
-    expect(scoreEntity({ full_name: 'محمد احمدی' }, ahmadi).score).toBe(100);
+    expect(scoreEntity({ fullName: 'محمد احمدی' }, ahmadi).score).toBe(100);
   });
 });
 
@@ -212,13 +212,13 @@ describe('names as people read them', () => {
     ['tag characters', 'Anatoliy\u{E0020} Zarembin\u{E0041}'],
     ['U+FFF9 and U+115F', 'Anat\uFFF9oliy Zare\u115Fmbin'],
   ])('given %s, when scored, then the score is that of the plain name (audit M2)', (_, name) => {
-    expect(scoreEntity({ full_name: name }, zarembin).score).toBe(scoreEntity({ full_name: 'Anatoliy Zarembin' }, zarembin).score);
+    expect(scoreEntity({ fullName: name }, zarembin).score).toBe(scoreEntity({ fullName: 'Anatoliy Zarembin' }, zarembin).score);
   });
 
   it('given a name in Arabic or Persian script, when scored against its listed Latin spelling, then it declines', () => {
     const soleimani = entity({ primary_name: 'Qasem SOLEIMANI', aliases: [], dates_of_birth: [], countries: [] });
-    expect(scoreEntity({ full_name: 'قاسم سليماني' }, soleimani).score).toBeGreaterThanOrEqual(DECLINE);
-    expect(scoreEntity({ full_name: 'محمد علي' }, soleimani).score).toBeLessThan(MIN_HIT_SCORE);
+    expect(scoreEntity({ fullName: 'قاسم سليماني' }, soleimani).score).toBeGreaterThanOrEqual(DECLINE);
+    expect(scoreEntity({ fullName: 'محمد علي' }, soleimani).score).toBeLessThan(MIN_HIT_SCORE);
   });
 
   it('given an Arabic-script name and the Latin spelling a list holds, when scored, then the usual spelling differences do not keep it from declining', () => {
@@ -234,52 +234,52 @@ describe('names as people read them', () => {
     ];
     for (const [query, listed] of cases) {
       expect(
-        scoreEntity({ full_name: query }, entity({ primary_name: listed, aliases: [], dates_of_birth: [], countries: [] })).score,
+        scoreEntity({ fullName: query }, entity({ primary_name: listed, aliases: [], dates_of_birth: [], countries: [] })).score,
         query,
       ).toBeGreaterThanOrEqual(DECLINE);
     }
     // One-letter skeletons ("b", "d") say little: Abu Du'a is not D-Boy.
     expect(
-      scoreEntity({ full_name: 'أبو دعاء' }, entity({ primary_name: 'D-BOY', aliases: [], dates_of_birth: [], countries: [] })).score,
+      scoreEntity({ fullName: 'أبو دعاء' }, entity({ primary_name: 'D-BOY', aliases: [], dates_of_birth: [], countries: [] })).score,
     ).toBeLessThan(DECLINE);
   });
 
   it('given a Korean name in Revised Romanization, when the list writes it the McCune–Reischauer way, then it declines', () => {
     const kimYoJong = entity({ primary_name: 'Yo Jong KIM', aliases: [], dates_of_birth: [], countries: [] });
-    expect(scoreEntity({ full_name: 'Kim Yeo-jong' }, kimYoJong).score).toBe(100);
+    expect(scoreEntity({ fullName: 'Kim Yeo-jong' }, kimYoJong).score).toBe(100);
     const kimYongChol = entity({ primary_name: 'Yong Chol KIM', aliases: [], dates_of_birth: [], countries: [] });
-    expect(scoreEntity({ full_name: 'Kim Yeong-cheol' }, kimYongChol).score).toBe(100);
-    expect(scoreEntity({ full_name: 'Kim Yeo-jong' }, kimYongChol).score).toBeLessThan(DECLINE);
+    expect(scoreEntity({ fullName: 'Kim Yeong-cheol' }, kimYongChol).score).toBe(100);
+    expect(scoreEntity({ fullName: 'Kim Yeo-jong' }, kimYongChol).score).toBeLessThan(DECLINE);
   });
 
   it('given a typo in every word, when scored, then it still declines; a different name does not', () => {
     const kim = entity({ primary_name: 'Jong Un KIM', aliases: [], dates_of_birth: [], countries: [] });
-    expect(scoreEntity({ full_name: 'Kym Jung Un' }, kim).score).toBeGreaterThanOrEqual(DECLINE);
-    expect(scoreEntity({ full_name: 'Kim Jae Won' }, kim).score).toBeLessThan(DECLINE);
+    expect(scoreEntity({ fullName: 'Kym Jung Un' }, kim).score).toBeGreaterThanOrEqual(DECLINE);
+    expect(scoreEntity({ fullName: 'Kim Jae Won' }, kim).score).toBeLessThan(DECLINE);
   });
 
   it('given a particle on one side only or elsewhere, when scored, then it does not matter', () => {
     const saddam = entity({ primary_name: 'Saddam Hussein AL-TIKRITI', aliases: [], dates_of_birth: [], countries: [] });
-    expect(scoreEntity({ full_name: 'al-Tikriti Saddam Hussein' }, saddam).score).toBe(100);
-    expect(scoreEntity({ full_name: 'Saddam Hussein Tikriti' }, saddam).score).toBe(100);
+    expect(scoreEntity({ fullName: 'al-Tikriti Saddam Hussein' }, saddam).score).toBe(100);
+    expect(scoreEntity({ fullName: 'Saddam Hussein Tikriti' }, saddam).score).toBe(100);
     const uday = entity({ source_id: '2', primary_name: 'Uday Saddam Hussein AL-TIKRITI', aliases: [], dates_of_birth: [], countries: [] });
-    expect(scoreEntity({ full_name: 'Saddam Hussein al-Tikriti' }, saddam).score).toBeGreaterThan(
-      scoreEntity({ full_name: 'Saddam Hussein al-Tikriti' }, uday).score,
+    expect(scoreEntity({ fullName: 'Saddam Hussein al-Tikriti' }, saddam).score).toBeGreaterThan(
+      scoreEntity({ fullName: 'Saddam Hussein al-Tikriti' }, uday).score,
     );
   });
 
   it("given a person's one-word alias, when an ordinary longer name shares it, then it is no hit, and the word alone is review, not a decline", () => {
     const hussein = entity({ primary_name: 'Abdul Karim MAJID', aliases: ['HUSSEIN'], dates_of_birth: [], countries: [] });
-    expect(scoreEntity({ full_name: 'Ali Hussein' }, hussein).score).toBeLessThan(MIN_HIT_SCORE);
-    expect(scoreEntity({ full_name: 'Hussein' }, hussein).score).toBe(Math.round(100 * ONE_WORD_NAME_FACTOR));
+    expect(scoreEntity({ fullName: 'Ali Hussein' }, hussein).score).toBeLessThan(MIN_HIT_SCORE);
+    expect(scoreEntity({ fullName: 'Hussein' }, hussein).score).toBe(Math.round(100 * ONE_WORD_NAME_FACTOR));
   });
 
   it("given a vessel's or organisation's one-word name, when a longer personal name shares it, then it is no hit; the name screened alone still is", () => {
     const amina = entity({ kind: 'vessel', primary_name: 'AMINA', aliases: [], dates_of_birth: [], countries: [] });
-    expect(scoreEntity({ full_name: 'Amina Yusuf' }, amina).score).toBeLessThan(MIN_HIT_SCORE);
+    expect(scoreEntity({ fullName: 'Amina Yusuf' }, amina).score).toBeLessThan(MIN_HIT_SCORE);
     const hamas = entity({ kind: 'organization', primary_name: 'HAMAS', aliases: [], dates_of_birth: [], countries: [] });
-    expect(scoreEntity({ full_name: 'Hamas' }, hamas).score).toBe(Math.round(100 * PERSON_QUERY_ORGANIZATION_FACTOR));
-    expect(scoreEntity({ full_name: 'Saidullah Hamas' }, hamas).score).toBeLessThan(MIN_HIT_SCORE);
+    expect(scoreEntity({ fullName: 'Hamas' }, hamas).score).toBe(Math.round(100 * PERSON_QUERY_ORGANIZATION_FACTOR));
+    expect(scoreEntity({ fullName: 'Saidullah Hamas' }, hamas).score).toBeLessThan(MIN_HIT_SCORE);
   });
 
   it('given an organisation, when a name shares only its generic words, then it does not decline; its distinctive name does', () => {
@@ -290,9 +290,9 @@ describe('names as people read them', () => {
       dates_of_birth: [],
       countries: [],
     });
-    expect(scoreEntity({ full_name: 'SHIPPING LIMITED' }, impire).score).toBeLessThan(DECLINE);
-    expect(scoreEntity({ full_name: 'Impire Shipping Limited' }, impire).score).toBe(100);
-    expect(scoreEntity({ full_name: 'Impire Shipping' }, impire).score).toBeGreaterThanOrEqual(MIN_HIT_SCORE);
+    expect(scoreEntity({ fullName: 'SHIPPING LIMITED' }, impire).score).toBeLessThan(DECLINE);
+    expect(scoreEntity({ fullName: 'Impire Shipping Limited' }, impire).score).toBe(100);
+    expect(scoreEntity({ fullName: 'Impire Shipping' }, impire).score).toBeGreaterThanOrEqual(MIN_HIT_SCORE);
     expect(nameSimilarity('Impire Shipping Limited', 'IMPIRE SHIPPING LIMITED', 'organization')).toBe(1);
   });
 
@@ -304,15 +304,15 @@ describe('names as people read them', () => {
       dates_of_birth: [],
       countries: [],
     });
-    expect(scoreEntity({ full_name: 'Dawood Ibrahim' }, organization).score).toBeGreaterThanOrEqual(MIN_HIT_SCORE);
-    expect(scoreEntity({ full_name: 'Dawood Ibrahim' }, organization).score).toBeLessThan(DECLINE);
-    expect(scoreEntity({ full_name: 'Dawood Ibrahim Organization' }, organization).score).toBe(100);
+    expect(scoreEntity({ fullName: 'Dawood Ibrahim' }, organization).score).toBeGreaterThanOrEqual(MIN_HIT_SCORE);
+    expect(scoreEntity({ fullName: 'Dawood Ibrahim' }, organization).score).toBeLessThan(DECLINE);
+    expect(scoreEntity({ fullName: 'Dawood Ibrahim Organization' }, organization).score).toBe(100);
   });
 
   it('given a person and an organisation scoring the same, when screened, then the person comes first', () => {
     const company = entity({ source_id: '1', kind: 'organization', primary_name: 'John SMITH', aliases: [] });
     const person = entity({ source_id: '2', kind: 'person', primary_name: 'John SMITH', aliases: [] });
-    expect(screen({ full_name: 'John Smith' }, [company, person]).hits.map((hit) => hit.source_id)).toEqual(['2', '1']);
+    expect(screen({ fullName: 'John Smith' }, [company, person]).hits.map((hit) => hit.sourceId)).toEqual(['2', '1']);
   });
 });
 
@@ -341,9 +341,9 @@ describe('screen over the fixtures', () => {
   });
 
   it('finds a person on several lists, best first, with hit details', () => {
-    const r = screen({ full_name: 'Anatoliy Zarembin', date_of_birth: '1961-07-04', country: 'RU' }, all);
-    expect(r.checked_lists).toEqual([...AML_LISTS]);
-    expect(r.hits.map((h) => h.entity_id)).toEqual([
+    const r = screen({ fullName: 'Anatoliy Zarembin', dateOfBirth: '1961-07-04', country: 'RU' }, all);
+    expect(r.checkedLists).toEqual([...AML_LISTS]);
+    expect(r.hits.map((h) => h.entityId)).toEqual([
       'EU_CONSOLIDATED:700001',
       'EU_CONSOLIDATED:os-fict-003',
       'PEP:os-fict-003',
@@ -351,12 +351,12 @@ describe('screen over the fixtures', () => {
     ]);
     expect(r.score).toBe(r.hits[0].score);
     expect(r.score).toBeGreaterThanOrEqual(DECLINE);
-    expect(r.risk_band).toBe(riskBand(r.score));
+    expect(r.riskBand).toBe(riskBand(r.score));
     expect(r.hits[0]).toMatchObject({
-      source_list: 'EU_CONSOLIDATED',
-      source_id: '700001',
+      sourceList: 'EU_CONSOLIDATED',
+      sourceId: '700001',
       name: 'Anatoliy Petrovich Zarembin',
-      matched_fields: ['name', 'date_of_birth', 'country'],
+      matchedFields: ['name', 'date_of_birth', 'country'],
       programs: ['RUS'],
       topics: ['sanction'],
     });
@@ -364,30 +364,30 @@ describe('screen over the fixtures', () => {
   });
 
   it('screens only the requested lists and reports exactly those', () => {
-    const r = screen({ full_name: 'Anatoliy Zarembin' }, all, ['PEP', 'PEP']);
-    expect(r.checked_lists).toEqual(['PEP']);
-    expect(r.hits.map((h) => h.source_list)).toEqual(['PEP']);
+    const r = screen({ fullName: 'Anatoliy Zarembin' }, all, ['PEP', 'PEP']);
+    expect(r.checkedLists).toEqual(['PEP']);
+    expect(r.hits.map((h) => h.sourceList)).toEqual(['PEP']);
   });
 
   it('matches a transliterated query against an original-script alias', () => {
-    const r = screen({ full_name: 'Dmitriy Sablin' }, all, ['ADVERSE_MEDIA']);
-    expect(r.hits[0]?.source_id).toBe('os-fict-005');
+    const r = screen({ fullName: 'Dmitriy Sablin' }, all, ['ADVERSE_MEDIA']);
+    expect(r.hits[0]?.sourceId).toBe('os-fict-005');
   });
 
   it('an unrelated name yields score 0, band 1 and no hits', () => {
-    const r = screen({ full_name: 'Penelope Featherstonehaugh', date_of_birth: '1990-01-01' }, all);
-    expect(r).toEqual({ score: 0, risk_band: 1, hits: [], checked_lists: [...AML_LISTS] });
+    const r = screen({ fullName: 'Penelope Featherstonehaugh', dateOfBirth: '1990-01-01' }, all);
+    expect(r).toEqual({ score: 0, riskBand: 1, hits: [], checkedLists: [...AML_LISTS] });
   });
 
   it('a DOB conflict keeps the hit but below the decline threshold', () => {
-    const r = screen({ full_name: 'Pak Chol Min', date_of_birth: '1990-05-05' }, all, ['UN_SC']);
-    expect(r.hits[0]?.source_id).toBe('6900001');
+    const r = screen({ fullName: 'Pak Chol Min', dateOfBirth: '1990-05-05' }, all, ['UN_SC']);
+    expect(r.hits[0]?.sourceId).toBe('6900001');
     expect(r.score).toBeLessThan(DECLINE);
     expect(r.score).toBeGreaterThanOrEqual(MIN_HIT_SCORE);
   });
 
   it('drops hits below the minimum score', () => {
-    const r = screen({ full_name: 'Kravetsky' }, all, ['OFAC_SDN'], { minScore: 90 });
+    const r = screen({ fullName: 'Kravetsky' }, all, ['OFAC_SDN'], { minScore: 90 });
     expect(r.hits).toEqual([]);
     expect(r.score).toBe(0);
   });
