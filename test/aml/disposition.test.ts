@@ -12,6 +12,7 @@ import { upsertEntities } from '../../src/engines/aml/store.js';
 import { gql, tokenOf } from '../sessions/support.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 import { codeOf, consoleGql, makeOperator, operatorAuditOf, signIn, type ConsoleCredential } from '../console/support.js';
+import { camelCaseKeys } from '../support/stored-keys.js';
 
 const DISPOSE = /* GraphQL */ `
   mutation ($sessionId: String!, $entityId: String!, $disposition: AmlHitDisposition!, $reason: String!) {
@@ -85,13 +86,6 @@ async function screened(key: string, input: Record<string, string>): Promise<{ i
   });
   expect(submitted.body.errors, JSON.stringify(submitted.body)).toBeUndefined();
   return { id: created.body.session_id, status: submitted.body.data.submitAmlData.status };
-}
-
-/** Every object key, at any depth, that is camelCase: the stored details must have none. */
-function camelCaseKeys(value: unknown): string[] {
-  if (Array.isArray(value)) return value.flatMap(camelCaseKeys);
-  if (value === null || typeof value !== 'object') return [];
-  return Object.entries(value).flatMap(([key, field]) => [...(/[a-z][A-Z]/.test(key) ? [key] : []), ...camelCaseKeys(field)]);
 }
 
 /** A name no fixture or other test uses (both words random), so the shared list tables cannot interfere. */

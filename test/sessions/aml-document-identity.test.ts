@@ -17,6 +17,7 @@ import {
 } from '../id-verification/support/synthetic-document.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 import { createSession, gql, SANDBOX_IMAGE, SUBMIT_AML, SUBMIT_DOCUMENT, SUBMIT_SELFIE } from './support.js';
+import { camelCaseKeys } from '../support/stored-keys.js';
 
 const DECISION = /* GraphQL */ `
   query ($id: String!) {
@@ -383,6 +384,16 @@ describe('AML screens the identity read from the document', () => {
       });
       expect(aml.details.hits[0]).toMatchObject({ list: 'UN_SC', category: 'sanctions' });
       expect(aml.details.score).toBeGreaterThanOrEqual(80);
+      // Both live engines' results are kept in the spec's snake_case, nested fields included (the one flip).
+      expect(decision.node_results.document_verification.details).toMatchObject({
+        result_code: expect.any(String),
+        checks: { document_authentic: expect.any(String), mrz_match: 'passed', expiry_check: expect.any(String) },
+        extracted: { document_number: expect.any(String), mrz_format: 'TD3', issuing_state: expect.any(String) },
+      });
+      expect(camelCaseKeys(decision.node_results.document_verification.details)).toEqual([]);
+      expect(aml.details.hits[0]).toMatchObject({ entry_id: expect.any(String), matched_name: expect.any(String) });
+      expect(aml.details.hits[0].explanation).toMatchObject({ name_points: expect.any(Number), token_matches: expect.any(Array) });
+      expect(camelCaseKeys(aml.details)).toEqual([]);
       expect(aml.warnings.map((warning: { field: string }) => warning.field)).toEqual(['full_name', 'country']);
     }, 180_000);
 
