@@ -400,7 +400,7 @@ export async function measure(
   }));
   return {
     engine: MRZ_OCR_PROVIDER,
-    baselineRef: baselineRef,
+    baselineRef,
     rows,
     causes,
     viz: {
