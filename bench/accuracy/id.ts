@@ -39,6 +39,7 @@ import { closeMrzReader } from '../../src/engines/document/mrz-reader.js';
 import { TWO_SIDED_ID_TYPES } from '../../src/engines/inputs.js';
 import { storedDetails } from '../../src/engines/stored-details.js';
 import sharp from 'sharp';
+import { snakeCase } from 'change-case';
 import { measureBarcodes, printBarcodeRows } from './id-barcodes.js';
 
 /** Where the development set lives (REALDATA_ID_DIR overrides), relative to the repository root. */
@@ -98,7 +99,15 @@ async function engineAt(ref: string): Promise<EngineUnderTest> {
   const reader = (await import(pathToFileURL(path.join(dir, 'src/engines/document/mrz-reader.ts')).href)) as {
     closeMrzReader: () => Promise<void>;
   };
-  return { verify: engine.verifyDocument, close: reader.closeMrzReader };
+  // Engines from before issue 26's input half took the spec's snake_case input (`image_front`, `id_type`).
+  const inputs = await readFile(path.join(dir, 'src/engines/inputs.ts'), 'utf8').catch(() => '');
+  if (inputs.includes('imageFront')) return { verify: engine.verifyDocument, close: reader.closeMrzReader };
+  const verify: VerifyDocument = (input, ...rest) =>
+    engine.verifyDocument(
+      Object.fromEntries(Object.entries(input).map(([key, value]) => [snakeCase(key), value])) as typeof input,
+      ...rest,
+    );
+  return { verify, close: reader.closeMrzReader };
 }
 
 /** One entry of `manifest.json`. */
@@ -391,7 +400,7 @@ export async function measure(
   }));
   return {
     engine: MRZ_OCR_PROVIDER,
-    baselineRef: baselineRef,
+    baselineRef,
     rows,
     causes,
     viz: {

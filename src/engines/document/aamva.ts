@@ -203,8 +203,8 @@ export function parseAamva(text: string): AamvaRecord {
   const record = fieldsOf(elements, version, issuerId);
   return {
     version,
-    jurisdictionVersion: jurisdictionVersion,
-    issuerId: issuerId,
+    jurisdictionVersion,
+    issuerId,
     issuer: ISSUERS[issuerId]?.[0] ?? null,
     documentType: main.type as 'DL' | 'ID',
     subfiles: designators.map((designator) => designator.type),
@@ -311,13 +311,13 @@ function fieldsOf(elements: Record<string, string>, version: number, issuerId: s
   const street = [value(elements, 'DAG'), value(elements, 'DAH')].filter(Boolean).join(', ') || null;
   const postal = value(elements, 'DAK');
   return {
-    lastName: lastName,
-    firstName: firstName,
-    middleName: middleName,
+    lastName,
+    firstName,
+    middleName,
     dateOfBirth: date('DBB'),
     expiryDate: date('DBA'),
     issueDate: date('DBD'),
-    documentNumber: documentNumber,
+    documentNumber,
     sex: sexOf(value(elements, 'DBC')),
     country,
     state: value(elements, 'DAJ'),

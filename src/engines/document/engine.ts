@@ -235,9 +235,9 @@ export async function verifyDocument(
   const extracted: DocumentVerificationDetails['extracted'] = {
     firstName: names.firstName,
     lastName: names.lastName,
-    dateOfBirth: dateOfBirth,
+    dateOfBirth,
     documentNumber: fields.documentNumber,
-    expiryDate: expiryDate,
+    expiryDate,
     nationality: fields.nationality ? icaoToIso2(fields.nationality) : null,
     nationalityCode: fields.nationality,
     issuingState: fields.issuingState,
@@ -294,8 +294,8 @@ export async function verifyDocument(
     // hold and it names the requested country and type (docs/id-verification.md); a specimen or
     // withdrawn state code is a warning.
     documentAuthentic: authentic,
-    mrzMatch: mrzMatch,
-    expiryCheck: expiryCheck,
+    mrzMatch,
+    expiryCheck,
     nfcSignature: nfc.outcome,
   };
   if (
@@ -499,7 +499,7 @@ async function barcodeOutcome(
     // No MRZ: "authentic" here means the barcode is well-formed AAMVA data naming the requested country and type.
     documentAuthentic: countryOk && typeOk ? 'passed' : 'failed',
     mrzMatch: 'skipped',
-    expiryCheck: expiryCheck,
+    expiryCheck,
     nfcSignature: skippedChecks.nfcSignature,
   };
   const result = outcome(input, code, status, checks, extracted, warnings);
@@ -518,8 +518,8 @@ function vizExtracted(viz: VizFields, today: Date): DocumentVerificationDetails[
   return {
     ...NOTHING_READ,
     firstName: viz.first_name,
-    lastName: lastName,
-    dateOfBirth: dateOfBirth,
+    lastName,
+    dateOfBirth,
     documentNumber: viz.document_number,
     expiryDate: mrzDate(viz.expiry_date, 'expiry', today, dateOfBirth ? Number(dateOfBirth.slice(0, 4)) : undefined),
     lastNameViz: lastName,
