@@ -20,7 +20,8 @@ import { verifyDocument } from '../../src/engines/document/engine.js';
 import type { EngineContext } from '../../src/engines/node-engine.js';
 import { buildSeal } from './support/seal.js';
 import { decodeDocumentImage } from '../../src/engines/document/image.js';
-import { toDataUri } from './support/synthetic-document.js';
+import { mrzLines, toDataUri } from './support/synthetic-document.js';
+import { findMrz } from '../../src/engines/document/mrz-text.js';
 
 const FIXTURES = join(import.meta.dirname, '../fixtures/barcodes');
 
@@ -349,5 +350,49 @@ describe('the document step with barcodes (engine on bytes; OCR replaced by the 
     expect(result).toMatchObject({ status: 'failed', details: { resultCode: 'barcode_unreadable' } });
     expect(result.warnings).toContainEqual(expect.objectContaining({ code: 'barcode_unreadable', field: 'image_back' }));
     expect(pageReads).toBe(0);
+  });
+});
+
+describe('an ID card with both an MRZ and an AAMVA barcode (a US enhanced card; engine on bytes, the MRZ read given)', () => {
+  const card = { ...californiaLicence(), type: 'ID' as const };
+  const expiryYymmdd = `${card.expiryDate.slice(2, 4)}0131`;
+  /** The card's TD1 MRZ, as the reader would return it; `lastName` prints another surname there. */
+  const mrzOf = (lastName = card.lastName) =>
+    findMrz(
+      mrzLines({
+        format: 'TD1',
+        issuingState: 'USA',
+        lastName,
+        firstName: `${card.firstName} ${card.middleName}`,
+        documentNumber: card.documentNumber,
+        birthDate: '900131',
+        expiryDate: expiryYymmdd,
+        sex: 'F',
+        documentCode: 'I',
+      }).map((text) => ({ text })),
+    );
+  const run = async (lastName?: string) => {
+    const back = toDataUri(await renderLicenceBack(card));
+    const front = toDataUri(await renderLicenceFront(card));
+    return verifyDocument({ country: 'US', idType: 'ID_CARD', imageFront: front, imageBack: back }, null, {
+      readMrz: async () => mrzOf(lastName),
+      readPage: async () => [],
+    });
+  };
+
+  it('given an MRZ and a barcode that agree, when checked, then the names and dates of the MRZ are compared with the barcode and none differs', async () => {
+    expect(mrzOf()?.valid).toBe(true);
+    const result = await run();
+    expect(result.details.extracted).toMatchObject({ lastName: 'SAMPLE', mrzFormat: 'TD1' });
+    // The document number is compared only with a printed visual zone: an MRZ may number the card differently.
+    expect(result.details.barcode?.compared.sort()).toEqual(['date_of_birth', 'expiry_date', 'first_name', 'last_name']);
+    expect(result.details.barcode?.mismatches).toEqual([]);
+    expect(result.warnings.map((warning) => warning.code)).not.toContain('barcode_front_mismatch');
+  });
+
+  it('given an MRZ printing another surname than the barcode, when checked, then barcode_front_mismatch names the surname read from the MRZ', async () => {
+    const result = await run('SAMPSON');
+    expect(result).toMatchObject({ status: 'review', details: { resultCode: 'barcode_front_mismatch' } });
+    expect(result.details.barcode?.mismatches).toEqual([{ field: 'last_name', barcode: 'SAMPLE', front: 'SAMPSON', source: 'mrz' }]);
   });
 });
