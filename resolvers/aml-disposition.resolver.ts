@@ -1,8 +1,8 @@
 import DataLoader from 'dataloader';
 import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
-import type { StoredAmlScreeningDetails } from '../src/engines/details.js';
+import type { StoredAmlHit, StoredAmlScreeningDetails } from '../src/engines/details.js';
 import { requireTenant, type GraphQLContext } from '../src/graphql/resolver-context.js';
-import { amlEntityRecords, hitEntityId, type AmlEntityRecord, type StoredAmlHit } from '../src/engines/aml/dispositions.js';
+import { amlEntityRecords, hitEntityId, type AmlEntityRecord } from '../src/engines/aml/dispositions.js';
 import { disposeAmlHit, latestDispositions, type AmlDispositionRecord } from '../src/sessions/aml-dispositions.js';
 import { unixSeconds } from '../src/shared/time.js';
 import { AmlHitDispositionEnum, AmlHitDispositionObject, SessionAmlHitObject } from './aml-disposition.type.js';

@@ -18,9 +18,6 @@ import type { SanctionedEntity } from './entity.js';
 import { normalizeName } from './normalize.js';
 import { riskBand, type AmlHit as ScreeningHit } from './score.js';
 
-/** A hit as the node details keep it, with the marker of a hit found by ongoing monitoring (details.ts). */
-export type { StoredAmlHit };
-
 /** The `entity_id` of a hit of the node details. */
 export function hitEntityId(hit: Pick<StoredAmlHit, 'list' | 'entry_id'>): string {
   return `${hit.list}:${hit.entry_id}`;
