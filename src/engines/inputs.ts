@@ -10,6 +10,7 @@ import type { NODE_INPUT_SCHEMAS } from '../shared/node-input-schemas.js';
 import { isAmlList } from '../domain/aml-lists.js';
 import type { AmlSubject } from './details.js';
 import type { AmlQuery } from './aml/score.js';
+import { storedDetails } from './stored-details.js';
 
 /**
  * The validated input of a node type, camelCase as the caller wrote it, without the fields not
@@ -71,13 +72,9 @@ export interface NodeInputs extends Record<NodeType, unknown> {
 /** The input type of one node type, for engines generic over it. */
 export type NodeInputFor<T extends NodeType> = NodeInputs[T];
 
-/** Whom an AML input screens: its name, date of birth and country, without `lists` (where, not whom); sandbox and live alike. */
+/** Whom an AML input screens, as a session keeps it (`full_name`, …): the stored shape of {@link amlQueryOf}; sandbox and live alike. */
 export function amlSubjectOf(input: AmlScreeningInput): AmlSubject {
-  return {
-    full_name: input.fullName,
-    ...(input.dateOfBirth ? { date_of_birth: input.dateOfBirth } : {}),
-    ...(input.country ? { country: input.country } : {}),
-  };
+  return storedDetails(amlQueryOf(input));
 }
 
 /** The query an AML engine screens and keeps as `subject`: the input without `lists` (where, not whom); sandbox and live alike. */
