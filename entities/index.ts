@@ -36,7 +36,16 @@ import {
   SessionSearchSchema,
   SessionSelfiePrintSchema,
 } from './session-index.entity.js';
-import { SessionNodeResultSchema, SessionPortraitSchema, SessionSchema, SessionStatusChangeSchema } from './session.entity.js';
+import {
+  SessionFunnelChangeSchema,
+  SessionFunnelCountSchema,
+  SessionNodeResultSchema,
+  SessionPortraitSchema,
+  SessionSchema,
+  SessionStatusChangeSchema,
+  SessionStatusCountChangeSchema,
+  SessionStatusCountSchema,
+} from './session.entity.js';
 import { LedgerEntrySchema, ShareTokenSchema } from './share-token.entity.js';
 import { FlowSettingsSchema, ReasonCodeSchema } from './tenant-settings.entity.js';
 import { TenantSchema } from './tenant.entity.js';
@@ -58,6 +67,10 @@ export const ALL_ENTITIES = [
   SessionSchema,
   SessionNodeResultSchema,
   SessionStatusChangeSchema,
+  SessionFunnelCountSchema,
+  SessionFunnelChangeSchema,
+  SessionStatusCountSchema,
+  SessionStatusCountChangeSchema,
   SessionPortraitSchema,
   OutboxEventSchema,
   SigningKeySchema,
