@@ -19,6 +19,11 @@ const REACHED = (row: string) =>
  *   and `session_status_count` (scope, status); a read sums both, so it is exact before the fold
  *   as after.
  *
+ * Stages come from `generate_series(0, 3)` filtered, not `generate_series(0, reached)`: with
+ * constant bounds the planner knows it is 4 rows, where a per-row bound is estimated at 1,000 and
+ * a large statement's cost then crosses `jit_above_cost` (the first draft of the funnel's read
+ * spent 800 ms compiling on every call at 300k sessions, for a 0.9 ms query).
+ *
  * Backfilled here from the session rows.
  */
 export class Migration20261129010000H41SessionCounts extends Migration {
@@ -62,14 +67,14 @@ begin
   if tg_op = 'INSERT' then
     insert into session_funnel_change (tenant_id, environment, hour, stage, sessions)
     select n.tenant_id, n.environment, date_trunc('hour', n.created_at, 'UTC'), g.stage, count(*)
-      from new_sessions n cross join lateral generate_series(0, ${REACHED('n')}) g(stage)
+      from new_sessions n cross join generate_series(0, 3) g(stage) where g.stage <= ${REACHED('n')}
      group by 1, 2, 3, 4;
     insert into session_status_count_change (tenant_id, environment, status, sessions)
     select tenant_id, environment, status, count(*) from new_sessions group by 1, 2, 3;
   elsif tg_op = 'DELETE' then
     insert into session_funnel_change (tenant_id, environment, hour, stage, sessions)
     select o.tenant_id, o.environment, date_trunc('hour', o.created_at, 'UTC'), g.stage, -count(*)
-      from old_sessions o cross join lateral generate_series(0, ${REACHED('o')}) g(stage)
+      from old_sessions o cross join generate_series(0, 3) g(stage) where g.stage <= ${REACHED('o')}
      group by 1, 2, 3, 4;
     insert into session_status_count_change (tenant_id, environment, status, sessions)
     select tenant_id, environment, status, -count(*) from old_sessions group by 1, 2, 3;
@@ -77,10 +82,10 @@ begin
     insert into session_funnel_change (tenant_id, environment, hour, stage, sessions)
     select tenant_id, environment, hour, stage, sum(sessions)
       from (select n.tenant_id, n.environment, date_trunc('hour', n.created_at, 'UTC') as hour, g.stage, 1 as sessions
-              from new_sessions n cross join lateral generate_series(0, ${REACHED('n')}) g(stage)
+              from new_sessions n cross join generate_series(0, 3) g(stage) where g.stage <= ${REACHED('n')}
             union all
             select o.tenant_id, o.environment, date_trunc('hour', o.created_at, 'UTC'), g.stage, -1
-              from old_sessions o cross join lateral generate_series(0, ${REACHED('o')}) g(stage)) moved
+              from old_sessions o cross join generate_series(0, 3) g(stage) where g.stage <= ${REACHED('o')}) moved
      group by 1, 2, 3, 4
     having sum(sessions) <> 0;
     insert into session_status_count_change (tenant_id, environment, status, sessions)
@@ -101,7 +106,7 @@ end $$;`);
       referencing old table as old_sessions new table as new_sessions for each statement execute function session_counts_change();`);
     this.addSql(`insert into session_funnel_count (tenant_id, environment, hour, stage, sessions)
       select s.tenant_id, s.environment, date_trunc('hour', s.created_at, 'UTC'), g.stage, count(*)
-        from session s cross join lateral generate_series(0, ${REACHED('s')}) g(stage)
+        from session s cross join generate_series(0, 3) g(stage) where g.stage <= ${REACHED('s')}
        group by 1, 2, 3, 4;`);
     this.addSql(`insert into session_status_count (tenant_id, environment, status, sessions)
       select tenant_id, environment, status, count(*) from session group by 1, 2, 3;`);
