@@ -39,6 +39,7 @@ import {
 import {
   SessionFunnelChangeSchema,
   SessionFunnelCountSchema,
+  SessionFunnelDayCountSchema,
   SessionNodeResultSchema,
   SessionPortraitSchema,
   SessionSchema,
@@ -68,6 +69,7 @@ export const ALL_ENTITIES = [
   SessionNodeResultSchema,
   SessionStatusChangeSchema,
   SessionFunnelCountSchema,
+  SessionFunnelDayCountSchema,
   SessionFunnelChangeSchema,
   SessionStatusCountSchema,
   SessionStatusCountChangeSchema,

@@ -158,9 +158,6 @@ export const SessionPortraitSchema = defineEntity({
 /** A portrait row. */
 export type SessionPortrait = InferEntity<typeof SessionPortraitSchema>;
 
-/** The console funnel's stages (src/dashboard/stats.service.ts): 0 created, 1 started, 2 submitted, 3 decided. */
-export const FUNNEL_STAGES = [0, 1, 2, 3] as const;
-
 /**
  * How many sessions of a scope created in one UTC hour reached a stage or a later one: the funnel
  * sums these instead of counting sessions (migration H41SessionCounts; its triggers and the fold job
@@ -180,6 +177,22 @@ export const SessionFunnelCountSchema = defineEntity({
 });
 /** A funnel count row. */
 export type SessionFunnelCount = InferEntity<typeof SessionFunnelCountSchema>;
+
+/** The same counts by UTC day (the fold writes both), so a 90-day funnel sums 90 rows a stage, not 2,160. */
+export const SessionFunnelDayCountSchema = defineEntity({
+  name: 'SessionFunnelDayCount',
+  tableName: 'session_funnel_day_count',
+  properties: {
+    tenantId: p.uuid().primary(),
+    environment: p.text().primary(),
+    /** The UTC day the sessions were created on, as its midnight. */
+    day: p.datetime().primary(),
+    stage: p.smallint().primary(),
+    sessions: p.bigint('number'),
+  },
+});
+/** A funnel day count row. */
+export type SessionFunnelDayCount = InferEntity<typeof SessionFunnelDayCountSchema>;
 
 /**
  * A signed change to a funnel count, appended by the session triggers (so concurrent creates never

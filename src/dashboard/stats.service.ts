@@ -120,32 +120,42 @@ function stageOf(column: string): string {
 
 /**
  * The funnel of the sessions of a scope created in the last `days` days (rolling, from now), flat
- * however many there are (migration H41SessionCounts): the whole UTC hours of the window are summed
- * from the per-hour counts (`session_funnel_count`) and the changes not yet folded into them
- * (`session_funnel_change`), at most 4 rows an hour; only the window's first, partial hour counts
- * session rows, each at the furthest stage it reached (`furthest_stage` or its status).
+ * however many there are (migration H41SessionCounts): the window's whole UTC days are summed from
+ * the per-day counts (`session_funnel_day_count`), the whole hours before the first of them from
+ * the per-hour counts (`session_funnel_count`), and the changes not yet folded into either
+ * (`session_funnel_change`): some 450 rows for 90 days. Only the window's first, partial hour
+ * counts session rows, each at the furthest stage it reached (`furthest_stage` or its status).
  */
 export async function sessionFunnel(em: EntityManager, scope: TenantScope, days: number): Promise<Funnel> {
   assertDays(days);
   // The window's bounds are written out in each part (no CTE), so each is an index range planned
   // with its values; the stages are a constant series, so no estimate crosses jit_above_cost.
-  const wholeHours = `date_trunc('hour', now() - make_interval(days => ?), 'UTC') + interval '1 hour'`;
+  const since = `now() - make_interval(days => ?)`;
+  const wholeHours = `date_trunc('hour', ${since}, 'UTC') + interval '1 hour'`;
+  const wholeDays = `date_trunc('day', ${since}, 'UTC') + interval '1 day'`;
   const rows = await em.execute<{ stage: number; sessions: string | number }[]>(
     `select stage, sum(sessions) as sessions from (
        select g.stage, count(*) as sessions
          from session s cross join generate_series(0, 3) g(stage)
-        where s.tenant_id = ? and s.environment = ?
-          and s.created_at >= now() - make_interval(days => ?) and s.created_at < ${wholeHours}
+        where s.tenant_id = ? and s.environment = ? and s.created_at >= ${since} and s.created_at < ${wholeHours}
           and g.stage <= greatest(s.furthest_stage, ${stageOf('s.status')})
         group by g.stage
        union all
        select stage, sum(sessions) from session_funnel_count
-        where tenant_id = ? and environment = ? and hour >= ${wholeHours} group by stage
+        where tenant_id = ? and environment = ? and hour >= ${wholeHours} and hour < ${wholeDays} group by stage
+       union all
+       select stage, sum(sessions) from session_funnel_day_count
+        where tenant_id = ? and environment = ? and day >= ${wholeDays} group by stage
        union all
        select stage, sum(sessions) from session_funnel_change
         where tenant_id = ? and environment = ? and hour >= ${wholeHours} group by stage
      ) parts group by stage`,
-    [scope.tenantId, scope.environment, days, days, scope.tenantId, scope.environment, days, scope.tenantId, scope.environment, days],
+    [
+      ...[scope.tenantId, scope.environment, days, days],
+      ...[scope.tenantId, scope.environment, days, days],
+      ...[scope.tenantId, scope.environment, days],
+      ...[scope.tenantId, scope.environment, days],
+    ],
   );
   const reached = (stage: number) => Number(rows.find((row) => Number(row.stage) === stage)?.sessions ?? 0);
   return { created: reached(0), started: reached(1), submitted: reached(2), decided: reached(3) };
@@ -160,16 +170,30 @@ interface CountTables {
   changes: string;
   /** The key columns besides the scope's. */
   key: string[];
+  /** For hourly counts: the table of the same counts by UTC day, folded in the same statement. */
+  days?: string;
 }
 
-/** The funnel's counts: sessions per scope, hour of creation and stage reached. */
-const FUNNEL_COUNTS: CountTables = { counts: 'session_funnel_count', changes: 'session_funnel_change', key: ['hour', 'stage'] };
+/** The funnel's counts: sessions per scope, hour of creation and stage reached, and per day. */
+const FUNNEL_COUNTS: CountTables = {
+  counts: 'session_funnel_count',
+  changes: 'session_funnel_change',
+  key: ['hour', 'stage'],
+  days: 'session_funnel_day_count',
+};
 /** Sessions per scope and status. */
 const STATUS_COUNTS: CountTables = { counts: 'session_status_count', changes: 'session_status_count_change', key: ['status'] };
 
 /** Folds one table's changes into its counts, a batch per statement; returns the changes folded. */
-async function foldChanges(em: EntityManager, { counts, changes, key }: CountTables): Promise<number> {
+async function foldChanges(em: EntityManager, { counts, changes, key, days }: CountTables): Promise<number> {
   const columns = ['tenant_id', 'environment', ...key].join(', ');
+  const byDay = days
+    ? `, daily as (
+         insert into ${days} (tenant_id, environment, day, stage, sessions)
+         select tenant_id, environment, date_trunc('day', hour, 'UTC'), stage, sum(sessions) from moved group by 1, 2, 3, 4
+         on conflict (tenant_id, environment, day, stage) do update set sessions = ${days}.sessions + excluded.sessions
+       )`
+    : '';
   let folded = 0;
   for (;;) {
     const [row] = await em.execute<{ moved: string | number }[]>(
@@ -180,7 +204,7 @@ async function foldChanges(em: EntityManager, { counts, changes, key }: CountTab
          insert into ${counts} (${columns}, sessions)
          select ${columns}, sum(sessions) from moved group by ${columns}
          on conflict (${columns}) do update set sessions = ${counts}.sessions + excluded.sessions
-       )
+       )${byDay}
        select count(*) as moved from moved`,
       [FOLD_BATCH],
     );

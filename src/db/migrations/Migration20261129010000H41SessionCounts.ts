@@ -15,9 +15,10 @@ const REACHED = (row: string) =>
  *   +1 for each stage a new or raised session reached and for its status, −1 for what a deleted
  *   one had or an updated one left. Appending, never updating, keeps concurrent creates of one
  *   tenant from queueing on a counter row's lock.
- * - A job (src/jobs/jobs.ts) folds those rows into `session_funnel_count` (scope, hour, stage)
- *   and `session_status_count` (scope, status); a read sums both, so it is exact before the fold
- *   as after.
+ * - A job (src/jobs/jobs.ts) folds those rows into `session_funnel_count` (scope, hour, stage),
+ *   `session_funnel_day_count` (scope, UTC day, stage: the same counts by day, so a 90-day window
+ *   sums some 450 rows, not 8,640) and `session_status_count` (scope, status); a read sums counts
+ *   and pending changes, so it is exact before the fold as after.
  *
  * Stages come from `generate_series(0, 3)` filtered, not `generate_series(0, reached)`: with
  * constant bounds the planner knows it is 4 rows, where a per-row bound is estimated at 1,000 and
@@ -37,6 +38,14 @@ export class Migration20261129010000H41SessionCounts extends Migration {
       stage smallint not null,
       sessions bigint not null,
       primary key (tenant_id, environment, hour, stage)
+    );`);
+    this.addSql(`create table session_funnel_day_count (
+      tenant_id uuid not null,
+      environment text not null,
+      day timestamptz not null,
+      stage smallint not null,
+      sessions bigint not null,
+      primary key (tenant_id, environment, day, stage)
     );`);
     this.addSql(`create table session_funnel_change (
       id bigint generated always as identity primary key,
@@ -108,6 +117,8 @@ end $$;`);
       select s.tenant_id, s.environment, date_trunc('hour', s.created_at, 'UTC'), g.stage, count(*)
         from session s cross join generate_series(0, 3) g(stage) where g.stage <= ${REACHED('s')}
        group by 1, 2, 3, 4;`);
+    this.addSql(`insert into session_funnel_day_count (tenant_id, environment, day, stage, sessions)
+      select tenant_id, environment, date_trunc('day', hour, 'UTC'), stage, sum(sessions) from session_funnel_count group by 1, 2, 3, 4;`);
     this.addSql(`insert into session_status_count (tenant_id, environment, status, sessions)
       select tenant_id, environment, status, count(*) from session group by 1, 2, 3;`);
   }
@@ -120,6 +131,7 @@ end $$;`);
     this.addSql(`drop table if exists session_status_count_change;`);
     this.addSql(`drop table if exists session_status_count;`);
     this.addSql(`drop table if exists session_funnel_change;`);
+    this.addSql(`drop table if exists session_funnel_day_count;`);
     this.addSql(`drop table if exists session_funnel_count;`);
   }
 }
