@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { foldSessionCounts } from '../../src/dashboard/stats.service.js';
+import { SESSION_COUNTS_FOLD_QUEUE } from '../../src/jobs/jobs.js';
 import { gql, tokenOf } from '../sessions/support.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 
@@ -282,5 +283,31 @@ describe('dashboard aggregates', () => {
     expect(await total(mine.sandboxKey)).toBe(1);
     expect(await total(mine.liveKey)).toBe(1);
     expect(await total(foreign.sandboxKey)).toBe(1);
+  });
+
+  it('given sessions just created, when the scheduled fold job runs, then their pending changes are folded into the counts and the figures stay the same', async () => {
+    const { id: tenantId, sandboxKey: key } = await testApp.tenant();
+    await history(key, 2, [['in_progress', 10]]);
+    await history(key, 3, [['in_review', 10]]);
+    const pending = async () =>
+      Number(
+        (
+          await testApp.app.orm.em
+            .fork()
+            .execute<{ n: number }[]>(
+              `select (select count(*) from session_funnel_change where tenant_id = ?) + (select count(*) from session_status_count_change where tenant_id = ?) as n`,
+              [tenantId, tenantId],
+            )
+        )[0]!.n,
+      );
+    const before = (await testApp.graphql(FUNNEL, { days: 1 }, key)).body.data.sessionFunnel;
+    expect(before).toEqual({ created: 2, started: 2, submitted: 1, decided: 0 });
+    expect(await pending()).toBeGreaterThan(0);
+    await testApp.app.jobs!.boss.send(SESSION_COUNTS_FOLD_QUEUE, {});
+    await expect.poll(pending).toBe(0);
+    expect((await testApp.graphql(FUNNEL, { days: 1 }, key)).body.data.sessionFunnel).toEqual(before);
+    expect(
+      (await testApp.graphql('{ reviewQueueSessions(first: 1) { totalCount } }', {}, key)).body.data.reviewQueueSessions.totalCount,
+    ).toBe(1);
   });
 });
