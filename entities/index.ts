@@ -36,7 +36,17 @@ import {
   SessionSearchSchema,
   SessionSelfiePrintSchema,
 } from './session-index.entity.js';
-import { SessionNodeResultSchema, SessionPortraitSchema, SessionSchema, SessionStatusChangeSchema } from './session.entity.js';
+import {
+  SessionFunnelChangeSchema,
+  SessionFunnelCountSchema,
+  SessionFunnelDayCountSchema,
+  SessionNodeResultSchema,
+  SessionPortraitSchema,
+  SessionSchema,
+  SessionStatusChangeSchema,
+  SessionStatusCountChangeSchema,
+  SessionStatusCountSchema,
+} from './session.entity.js';
 import { LedgerEntrySchema, ShareTokenSchema } from './share-token.entity.js';
 import { FlowSettingsSchema, ReasonCodeSchema } from './tenant-settings.entity.js';
 import { TenantSchema } from './tenant.entity.js';
@@ -58,6 +68,11 @@ export const ALL_ENTITIES = [
   SessionSchema,
   SessionNodeResultSchema,
   SessionStatusChangeSchema,
+  SessionFunnelCountSchema,
+  SessionFunnelDayCountSchema,
+  SessionFunnelChangeSchema,
+  SessionStatusCountSchema,
+  SessionStatusCountChangeSchema,
   SessionPortraitSchema,
   OutboxEventSchema,
   SigningKeySchema,

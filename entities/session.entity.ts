@@ -157,3 +157,90 @@ export const SessionPortraitSchema = defineEntity({
 });
 /** A portrait row. */
 export type SessionPortrait = InferEntity<typeof SessionPortraitSchema>;
+
+/**
+ * How many sessions of a scope created in one UTC hour reached a stage or a later one: the funnel
+ * sums these instead of counting sessions (migration H41SessionCounts; its triggers and the fold job
+ * write it with SQL, never the ORM).
+ */
+export const SessionFunnelCountSchema = defineEntity({
+  name: 'SessionFunnelCount',
+  tableName: 'session_funnel_count',
+  properties: {
+    tenantId: p.uuid().primary(),
+    environment: p.text().primary(),
+    /** The hour the sessions were created in, truncated in UTC. */
+    hour: p.datetime().primary(),
+    stage: p.smallint().primary(),
+    sessions: p.bigint('number'),
+  },
+});
+/** A funnel count row. */
+export type SessionFunnelCount = InferEntity<typeof SessionFunnelCountSchema>;
+
+/** The same counts by UTC day (the fold writes both), so a 90-day funnel sums 90 rows a stage, not 2,160. */
+export const SessionFunnelDayCountSchema = defineEntity({
+  name: 'SessionFunnelDayCount',
+  tableName: 'session_funnel_day_count',
+  properties: {
+    tenantId: p.uuid().primary(),
+    environment: p.text().primary(),
+    /** The UTC day the sessions were created on, as its midnight. */
+    day: p.datetime().primary(),
+    stage: p.smallint().primary(),
+    sessions: p.bigint('number'),
+  },
+});
+/** A funnel day count row. */
+export type SessionFunnelDayCount = InferEntity<typeof SessionFunnelDayCountSchema>;
+
+/**
+ * A signed change to a funnel count, appended by the session triggers (so concurrent creates never
+ * wait on one counter row) until the fold job adds it into `session_funnel_count`.
+ */
+export const SessionFunnelChangeSchema = defineEntity({
+  name: 'SessionFunnelChange',
+  tableName: 'session_funnel_change',
+  properties: {
+    id: p.bigint('number').primary().autoincrement(),
+    tenantId: p.uuid(),
+    environment: p.text(),
+    hour: p.datetime(),
+    stage: p.smallint(),
+    sessions: p.integer(),
+  },
+});
+/** A funnel change row. */
+export type SessionFunnelChange = InferEntity<typeof SessionFunnelChangeSchema>;
+
+/**
+ * How many sessions of a scope are in a status: the review queue's `totalCount` reads this instead
+ * of counting (migration H41SessionCounts; written with SQL by its triggers and the fold job).
+ */
+export const SessionStatusCountSchema = defineEntity({
+  name: 'SessionStatusCount',
+  tableName: 'session_status_count',
+  properties: {
+    tenantId: p.uuid().primary(),
+    environment: p.text().primary(),
+    status: p.text().primary(),
+    sessions: p.bigint('number'),
+  },
+});
+/** A status count row. */
+export type SessionStatusCount = InferEntity<typeof SessionStatusCountSchema>;
+
+/** A signed change to a status count, appended by the session triggers until the fold job adds it into `session_status_count`. */
+export const SessionStatusCountChangeSchema = defineEntity({
+  name: 'SessionStatusCountChange',
+  tableName: 'session_status_count_change',
+  properties: {
+    id: p.bigint('number').primary().autoincrement(),
+    tenantId: p.uuid(),
+    environment: p.text(),
+    status: p.text(),
+    sessions: p.integer(),
+  },
+});
+/** A status count change row. */
+export type SessionStatusCountChange = InferEntity<typeof SessionStatusCountChangeSchema>;

@@ -14,6 +14,7 @@ import { NOTE_COLUMNS, noteOfRow, type SessionNote, type SessionNoteRow } from '
 import { afterPosition, assertPageSize, decodeKeysetCursor } from '../shared/pagination.js';
 import type { Services } from '../services.js';
 import { loadSession } from '../sessions/read.js';
+import { sessionsInStatus } from './stats.service.js';
 
 /**
  * The paginated listings dashboards read (docs/console.md, "Queries for dashboards"): each is
@@ -47,8 +48,8 @@ interface KeysetOrder {
   order: 'asc' | 'desc';
   /** The timestamp column the listing is ordered by, with the id as tie-break. */
   dateField?: string;
-  /** Counts the whole set too (one `count(*)` statement). */
-  count?: boolean;
+  /** Counts the whole set too: `true` with one `count(*)` statement, or with the given reader of a kept count. */
+  count?: boolean | (() => Promise<number>);
   /** Largest page; {@link DASHBOARD_PAGE_MAX} by default. */
   max?: number;
 }
@@ -71,16 +72,23 @@ export async function readKeysetPage<R extends object>(
       orderBy: { [dateField]: order.order, id: order.order } as never,
       limit: first + 1,
     }),
-    order.count && page.count !== false ? em.count(entity, where as never) : Promise.resolve(undefined),
+    !order.count || page.count === false
+      ? Promise.resolve(undefined)
+      : typeof order.count === 'function'
+        ? order.count()
+        : em.count(entity, where as never),
   ]);
   return { rows: rows.slice(0, first), hasNextPage: rows.length > first, ...(totalCount !== undefined ? { totalCount } : {}) };
 }
 
-/** The in-review sessions of the caller's scope, longest waiting (oldest created) first. */
+/**
+ * The in-review sessions of the caller's scope, longest waiting (oldest created) first; the total
+ * is the kept count of sessions in review (`sessionsInStatus`), which stays flat as the queue grows.
+ */
 export async function reviewQueuePage(em: EntityManager, scope: TenantScope, page: PageRequest): Promise<KeysetPage<Session>> {
   return readKeysetPage(em, SessionSchema, { tenant: scope.tenantId, environment: scope.environment, status: 'in_review' }, page, {
     order: 'asc',
-    count: true,
+    count: () => sessionsInStatus(em, scope, 'in_review'),
   });
 }
 

@@ -1,6 +1,7 @@
 /**
  * Raw SQL: (b) the dashboard's figures are aggregates the ORM cannot say: `generate_series`,
- * `count(*) filter (…)`, CTEs and `extract(epoch …)`.
+ * `count(*) filter (…)`, CTEs and `extract(epoch …)`, and the counts' fold (`delete … returning`
+ * into `insert … on conflict`).
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { TenantScope } from '../auth/context.js';
@@ -118,26 +119,119 @@ function stageOf(column: string): string {
 }
 
 /**
- * The funnel of the sessions of a scope created in the last `days` days (rolling, from now): the
- * furthest stage of each is kept on its row (`furthest_stage`, raised by a trigger on every status
- * change) beside its current status, so one range of `session_tenant_created_index` is read and
- * no status history.
+ * The funnel of the sessions of a scope created in the last `days` days (rolling, from now), flat
+ * however many there are (migration H41SessionCounts): the window's whole UTC days are summed from
+ * the per-day counts (`session_funnel_day_count`), the whole hours before the first of them from
+ * the per-hour counts (`session_funnel_count`), and the changes not yet folded into either
+ * (`session_funnel_change`): some 450 rows for 90 days. Only the window's first, partial hour
+ * counts session rows, each at the furthest stage it reached (`furthest_stage` or its status).
  */
 export async function sessionFunnel(em: EntityManager, scope: TenantScope, days: number): Promise<Funnel> {
   assertDays(days);
-  const [row] = await em.execute<{ created: number; started: number; submitted: number; decided: number }[]>(
-    `with reached as (
-       select greatest(furthest_stage, ${stageOf('status')}) as stage
-         from session where tenant_id = ? and environment = ? and created_at >= now() - make_interval(days => ?)
-     )
-     select count(*)::int as created,
-            (count(*) filter (where stage >= 1))::int as started,
-            (count(*) filter (where stage >= 2))::int as submitted,
-            (count(*) filter (where stage >= 3))::int as decided
-       from reached`,
-    [scope.tenantId, scope.environment, days],
+  // The window's bounds are written out in each part (no CTE), so each is an index range planned
+  // with its values; the stages are a constant series, so no estimate crosses jit_above_cost.
+  const since = `now() - make_interval(days => ?)`;
+  const wholeHours = `date_trunc('hour', ${since}, 'UTC') + interval '1 hour'`;
+  const wholeDays = `date_trunc('day', ${since}, 'UTC') + interval '1 day'`;
+  const rows = await em.execute<{ stage: number; sessions: string | number }[]>(
+    `select stage, sum(sessions) as sessions from (
+       select g.stage, count(*) as sessions
+         from session s cross join generate_series(0, 3) g(stage)
+        where s.tenant_id = ? and s.environment = ? and s.created_at >= ${since} and s.created_at < ${wholeHours}
+          and g.stage <= greatest(s.furthest_stage, ${stageOf('s.status')})
+        group by g.stage
+       union all
+       select stage, sum(sessions) from session_funnel_count
+        where tenant_id = ? and environment = ? and hour >= ${wholeHours} and hour < ${wholeDays} group by stage
+       union all
+       select stage, sum(sessions) from session_funnel_day_count
+        where tenant_id = ? and environment = ? and day >= ${wholeDays} group by stage
+       union all
+       select stage, sum(sessions) from session_funnel_change
+        where tenant_id = ? and environment = ? and hour >= ${wholeHours} group by stage
+     ) parts group by stage`,
+    [
+      ...[scope.tenantId, scope.environment, days, days],
+      ...[scope.tenantId, scope.environment, days, days],
+      ...[scope.tenantId, scope.environment, days],
+      ...[scope.tenantId, scope.environment, days],
+    ],
   );
-  return { created: Number(row!.created), started: Number(row!.started), submitted: Number(row!.submitted), decided: Number(row!.decided) };
+  const reached = (stage: number) => Number(rows.find((row) => Number(row.stage) === stage)?.sessions ?? 0);
+  return { created: reached(0), started: reached(1), submitted: reached(2), decided: reached(3) };
+}
+
+/** Most changes one fold statement moves, so a backlog is folded in bounded steps. */
+const FOLD_BATCH = 50_000;
+
+/** A table of counts and the table of signed changes the session triggers append to it (migration H41SessionCounts). */
+interface CountTables {
+  counts: string;
+  changes: string;
+  /** The key columns besides the scope's. */
+  key: string[];
+  /** For hourly counts: the table of the same counts by UTC day, folded in the same statement. */
+  days?: string;
+}
+
+/** The funnel's counts: sessions per scope, hour of creation and stage reached, and per day. */
+const FUNNEL_COUNTS: CountTables = {
+  counts: 'session_funnel_count',
+  changes: 'session_funnel_change',
+  key: ['hour', 'stage'],
+  days: 'session_funnel_day_count',
+};
+/** Sessions per scope and status. */
+const STATUS_COUNTS: CountTables = { counts: 'session_status_count', changes: 'session_status_count_change', key: ['status'] };
+
+/** Folds one table's changes into its counts, a batch per statement; returns the changes folded. */
+async function foldChanges(em: EntityManager, { counts, changes, key, days }: CountTables): Promise<number> {
+  const columns = ['tenant_id', 'environment', ...key].join(', ');
+  const byDay = days
+    ? `, daily as (
+         insert into ${days} (tenant_id, environment, day, stage, sessions)
+         select tenant_id, environment, date_trunc('day', hour, 'UTC'), stage, sum(sessions) from moved group by 1, 2, 3, 4
+         on conflict (tenant_id, environment, day, stage) do update set sessions = ${days}.sessions + excluded.sessions
+       )`
+    : '';
+  let folded = 0;
+  for (;;) {
+    const [row] = await em.execute<{ moved: string | number }[]>(
+      `with moved as (
+         delete from ${changes} where id in (select id from ${changes} order by id limit ? for update skip locked)
+         returning ${columns}, sessions
+       ), summed as (
+         insert into ${counts} (${columns}, sessions)
+         select ${columns}, sum(sessions) from moved group by ${columns}
+         on conflict (${columns}) do update set sessions = ${counts}.sessions + excluded.sessions
+       )${byDay}
+       select count(*) as moved from moved`,
+      [FOLD_BATCH],
+    );
+    const moved = Number(row?.moved ?? 0);
+    folded += moved;
+    if (moved < FOLD_BATCH) return folded;
+  }
+}
+
+/**
+ * Adds the changes the session triggers appended into the funnel's and the statuses' counts and
+ * deletes them (the periodic job of src/jobs/jobs.ts): keeps what a read sums small. Each step is
+ * one statement, so a read sees a change either still pending or already counted, never both or
+ * neither; concurrent folds skip each other's rows. Returns the changes folded.
+ */
+export async function foldSessionCounts(em: EntityManager): Promise<number> {
+  return (await foldChanges(em, FUNNEL_COUNTS)) + (await foldChanges(em, STATUS_COUNTS));
+}
+
+/** How many sessions of a scope are in `status` now: the kept count plus the changes not yet folded, two index reads. */
+export async function sessionsInStatus(em: EntityManager, scope: TenantScope, status: string): Promise<number> {
+  const [row] = await em.execute<{ sessions: string | number | null }[]>(
+    `select (select coalesce(sum(sessions), 0) from session_status_count where tenant_id = ? and environment = ? and status = ?)
+          + (select coalesce(sum(sessions), 0) from session_status_count_change where tenant_id = ? and environment = ? and status = ?) as sessions`,
+    [scope.tenantId, scope.environment, status, scope.tenantId, scope.environment, status],
+  );
+  return Number(row?.sessions ?? 0);
 }
 
 /**

@@ -8,6 +8,7 @@ import { rescreenPendingRequests } from '../sessions/aml-monitoring.js';
 import { expireDueSessions } from '../sessions/expiry.js';
 import { purgeExpiredEvidence } from '../evidence/evidence.service.js';
 import { runQueuedReplays } from '../workflows/replay.js';
+import { foldSessionCounts } from '../dashboard/stats.service.js';
 
 /** Queue of the periodic session-expiry sweep. */
 export const SESSION_EXPIRY_QUEUE = 'session-expiry';
@@ -25,6 +26,10 @@ export const EVIDENCE_PURGE_CRON = '*/5 * * * *';
 export const WORKFLOW_REPLAY_QUEUE = 'workflow-replay';
 /** How often queued replays are looked for (cron): every minute, e.g. those a restart interrupted; new ones start at once. */
 export const WORKFLOW_REPLAY_CRON = '* * * * *';
+/** Queue of the session counts' fold: the session triggers' changes added into the funnel's and the statuses' counts. */
+export const SESSION_COUNTS_FOLD_QUEUE = 'session-counts-fold';
+/** How often the fold runs (cron): every minute, so a read sums at most a minute or so of changes besides the counts. */
+export const SESSION_COUNTS_FOLD_CRON = '* * * * *';
 /** Connections pg-boss may hold, on top of the ORM pool. */
 const JOBS_POOL_MAX = 4;
 
@@ -42,7 +47,7 @@ export interface Jobs {
 }
 
 /**
- * Starts pg-boss with the session-expiry, AML re-screening and evidence purge schedules and their workers. On a
+ * Starts pg-boss with the session-expiry, AML re-screening, evidence purge, replay and session counts fold schedules and their workers. On a
  * server it has a pool of its own; on embedded PGlite it shares the ORM's single connection (see
  * src/db/database.ts).
  */
@@ -76,6 +81,12 @@ export async function startJobs(database: Database, services: Services, logger: 
   await boss.work(WORKFLOW_REPLAY_QUEUE, async () => {
     const ran = await runQueuedReplays(orm.em.fork());
     if (ran > 0) logger.info({ ran }, 'queued workflow replays run');
+  });
+  await boss.createQueue(SESSION_COUNTS_FOLD_QUEUE);
+  await boss.schedule(SESSION_COUNTS_FOLD_QUEUE, SESSION_COUNTS_FOLD_CRON);
+  await boss.work(SESSION_COUNTS_FOLD_QUEUE, async () => {
+    const folded = await foldSessionCounts(orm.em.fork());
+    if (folded > 0) logger.debug({ folded }, 'session count changes folded into the counts');
   });
   return {
     boss,

@@ -5,6 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { foldSessionCounts } from '../../src/dashboard/stats.service.js';
+import { SESSION_COUNTS_FOLD_QUEUE } from '../../src/jobs/jobs.js';
 import { gql, tokenOf } from '../sessions/support.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 
@@ -183,6 +185,9 @@ describe('dashboard aggregates', () => {
 
     const funnel = (await testApp.graphql(FUNNEL, { days: 30 }, key)).body.data.sessionFunnel;
     expect(funnel).toEqual({ created: 8, started: 7, submitted: 5, decided: 4 });
+    // The same once the triggers' pending changes are folded into the hourly counts.
+    await foldSessionCounts(testApp.app.orm.em.fork());
+    expect((await testApp.graphql(FUNNEL, { days: 30 }, key)).body.data.sessionFunnel).toEqual(funnel);
     const times = (await testApp.graphql(TIME_TO_DECISION, { days: 30 }, key)).body.data.timeToDecision;
     // Decided in 30, 300, 7 200 and 172 800 seconds: the median halves 300 and 7 200; the 90th
     // percentile is 7 200 + 0.7 × (172 800 − 7 200) (linear interpolation, percentile_cont).
@@ -215,5 +220,94 @@ describe('dashboard aggregates', () => {
       const answer = await testApp.graphql(query, { days: 91 }, key);
       expect(answer.body.errors?.[0]?.extensions?.code).toBe('VALIDATION_FAILED');
     }
+  });
+
+  it('given sessions just inside and just outside the window, folded or not, and one deleted, when charting the funnel, then it counts by the exact instant of creation', async () => {
+    const { sandboxKey: key } = await testApp.tenant();
+    const fold = () => foldSessionCounts(testApp.app.orm.em.fork());
+    const funnel = async (days: number) => (await testApp.graphql(FUNNEL, { days }, key)).body.data.sessionFunnel;
+    // The window's first hour is partial (now − 24 h is rarely on the hour): it is counted from the
+    // session rows, the whole hours after it from the counts; 6 minutes either side of its start.
+    await history(key, 23.9, [['in_progress', 10]]);
+    await history(key, 24.1, [['approved', 30]]);
+    const inside = await history(key, 0, [
+      ['in_progress', 10],
+      ['in_review', 20],
+    ]);
+    const expected = { created: 2, started: 2, submitted: 1, decided: 0 };
+    expect(await funnel(1)).toEqual(expected);
+    await fold();
+    expect(await funnel(1)).toEqual(expected);
+    expect(await funnel(2)).toEqual({ created: 3, started: 3, submitted: 2, decided: 1 });
+
+    // A later stage reached after the fold is a pending change beside the counts.
+    await testApp.app.orm.em.fork().execute(`update session set status = 'declined' where id = ?`, [inside]);
+    expect(await funnel(1)).toEqual({ ...expected, decided: 1 });
+    // A deleted session (retention, a tenant's removal) leaves the counts with its row.
+    await testApp.app.orm.em.fork().execute(`delete from session where id = ?`, [inside]);
+    expect(await funnel(1)).toEqual({ created: 1, started: 1, submitted: 0, decided: 0 });
+    await fold();
+    expect(await funnel(1)).toEqual({ created: 1, started: 1, submitted: 0, decided: 0 });
+    expect(await funnel(2)).toEqual({ created: 2, started: 2, submitted: 1, decided: 1 });
+  });
+
+  it("given sessions entering and leaving review, folded or not, when the review queue is read with its totalCount, then it is the scope's exact number in review", async () => {
+    const [mine, foreign] = await Promise.all([testApp.tenant(), testApp.tenant()]);
+    const QUEUE = '{ reviewQueueSessions(first: 1) { totalCount edges { node { id } } } }';
+    const total = async (key: string) => (await testApp.graphql(QUEUE, {}, key)).body.data.reviewQueueSessions.totalCount;
+    const counted = async () =>
+      Number(
+        (
+          await testApp.app.orm.em
+            .fork()
+            .execute<{ n: number }[]>(
+              `select count(*)::int as n from session where tenant_id = ? and environment = 'sandbox' and status = 'in_review'`,
+              [mine.id],
+            )
+        )[0]!.n,
+      );
+    const inReview = [0, 1, 2].map(() => history(mine.sandboxKey, 1, [['in_review', 10]]));
+    const [first, second] = await Promise.all(inReview);
+    await history(mine.liveKey, 1, [['in_review', 10]]); // the live environment
+    await history(foreign.sandboxKey, 1, [['in_review', 10]]); // another tenant
+    await history(mine.sandboxKey, 1, [['in_progress', 10]]); // not in review
+    expect(await total(mine.sandboxKey)).toBe(3);
+    await foldSessionCounts(testApp.app.orm.em.fork());
+    expect(await total(mine.sandboxKey)).toBe(3);
+    // A reviewer's decision and a deletion take sessions out; pending changes and counts add up.
+    await testApp.app.orm.em.fork().execute(`update session set status = 'approved' where id = ?`, [first]);
+    await testApp.app.orm.em.fork().execute(`delete from session where id = ?`, [second]);
+    expect(await total(mine.sandboxKey)).toBe(1);
+    expect(await counted()).toBe(1);
+    await foldSessionCounts(testApp.app.orm.em.fork());
+    expect(await total(mine.sandboxKey)).toBe(1);
+    expect(await total(mine.liveKey)).toBe(1);
+    expect(await total(foreign.sandboxKey)).toBe(1);
+  });
+
+  it('given sessions just created, when the scheduled fold job runs, then their pending changes are folded into the counts and the figures stay the same', async () => {
+    const { id: tenantId, sandboxKey: key } = await testApp.tenant();
+    await history(key, 2, [['in_progress', 10]]);
+    await history(key, 3, [['in_review', 10]]);
+    const pending = async () =>
+      Number(
+        (
+          await testApp.app.orm.em
+            .fork()
+            .execute<{ n: number }[]>(
+              `select (select count(*) from session_funnel_change where tenant_id = ?) + (select count(*) from session_status_count_change where tenant_id = ?) as n`,
+              [tenantId, tenantId],
+            )
+        )[0]!.n,
+      );
+    const before = (await testApp.graphql(FUNNEL, { days: 1 }, key)).body.data.sessionFunnel;
+    expect(before).toEqual({ created: 2, started: 2, submitted: 1, decided: 0 });
+    expect(await pending()).toBeGreaterThan(0);
+    await testApp.app.jobs!.boss.send(SESSION_COUNTS_FOLD_QUEUE, {});
+    await expect.poll(pending).toBe(0);
+    expect((await testApp.graphql(FUNNEL, { days: 1 }, key)).body.data.sessionFunnel).toEqual(before);
+    expect(
+      (await testApp.graphql('{ reviewQueueSessions(first: 1) { totalCount } }', {}, key)).body.data.reviewQueueSessions.totalCount,
+    ).toBe(1);
   });
 });

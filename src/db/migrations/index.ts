@@ -50,6 +50,7 @@ import { Migration20261128030000H32WebhookClaimIndex } from './Migration20261128
 import { Migration20261128070000H35WebhookLease } from './Migration20261128070000H35WebhookLease.js';
 import { Migration20261128170000H39ListEntryCount } from './Migration20261128170000H39ListEntryCount.js';
 import { Migration20261128220000H40ListEntryChangeXid } from './Migration20261128220000H40ListEntryChangeXid.js';
+import { Migration20261129010000H41SessionCounts } from './Migration20261129010000H41SessionCounts.js';
 
 /** Every migration in order; listed explicitly so tsx, vitest and a bundle all find the same set. */
 export const MIGRATIONS = [
@@ -105,4 +106,5 @@ export const MIGRATIONS = [
   Migration20261128070000H35WebhookLease,
   Migration20261128170000H39ListEntryCount,
   Migration20261128220000H40ListEntryChangeXid,
+  Migration20261129010000H41SessionCounts,
 ];
