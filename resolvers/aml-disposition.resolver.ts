@@ -1,12 +1,13 @@
 import DataLoader from 'dataloader';
 import { Arg, Ctx, FieldResolver, Mutation, Resolver, Root } from 'type-graphql';
-import type { StoredAmlHit, StoredAmlScreeningDetails } from '../src/engines/details.js';
+import type { StoredAmlHit } from '../src/engines/details.js';
 import { requireTenant, type GraphQLContext } from '../src/graphql/resolver-context.js';
 import { amlEntityRecords, hitEntityId, type AmlEntityRecord } from '../src/engines/aml/dispositions.js';
 import { disposeAmlHit, latestDispositions, type AmlDispositionRecord } from '../src/sessions/aml-dispositions.js';
 import { unixSeconds } from '../src/shared/time.js';
 import { AmlHitDispositionEnum, AmlHitDispositionObject, SessionAmlHitObject } from './aml-disposition.type.js';
 import { SessionObject } from './session.type.js';
+import { storedDetailsOf } from '../src/sessions/stored-node-details.js';
 
 /** The loaders of this resolver, one set per request (kept beside the request's context, so loaders.ts stays as it is). */
 interface DispositionLoaders {
@@ -58,10 +59,13 @@ export class AmlDispositionResolver {
   })
   async amlHits(@Root() session: SessionObject, @Ctx() context: GraphQLContext): Promise<SessionAmlHitObject[]> {
     const results = await context.loaders.nodeResultsBySessionId.load(session.id);
-    const details = results.find((row) => row.nodeType === 'aml_screening')?.details as Partial<StoredAmlScreeningDetails> | undefined;
-    const hits = [
-      ...((details?.hits ?? []) as StoredAmlHit[]).map((hit) => ({ hit, suppressed: false })),
-      ...(details?.suppressed_hits ?? []).map((hit) => ({ hit: hit as StoredAmlHit, suppressed: true })),
+    const details = storedDetailsOf(
+      results.find((row) => row.nodeType === 'aml_screening'),
+      'aml_screening',
+    );
+    const hits: { hit: StoredAmlHit; suppressed: boolean }[] = [
+      ...(details.hits ?? []).map((hit) => ({ hit, suppressed: false })),
+      ...(details.suppressed_hits ?? []).map((hit) => ({ hit, suppressed: true })),
     ];
     if (hits.length === 0) return [];
     const loaders = loadersOf(context);

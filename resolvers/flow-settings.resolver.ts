@@ -14,6 +14,7 @@ import type { StoredReason } from '../entities/session.entity.js';
 import { reasonDefinition } from '../src/domain/reasons.js';
 import { explainReasons } from '../src/sessions/decision.js';
 import { UnixTimeScalar } from './scalars.js';
+import { storedDetailsOf } from '../src/sessions/stored-node-details.js';
 
 /** How the hosted flow looks and where it may go, for one environment of the tenant. */
 @ObjectType('FlowSettings', { description: "The hosted verification flow's settings for the key's environment." })
@@ -193,9 +194,7 @@ export class FlowSettingsResolver {
     const settings = await flowSettingsFor(context.em, { tenantId: session.tenantId, environment: session.environment });
     const document = nodeResults.find((row) => row.nodeType === 'document_verification');
     const extracted =
-      document && document.status === 'passed'
-        ? ((document.details as { extracted?: Record<string, string | null> }).extracted ?? null)
-        : null;
+      document && document.status === 'passed' ? (storedDetailsOf(document, 'document_verification').extracted ?? null) : null;
     return {
       sessionId: session.id,
       status: session.status,

@@ -18,7 +18,6 @@ import { SessionNodeResultSchema, type Session, type SessionNodeResult } from '.
 import type { DuplicatesPolicy } from '../../entities/workflow.entity.js';
 import { documentNumberKey } from '../engines/aml/normalize.js';
 import { decodeDataUri } from '../engines/data-uri.js';
-import type { StoredDocumentVerificationDetails } from '../engines/details.js';
 import { SELFIE_MIME_TYPES } from '../engines/inputs.js';
 import { FACE_MATCH_PASS_SIMILARITY } from '../engines/face/thresholds.js';
 import { templateFromBytes } from '../engines/face/template.js';
@@ -27,6 +26,7 @@ import { faceTemplateKey } from '../lists/face-templates.js';
 import type { NodeInputObserver } from '../sessions/decision-hooks.js';
 import { findDuplicateFaces, indexSessionTemplate } from './face-search.js';
 import { SELFIE_REUSE_MAX_HAMMING, selfiePrint, type SelfiePrint } from './selfie-print.js';
+import { storedDetailsOf } from '../sessions/stored-node-details.js';
 
 /** Result/warning codes of the findings (CODES.md). */
 export const DUPLICATE_CODES = {
@@ -161,7 +161,7 @@ async function observeDocument(
   row: SessionNodeResult,
   key: { version: number; secret: string },
 ) {
-  const details = row.details as Partial<StoredDocumentVerificationDetails>;
+  const details = storedDetailsOf(row, 'document_verification');
   const number = details.extracted?.document_number;
   if (!number || !details.issuing_country) return;
   const fingerprint = documentPrint(key.secret, details.issuing_country, number);

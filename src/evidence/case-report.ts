@@ -14,6 +14,7 @@ import type { Services } from '../services.js';
 import { readSession } from '../sessions/read.js';
 import { openImagesForReport, type OpenedImage } from './evidence.service.js';
 import { REPORT_FONT_FILES, textRuns } from './report-fonts.js';
+import { storedDetailsOf } from '../sessions/stored-node-details.js';
 
 /** Width and height a kept image is scaled into on the page, in PDF points. */
 const IMAGE_BOX_POINTS: [number, number] = [240, 170];
@@ -109,8 +110,9 @@ function shortValue(value: unknown): string {
 function personLines(data: CaseReportData): [string, string][] {
   const lines: [string, string][] = [];
   const join = (...parts: unknown[]) => parts.filter((part) => typeof part === 'string' && part.trim()).join(' ');
-  const results = new Map(data.nodeResults.map((result) => [result.nodeType, result.details as Record<string, any>]));
-  const extracted = (results.get('document_verification')?.extracted ?? {}) as Record<string, unknown>;
+  const resultOf = (nodeType: string) => data.nodeResults.find((result) => result.nodeType === nodeType);
+  const document = storedDetailsOf(resultOf('document_verification'), 'document_verification');
+  const extracted: Partial<NonNullable<typeof document.extracted>> = document.extracted ?? {};
   const documentName = join(extracted.first_name, extracted.last_name);
   const printedName = join(extracted.first_name_viz, extracted.last_name_viz);
   if (documentName) lines.push(['Name on the document', documentName]);
@@ -118,11 +120,11 @@ function personLines(data: CaseReportData): [string, string][] {
   const expected = data.session.expectedDetails;
   const typed = join(expected?.first_name, expected?.last_name);
   if (typed) lines.push(['Name given', typed]);
-  const screened = results.get('aml_screening')?.subject?.full_name;
+  const screened = storedDetailsOf(resultOf('aml_screening'), 'aml_screening').subject?.full_name;
   if (typeof screened === 'string' && screened && screened !== documentName && screened !== typed) lines.push(['Name screened', screened]);
   const birth = extracted.date_of_birth ?? expected?.date_of_birth;
   if (typeof birth === 'string') lines.push(['Date of birth', birth]);
-  const country = extracted.issuing_country ?? extracted.nationality ?? expected?.country;
+  const country = document.issuing_country ?? extracted.nationality ?? expected?.country;
   if (typeof country === 'string') lines.push(['Country', country]);
   return lines;
 }

@@ -19,6 +19,7 @@ import type { DecisionHooks, NodeInputObserver } from '../sessions/decision-hook
 import { matchFaces } from './face-index.js';
 import { templateOfImage } from './face-templates.js';
 import { documentFingerprint, nameFingerprint } from './list.service.js';
+import { storedDetailsOf } from '../sessions/stored-node-details.js';
 
 /** Template cosine similarity at or above which a selfie matches a listed face: the face engine's "same person" threshold (v3 templates keep the cosine, docs/face.md). */
 export const FACE_LIST_MATCH_SIMILARITY = FACE_MATCH_PASS_SIMILARITY;
@@ -68,7 +69,7 @@ export async function findListHits(
     [session.id],
     'all',
   );
-  const probes = documentProbes(nodeResults.document_verification?.details as Partial<StoredDocumentVerificationDetails> | undefined);
+  const probes = documentProbes(storedDetailsOf(nodeResults.document_verification, 'document_verification'));
   for (const subject of subjects) {
     if (subject.kind === 'name' && subject.fingerprint)
       probes.push({ nodeType: subject.node_type, entryType: 'name', fingerprint: subject.fingerprint });

@@ -24,6 +24,8 @@ import type { Services } from '../services.js';
 import { parseOrThrow } from '../shared/validation.js';
 import { checkNonce, issueNonce, type IssuedNonce } from './capture-integrity.js';
 import { NODE_INPUT_FIELDS } from '../shared/node-input-schemas.js';
+import { storedDetails } from '../engines/stored-details.js';
+import type { ActiveLivenessRecord } from './stored-node-details.js';
 
 /** The head turns a challenge is made of (the person's own left and right). */
 export const LIVENESS_MOVES = ['left', 'right', 'up'] as const;
@@ -173,7 +175,8 @@ export async function checkActiveLiveness(
           code: 'active_liveness_alternative',
           message: 'The person took the non-motion alternative to the head-turn challenge: a reviewer looks at the selfie.',
         };
-        const details = { ...result.details, active_liveness: { result: 'alternative', moves } };
+        const record: ActiveLivenessRecord = { result: 'alternative', moves };
+        const details = { ...result.details, active_liveness: record };
         if (result.status === 'failed') return { ...result, details };
         return { ...result, status: 'review', warnings: [...result.warnings, warning], details };
       },
@@ -201,16 +204,24 @@ export async function checkActiveLiveness(
   }
   const challengeAgeMs = Date.now() - nonce.issuedAt!.getTime();
   const reasons = judgeBurst(moves, posed, challengeAgeMs);
-  const evidence = { moves, frames: posed, challenge_age_ms: challengeAgeMs };
+  // Kept in the spec's snake_case, as every stored detail (`at_ms`, not the frames' own `atMs`).
+  const evidence = storedDetails({ moves, frames: posed, challengeAgeMs });
   if (reasons.length > 0) return failed(reasons, nonce.id!, evidence);
   return {
     nonceId: nonce.id!,
-    apply: (result) => ({ ...result, details: { ...result.details, active_liveness: { result: 'passed', ...evidence } } }),
+    apply: (result) => ({
+      ...result,
+      details: { ...result.details, active_liveness: { result: 'passed', ...evidence } satisfies ActiveLivenessRecord },
+    }),
   };
 }
 
 /** A failed active check: the step fails with `active_liveness_failed` and the reasons named. */
-function failed(reasons: string[], nonceId: string | null, evidence: Record<string, unknown>): ActiveLivenessOutcome {
+function failed(
+  reasons: string[],
+  nonceId: string | null,
+  evidence: Omit<ActiveLivenessRecord, 'result' | 'reasons'>,
+): ActiveLivenessOutcome {
   return {
     nonceId,
     apply: (result) => ({
@@ -219,7 +230,7 @@ function failed(reasons: string[], nonceId: string | null, evidence: Record<stri
       details: {
         ...result.details,
         result_code: 'active_liveness_failed',
-        active_liveness: { result: 'failed', reasons, ...evidence },
+        active_liveness: { result: 'failed', reasons, ...evidence } satisfies ActiveLivenessRecord,
       },
     }),
   };

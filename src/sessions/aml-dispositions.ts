@@ -17,12 +17,13 @@ import type { ServiceSecrets } from '../auth/secrets.js';
 import { amlDetailsOf, amlSubjectHash, entityVersions, hitEntityId, standingFalsePositives } from '../engines/aml/dispositions.js';
 import { amlNodeStatus } from '../domain/node-outcome.js';
 import type { NodeResult } from '../domain/types.js';
-import type { StoredAmlHit, StoredAmlScreeningDetails, SuppressedAmlHit } from '../engines/details.js';
+import type { StoredAmlHit, SuppressedAmlHit } from '../engines/details.js';
 import { riskBand } from '../engines/aml/score.js';
 import { ApiError, validationError } from '../shared/errors.js';
 import { recordOperatorAction } from '../operators/operator-audit.js';
 import type { Services } from '../services.js';
 import { loadSession } from './read.js';
+import { storedDetailsOf } from './stored-node-details.js';
 
 /** What a reviewer says of a hit. */
 export type AmlHitDisposition = 'true_match' | 'false_positive';
@@ -56,7 +57,7 @@ export async function withoutFalsePositives(
   result: EngineResult,
   threshold: number,
 ): Promise<EngineResult> {
-  const details = result.details as Partial<StoredAmlScreeningDetails>;
+  const details = storedDetailsOf(result, 'aml_screening');
   if (!details.subject?.full_name || !Array.isArray(details.hits) || details.hits.length === 0) return result;
   const standing = await standingFalsePositives(em, secrets, scope, details.subject, details.hits.map(hitEntityId));
   const suppressed: SuppressedAmlHit[] = [];

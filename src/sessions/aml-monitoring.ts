@@ -11,7 +11,6 @@
  */
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { SessionNodeResultSchema, SessionSchema } from '../../entities/session.entity.js';
-import type { StoredAmlScreeningDetails } from '../engines/details.js';
 import { entityId, isAmlList, type AmlList } from '../engines/aml/entity.js';
 import type { AmlHit, AmlQuery, AmlScreening } from '../engines/aml/score.js';
 import { screenStored } from '../engines/aml/store.js';
@@ -19,6 +18,7 @@ import type { EventBus } from '../events/outbox.js';
 import { reopenApprovedSession } from './review.js';
 import { recordMonitoringHits, standingFalsePositives } from '../engines/aml/dispositions.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
+import { storedDetailsOf } from './stored-node-details.js';
 
 /** One approved subject to re-screen. */
 export interface ApprovedSubject {
@@ -158,7 +158,7 @@ export function sessionMonitoringPort(em: EntityManager, bus: EventBus, secrets:
         });
         const tenantOf = new Map(page.map((session) => [session.id, session.tenant.id]));
         for (const result of results) {
-          const details = result.details as Partial<StoredAmlScreeningDetails>;
+          const details = storedDetailsOf(result, 'aml_screening');
           if (!details.subject?.full_name) continue;
           yield {
             tenantId: tenantOf.get(result.sessionId),

@@ -23,11 +23,12 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { SessionNodeResultSchema } from '../../entities/session.entity.js';
 import type { NodeResult, NodeType, Warning } from '../domain/types.js';
 import { nameSimilarity } from '../engines/aml/score.js';
-import type { AmlScreenedSource, AmlSubject, StoredAmlScreeningDetails, StoredDocumentVerificationDetails } from '../engines/details.js';
+import type { AmlScreenedSource, AmlSubject, StoredAmlScreeningDetails } from '../engines/details.js';
 import { amlInputOf, amlSubjectOf, type AmlScreeningInput } from '../engines/inputs.js';
 import type { EngineContext, NodeEngine } from '../engines/node-engine.js';
 import { keptResult } from '../engines/stored-details.js';
 import { ApiError } from '../shared/errors.js';
+import { storedDetailsOf } from './stored-node-details.js';
 
 /** Warning code: what the end user typed for AML screening differs from the document's identity. */
 export const AML_DOCUMENT_MISMATCH = 'aml_document_mismatch';
@@ -55,7 +56,7 @@ export type AmlScreenPlan =
 /** The identity a document result offers for screening, or null (failed, or no name read). */
 export function documentIdentity(document: ResultView): AmlSubject | null {
   if (document.status === 'failed' || document.status === 'pending') return null;
-  const extracted = (document.details as Partial<StoredDocumentVerificationDetails>).extracted;
+  const extracted = storedDetailsOf(document, 'document_verification').extracted;
   const fullName = [extracted?.first_name, extracted?.last_name]
     .filter((part): part is string => typeof part === 'string' && part.trim() !== '')
     .join(' ');
@@ -200,7 +201,7 @@ export function awaitedSubmission(row: ResultView | null): AmlScreeningInput | n
  */
 function screenedBeforeThisRule(row: ResultView | null): AmlScreeningInput | null {
   if (!row || row.status === 'pending' || row.details.screened_source !== undefined) return null;
-  const details = row.details as Partial<StoredAmlScreeningDetails>;
+  const details = storedDetailsOf(row, 'aml_screening');
   if (typeof details.subject?.full_name !== 'string') return null;
   return amlInputOf(details.subject, Array.isArray(details.checked_lists) ? details.checked_lists : undefined);
 }

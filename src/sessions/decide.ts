@@ -9,6 +9,7 @@ import { approve } from './approval.js';
 import { type EventBatch } from '../events/outbox.js';
 import type { Services } from '../services.js';
 import { transition } from './status-audit.js';
+import { storedDetailsOf } from './stored-node-details.js';
 
 /** Node results keyed by node type, as the verdict engine reads them. */
 function resultsByType(rows: SessionNodeResult[]): Partial<Record<NodeType, NodeResult>> {
@@ -31,8 +32,7 @@ export async function decide(
   const rows = await tx.find(SessionNodeResultSchema, { sessionId: session.id });
   const nodeResults = resultsByType(rows);
   const listHits = (await Promise.all(services.decisionHooks.listGates.map((gate) => gate(tx, session, nodeResults)))).flat();
-  const amlScore =
-    typeof nodeResults.aml_screening?.details?.score === 'number' ? (nodeResults.aml_screening.details.score as number) : null;
+  const amlScore = storedDetailsOf(nodeResults.aml_screening, 'aml_screening').score ?? null;
   session.amlScore = amlScore === null ? null : Math.round(amlScore);
   session.warnings = rows.flatMap((row) => row.warnings);
   const facts = ruleFacts({

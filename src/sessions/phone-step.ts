@@ -9,6 +9,7 @@ import { PhoneNumber } from '../shared/input-rules.js';
 import { assertAcceptsInput, submitNodeInput, type SessionProgress } from './submit.js';
 import { loadSession } from './read.js';
 import { workflowOfSession } from '../workflows/revisions.js';
+import { storedDetailsOf, type StoredNodeDetails } from './stored-node-details.js';
 
 /** How long a one-time code stays valid, in seconds (10 minutes). */
 export const PHONE_CODE_TTL_SECONDS = 10 * 60;
@@ -52,7 +53,8 @@ export async function requestPhoneCode(
     ? (await engine.sendCode({ tenantId: session.tenant.id, sessionId: session.id, phone })).expiresAt
     : new Date(Date.now() + PHONE_CODE_TTL_SECONDS * 1000);
   if (result) {
-    result.details = { ...result.details, phone, code_requested_at: Math.floor(Date.now() / 1000) };
+    const requested: Partial<StoredNodeDetails['phone_verification']> = { phone, code_requested_at: Math.floor(Date.now() / 1000) };
+    result.details = { ...result.details, ...requested };
     result.updatedAt = new Date();
     await em.flush();
   }
@@ -70,8 +72,7 @@ export async function confirmPhoneCode(
 ): Promise<SessionProgress> {
   await loadSession(em, services, principal, sessionId);
   const result = await em.findOne(SessionNodeResultSchema, { sessionId, nodeType: 'phone_verification' });
-  const requested = typeof result?.details?.phone === 'string' ? (result.details.phone as string) : undefined;
-  const phone = phoneInput ?? requested;
+  const phone = phoneInput ?? storedDetailsOf(result, 'phone_verification').phone;
   if (!phone)
     throw validationError([
       { field: 'phone', code: 'required', message: 'request a code first (requestPhoneCode) or give the phone number' },

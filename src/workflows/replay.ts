@@ -23,6 +23,7 @@ import { ApiError, notFound } from '../shared/errors.js';
 import { parseOrThrow } from '../shared/validation.js';
 import { revisionDefinition } from './revisions.js';
 import { getWorkflow } from './workflow.service.js';
+import { storedDetailsOf } from '../sessions/stored-node-details.js';
 
 /** Sessions a replay reads per read-only transaction (and between two progress updates). */
 export const REPLAY_BATCH = 200;
@@ -231,7 +232,7 @@ export function replayVerdict(
 ): RuledVerdict {
   const reasons = json(session.reasons ?? []);
   const listHits = storedListHits(reasons);
-  const scored = nodeResults.aml_screening?.details?.score;
+  const scored = storedDetailsOf(nodeResults.aml_screening, 'aml_screening').score;
   const amlScore = typeof scored === 'number' ? Math.min(100, Math.max(0, scored)) : session.aml_score;
   const facts = ruleFacts({
     environment: session.environment,

@@ -333,6 +333,14 @@ describe('exports', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toBe('application/pdf');
     expect(Buffer.from(bytes.slice(0, 5)).toString()).toBe('%PDF-');
+    // The person as the document has them: the name read and the issuing country (a detail of the result, not of its `extracted`).
+    const document = (await testApp.rest('GET', `/v1/sessions/${imagesSessionId}/decision`, { key: tenant.sandboxKey })).body.node_results
+      .document_verification.details;
+    const { text: imagesText } = await extractText(await getDocumentProxy(bytes.slice()), { mergePages: true });
+    expect(imagesText.replace(/\s+/g, ' ')).toContain(
+      `Name on the document: ${document.extracted.first_name} ${document.extracted.last_name}`,
+    );
+    expect(imagesText.replace(/\s+/g, ' ')).toContain(`Country: ${document.issuing_country}`);
     expect(text).toContain(declinedId);
     expect(text).toContain('forged utility bill');
     expect(text).toContain('Rita Reviewer');
