@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { storedDetails } from '../../src/engines/stored-details.js';
 import { createSandboxEngines } from '../../src/engines/sandbox/index.js';
 import { CATALOGUE_CASES, CONTEXT, NOW, inputWith } from './sandbox-cases.js';
+import { storedFlipProblems } from '../support/stored-keys.js';
 
 /**
  * Operation under test: `storedDetails(engine.run(input).details)`, the one case flip where a
@@ -45,5 +46,13 @@ describe('storedDetails', () => {
     expect(JSON.stringify(storedDetails(stored))).toBe(
       '{"elements":{"DCS":"DOE","DAQ":"D123"},"by_country":{"US":2,"GB":1},"_note":"kept","age_over18":true}',
     );
+  });
+
+  it('given details two of whose keys become one, or a key the flip leaves camelCase, then the live-output check names each', () => {
+    expect(storedFlipProblems({ resultCode: 'clear', extracted: { lastName: 'A', last_name: 'B' } })).toEqual([
+      '$.extracted: 2 keys became 1',
+    ]);
+    expect(storedFlipProblems({ hits: [{ LastName: 'x' }] })).toEqual(['camelCase key left: LastName']);
+    expect(storedFlipProblems({ resultCode: 'clear', checks: { mrzMatch: 'passed' } })).toEqual([]);
   });
 });

@@ -8,6 +8,7 @@ import { verifyDocument } from '../../src/engines/document/engine.js';
 import { closeMrzReader } from '../../src/engines/document/mrz-reader.js';
 import { TWO_SIDED_ID_TYPES } from '../../src/engines/inputs.js';
 import { mrzLines } from './support/synthetic-document.js';
+import { storedFlipProblems } from '../support/stored-keys.js';
 
 // Real specimen photos nobody on this project made (../shared/realdata/id, see its README), read
 // by the live engine: a small page, a tilted one, ICAO's specimen state, a visa. Only present on
@@ -18,12 +19,15 @@ const NOW = new Date('2026-11-23T12:00:00Z');
 /** One photo can take several OCR passes on a loaded 2-core machine. */
 const OCR_TIMEOUT_MS = 300_000;
 
-/** Verifies one file of the data set as `POST /v1/id-verification` would (as both sides for two-sided types, as a client with one photo sends it). */
+/** Verifies one file of the data set as `POST /v1/id-verification` would (as both sides for two-sided types, as a client with one photo sends it), and checks its details flip to the stored shape losslessly. */
 async function verifyFile(file: string, country: string, idType: string, bytes?: Buffer) {
   bytes ??= await readFile(path.join(DATA_DIR, file));
   const uri = `data:image/${file.endsWith('.png') ? 'png' : 'jpeg'};base64,${bytes.toString('base64')}`;
   const back = TWO_SIDED_ID_TYPES.includes(idType) ? { imageBack: uri } : {};
-  return verifyDocument({ country, idType, imageFront: uri, ...back }, null, { now: () => NOW });
+  const result = await verifyDocument({ country, idType, imageFront: uri, ...back }, null, { now: () => NOW });
+  // What a session would keep of this real output says the same, in snake_case (the one case flip).
+  expect(storedFlipProblems(result.details)).toEqual([]);
+  return result;
 }
 
 describe.skipIf(!existsSync(DATA_DIR))('document engine on real specimen photos', () => {

@@ -8,6 +8,7 @@ import { analyseProofOfAddress } from '../../src/engines/poa/engine.js';
 import { POA_MAX_AGE_DAYS_LIMIT } from '../../src/checks/poa-check.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { withMetadataUpdate } from './fixtures.js';
+import { storedFlipProblems } from '../support/stored-keys.js';
 
 // Real bills and invoices nobody on this project made (../shared/realdata/poa, see its README),
 // read by the live engine: fields found by layout (the envelope window, a value beside or below
@@ -26,12 +27,15 @@ function stringsOf(value: unknown): string[] {
   return [];
 }
 
-/** Analyses one PDF as `POST /v1/proof-of-address` would. */
+/** Analyses one PDF as `POST /v1/proof-of-address` would, and checks its details flip to the stored shape losslessly. */
 async function analyseBytes(bytes: Buffer, country?: string) {
-  return analyseProofOfAddress(
+  const result = await analyseProofOfAddress(
     { documentImage: `data:application/pdf;base64,${bytes.toString('base64')}`, ...(country ? { country } : {}) },
     { now: () => NOW },
   );
+  // What a session would keep of this real output says the same, in snake_case (the one case flip).
+  expect(storedFlipProblems(result.details)).toEqual([]);
+  return result;
 }
 
 /** Analyses one PDF of the data set. */
