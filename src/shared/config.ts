@@ -164,7 +164,7 @@ const ConfigSchema = z.object({
     .default(64 * 1024 * 1024),
   /** Heap of the worker thread that reads one PDF, in MB; a PDF that needs more is refused with a 400. */
   PDF_WORKER_MEMORY_MB: z.coerce.number().int().min(16).max(8192).default(256),
-  /** Most milliseconds reading one PDF may take (its worker thread's start included); then the thread is terminated and the PDF refused with a 400. */
+  /** Most milliseconds reading one PDF may take from when a ready worker thread starts on it (the wait and the thread start count against ENGINE_TIMEOUT_MS); then the thread is terminated and the PDF refused with a 400. */
   PDF_WORKER_TIMEOUT_MS: z.coerce.number().int().min(10).max(600_000).default(10_000),
   /**
    * Take the client address from X-Forwarded-For (behind a reverse proxy or load balancer):

@@ -96,7 +96,7 @@ describe('PoA PDF bombs (audit N1)', () => {
 
 describe('PoA PDF worker bounds', { timeout: 120_000 }, () => {
   it('given a decode budget raised past the bomb and a short time limit, when a bomb is checked, then 400 naming PDF_WORKER_TIMEOUT_MS', async () => {
-    // The worker's start alone outlasts 50 ms: the time limit, not the budget, refuses it.
+    // Inflating the bomb outlasts 50 ms once the thread is reading it: the time limit, not the budget, refuses it.
     const loose = await startTestApp({
       PDF_MAX_DECODED_BYTES: String(2 * 1024 * 1024 * 1024),
       PDF_WORKER_TIMEOUT_MS: '50',
@@ -110,6 +110,19 @@ describe('PoA PDF worker bounds', { timeout: 120_000 }, () => {
       expect(response.body.detail).toMatch(/longer than 50 ms \(PDF_WORKER_TIMEOUT_MS\)/);
     } finally {
       await loose.close();
+    }
+  });
+
+  it("given a time limit shorter than a PDF worker's start, when a bill is checked on a cold app, then it is read (the limit counts from the read's start)", async () => {
+    // Registering tsx, loading pdf-lib, sharp and pdf.js in a new thread takes well over 500 ms; reading the bill, a few ms.
+    const cold = await startTestApp({ PDF_WORKER_TIMEOUT_MS: '500', ENGINE_EXECUTION: 'inline' });
+    try {
+      const tenant = await cold.tenant();
+      const responses = await Promise.all([0, 1, 2].map(async () => check(cold, tenant.liveKey, await freshBill())));
+      expect(responses.map((response) => response.status)).toEqual([200, 200, 200]);
+      expect(JSON.stringify(responses[2]!.body)).toContain('Jane Doe');
+    } finally {
+      await cold.close();
     }
   });
 

@@ -2,6 +2,8 @@
  * The body of a PDF worker thread (loaded by pdf-worker.mjs): reads one PDF and returns its
  * content, or why it was refused, as plain data (a thrown error's class does not cross threads).
  */
+import type { MessagePort } from 'node:worker_threads';
+import { getResolvedPDFJS } from 'unpdf';
 import { PdfLimitError, UnreadablePdfError } from './pdf-errors.js';
 import { readPdf, type PdfContent } from './pdf.js';
 
@@ -9,6 +11,8 @@ import { readPdf, type PdfContent } from './pdf.js';
 export interface PdfWorkerTask {
   bytes: Uint8Array;
   maxDecodedBytes: number;
+  /** Told once this thread is ready and starts reading: the caller's time limit counts from then. */
+  started: MessagePort;
 }
 
 /** What a PDF worker answers: the content, or the kind of refusal and its message. */
@@ -16,6 +20,10 @@ export type PdfWorkerOutcome = { ok: true; content: PdfContent } | { ok: false; 
 
 /** Reads the PDF; refusals come back inside the outcome, anything else is thrown (an internal error). */
 export default async function readPdfTask(task: PdfWorkerTask): Promise<PdfWorkerOutcome> {
+  // Loading pdf.js is the thread's start, not the reading of this PDF (cached after the first task).
+  await getResolvedPDFJS();
+  task.started.postMessage('started');
+  task.started.close();
   try {
     return {
       ok: true,

@@ -7,6 +7,7 @@
  * face models, see ../pool/executor.ts). Each thread that runs engines (an engine pool thread, a
  * worker process, or the API's own thread when inline) keeps its own small pool of these.
  */
+import { MessageChannel } from 'node:worker_threads';
 import { Piscina } from 'piscina';
 import type { PdfContent } from './pdf.js';
 import { PDF_MAX_DECODED_BYTES, PdfLimitError, UnreadablePdfError } from './pdf-errors.js';
@@ -18,7 +19,11 @@ export interface PdfLimits {
   maxDecodedBytes: number;
   /** Heap of a PDF worker thread, in MB: over it the thread dies and the PDF is refused. */
   memoryMb: number;
-  /** Most milliseconds one PDF may take to read (thread start included); then the thread is terminated. */
+  /**
+   * Most milliseconds one PDF may take to read, from the moment a ready thread starts on it (waiting
+   * for a thread and the thread's start are the engine call's budget, ENGINE_TIMEOUT_MS, a 503);
+   * then the thread is terminated.
+   */
   timeoutMs: number;
 }
 
@@ -66,21 +71,30 @@ function workers(): Piscina {
 /**
  * Reads a PDF in a PDF worker under this thread's limits. Throws `PdfLimitError` naming the limit
  * when the decode budget, the memory or the time runs out, `UnreadablePdfError` when it cannot be
- * parsed.
+ * parsed. The time limit runs from the moment a ready thread starts on this PDF: a PDF that waited
+ * for a thread, or for one to start on a loaded machine, is not refused as too slow to read.
  */
 export async function readPdfInWorker(bytes: Buffer): Promise<PdfContent> {
   const { maxDecodedBytes, memoryMb, timeoutMs } = limits;
-  const task: PdfWorkerTask = { bytes: new Uint8Array(bytes), maxDecodedBytes };
+  const { port1: startedHere, port2: startedThere } = new MessageChannel();
+  const task: PdfWorkerTask = { bytes: new Uint8Array(bytes), maxDecodedBytes, started: startedThere };
+  const abort = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  startedHere.once('message', () => {
+    timer = setTimeout(() => abort.abort(), timeoutMs);
+  });
   let outcome: PdfWorkerOutcome;
   try {
-    outcome = (await workers().run(task, { signal: AbortSignal.timeout(timeoutMs) })) as PdfWorkerOutcome;
+    outcome = (await workers().run(task, { signal: abort.signal, transferList: [startedThere] })) as PdfWorkerOutcome;
   } catch (error) {
     const code = (error as { code?: string }).code;
-    if ((error as Error).name === 'AbortError' || (error as Error).name === 'TimeoutError')
-      throw new PdfLimitError(`reading it took longer than ${timeoutMs} ms (PDF_WORKER_TIMEOUT_MS)`);
+    if (abort.signal.aborted) throw new PdfLimitError(`reading it took longer than ${timeoutMs} ms (PDF_WORKER_TIMEOUT_MS)`);
     if (code === 'ERR_WORKER_OUT_OF_MEMORY')
       throw new PdfLimitError(`reading it needed more than ${memoryMb} MB of memory (PDF_WORKER_MEMORY_MB)`);
     throw error;
+  } finally {
+    clearTimeout(timer);
+    startedHere.close();
   }
   if (!outcome.ok) throw outcome.kind === 'limit' ? new PdfLimitError(outcome.message) : new UnreadablePdfError(outcome.message);
   const { content } = outcome;
