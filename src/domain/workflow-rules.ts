@@ -124,12 +124,32 @@ function text(value: unknown): string | null {
   return typeof value === 'string' && value !== '' ? value : null;
 }
 
+/**
+ * What the rule facts read of a stored document step's details. The session layer's stored shape
+ * (src/sessions/stored-node-details.ts) is passed in, so the compiler holds the two together.
+ */
+export interface RuleDocumentDetails {
+  issuing_country?: string | null;
+  document_type?: string | null;
+  extracted?: { date_of_birth?: string | null; nationality?: string | null } | null;
+}
+
+/** What the rule facts read of a stored AML step's details: its hits, counted. */
+export interface RuleAmlDetails {
+  hits?: readonly unknown[];
+}
+
 /** What {@link ruleFacts} reads: the session's data, its node results, list hits and the day. */
 export interface RuleFactsInput {
   environment: string;
   metadata: Record<string, unknown> | null;
   nodeTypes: readonly NodeType[];
+  /** Each node's status and warnings. */
   nodeResults: Partial<Record<NodeType, NodeResult>>;
+  /** The document step's stored details (`storedDetailsOf(…, 'document_verification')`); `{}` before it. */
+  documentDetails: RuleDocumentDetails;
+  /** The AML step's stored details (`storedDetailsOf(…, 'aml_screening')`); `{}` before it. */
+  amlDetails: RuleAmlDetails;
   listHits: readonly ListHit[];
   sessionWarnings: readonly Warning[];
   amlScore: number | null;
@@ -138,15 +158,10 @@ export interface RuleFactsInput {
 
 /** The facts a session's conditions are evaluated on, built from stored results only (replay uses the same). */
 export function ruleFacts(input: RuleFactsInput): RuleFacts {
-  const documentDetails = input.nodeResults.document_verification?.details ?? {};
-  const extracted = (documentDetails.extracted ?? {}) as Record<string, unknown>;
+  const { documentDetails } = input;
+  const extracted = documentDetails.extracted ?? {};
   const dateOfBirth = text(extracted.date_of_birth);
-  const amlDetails = input.nodeResults.aml_screening?.details ?? {};
-  const hits = Array.isArray(amlDetails.hits)
-    ? amlDetails.hits.length
-    : typeof amlDetails.hit_count === 'number'
-      ? amlDetails.hit_count
-      : 0;
+  const hits = Array.isArray(input.amlDetails.hits) ? input.amlDetails.hits.length : 0;
   return {
     environment: input.environment,
     metadata: input.metadata ?? {},

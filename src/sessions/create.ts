@@ -80,6 +80,8 @@ export async function createSession(
       metadata: input.metadata ?? null,
       nodeTypes: workflow.nodes.map((node) => node.type),
       nodeResults: {},
+      documentDetails: {},
+      amlDetails: {},
       listHits: [],
       sessionWarnings: [],
       amlScore: null,

@@ -40,6 +40,8 @@ export async function decide(
     metadata: session.metadata ?? null,
     nodeTypes: workflow.nodes.map((node) => node.type),
     nodeResults,
+    documentDetails: storedDetailsOf(nodeResults.document_verification, 'document_verification'),
+    amlDetails: storedDetailsOf(nodeResults.aml_screening, 'aml_screening'),
     listHits,
     sessionWarnings: [],
     amlScore,

@@ -239,6 +239,8 @@ export function replayVerdict(
     metadata: json(session.metadata),
     nodeTypes: definition.nodes.map((node) => node.type),
     nodeResults,
+    documentDetails: storedDetailsOf(nodeResults.document_verification, 'document_verification'),
+    amlDetails: storedDetailsOf(nodeResults.aml_screening, 'aml_screening'),
     listHits,
     sessionWarnings: [],
     amlScore,

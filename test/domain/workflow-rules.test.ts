@@ -9,6 +9,8 @@ import {
   ruledNodeStates,
   ruleFacts,
   ruleIssues,
+  type RuleAmlDetails,
+  type RuleDocumentDetails,
   type RuleFacts,
   type WorkflowRule,
 } from '../../src/domain/workflow-rules.js';
@@ -45,6 +47,9 @@ function input(nodeResults: VerdictInput['nodeResults'], amlScore: number | null
     metadata,
     nodeTypes: NODE_TYPES,
     nodeResults,
+    // The stored details as the session layer would pass them (storedDetailsOf).
+    documentDetails: (nodeResults.document_verification?.details ?? {}) as RuleDocumentDetails,
+    amlDetails: (nodeResults.aml_screening?.details ?? {}) as RuleAmlDetails,
     listHits: [],
     sessionWarnings: [],
     amlScore,
