@@ -10,6 +10,9 @@
  *   licence.ts) under each degradation a phone photo brings: scale, rotation, blur, noise, JPEG;
  *   read = the AAMVA record parsed with every field equal to what was encoded.
  * - Pages without any barcode (passports): the time every document step now spends looking.
+ * - The whole document step on a rendered licence (front and back, `verifyDocument`; read = passed
+ *   with the barcode's fields); its baseline is the same step with the back searched thoroughly for
+ *   an MRZ (`readMrz`'s `thorough` search, what every licence paid before the barcode decided it).
  *
  * No real photographed US or Canadian licence is in the set: none is published under a licence
  * we can use, so the licence figures are on rendered cards only.
@@ -21,9 +24,17 @@ import { fileURLToPath } from 'node:url';
 import { prepareZXingModule, readBarcodes } from 'zxing-wasm/reader';
 import { parseAamva } from '../../src/engines/document/aamva.js';
 import { readDocumentBarcodes } from '../../src/engines/document/barcode-reader.js';
-import { californiaLicence, ontarioLicence, renderLicenceBack, type LicenceIdentity } from '../../test/id-verification/support/licence.js';
+import { verifyDocument } from '../../src/engines/document/engine.js';
+import { readMrz } from '../../src/engines/document/mrz-reader.js';
+import {
+  californiaLicence,
+  ontarioLicence,
+  renderLicenceBack,
+  renderLicenceFront,
+  type LicenceIdentity,
+} from '../../test/id-verification/support/licence.js';
 import type { Degradation } from '../../test/id-verification/support/synthetic-document.js';
-import { renderDocument, samplePassport } from '../../test/id-verification/support/synthetic-document.js';
+import { renderDocument, samplePassport, toDataUri } from '../../test/id-verification/support/synthetic-document.js';
 
 const FIXTURES = path.resolve(fileURLToPath(import.meta.url), '../../../test/fixtures/barcodes/zxing-cpp');
 
@@ -150,7 +161,33 @@ export async function measureBarcodes(log?: (line: string) => void): Promise<Bar
     if ((await timed(() => baselineRead(page), pages.baseline)).length === 0) pages.baseline.read++;
   }
   rows.push(pages);
+  rows.push(await measureLicenceSteps(people, log));
   return rows;
+}
+
+/** The document step over each holder's licence, front and back, with the back's MRZ searched as now and thoroughly. */
+async function measureLicenceSteps(people: LicenceIdentity[], log?: (line: string) => void): Promise<BarcodeRow> {
+  const row: BarcodeRow = {
+    group: 'licence document step, front and back (baseline: back searched thoroughly for an MRZ)',
+    now: empty(),
+    baseline: empty(),
+  };
+  const thorough = { readMrz: (bytes: Buffer) => readMrz(bytes, { search: 'thorough' }) };
+  for (const holder of people) {
+    const input = {
+      country: holder.country === 'CAN' ? 'CA' : 'US',
+      idType: 'DRIVERS_LICENSE',
+      imageFront: toDataUri(await renderLicenceFront(holder, { jpegQuality: 85 })),
+      imageBack: toDataUri(await renderLicenceBack(holder, { rotateDegrees: 2, jpegQuality: 75 })),
+    };
+    const passed = (outcome: Awaited<ReturnType<typeof verifyDocument>>) =>
+      outcome.status === 'passed' && outcome.details.extracted.source === 'barcode';
+    const now = await timed(() => verifyDocument(input, null), row.now);
+    if (passed(now)) row.now.read++;
+    else log?.(`step not passed (now): ${holder.state} ${holder.lastName}: ${now.status} ${now.details.resultCode}`);
+    if (passed(await timed(() => verifyDocument(input, null, thorough), row.baseline))) row.baseline.read++;
+  }
+  return row;
 }
 
 /** Prints the section as a Markdown table. */

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeMrzReader } from '../../src/engines/document/mrz-reader.js';
+import { closeMrzReader, readMrz } from '../../src/engines/document/mrz-reader.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 import { createSession } from '../sessions/support.js';
 import { issueCertificate, toPem, type Issued } from './support/chip.js';
@@ -157,6 +157,19 @@ describe('barcodes through the API', { timeout: 300_000 }, () => {
       extracted: { source: 'barcode', last_name: 'SAMPLE' },
       barcode: { aamva: { fields: { document_number: 'D1234567' } }, mismatches: [] },
     });
+  });
+
+  it("given the search for an MRZ the photo shows, when a licence back without one and a card with one are read, then the back has none and the card's MRZ is read as by the thorough search", async () => {
+    // The engine searches a licence back this way once its barcode is read (test/id-verification/barcodes.test.ts).
+    const back = Buffer.from(images.back.split(',')[1]!, 'base64');
+    expect(await readMrz(back, { search: 'shown' })).toBeNull();
+    const card = await renderDocument(
+      { ...samplePassport(), format: 'TD1', documentCode: 'I', issuingState: 'USA', lastName: 'SAMPLE', firstName: 'JANE' },
+      { jpegQuality: 85 },
+    );
+    const shown = await readMrz(card, { search: 'shown' });
+    expect(shown?.valid).toBe(true);
+    expect(shown?.fields).toEqual((await readMrz(card))?.fields);
   });
 
   it('given a passport with a visible digital seal whose signer certificate is configured, when verified over GraphQL, then the seal is verified and agrees with the MRZ', async () => {

@@ -340,6 +340,30 @@ describe('the document step with barcodes (engine on bytes; OCR replaced by the 
     expect(result.warnings.map((warning) => warning.code)).toContain('name_mismatch');
   });
 
+  it("given a licence whose back barcode is read, when checked, then the back's MRZ is only read where the photo shows one; without a readable barcode it is searched for thoroughly", async () => {
+    const searches: (string | undefined)[] = [];
+    const check = async (back: Buffer) =>
+      verifyDocument(
+        { country: 'US', idType: 'DRIVERS_LICENSE', imageFront: toDataUri(await renderLicenceFront(licence)), imageBack: toDataUri(back) },
+        null,
+        {
+          readMrz: async (_bytes, options) => {
+            searches.push(options?.search);
+            return null;
+          },
+          readPage: async () => frontLines(),
+        },
+      );
+    expect(await check(await renderLicenceBack(licence))).toMatchObject({
+      status: 'passed',
+      details: { extracted: { source: 'barcode' } },
+    });
+    expect(await check(await renderLicenceBack(licence, {}, 'NOT A BARCODE'))).toMatchObject({
+      details: { resultCode: 'barcode_unreadable' },
+    });
+    expect(searches).toEqual(['shown', 'thorough']);
+  });
+
   it('given a back without a readable barcode, when checked, then barcode_unreadable fails it with guidance and the front is not OCR-read', async () => {
     pageReads = 0;
     const blank = await sharp({ create: { width: 856, height: 540, channels: 3, background: '#eef3fa' } })

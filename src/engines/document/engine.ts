@@ -14,7 +14,7 @@ import type { EngineContext, NodeEngine } from '../node-engine.js';
 import { decodeDataUri } from '../data-uri.js';
 import { classifyStateCode, icaoToIso2 } from '../../shared/icao-countries.js';
 import { assessQuality, decodeDocumentImage, DOCUMENT_IMAGE_TYPES, MAX_DOCUMENT_IMAGE_BYTES, type DocumentImage } from './image.js';
-import { readMrz, readPageLines, readPageLinesTurned } from './mrz-reader.js';
+import { readMrz, readPageLines, readPageLinesTurned, type MrzSearchOptions } from './mrz-reader.js';
 import { withRecapture } from './recapture.js';
 import { checkNamesAgainstViz, NAME_MIN_CONFIDENCE } from './names.js';
 import type { MrzRead, PageLine } from './mrz-text.js';
@@ -46,7 +46,7 @@ export interface DocumentEngineOptions {
   /** Today, for the expiry check. @default () => new Date() */
   now?: () => Date;
   /** Reads an MRZ from a photo. @default the PaddleOCR reader of `mrz-reader.ts` */
-  readMrz?: (bytes: Buffer) => Promise<MrzRead | null>;
+  readMrz?: (bytes: Buffer, options?: MrzSearchOptions) => Promise<MrzRead | null>;
   /** Reads the text lines of a photo whose MRZ was not read (a card's front, a page without a readable MRZ). @default `readPageLines` of `mrz-reader.ts` */
   readPage?: (bytes: Buffer) => Promise<PageLine[]>;
   /** Reads the text lines of a photo turned quarter turns clockwise: the visual zone of an MRZ page photographed sideways. @default `readPageLinesTurned` of `mrz-reader.ts` */
@@ -193,12 +193,16 @@ export async function verifyDocument(
   const readBytes: Buffer[] = [];
   // A US or Canadian licence or ID card prints an MRZ, if any (enhanced licences), on the back:
   // the front is not searched (one OCR pass less; its text is read once, for the comparison).
-  const sides = back && expectsAamva(input.country, input.idType) ? [back] : mrzSides(input.idType, front, back);
+  const aamvaSide = back !== null && expectsAamva(input.country, input.idType);
+  const sides = aamvaSide ? [back] : mrzSides(input.idType, front, back);
+  // Once its barcode is read, the back's MRZ is only a cross-check: one that the photo shows is
+  // read, but none is hunted for (turns, the bottom band: three OCR passes a back without one paid).
+  const search: MrzSearchOptions = { search: aamvaSide && barcodes.aamva ? 'shown' : 'thorough' };
   for (const image of sides) {
     // One photo sent as both sides (a client with a single capture) is read once.
     if (readBytes.some((bytes) => bytes.equals(image.bytes))) continue;
     readBytes.push(image.bytes);
-    const candidate = await read(image.bytes);
+    const candidate = await read(image.bytes, search);
     if (candidate && (!mrz || candidate.valid)) {
       mrz = candidate;
       mrzBytes = image.bytes;

@@ -181,6 +181,17 @@ export async function readPageLinesTurned(bytes: Buffer, quarterTurns: 1 | 2 | 3
   return detect(await turned(prepared.png, quarterTurns * 90));
 }
 
+/** How hard {@link readMrz} looks for an MRZ. */
+export interface MrzSearchOptions {
+  /**
+   * `thorough` (the default): every fallback, for a side that must carry an MRZ (straightened,
+   * turned, the bottom band enlarged: up to four OCR passes on a side without one). `shown`: only
+   * an MRZ the upright photo shows is followed up (one pass when there is none), for a side whose
+   * data came from elsewhere and whose MRZ is optional: a licence back whose AAMVA barcode was read.
+   */
+  search?: 'thorough' | 'shown';
+}
+
 /**
  * Reads the MRZ of a photo; null when no group of lines looks like one. Tries, until one read
  * has every check digit holding: the upright photo; straightened, when its lines are tilted;
@@ -189,12 +200,14 @@ export async function readPageLinesTurned(bytes: Buffer, quarterTurns: 1 | 2 | 3
  * clearer valid read wins, and the fillers the other reads saw in its name line are restored); the photo
  * turned a quarter and three quarters, when no MRZ was seen and the text boxes stand upright (a
  * page photographed sideways). Each try costs one OCR pass, so a good photo costs one.
+ * With `search: 'shown'`, a photo whose upright read shows no MRZ line (no `<<`) ends there.
  */
-export async function readMrz(bytes: Buffer): Promise<MrzRead | null> {
+export async function readMrz(bytes: Buffer, options: MrzSearchOptions = {}): Promise<MrzRead | null> {
   const prepared = await prepare(bytes);
   let page = prepared.png;
   let lines = await detect(page);
   let best = mrzOf(lines);
+  if (options.search === 'shown' && !best && !lines.some((line) => cleanOcrLine(line.text).includes('<<'))) return null;
   /** Keeps the better of the best read so far and `candidate`; true when the best is valid. */
   const better = (candidate: MrzRead | null): boolean => {
     if (candidate && (!best || (candidate.valid && (!best.valid || candidate.nameConfidence > best.nameConfidence)))) best = candidate;
