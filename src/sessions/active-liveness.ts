@@ -15,7 +15,8 @@ import type { Session } from '../../entities/session.entity.js';
 import type { Principal } from '../auth/context.js';
 import type { NodeResult, Warning } from '../domain/types.js';
 import { decodeDataUri } from '../engines/data-uri.js';
-import { analyzeFace, similarity } from '../engines/face/analyze.js';
+import { similarity } from '../engines/face/analyze.js';
+import { analyzeFaceOffThread } from '../engines/pool/executor.js';
 import { SELFIE_MIME_TYPES } from '../engines/inputs.js';
 import { headPose, type HeadPose } from '../engines/face/head-pose.js';
 import { FACE_MATCH_REVIEW_SIMILARITY } from '../engines/face/thresholds.js';
@@ -184,13 +185,16 @@ export async function checkActiveLiveness(
   }
   const frames = input.frames ?? [];
   if (frames.length < MIN_FRAMES) return failed(['too_few_frames'], nonce.id!, { moves });
-  const selfieFace = await analyzeFace(decodeDataUri(selfie, 'selfie', SELFIE_MIME_TYPES).bytes, { field: 'selfie', pick: 'only' });
+  // On the engine threads like every face analysis (one frame at a time): never on the API's event loop.
+  const analyze = (bytes: Buffer, options: { field: string; pick: 'only' | 'largest' }) =>
+    analyzeFaceOffThread(services.engines.executor, bytes, options);
+  const selfieFace = await analyze(decodeDataUri(selfie, 'selfie', SELFIE_MIME_TYPES).bytes, { field: 'selfie', pick: 'only' });
   const posed: FramePose[] = [];
   for (const [index, frame] of frames.entries()) {
     const field = `liveness.frames.${index}.image`;
     let analysis;
     try {
-      analysis = await analyzeFace(decodeDataUri(frame.image, field, SELFIE_MIME_TYPES).bytes, { field, pick: 'largest' });
+      analysis = await analyze(decodeDataUri(frame.image, field, SELFIE_MIME_TYPES).bytes, { field, pick: 'largest' });
     } catch (error) {
       if (!(error instanceof ApiError)) throw error;
       analysis = null;

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 import { createSession, gql, SUBMIT_SELFIE, tokenOf } from './support.js';
 import { camelCaseKeys } from '../support/stored-keys.js';
+import { detectionStats } from '../../src/engines/face/analyze.js';
 
 const FACES = path.resolve(fileURLToPath(import.meta.url), '../../../../shared/realdata/face');
 const enabled = existsSync(FACES);
@@ -117,11 +118,14 @@ describe.skipIf(!enabled)('active liveness', () => {
     'given real photos of one person turning as the challenge asks, when answered, then the head pose follows the challenge and the session approves',
     async () => {
       const session = await challenged();
+      const onThisThread = detectionStats();
       const { submitted, status, face } = await answer(session, {
         nonce: session.challenge.nonce,
         frames: burst(session.challenge.moves, (move) => (move === 'neutral' ? frontal : genuine[move])),
       });
       expect(submitted.body.errors).toBeUndefined();
+      // The selfie and the frames were analysed on the engine threads: none on the API's event loop (this thread).
+      expect(detectionStats()).toEqual(onThisThread);
       expect(face.details.active_liveness).toMatchObject({ result: 'passed', moves: session.challenge.moves });
       for (const frame of face.details.active_liveness.frames) expect(frame.similarity).toBeGreaterThanOrEqual(0.88);
       // Kept in the spec's snake_case like every detail: each frame's time is `at_ms`.
