@@ -196,7 +196,8 @@ export async function checkActiveLiveness(
     try {
       analysis = await analyze(decodeDataUri(frame.image, field, SELFIE_MIME_TYPES).bytes, { field, pick: 'largest' });
     } catch (error) {
-      if (!(error instanceof ApiError)) throw error;
+      // A frame without a face is evidence (no pose); busy or timed-out engines are the server's 503, not the person's.
+      if (!(error instanceof ApiError) || error.status >= 500) throw error;
       analysis = null;
     }
     posed.push({
