@@ -9,7 +9,7 @@ import sharp from 'sharp';
 import type { FaceAnalysis } from '../engines/face/analyze.js';
 import { MAX_ANALYSIS_SIDE_PX, MAX_INPUT_PIXELS } from '../engines/face/analyze.js';
 import { analyzeFaceOffThread } from '../engines/pool/executor.js';
-import { ApiError } from '../shared/errors.js';
+import { isClientError } from '../shared/errors.js';
 import type { Services } from '../services.js';
 
 /** A face's box as fractions (0–1) of the upright image's width and height. */
@@ -56,7 +56,8 @@ function relativeBox([x, y, width, height]: readonly number[], size: { width: nu
 
 /**
  * The largest face of an image and its analysis, or null when it shows none (or is not an image
- * the detector reads): a kept file without a face is still kept, only without a box.
+ * the detector reads): a kept file without a face is still kept, only without a box. Engines that
+ * cannot answer in time throw their 503, so a portrait is never dropped for the server's load.
  */
 export async function analyzeKeptFace(services: Services, bytes: Buffer, field: string): Promise<FaceAnalysis | null> {
   let size: { width: number; height: number };
@@ -70,7 +71,8 @@ export async function analyzeKeptFace(services: Services, bytes: Buffer, field: 
   try {
     return await analyzeFaceOffThread(services.engines.executor, bytes, { field, pick: 'largest' });
   } catch (error) {
-    if (error instanceof ApiError) return null;
+    // No face (a 4xx) is an answer; busy or timed-out engines (a 503) are not: the submission is retried, not kept without its face.
+    if (isClientError(error)) return null;
     throw error;
   }
 }

@@ -14,7 +14,7 @@ import type { StoredDocumentVerificationDetails } from '../engines/details.js';
 import type { AmlScreeningInput } from '../engines/inputs.js';
 import { FACE_MATCH_PASS_SIMILARITY } from '../engines/face/thresholds.js';
 import { templateBytes, templateFromBytes } from '../engines/face/template.js';
-import { ApiError } from '../shared/errors.js';
+import { isClientError } from '../shared/errors.js';
 import type { DecisionHooks, NodeInputObserver } from '../sessions/decision-hooks.js';
 import { matchFaces } from './face-index.js';
 import { templateOfImage } from './face-templates.js';
@@ -163,7 +163,9 @@ export const captureListSubjects: NodeInputObserver = async (em, services, sessi
     try {
       made = await templateOfImage(em, services, session.tenant.id, selfie, 'selfie');
     } catch (error) {
-      if (error instanceof ApiError) return undefined;
+      // No single face (a 4xx) gates nothing; busy or timed-out engines (a 503) fail the submission,
+      // or a selfie taken while they are loaded would skip the face lists and the duplicate search.
+      if (isClientError(error)) return undefined;
       throw error;
     }
     const bytes = templateBytes(made.template);

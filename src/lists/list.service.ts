@@ -15,7 +15,7 @@ import { SessionListSubjectSchema } from '../../entities/session-index.entity.js
 import type { TenantPrincipal, TenantScope } from '../auth/context.js';
 import { documentNumberKey, sortedTokenKey } from '../engines/aml/normalize.js';
 import { fingerprint as templateFingerprint, templateFromBytes } from '../engines/face/template.js';
-import { ApiError, notFound, validationError } from '../shared/errors.js';
+import { ApiError, isClientError, notFound, validationError } from '../shared/errors.js';
 import type { ServiceSecrets } from '../auth/secrets.js';
 import type { Services } from '../services.js';
 import { parseOrThrow } from '../shared/validation.js';
@@ -341,7 +341,7 @@ export async function addFaceEntry(
       keyVersion = key.version;
     } else if (selfie) {
       ({ template, keyVersion } = await templateOfImage(em, services, principal.tenantId, selfie, 'sessionId').catch((error: unknown) => {
-        throw error instanceof ApiError ? noTemplate() : error;
+        throw isClientError(error) ? noTemplate() : error;
       }));
     } else throw noTemplate();
   }

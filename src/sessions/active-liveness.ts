@@ -20,7 +20,7 @@ import { analyzeFaceOffThread } from '../engines/pool/executor.js';
 import { SELFIE_MIME_TYPES } from '../engines/inputs.js';
 import { headPose, type HeadPose } from '../engines/face/head-pose.js';
 import { FACE_MATCH_REVIEW_SIMILARITY } from '../engines/face/thresholds.js';
-import { ApiError } from '../shared/errors.js';
+import { isClientError } from '../shared/errors.js';
 import type { Services } from '../services.js';
 import { parseOrThrow } from '../shared/validation.js';
 import { checkNonce, issueNonce, type IssuedNonce } from './capture-integrity.js';
@@ -197,7 +197,7 @@ export async function checkActiveLiveness(
       analysis = await analyze(decodeDataUri(frame.image, field, SELFIE_MIME_TYPES).bytes, { field, pick: 'largest' });
     } catch (error) {
       // A frame without a face is evidence (no pose); busy or timed-out engines are the server's 503, not the person's.
-      if (!(error instanceof ApiError) || error.status >= 500) throw error;
+      if (!isClientError(error)) throw error;
       analysis = null;
     }
     posed.push({

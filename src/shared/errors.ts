@@ -88,6 +88,15 @@ export class ApiError extends GraphQLError {
   }
 }
 
+/**
+ * Whether `error` is the client's (an `ApiError` of status 4xx): an answer about the input, which a
+ * caller may turn into "nothing found"; a 5xx (engines busy or timed out, the database away) is the
+ * server's and must reach the client as it is, never read as an answer.
+ */
+export function isClientError(error: unknown): error is ApiError {
+  return error instanceof ApiError && error.status < 500;
+}
+
 /** Shorthand for a 400 with field errors. */
 export function validationError(fieldErrors: FieldError[], message = 'The request has invalid fields.'): ApiError {
   return new ApiError('validation_failed', message, fieldErrors);

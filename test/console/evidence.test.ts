@@ -9,7 +9,7 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVIDENCE_URL_TTL_SECONDS, evidenceUrlPayload, purgeExpiredEvidence } from '../../src/evidence/evidence.service.js';
 import { operatorForToken } from '../../src/operators/operator.service.js';
-import { completeStandardKyc, tokenOf } from '../sessions/support.js';
+import { completeStandardKyc, gql, SUBMIT_DOCUMENT, SUBMIT_SELFIE, tokenOf } from '../sessions/support.js';
 import { startTestApp, type TestApp, type TestTenant } from '../support/app.js';
 import { faceSample, faceSamplePng } from '../support/face-samples.js';
 import { codeOf, consoleApi, consoleGql, makeOperator, signIn, type ConsoleCredential } from './support.js';
@@ -42,9 +42,9 @@ let documentPng: Buffer;
 let selfiePng: Buffer;
 
 /** A PNG of random noise: bytes that appear nowhere else, so finding them in a table means plaintext. */
-function noisePng(seed: number): Promise<Buffer> {
+function noisePng(seed: number, width = 48, height = 32): Promise<Buffer> {
   return sharp({
-    create: { width: 48, height: 32, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128 + seed, sigma: 40 } },
+    create: { width, height, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128 + seed, sigma: 40 } },
   })
     .png()
     .toBuffer();
@@ -418,4 +418,66 @@ describe('the document portrait', () => {
     expect(left).toEqual([]);
     expect((await openUrl(portrait!.url, reviewer)).status).toBe(404);
   }, 120_000);
+});
+
+describe('face analyses while the engines are overloaded', () => {
+  it('given engines that cannot analyse a face within their budget, when a document is submitted, then 503 engine_timeout and nothing is kept or changed (not a document kept without its portrait)', async () => {
+    // 10 ms: a face analysis on a cold engine thread (its models load first) never fits.
+    const overloaded = await startTestApp({ ENGINE_TIMEOUT_MS: '10' });
+    try {
+      const owner = await overloaded.tenant();
+      const created = await overloaded.rest('POST', '/v1/sessions', {
+        key: owner.sandboxKey,
+        body: { workflow_id: 'standard_kyc', vendor_data: 'overloaded' },
+      });
+      expect(created.status).toBe(201);
+      const sessionId = created.body.session_id as string;
+      const before = await overloaded.rest('GET', `/v1/sessions/${sessionId}`, { key: owner.sandboxKey });
+      const document = await gql(overloaded, { sessionToken: tokenOf(created.body.url) }, SUBMIT_DOCUMENT, {
+        sessionId,
+        input: { country: 'GB', idType: 'PASSPORT', imageFront: dataUri(await noisePng(3, 320, 240)), firstName: 'Jane' },
+      });
+      expect(document.body.errors?.[0]?.extensions?.code).toBe('ENGINE_TIMEOUT');
+      const after = await overloaded.rest('GET', `/v1/sessions/${sessionId}`, { key: owner.sandboxKey });
+      expect(after.body).toEqual(before.body);
+      const kept = await overloaded.app.orm.em.fork().execute('select id from evidence where session_id = ?', [sessionId]);
+      expect(kept).toEqual([]);
+    } finally {
+      await overloaded.close();
+    }
+  });
+
+  it("given engines that cannot make the selfie's face template within their budget, when a selfie is submitted, then 503 engine_timeout and nothing changes (not a selfie that skips the face lists and the duplicate search)", async () => {
+    const overloaded = await startTestApp({ ENGINE_TIMEOUT_MS: '10' });
+    try {
+      const owner = await overloaded.tenant();
+      // No evidence kept: the face template is the only face analysis of the selfie step.
+      const admin = await signIn(overloaded, await makeOperator(overloaded, owner.id, 'admin'));
+      expect((await consoleGql(overloaded, admin, SET_RETENTION, { days: 0 })).body.data.setEvidenceRetention).toBe(0);
+      const created = await overloaded.rest('POST', '/v1/sessions', {
+        key: owner.sandboxKey,
+        body: { workflow_id: 'standard_kyc', vendor_data: 'overloaded-selfie' },
+      });
+      const sessionId = created.body.session_id as string;
+      const credential = { sessionToken: tokenOf(created.body.url) };
+      const document = await gql(overloaded, credential, SUBMIT_DOCUMENT, {
+        sessionId,
+        input: { country: 'GB', idType: 'PASSPORT', imageFront: dataUri(documentPng), firstName: 'Jane' },
+      });
+      expect(document.body.errors).toBeUndefined();
+      const before = await overloaded.rest('GET', `/v1/sessions/${sessionId}`, { key: owner.sandboxKey });
+      const selfie = await gql(overloaded, credential, SUBMIT_SELFIE, {
+        sessionId,
+        input: { selfie: dataUri(await noisePng(4, 320, 240)) },
+      });
+      expect(selfie.body.errors?.[0]?.extensions?.code).toBe('ENGINE_TIMEOUT');
+      expect((await overloaded.rest('GET', `/v1/sessions/${sessionId}`, { key: owner.sandboxKey })).body).toEqual(before.body);
+      const subjects = await overloaded.app.orm.em
+        .fork()
+        .execute('select kind from session_list_subject where session_id = ?', [sessionId]);
+      expect(subjects).toEqual([]);
+    } finally {
+      await overloaded.close();
+    }
+  });
 });
