@@ -98,6 +98,9 @@ const NOT_REASONS = new Set([
   'mrz_side_only',
   // The NOTIFY channel the engine queue's workers signal a finished job on (now under src/engines/pool/).
   'engine_task_done',
+  // How hard a side is searched for an MRZ (`readMrz`'s `search`), not why a step failed.
+  'shown',
+  'thorough',
 ]);
 
 /** Every `.ts` file under a directory. */
