@@ -24,7 +24,9 @@
  * either side of today (both as ICAO 9303 leaves it to the reader). `--verbose` prints each item;
  * `--only <text>` (repeatable) runs only the files whose path contains one of the texts, for
  * iterating on a few failures without paying for the whole set (figures of a subset are not the
- * set's). The barcode section (`id-barcodes.ts`) follows; `--barcodes-only` runs it alone.
+ * set's). `--capture sideways|tilt|small|glare` reads every image as a phone might capture it
+ * (`id-captures.ts`: turned, on a table in perspective, smaller, under a reflection) instead of as
+ * published. The barcode section (`id-barcodes.ts`) follows; `--barcodes-only` runs it alone.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -41,6 +43,7 @@ import { storedDetails } from '../../src/engines/stored-details.js';
 import sharp from 'sharp';
 import { snakeCase } from 'change-case';
 import { measureBarcodes, printBarcodeRows } from './id-barcodes.js';
+import { captureAs, CAPTURE_KINDS, type CaptureKind } from './id-captures.js';
 
 /** Where the development set lives (REALDATA_ID_DIR overrides), relative to the repository root. */
 const DATA_DIR = process.env.REALDATA_ID_DIR ?? path.resolve(fileURLToPath(import.meta.url), '../../../../shared/realdata/id');
@@ -343,6 +346,7 @@ export async function measure(
   log?: (line: string) => void,
   only: readonly string[] = [],
   baselineRef: string | null = BASELINE_REF,
+  capture?: CaptureKind,
 ): Promise<AccuracyReport> {
   const manifest = (JSON.parse(await readFile(path.join(DATA_DIR, 'manifest.json'), 'utf8')) as ManifestEntry[]).filter(
     (entry) => only.length === 0 || only.some((text) => entry.file.includes(text)),
@@ -357,9 +361,10 @@ export async function measure(
   const vizPages = { compared: 0, fields: 0, falseAlarms: [] as string[] };
   const vizByLayout = new Map<string, { pages: number; compared: number; noViz: string[]; without: string[] }>();
   try {
-    for (const entry of manifest) {
-      const bytes = await readFile(path.join(DATA_DIR, entry.file));
-      const uri = `data:image/${entry.file.endsWith('.png') ? 'png' : 'jpeg'};base64,${bytes.toString('base64')}`;
+    for (const [index, entry] of manifest.entries()) {
+      const published = await readFile(path.join(DATA_DIR, entry.file));
+      const bytes = capture ? await captureAs(capture, published, index) : published;
+      const uri = `data:image/${entry.file.endsWith('.png') && !capture ? 'png' : 'jpeg'};base64,${bytes.toString('base64')}`;
       const run = await runItem(current, entry, uri, today);
       const old = baseline ? await runItem(baseline, entry, uri, today) : null;
       log?.(
@@ -430,8 +435,14 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
       baseline: { type: 'string', default: BASELINE_REF },
       'no-baseline': { type: 'boolean', default: false },
       'barcodes-only': { type: 'boolean', default: false },
+      capture: { type: 'string' },
     },
   });
+  const capture = values.capture as CaptureKind | undefined;
+  if (capture !== undefined && !CAPTURE_KINDS.includes(capture)) {
+    console.error(`--capture must be one of ${CAPTURE_KINDS.join(', ')}`);
+    process.exit(2);
+  }
   if (values['barcodes-only']) {
     printBarcodeRows(await measureBarcodes(values.verbose ? (line) => console.log(line) : undefined));
     process.exit(0);
@@ -440,9 +451,12 @@ if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.me
     values.verbose ? (line) => console.log(line) : undefined,
     values.only,
     values['no-baseline'] ? null : values.baseline,
+    capture,
   );
   const base = report.baselineRef ?? 'none';
-  console.log(`\n${report.engine} on ${DATA_DIR}, baseline ${base} run on the same items in the same process\n`);
+  console.log(
+    `\n${report.engine} on ${DATA_DIR}${capture ? ` captured ${capture} (bench/accuracy/id-captures.ts)` : ''}, baseline ${base} run on the same items in the same process\n`,
+  );
   console.log(`| group | correct now | baseline ${base} | CPU ms/item now | CPU ms/item baseline | wall ms/item now |`);
   console.log('|---|---|---|---|---|---|');
   for (const row of report.rows) {

@@ -26,7 +26,7 @@ import { prng } from '../../test/support/prng.js';
 const run = promisify(execFile);
 
 /** Runs `convert` with `args` in a scratch folder holding `inputs`; returns the file named `out`. */
-async function convert(inputs: Record<string, Buffer>, args: (dir: string) => string[], out: string): Promise<Buffer> {
+export async function convert(inputs: Record<string, Buffer>, args: (dir: string) => string[], out: string): Promise<Buffer> {
   const dir = mkdtempSync(join(tmpdir(), 'attack-c-'));
   try {
     for (const [name, bytes] of Object.entries(inputs)) writeFileSync(join(dir, name), bytes);

@@ -259,6 +259,33 @@ describe.skipIf(!existsSync(DATA_DIR))('document engine on real specimen photos'
     );
   });
 
+  describe('given the same US card photographed sideways (the photo turned a quarter clockwise, as a phone held upright takes a card lying across)', () => {
+    it(
+      'when verified, then the page is turned upright before its MRZ is read, and the fields are those of the upright photo',
+      async () => {
+        // Read as it lies, the sideways lines give an MRZ of the wrong layout with failing checks
+        // (mrz_mismatch before the page was turned first).
+        const file = 'mrz-passporteye/testdata__100_id-usa.jpg';
+        const sideways = await sharp(await readFile(path.join(DATA_DIR, file)))
+          .rotate(90)
+          .jpeg({ quality: 92 })
+          .toBuffer();
+        const result = await verifyFile(file, 'US', 'RESIDENCE_PERMIT', sideways);
+
+        expect(result.details.checks.mrzMatch).toBe('passed');
+        expect(result.details.extracted).toMatchObject({
+          mrzFormat: 'TD1',
+          documentNumber: '000000003',
+          dateOfBirth: '1958-08-17',
+          expiryDate: '2010-04-02',
+          nationalityCode: 'COD',
+          lastName: 'SPECIMEN',
+        });
+      },
+      OCR_TIMEOUT_MS,
+    );
+  });
+
   describe('given a Latvian refugee travel document photographed sideways', () => {
     it(
       'when verified, then the page is turned and read',

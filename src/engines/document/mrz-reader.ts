@@ -215,9 +215,24 @@ export async function readMrz(bytes: Buffer, options: MrzSearchOptions = {}): Pr
   };
   if (best?.valid && !doubtfulNames(best)) return best;
 
+  // A page photographed sideways is read across its characters: an MRZ found in those lines is
+  // noise (another layout, failing checks). The page is turned upright first, and every later
+  // try works on the turned page.
+  let base = prepared.png;
+  const sideways = !best?.valid && looksSideways(lines);
+  if (sideways) {
+    const upright = await uprightOfSideways(prepared.png);
+    if (upright) {
+      base = page = upright.png;
+      lines = upright.lines;
+      best = upright.read ?? best;
+      if (best?.valid && !doubtfulNames(best)) return best;
+    }
+  }
+
   const tilt = pageTiltDegrees(lines);
   if (!best?.valid && Math.abs(tilt) >= DESKEW_MIN_DEGREES) {
-    page = await turned(prepared.png, -tilt);
+    page = await turned(base, -tilt);
     lines = await detect(page);
     if (better(mrzOf(lines)) && best && !doubtfulNames(best)) return best;
   }
@@ -246,12 +261,29 @@ export async function readMrz(bytes: Buffer, options: MrzSearchOptions = {}): Pr
   // No MRZ read at all: the page may be turned (sideways boxes: a quarter turn; else upside
   // down), or its MRZ too small, faint or glared for the whole-page pass (the bottom band, where
   // TD1 backs and TD2/TD3 pages print it, enlarged with its contrast stretched).
-  const turns = looksSideways(lines) ? [1, 3] : [2];
+  const turns = sideways ? [] : looksSideways(lines) ? [1, 3] : [2];
   for (const quarterTurns of turns) {
-    if (better(mrzOf(await detect(await turned(prepared.png, quarterTurns * 90))))) return best;
+    if (better(mrzOf(await detect(await turned(base, quarterTurns * 90))))) return best;
   }
-  if (!best) better(await readBottomBand(prepared.png, lines));
+  if (!best) better(await readBottomBand(base, lines));
   return best;
+}
+
+/**
+ * The page of a photo taken sideways, turned a quarter each way: the first turn whose MRZ reads
+ * with every check holding, else the first that shows one at all (the other way up, PaddleOCR
+ * reads only noise), else null. One or two OCR passes.
+ */
+async function uprightOfSideways(png: Buffer): Promise<{ png: Buffer; lines: OcrLine[]; read: MrzRead | null } | null> {
+  let shown: { png: Buffer; lines: OcrLine[]; read: MrzRead | null } | null = null;
+  for (const quarterTurns of [1, 3] as const) {
+    const page = await turned(png, quarterTurns * 90);
+    const lines = await detect(page);
+    const read = mrzOf(lines);
+    if (read?.valid) return { png: page, lines, read };
+    if (read && !shown) shown = { png: page, lines, read };
+  }
+  return shown;
 }
 
 /** Share of the page's height, from the bottom, searched for an MRZ the whole-page pass missed. */
