@@ -90,7 +90,7 @@ async function input(image: Rgb, crop: [number, number, number, number]): Promis
   return planar;
 }
 
-/** How sure the model pair is that the face at `box` of the upright `image` is a real face in front of the camera, 0 (a reproduction) to 1. */
+/** How sure the model pair is that the face at `box` of the upright `image` is a real face in front of the camera, 0 (a reproduction) to 1, to three decimals (as the details show it). */
 export async function recaptureModelScore(image: Rgb, box: Box): Promise<number> {
   const { sessions, Tensor } = await models();
   let real = 0;
@@ -99,7 +99,7 @@ export async function recaptureModelScore(image: Rgb, box: Box): Promise<number>
     const output = await session.run({ input: new Tensor('float32', data, [1, 3, INPUT_PX, INPUT_PX]) });
     real += (output.probs!.data as Float32Array)[REAL_CLASS]!;
   }
-  return real / sessions.length;
+  return Math.round((real / sessions.length) * 1000) / 1000;
 }
 
 /** Releases the models (tests, graceful shutdown); the next score loads them again. */
