@@ -18,6 +18,7 @@ const UNIT_FILES = [
   'test/engines/aml/score.test.ts',
   'test/engines/face.test.ts',
   'test/engines/nfc.test.ts',
+  'test/engines/pad-model.test.ts',
   'test/engines/sandbox.test.ts',
   'test/engines/stored-details.test.ts',
   'test/foundation/config.test.ts',

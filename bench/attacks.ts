@@ -3,9 +3,8 @@
  * [-- --variant A|B|C|all] [--only faces|documents|extra] [--out <dir>] [--extra-genuine <dir>]
  * [--real-attacks <dir>]`. Each image's outcome is printed as it is
  * judged, with the signals that spoke, and the rates at the end, each beside the baseline: the same
- * measures judged without the strong skin-colour level (`SKIN_MARGIN_FAIL_BELOW`, a cast below it
- * only warned before) and without the scene rule (`SCENE_PATTERN_FACE_BELOW`), so before and after
- * come from one run.
+ * measures judged without the re-capture model (`recapture_model`, src/engines/face/pad-model.ts),
+ * so before and after come from one run.
  *
  * Bona fide: every photo of `../shared/realdata/face`, as sent and as a phone would upload it
  * (720 px wide, JPEG q75, no EXIF). Attacks: each photo printed, shown on a screen and cut out
@@ -13,7 +12,8 @@
  * (bench/attacks/generate-im.ts: made with ImageMagick by other printer, screen and cut-out models,
  * other scenes; the measurement set, never calibrated on), and each ID specimen of
  * `../shared/realdata/id` re-captured from a screen and from a print by the same generators.
- * Also printed: the PAD's own time per selfie (decode and every signal, models excluded).
+ * Also printed: the PAD's own time per selfie (decode and every signal, the re-capture model
+ * included, human's models excluded).
  * Printed, in ISO/IEC 30107-3 terms:
  * - selfies: APCER per attack kind (attacks whose liveness passed, i.e. accepted as bona fide) and
  *   BPCER (genuine photos whose liveness failed), with reviews and undetected faces apart;
@@ -33,7 +33,8 @@ import { parseArgs } from 'node:util';
 import sharp from 'sharp';
 import { analyzeFace, faceMatchOutcome, livenessOutcome, similarity } from '../src/engines/face/analyze.js';
 import { closeFaceEngine } from '../src/engines/face/human.js';
-import { judgePad, measurePad, SCENE_PATTERN_FACE_BELOW, SKIN_MARGIN_FAIL_BELOW } from '../src/engines/face/pad.js';
+import { judgePad, measurePad } from '../src/engines/face/pad.js';
+import { closeRecaptureModel } from '../src/engines/face/pad-model.js';
 import { detectRecapture } from '../src/engines/document/recapture.js';
 import { makeCutout, makePrint, makeScreen } from './attacks/generate.js';
 import { makeCutoutC, makePrintC, makeScreenC } from './attacks/generate-im.js';
@@ -67,7 +68,7 @@ const padMs: number[] = [];
 
 /**
  * Liveness as the face engine decides it (PAD failure first, then the models' outcome), and as the
- * baseline decided it: the same measures without the strong skin-colour level and the scene rule.
+ * baseline decided it: the same measures without the re-capture model.
  */
 async function liveness(
   bytes: Buffer,
@@ -78,14 +79,8 @@ async function liveness(
     const measures = await measurePad(bytes, analysis);
     const pad = judgePad(measures);
     padMs.push(performance.now() - started);
-    // Before: as main judged it, without the strong skin-colour level (a cast below it only warned)
-    // and without the scene rule (a face-local peak under its limit read as not measured, which
-    // leaves face_periodic_pattern passed as it was and the surroundings' pattern counted).
-    const before = judgePad({
-      ...measures,
-      skinRedMargin: Math.max(measures.skinRedMargin, SKIN_MARGIN_FAIL_BELOW),
-      facePeriodicPeak: measures.facePeriodicPeak < SCENE_PATTERN_FACE_BELOW ? 0 : measures.facePeriodicPeak,
-    });
+    // Before: as main judged it, without the re-capture model.
+    const before = judgePad({ ...measures, recaptureModel: null });
     const models = livenessOutcome(analysis);
     const decide = (failed: boolean): Outcome => (failed || models === 'failed' ? 'failed' : models === 'review' ? 'review' : 'passed');
     return {
@@ -234,7 +229,7 @@ for (const [kind, row] of tally) {
 const sortedMs = [...padMs].sort((a, b) => a - b);
 if (sortedMs.length > 0)
   console.log(
-    `PAD time per selfie (decode and every signal, models excluded): median ${sortedMs[Math.floor(sortedMs.length / 2)]!.toFixed(0)} ms, p95 ${sortedMs[Math.min(sortedMs.length - 1, Math.floor(sortedMs.length * 0.95))]!.toFixed(0)} ms over ${sortedMs.length} images`,
+    `PAD time per selfie (decode and every signal with the re-capture model; human's models excluded): median ${sortedMs[Math.floor(sortedMs.length / 2)]!.toFixed(0)} ms, p95 ${sortedMs[Math.min(sortedMs.length - 1, Math.floor(sortedMs.length * 0.95))]!.toFixed(0)} ms over ${sortedMs.length} images`,
   );
 console.log('\nDocument re-capture (review signal document_recapture)');
 for (const [kind, row] of documents)
@@ -260,3 +255,4 @@ console.log(
   `\nFace match on the bona fide photos: FNMR ${percent(genuineMissed, genuinePairs)} (${genuineMissed}/${genuinePairs} same-person pairs not passed), FMR ${percent(impostorPassed, impostorPairs)} (${impostorPassed}/${impostorPairs} different-person pairs passed)`,
 );
 await closeFaceEngine();
+await closeRecaptureModel();

@@ -25,6 +25,8 @@ import {
   PAD_FACE_REGION_GROWTH,
   PERIODIC_FAIL_FROM,
   PERIODIC_WARN_FROM,
+  RECAPTURE_MODEL_FAIL_BELOW,
+  RECAPTURE_MODEL_WARN_BELOW,
   RIM_FAIL_FROM,
   RIM_WARN_FROM,
   SCENE_PATTERN_FACE_BELOW,
@@ -216,6 +218,7 @@ describe('the PAD decision', () => {
     blackLevel: 10,
     real: 0.8,
     live: 0.9,
+    recaptureModel: 0.9,
     cameraMetadata: false,
   };
   const outcomeOf = (finding: ReturnType<typeof judgePad>, name: string) => finding.signals.find((signal) => signal.name === name)?.outcome;
@@ -233,8 +236,30 @@ describe('the PAD decision', () => {
       'black_level',
       'antispoof_model',
       'liveness_model',
+      'recapture_model',
       'camera_metadata',
     ]);
+  });
+
+  it('given a re-capture model score under the strong level, when judged, then recapture_model fails it alone; a score between the levels only warns', () => {
+    const strong = judgePad({ ...clean, recaptureModel: RECAPTURE_MODEL_FAIL_BELOW - 0.01 });
+    expect(strong.outcome).toBe('failed');
+    expect(strong.signals.find((signal) => signal.name === 'recapture_model')).toMatchObject({
+      outcome: 'failed',
+      value: RECAPTURE_MODEL_FAIL_BELOW - 0.01,
+      limit: RECAPTURE_MODEL_WARN_BELOW,
+    });
+    const weak = judgePad({ ...clean, recaptureModel: (RECAPTURE_MODEL_FAIL_BELOW + RECAPTURE_MODEL_WARN_BELOW) / 2 });
+    expect(weak.outcome).toBe('passed');
+    expect(outcomeOf(weak, 'recapture_model')).toBe('warning');
+    expect(judgePad({ ...clean, recaptureModel: RECAPTURE_MODEL_WARN_BELOW - 0.01, blackLevel: 60 }).outcome).toBe('failed');
+    expect(outcomeOf(judgePad({ ...clean, recaptureModel: RECAPTURE_MODEL_WARN_BELOW }), 'recapture_model')).toBe('passed');
+  });
+
+  it('given no re-capture score (not measured), when judged, then recapture_model passes and counts for nothing', () => {
+    const finding = judgePad({ ...clean, recaptureModel: null });
+    expect(finding.outcome).toBe('passed');
+    expect(finding.signals.find((signal) => signal.name === 'recapture_model')).toMatchObject({ outcome: 'passed', value: 1 });
   });
 
   it('given a frame on two sides, when judged, then it is a presentation attack by frame_edge alone', () => {

@@ -89,6 +89,7 @@ describe.skipIf(!existsSync(FACE_DIR))('presentation attacks on the live face st
       'black_level',
       'antispoof_model',
       'liveness_model',
+      'recapture_model',
       'camera_metadata',
     ]);
     // The original carries its camera's EXIF (a Canon EOS 5D Mark III).

@@ -2,14 +2,16 @@
  * Passive presentation-attack detection (PAD) of a selfie: is the camera looking at a person, or
  * at a printed photo, a photo on a screen or a cut-out? The two small models of human (antispoof,
  * liveness) cannot tell a photo of a photo (docs/fraud.md), so their scores are combined with image
- * evidence of the medium (src/engines/recapture-evidence.ts). Every signal is a named check in the
- * node's details with its measured value and limit, so a reviewer sees why.
+ * evidence of the medium (src/engines/recapture-evidence.ts) and with a model trained on real
+ * re-captures (pad-model.ts). Every signal is a named check in the node's details with its
+ * measured value and limit, so a reviewer sees why.
  *
  * Decision: a signal is `failed` (strong evidence on its own), `warning` (weak evidence) or
  * `passed`. The selfie is a presentation attack when any signal failed or when
  * `PAD_WARNINGS_TO_FAIL` signals warn together. Limits were set on the development attack set's
  * calibration variant (bench/attacks, variant A) with every genuine photo of ../shared/realdata/face
- * clear of them, then measured on variant B (figures in docs/fraud.md).
+ * clear of them, then measured on variant B; the re-capture model's limits sit under every genuine
+ * photo of the wider genuine set (figures in docs/fraud.md).
  */
 import type { CheckOutcome } from '../details.js';
 import {
@@ -27,6 +29,7 @@ import {
   type Rgb,
 } from '../recapture-evidence.js';
 import { MAX_ANALYSIS_SIDE_PX, type FaceAnalysis } from './analyze.js';
+import { recaptureModelScore } from './pad-model.js';
 import { LIVE_FAIL_BELOW, REAL_REVIEW_BELOW } from './thresholds.js';
 
 /** How far around the face the spectrum is measured: twice the face box, so a print's or screen's texture beside the face counts too. */
@@ -57,6 +60,14 @@ export const SKIN_MARGIN_WARN_BELOW = 0.25;
 export const SKIN_MARGIN_FAIL_BELOW = 0.15;
 /** Black level (2nd luminance percentile around the face) above which the tone range is weak evidence of a print or a screen (genuine photos: 29 at most). */
 export const BLACK_LEVEL_WARN_ABOVE = 40;
+/**
+ * Score of the re-capture model (pad-model.ts) below which the face is strong evidence of a
+ * reproduction on its own: under the lowest of the 148 genuine photos of docs/fraud.md (0.076)
+ * with margin; the two real re-captures there (a poster print and a tablet) read 0.025 and 0.045.
+ */
+export const RECAPTURE_MODEL_FAIL_BELOW = 0.05;
+/** Score of the re-capture model below which the face is weak evidence (5 of the 148 genuine photos read 0.076–0.146, none with a second signal). */
+export const RECAPTURE_MODEL_WARN_BELOW = 0.15;
 /** Weak signals that together make a presentation attack. */
 export const PAD_WARNINGS_TO_FAIL = 2;
 
@@ -70,6 +81,7 @@ export const PAD_SIGNALS = [
   'black_level',
   'antispoof_model',
   'liveness_model',
+  'recapture_model',
   'camera_metadata',
 ] as const;
 /** One PAD signal name. */
@@ -96,6 +108,8 @@ export interface PadMeasures {
   blackLevel: number;
   real: number | null;
   live: number | null;
+  /** The re-capture model's score (pad-model.ts), null when it was not measured (the baseline of bench/attacks.ts). */
+  recaptureModel: number | null;
   cameraMetadata: boolean;
 }
 
@@ -123,6 +137,7 @@ export async function measurePad(
     blackLevel,
     real: analysis.real,
     live: analysis.live,
+    recaptureModel: await recaptureModelScore(image, box),
     cameraMetadata: metadata.camera || metadata.captureTime,
   };
 }
@@ -193,6 +208,20 @@ export function judgePad(measures: PadMeasures): PadFinding {
       value: measures.live ?? 1,
       limit: LIVE_FAIL_BELOW,
       meaning: 'The liveness model takes the face for a still reproduction.',
+    },
+    {
+      name: 'recapture_model',
+      outcome:
+        measures.recaptureModel === null
+          ? 'passed'
+          : measures.recaptureModel < RECAPTURE_MODEL_FAIL_BELOW
+            ? 'failed'
+            : measures.recaptureModel < RECAPTURE_MODEL_WARN_BELOW
+              ? 'warning'
+              : 'passed',
+      value: measures.recaptureModel ?? 1,
+      limit: RECAPTURE_MODEL_WARN_BELOW,
+      meaning: 'A model trained on photos of printed and on-screen faces takes this face for one.',
     },
     {
       // Reported, never counted: camera captures in the hosted flow and photos passed through a
